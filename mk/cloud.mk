@@ -1,0 +1,1 @@
+# cloud: sources, programs, tests and benches of this subsystem.

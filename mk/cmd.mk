@@ -1,0 +1,36 @@
+# src/imc.c and src/cmd: the imc program and its subcommands (one file each).
+bin_PROGRAMS += imc
+imc_SOURCES = src/imc.c src/cmd/cmd.h src/cmd/cmd-list.h
+imc_LDADD = libimc.la $(IMC_LIBS)
+# every command file is listed here (they are already all present)
+imc_SOURCES += \
+	src/cmd/cmd-addresource.c \
+	src/cmd/cmd-alter.c \
+	src/cmd/cmd-create.c \
+	src/cmd/cmd-destroy.c \
+	src/cmd/cmd-export.c \
+	src/cmd/cmd-getcontmsg.c \
+	src/cmd/cmd-getinfo.c \
+	src/cmd/cmd-getoutputs.c \
+	src/cmd/cmd-getradl.c \
+	src/cmd/cmd-getstate.c \
+	src/cmd/cmd-getvmcontmsg.c \
+	src/cmd/cmd-getvminfo.c \
+	src/cmd/cmd-import.c \
+	src/cmd/cmd-list.c \
+	src/cmd/cmd-plan.c \
+	src/cmd/cmd-play.c \
+	src/cmd/cmd-radl.c \
+	src/cmd/cmd-rebootvm.c \
+	src/cmd/cmd-reconfigure.c \
+	src/cmd/cmd-removeresource.c \
+	src/cmd/cmd-ssh.c \
+	src/cmd/cmd-start.c \
+	src/cmd/cmd-startvm.c \
+	src/cmd/cmd-stop.c \
+	src/cmd/cmd-stopvm.c \
+	src/cmd/cmd-validate.c \
+	src/cmd/cmd-wait.c
+
+TESTS += tests/cli/t0001-basic.sh
+EXTRA_DIST += tests/cli/t0001-basic.sh tests/cli/lib.sh

@@ -1,0 +1,1 @@
+# parser: sources, programs, tests and benches of this subsystem.

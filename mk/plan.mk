@@ -1,0 +1,1 @@
+# plan: sources, programs, tests and benches of this subsystem.

@@ -1,0 +1,1 @@
+# provision: sources, programs, tests and benches of this subsystem.

@@ -1,0 +1,1 @@
+# recipes: sources, programs, tests and benches of this subsystem.

@@ -1,0 +1,1 @@
+# state: sources, programs, tests and benches of this subsystem.

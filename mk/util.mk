@@ -1,0 +1,16 @@
+# src/util: small shared helpers (allocation, strings, logging, diagnostics).
+libimc_la_SOURCES += \
+	src/util/banned.h \
+	src/util/xalloc.c src/util/xalloc.h \
+	src/util/strbuf.c src/util/strbuf.h \
+	src/util/diag.c src/util/diag.h \
+	src/util/log.c src/util/log.h \
+	src/util/exitcode.h
+
+if HAVE_CMOCKA
+check_PROGRAMS += tests/unit/test-util
+TESTS += tests/unit/test-util
+tests_unit_test_util_SOURCES = tests/unit/test-util.c
+tests_unit_test_util_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_util_LDADD = $(UNIT_LIBS)
+endif

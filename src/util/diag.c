@@ -1,0 +1,177 @@
+/* diag.c: collecting and printing diagnostics (see diag.h). */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "util/diag.h"
+#include "util/log.h"
+#include "util/strbuf.h"
+#include "util/xalloc.h"
+#include "util/banned.h"
+
+void diag_init(struct diag *d)
+{
+	memset(d, 0, sizeof(*d));
+}
+
+void diag_release(struct diag *d)
+{
+	for (size_t i = 0; i < d->n; i++) {
+		free(d->items[i].file);
+		free(d->items[i].msg);
+	}
+	free(d->items);
+	for (size_t i = 0; i < d->nsrc; i++) {
+		free(d->src[i].file);
+		free(d->src[i].text);
+	}
+	free(d->src);
+	memset(d, 0, sizeof(*d));
+}
+
+void diag_add_source(struct diag *d, const char *file, const char *text, size_t len)
+{
+	d->src = xreallocarray(d->src, d->nsrc + 1, sizeof(*d->src));
+	d->src[d->nsrc].file = xstrdup(file);
+	d->src[d->nsrc].text = xstrndup(text, len);
+	d->src[d->nsrc].len = strlen(d->src[d->nsrc].text);
+	d->nsrc++;
+}
+
+static void add(struct diag *d, enum diag_level level, const struct src_loc *loc,
+		const char *fmt, va_list ap)
+{
+	struct strbuf sb = STRBUF_INIT;
+	strbuf_vaddf(&sb, fmt, ap);
+	if (d->n == d->alloc) {
+		d->alloc = d->alloc ? d->alloc * 2 : 4;
+		d->items = xreallocarray(d->items, d->alloc, sizeof(*d->items));
+	}
+	struct diag_item *it = &d->items[d->n++];
+	it->level = level;
+	it->file = loc && loc->file ? xstrdup(loc->file) : NULL;
+	it->line = loc ? loc->line : 0;
+	it->col = loc ? loc->col : 0;
+	it->msg = strbuf_detach(&sb);
+}
+
+void diag_verror(struct diag *d, enum imc_exit code, const struct src_loc *loc,
+		 const char *fmt, va_list ap)
+{
+	if (d->nerrors++ == 0)
+		d->code = code;
+	add(d, DIAG_ERROR, loc, fmt, ap);
+}
+
+void diag_error(struct diag *d, enum imc_exit code, const struct src_loc *loc,
+		const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	diag_verror(d, code, loc, fmt, ap);
+	va_end(ap);
+}
+
+void diag_warning(struct diag *d, const struct src_loc *loc, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	add(d, DIAG_WARNING, loc, fmt, ap);
+	va_end(ap);
+}
+
+void diag_note(struct diag *d, const struct src_loc *loc, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	add(d, DIAG_NOTE, loc, fmt, ap);
+	va_end(ap);
+}
+
+const char *diag_first_message(const struct diag *d)
+{
+	for (size_t i = 0; i < d->n; i++)
+		if (d->items[i].level == DIAG_ERROR)
+			return d->items[i].msg;
+	return "";
+}
+
+static const struct diag_source *find_source(const struct diag *d, const char *file)
+{
+	for (size_t i = 0; file && i < d->nsrc; i++)
+		if (strcmp(d->src[i].file, file) == 0)
+			return &d->src[i];
+	return NULL;
+}
+
+/* Prints the line'th line of src and a caret under col (tabs kept so the
+ * caret lines up in a terminal). */
+static void print_excerpt(FILE *fp, const struct diag_source *src, int line, int col)
+{
+	const char *p = src->text, *end = src->text + src->len;
+	for (int l = 1; l < line && p < end; l++) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		if (!nl)
+			return;
+		p = nl + 1;
+	}
+	if (p >= end && line > 1)
+		return;
+	const char *eol = memchr(p, '\n', (size_t)(end - p));
+	size_t n = eol ? (size_t)(eol - p) : (size_t)(end - p);
+	if (n && p[n - 1] == '\r')
+		n--;
+	char *text = xstrndup(p, n);
+	char *safe = redact(text);
+	fprintf(fp, "  %s\n  ", safe);
+	for (int i = 1; i < col && (size_t)(i - 1) < n; i++)
+		fputc(p[i - 1] == '\t' ? '\t' : ' ', fp);
+	fputs("^\n", fp);
+	free(safe);
+	free(text);
+}
+
+void diag_print(const struct diag *d, FILE *fp)
+{
+	static const char *const names[] = { "error", "warning", "note" };
+	for (size_t i = 0; i < d->n; i++) {
+		const struct diag_item *it = &d->items[i];
+		char *msg = redact(it->msg);
+		if (it->file && it->line > 0)
+			fprintf(fp, "%s:%d:%d: %s: %s\n", it->file, it->line,
+				it->col > 0 ? it->col : 1, names[it->level], msg);
+		else if (it->file)
+			fprintf(fp, "%s: %s: %s\n", it->file, names[it->level], msg);
+		else
+			fprintf(fp, "imc: %s: %s\n", names[it->level], msg);
+		free(msg);
+		const struct diag_source *src = find_source(d, it->file);
+		if (src && it->line > 0)
+			print_excerpt(fp, src, it->line, it->col);
+	}
+}
+
+char *diag_to_json(const struct diag *d)
+{
+	static const char *const names[] = { "error", "warning", "note" };
+	json_t *arr = json_array();
+	for (size_t i = 0; i < d->n; i++) {
+		const struct diag_item *it = &d->items[i];
+		char *msg = redact(it->msg);
+		json_t *o = json_pack("{s:s, s:s}", "level", names[it->level], "message", msg);
+		free(msg);
+		if (it->file)
+			json_object_set_new(o, "file", json_string(it->file));
+		if (it->line > 0) {
+			json_object_set_new(o, "line", json_integer(it->line));
+			json_object_set_new(o, "column", json_integer(it->col));
+		}
+		json_array_append_new(arr, o);
+	}
+	char *s = json_dumps(arr, JSON_COMPACT);
+	json_decref(arr);
+	return s;
+}

@@ -1,0 +1,182 @@
+/* log.c: leveled stderr logging and secret redaction (see log.h). */
+#include "config.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "util/log.h"
+#include "util/strbuf.h"
+#include "util/xalloc.h"
+#include "util/banned.h"
+
+static const char *const level_names[] = { "error", "warn", "info", "debug", "trace" };
+
+static enum log_level default_level = LOG_WARN;
+
+/* Per-module overrides from IMC_LOG ("cloud=trace,ssh=debug"). */
+#define MAX_MODULE_RULES 16
+static struct { char name[32]; enum log_level level; } rules[MAX_MODULE_RULES];
+static int nrules;
+
+static pthread_mutex_t secret_lock = PTHREAD_MUTEX_INITIALIZER;
+static char **secrets;
+static int nsecrets;
+
+static int parse_level(const char *s, size_t n, enum log_level *out)
+{
+	for (int i = 0; i <= LOG_TRACE; i++)
+		if (strlen(level_names[i]) == n && strncasecmp(s, level_names[i], n) == 0) {
+			*out = (enum log_level)i;
+			return 0;
+		}
+	return -1;
+}
+
+void log_init(int verbose)
+{
+	if (verbose >= 2)
+		default_level = LOG_DEBUG;
+	else if (verbose == 1)
+		default_level = LOG_INFO;
+	const char *env = getenv("IMC_LOG");
+	if (!env)
+		return;
+	const char *p = env;
+	while (*p) {
+		size_t n = strcspn(p, ",");
+		const char *eq = memchr(p, '=', n);
+		enum log_level lv;
+		if (!eq) {
+			if (parse_level(p, n, &lv) == 0)
+				default_level = lv;
+			else if (nrules < MAX_MODULE_RULES && n < sizeof(rules[0].name)) {
+				/* a bare module name means "debug for that module" */
+				memcpy(rules[nrules].name, p, n);
+				rules[nrules].name[n] = '\0';
+				rules[nrules++].level = LOG_DEBUG;
+			}
+		} else if (nrules < MAX_MODULE_RULES && (size_t)(eq - p) < sizeof(rules[0].name) &&
+			   parse_level(eq + 1, n - (size_t)(eq - p) - 1, &lv) == 0) {
+			memcpy(rules[nrules].name, p, (size_t)(eq - p));
+			rules[nrules].name[eq - p] = '\0';
+			rules[nrules++].level = lv;
+		}
+		p += n;
+		if (*p == ',')
+			p++;
+	}
+}
+
+void log_set_level(enum log_level level)
+{
+	default_level = level;
+}
+
+bool log_enabled(enum log_level level, const char *module)
+{
+	for (int i = 0; module && i < nrules; i++)
+		if (strcmp(rules[i].name, module) == 0)
+			return level <= rules[i].level;
+	return level <= default_level;
+}
+
+void log_vmsg(enum log_level level, const char *module, const char *fmt, va_list ap)
+{
+	if (!log_enabled(level, module))
+		return;
+	struct strbuf sb = STRBUF_INIT;
+	struct timespec ts;
+	struct tm tm;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	gmtime_r(&ts.tv_sec, &tm);
+	strbuf_addf(&sb, "%02d:%02d:%02d.%03ld imc[%ld] %s %s: ", tm.tm_hour, tm.tm_min,
+		    tm.tm_sec, ts.tv_nsec / 1000000, (long)getpid(), level_names[level],
+		    module ? module : "-");
+	strbuf_vaddf(&sb, fmt, ap);
+	if (sb.len == 0 || sb.buf[sb.len - 1] != '\n')
+		strbuf_addch(&sb, '\n');
+	char *safe = redact(sb.buf);
+	fputs(safe, stderr);
+	free(safe);
+	strbuf_release(&sb);
+}
+
+void log_msg(enum log_level level, const char *module, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	log_vmsg(level, module, fmt, ap);
+	va_end(ap);
+}
+
+void secret_register(const char *secret)
+{
+	if (!secret || strlen(secret) < 4)
+		return;
+	pthread_mutex_lock(&secret_lock);
+	for (int i = 0; i < nsecrets; i++)
+		if (strcmp(secrets[i], secret) == 0)
+			goto out;
+	secrets = xreallocarray(secrets, (size_t)nsecrets + 1, sizeof(*secrets));
+	secrets[nsecrets++] = xstrdup(secret);
+	/* A multi-line secret (a PEM key) is also masked line by line, because
+	 * log lines and excerpts show one line at a time. */
+	if (strchr(secret, '\n')) {
+		const char *p = secret;
+		while (*p) {
+			size_t n = strcspn(p, "\r\n");
+			if (n >= 16) {
+				secrets = xreallocarray(secrets, (size_t)nsecrets + 1, sizeof(*secrets));
+				secrets[nsecrets++] = xstrndup(p, n);
+			}
+			p += n;
+			while (*p == '\r' || *p == '\n')
+				p++;
+		}
+	}
+out:
+	pthread_mutex_unlock(&secret_lock);
+}
+
+int secret_count(void)
+{
+	pthread_mutex_lock(&secret_lock);
+	int n = nsecrets;
+	pthread_mutex_unlock(&secret_lock);
+	return n;
+}
+
+char *redact(const char *s)
+{
+	if (!s)
+		return xstrdup("");
+	struct strbuf sb = STRBUF_INIT;
+	pthread_mutex_lock(&secret_lock);
+	const char *p = s;
+	while (*p) {
+		int hit = -1;
+		size_t hitlen = 0;
+		/* longest secret starting here wins, so a secret that contains
+		 * another is masked whole */
+		for (int i = 0; i < nsecrets; i++) {
+			size_t n = strlen(secrets[i]);
+			if (n > hitlen && strncmp(p, secrets[i], n) == 0) {
+				hit = i;
+				hitlen = n;
+			}
+		}
+		if (hit >= 0) {
+			strbuf_addstr(&sb, "***");
+			p += hitlen;
+		} else {
+			strbuf_addch(&sb, *p++);
+		}
+	}
+	pthread_mutex_unlock(&secret_lock);
+	return strbuf_detach(&sb);
+}

@@ -1,0 +1,126 @@
+/* test-util.c: unit tests of src/util: strbuf, diagnostics and, above all,
+ * the secret redaction layer that every log line goes through. */
+#include "config.h"
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "util/diag.h"
+#include "util/log.h"
+#include "util/strbuf.h"
+#include "util/xalloc.h"
+
+static void test_strbuf_grows_and_caps(void **state)
+{
+	(void)state;
+	struct strbuf sb;
+	strbuf_init(&sb, 10);
+	strbuf_addstr(&sb, "hello ");
+	strbuf_addf(&sb, "%s-%d", "world", 42);
+	assert_int_equal(sb.len, 10);
+	assert_true(sb.truncated);
+	assert_string_equal(strbuf_str(&sb), "hello worl");
+	strbuf_release(&sb);
+
+	strbuf_init(&sb, 0);
+	for (int i = 0; i < 1000; i++)
+		strbuf_addch(&sb, 'x');
+	assert_int_equal(sb.len, 1000);
+	assert_false(sb.truncated);
+	char *s = strbuf_detach(&sb);
+	assert_int_equal(strlen(s), 1000);
+	free(s);
+}
+
+static void test_redact_masks_registered_secrets(void **state)
+{
+	(void)state;
+	secret_register("AKIDEXAMPLESECRET");
+	secret_register("abc"); /* too short: ignored */
+	char *r = redact("key=AKIDEXAMPLESECRET; again AKIDEXAMPLESECRET; abc");
+	assert_string_equal(r, "key=***; again ***; abc");
+	free(r);
+}
+
+static void test_redact_longest_match_and_pem_lines(void **state)
+{
+	(void)state;
+	secret_register("pass");
+	secret_register("password123");
+	char *r = redact("x password123 y");
+	assert_string_equal(r, "x *** y");
+	free(r);
+	secret_register("-----BEGIN KEY-----\nAAAAB3NzaC1yc2EAAAADAQABAAABAQ\n-----END KEY-----\n");
+	r = redact("line: AAAAB3NzaC1yc2EAAAADAQABAAABAQ");
+	assert_string_equal(r, "line: ***");
+	free(r);
+}
+
+static void test_log_never_prints_a_secret(void **state)
+{
+	(void)state;
+	secret_register("s3cr3t-token-value");
+	char path[] = "/tmp/imc-test-log.XXXXXX";
+	int fd = mkstemp(path);
+	assert_true(fd >= 0);
+	fflush(stderr);
+	int saved = dup(2);
+	dup2(fd, 2);
+	log_set_level(LOG_DEBUG);
+	log_error("test", "token is %s", "s3cr3t-token-value");
+	struct diag d = DIAG_INIT;
+	diag_error(&d, IMC_EXIT_DATAERR, NULL, "bad token '%s'", "s3cr3t-token-value");
+	diag_print(&d, stderr);
+	diag_release(&d);
+	fflush(stderr);
+	dup2(saved, 2);
+	close(saved);
+	close(fd);
+	struct strbuf sb = STRBUF_INIT;
+	assert_int_equal(strbuf_read_file(&sb, path), 0);
+	unlink(path);
+	assert_null(strstr(sb.buf, "s3cr3t-token-value"));
+	assert_non_null(strstr(sb.buf, "token is ***"));
+	assert_non_null(strstr(sb.buf, "imc: error: bad token '***'"));
+	strbuf_release(&sb);
+}
+
+static void test_diag_excerpt_and_caret(void **state)
+{
+	(void)state;
+	struct diag d = DIAG_INIT;
+	const char *src = "line one\n\tline two\nline three\n";
+	diag_add_source(&d, "f.radl", src, strlen(src));
+	struct src_loc loc = { "f.radl", 2, 3 };
+	diag_error(&d, IMC_EXIT_DATAERR, &loc, "unexpected '%s'", "ine");
+	assert_int_equal(d.code, IMC_EXIT_DATAERR);
+	assert_true(diag_has_errors(&d));
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *fp = open_memstream(&buf, &len);
+	diag_print(&d, fp);
+	fclose(fp);
+	assert_string_equal(buf, "f.radl:2:3: error: unexpected 'ine'\n  \tline two\n  \t ^\n");
+	free(buf);
+	diag_release(&d);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_strbuf_grows_and_caps),
+		cmocka_unit_test(test_redact_masks_registered_secrets),
+		cmocka_unit_test(test_redact_longest_match_and_pem_lines),
+		cmocka_unit_test(test_log_never_prints_a_secret),
+		cmocka_unit_test(test_diag_excerpt_and_caret),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
