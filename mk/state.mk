@@ -1,1 +1,3 @@
-# state: sources, programs, tests and benches of this subsystem.
+# src/state: the SQLite state store.
+libimc_la_SOURCES += \
+	src/state/vmstate.c src/state/vmstate.h

@@ -1,0 +1,2 @@
+# src/cloud/local*: the local backend.
+libimc_la_SOURCES += src/cloud/local.c

@@ -1,0 +1,9 @@
+/* dummy.c: the 'dummy' cloud backend (placeholder: no operations yet). */
+#include "config.h"
+
+#include "cloud/cloud.h"
+#include "util/banned.h"
+
+const struct cloud_driver cloud_dummy = {
+	.name = "dummy",
+};

@@ -1,0 +1,14 @@
+/* sshkey.h: generating the per-infrastructure SSH key pair (ed25519, with
+ * libssh). The private key is written 0600 and registered as a secret. */
+#ifndef IMC_SSHKEY_H
+#define IMC_SSHKEY_H
+
+#include "util/diag.h"
+
+/* Writes priv_path (OpenSSH private key, 0600) and priv_path + ".pub"
+ * (one "ssh-ed25519 BASE64 comment" line). Returns 0 or -1 with d set. */
+int sshkey_generate(const char *priv_path, const char *comment, struct diag *d);
+/* Reads the public key line of priv_path (from priv_path.pub); malloc'd. */
+char *sshkey_read_public(const char *priv_path, struct diag *d);
+
+#endif
