@@ -1,0 +1,1 @@
+# src/provision templating: template*, expr*, filters*, lookup* (Jinja2 subset).
