@@ -35,3 +35,11 @@ done_testing() {
 	echo "1..$checks"
 	[ "$failures" -eq 0 ]
 }
+# Long integration tests (real VMs, training) run only once in scripts/test:
+# the sanitizer pass sets IMC_TEST_LONG=0.
+require_long() { [ "${IMC_TEST_LONG:-1}" = 1 ] || skip_all "long test skipped (IMC_TEST_LONG=0)"; }
+# Needs root and network namespaces.
+require_netns() {
+	[ "$(id -u)" = 0 ] || skip_all "needs root"
+	ip netns list >/dev/null 2>&1 || skip_all "no network namespaces"
+}
