@@ -1,0 +1,193 @@
+/* template.h: the Jinja2-style templating engine and expression evaluator of
+ * imc's Ansible-compatible task executor (task-executor-spec.md §4).
+ *
+ * Everything the executor templates goes through here: task arguments, vars,
+ * set_fact values, `when`/`failed_when`/`changed_when`/`until`/`assert.that`
+ * conditions, loop sources, `debug: var=`, and whole files for the
+ * `template` module. Values are jansson json_t.
+ *
+ * Semantics follow ansible-core 2.14 (non-native Jinja, the default):
+ *  - undefined variables are errors, except under `default`/`d`, `is defined`,
+ *    `is undefined` (and `mandatory` makes its own error);
+ *  - variables are templated lazily when read: a variable whose value is (or
+ *    contains) a string with `{{`/`{%` is rendered, with the result typing
+ *    below, at the moment an expression reads it, as Ansible's AnsibleJ2Vars
+ *    does; so the caller may put raw, untemplated play/role vars in `vars`;
+ *  - result typing of tmpl_render_value() (spec §4.3): a string that is
+ *    exactly "{{ name }}" (one bare variable) whose value is a bool, a number
+ *    or null keeps that value; otherwise the rendered text is turned back
+ *    into a list/dict/bool when it starts with '[' or '{' or is
+ *    "True"/"False" and parses as a Python literal; everything else is a
+ *    string ("{{ 1 + 1 }}" -> "2");
+ *  - values inside text use Python's str(): ['a', 'b'], {'a': 1}, True, and
+ *    null renders as the empty string;
+ *  - conditions are evaluated on native values (no text round trip).
+ *
+ * Ownership: every json_t * returned is a new reference owned by the caller;
+ * every char * returned is malloc'd and owned by the caller; nothing passed
+ * in is kept after the call returns (inputs are borrowed).
+ *
+ * Errors: every function returns NULL (or -1) and records one error in the
+ * struct diag. Messages use Ansible's wording where it has one, e.g.
+ * "'foo' is undefined", "template error while templating string: unexpected
+ * '}'. String: {{ a }", "no filter named 'frob'", and say where: the snippet
+ * of the template, and the line:column inside it (the diag item carries
+ * env->origin as its file when set, and the template line/column). The kind
+ * of the last error is left in env->err_kind so that the caller can word its
+ * own message (e.g. prefix "AnsibleUndefinedVariable: ").
+ *
+ * Threads: the engine has no global mutable state other than an internal,
+ * mutex-protected cache of compiled regular expressions; distinct threads
+ * may evaluate concurrently provided each uses its own struct tmpl_env (the
+ * json_t vars may be shared read-only). */
+#ifndef IMC_TEMPLATE_H
+#define IMC_TEMPLATE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <jansson.h>
+
+struct diag;
+
+enum tmpl_err_kind {
+	TMPL_ERR_NONE = 0,
+	TMPL_ERR_UNDEFINED,     /* an undefined variable/attribute/key was used */
+	TMPL_ERR_SYNTAX,        /* the template or expression does not parse */
+	TMPL_ERR_TYPE,          /* wrong operand/argument type, bad value */
+	TMPL_ERR_LOOKUP,        /* a lookup failed (missing file, command failed, ...) */
+	TMPL_ERR_LIMIT,         /* recursion/size limit hit (self-referencing vars) */
+};
+
+/* Callback the caller may give for lookups the engine does not implement
+ * (e.g. 'password', 'url'), or to override one. name is the lookup name,
+ * terms a JSON array (already templated), kwargs a JSON object.
+ * Returns 0 and stores a new reference in *out (a list for query()/wantlist),
+ * 1 when it does not know the lookup (the engine then tries its own or
+ * fails), or -1 after recording an error in d. */
+typedef int (*tmpl_lookup_fn)(void *ud, const char *name, json_t *terms,
+			      json_t *kwargs, json_t **out, struct diag *d);
+
+/* Callback to resolve a top-level variable name that is not in vars (e.g.
+ * `hostvars` or `groups` built on demand). Returns a new reference, or NULL
+ * when the name is undefined. */
+typedef json_t *(*tmpl_resolve_fn)(void *ud, const char *name);
+
+/* The evaluation environment. Zero-initialise, set vars, then set what you
+ * need; every pointer is borrowed for the duration of each call.
+ * One env per thread (err_kind is written by every call). */
+struct tmpl_env {
+	json_t *vars;                 /* JSON object: name -> value; NULL = none */
+	tmpl_resolve_fn resolve;      /* optional fallback for names not in vars */
+	void *resolve_ud;
+
+	/* lookup('file'/'template'/'fileglob'/'first_found'), with_first_found:
+	 * relative paths are tried in these directories in order (role files/
+	 * and templates/, playbook dir, ...). NULL-terminated; NULL or empty
+	 * means the current directory. */
+	const char *const *search_path;
+	bool allow_pipe;              /* lookup('pipe', cmd) runs /bin/sh on the controller */
+	tmpl_lookup_fn lookup;        /* optional: extra lookups, tried first */
+	void *lookup_ud;
+
+	/* Where the text being templated comes from, used as the file of the
+	 * diag items (e.g. "roles/tf/templates/a.j2"). NULL: the items carry no
+	 * file and the message shows the snippet instead. line_base/col_base:
+	 * position of the text's first character inside origin (0 = 1). */
+	const char *origin;
+	int line_base, col_base;
+
+	/* Template-module rendering options (tmpl_render_string only); zero
+	 * values mean Ansible's defaults: trim_blocks on, lstrip_blocks off,
+	 * keep trailing newline. */
+	bool no_trim_blocks;
+	bool lstrip_blocks;
+
+	/* Output: kind of the last error recorded by a call with this env. */
+	enum tmpl_err_kind err_kind;
+};
+
+/* True when s contains template syntax ("{{", "{%" or "{#"): strings
+ * without it are used verbatim and need no evaluation. */
+bool tmpl_has_template(const char *s);
+
+/* Evaluates a bare expression, as written in `when:` or between `{{ }}`
+ * ("a.b | default(1) + 2"), to its native value. A string expression that
+ * itself contains "{{ }}" is not accepted here: use tmpl_eval_cond for
+ * conditions. Returns a new reference, or NULL with an error in d. An
+ * undefined result is an error (TMPL_ERR_UNDEFINED). */
+json_t *tmpl_eval(struct tmpl_env *env, const char *expr, struct diag *d);
+
+/* Python/Jinja truthiness of a JSON value: false, null, 0, 0.0, "", [] and
+ * {} are false; everything else is true. NULL is false. Can't fail. */
+bool tmpl_is_true(const json_t *v);
+
+/* Evaluates a condition as Ansible does for when/failed_when/changed_when/
+ * until/assert.that. cond is a JSON string (bare expression; one that
+ * contains "{{ }}" is templated first, as Ansible does with a warning), a
+ * bool or number (used as is), null (true, like an empty when), or an array
+ * of those (logical AND, evaluated in order, stopping at the first false).
+ * Stores the result in *out; returns 0, or -1 with an error in d. */
+int tmpl_eval_cond(struct tmpl_env *env, json_t *cond, bool *out, struct diag *d);
+
+/* Same for a C string condition. */
+int tmpl_eval_cond_str(struct tmpl_env *env, const char *cond, bool *out, struct diag *d);
+
+/* Templates every string inside v (recursively through arrays and objects;
+ * object keys are templated too), with Ansible's result typing (see above).
+ * Non-string scalars and strings without template syntax are copied as is.
+ * Returns a new reference (a new value; v itself is never modified), or NULL
+ * with an error in d. */
+json_t *tmpl_render_value(struct tmpl_env *env, json_t *v, struct diag *d);
+
+/* Templates one string with the result typing of tmpl_render_value. */
+json_t *tmpl_render_typed(struct tmpl_env *env, const char *text, struct diag *d);
+
+/* Renders a whole template to text, as the `template` module does: blocks
+ * {% if/elif/else/endif %}, {% for x in xs %}...{% else %}{% endfor %} with
+ * loop.index/index0/revindex/revindex0/first/last/length/cycle() and tuple
+ * unpacking, {% set %} (also the block form), {% raw %}, {# comments #},
+ * {% do %}, {% break %}/{% continue %}, {% macro %}/{% call %}-less macros,
+ * {% include %} (through search_path), whitespace control {%- -%} {{- -}},
+ * trim_blocks. The source's trailing newline is kept. String literals use
+ * Python escapes ("\n"), as in Jinja. Returns malloc'd text, or NULL with an
+ * error in d. */
+char *tmpl_render_string(struct tmpl_env *env, const char *text, struct diag *d);
+
+/* Renders to text with the rules Ansible applies to task arguments (string
+ * literals inside {{ }} keep their backslashes: '\1' stays backslash-one),
+ * without the result typing. Returns malloc'd text, or NULL. */
+char *tmpl_render_text(struct tmpl_env *env, const char *text, struct diag *d);
+
+/* Python str() of a value, as it appears when rendered inside text:
+ * "abc", "2", "1.5", "True", "None", "['a', 1]", "{'k': 'v'}". Returns a
+ * malloc'd string. Can't fail. (`debug: var=` prints this for non-strings.) */
+char *tmpl_to_text(const json_t *v);
+
+/* Python repr() of a value ("'abc'" for strings), for loop item labels
+ * ("changed: [h] => (item=...)" prints dicts as repr). Can't fail. */
+char *tmpl_repr(const json_t *v);
+
+/* Runs a lookup as lookup(name, terms..., **kwargs) would (wantlist=false:
+ * lists are joined with ","), or as query() (wantlist=true: always a list).
+ * For with_<name> loops call it with wantlist=true: e.g. with_sequence
+ * ("start=1 end=3 format=w%02d"), with_items, with_dict, with_together,
+ * with_first_found, with_fileglob, with_nested, with_subelements,
+ * with_file, with_lines, with_env. terms is a JSON array (or a single
+ * value, treated as a one-element list), already templated by the caller;
+ * kwargs may be NULL. Returns a new reference or NULL with an error. */
+json_t *tmpl_lookup(struct tmpl_env *env, const char *name, json_t *terms,
+		    json_t *kwargs, bool wantlist, struct diag *d);
+
+/* Names the engine knows, for the executor's static "supported subset"
+ * check before choosing the built-in executor over ansible-playbook. */
+bool tmpl_has_filter(const char *name);
+bool tmpl_has_test(const char *name);
+bool tmpl_has_lookup(const char *name);
+
+/* Statically checks a template (or, with is_expr, a bare expression) for
+ * syntax and for filters/tests/lookups outside the supported set, without
+ * evaluating it. Returns 0, or -1 with the first problem in d. */
+int tmpl_check(const char *text, bool is_expr, const char *origin, struct diag *d);
+
+#endif
