@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cmd/cmd.h"
 #include "util/log.h"
@@ -143,6 +144,25 @@ int cmd_report(struct imc_ctx *ctx, struct diag *d)
 	return d->code ? (int)d->code : IMC_EXIT_SOFTWARE;
 }
 
+/* Recipes run on the local cloud use the imc-train built or installed next
+ * to this imc; the deployment and the recipes find it through IMC_TRAIN. */
+static void export_trainer_path(void)
+{
+	char exe[4096];
+	if (getenv("IMC_TRAIN"))
+		return;
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 16);
+	if (n <= 0)
+		return;
+	exe[n] = '\0';
+	char *slash = strrchr(exe, '/');
+	if (!slash)
+		return;
+	memcpy(slash + 1, "imc-train", sizeof("imc-train"));
+	if (access(exe, X_OK) == 0)
+		setenv("IMC_TRAIN", exe, 0);
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -172,6 +192,7 @@ int main(int argc, char **argv)
 		}
 	}
 	log_init(ctx.verbose);
+	export_trainer_path();
 	if (!ctx.home)
 		ctx.home = getenv("IMC_HOME");
 	if (optind >= argc) {
