@@ -1,1 +1,11 @@
-# recipes: sources, programs, tests and benches of this subsystem.
+# recipes/: ready RADL recipes and the roles they use, installed under
+# $(pkgdatadir)/recipes so an installed imc finds its roles.
+recipesdir = $(pkgdatadir)/recipes
+dist_recipes_DATA = recipes/fashion-mnist-local.radl recipes/thesis-aws.radl
+nobase_dist_pkgdata_DATA = \
+	recipes/roles/imc.trainer/defaults/main.yml \
+	recipes/roles/imc.trainer/meta/main.yml \
+	recipes/roles/imc.trainer/tasks/main.yml \
+	recipes/roles/imc.trainer/tasks/install.yml \
+	recipes/roles/imc.trainer/tasks/launch.yml \
+	recipes/roles/imc.trainer/templates/tf_config.json.j2
