@@ -50,6 +50,11 @@
 
 struct diag;
 
+/* The value of Ansible's `omit` variable (`mode: "{{ m | default(omit) }}"`).
+ * A module argument whose templated value equals this string must be
+ * dropped by the caller, as Ansible does. */
+#define TMPL_OMIT "__omit_place_holder__imc0ffee0d1e5c0d1e5c0d1e5c0d1e5c0d1e5c0"
+
 enum tmpl_err_kind {
 	TMPL_ERR_NONE = 0,
 	TMPL_ERR_UNDEFINED,     /* an undefined variable/attribute/key was used */
@@ -102,6 +107,11 @@ struct tmpl_env {
 	 * keep trailing newline. */
 	bool no_trim_blocks;
 	bool lstrip_blocks;
+
+	/* Optional JSON object whose keys name top-level variables that are
+	 * never templated lazily (Ansible's "unsafe" values: registered
+	 * results, gathered facts, command output): a "{{" in them stays text. */
+	json_t *unsafe;
 
 	/* Output: kind of the last error recorded by a call with this env. */
 	enum tmpl_err_kind err_kind;
