@@ -1,4 +1,5 @@
-/* vmstate.c: names of VM states (IM's wording). */
+/* vmstate.c: names of VM states (IM's wording) and how an infrastructure's
+ * state follows from its VMs'. */
 #include "config.h"
 
 #include <string.h>
@@ -28,4 +29,22 @@ int vm_state_parse(const char *name, enum vm_state *out)
 			return 0;
 		}
 	return -1;
+}
+
+/* Rank of each state in the precedence of vm_state_aggregate (higher wins). */
+static const int rank[] = {
+	[VM_CONFIGURED] = 0, [VM_STOPPED] = 1, [VM_UNCONFIGURED] = 2,
+	[VM_RUNNING] = 3, [VM_PENDING] = 4, [VM_UNKNOWN] = 5, [VM_OFF] = 6,
+	[VM_FAILED] = 7, [VM_DELETING] = 8,
+};
+
+enum vm_state vm_state_aggregate(const enum vm_state *states, int n, enum vm_state empty)
+{
+	if (n <= 0)
+		return empty;
+	enum vm_state best = states[0];
+	for (int i = 1; i < n; i++)
+		if ((unsigned)states[i] < sizeof(rank) / sizeof(rank[0]) && rank[states[i]] > rank[best])
+			best = states[i];
+	return best;
 }

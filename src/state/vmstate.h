@@ -21,4 +21,13 @@ const char *vm_state_name(enum vm_state s);
 /* Returns 0 and sets *out, or -1 for an unknown name. */
 int vm_state_parse(const char *name, enum vm_state *out);
 
+/* The state of an infrastructure from the states of its n VMs. Unlike IM
+ * (whose answer depends on VM order), the result is the VM state that ranks
+ * highest in this precedence, whatever the order:
+ *   deleting > failed > off > unknown > pending > running > unconfigured
+ *   > stopped > configured
+ * i.e. the infrastructure is configured only when every VM is, and the
+ * worst news wins. With no VMs the result is 'empty'. */
+enum vm_state vm_state_aggregate(const enum vm_state *states, int n, enum vm_state empty);
+
 #endif
