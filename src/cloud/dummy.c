@@ -43,7 +43,7 @@ static bool should(const struct cloud_vm *vm, const char *word)
 	const char *env = getenv("IMC_DUMMY_FAIL");
 	if (env && has_word(env, word)) {
 		const char *only = getenv("IMC_DUMMY_FAIL_VM");
-		if (!only || !*only || atoi(only) == vm->num)
+		if (!only || !*only || strtol(only, NULL, 10) == vm->num)
 			return true;
 	}
 	return false;
