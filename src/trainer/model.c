@@ -1,0 +1,355 @@
+/* model.c: a stack of layers with flat parameter/gradient buffers, softmax
+ * cross-entropy, PyTorch's default initialisation, and evaluation
+ * (model.h). Layers are built from a spec (model-spec.c). */
+#include "config.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "trainer/layer.h"
+#include "trainer/model-spec.h"
+#include "trainer/model.h"
+#include "trainer/rng.h"
+#include "util/strbuf.h"
+#include "util/xalloc.h"
+#include "util/banned.h"
+
+#define MAX_BATCH_LIMIT 65536
+
+struct model {
+	char *name;
+	int in_c, in_h, in_w;
+	int classes;
+	int max_batch;
+	struct layer *layers;
+	int nlayers;
+	struct model_tensor *tensors;
+	char **tensor_names;
+	int ntensors;
+	size_t nparams;
+	float *params, *grads;
+	float **acts;      /* acts[i+1] = output of layer i (acts[0] unused) */
+	float *dbuf[2];    /* ping-pong gradient buffers */
+};
+
+static void add_tensor(struct model *m, const char *layer, const char *what, int ndim,
+		       const int *shape, size_t count, size_t offset)
+{
+	int i = m->ntensors++;
+	m->tensors = xreallocarray(m->tensors, (size_t)m->ntensors, sizeof(*m->tensors));
+	m->tensor_names = xreallocarray(m->tensor_names, (size_t)m->ntensors, sizeof(char *));
+	m->tensor_names[i] = xasprintf("%s.%s", layer, what);
+	struct model_tensor *t = &m->tensors[i];
+	memset(t, 0, sizeof(*t));
+	t->name = m->tensor_names[i];
+	t->ndim = ndim;
+	for (int k = 0; k < ndim; k++)
+		t->shape[k] = shape[k];
+	t->count = count;
+	t->offset = offset;
+}
+
+static int build(struct model *m, const struct model_spec *s, const char *file,
+		 struct diag *d)
+{
+	int c = s->in_c, h = s->in_h, w = s->in_w;
+	int counters[3] = { 0, 0, 0 };
+	m->in_c = c;
+	m->in_h = h;
+	m->in_w = w;
+	m->nlayers = s->nlayers;
+	m->layers = xcalloc((size_t)s->nlayers, sizeof(*m->layers));
+	size_t offset = 0;
+	for (int i = 0; i < s->nlayers; i++) {
+		struct layer *l = &m->layers[i];
+		l->ops = s->layers[i].ops;
+		l->in_c = c;
+		l->in_h = h;
+		l->in_w = w;
+		if (l->ops->setup(l, &s->layers[i].args, d) < 0) {
+			diag_note(d, NULL, "in layer %d ('%s') of model '%s'", i + 1, l->ops->kind,
+				  file);
+			return -1;
+		}
+		if (layer_out_size(l) > ((size_t)1 << 26)) {
+			diag_error(d, IMC_EXIT_DATAERR, NULL,
+				   "layer %d of model '%s' is too large (%zu outputs per example)",
+				   i + 1, file, layer_out_size(l));
+			return -1;
+		}
+		const char *prefix = l->ops->param_prefix;
+		int ci = prefix ? (strcmp(prefix, "conv") == 0 ? 0 : 1) : 2;
+		snprintf(l->name, sizeof(l->name), "%s%d", prefix ? prefix : l->ops->kind,
+			 ++counters[ci]);
+		if (l->nweight) {
+			int shape[4], nd;
+			if (l->ops == &layer_conv_ops) {
+				shape[0] = l->out_c; shape[1] = l->in_c;
+				shape[2] = l->k; shape[3] = l->k;
+				nd = 4;
+			} else {
+				shape[0] = l->out_c; shape[1] = l->fan_in;
+				nd = 2;
+			}
+			add_tensor(m, l->name, "weight", nd, shape, l->nweight, offset);
+			offset += l->nweight;
+			int bshape[1] = { (int)l->nbias };
+			add_tensor(m, l->name, "bias", 1, bshape, l->nbias, offset);
+			offset += l->nbias;
+		}
+		c = l->out_c;
+		h = l->out_h;
+		w = l->out_w;
+	}
+	m->nparams = offset;
+	m->classes = c * h * w;
+	if (m->classes < 2 || m->classes > 256) {
+		diag_error(d, IMC_EXIT_DATAERR, NULL,
+			   "model '%s' ends with %d outputs; classes must be 2..256 (labels are bytes)",
+			   file, m->classes);
+		return -1;
+	}
+	return 0;
+}
+
+static void allocate(struct model *m)
+{
+	size_t maxact = (size_t)m->classes;
+	m->params = xcalloc(m->nparams ? m->nparams : 1, sizeof(float));
+	m->grads = xcalloc(m->nparams ? m->nparams : 1, sizeof(float));
+	m->acts = xcalloc((size_t)m->nlayers + 1, sizeof(float *));
+	size_t offset = 0;
+	for (int i = 0; i < m->nlayers; i++) {
+		struct layer *l = &m->layers[i];
+		if (l->nweight) {
+			l->w = m->params + offset;
+			l->dw = m->grads + offset;
+			offset += l->nweight;
+			l->b = m->params + offset;
+			l->db = m->grads + offset;
+			offset += l->nbias;
+		}
+		l->max_batch = m->max_batch;
+		m->acts[i + 1] = xmalloc(layer_out_size(l) * (size_t)m->max_batch * sizeof(float));
+		if (layer_in_size(l) > maxact)
+			maxact = layer_in_size(l);
+		if (layer_out_size(l) > maxact)
+			maxact = layer_out_size(l);
+		if (l->ops->prepare)
+			l->ops->prepare(l, m->max_batch);
+	}
+	for (int k = 0; k < 2; k++)
+		m->dbuf[k] = xmalloc(maxact * (size_t)m->max_batch * sizeof(float));
+}
+
+struct model *model_new(const char *name_or_spec_path, int max_batch, struct diag *d)
+{
+	struct strbuf sb = STRBUF_INIT;
+	struct model_spec spec;
+	struct model *m = NULL;
+	const char *text = model_spec_builtin(name_or_spec_path);
+	char *name;
+
+	if (max_batch < 1 || max_batch > MAX_BATCH_LIMIT) {
+		diag_error(d, IMC_EXIT_USAGE, NULL, "batch size %d out of range 1..%d", max_batch,
+			   MAX_BATCH_LIMIT);
+		return NULL;
+	}
+	if (text) {
+		name = xstrdup(name_or_spec_path);
+	} else {
+		if (strbuf_read_file(&sb, name_or_spec_path) < 0) {
+			diag_error(d, IMC_EXIT_NOINPUT, NULL,
+				   "cannot read model spec '%s' (not 'mlp' or 'cnn' either): %m",
+				   name_or_spec_path);
+			strbuf_release(&sb);
+			return NULL;
+		}
+		if (memchr(sb.buf, '\0', sb.len)) {
+			diag_error(d, IMC_EXIT_DATAERR, NULL, "model spec '%s' is not a text file",
+				   name_or_spec_path);
+			strbuf_release(&sb);
+			return NULL;
+		}
+		diag_add_source(d, name_or_spec_path, sb.buf, sb.len);
+		text = strbuf_str(&sb);
+		const char *base = strrchr(name_or_spec_path, '/');
+		name = xstrdup(base ? base + 1 : name_or_spec_path);
+	}
+	if (model_spec_parse(&spec, name_or_spec_path, text, d) < 0) {
+		free(name);
+		strbuf_release(&sb);
+		return NULL;
+	}
+	m = xcalloc(1, sizeof(*m));
+	m->name = name;
+	m->max_batch = max_batch;
+	if (build(m, &spec, name_or_spec_path, d) < 0) {
+		model_free(m);
+		m = NULL;
+	} else {
+		allocate(m);
+	}
+	model_spec_release(&spec);
+	strbuf_release(&sb);
+	return m;
+}
+
+void model_free(struct model *m)
+{
+	if (!m)
+		return;
+	for (int i = 0; i < m->nlayers; i++) {
+		struct layer *l = &m->layers[i];
+		if (l->ops && l->ops->release)
+			l->ops->release(l);
+		if (m->acts)
+			free(m->acts[i + 1]);
+	}
+	for (int i = 0; i < m->ntensors; i++)
+		free(m->tensor_names[i]);
+	free(m->tensor_names);
+	free(m->tensors);
+	free(m->acts);
+	free(m->layers);
+	free(m->params);
+	free(m->grads);
+	free(m->dbuf[0]);
+	free(m->dbuf[1]);
+	free(m->name);
+	free(m);
+}
+
+const char *model_name(const struct model *m) { return m->name; }
+size_t model_num_params(const struct model *m) { return m->nparams; }
+int model_num_tensors(const struct model *m) { return m->ntensors; }
+const struct model_tensor *model_tensor(const struct model *m, int i)
+{
+	return i >= 0 && i < m->ntensors ? &m->tensors[i] : NULL;
+}
+float *model_params(struct model *m) { return m->params; }
+float *model_grads(struct model *m) { return m->grads; }
+int model_input_channels(const struct model *m) { return m->in_c; }
+int model_input_height(const struct model *m) { return m->in_h; }
+int model_input_width(const struct model *m) { return m->in_w; }
+size_t model_input_size(const struct model *m)
+{
+	return (size_t)m->in_c * m->in_h * m->in_w;
+}
+int model_num_classes(const struct model *m) { return m->classes; }
+int model_max_batch(const struct model *m) { return m->max_batch; }
+
+void model_init_params(struct model *m, uint64_t seed)
+{
+	struct rng r;
+	rng_seed(&r, seed);
+	for (int i = 0; i < m->nlayers; i++) {
+		struct layer *l = &m->layers[i];
+		if (!l->nweight)
+			continue;
+		float bound = (float)(1.0 / sqrt((double)l->fan_in));
+		for (size_t k = 0; k < l->nweight; k++)
+			l->w[k] = (2.0f * rng_uniform(&r) - 1.0f) * bound;
+		for (size_t k = 0; k < l->nbias; k++)
+			l->b[k] = (2.0f * rng_uniform(&r) - 1.0f) * bound;
+	}
+}
+
+static const float *forward(struct model *m, const float *x, int n)
+{
+	const float *cur = x;
+	for (int i = 0; i < m->nlayers; i++) {
+		struct layer *l = &m->layers[i];
+		l->ops->forward(l, cur, m->acts[i + 1], n);
+		cur = m->acts[i + 1];
+	}
+	return cur;
+}
+
+/* Cross-entropy of one row of logits: logsumexp(z) - z[y]. */
+static double row_loss(const float *z, int classes, int y, float *prob)
+{
+	float mx = z[0];
+	for (int c = 1; c < classes; c++)
+		if (z[c] > mx)
+			mx = z[c];
+	double sum = 0.0;
+	for (int c = 0; c < classes; c++)
+		sum += exp((double)(z[c] - mx));
+	if (prob)
+		for (int c = 0; c < classes; c++)
+			prob[c] = (float)(exp((double)(z[c] - mx)) / sum);
+	return log(sum) + (double)mx - (double)z[y];
+}
+
+float model_forward_backward(struct model *m, const float *x, const uint8_t *y, int n)
+{
+	if (n < 1 || n > m->max_batch)
+		return NAN;
+	const float *logits = forward(m, x, n);
+	float *dz = m->dbuf[0];
+	double loss = 0.0;
+	int k = m->classes;
+	for (int i = 0; i < n; i++) {
+		int yi = y[i] < k ? y[i] : 0;
+		float *g = dz + (size_t)i * k;
+		loss += row_loss(logits + (size_t)i * k, k, yi, g);
+		for (int c = 0; c < k; c++)
+			g[c] /= (float)n;
+		g[yi] -= 1.0f / (float)n;
+	}
+	float *dcur = dz;
+	int which = 1;
+	for (int i = m->nlayers - 1; i >= 0; i--) {
+		struct layer *l = &m->layers[i];
+		const float *in = i == 0 ? x : m->acts[i];
+		float *din = NULL;
+		/* Gradients w.r.t. the input are only needed below a layer that
+		 * has parameters somewhere under it. */
+		int need = 0;
+		for (int j = 0; j < i; j++)
+			if (m->layers[j].nweight)
+				need = 1;
+		if (i > 0 && need)
+			din = m->dbuf[which];
+		l->ops->backward(l, in, m->acts[i + 1], dcur, din, n);
+		if (!din)
+			break;
+		dcur = din;
+		which ^= 1;
+	}
+	return (float)(loss / n);
+}
+
+int model_evaluate(struct model *m, const float *x, const uint8_t *y, int n, double *loss_sum)
+{
+	int correct = 0, k = m->classes;
+	size_t isz = model_input_size(m);
+	double ls = 0.0;
+	for (int start = 0; start < n; start += m->max_batch) {
+		int b = n - start < m->max_batch ? n - start : m->max_batch;
+		const float *z = forward(m, x + (size_t)start * isz, b);
+		for (int i = 0; i < b; i++) {
+			const float *zi = z + (size_t)i * k;
+			int best = 0;
+			for (int c = 1; c < k; c++)
+				if (zi[c] > zi[best])
+					best = c;
+			int yi = y[start + i] < k ? y[start + i] : 0;
+			if (best == yi)
+				correct++;
+			ls += row_loss(zi, k, yi, NULL);
+		}
+	}
+	if (loss_sum)
+		*loss_sum += ls;
+	return correct;
+}
+
+void model_describe(const struct model *m, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s: %zu params, input %dx%dx%d, %d classes, %d layers", m->name,
+		 m->nparams, m->in_c, m->in_h, m->in_w, m->classes, m->nlayers);
+}
