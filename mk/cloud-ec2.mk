@@ -2,3 +2,11 @@
 libimc_la_SOURCES += src/cloud/ec2.c src/cloud/ec2.h \
 	src/cloud/ec2-http.c src/cloud/ec2-xml.c src/cloud/ec2-types.c \
 	src/cloud/ec2-sg.c src/cloud/ec2-state.c
+
+if HAVE_CMOCKA
+check_PROGRAMS += tests/unit/test-ec2-sigv4
+TESTS += tests/unit/test-ec2-sigv4
+tests_unit_test_ec2_sigv4_SOURCES = tests/unit/test-ec2-sigv4.c
+tests_unit_test_ec2_sigv4_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_ec2_sigv4_LDADD = $(UNIT_LIBS)
+endif
