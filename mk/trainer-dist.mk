@@ -1,2 +1,11 @@
 # src/trainer dist part: parameter server, workers, wire protocol (issue 8).
+# The protocol, cluster, PS and PS-client code do not depend on the model
+# code, so they live in libimc.la (the unit tests and bench/ps_exchange link
+# them); the training loop of the roles is part of imc-train.
+libimc_la_SOURCES += \
+	src/trainer/wire.c src/trainer/wire.h \
+	src/trainer/cluster.c src/trainer/cluster.h \
+	src/trainer/ps.c src/trainer/ps.h \
+	src/trainer/worker.c src/trainer/worker.h
 imc_train_SOURCES += src/trainer/dist.h src/trainer/dist-main.c
+EXTRA_DIST += docs/imc-train-protocol.md

@@ -1,0 +1,72 @@
+/* worker.h: the client side of the PS protocol, used by the chief and the
+ * workers (and by bench/ps_exchange): one blocking TCP connection per
+ * parameter server, established with retries until a deadline (a PS may
+ * start after its workers), and the request/reply exchanges of wire.h.
+ *
+ * Gradients are sent and parameters received straight from and into the
+ * caller's flat buffers (writev/readv on the shard's slice): no copies.
+ * Ownership: a struct worker_client owns its sockets; it borrows the
+ * cluster and the layout, which must outlive it. */
+#ifndef IMC_TRAINER_WORKER_H
+#define IMC_TRAINER_WORKER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "trainer/cluster.h"
+#include "trainer/wire.h"
+#include "util/diag.h"
+
+struct worker_link {
+	int fd;
+	const char *addr; /* borrowed from the cluster */
+	uint64_t off, count;
+};
+
+struct worker_client {
+	struct worker_link *ps;
+	size_t n_ps;
+	uint64_t bytes_in, bytes_out;
+	uint64_t step;          /* PS 0's step after the last reply */
+	uint32_t staleness;     /* largest over the PSes, last PUSH */
+	uint32_t live_workers;  /* as PS 0 last reported */
+	bool initialized;       /* every PS said so in WELCOME */
+};
+
+struct worker_opts {
+	int role;               /* WIRE_ROLE_CHIEF, _WORKER or _PROBE */
+	long task_index;
+	long worker_id;
+	enum wire_mode mode;
+	double connect_timeout; /* seconds to keep retrying a PS */
+	double rpc_timeout;     /* seconds a reply may take (sync rounds wait) */
+};
+
+/* Connects to every PS and exchanges HELLO/WELCOME. Returns 0 or -1 with d
+ * set (IMC_EXIT_UNAVAILABLE when a PS stayed unreachable, IMC_EXIT_DATAERR
+ * when a PS rejected us). */
+int worker_client_open(struct worker_client *wc, const struct cluster *cl,
+		       const struct wire_layout *layout, const struct worker_opts *o,
+		       struct diag *d);
+void worker_client_close(struct worker_client *wc);
+
+/* Every call below returns 0, 1 when a PS answered END (training is over),
+ * or -1 with d set: IMC_EXIT_TEMPFAIL when a PS or the chief was lost
+ * (restart the job with --resume), IMC_EXIT_FAILED when the PS failed the
+ * job because a worker was lost, IMC_EXIT_DATAERR on a protocol error. */
+int worker_client_init(struct worker_client *wc, const float *params, const float *velocity,
+		       uint64_t step, float lr, float momentum, struct diag *d);
+int worker_client_pull(struct worker_client *wc, float *params, struct diag *d);
+/* Pushes grads (the full flat vector; each PS gets its slice) computed on
+ * parameter version 'step', then receives the new parameters into params. */
+int worker_client_push(struct worker_client *wc, const float *grads, float *params,
+		       uint64_t step, uint32_t examples, float loss, struct diag *d);
+/* Parameters and momentum of every shard; *step is PS 0's. */
+int worker_client_state(struct worker_client *wc, float *params, float *velocity,
+			uint64_t *step, struct diag *d);
+/* Counters summed over the PSes (step and seconds: PS 0's; max: the max). */
+int worker_client_stats(struct worker_client *wc, struct wire_stats *st, struct diag *d);
+int worker_client_bye(struct worker_client *wc, struct diag *d);
+int worker_client_shutdown(struct worker_client *wc, struct diag *d);
+
+#endif
