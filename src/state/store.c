@@ -47,6 +47,7 @@ static const char *const migrations[] = {
 	" system TEXT NOT NULL, cloud TEXT NOT NULL, cloud_cred TEXT, state INTEGER NOT NULL,"
 	" cloud_id TEXT, public_ip TEXT, private_ip TEXT, ssh_port INTEGER NOT NULL DEFAULT 0,"
 	" user TEXT, hostkey TEXT, spec TEXT, nic_ips TEXT, data TEXT, note TEXT,"
+	" ctxt INTEGER NOT NULL DEFAULT -1,"
 	" created REAL NOT NULL, PRIMARY KEY (infra_id, num));"
 	"CREATE TABLE net ("
 	" infra_id TEXT NOT NULL REFERENCES infra(id) ON DELETE CASCADE, name TEXT NOT NULL,"
@@ -518,15 +519,15 @@ void state_infra_release(struct state_infra *in)
 /* ---- VMs ---- */
 
 #define VM_COLS "infra_id, num, system, cloud, cloud_cred, state, cloud_id, public_ip, private_ip," \
-	" ssh_port, user, hostkey, spec, nic_ips, data, note, created"
+	" ssh_port, user, hostkey, spec, nic_ips, data, note, created, ctxt"
 
 int state_vm_insert(struct state_store *st, const struct state_vm *vm, struct diag *d)
 {
-	return done(st, prep(st, d, "INSERT INTO vm (" VM_COLS ") VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-		"sisssisssisssssd", vm->infra_id, vm->num, vm->system, vm->cloud, vm->cloud_cred,
+	return done(st, prep(st, d, "INSERT INTO vm (" VM_COLS ") VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+		"sisssisssissssssdi", vm->infra_id, vm->num, vm->system, vm->cloud, vm->cloud_cred,
 		(int)vm->state, vm->cloud_id, vm->public_ip, vm->private_ip, vm->ssh_port, vm->user,
 		vm->hostkey, vm->spec, vm->nic_ips, vm->data, vm->note,
-		vm->created ? vm->created : now()), d);
+		vm->created ? vm->created : now(), vm->ctxt), d);
 }
 
 int state_vm_update(struct state_store *st, const struct state_vm *vm, struct diag *d)
@@ -534,10 +535,10 @@ int state_vm_update(struct state_store *st, const struct state_vm *vm, struct di
 	return done(st, prep(st, d,
 		"UPDATE vm SET system = ?, cloud = ?, cloud_cred = ?, state = ?, cloud_id = ?, public_ip = ?,"
 		" private_ip = ?, ssh_port = ?, user = ?, hostkey = ?, spec = ?, nic_ips = ?, data = ?,"
-		" note = ? WHERE infra_id = ? AND num = ?",
-		"sssisssisssssssi", vm->system, vm->cloud, vm->cloud_cred, (int)vm->state, vm->cloud_id,
+		" note = ?, ctxt = ? WHERE infra_id = ? AND num = ?",
+		"sssisssissssssisi", vm->system, vm->cloud, vm->cloud_cred, (int)vm->state, vm->cloud_id,
 		vm->public_ip, vm->private_ip, vm->ssh_port, vm->user, vm->hostkey, vm->spec,
-		vm->nic_ips, vm->data, vm->note, vm->infra_id, vm->num), d);
+		vm->nic_ips, vm->data, vm->note, vm->ctxt, vm->infra_id, vm->num), d);
 }
 
 int state_vm_set_state(struct state_store *st, const char *id, int num, enum vm_state s, struct diag *d)
@@ -572,6 +573,7 @@ static void vm_from_row(sqlite3_stmt *s, struct state_vm *vm)
 	vm->data = col_str(s, 14);
 	vm->note = col_str(s, 15);
 	vm->created = sqlite3_column_double(s, 16);
+	vm->ctxt = sqlite3_column_int(s, 17);
 }
 
 int state_vm_get(struct state_store *st, const char *id, int num, struct state_vm *out, struct diag *d)

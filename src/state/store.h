@@ -74,6 +74,7 @@ struct state_vm {
 	char *data;           /* backend-private JSON, or NULL */
 	char *note;
 	double created;
+	int ctxt;             /* contextualization outcome: -1 not yet, 0 failed, 1 ok */
 };
 
 struct state_net {
