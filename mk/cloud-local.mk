@@ -1,6 +1,15 @@
 # src/cloud/local*: the local backend (network namespaces running OpenSSH),
 # the ed25519 key generation it and the deployment worker use, and its tests.
-libimc_la_SOURCES += src/cloud/local.c
+libimc_la_SOURCES += \
+	src/cloud/local.c src/cloud/local.h \
+	src/cloud/local-name.c \
+	src/cloud/local-run.c \
+	src/cloud/local-proc.c \
+	src/cloud/local-net.c \
+	src/cloud/local-vmfile.c \
+	src/cloud/local-sshd.c \
+	src/cloud/local-ready.c \
+	src/cloud/local-cgroup.c
 libimc_la_SOURCES += src/util/sshkey.c
 
 if HAVE_CMOCKA

@@ -1,0 +1,386 @@
+/* local-sshd.c: the OpenSSH server of each local VM. Prepares the VM's
+ * files (host key, authorized_keys holding the infrastructure's public key,
+ * sshd_config, and in netns mode /etc/netns/NAME/{hosts,resolv.conf,
+ * hostname}) and starts /usr/sbin/sshd as the VM: in netns mode the child
+ * enters the VM's network namespace, takes a UTS namespace of its own (its
+ * hostname) and a mount namespace where /etc/netns/NAME/* is bound over
+ * /etc/* (as `ip netns exec` does), so every SSH session sees the VM's own
+ * hostname, /etc/hosts and interfaces. Done with setns/unshare/mount in the
+ * forked child, without a shell or an intermediate program. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cloud/local.h"
+#include "util/log.h"
+#include "util/sshkey.h"
+#include "util/strbuf.h"
+#include "util/xalloc.h"
+#include "util/banned.h"
+
+#define SSHD_DEFAULT "/usr/sbin/sshd"
+
+static const char *sshd_path(void)
+{
+	const char *p = getenv("IMC_LOCAL_SSHD");
+	return p && *p == '/' ? p : SSHD_DEFAULT;
+}
+
+/* StrictModes can be on only when no directory from / down to dir is
+ * writable by group or others (sshd checks them all up to the root). */
+static bool strict_ok(const char *dir)
+{
+	char *p = xstrdup(dir);
+	bool ok = true;
+	for (;;) {
+		struct stat st;
+		if (stat(p, &st) < 0 || (st.st_mode & 022) ||
+		    (st.st_uid != 0 && st.st_uid != geteuid())) {
+			ok = false;
+			break;
+		}
+		char *slash = strrchr(p, '/');
+		if (!slash || slash == p) {
+			ok = stat("/", &st) == 0 && !(st.st_mode & 022);
+			break;
+		}
+		*slash = '\0';
+	}
+	free(p);
+	return ok;
+}
+
+static int write_config(struct local_ctx *c, const struct local_vm *vm, struct diag *d)
+{
+	struct strbuf b = STRBUF_INIT;
+	strbuf_addf(&b, "# sshd_config of local VM %d of infrastructure %s (written by imc)\n",
+		    vm->num, c->s->infra_id);
+	if (vm->mode == LOCAL_NETNS) {
+		strbuf_addstr(&b, "ListenAddress 0.0.0.0:22\n");
+	} else {
+		for (size_t k = 0; k < vm->nnics; k++)
+			strbuf_addf(&b, "ListenAddress %s:%d\n", vm->nics[k].ip, vm->port);
+	}
+	strbuf_addf(&b, "HostKey %s/ssh_host_ed25519_key\n", vm->dir);
+	strbuf_addf(&b, "PidFile %s/sshd.pid\n", vm->dir);
+	strbuf_addf(&b, "AuthorizedKeysFile %s/authorized_keys\n", vm->dir);
+	strbuf_addstr(&b, "PermitRootLogin prohibit-password\n"
+			  "PubkeyAuthentication yes\n"
+			  "PasswordAuthentication no\n"
+			  "KbdInteractiveAuthentication no\n"
+			  "UsePAM no\n");
+	strbuf_addf(&b, "StrictModes %s\n", strict_ok(vm->dir) ? "yes" : "no");
+	strbuf_addstr(&b, "Subsystem sftp internal-sftp\n"
+			  "UseDNS no\n"
+			  "PrintMotd no\n"
+			  "PrintLastLog no\n"
+			  "X11Forwarding no\n"
+			  "AcceptEnv LANG LC_*\n"
+			  "MaxStartups 200:30:400\n"
+			  "MaxSessions 200\n"
+			  "LoginGraceTime 60\n"
+			  "LogLevel INFO\n");
+	char *path = xasprintf("%s/sshd_config", vm->dir);
+	int r = local_write_file(path, b.buf, b.len, 0600, d);
+	free(path);
+	strbuf_release(&b);
+	return r;
+}
+
+static int write_etc(struct local_ctx *c, const struct local_vm *vm, struct diag *d)
+{
+	char *dir = xasprintf("/etc/netns/%s", vm->netns);
+	int ret = -1;
+	if (local_mkdirs(dir, 0755, d) < 0)
+		goto out;
+	char *p = xasprintf("%s/hostname", dir);
+	char *t = xasprintf("%s\n", vm->hostname ? vm->hostname : vm->netns);
+	int r = local_write_file(p, t, strlen(t), 0644, d);
+	free(p);
+	free(t);
+	if (r < 0)
+		goto out;
+	/* nothing is routed off the machine: no name server; names come from
+	 * /etc/hosts */
+	p = xasprintf("%s/resolv.conf", dir);
+	struct strbuf b = STRBUF_INIT;
+	strbuf_addstr(&b, "# local VM: no name server (nothing leaves this machine); "
+			  "names are in /etc/hosts\n");
+	if (vm->domain)
+		strbuf_addf(&b, "search %s\n", vm->domain);
+	strbuf_addstr(&b, "options timeout:1 attempts:1\n");
+	r = local_write_file(p, b.buf, b.len, 0644, d);
+	strbuf_release(&b);
+	free(p);
+	if (r < 0)
+		goto out;
+	p = xasprintf("%s/hosts", dir);
+	struct stat st;
+	if (stat(p, &st) < 0) {
+		const char *h = "127.0.0.1\tlocalhost\n";
+		r = local_rewrite_file(p, h, strlen(h), d);
+	}
+	free(p);
+	if (r < 0)
+		goto out;
+	ret = 0;
+out:
+	free(dir);
+	return ret;
+}
+
+int local_sshd_prepare(struct local_ctx *c, const struct local_vm *vm, struct diag *d)
+{
+	if (local_mkdirs(vm->dir, 0700, d) < 0)
+		return -1;
+	char *key = xasprintf("%s/ssh_host_ed25519_key", vm->dir);
+	struct stat st;
+	int r = 0;
+	if (stat(key, &st) < 0) {
+		char *comment = xasprintf("imc-local-vm-%d", vm->num);
+		r = sshkey_generate(key, comment, d);
+		free(comment);
+	}
+	free(key);
+	if (r < 0)
+		return -1;
+	const char *pub = c->s->pubkey;
+	if (!pub || strncmp(pub, "ssh-", 4) || strchr(pub, '\n') != pub + strcspn(pub, "\n")) {
+		diag_error(d, IMC_EXIT_SOFTWARE, NULL,
+			   "the local cloud needs the infrastructure's public key");
+		return -1;
+	}
+	size_t plen = strcspn(pub, "\r\n");
+	if (pub[plen] && pub[plen + strspn(pub + plen, "\r\n")]) {
+		diag_error(d, IMC_EXIT_SOFTWARE, NULL,
+			   "the infrastructure's public key must be one line");
+		return -1;
+	}
+	char *ak = xasprintf("%s/authorized_keys", vm->dir);
+	char *line = xasprintf("%.*s\n", (int)plen, pub);
+	r = local_write_file(ak, line, strlen(line), 0600, d);
+	free(line);
+	free(ak);
+	if (r < 0 || write_config(c, vm, d) < 0)
+		return -1;
+	if (vm->mode == LOCAL_NETNS) {
+		if (write_etc(c, vm, d) < 0)
+			return -1;
+		/* sshd's privilege separation directory (Debian's unit makes it) */
+		if (mkdir("/run/sshd", 0755) < 0 && errno != EEXIST) {
+			diag_error(d, IMC_EXIT_IOERR, NULL, "cannot create /run/sshd: %s",
+				   strerror(errno));
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* What the child must do, prepared before fork (the child of a threaded
+ * process may only make system calls). */
+struct spawn_plan {
+	int netns_fd;
+	int log_fd;
+	int null_fd;
+	int cgroup_fd;
+	const char *hostname;
+	const char *bind_src[3];
+	const char *bind_dst[3];
+	int nbind;
+	char *const *argv;
+};
+
+/* Child exit codes above 100 tell the parent which step failed. */
+static const char *const child_step[] = {
+	"enter the network namespace", "create UTS and mount namespaces",
+	"make mounts private", "set the hostname", "join the cgroup", "execute sshd",
+};
+
+static void spawn_child(const struct spawn_plan *p)
+{
+	if (p->netns_fd >= 0) {
+		if (setns(p->netns_fd, CLONE_NEWNET) < 0)
+			_exit(101);
+		if (unshare(CLONE_NEWNS | CLONE_NEWUTS) < 0)
+			_exit(102);
+		if (mount("", "/", NULL, MS_SLAVE | MS_REC, NULL) < 0)
+			_exit(103);
+		/* /sys showing this namespace's interfaces, as ip netns exec does */
+		if (umount2("/sys", MNT_DETACH) == 0)
+			mount("sysfs", "/sys", "sysfs", 0, NULL);
+		for (int i = 0; i < p->nbind; i++)
+			mount(p->bind_src[i], p->bind_dst[i], NULL, MS_BIND, NULL);
+		if (p->hostname && sethostname(p->hostname, strlen(p->hostname)) < 0)
+			_exit(104);
+	}
+	if (p->cgroup_fd >= 0 && write(p->cgroup_fd, "0\n", 2) < 0)
+		_exit(105);
+	setsid();
+	dup2(p->null_fd, 0);
+	dup2(p->log_fd, 1);
+	dup2(p->log_fd, 2);
+	sigset_t none;
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	execv(p->argv[0], p->argv);
+	_exit(106);
+}
+
+int local_sshd_start(struct local_ctx *c, const struct local_vm *vm, struct diag *d)
+{
+	struct spawn_plan p = { -1, -1, -1, -1, NULL, { 0 }, { 0 }, 0, NULL };
+	char *cfg = xasprintf("%s/sshd_config", vm->dir);
+	char *log = xasprintf("%s/sshd.log", vm->dir);
+	char *pidf = xasprintf("%s/sshd.pid", vm->dir);
+	char *srcs[3] = { 0 }, *bind_dst_own[3] = { 0 }, *cgpath = NULL, *note = NULL;
+	static const char *const etc[] = { "hosts", "resolv.conf", "hostname" };
+	const char *argv[] = { sshd_path(), "-f", cfg, "-E", log, NULL };
+	int ret = -1;
+
+	unlink(pidf);
+	union { const char *const *c; char *const *m; } av = { .c = argv };
+	p.argv = av.m;
+	p.log_fd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+	p.null_fd = open("/dev/null", O_RDWR | O_CLOEXEC);
+	if (p.log_fd < 0 || p.null_fd < 0) {
+		diag_error(d, IMC_EXIT_IOERR, NULL, "cannot open '%s': %s", log, strerror(errno));
+		goto out;
+	}
+	if (vm->mode == LOCAL_NETNS) {
+		char *nsp = xasprintf("/run/netns/%s", vm->netns);
+		p.netns_fd = open(nsp, O_RDONLY | O_CLOEXEC);
+		free(nsp);
+		if (p.netns_fd < 0) {
+			diag_error(d, IMC_EXIT_UNAVAILABLE, NULL, "namespace '%s' is gone: %s",
+				   vm->netns, strerror(errno));
+			goto out;
+		}
+		p.hostname = vm->hostname ? vm->hostname : vm->netns;
+		for (int i = 0; i < 3; i++) {
+			struct stat st;
+			char *dst = xasprintf("/etc/%s", etc[i]);
+			srcs[i] = xasprintf("/etc/netns/%s/%s", vm->netns, etc[i]);
+			if (stat(srcs[i], &st) == 0 && stat(dst, &st) == 0) {
+				p.bind_src[p.nbind] = srcs[i];
+				bind_dst_own[p.nbind] = xstrdup(dst);
+				p.bind_dst[p.nbind] = bind_dst_own[p.nbind];
+				p.nbind++;
+			}
+			free(dst);
+		}
+	}
+	if (local_cgroup_setup(c, vm, &cgpath, &note) == 0 && cgpath) {
+		char *procs = xasprintf("%s/cgroup.procs", cgpath);
+		p.cgroup_fd = open(procs, O_WRONLY | O_CLOEXEC);
+		free(procs);
+	}
+	pid_t pid = fork();
+	if (pid < 0) {
+		diag_error(d, IMC_EXIT_SOFTWARE, NULL, "cannot fork: %s", strerror(errno));
+		goto out;
+	}
+	if (pid == 0)
+		spawn_child(&p);
+	int status = 0;
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+		int code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+		if (code > 100 && code <= 106) {
+			diag_error(d, IMC_EXIT_UNAVAILABLE, NULL, "VM %d: cannot %s", vm->num,
+				   child_step[code - 101]);
+		} else {
+			struct strbuf lb = STRBUF_INIT;
+			strbuf_init(&lb, 1 << 20);
+			strbuf_read_file(&lb, log);
+			/* the last line of the log says why */
+			char *txt = lb.buf ? lb.buf : xstrdup("");
+			size_t len = strlen(txt);
+			while (len && txt[len - 1] == '\n')
+				txt[--len] = '\0';
+			char *last = strrchr(txt, '\n');
+			diag_error(d, IMC_EXIT_UNAVAILABLE, NULL, "VM %d: sshd failed to start: %s",
+				   vm->num, last ? last + 1 : txt);
+			if (!lb.buf)
+				free(txt);
+			strbuf_release(&lb);
+		}
+		goto out;
+	}
+	ret = 0;
+out:
+	if (p.log_fd >= 0)
+		close(p.log_fd);
+	if (p.null_fd >= 0)
+		close(p.null_fd);
+	if (p.netns_fd >= 0)
+		close(p.netns_fd);
+	if (p.cgroup_fd >= 0)
+		close(p.cgroup_fd);
+	for (int i = 0; i < 3; i++)
+		free(srcs[i]);
+	for (int i = 0; i < p.nbind; i++)
+		free(bind_dst_own[i]);
+	free(cgpath);
+	free(note);
+	free(cfg);
+	free(log);
+	free(pidf);
+	return ret;
+}
+
+void local_vm_kill(struct local_ctx *c, const struct local_vm *vm)
+{
+	pid_t *a = NULL, *b = NULL;
+	size_t na = 0, nb = 0;
+	if (vm->netns && vm->mode == LOCAL_NETNS)
+		na = local_netns_pids(vm->netns, &a);
+	char *prefix = xasprintf("%s/", vm->dir);
+	nb = local_sshd_pids(prefix, &b);
+	free(prefix);
+	pid_t *all = xcalloc(na + nb + 1, sizeof(*all));
+	size_t n = 0;
+	for (size_t i = 0; i < na; i++)
+		all[n++] = a[i];
+	for (size_t i = 0; i < nb; i++) {
+		bool dup = false;
+		for (size_t j = 0; j < na; j++)
+			dup = dup || a[j] == b[i];
+		if (!dup)
+			all[n++] = b[i];
+	}
+	if (n)
+		log_info(LOCAL_LOG, "VM %d: ending %zu process(es)", vm->num, n);
+	local_kill_pids(all, n);
+	free(all);
+	free(a);
+	free(b);
+}
+
+bool local_sshd_running(const struct local_vm *vm)
+{
+	char *pidf = xasprintf("%s/sshd.pid", vm->dir);
+	pid_t p = local_read_pidfile(pidf);
+	free(pidf);
+	return local_pid_alive(p);
+}
+
+char *local_host_pubkey(const struct local_vm *vm)
+{
+	char *key = xasprintf("%s/ssh_host_ed25519_key", vm->dir);
+	struct diag d = DIAG_INIT;
+	char *pub = sshkey_read_public(key, &d);
+	diag_release(&d);
+	free(key);
+	return pub;
+}

@@ -1,0 +1,179 @@
+/* local.h: internals shared by the files of the 'local' cloud backend
+ * (local*.c). Not a public interface: the rest of imc sees only the
+ * cloud_local table (cloud.h).
+ *
+ * Two modes:
+ *  - netns (root): each VM is a network namespace "imc-TAG-NUM" with one veth
+ *    per NIC into a per-infrastructure, per-RADL-network bridge, its own UTS
+ *    and mount namespace (hostname, /etc/hosts from /etc/netns/NAME/) and its
+ *    own sshd on port 22;
+ *  - rootless: each VM is an sshd of the invoking user on its own loopback
+ *    address 127.x.y.z and port, sharing the host's network.
+ *
+ * Naming (crash safety, cloud.h): TAG is the first 8 hex digits of the
+ * infrastructure id. Namespaces are "imc-TAG-NUM", bridges "imcTAG-HHH"
+ * (HHH from a hash of the network name, the full infra id and network name in
+ * the bridge's alias), host-side veths "imcTAG" + 3 base-36 digits of the VM
+ * number + 1 of the NIC index. Every link of an infrastructure thus starts
+ * with "imcTAG", every namespace with "imc-TAG-". Files live under
+ * $IMC_HOME/infra/ID/vm/NUM/ and $IMC_HOME/infra/ID/local/. */
+#ifndef IMC_CLOUD_LOCAL_H
+#define IMC_CLOUD_LOCAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "cloud/cloud.h"
+#include "util/diag.h"
+#include "util/strbuf.h"
+
+#define LOCAL_TAG_LEN 8
+#define LOCAL_IFNAMSIZ 16
+#define LOCAL_MAX_NICS 36
+#define LOCAL_MAX_VMNUM 46655 /* 3 base-36 digits */
+#define LOCAL_LOG "local"
+
+enum local_mode { LOCAL_NETNS, LOCAL_ROOTLESS };
+
+/* Per-operation context, derived from the session (cheap to build). */
+struct local_ctx {
+	struct cloud_session *s;
+	enum local_mode mode;
+	char tag[LOCAL_TAG_LEN + 1];
+	char *infra_dir;  /* $IMC_HOME/infra/ID */
+	char *local_dir;  /* $IMC_HOME/infra/ID/local */
+	char *run_dir;    /* machine-wide lock and claims */
+};
+
+/* A network as the backend sees it. */
+struct local_net {
+	char *name;
+	bool public;
+	char bridge[LOCAL_IFNAMSIZ]; /* "" in rootless mode */
+	uint32_t base;               /* subnet address, host order */
+	int prefix;
+};
+
+struct local_nic {
+	int index;
+	char *net;
+	char *ip;
+	int prefix;
+	char *host;   /* dns host part, or NULL */
+	char *domain; /* or NULL */
+	char bridge[LOCAL_IFNAMSIZ];
+	char veth[LOCAL_IFNAMSIZ];
+	bool public;
+};
+
+/* What the backend knows of one VM (kept in vm/NUM/info). */
+struct local_vm {
+	int num;
+	enum local_mode mode;
+	char *netns;
+	char *dir;
+	char *hostname;
+	char *domain;
+	int port;
+	int cpus;
+	long long memory;
+	struct local_nic *nics;
+	size_t nnics;
+};
+
+/* local.c helpers */
+int local_ctx_init(struct local_ctx *c, struct cloud_session *s, struct diag *d);
+void local_ctx_release(struct local_ctx *c);
+
+/* local-name.c */
+int local_tag(const char *infra_id, char tag[LOCAL_TAG_LEN + 1], struct diag *d);
+char *local_netns_name(const char *tag, int num);
+void local_bridge_name(const char *tag, unsigned h, char out[LOCAL_IFNAMSIZ]);
+void local_veth_name(const char *tag, int num, int nic, char out[LOCAL_IFNAMSIZ]);
+/* Prefix shared by every host-side veth of VM num ("imcTAG" + 3 digits). */
+void local_veth_prefix(const char *tag, int num, char out[LOCAL_IFNAMSIZ]);
+char *local_vm_dir(const struct local_ctx *c, int num);
+bool local_valid_word(const char *s, size_t max);
+unsigned local_hash(const char *s);
+int local_mkdirs(const char *path, mode_t mode, struct diag *d);
+int local_rmtree(const char *path);
+int local_write_file(const char *path, const char *data, size_t len, mode_t mode,
+		     struct diag *d);
+/* Rewrites a file in place (same inode: bind mounts of it see the change). */
+int local_rewrite_file(const char *path, const char *data, size_t len, struct diag *d);
+/* Takes an exclusive flock on path (created 0600); returns the fd or -1. */
+int local_lock(const char *path, struct diag *d);
+void local_unlock(int fd);
+char *local_ip_str(uint32_t ip);
+int local_parse_cidr(const char *s, uint32_t *base, int *prefix);
+
+/* local-run.c: run a program with an argv array (never a shell), optional
+ * stdin text; stdout and stderr captured into out (capped) when given. */
+int local_run(const char *const *argv, const char *input, struct strbuf *out,
+	      struct diag *d);
+
+/* local-proc.c: processes */
+/* Pids of the processes whose network namespace is the one bound at
+ * /run/netns/NAME. */
+size_t local_netns_pids(const char *netns, pid_t **pids);
+/* Pids of sshd processes started with a config under dir_prefix, and of all
+ * their descendants. */
+size_t local_sshd_pids(const char *dir_prefix, pid_t **pids);
+/* SIGTERM, a short grace, then SIGKILL, for each pid (by pid). */
+void local_kill_pids(const pid_t *pids, size_t n);
+bool local_pid_alive(pid_t pid);
+pid_t local_read_pidfile(const char *path);
+
+/* local-net.c */
+int local_net_ensure(struct local_ctx *c, const char *name, const bool *public,
+		     const char *cidr, struct local_net *out, struct diag *d);
+int local_net_lookup(struct local_ctx *c, const char *name, struct local_net *out);
+void local_net_release(struct local_net *n);
+/* Creates the namespaces and veths of vms (one ip -batch); sets failed[i]
+ * for each VM that could not be plumbed. */
+int local_net_plumb(struct local_ctx *c, struct local_vm *vms, size_t n, bool *failed,
+		    struct diag *d);
+/* Addresses and links inside one VM's namespace. */
+int local_net_configure_vm(struct local_ctx *c, const struct local_vm *vm, struct diag *d);
+/* Removes the veths and namespace of VM num (idempotent). */
+int local_net_remove_vm(struct local_ctx *c, int num, struct diag *d);
+/* Removes bridges of the infrastructure with no VM attached (all when
+ * all is true). */
+int local_net_gc(struct local_ctx *c, bool all, struct diag *d);
+/* Removes every namespace and link whose name carries the infra's tag. */
+int local_net_cleanup(struct local_ctx *c, struct diag *d);
+int local_net_destroy(struct local_ctx *c, const char *name, struct diag *d);
+
+/* local-vmfile.c: the vm/NUM/info file */
+int local_vm_save(const struct local_vm *vm, struct diag *d);
+int local_vm_load(const char *dir, struct local_vm *vm);
+void local_vm_release(struct local_vm *vm);
+/* Loads every VM of the infrastructure (vm/ * /info). */
+size_t local_vm_load_all(const struct local_ctx *c, struct local_vm **vms);
+/* Writes /etc/hosts of every VM of the infrastructure (or their own
+ * hosts files in rootless mode), each as that VM sees the others. */
+int local_hosts_update(struct local_ctx *c, struct diag *d);
+char *local_hosts_path(const struct local_vm *vm);
+
+/* local-sshd.c */
+int local_sshd_prepare(struct local_ctx *c, const struct local_vm *vm, struct diag *d);
+int local_sshd_start(struct local_ctx *c, const struct local_vm *vm, struct diag *d);
+/* Ends every process of the VM (sshd and what runs under it). */
+void local_vm_kill(struct local_ctx *c, const struct local_vm *vm);
+bool local_sshd_running(const struct local_vm *vm);
+char *local_host_pubkey(const struct local_vm *vm);
+
+/* local-ready.c: waits until the VM's sshd accepts pubkey (OpenSSH line)
+ * for root/the user, with the host key the backend generated. */
+int local_wait_ready(const struct local_vm *vm, const char *user, const char *pubkey,
+		     double timeout, struct diag *d);
+
+/* local-cgroup.c: optional cpu/memory limits (cgroup v2). Returns 0 when
+ * applied or nothing asked; 1 when not available (note set). */
+int local_cgroup_setup(struct local_ctx *c, const struct local_vm *vm, char **path,
+		       char **note);
+void local_cgroup_remove(const char *tag, int num);
+void local_cgroup_cleanup(const char *tag);
+
+#endif
