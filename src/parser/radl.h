@@ -164,6 +164,9 @@ struct radl_doc {
 	struct radl_deploy *deploys;    size_t ndeploys;
 	struct radl_contextualize ctxt;
 	struct radl_aspect *description; /* NULL when none */
+	char *source;      /* the RADL text parsed (newlines normalised to LF), or
+	                    * NULL when built from JSON; radl_check() shows it */
+	size_t source_len;
 };
 
 /* ---- parsing and checking --------------------------------------------- */

@@ -1,0 +1,232 @@
+/* check.c: IM's semantic checks on a parsed RADL document, in IM's order
+ * (networks, ansible hosts, systems with their soft blocks, deploys,
+ * configures, contextualize), but reporting every error rather than the
+ * first: known attributes (features.c), contiguous disk / net_interface
+ * indices, interfaces without a connection, references between sentences,
+ * and recipes that must be YAML (libyaml), reported at RADL lines. */
+#include "config.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <yaml.h>
+
+#include "parser/radl-int.h"
+#include "util/xalloc.h"
+#include "util/banned.h"
+
+struct idxset {
+	long *v;
+	size_t n, cap;
+};
+
+static void idx_add(struct idxset *s, long i)
+{
+	for (size_t k = 0; k < s->n; k++)
+		if (s->v[k] == i)
+			return;
+	if (s->n == s->cap) {
+		s->cap = s->cap ? s->cap * 2 : 8;
+		s->v = xreallocarray(s->v, s->cap, sizeof(*s->v));
+	}
+	s->v[s->n++] = i;
+}
+
+static bool idx_has(const struct idxset *s, long i)
+{
+	for (size_t k = 0; k < s->n; k++)
+		if (s->v[k] == i)
+			return true;
+	return false;
+}
+
+/* The first index in 0..n-1 that is missing, or -1 when they are contiguous. */
+static long idx_gap(const struct idxset *s)
+{
+	for (long i = 0; i < (long)s->n; i++)
+		if (!idx_has(s, i))
+			return i;
+	return -1;
+}
+
+/* A system body (or a soft block inside one, checked like a system). */
+static int check_system_body(const struct radl_doc *doc, const struct radl_aspect *sys,
+			     const struct radl_body *b, const struct src_loc *where,
+			     struct diag *d)
+{
+	struct idxset disks = { 0 }, nets = { 0 }, conns = { 0 };
+	int rc = 0;
+
+	for (size_t i = 0; i < b->nfeat; i++) {
+		const struct radl_feature *f = &b->feat[i];
+		if (radl_check_feature(doc, RADL_SYSTEM, f, d) < 0)
+			rc = -1;
+		long idx;
+		const char *rest;
+		const void *fam = radl_indexed(f->name, &idx, &rest);
+		if (!fam || idx < 0 || !radl_known_suffix(fam, rest))
+			continue;
+		if (radl_is_net_family(fam)) {
+			idx_add(&nets, idx);
+			if (strcmp(rest, "connection") == 0)
+				idx_add(&conns, idx);
+		} else {
+			idx_add(&disks, idx);
+		}
+	}
+	long gap;
+	if ((gap = idx_gap(&disks)) >= 0) {
+		diag_error(d, IMC_EXIT_DATAERR, where,
+			   "system '%s': disk indices must run from 0 without gaps, but disk.%ld is missing",
+			   sys->id, gap);
+		rc = -1;
+	}
+	if ((gap = idx_gap(&nets)) >= 0) {
+		diag_error(d, IMC_EXIT_DATAERR, where,
+			   "system '%s': net_interface indices must run from 0 without gaps, but net_interface.%ld is missing",
+			   sys->id, gap);
+		rc = -1;
+	}
+	for (size_t k = 0; k < nets.n; k++)
+		if (!idx_has(&conns, nets.v[k])) {
+			diag_error(d, IMC_EXIT_DATAERR, where,
+				   "system '%s': net_interface.%ld has no 'net_interface.%ld.connection'",
+				   sys->id, nets.v[k], nets.v[k]);
+			rc = -1;
+			break;
+		}
+	free(disks.v);
+	free(nets.v);
+	free(conns.v);
+	for (size_t i = 0; i < b->nsoft; i++)
+		if (check_system_body(doc, sys, b->soft[i].body, &b->soft[i].loc, d) < 0)
+			rc = -1;
+	return rc;
+}
+
+static int check_ansible(const struct radl_doc *doc, const struct radl_aspect *a, struct diag *d)
+{
+	int rc = 0;
+	for (size_t i = 0; i < a->body.nfeat; i++)
+		if (radl_check_feature(doc, RADL_ANSIBLE, &a->body.feat[i], d) < 0)
+			rc = -1;
+	if (rc < 0)
+		return rc;
+	if (!radl_get_string(&a->body, "host")) {
+		diag_error(d, IMC_EXIT_DATAERR, &a->loc, "ansible host '%s' has no 'host'", a->id);
+		return -1;
+	}
+	if (!radl_get_string(&a->body, "credentials.username")) {
+		diag_error(d, IMC_EXIT_DATAERR, &a->loc,
+			   "ansible host '%s' has no 'credentials.username'", a->id);
+		return -1;
+	}
+	if (!radl_get_string(&a->body, "credentials.password") &&
+	    !radl_get_string(&a->body, "credentials.private_key")) {
+		diag_error(d, IMC_EXIT_DATAERR, &a->loc,
+			   "ansible host '%s' needs 'credentials.password' or 'credentials.private_key'",
+			   a->id);
+		return -1;
+	}
+	return 0;
+}
+
+/* The recipe must load as YAML (IM checks it when PyYAML is there). The
+ * error is reported at the configure, and the exact place as a note at the
+ * RADL line and column where libyaml found the problem. */
+static int check_recipe(const struct radl_doc *doc, const struct radl_configure *c,
+			struct diag *d)
+{
+	yaml_parser_t parser;
+	yaml_event_t event;
+	int rc = 0;
+
+	(void)doc;
+	if (!yaml_parser_initialize(&parser))
+		return 0;
+	yaml_parser_set_input_string(&parser, (const unsigned char *)c->recipe, c->recipe_len);
+	for (;;) {
+		if (!yaml_parser_parse(&parser, &event)) {
+			diag_error(d, IMC_EXIT_DATAERR, &c->loc,
+				   "the recipe of configure '%s' is not valid YAML", c->id);
+			if (c->recipe_line > 0) {
+				struct src_loc at = c->begin_loc;
+				at.line = c->recipe_line + (int)parser.problem_mark.line;
+				at.col = (int)parser.problem_mark.column + 1 +
+					 (parser.problem_mark.line == 0 ? c->begin_loc.col + 5 : 0);
+				if (parser.context)
+					diag_note(d, &at, "%s (%s, line %d)",
+						  parser.problem ? parser.problem : "YAML error",
+						  parser.context,
+						  c->recipe_line + (int)parser.context_mark.line);
+				else
+					diag_note(d, &at, "%s",
+						  parser.problem ? parser.problem : "YAML error");
+			} else {
+				diag_note(d, NULL, "%s", parser.problem ? parser.problem : "YAML error");
+			}
+			rc = -1;
+			break;
+		}
+		bool end = event.type == YAML_STREAM_END_EVENT;
+		yaml_event_delete(&event);
+		if (end)
+			break;
+	}
+	yaml_parser_delete(&parser);
+	return rc;
+}
+
+static bool defined_system(const struct radl_doc *doc, const char *id)
+{
+	return radl_find_system(doc, id) != NULL;
+}
+
+int radl_check(const struct radl_doc *doc, struct diag *d)
+{
+	size_t nerr0 = d->nerrors;
+
+	for (size_t i = 0; i < doc->nnetworks; i++)
+		for (size_t j = 0; j < doc->networks[i].body.nfeat; j++)
+			radl_check_feature(doc, RADL_NETWORK, &doc->networks[i].body.feat[j], d);
+	for (size_t i = 0; i < doc->nansibles; i++)
+		check_ansible(doc, &doc->ansibles[i], d);
+	for (size_t i = 0; i < doc->nsystems; i++)
+		check_system_body(doc, &doc->systems[i], &doc->systems[i].body,
+				  &doc->systems[i].loc, d);
+	for (size_t i = 0; i < doc->ndeploys; i++) {
+		const struct radl_deploy *dp = &doc->deploys[i];
+		if (!defined_system(doc, dp->system))
+			diag_error(d, IMC_EXIT_DATAERR, &dp->loc,
+				   "deploy names system '%s', which is not defined", dp->system);
+		if (dp->count.value < 0)
+			diag_error(d, IMC_EXIT_DATAERR, &dp->loc,
+				   "deploy of '%s': the number of VMs cannot be negative", dp->system);
+	}
+	for (size_t i = 0; i < doc->nconfigures; i++)
+		if (doc->configures[i].recipe)
+			check_recipe(doc, &doc->configures[i], d);
+	if (doc->ctxt.present) {
+		const struct radl_number *mt = &doc->ctxt.max_time;
+		if (!mt->is_int || mt->value < 0 || mt->value != floor(mt->value))
+			diag_error(d, IMC_EXIT_DATAERR, &doc->ctxt.loc,
+				   "the maximum time of 'contextualize' must be a whole number of seconds");
+		for (size_t i = 0; i < doc->ctxt.nitems; i++) {
+			const struct radl_ctxt_item *it = &doc->ctxt.items[i];
+			if (!defined_system(doc, it->system))
+				diag_error(d, IMC_EXIT_DATAERR, &it->loc,
+					   "contextualize item names system '%s', which is not defined",
+					   it->system);
+			else if (!radl_find_configure(doc, it->configure))
+				diag_error(d, IMC_EXIT_DATAERR, &it->loc,
+					   "contextualize item names configure '%s', which is not defined",
+					   it->configure);
+		}
+	}
+	if (d->nerrors == nerr0)
+		return 0;
+	if (doc->source)
+		diag_add_source(d, doc->file, doc->source, doc->source_len);
+	return -1;
+}
