@@ -3,9 +3,9 @@
  * sshd_config, and in netns mode /etc/netns/NAME/{hosts,resolv.conf,
  * hostname}) and starts /usr/sbin/sshd as the VM: in netns mode the child
  * enters the VM's network namespace, takes a UTS namespace of its own (its
- * hostname) and a mount namespace where /etc/netns/NAME/* is bound over
- * /etc/* (as `ip netns exec` does), so every SSH session sees the VM's own
- * hostname, /etc/hosts and interfaces. Done with setns/unshare/mount in the
+ * hostname) and a mount namespace where each file of /etc/netns/NAME is
+ * bound over its /etc namesake (as `ip netns exec` does), so every SSH
+ * session sees the VM's own hostname, /etc/hosts and interfaces. Done with setns/unshare/mount in the
  * forked child, without a shell or an intermediate program. */
 #include "config.h"
 
