@@ -1,16 +1,291 @@
-/* dist-main.c: imc-train --role ... (placeholder until the distributed
- * trainer lands). */
+/* dist-main.c: imc-train --role ps|chief|worker: the command line of the
+ * distributed roles (the --local flags plus the cluster, mode and lifecycle
+ * ones), the cluster lookup, and the exit status that says how the task
+ * ended (docs/imc-train-protocol.md, "Exit status"). */
 #include "config.h"
 
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
+#include "trainer/data.h"
+#include "trainer/dist-internal.h"
 #include "trainer/dist.h"
+#include "trainer/tpool.h"
 #include "util/exitcode.h"
+#include "util/log.h"
 #include "util/banned.h"
+
+#define DEFAULT_DATA_DIR "/usr/share/datasets/fashion-mnist"
+
+static void usage(FILE *fp)
+{
+	fputs("usage: imc-train --role ps|chief|worker [--index I] [--cluster FILE] [options]\n"
+	      "\n"
+	      "The cluster comes from --cluster FILE or TF_CONFIG (TensorFlow's JSON shape);\n"
+	      "the task from --role/--index or TF_CONFIG's \"task\".\n"
+	      "  --sync | --async     gradient averaging per step (default) or applied on arrival\n"
+	      "  --global-batch       --batch is the job's batch, split across the workers\n"
+	      "                       (default: each worker uses --batch, so a sync step sees\n"
+	      "                       batch x workers examples)\n"
+	      "  --on-worker-loss continue|fail   sync: carry on with the survivors (default)\n"
+	      "                       or fail the job when a worker dies\n"
+	      "  --sync-timeout S     sync: a step waits S seconds for laggards (default 300)\n"
+	      "  --connect-timeout S  keep retrying unreachable peers for S seconds (default 120)\n"
+	      "  --rpc-timeout S      a reply may take S seconds (default 900)\n"
+	      "  --io-timeout S       ps: a started message must complete within S s (default 30)\n"
+	      "  --init-timeout S     ps: wait S seconds for the chief's parameters (default 900)\n"
+	      "  --log-seconds S      progress line every S seconds (default 5)\n"
+	      "Training options as with --local: --model --data --dataset --epochs --steps\n"
+	      "--batch --lr --momentum --threads --seed --checkpoint-dir --checkpoint-every\n"
+	      "--resume --metrics --tensorboard --log-every --eval-batch --warmup-steps --json\n"
+	      "Exit status: 0 done, 1 failed (a worker lost under --on-worker-loss fail, or\n"
+	      "diverged), 64 usage, 65 bad cluster or data, 66 missing input, 69 a peer\n"
+	      "unreachable, 70 internal, 74 I/O, 75 the chief or a PS was lost: restart the\n"
+	      "whole job with --resume.\n",
+	      fp);
+}
+
+static int parse_long(const char *opt, const char *s, long lo, long hi, long *out,
+		      struct diag *d)
+{
+	char *end;
+	errno = 0;
+	long v = strtol(s, &end, 10);
+	if (errno || end == s || *end || v < lo || v > hi) {
+		diag_error(d, IMC_EXIT_USAGE, NULL, "%s: expected an integer in [%ld, %ld], got '%s'",
+			   opt, lo, hi, s);
+		return -1;
+	}
+	*out = v;
+	return 0;
+}
+
+static int parse_double(const char *opt, const char *s, double lo, double hi, double *out,
+			struct diag *d)
+{
+	char *end;
+	errno = 0;
+	double v = strtod(s, &end);
+	if (errno || end == s || *end || !(v >= lo && v <= hi)) {
+		diag_error(d, IMC_EXIT_USAGE, NULL, "%s: expected a number in [%g, %g], got '%s'", opt,
+			   lo, hi, s);
+		return -1;
+	}
+	*out = v;
+	return 0;
+}
+
+enum {
+	O_ROLE = 256, O_INDEX, O_CLUSTER, O_SYNC, O_ASYNC, O_GLOBAL, O_LOSS, O_SYNCTO, O_CONNTO,
+	O_RPCTO, O_IOTO, O_INITTO, O_LOGSEC, O_LOCAL, O_MODEL, O_DATA, O_DATASET, O_EPOCHS,
+	O_STEPS, O_BATCH, O_LR, O_MOM, O_THREADS, O_SEED, O_CKDIR, O_CKEVERY, O_RESUME,
+	O_METRICS, O_TB, O_JSON, O_EVALB, O_WARMUP, O_LOGEVERY,
+};
+
+/* Returns 0, 1 (help printed) or -1. */
+static int parse_args(struct dist_opts *o, int argc, char **argv, struct diag *d)
+{
+	static const struct option lo[] = {
+		{ "role", required_argument, NULL, O_ROLE },
+		{ "index", required_argument, NULL, O_INDEX },
+		{ "task-index", required_argument, NULL, O_INDEX },
+		{ "cluster", required_argument, NULL, O_CLUSTER },
+		{ "sync", no_argument, NULL, O_SYNC },
+		{ "async", no_argument, NULL, O_ASYNC },
+		{ "global-batch", no_argument, NULL, O_GLOBAL },
+		{ "on-worker-loss", required_argument, NULL, O_LOSS },
+		{ "sync-timeout", required_argument, NULL, O_SYNCTO },
+		{ "connect-timeout", required_argument, NULL, O_CONNTO },
+		{ "rpc-timeout", required_argument, NULL, O_RPCTO },
+		{ "io-timeout", required_argument, NULL, O_IOTO },
+		{ "init-timeout", required_argument, NULL, O_INITTO },
+		{ "log-seconds", required_argument, NULL, O_LOGSEC },
+		{ "local", no_argument, NULL, O_LOCAL },
+		{ "model", required_argument, NULL, O_MODEL },
+		{ "data", required_argument, NULL, O_DATA },
+		{ "data-dir", required_argument, NULL, O_DATA },
+		{ "dataset", required_argument, NULL, O_DATASET },
+		{ "epochs", required_argument, NULL, O_EPOCHS },
+		{ "steps", required_argument, NULL, O_STEPS },
+		{ "max-steps", required_argument, NULL, O_STEPS },
+		{ "batch", required_argument, NULL, O_BATCH },
+		{ "lr", required_argument, NULL, O_LR },
+		{ "momentum", required_argument, NULL, O_MOM },
+		{ "threads", required_argument, NULL, O_THREADS },
+		{ "seed", required_argument, NULL, O_SEED },
+		{ "checkpoint-dir", required_argument, NULL, O_CKDIR },
+		{ "checkpoint-every", required_argument, NULL, O_CKEVERY },
+		{ "resume", no_argument, NULL, O_RESUME },
+		{ "metrics", required_argument, NULL, O_METRICS },
+		{ "tensorboard", required_argument, NULL, O_TB },
+		{ "json", no_argument, NULL, O_JSON },
+		{ "eval-batch", required_argument, NULL, O_EVALB },
+		{ "warmup-steps", required_argument, NULL, O_WARMUP },
+		{ "log-every", required_argument, NULL, O_LOGEVERY },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+	long v;
+	opterr = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, ":hv", lo, NULL)) != -1) {
+		const char *name = optind > 0 && optind <= argc ? argv[optind - 1] : "option";
+		int r = 0;
+		switch (c) {
+		case O_ROLE:
+			if (strcmp(optarg, "ps") && strcmp(optarg, "chief") && strcmp(optarg, "worker")) {
+				diag_error(d, IMC_EXIT_USAGE, NULL,
+					   "--role: unknown role '%s' (ps, chief or worker)", optarg);
+				return -1;
+			}
+			o->role = optarg;
+			break;
+		case O_INDEX: r = parse_long("--index", optarg, 0, 4095, &o->index, d); break;
+		case O_CLUSTER: o->cluster_file = optarg; break;
+		case O_SYNC: o->mode = WIRE_MODE_SYNC; break;
+		case O_ASYNC: o->mode = WIRE_MODE_ASYNC; break;
+		case O_GLOBAL: o->global_batch = true; break;
+		case O_LOSS:
+			if (strcmp(optarg, "continue") == 0)
+				o->fail_on_worker_loss = false;
+			else if (strcmp(optarg, "fail") == 0)
+				o->fail_on_worker_loss = true;
+			else {
+				diag_error(d, IMC_EXIT_USAGE, NULL,
+					   "--on-worker-loss: expected 'continue' or 'fail', got '%s'",
+					   optarg);
+				return -1;
+			}
+			break;
+		case O_SYNCTO: r = parse_double("--sync-timeout", optarg, 0.1, 1e6, &o->sync_timeout, d); break;
+		case O_CONNTO: r = parse_double("--connect-timeout", optarg, 0.1, 1e6, &o->connect_timeout, d); break;
+		case O_RPCTO: r = parse_double("--rpc-timeout", optarg, 1, 1e6, &o->rpc_timeout, d); break;
+		case O_IOTO: r = parse_double("--io-timeout", optarg, 0.1, 1e6, &o->io_timeout, d); break;
+		case O_INITTO: r = parse_double("--init-timeout", optarg, 0.1, 1e6, &o->init_timeout, d); break;
+		case O_LOGSEC: r = parse_double("--log-seconds", optarg, 0, 1e6, &o->log_seconds, d); break;
+		case O_LOCAL:
+			diag_error(d, IMC_EXIT_USAGE, NULL, "--local and --role exclude each other");
+			return -1;
+		case O_MODEL: o->model = optarg; break;
+		case O_DATA: o->data_dir = optarg; break;
+		case O_DATASET:
+			if (!dataset_kind_valid(optarg)) {
+				diag_error(d, IMC_EXIT_USAGE, NULL,
+					   "--dataset: unknown dataset '%s' (fashion-mnist, mnist or cifar10)",
+					   optarg);
+				return -1;
+			}
+			o->dataset = optarg;
+			break;
+		case O_EPOCHS:
+			r = parse_long("--epochs", optarg, 1, 100000, &o->epochs, d);
+			o->epochs_given = true;
+			break;
+		case O_STEPS: r = parse_long("--steps", optarg, 0, 1000000000L, &o->steps, d); break;
+		case O_BATCH: r = parse_long("--batch", optarg, 1, 65536, &o->batch, d); break;
+		case O_LR: r = parse_double("--lr", optarg, 1e-9, 100, &o->lr, d); break;
+		case O_MOM: r = parse_double("--momentum", optarg, 0.0, 0.999999, &o->momentum, d); break;
+		case O_THREADS: r = parse_long("--threads", optarg, 1, 256, &o->threads, d); break;
+		case O_SEED:
+			r = parse_long("--seed", optarg, 0, 0x7fffffffffffffffL, &v, d);
+			o->seed = (unsigned long long)v;
+			break;
+		case O_CKDIR: o->checkpoint_dir = optarg; break;
+		case O_CKEVERY:
+			r = parse_long("--checkpoint-every", optarg, 0, 1000000000L, &o->checkpoint_every, d);
+			break;
+		case O_RESUME: o->resume = true; break;
+		case O_METRICS: o->metrics = optarg; break;
+		case O_TB: o->tensorboard = optarg; break;
+		case O_JSON: o->json = true; break;
+		case O_EVALB: r = parse_long("--eval-batch", optarg, 1, 65536, &o->eval_batch, d); break;
+		case O_WARMUP: r = parse_long("--warmup-steps", optarg, 0, 1000000000L, &o->warmup, d); break;
+		case O_LOGEVERY: r = parse_long("--log-every", optarg, 1, 1000000000L, &o->log_every, d); break;
+		case 'v': o->verbose++; break;
+		case 'h':
+			usage(stdout);
+			return 1;
+		case ':':
+			diag_error(d, IMC_EXIT_USAGE, NULL, "option '%s' needs a value", name);
+			return -1;
+		default:
+			diag_error(d, IMC_EXIT_USAGE, NULL,
+				   "unknown option '%s' (see imc-train --role ps --help)", name);
+			return -1;
+		}
+		if (r < 0)
+			return -1;
+	}
+	if (optind < argc) {
+		diag_error(d, IMC_EXIT_USAGE, NULL, "unexpected argument '%s'", argv[optind]);
+		return -1;
+	}
+	if (o->resume && !o->checkpoint_dir) {
+		diag_error(d, IMC_EXIT_USAGE, NULL, "--resume needs --checkpoint-dir");
+		return -1;
+	}
+	return 0;
+}
 
 int trainer_dist_main(int argc, char **argv)
 {
-	(void)argc; (void)argv;
-	fputs("imc-train: error: distributed roles not implemented yet\n", stderr);
-	return IMC_EXIT_SOFTWARE;
+	struct dist_opts o = {
+		.index = -1, .mode = WIRE_MODE_SYNC, .sync_timeout = 300, .connect_timeout = 120,
+		.rpc_timeout = 900, .io_timeout = 30, .init_timeout = 900, .log_seconds = 5,
+		.model = "cnn", .data_dir = DEFAULT_DATA_DIR, .dataset = "fashion-mnist",
+		.epochs = 1, .batch = 64, .lr = 0.02, .momentum = 0.9, .threads = 2, .seed = 1,
+		.eval_batch = 64, .warmup = 10, .log_every = 100,
+	};
+	struct diag d = DIAG_INIT;
+	struct cluster cl;
+	int rc = parse_args(&o, argc, argv, &d);
+	if (rc != 0) {
+		int code = rc > 0 ? IMC_EXIT_OK : d.code;
+		diag_print(&d, stderr);
+		diag_release(&d);
+		return code;
+	}
+	/* the roles report progress (steps/s, bytes/s) at info level */
+	if (getenv("IMC_LOG"))
+		log_init(o.verbose);
+	else
+		log_set_level(o.verbose > 0 ? LOG_DEBUG : LOG_INFO);
+	signal(SIGPIPE, SIG_IGN);
+	memset(&cl, 0, sizeof(cl));
+	if (cluster_load(o.cluster_file, &cl, &d) < 0)
+		goto fail;
+	if (!o.role && cl.task_type)
+		o.role = cl.task_type;
+	if (o.index < 0)
+		o.index = cl.task_type && o.role && strcmp(o.role, cl.task_type) == 0 &&
+				  cl.task_index >= 0 ? cl.task_index : 0;
+	if (!o.role) {
+		diag_error(&d, IMC_EXIT_USAGE, NULL, "no role: pass --role or set TF_CONFIG's task");
+		goto fail;
+	}
+	if (cluster_check_task(&cl, o.role, o.index, &d) < 0)
+		goto fail;
+	tpool_set_threads((int)o.threads);
+	if (strcmp(o.role, "ps") == 0)
+		rc = dist_run_ps(&o, &cl, &d);
+	else
+		rc = dist_run_worker(&o, &cl, &d);
+	if (rc < 0)
+		goto fail;
+	tpool_shutdown();
+	cluster_release(&cl);
+	diag_release(&d);
+	return rc; /* 0, or 1 when training diverged */
+fail:
+	diag_print(&d, stderr);
+	rc = diag_has_errors(&d) ? (int)d.code : IMC_EXIT_SOFTWARE;
+	tpool_shutdown();
+	cluster_release(&cl);
+	diag_release(&d);
+	return rc;
 }
