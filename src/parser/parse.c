@@ -559,8 +559,10 @@ static bool parse_contextualize(struct parser *P)
 	struct radl_contextualize *c = &P->doc->ctxt;
 	struct src_loc kw = P->tok.loc;
 	advance(P);
+	if (!c->present)
+		radl_number_set(&c->max_time, 0, true, NULL, 0);
 	if (at(P, TK_NUMBER)) {
-		if (!c->present || P->tok.num > c->max_time.value)
+		if (P->tok.num > c->max_time.value)
 			radl_number_set(&c->max_time, P->tok.num, P->tok.is_int, NULL, 0);
 		advance(P);
 	}
