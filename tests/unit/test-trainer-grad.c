@@ -1,0 +1,415 @@
+/* test-trainer-grad.c: gradient checks of every trainer layer type and of
+ * a whole model (softmax cross-entropy included) against central finite
+ * differences, and agreement of the threaded and single-threaded paths.
+ * Inputs are built away from the kinks of ReLU and max pooling so that
+ * finite differences are meaningful there. */
+#include "config.h"
+
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "trainer/layer.h"
+#include "trainer/model.h"
+#include "trainer/rng.h"
+#include "trainer/tpool.h"
+#include "util/diag.h"
+
+struct gl {
+	struct layer l;
+	float *params, *grads;
+	int n;
+	float *x, *y, *r, *dx;
+};
+
+static float uni(struct rng *r, float lo, float hi)
+{
+	return lo + (hi - lo) * rng_uniform(r);
+}
+
+static void gl_make(struct gl *g, const struct layer_ops *ops, int c, int h, int w,
+		    const struct layer_args *a, int n)
+{
+	struct diag d = DIAG_INIT;
+	memset(g, 0, sizeof(*g));
+	g->l.ops = ops;
+	g->l.in_c = c;
+	g->l.in_h = h;
+	g->l.in_w = w;
+	assert_int_equal(ops->setup(&g->l, a, &d), 0);
+	size_t np = g->l.nweight + g->l.nbias;
+	g->params = calloc(np + 1, sizeof(float));
+	g->grads = calloc(np + 1, sizeof(float));
+	g->l.w = g->params;
+	g->l.b = g->params + g->l.nweight;
+	g->l.dw = g->grads;
+	g->l.db = g->grads + g->l.nweight;
+	g->n = n;
+	g->l.max_batch = n;
+	if (ops->prepare)
+		ops->prepare(&g->l, n);
+	g->x = calloc(layer_in_size(&g->l) * n, sizeof(float));
+	g->dx = calloc(layer_in_size(&g->l) * n, sizeof(float));
+	g->y = calloc(layer_out_size(&g->l) * n, sizeof(float));
+	g->r = calloc(layer_out_size(&g->l) * n, sizeof(float));
+	diag_release(&d);
+}
+
+static void gl_free(struct gl *g)
+{
+	if (g->l.ops->release)
+		g->l.ops->release(&g->l);
+	free(g->params);
+	free(g->grads);
+	free(g->x);
+	free(g->dx);
+	free(g->y);
+	free(g->r);
+}
+
+/* L = sum(out * r), in double. */
+static double gl_loss(struct gl *g)
+{
+	g->l.ops->forward(&g->l, g->x, g->y, g->n);
+	double s = 0;
+	for (size_t i = 0; i < layer_out_size(&g->l) * g->n; i++)
+		s += (double)g->y[i] * g->r[i];
+	return s;
+}
+
+static int close_enough(double ana, double num, double tol)
+{
+	return fabs(ana - num) <= tol * (1.0 + fabs(num));
+}
+
+/* Checks d L / d x and d L / d params. */
+static void gl_check(struct gl *g, float eps, double tol)
+{
+	gl_loss(g);
+	g->l.ops->backward(&g->l, g->x, g->y, g->r, g->dx, g->n);
+	size_t nx = layer_in_size(&g->l) * g->n, np = g->l.nweight + g->l.nbias;
+	int bad = 0;
+	for (size_t i = 0; i < nx; i++) {
+		float keep = g->x[i];
+		g->x[i] = keep + eps;
+		double lp = gl_loss(g);
+		g->x[i] = keep - eps;
+		double lm = gl_loss(g);
+		g->x[i] = keep;
+		double num = (lp - lm) / (2.0 * eps);
+		if (!close_enough(g->dx[i], num, tol)) {
+			if (bad++ < 5)
+				print_error("%s: dx[%zu] analytic %g numeric %g\n", g->l.ops->kind, i,
+					    (double)g->dx[i], num);
+		}
+	}
+	for (size_t i = 0; i < np; i++) {
+		float keep = g->params[i];
+		g->params[i] = keep + eps;
+		double lp = gl_loss(g);
+		g->params[i] = keep - eps;
+		double lm = gl_loss(g);
+		g->params[i] = keep;
+		double num = (lp - lm) / (2.0 * eps);
+		if (!close_enough(g->grads[i], num, tol)) {
+			if (bad++ < 5)
+				print_error("%s: dparam[%zu] analytic %g numeric %g\n", g->l.ops->kind,
+					    i, (double)g->grads[i], num);
+		}
+	}
+	assert_int_equal(bad, 0);
+}
+
+static void fill(struct gl *g, struct rng *r)
+{
+	for (size_t i = 0; i < layer_in_size(&g->l) * g->n; i++)
+		g->x[i] = uni(r, -1, 1);
+	for (size_t i = 0; i < g->l.nweight + g->l.nbias; i++)
+		g->params[i] = uni(r, -0.5f, 0.5f);
+	for (size_t i = 0; i < layer_out_size(&g->l) * g->n; i++)
+		g->r[i] = uni(r, -1, 1);
+}
+
+static void test_conv_grad(void **state)
+{
+	(void)state;
+	struct rng r;
+	rng_seed(&r, 1);
+	const struct layer_args shapes[] = {
+		{ .out = 4, .k = 3, .pad = 1 },
+		{ .out = 3, .k = 5, .pad = 2 },
+		{ .out = 2, .k = 3, .stride = 2 },
+		{ .out = 5, .k = 2, .stride = 2, .pad = 1 },
+	};
+	for (int threads = 1; threads <= 2; threads++) {
+		tpool_set_threads(threads);
+		for (size_t s = 0; s < sizeof(shapes) / sizeof(shapes[0]); s++) {
+			struct gl g;
+			gl_make(&g, &layer_conv_ops, 3, 7, 6, &shapes[s], 3);
+			fill(&g, &r);
+			gl_check(&g, 1e-2f, 2e-3);
+			gl_free(&g);
+		}
+	}
+	tpool_set_threads(1);
+}
+
+static void test_dense_grad(void **state)
+{
+	(void)state;
+	struct rng r;
+	rng_seed(&r, 2);
+	for (int threads = 1; threads <= 2; threads++) {
+		tpool_set_threads(threads);
+		struct layer_args a = { .out = 7 };
+		struct gl g;
+		gl_make(&g, &layer_dense_ops, 2, 3, 4, &a, 5);
+		fill(&g, &r);
+		gl_check(&g, 1e-2f, 2e-3);
+		gl_free(&g);
+		/* Large enough for the threaded split to kick in. */
+		a.out = 300;
+		gl_make(&g, &layer_dense_ops, 1, 1, 700, &a, 2);
+		fill(&g, &r);
+		g.l.ops->forward(&g.l, g.x, g.y, g.n);
+		for (int j = 0; j < 300; j += 37) {
+			double s = g.params[g.l.nweight + j];
+			for (int k = 0; k < 700; k++)
+				s += (double)g.params[(size_t)j * 700 + k] * g.x[700 + k];
+			assert_true(fabs(s - g.y[300 + j]) < 1e-3);
+		}
+		gl_free(&g);
+	}
+	tpool_set_threads(1);
+}
+
+static void test_relu_grad(void **state)
+{
+	(void)state;
+	struct rng r;
+	rng_seed(&r, 3);
+	struct layer_args a = { 0 };
+	struct gl g;
+	gl_make(&g, &layer_relu_ops, 2, 4, 5, &a, 3);
+	fill(&g, &r);
+	for (size_t i = 0; i < layer_in_size(&g.l) * g.n; i++)
+		g.x[i] = (g.x[i] < 0 ? -0.1f : 0.1f) + g.x[i]; /* away from 0 */
+	gl_check(&g, 1e-2f, 1e-3);
+	gl_free(&g);
+}
+
+static void test_maxpool_grad(void **state)
+{
+	(void)state;
+	struct rng r;
+	rng_seed(&r, 4);
+	struct layer_args a = { .k = 2 };
+	for (int s = 0; s < 2; s++) {
+		struct gl g;
+		if (s == 1)
+			a.stride = 1;
+		gl_make(&g, &layer_maxpool_ops, 3, 6, 5, &a, 2);
+		fill(&g, &r);
+		/* Distinct values 0.05 apart: a 1e-2 nudge never changes an argmax. */
+		size_t nx = layer_in_size(&g.l) * g.n;
+		for (size_t i = 0; i < nx; i++)
+			g.x[i] = (float)i * 0.05f;
+		for (size_t i = nx - 1; i > 0; i--) {
+			size_t j = (size_t)rng_below(&r, i + 1);
+			float t = g.x[i];
+			g.x[i] = g.x[j];
+			g.x[j] = t;
+		}
+		assert_int_equal(g.l.out_h, s ? 5 : 3);
+		gl_check(&g, 1e-2f, 1e-3);
+		gl_free(&g);
+	}
+}
+
+static void test_flatten_grad(void **state)
+{
+	(void)state;
+	struct rng r;
+	rng_seed(&r, 5);
+	struct layer_args a = { 0 };
+	struct gl g;
+	gl_make(&g, &layer_flatten_ops, 2, 3, 3, &a, 2);
+	assert_int_equal(g.l.out_c, 18);
+	fill(&g, &r);
+	gl_check(&g, 1e-2f, 1e-4);
+	gl_free(&g);
+}
+
+static char *write_spec(const char *text)
+{
+	char *path = strdup("/tmp/imc-test-spec.XXXXXX");
+	int fd = mkstemp(path);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+	close(fd);
+	return path;
+}
+
+/* The whole model: model_forward_backward's gradient of the mean
+ * cross-entropy against finite differences of model_evaluate's loss. */
+static void test_model_grad(void **state)
+{
+	(void)state;
+	struct diag d = DIAG_INIT;
+	char *spec = write_spec("input 2 6 6\nconv 3 3 pad 1\nrelu\nmaxpool 2\n"
+				"flatten\ndense 8\nrelu\ndense 4\n");
+	struct model *m = model_new(spec, 4, &d);
+	assert_non_null(m);
+	assert_int_equal(model_num_classes(m), 4);
+	assert_int_equal(model_num_tensors(m), 6);
+	assert_string_equal(model_tensor(m, 0)->name, "conv1.weight");
+	assert_string_equal(model_tensor(m, 5)->name, "fc2.bias");
+	model_init_params(m, 7);
+	struct rng r;
+	rng_seed(&r, 9);
+	int n = 4;
+	float x[4 * 72];
+	uint8_t y[4] = { 0, 3, 1, 2 };
+	for (int i = 0; i < n * 72; i++)
+		x[i] = uni(&r, 0, 1);
+	float loss = model_forward_backward(m, x, y, n);
+	double ls = 0;
+	model_evaluate(m, x, y, n, &ls);
+	assert_true(fabs(ls / n - loss) < 1e-5);
+	size_t np = model_num_params(m);
+	float *g = malloc(np * sizeof(float));
+	memcpy(g, model_grads(m), np * sizeof(float));
+	float *p = model_params(m);
+	int bad = 0, kinks = 0;
+	double l0 = 0;
+	model_evaluate(m, x, y, n, &l0);
+	for (size_t i = 0; i < np; i++) {
+		float keep = p[i], eps = 1e-3f;
+		double lp = 0, lm = 0;
+		p[i] = keep + eps;
+		model_evaluate(m, x, y, n, &lp);
+		p[i] = keep - eps;
+		model_evaluate(m, x, y, n, &lm);
+		p[i] = keep;
+		double fwd = (lp - l0) / eps / n, bwd = (l0 - lm) / eps / n;
+		double num = (lp - lm) / (2.0 * eps) / n;
+		if (getenv("GRAD_DEBUG"))
+			print_error("p[%zu] %g %g\n", i, (double)g[i], num);
+		/* One-sided slopes that disagree: a ReLU kink lies within eps, where
+		 * finite differences say nothing. */
+		if (fabs(fwd - bwd) > 1e-3 + 1e-2 * fabs(num)) {
+			kinks++;
+			continue;
+		}
+		if (fabs(num - g[i]) > 1e-3 * (1 + fabs(num)) + 1e-4) {
+			if (bad++ < 5)
+				print_error("model: dparam[%zu] analytic %g numeric %g\n", i,
+					    (double)g[i], num);
+		}
+	}
+	assert_int_equal(bad, 0);
+	assert_true(kinks <= (int)(np / 20));
+	/* Two threads give the same gradient up to summation order. */
+	tpool_set_threads(2);
+	float loss2 = model_forward_backward(m, x, y, n);
+	assert_true(fabs(loss2 - loss) < 1e-6);
+	for (size_t i = 0; i < np; i++)
+		assert_true(fabs(model_grads(m)[i] - g[i]) < 1e-5);
+	tpool_set_threads(1);
+	free(g);
+	model_free(m);
+	unlink(spec);
+	free(spec);
+	diag_release(&d);
+}
+
+static void test_builtin_models(void **state)
+{
+	(void)state;
+	struct diag d = DIAG_INIT;
+	struct model *m = model_new("cnn", 2, &d);
+	assert_non_null(m);
+	assert_int_equal(model_num_params(m), 857738);
+	assert_int_equal(model_num_tensors(m), 8);
+	const struct model_tensor *t = model_tensor(m, 2);
+	assert_string_equal(t->name, "conv2.weight");
+	assert_int_equal(t->ndim, 4);
+	assert_int_equal(t->shape[0], 64);
+	assert_int_equal(t->shape[1], 32);
+	assert_int_equal(t->offset, 832);
+	assert_int_equal(model_input_size(m), 784);
+	model_init_params(m, 1);
+	/* U(-1/sqrt(fan_in), 1/sqrt(fan_in)) per layer */
+	const struct model_tensor *fc1 = model_tensor(m, 4);
+	float mx = 0;
+	for (size_t i = 0; i < fc1->count; i++)
+		if (fabsf(model_params(m)[fc1->offset + i]) > mx)
+			mx = fabsf(model_params(m)[fc1->offset + i]);
+	assert_true(mx <= 1.0f / sqrtf(3136.0f) && mx > 0.99f / sqrtf(3136.0f));
+	model_free(m);
+	m = model_new("mlp", 2, &d);
+	assert_non_null(m);
+	assert_int_equal(model_num_params(m), 203530);
+	model_free(m);
+	assert_false(diag_has_errors(&d));
+	diag_release(&d);
+}
+
+static void test_spec_errors(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *text, *msg;
+	} cases[] = {
+		{ "conv 3 3\n", "'input C H W' must come first" },
+		{ "input 1 8 8\nconvolution 3 3\n", "unknown layer type 'convolution'" },
+		{ "input 1 8 8\nconv 3\n", "takes 2 numbers" },
+		{ "input 1 8 8\nconv 3 3 pad x\n", "expected an integer" },
+		{ "input 1 8 8\nconv 3 3 dilation 2\n", "unknown option 'dilation'" },
+		{ "input 1 8 8\n", "no layers" },
+		{ "input 1 8 8\nconv 3 9\n", "does not fit" },
+		{ "input 1 8 8\ndense 1\n", "classes must be 2..256" },
+		{ "input 1 8 8\nmaxpool 2\nmaxpool 2\nmaxpool 2\nmaxpool 2\n", "does not fit" },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct diag d = DIAG_INIT;
+		char *spec = write_spec(cases[i].text);
+		struct model *m = model_new(spec, 2, &d);
+		assert_null(m);
+		if (!strstr(diag_first_message(&d), cases[i].msg))
+			fail_msg("spec %zu: got '%s', want '%s'", i, diag_first_message(&d),
+				 cases[i].msg);
+		unlink(spec);
+		free(spec);
+		diag_release(&d);
+	}
+	struct diag d = DIAG_INIT;
+	assert_null(model_new("/nonexistent/spec", 2, &d));
+	assert_int_equal(d.code, IMC_EXIT_NOINPUT);
+	diag_release(&d);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_conv_grad),
+		cmocka_unit_test(test_dense_grad),
+		cmocka_unit_test(test_relu_grad),
+		cmocka_unit_test(test_maxpool_grad),
+		cmocka_unit_test(test_flatten_grad),
+		cmocka_unit_test(test_model_grad),
+		cmocka_unit_test(test_builtin_models),
+		cmocka_unit_test(test_spec_errors),
+	};
+	int rc = cmocka_run_group_tests(tests, NULL, NULL);
+	tpool_shutdown();
+	return rc;
+}
