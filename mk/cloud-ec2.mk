@@ -10,3 +10,17 @@ tests_unit_test_ec2_sigv4_SOURCES = tests/unit/test-ec2-sigv4.c
 tests_unit_test_ec2_sigv4_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_ec2_sigv4_LDADD = $(UNIT_LIBS)
 endif
+
+# tests/helper/ec2-driver: the backend through the cloud_ec2 table, for t7*.
+check_PROGRAMS += tests/helper/ec2-driver
+tests_helper_ec2_driver_SOURCES = tests/helper/ec2-driver.c
+tests_helper_ec2_driver_LDADD = libimc.la $(IMC_LIBS)
+EXTRA_DIST += tests/ec2/ec2-endpoint.py
+
+if HAVE_CMOCKA
+check_PROGRAMS += tests/unit/test-ec2
+TESTS += tests/unit/test-ec2
+tests_unit_test_ec2_SOURCES = tests/unit/test-ec2.c
+tests_unit_test_ec2_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_ec2_LDADD = $(UNIT_LIBS)
+endif

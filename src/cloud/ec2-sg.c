@@ -130,9 +130,11 @@ int ec2_outports_parse(const char *net, const char *outports, bool public,
 		if (!bad && *s)
 			bad = -1;
 		if (!bad) {
-			/* local protocol defaults to tcp, remote to the local one */
-			const char *lp = lproto[0] ? lproto : "tcp";
-			const char *rp = rproto[0] ? rproto : lp;
+			/* The first protocol defaults to tcp and the second to the
+			 * first; if they differ the entry is invalid (so 8080-80/udp
+			 * is refused while 8080/udp-80 is fine: radl-grammar.md 5.6). */
+			const char *rp = rproto[0] ? rproto : "tcp";
+			const char *lp = lproto[0] ? lproto : rp;
 			if (strcmp(lp, rp) != 0) {
 				bad = -1;
 			} else if (strcmp(rp, "icmp") == 0) {
