@@ -19,3 +19,12 @@ tests_unit_test_sshkey_SOURCES = tests/unit/test-sshkey.c
 tests_unit_test_sshkey_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_sshkey_LDADD = $(UNIT_LIBS)
 endif
+
+# test driver of the backend (tests/cli/t3*.sh, bench/local_up)
+check_PROGRAMS += tests/helper/local-drive
+tests_helper_local_drive_SOURCES = tests/helper/local-drive.c
+tests_helper_local_drive_LDADD = libimc.la $(IMC_LIBS)
+
+LOCAL_CLI_TESTS = tests/cli/t3001-local-cloud.sh
+TESTS += $(LOCAL_CLI_TESTS)
+EXTRA_DIST += $(LOCAL_CLI_TESTS)

@@ -14,6 +14,7 @@
 #include <netinet/in.h>
 #include <pthread.h>
 #include <pwd.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -316,12 +317,25 @@ struct pool {
 	int (*fn)(struct job *j);
 };
 
+/* Crash injection for tests (STYLE.md, "break things on purpose"):
+ * IMC_LOCAL_FAULT=plumb|sshd kills this process with SIGKILL right after
+ * the namespaces are plumbed, or after the first sshd started. */
+static void fault_point(const char *where)
+{
+	const char *f = getenv("IMC_LOCAL_FAULT");
+	if (f && !strcmp(f, where)) {
+		log_warn(LOCAL_LOG, "IMC_LOCAL_FAULT=%s: killing this process", where);
+		raise(SIGKILL);
+	}
+}
+
 static int job_boot(struct job *j)
 {
 	if (j->lv->mode == LOCAL_NETNS && local_net_configure_vm(j->c, j->lv, &j->d) < 0)
 		return -1;
 	if (local_sshd_start(j->c, j->lv, &j->d) < 0)
 		return -1;
+	fault_point("sshd");
 	return local_wait_ready(j->lv, j->user, j->c->s->pubkey, j->timeout, &j->d);
 }
 
@@ -451,6 +465,7 @@ static int local_vm_create(struct cloud_session *s, struct cloud_vm *vms, size_t
 	}
 	local_unlock(lk);
 	lk = -1;
+	fault_point("plumb");
 
 	for (size_t i = 0; i < n; i++) {
 		jobs[i].c = &c;
@@ -555,6 +570,7 @@ static int local_vm_stop(struct cloud_session *s, struct cloud_vm *vm, struct di
 	int ret = -1;
 	if (load_vm(&c, vm->num, &lv, d) == 0) {
 		local_vm_kill(&c, &lv);
+		fill_vm(&c, &lv, vm);
 		vm->state = VM_STOPPED;
 		log_info(LOCAL_LOG, "VM %d stopped", vm->num);
 		local_vm_release(&lv);

@@ -1,0 +1,125 @@
+#!/bin/sh
+# t3001: the local cloud in netns mode, driven directly through the
+# cloud_local table (tests/helper/local-drive): a 3-VM infrastructure on two
+# networks; names resolve from VM 1 to the addresses on shared networks;
+# VMs see each other only through the networks they share; a command runs
+# on each over real SSH with the pinned host key; stop/start; destroy leaves
+# nothing behind (namespaces, veths, bridges, processes, /etc/netns, keys).
+. "$top_srcdir/tests/cli/lib.sh"
+
+DRIVE="$top_builddir/tests/helper/local-drive"
+[ "$(id -u)" -eq 0 ] || skip_all "needs root for network namespaces"
+[ -x /usr/sbin/sshd ] || skip_all "needs /usr/sbin/sshd (openssh-server)"
+command -v ip >/dev/null || skip_all "needs iproute2"
+command -v ssh >/dev/null || skip_all "needs the OpenSSH client"
+[ -x "$DRIVE" ] || skip_all "tests/helper/local-drive not built"
+
+ID=$(cat /proc/sys/kernel/random/uuid)
+TAG=$(printf %s "$ID" | tr -d - | cut -c1-8)
+INFRA="$IMC_HOME/infra/$ID"
+KEY="$INFRA/id_ed25519"
+export IMC_LOCAL_MODE=netns
+unset IMC_LOCAL_FAULT
+
+cleanup() {
+	"$DRIVE" cleanup "$IMC_HOME" "$ID" >/dev/null 2>&1
+	rm -rf "$TMPD"
+}
+trap cleanup EXIT INT TERM
+
+# everything of this infrastructure the machine still has, one per line
+leftovers() {
+	ip netns list 2>/dev/null | grep "imc-$TAG-" | sed 's/^/netns /'
+	ip -o link show 2>/dev/null | grep -o "imc$TAG[^:@ ]*" | sed 's/^/link /'
+	ls /etc/netns 2>/dev/null | grep "imc-$TAG-" | sed 's/^/etc-netns /'
+	for p in /proc/[0-9]*; do
+		tr '\0' ' ' <"$p/cmdline" 2>/dev/null | grep -q "$INFRA/vm/" && echo "process ${p#/proc/}"
+	done
+	[ -d "$INFRA/vm" ] && find "$INFRA/vm" -type f | sed 's/^/file /'
+	[ -d "$INFRA/local" ] && echo "dir $INFRA/local"
+	true
+}
+
+leftovers >"$TMPD/before"
+if [ -s "$TMPD/before" ]; then not_ok "nothing of $TAG exists before"; else ok "nothing of $TAG exists before"; fi
+
+expect_exit 0 "keygen makes the infrastructure key" -- "$DRIVE" keygen "$IMC_HOME" "$ID"
+expect_exit 0 "create 3 VMs on networks pub (public) and priv" -- \
+	"$DRIVE" create "$IMC_HOME" "$ID" --net pub:public --net priv \
+	1:front:pub,priv 2:back:priv 3:web:pub
+cp "$TMPD/out" "$TMPD/create"
+sed 's/^/#   /' "$TMPD/create"
+expect_grep '^created 3/3 ' "$TMPD/create" "all 3 VMs are running"
+expect_grep "^vm 1 running imc-$TAG-1 " "$TMPD/create" "VM 1 is namespace imc-$TAG-1"
+
+# vm NUM STATE CLOUD_ID PUBLIC PRIVATE PORT NIC0 [NIC1]
+FRONT_PUB=$(awk '$1=="vm" && $2==1 {print $8}' "$TMPD/create")
+FRONT_PRIV=$(awk '$1=="vm" && $2==1 {print $9}' "$TMPD/create")
+BACK=$(awk '$1=="vm" && $2==2 {print $8}' "$TMPD/create")
+WEB=$(awk '$1=="vm" && $2==3 {print $8}' "$TMPD/create")
+expect_grep "^vm 1 running imc-$TAG-1 $FRONT_PUB $FRONT_PRIV " "$TMPD/create" "VM 1 public = pub address, private = priv address"
+expect_grep "^vm 2 running imc-$TAG-2 - $BACK " "$TMPD/create" "VM 2 has only a private address"
+
+# pin the host keys the backend generated
+: >"$TMPD/known"
+for n in 1 2 3; do
+	for ip in $(awk -v n=$n '$1=="vm" && $2==n {for (i=8;i<=NF;i++) print $i}' "$TMPD/create"); do
+		printf '%s %s\n' "$ip" "$(cut -d' ' -f1,2 "$INFRA/vm/$n/ssh_host_ed25519_key.pub")" >>"$TMPD/known"
+	done
+done
+vssh() {
+	ssh -n -i "$KEY" -o BatchMode=yes -o StrictHostKeyChecking=yes \
+		-o UserKnownHostsFile="$TMPD/known" -o ConnectTimeout=5 -o LogLevel=ERROR "root@$@"
+}
+
+n=0
+for pair in "$FRONT_PUB front" "$BACK back" "$WEB web"; do
+	set -- $pair
+	n=$((n + 1))
+	expect_exit 0 "ssh to VM $n ($1) runs a command" -- vssh "$1" 'hostname; id -u'
+	expect_grep "^$2\$" "$TMPD/out" "VM $n has its own hostname '$2'"
+	expect_grep '^0$' "$TMPD/out" "VM $n logs in as root"
+done
+
+expect_exit 0 "getent hosts on VM 1" -- vssh "$FRONT_PUB" 'getent hosts front back web'
+expect_grep "^$FRONT_PUB +front.localdomain front" "$TMPD/out" "VM 1 resolves itself on its first network"
+expect_grep "^$BACK +back.localdomain back" "$TMPD/out" "VM 1 resolves back to its priv address"
+expect_grep "^$WEB +web.localdomain web" "$TMPD/out" "VM 1 resolves web to its pub address"
+expect_exit 0 "getent hosts on VM 2" -- vssh "$BACK" 'getent hosts front; getent hosts web || echo no-web'
+expect_grep "^$FRONT_PRIV +front" "$TMPD/out" "VM 2 resolves front to its address on the shared priv network"
+expect_grep "^no-web" "$TMPD/out" "VM 2 has no name for web (no shared network)"
+
+reach() { echo "timeout 3 bash -c '</dev/tcp/$1/22' 2>/dev/null && echo reach-$1 || echo noreach-$1"; }
+expect_exit 0 "VM 2 probes the others" -- vssh "$BACK" "$(reach "$FRONT_PRIV"); $(reach "$WEB"); $(reach "$FRONT_PUB")"
+expect_grep "^reach-$FRONT_PRIV" "$TMPD/out" "VM 2 reaches front through priv"
+expect_grep "^noreach-$WEB" "$TMPD/out" "VM 2 cannot reach web (different network)"
+expect_grep "^noreach-$FRONT_PUB" "$TMPD/out" "VM 2 cannot reach front's pub address"
+expect_exit 0 "VM 3 probes the others" -- vssh "$WEB" "ip route add 10.0.0.0/8 via \$(ip -4 -o addr show eth0 | awk '{print \$4}' | cut -d/ -f1 | awk -F. '{print \$1\".\"\$2\".\"\$3\".1\"}'); $(reach "$BACK"); $(reach "$FRONT_PUB")"
+expect_grep "^noreach-$BACK" "$TMPD/out" "VM 3 cannot reach back even routing through the host"
+expect_grep "^reach-$FRONT_PUB" "$TMPD/out" "VM 3 reaches front through pub"
+
+expect_exit 0 "stop VM 2" -- "$DRIVE" stop "$IMC_HOME" "$ID" 2
+expect_grep '^vm 2 stopped' "$TMPD/out" "VM 2 is stopped"
+if [ -z "$(ip netns pids "imc-$TAG-2")" ]; then ok "no process left in VM 2"; else not_ok "no process left in VM 2"; fi
+expect_exit 0 "update sees VM 2 stopped" -- "$DRIVE" update "$IMC_HOME" "$ID" 2
+expect_grep "^vm 2 stopped imc-$TAG-2 - $BACK" "$TMPD/out" "VM 2 keeps its namespace and address"
+expect_exit 0 "start VM 2" -- "$DRIVE" start "$IMC_HOME" "$ID" 2
+expect_grep '^vm 2 running' "$TMPD/out" "VM 2 runs again"
+expect_exit 0 "ssh to VM 2 after start" -- vssh "$BACK" hostname
+expect_exit 0 "reboot VM 1" -- "$DRIVE" reboot "$IMC_HOME" "$ID" 1
+expect_exit 0 "ssh to VM 1 after reboot" -- vssh "$FRONT_PUB" hostname
+
+expect_exit 0 "destroy VM 3" -- "$DRIVE" destroy "$IMC_HOME" "$ID" 3
+expect_grep '^vm 3 off' "$TMPD/out" "VM 3 is off"
+leftovers >"$TMPD/mid"
+expect_no_grep "imc-$TAG-3|/vm/3/" "$TMPD/mid" "nothing of VM 3 is left"
+expect_exit 0 "getent on VM 1 after VM 3 went" -- vssh "$FRONT_PUB" 'getent hosts web || echo no-web'
+expect_grep '^no-web' "$TMPD/out" "VM 3's name is gone from VM 1's /etc/hosts"
+expect_exit 0 "destroying VM 3 again succeeds" -- "$DRIVE" destroy "$IMC_HOME" "$ID" 3
+
+expect_exit 0 "destroy VMs 1 and 2" -- "$DRIVE" destroy "$IMC_HOME" "$ID" 1 2
+expect_exit 0 "cleanup_infra" -- "$DRIVE" cleanup "$IMC_HOME" "$ID"
+leftovers >"$TMPD/after"
+if [ -s "$TMPD/after" ]; then not_ok "nothing left after destroy"; sed 's/^/#   /' "$TMPD/after"; else ok "nothing left after destroy"; fi
+expect_exit 0 "cleanup_infra again is a no-op" -- "$DRIVE" cleanup "$IMC_HOME" "$ID"
+done_testing
