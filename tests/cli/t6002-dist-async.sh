@@ -1,0 +1,36 @@
+#!/bin/sh
+# t6002: a real asynchronous job on loopback: 1 PS, the chief and 1 worker
+# train the mlp asynchronously (gradients applied on arrival) on
+# Fashion-MNIST; the loss falls, test accuracy >= 80%, staleness is reported, every
+# task exits 0 and the PS shuts down because the chief told it to.
+. "$top_srcdir/tests/cli/lib.sh"
+. "$top_srcdir/tests/cli/t6-dist-lib.sh"
+
+make_cluster "$TMPD/cluster.json" 1 1
+common="--cluster $TMPD/cluster.json --model mlp --steps 1000 --async --threads 1 --log-every 50"
+start ps --role ps $common
+start chief --role chief $common --json --metrics "$TMPD/metrics.jsonl"
+start worker --role worker --index 0 $common
+wait_exit chief 120
+wait_exit worker 30
+wait_exit ps 30
+expect_rc chief 0 "chief exits 0"
+expect_rc worker 0 "worker exits 0"
+expect_rc ps 0 "ps exits 0"
+expect_grep 'shutdown requested by the chief' "$TMPD/ps.log" "the chief shuts the PS down"
+expect_grep 'steps/s, in .* MB/s, out .* MB/s' "$TMPD/ps.log" "the PS logs steps/s and bytes/s"
+expect_grep 'steps/s, .* ex/s, out .* MB/s' "$TMPD/worker.log" "the worker logs steps/s and bytes/s"
+py_check "test accuracy >= 0.80" 'j["test_accuracy"] >= 0.80' "$TMPD/chief.out"
+py_check "summary: async, 2 workers, 1000 updates, staleness reported" \
+	'j["mode"] == "async" and j["workers"] == 2 and j["global_step"] >= 1000 and "staleness_mean" in j and "staleness_max" in j' "$TMPD/chief.out"
+py_check "summary has the reference keys" \
+	'all(k in j for k in ("model","params","batch","threads","lr","momentum","seed","steps","epochs","train_examples_per_sec","train_examples_per_sec_median_step","infer_examples_per_sec","infer_examples_per_cpu_sec","eval_batch","test_accuracy","test_loss","epoch_test_accuracy","train_loss_last_epoch","diverged","wall_seconds","data_load_seconds","peak_rss_mib"))' "$TMPD/chief.out"
+if "$PY" - "$TMPD/metrics.jsonl" <<'PYEOF'
+import json, sys
+steps = [json.loads(l) for l in open(sys.argv[1]) if '"step"' in l and '"event":"step"' in l]
+assert len(steps) >= 4, steps
+assert all("global_step" in s and "examples_per_sec" in s for s in steps)
+assert steps[-1]["loss"] < 0.7 * steps[0]["loss"], (steps[0]["loss"], steps[-1]["loss"])
+PYEOF
+then ok "the loss falls (metrics: first vs last window)"; else not_ok "the loss falls"; fi
+done_testing
