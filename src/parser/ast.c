@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "parser/radl-int.h"
+#include "util/log.h"
 #include "util/xalloc.h"
 #include "util/banned.h"
 
@@ -460,4 +461,42 @@ const char *radl_cmp_str(enum radl_cmp cmp)
 {
 	static const char *const s[] = { "=", "<", ">", "<=", ">=" };
 	return (unsigned)cmp < 5 ? s[cmp] : "?";
+}
+
+/* ---- secrets ----------------------------------------------------------- */
+
+bool radl_secret_name(const char *name)
+{
+	static const char *const suffixes[] = { "password", "private_key", "token", "secret",
+						 "secret_key", NULL };
+	size_t n = strlen(name);
+	for (size_t i = 0; suffixes[i]; i++) {
+		size_t k = strlen(suffixes[i]);
+		if (n >= k && strcmp(name + n - k, suffixes[i]) == 0)
+			return true;
+	}
+	return false;
+}
+
+static void register_body(const struct radl_body *b)
+{
+	for (size_t i = 0; i < b->nfeat; i++) {
+		const struct radl_feature *f = &b->feat[i];
+		if (f->kind == RADL_V_STRING && radl_secret_name(f->name))
+			secret_register(f->str);
+		if (f->contains)
+			register_body(f->contains);
+	}
+	for (size_t i = 0; i < b->nsoft; i++)
+		register_body(b->soft[i].body);
+}
+
+void radl_register_secrets(const struct radl_doc *doc)
+{
+	for (size_t i = 0; i < doc->nsystems; i++)
+		register_body(&doc->systems[i].body);
+	for (size_t i = 0; i < doc->nansibles; i++)
+		register_body(&doc->ansibles[i].body);
+	for (size_t i = 0; i < doc->nnetworks; i++)
+		register_body(&doc->networks[i].body);
 }

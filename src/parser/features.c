@@ -402,6 +402,12 @@ int radl_check_feature(const struct radl_doc *doc, enum radl_class cls,
 	return rc;
 }
 
+const char *radl_required_unit(const char *name)
+{
+	const struct attr *a = find_attr(system_attrs, name);
+	return a && a->unit == U_PERF ? perf_units[0] : NULL;
+}
+
 /* [CIDR-]PORT[:PORT][/PROTO][-PORT[:PORT][/PROTO]], IM's pattern; the
  * remote protocol defaults to the local one, which defaults to tcp, and the
  * two must agree. */

@@ -258,6 +258,7 @@ static void read_feature(struct reader *R, struct radl_body *b, const char *key,
 			const json_t *items = json_object_get(s, "items");
 			struct radl_soft *soft = radl_body_add_soft(b);
 			soft->body = xcalloc(1, sizeof(*soft->body));
+			soft->loc = R->loc;
 			if (!json_is_object(s) || !w || !json_number(w, &soft->weight) ||
 			    (items && !json_is_object(items))) {
 				rerr(R, "'softs' entries must be objects with a numeric 'weight' and an 'items' object");
@@ -279,8 +280,13 @@ static void read_feature(struct reader *R, struct radl_body *b, const char *key,
 	} else {
 		f->name = xstrdup(key);
 	}
+	f->loc = R->loc;
 	if (json_number(v, &f->num)) {
 		f->kind = RADL_V_NUMBER;
+		/* JSON numbers carry no unit; give back the one a check needs */
+		const char *unit = radl_required_unit(f->name);
+		if (unit)
+			radl_number_set(&f->num, f->num.written, f->num.is_int, unit, strlen(unit));
 	} else if (json_is_string(v)) {
 		f->kind = RADL_V_STRING;
 		f->str = xstrdup(json_string_value(v));
@@ -299,6 +305,7 @@ static void read_feature(struct reader *R, struct radl_body *b, const char *key,
 				f = radl_body_add(b);
 				f->name = xstrdup(key);
 				f->cmp = RADL_EQ;
+				f->loc = R->loc;
 			}
 			first = false;
 			f->kind = RADL_V_CONTAINS;
@@ -521,6 +528,7 @@ struct radl_doc *radl_doc_from_json(const char *file, const json_t *j, struct di
 		radl_doc_free(R.doc);
 		return NULL;
 	}
+	radl_register_secrets(R.doc);
 	return R.doc;
 }
 

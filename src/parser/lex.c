@@ -137,6 +137,7 @@ static void lex_recipe(struct radl_lexer *lx, struct radl_token *tok, const char
 	lx->errors++;
 	diag_error(lx->d, IMC_EXIT_DATAERR, &tok->loc,
 		   "recipe is never closed: '@end' must start a line");
+	lx->fatal = true;
 	lx->p = lx->end;
 	tok->t = TK_EOF;
 	tok->loc = here(lx, lx->end);
@@ -174,6 +175,7 @@ static void lex_string(struct radl_lexer *lx, struct radl_token *tok, const char
 		diag_error(lx->d, IMC_EXIT_DATAERR, &tok->loc,
 			   "unterminated string: the quote opened on line %d is never closed",
 			   open_line);
+		lx->fatal = true;
 		lx->p = lx->end;
 		tok->t = TK_EOF;
 		return;

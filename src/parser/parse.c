@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "parser/radl-int.h"
+#include "util/log.h"
 #include "util/xalloc.h"
 #include "util/banned.h"
 
@@ -83,8 +84,8 @@ static void expected(struct parser *P, const char *what)
 {
 	char found[96];
 	P->errors++;
-	if (P->errors > MAX_ERRORS)
-		return;
+	if (P->errors > MAX_ERRORS || (P->tok.t == TK_EOF && P->lx.fatal))
+		return; /* the lexer already said why the input ended */
 	describe(&P->tok, found, sizeof(found));
 	diag_error(P->d, IMC_EXIT_DATAERR, &P->tok.loc, "expected %s, found %s", what, found);
 	if (P->prev.t == TK_STRING && P->prev.end_line > P->prev.loc.line)
@@ -109,7 +110,8 @@ static void error_at(struct parser *P, const struct src_loc *loc, const char *fm
 /* When a block is left unclosed, say where it opened (Lua's check_match). */
 static void note_open(struct parser *P, const struct src_loc *open, const char *what)
 {
-	if (P->errors <= MAX_ERRORS && open->line != P->tok.loc.line)
+	if (P->errors <= MAX_ERRORS && open->line != P->tok.loc.line &&
+	    !(P->tok.t == TK_EOF && P->lx.fatal))
 		diag_note(P->d, open, "%s opened here", what);
 }
 
@@ -270,6 +272,9 @@ static bool parse_feature(struct parser *P, struct radl_body *b)
 	case TK_STRING:
 		f->kind = RADL_V_STRING;
 		f->str = radl_string_value(P->tok.val, P->tok.vlen);
+		/* at once, so that no later diagnostic can show it */
+		if (radl_secret_name(f->name))
+			secret_register(f->str);
 		advance(P);
 		return true;
 	case TK_RANDOM:

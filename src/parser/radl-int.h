@@ -48,6 +48,7 @@ struct radl_lexer {
 	struct diag *d;
 	bool at_bol;
 	int errors;
+	bool fatal; /* an unterminated string or recipe ended the input early */
 };
 
 void radl_lex_init(struct radl_lexer *lx, const char *file, const char *text, size_t len,
@@ -120,6 +121,9 @@ struct radl_deploy *radl_doc_add_deploy(struct radl_doc *doc);
 void radl_number_set(struct radl_number *n, double written, bool is_int, const char *unit,
 		     size_t unit_len);
 
+/* Whether a feature of that name holds a credential (ast.c). */
+bool radl_secret_name(const char *name);
+
 /* ---- known attributes (features.c) ------------------------------------ */
 
 /* Checks one feature of a body of the given class against the table of
@@ -135,6 +139,9 @@ const void *radl_indexed(const char *name, long *index, const char **rest);
 /* Whether REST is a suffix the family validates. */
 bool radl_known_suffix(const void *family, const char *rest);
 bool radl_is_net_family(const void *family);
+/* The unit a known attribute cannot do without ("ECU" for cpu.performance),
+ * for numbers read from RADL-JSON, where units are already applied. */
+const char *radl_required_unit(const char *name);
 /* IM's outports syntax; 'lenient' ignores spaces after commas (imc). */
 bool radl_outports_valid(const char *s, bool lenient);
 

@@ -194,6 +194,12 @@ struct radl_doc *radl_load_file(const char *path, struct diag *d);
  * Errors carry the JSON line:col. */
 struct radl_doc *radl_parse_json(const char *file, const char *text, size_t len, struct diag *d);
 
+/* Registers every credential of the document (features whose name ends in
+ * password, private_key, token, secret) with secret_register(), so that no
+ * log line or diagnostic shows them. radl_parse() registers them as it
+ * reads them, and the JSON readers call this on every document they return. */
+void radl_register_secrets(const struct radl_doc *doc);
+
 /* Frees a document; NULL is fine. */
 void radl_doc_free(struct radl_doc *doc);
 
