@@ -76,6 +76,12 @@ static void split_name(const char *fqdn, char **host, char **domain)
 	}
 }
 
+static void note_add(struct plan_schedule *s, char *msg)
+{
+	s->notes = xreallocarray(s->notes, s->nnotes + 1, sizeof(*s->notes));
+	s->notes[s->nnotes++] = msg;
+}
+
 static const struct radl_aspect *find_system(const struct radl_doc *doc, const struct radl_doc *base,
 					     const char *id)
 {
@@ -124,6 +130,11 @@ static int resolve_cloud(struct plan_vm *vm, const struct radl_deploy *dp, const
 		}
 		if (cloud_driver_find(want)) {
 			vm->cloud = xstrdup(cloud_driver_find(want)->name);
+			return 0;
+		}
+		if (o->lenient && !o->cloud_override) {
+			vm->cloud = xstrdup("unknown");
+			vm->cloud_cred = xstrdup(want);
 			return 0;
 		}
 		if (o->cloud_override)
@@ -283,7 +294,10 @@ struct plan *plan_build(const struct radl_doc *doc, const struct plan_opts *o, s
 	for (size_t k = 0; k < doc->ndeploys; k++) {
 		const struct radl_deploy *dp = &doc->deploys[k];
 		const struct radl_aspect *sys = find_system(doc, o->base, dp->system);
-		if (!sys || sys->reference) {
+		if (sys && sys->reference && o->lenient) {
+			note_add(&p->sched, xasprintf("system '%s' is only referenced here: planned without features",
+						      dp->system));
+		} else if (!sys || sys->reference) {
 			diag_error(d, IMC_EXIT_DATAERR, &dp->loc, "deploy names system '%s', which is not defined",
 				   dp->system);
 			bad = true;
@@ -342,7 +356,19 @@ struct plan *plan_build(const struct radl_doc *doc, const struct plan_opts *o, s
 	bool *ctxt = xcalloc(p->nvms + 1, sizeof(*ctxt));
 	for (size_t i = 0; i < p->nvms; i++)
 		systems[i] = p->vms[i].system;
+	/* the schedule replaces sched: keep the notes gathered so far */
+	char **early = p->sched.notes;
+	size_t nearly = p->sched.nnotes;
+	p->sched.notes = NULL;
+	p->sched.nnotes = 0;
 	int rc = plan_schedule_build(doc, systems, p->nvms, &p->sched, ctxt, d);
+	for (size_t i = 0; i < nearly; i++)
+		note_add(&p->sched, early[i]);
+	free(early);
+	for (size_t i = 0; i < p->nvms; i++)
+		if (strcmp(p->vms[i].cloud, "unknown") == 0 && (i == 0 || strcmp(p->vms[i - 1].cloud_cred ? p->vms[i - 1].cloud_cred : "", p->vms[i].cloud_cred) != 0))
+			note_add(&p->sched, xasprintf("VM %d: deploy names cloud '%s', which no auth line has as its id",
+						      p->vms[i].num, p->vms[i].cloud_cred));
 	for (size_t i = 0; i < p->nvms; i++)
 		p->vms[i].ctxt = ctxt[i];
 	free(systems);

@@ -81,7 +81,8 @@ struct plan_schedule {
 	size_t nsteps;
 	int max_time;         /* contextualize MAX seconds, 0 = none */
 	bool disabled;        /* `contextualize ()` or nothing to run */
-	char **notes;         /* why items were left out (no VMs, cloud_init, ...) */
+	char **notes;         /* why items were left out (no VMs, cloud_init, ...) and
+	                       * what a lenient plan let through */
 	size_t nnotes;
 };
 
@@ -101,6 +102,10 @@ struct plan_opts {
 	/* For addresource: systems, networks and configures that the document
 	 * references without a body are looked up here. May be NULL. */
 	const struct radl_doc *base;
+	/* For `imc plan`: a deploy naming a cloud id no auth line has, or a
+	 * system known only by a reference, is planned anyway (cloud
+	 * "unknown", no features) with a note instead of an error. */
+	bool lenient;
 };
 
 /* Expands the deploys of doc into VMs and schedules them. Returns NULL with

@@ -1,0 +1,679 @@
+/* infra.c: helpers shared by the infrastructure commands (see infra.h).
+ * They exist so that every command finds infrastructures, reads the auth
+ * file, talks to clouds and notices a dead worker in exactly one way. */
+#include "config.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <stdint.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cmd/infra.h"
+#include "plan/plan.h"
+#include "util/log.h"
+#include "util/sshkey.h"
+#include "util/strbuf.h"
+#include "util/xalloc.h"
+#include "util/banned.h"
+
+int infra_args(struct imc_ctx *ctx, int argc, char **argv, const struct infra_opt *opts,
+	       char **pos, int minpos, int maxpos, int *npos)
+{
+	const char *name = argv[0];
+	*npos = 0;
+	bool only_pos = false;
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		if (!only_pos && strcmp(a, "--") == 0) {
+			only_pos = true;
+			continue;
+		}
+		if (!only_pos && a[0] == '-' && a[1]) {
+			if (strcmp(a, "--json") == 0) {
+				ctx->json = true;
+				continue;
+			}
+			const struct infra_opt *o = NULL;
+			const char *inline_val = NULL;
+			for (size_t k = 0; opts && opts[k].lng; k++) {
+				size_t ln = strlen(opts[k].lng);
+				if (a[1] == '-' && strncmp(a + 2, opts[k].lng, ln) == 0 &&
+				    (a[2 + ln] == '\0' || a[2 + ln] == '=')) {
+					o = &opts[k];
+					if (a[2 + ln] == '=')
+						inline_val = a + 3 + ln;
+					break;
+				}
+				if (a[1] != '-' && opts[k].shrt && a[1] == opts[k].shrt) {
+					o = &opts[k];
+					if (a[2])
+						inline_val = a + 2;
+					break;
+				}
+			}
+			if (!o)
+				return cmd_usage_error(name, "unknown option '%s'", a);
+			if (o->flag) {
+				if (inline_val)
+					return cmd_usage_error(name, "option '%s' takes no value", a);
+				*o->flag = true;
+				continue;
+			}
+			const char *v = inline_val;
+			if (!v) {
+				if (i + 1 >= argc)
+					return cmd_usage_error(name, "option '%s' needs a value", a);
+				v = argv[++i];
+			}
+			if (o->list) {
+				*o->list = xreallocarray(*o->list, *o->nlist + 1, sizeof(**o->list));
+				(*o->list)[(*o->nlist)++] = v;
+			} else
+				*o->val = v;
+			continue;
+		}
+		if (*npos >= maxpos)
+			return cmd_usage_error(name, "too many arguments");
+		pos[(*npos)++] = argv[i];
+	}
+	if (*npos < minpos)
+		return cmd_usage_error(name, "missing argument");
+	return 0;
+}
+
+struct state_store *infra_store(struct imc_ctx *ctx, struct diag *d)
+{
+	char *home = state_default_home(ctx->home);
+	struct state_store *st = state_open(home, d);
+	free(home);
+	return st;
+}
+
+int infra_lookup(struct state_store *st, const char *arg, struct state_infra *out, struct diag *d)
+{
+	char *id = NULL;
+	memset(out, 0, sizeof(*out));
+	int rc = state_infra_resolve(st, arg, &id, d);
+	if (rc < 0)
+		return -1;
+	if (rc == 0)
+		rc = state_infra_get(st, id, out, d);
+	free(id);
+	if (rc < 0)
+		return -1;
+	if (rc > 0 || out->deleted) {
+		diag_error(d, IMC_EXIT_NOINPUT, NULL, "infrastructure '%s' does not exist%s", arg,
+			   out->deleted ? " (it was destroyed)" : "");
+		state_infra_release(out);
+		return -1;
+	}
+	return 0;
+}
+
+int infra_vm_arg(const char *arg, int *num, struct diag *d)
+{
+	char *end;
+	errno = 0;
+	long v = strtol(arg, &end, 10);
+	if (errno || end == arg || *end || v < 0 || v > 1000000) {
+		diag_error(d, IMC_EXIT_USAGE, NULL, "'%s' is not a VM number", arg);
+		return -1;
+	}
+	*num = (int)v;
+	return 0;
+}
+
+int infra_auth(struct imc_ctx *ctx, const char *home, const char *stored, struct auth_file **af,
+	       char **used, struct diag *d)
+{
+	*af = NULL;
+	if (used)
+		*used = NULL;
+	char *path = NULL;
+	if (ctx->auth_file)
+		path = xstrdup(ctx->auth_file);
+	else if (stored)
+		path = xstrdup(stored);
+	else {
+		char *def = xasprintf("%s/auth.dat", home);
+		if (access(def, F_OK) == 0)
+			path = def;
+		else
+			free(def);
+	}
+	if (!path)
+		return 0;
+	*af = auth_file_load(path, d);
+	if (!*af) {
+		free(path);
+		return -1;
+	}
+	if (used) {
+		char *abs = realpath(path, NULL);
+		*used = abs ? abs : xstrdup(path);
+	}
+	free(path);
+	return 0;
+}
+
+int infra_recover(struct state_store *st, struct state_infra *in, struct diag *d)
+{
+	if (in->phase != PHASE_NEW && in->phase != PHASE_CREATING && in->phase != PHASE_CONFIGURING)
+		return 0;
+	if (state_worker_alive(in->worker_pid, in->worker_start))
+		return 0;
+	int fd;
+	int rc = state_lock_infra(st, in->id, false, &fd, d);
+	if (rc != 0)
+		return rc < 0 ? -1 : 0; /* held: someone is working on it */
+	/* Re-read under the lock: the worker may have finished meanwhile. */
+	struct state_infra fresh;
+	if (state_infra_get(st, in->id, &fresh, d) != 0) {
+		state_unlock_infra(fd);
+		return -1;
+	}
+	if (fresh.phase == PHASE_NEW || fresh.phase == PHASE_CREATING || fresh.phase == PHASE_CONFIGURING) {
+		struct state_vm *vms = NULL;
+		size_t n = 0;
+		if (state_begin(st, d) < 0 || state_vm_list(st, in->id, &vms, &n, d) < 0)
+			goto fail;
+		char *msg = xasprintf("deployment worker (PID %d) ended before finishing the %s phase",
+				      (int)fresh.worker_pid, infra_phase_name(fresh.phase));
+		if (state_log_add(st, in->id, -1, msg, d) < 0) {
+			free(msg);
+			goto fail;
+		}
+		free(msg);
+		for (size_t i = 0; i < n; i++) {
+			struct state_vm *vm = &vms[i];
+			const char *why = NULL;
+			if (vm->state == VM_PENDING) {
+				vm->state = VM_FAILED;
+				why = "creation not confirmed: the deployment worker died (destroy removes any leftover)";
+			} else if (vm->state == VM_RUNNING && vm->ctxt < 0) {
+				vm->state = VM_UNCONFIGURED;
+				vm->ctxt = 0;
+				why = "contextualization interrupted: the deployment worker died (use reconfigure)";
+			}
+			if (why && (state_vm_update(st, vm, d) < 0 || state_log_add(st, in->id, vm->num, why, d) < 0))
+				goto fail;
+		}
+		struct state_step *steps = NULL;
+		size_t ns = 0;
+		if (state_step_list(st, in->id, &steps, &ns, d) < 0)
+			goto fail;
+		for (size_t i = 0; i < ns; i++)
+			if (steps[i].status == STEP_RUNNING || steps[i].status == STEP_PENDING) {
+				steps[i].status = steps[i].status == STEP_RUNNING ? STEP_FAILED : STEP_SKIPPED;
+				if (!steps[i].error)
+					steps[i].error = xstrdup("interrupted");
+				if (state_step_set(st, in->id, &steps[i], d) < 0) {
+					state_step_list_free(steps, ns);
+					goto fail;
+				}
+			}
+		state_step_list_free(steps, ns);
+		if (state_infra_set_phase(st, in->id, PHASE_INTERRUPTED, d) < 0 ||
+		    state_infra_set_worker(st, in->id, 0, 0, d) < 0 || state_commit(st, d) < 0)
+			goto fail;
+		state_vm_list_free(vms, n);
+		state_infra_release(in);
+		rc = state_infra_get(st, fresh.id, in, d);
+		state_infra_release(&fresh);
+		state_unlock_infra(fd);
+		return rc == 0 ? 0 : -1;
+	fail:
+		state_rollback(st);
+		state_vm_list_free(vms, n);
+		state_infra_release(&fresh);
+		state_unlock_infra(fd);
+		return -1;
+	}
+	state_infra_release(in);
+	*in = fresh;
+	state_unlock_infra(fd);
+	return 0;
+}
+
+enum vm_state infra_state(const struct state_infra *in, const struct state_vm *vms, size_t n)
+{
+	if (in->phase == PHASE_DESTROYING)
+		return VM_DELETING;
+	enum vm_state *s = xcalloc(n + 1, sizeof(*s));
+	for (size_t i = 0; i < n; i++)
+		s[i] = vms[i].state;
+	/* no VMs: pending while the worker has not started them, else failed
+	 * (IM: an infrastructure with nothing deployed reports failed) */
+	enum vm_state empty = in->phase == PHASE_NEW || in->phase == PHASE_CREATING ? VM_PENDING : VM_FAILED;
+	enum vm_state r = vm_state_aggregate(s, (int)n, empty);
+	free(s);
+	return r;
+}
+
+int infra_cloud_open(struct state_store *st, const struct state_infra *in, const char *cloud,
+		     const char *cred_id, const struct auth_file *af, struct cloud_session *s,
+		     struct diag *d)
+{
+	memset(s, 0, sizeof(*s));
+	s->drv = cloud_driver_find(cloud);
+	if (!s->drv) {
+		diag_error(d, IMC_EXIT_UNAVAILABLE, NULL, "cloud '%s' is not supported by this imc", cloud);
+		return -1;
+	}
+	s->infra_id = in->id;
+	s->home = state_home(st);
+	if (cred_id)
+		s->cred = auth_find(af, cred_id, NULL);
+	if (!s->cred)
+		s->cred = auth_find(af, NULL, cloud);
+	if (!s->cred && strcmp(cloud, "local") != 0 && strcmp(cloud, "dummy") != 0) {
+		diag_error(d, IMC_EXIT_NOPERM, NULL, "no credentials for cloud '%s'%s%s%s in the auth file", cloud,
+			   cred_id ? " (auth id '" : "", cred_id ? cred_id : "", cred_id ? "')" : "");
+		return -1;
+	}
+	char *kp = infra_key_path(state_home(st), in->id);
+	struct diag ignore = DIAG_INIT;
+	char *pub = access(kp, F_OK) == 0 ? sshkey_read_public(kp, &ignore) : NULL;
+	diag_release(&ignore);
+	free(kp);
+	s->pubkey = pub;
+	if (s->drv->open && s->drv->open(s, d) < 0) {
+		free(pub);
+		s->pubkey = NULL;
+		return -1;
+	}
+	return 0;
+}
+
+void infra_cloud_close(struct cloud_session *s)
+{
+	if (!s || !s->drv)
+		return;
+	if (s->drv->close)
+		s->drv->close(s);
+	free((void *)(uintptr_t)s->pubkey);
+	s->pubkey = NULL;
+	s->drv = NULL;
+}
+
+static const char *jstr(const json_t *o, const char *k)
+{
+	return json_string_value(json_object_get(o, k));
+}
+
+void infra_cloud_vm(const struct state_vm *vm, json_t **spec, struct cloud_vm *cv)
+{
+	memset(cv, 0, sizeof(*cv));
+	*spec = vm->spec ? json_loads(vm->spec, 0, NULL) : NULL;
+	if (!*spec)
+		*spec = json_object();
+	json_t *sp = *spec;
+	cv->infra_id = vm->infra_id;
+	cv->num = vm->num;
+	cv->system = vm->system;
+	cv->hostname = jstr(sp, "hostname");
+	cv->domain = jstr(sp, "domain");
+	cv->image = jstr(sp, "image");
+	cv->instance_type = jstr(sp, "instance_type");
+	cv->cpus = (int)json_integer_value(json_object_get(sp, "cpus"));
+	cv->memory_bytes = (long long)json_integer_value(json_object_get(sp, "memory"));
+	cv->gpus = (int)json_integer_value(json_object_get(sp, "gpus"));
+	cv->user = vm->user ? vm->user : jstr(sp, "user");
+	json_t *nics = json_object_get(sp, "nics"), *disks = json_object_get(sp, "disks");
+	cv->nnics = json_array_size(nics);
+	cv->nics = xcalloc(cv->nnics + 1, sizeof(*cv->nics));
+	for (size_t i = 0; i < cv->nnics; i++) {
+		json_t *n = json_array_get(nics, i);
+		cv->nics[i].index = (int)json_integer_value(json_object_get(n, "index"));
+		cv->nics[i].net = jstr(n, "net");
+		cv->nics[i].hostname = jstr(n, "hostname");
+		cv->nics[i].domain = jstr(n, "domain");
+	}
+	cv->ndisks = json_array_size(disks);
+	cv->disks = xcalloc(cv->ndisks + 1, sizeof(*cv->disks));
+	for (size_t i = 0; i < cv->ndisks; i++) {
+		json_t *k = json_array_get(disks, i);
+		cv->disks[i].index = (int)json_integer_value(json_object_get(k, "index"));
+		cv->disks[i].size_bytes = (long long)json_integer_value(json_object_get(k, "size"));
+		cv->disks[i].device = jstr(k, "device");
+		cv->disks[i].mount_path = jstr(k, "mount_path");
+	}
+	cv->state = vm->state;
+	cv->cloud_id = vm->cloud_id ? xstrdup(vm->cloud_id) : NULL;
+	cv->public_ip = vm->public_ip ? xstrdup(vm->public_ip) : NULL;
+	cv->private_ip = vm->private_ip ? xstrdup(vm->private_ip) : NULL;
+	cv->ssh_port = vm->ssh_port;
+	cv->data = vm->data ? xstrdup(vm->data) : NULL;
+	json_t *ips = vm->nic_ips ? json_loads(vm->nic_ips, 0, NULL) : NULL;
+	for (size_t i = 0; i < cv->nnics && ips; i++) {
+		const char *ip = json_string_value(json_array_get(ips, (size_t)cv->nics[i].index));
+		if (ip && *ip)
+			cv->nics[i].ip = xstrdup(ip);
+	}
+	json_decref(ips);
+}
+
+void infra_cloud_vm_release(struct cloud_vm *cv)
+{
+	cloud_vm_release(cv);
+	free(cv->nics);
+	free(cv->disks);
+	cv->nics = NULL;
+	cv->disks = NULL;
+}
+
+static void replace(char **dst, const char *src)
+{
+	if (!src)
+		return;
+	free(*dst);
+	*dst = xstrdup(src);
+}
+
+void infra_vm_take(struct state_vm *vm, const struct cloud_vm *cv)
+{
+	vm->state = cv->state;
+	replace(&vm->cloud_id, cv->cloud_id);
+	replace(&vm->public_ip, cv->public_ip);
+	replace(&vm->private_ip, cv->private_ip);
+	replace(&vm->data, cv->data);
+	replace(&vm->note, cv->note);
+	vm->ssh_port = cv->ssh_port;
+	json_t *ips = json_array();
+	bool any = false;
+	for (size_t i = 0; i < cv->nnics; i++) {
+		size_t idx = (size_t)cv->nics[i].index;
+		while (json_array_size(ips) <= idx)
+			json_array_append_new(ips, json_null());
+		if (cv->nics[i].ip) {
+			json_array_set_new(ips, idx, json_string(cv->nics[i].ip));
+			any = true;
+		}
+	}
+	if (any) {
+		free(vm->nic_ips);
+		vm->nic_ips = json_dumps(ips, JSON_COMPACT);
+	}
+	json_decref(ips);
+}
+
+struct radl_doc *infra_load_radl(const char *path, json_t *vars, bool interactive, char **text,
+				 struct diag *d)
+{
+	*text = NULL;
+	struct strbuf sb = STRBUF_INIT;
+	if (strbuf_read_file(&sb, path) < 0) {
+		diag_error(d, errno == ENOENT ? IMC_EXIT_NOINPUT : IMC_EXIT_IOERR, NULL, "cannot read '%s': %s",
+			   path, strerror(errno));
+		strbuf_release(&sb);
+		return NULL;
+	}
+	if (memchr(sb.buf ? sb.buf : "", '\0', sb.len)) {
+		diag_error(d, IMC_EXIT_DATAERR, NULL, "'%s' is not a text file (it holds NUL bytes)", path);
+		strbuf_release(&sb);
+		return NULL;
+	}
+	char *t = plan_substitute_inputs(path, strbuf_str(&sb), vars, interactive, d);
+	strbuf_release(&sb);
+	if (!t)
+		return NULL;
+	size_t k = strspn(t, " \t\r\n");
+	struct radl_doc *doc = (t[k] == '[' || t[k] == '{') ? radl_parse_json(path, t, strlen(t), d)
+							    : radl_parse(path, t, strlen(t), d);
+	if (!doc || radl_check(doc, d) < 0) {
+		radl_doc_free(doc);
+		free(t);
+		return NULL;
+	}
+	*text = t;
+	return doc;
+}
+
+struct radl_doc *infra_radl(const struct state_infra *in, struct diag *d)
+{
+	const char *name = in->radl_path ? in->radl_path : "infrastructure.radl";
+	const char *t = in->radl ? in->radl : "";
+	size_t k = strspn(t, " \t\r\n");
+	if (t[k] == '[' || t[k] == '{')
+		return radl_parse_json(name, t, strlen(t), d);
+	return radl_parse(name, t, strlen(t), d);
+}
+
+json_t *infra_vm_specs(const struct state_vm *vms, size_t n)
+{
+	json_t *arr = json_array();
+	for (size_t i = 0; i < n; i++) {
+		json_t *s = vms[i].spec ? json_loads(vms[i].spec, 0, NULL) : NULL;
+		if (!s)
+			s = json_pack("{s:i, s:s}", "num", vms[i].num, "system", vms[i].system);
+		if (vms[i].public_ip)
+			json_object_set_new(s, "public_ip", json_string(vms[i].public_ip));
+		if (vms[i].private_ip)
+			json_object_set_new(s, "private_ip", json_string(vms[i].private_ip));
+		json_t *ips = vms[i].nic_ips ? json_loads(vms[i].nic_ips, 0, NULL) : NULL;
+		if (ips)
+			json_object_set_new(s, "nic_ips", ips);
+		json_array_append_new(arr, s);
+	}
+	return arr;
+}
+
+json_t *infra_json_doc(void)
+{
+	return json_pack("{s:i}", "format", IMC_JSON_FORMAT);
+}
+
+void infra_json_print(json_t *doc)
+{
+	char *s = json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	if (s) {
+		char *safe = redact(s);
+		fputs(safe, stdout);
+		fputc('\n', stdout);
+		free(safe);
+		free(s);
+	}
+	json_decref(doc);
+}
+
+int infra_fail(struct imc_ctx *ctx, struct diag *d)
+{
+	return cmd_report(ctx, d);
+}
+
+char *infra_new_id(void)
+{
+	unsigned char b[16];
+	int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || read(fd, b, sizeof(b)) != (ssize_t)sizeof(b)) {
+		/* cannot happen on Linux; fall back on time and pid */
+		for (size_t i = 0; i < sizeof(b); i++)
+			b[i] = (unsigned char)((unsigned long)time(NULL) >> (i % 8) ^ (unsigned long)getpid() >> (i % 4) ^ i * 37);
+	}
+	if (fd >= 0)
+		close(fd);
+	b[6] = (unsigned char)((b[6] & 0x0f) | 0x40);
+	b[8] = (unsigned char)((b[8] & 0x3f) | 0x80);
+	return xasprintf("%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
+			 b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12],
+			 b[13], b[14], b[15]);
+}
+
+char *infra_key_path(const char *home, const char *id)
+{
+	return xasprintf("%s/infra/%s/id_ed25519", home, id);
+}
+
+/* One cloud session per (cloud, cred) pair met in a teardown. */
+struct sess_cache {
+	struct cloud_session *s;
+	char **keys;
+	int *ok;
+	size_t n;
+};
+
+static struct cloud_session *sess_get(struct sess_cache *c, struct state_store *st, const struct state_infra *in,
+				      const char *cloud, const char *cred, const struct auth_file *af,
+				      struct diag *d)
+{
+	char *key = xasprintf("%s\x1f%s", cloud, cred ? cred : "");
+	for (size_t i = 0; i < c->n; i++)
+		if (strcmp(c->keys[i], key) == 0) {
+			free(key);
+			return c->ok[i] ? &c->s[i] : NULL;
+		}
+	c->s = xreallocarray(c->s, c->n + 1, sizeof(*c->s));
+	c->keys = xreallocarray(c->keys, c->n + 1, sizeof(*c->keys));
+	c->ok = xreallocarray(c->ok, c->n + 1, sizeof(*c->ok));
+	c->keys[c->n] = key;
+	c->ok[c->n] = infra_cloud_open(st, in, cloud, cred, af, &c->s[c->n], d) == 0;
+	c->n++;
+	return c->ok[c->n - 1] ? &c->s[c->n - 1] : NULL;
+}
+
+static void sess_free(struct sess_cache *c)
+{
+	for (size_t i = 0; i < c->n; i++) {
+		if (c->ok[i])
+			infra_cloud_close(&c->s[i]);
+		free(c->keys[i]);
+	}
+	free(c->s);
+	free(c->keys);
+	free(c->ok);
+}
+
+/* Moves the errors of src into dst, as warnings when soft. */
+static void move_diag(struct diag *dst, struct diag *src, bool soft)
+{
+	for (size_t i = 0; i < src->n; i++) {
+		const struct diag_item *it = &src->items[i];
+		if (soft || it->level != DIAG_ERROR)
+			diag_warning(dst, NULL, "%s", it->msg);
+		else
+			diag_error(dst, src->code ? src->code : IMC_EXIT_UNAVAILABLE, NULL, "%s", it->msg);
+	}
+	diag_release(src);
+}
+
+int infra_teardown(struct state_store *st, struct state_infra *in, const struct auth_file *af,
+		   bool force, struct diag *d)
+{
+	struct state_vm *vms = NULL;
+	size_t n = 0;
+	struct state_net *nets = NULL;
+	size_t nn = 0;
+	struct sess_cache cache = { 0 };
+	int rc = 0;
+	if (state_vm_list(st, in->id, &vms, &n, d) < 0 || state_net_list(st, in->id, &nets, &nn, d) < 0) {
+		state_vm_list_free(vms, n);
+		return -1;
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct state_vm *vm = &vms[i];
+		struct diag local = DIAG_INIT;
+		enum vm_state before = vm->state;
+		/* intent first: the VM is being deleted */
+		if (state_vm_set_state(st, in->id, vm->num, VM_DELETING, d) < 0) {
+			rc = -1;
+			break;
+		}
+		struct cloud_session *s = sess_get(&cache, st, in, vm->cloud, vm->cloud_cred, af, &local);
+		int ok = 0;
+		if (s && s->drv->vm_destroy) {
+			json_t *spec;
+			struct cloud_vm cv;
+			infra_cloud_vm(vm, &spec, &cv);
+			ok = s->drv->vm_destroy(s, &cv, &local);
+			infra_cloud_vm_release(&cv);
+			json_decref(spec);
+		} else if (!s)
+			ok = -1;
+		if (ok < 0 && !force) {
+			state_vm_set_state(st, in->id, vm->num, before, d);
+			diag_error(&local, IMC_EXIT_UNAVAILABLE, NULL, "VM %d was not destroyed; retry, or use"
+				   " 'imc destroy --force' to forget it", vm->num);
+			move_diag(d, &local, false);
+			rc = -1;
+			continue;
+		}
+		if (ok < 0)
+			diag_warning(&local, NULL, "forgetting VM %d (cloud id '%s') although the cloud did not"
+				     " confirm its deletion", vm->num, vm->cloud_id ? vm->cloud_id : "none");
+		move_diag(d, &local, true);
+		if (state_vm_delete(st, in->id, vm->num, d) < 0) {
+			rc = -1;
+			break;
+		}
+	}
+	for (size_t i = 0; rc == 0 && i < nn; i++) {
+		struct state_net *net = &nets[i];
+		struct diag local = DIAG_INIT;
+		struct cloud_session *s = sess_get(&cache, st, in, net->cloud, NULL, af, &local);
+		int ok = 0;
+		if (s && s->drv->net_destroy && net->cloud_id) {
+			struct cloud_net cn = { .name = net->name, .public = net->public, .outports = net->outports,
+						.cidr = net->cidr, .cloud_id = xstrdup(net->cloud_id) };
+			ok = s->drv->net_destroy(s, &cn, &local);
+			cloud_net_release(&cn);
+		} else if (!s)
+			ok = -1;
+		if (ok < 0 && !force) {
+			move_diag(d, &local, false);
+			rc = -1;
+			continue;
+		}
+		move_diag(d, &local, true);
+		if (state_net_delete(st, in->id, net->name, d) < 0)
+			rc = -1;
+	}
+	/* orphans the store lost (crash between a cloud call and its record) */
+	for (size_t i = 0; rc == 0 && i < cache.n; i++) {
+		if (!cache.ok[i] || !cache.s[i].drv->cleanup_infra)
+			continue;
+		struct diag local = DIAG_INIT;
+		if (cache.s[i].drv->cleanup_infra(&cache.s[i], &local) < 0 && !force) {
+			move_diag(d, &local, false);
+			rc = -1;
+		} else
+			move_diag(d, &local, true);
+	}
+	sess_free(&cache);
+	state_vm_list_free(vms, n);
+	state_net_list_free(nets, nn);
+	return rc;
+}
+
+static void rm_tree(const char *path)
+{
+	DIR *dir = opendir(path);
+	if (dir) {
+		struct dirent *e;
+		while ((e = readdir(dir))) {
+			if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+				continue;
+			char *p = xasprintf("%s/%s", path, e->d_name);
+			struct stat sb;
+			if (lstat(p, &sb) == 0 && S_ISDIR(sb.st_mode))
+				rm_tree(p);
+			else
+				unlink(p);
+			free(p);
+		}
+		closedir(dir);
+	}
+	rmdir(path);
+}
+
+void infra_remove_dir(const char *home, const char *id)
+{
+	char *p = xasprintf("%s/infra/%s", home, id);
+	rm_tree(p);
+	free(p);
+}

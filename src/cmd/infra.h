@@ -1,0 +1,107 @@
+/* infra.h: what the commands acting on infrastructures share: option
+ * parsing (every command takes --json after its name), opening the state
+ * store and the auth file, finding an infrastructure by id, recovering from
+ * a deployment worker that died, cloud sessions, and printing --json
+ * documents. The deployment worker itself is in worker.h. */
+#ifndef IMC_CMD_INFRA_H
+#define IMC_CMD_INFRA_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <jansson.h>
+
+#include "cloud/auth.h"
+#include "cloud/cloud.h"
+#include "cmd/cmd.h"
+#include "parser/radl.h"
+#include "state/store.h"
+#include "util/diag.h"
+
+/* One option of a command: --long / -s, with an argument or a flag. A
+ * repeatable option with an argument appends to *list (malloc'd array of
+ * borrowed argv strings). */
+struct infra_opt {
+	const char *lng;
+	char shrt;
+	const char **val;     /* has an argument: the last one given */
+	bool *flag;           /* a flag */
+	const char ***list;   /* repeatable argument */
+	size_t *nlist;
+};
+
+/* Parses argv (argv[0] is the command name): --json, the options, then up
+ * to maxpos positional arguments into pos[] (count in *npos). Returns 0, or
+ * a usage exit status (already printed). */
+int infra_args(struct imc_ctx *ctx, int argc, char **argv, const struct infra_opt *opts,
+	       char **pos, int minpos, int maxpos, int *npos);
+
+/* Opens the store in the context's home. */
+struct state_store *infra_store(struct imc_ctx *ctx, struct diag *d);
+/* Finds a live infrastructure by (a unique prefix of) its id: 0, or -1 with
+ * d set (66 when unknown or destroyed). */
+int infra_lookup(struct state_store *st, const char *arg, struct state_infra *out, struct diag *d);
+/* Parses a VM number argument. */
+int infra_vm_arg(const char *arg, int *num, struct diag *d);
+
+/* The auth file: path (-a), else stored (the one used at creation), else
+ * $IMC_HOME/auth.dat when it exists, else none (*af = NULL: the embedded
+ * local cloud). *used gets the path actually read (malloc'd) or NULL. */
+int infra_auth(struct imc_ctx *ctx, const char *home, const char *stored, struct auth_file **af,
+	       char **used, struct diag *d);
+
+/* When the infrastructure's deployment worker died (its lock is free while
+ * the phase says it is working), records the truth: VMs whose creation was
+ * never confirmed become 'failed', VMs whose contextualization never ended
+ * 'unconfigured', the phase 'interrupted'. in is refreshed. */
+int infra_recover(struct state_store *st, struct state_infra *in, struct diag *d);
+/* The infrastructure's state (vm_state_aggregate; deleting while
+ * destroying; pending while the worker starts; failed when it has no VMs). */
+enum vm_state infra_state(const struct state_infra *in, const struct state_vm *vms, size_t n);
+
+/* A cloud session for (cloud, cred id) of an infrastructure. */
+int infra_cloud_open(struct state_store *st, const struct state_infra *in, const char *cloud,
+		     const char *cred_id, const struct auth_file *af, struct cloud_session *s,
+		     struct diag *d);
+void infra_cloud_close(struct cloud_session *s);
+/* A cloud_vm for a stored VM: strings borrowed from vm and from *spec
+ * (parsed from vm->spec; the caller json_decref()s it and calls
+ * infra_cloud_vm_release). */
+void infra_cloud_vm(const struct state_vm *vm, json_t **spec, struct cloud_vm *cv);
+void infra_cloud_vm_release(struct cloud_vm *cv);
+/* Copies what the backend set in cv into vm (state, ids, addresses, data). */
+void infra_vm_take(struct state_vm *vm, const struct cloud_vm *cv);
+
+/* Reads a RADL (or RADL-JSON) file, substitutes @input.KEY@ from vars
+ * (asking on a terminal when interactive), parses and checks it. *text
+ * gets the substituted text (malloc'd). NULL with d set on error. */
+struct radl_doc *infra_load_radl(const char *path, json_t *vars, bool interactive, char **text,
+				 struct diag *d);
+/* The stored RADL of an infrastructure, parsed (NULL with d set). */
+struct radl_doc *infra_radl(const struct state_infra *in, struct diag *d);
+/* A JSON array of the VMs' specs completed with their addresses (the input
+ * of plan-vars.c). */
+json_t *infra_vm_specs(const struct state_vm *vms, size_t n);
+
+/* A new --json document {"format": IMC_JSON_FORMAT}. */
+json_t *infra_json_doc(void);
+/* Prints a JSON document (indented) on stdout and drops the reference. */
+void infra_json_print(json_t *doc);
+
+/* Reports d (stderr) and returns its exit status (cmd_report). */
+int infra_fail(struct imc_ctx *ctx, struct diag *d);
+
+/* A new infrastructure id (random UUID, version 4). Malloc'd. */
+char *infra_new_id(void);
+/* The per-infrastructure private key path ($IMC_HOME/infra/ID/id_ed25519). */
+char *infra_key_path(const char *home, const char *id);
+
+/* Cloud-side teardown of every VM and network of the infrastructure, then
+ * cleanup_infra per cloud; rows of what was removed are deleted. With
+ * force, failures are reported as warnings and the rows deleted anyway. */
+int infra_teardown(struct state_store *st, struct state_infra *in, const struct auth_file *af,
+		   bool force, struct diag *d);
+/* Removes $IMC_HOME/infra/ID (keys, logs, outputs). */
+void infra_remove_dir(const char *home, const char *id);
+
+#endif
