@@ -24,3 +24,6 @@ tests_unit_test_ec2_SOURCES = tests/unit/test-ec2.c
 tests_unit_test_ec2_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_ec2_LDADD = $(UNIT_LIBS)
 endif
+
+TESTS += tests/cli/t7001-ec2-lifecycle.sh
+EXTRA_DIST += tests/ec2/lib-ec2.sh tests/cli/t7001-ec2-lifecycle.sh

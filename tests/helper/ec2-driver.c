@@ -6,7 +6,7 @@
  *   ec2-driver -a AUTHLINE -i INFRA [-k PUBKEY] [-H HOME] ITEM... OP...
  *   ITEM: net:NAME:public|private[:OUTPORTS]
  *         vm:NUM:SYSTEM:IMAGE[:TYPE|-[:CPUS:MEMORY_MB:GPUS[:DISK1_GB]]]
- *               (one NIC on the first network)
+ *               (one NIC on the first network; MB and GB are decimal, as in RADL)
  *   OP:   create  update  stop:NUM  start:NUM  reboot:NUM  destroy  cleanup
  *         forget:NUM (drop NUM's cloud id, as a store that lost the row)
  *
@@ -138,7 +138,7 @@ int main(int argc, char **argv)
 			v->nnics = 1;
 			if (dk) {
 				disks[nvms][0].index = 1;
-				disks[nvms][0].size_bytes = strtoll(dk, NULL, 10) << 30;
+				disks[nvms][0].size_bytes = strtoll(dk, NULL, 10) * 1000000000LL;
 				v->disks = disks[nvms];
 				v->ndisks = 1;
 			}
