@@ -25,6 +25,6 @@ check_PROGRAMS += tests/helper/local-drive
 tests_helper_local_drive_SOURCES = tests/helper/local-drive.c
 tests_helper_local_drive_LDADD = libimc.la $(IMC_LIBS)
 
-LOCAL_CLI_TESTS = tests/cli/t3001-local-cloud.sh
+LOCAL_CLI_TESTS = tests/cli/t3001-local-cloud.sh tests/cli/t3002-local-crash.sh
 TESTS += $(LOCAL_CLI_TESTS)
 EXTRA_DIST += $(LOCAL_CLI_TESTS)

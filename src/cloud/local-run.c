@@ -9,6 +9,7 @@
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -38,6 +39,7 @@ int local_run(const char *const *argv, const char *input, struct strbuf *out, st
 	sigemptyset(&pipeset);
 	sigaddset(&pipeset, SIGPIPE);
 	pthread_sigmask(SIG_BLOCK, &pipeset, &oldset);
+	pid_t parent = getpid();
 	pid_t pid = fork();
 	if (pid < 0) {
 		pthread_sigmask(SIG_SETMASK, &oldset, NULL);
@@ -45,7 +47,11 @@ int local_run(const char *const *argv, const char *input, struct strbuf *out, st
 		goto fail_pipes;
 	}
 	if (pid == 0) {
-		/* child: only async-signal-safe calls from here */
+		/* child: only async-signal-safe calls from here. It dies with us:
+		 * an orphaned `ip -batch` would go on creating namespaces while
+		 * cleanup_infra removes them. */
+		if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent)
+			_exit(126);
 		dup2(in[0], 0);
 		dup2(outp[1], 1);
 		dup2(outp[1], 2);

@@ -13,6 +13,7 @@
 #include <fcntl.h>
 #include <sched.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -155,7 +156,7 @@ int local_sshd_prepare(struct local_ctx *c, const struct local_vm *vm, struct di
 	if (r < 0)
 		return -1;
 	const char *pub = c->s->pubkey;
-	if (!pub || strncmp(pub, "ssh-", 4) || strchr(pub, '\n') != pub + strcspn(pub, "\n")) {
+	if (!pub || strncmp(pub, "ssh-", 4)) {
 		diag_error(d, IMC_EXIT_SOFTWARE, NULL,
 			   "the local cloud needs the infrastructure's public key");
 		return -1;
@@ -198,6 +199,7 @@ struct spawn_plan {
 	const char *bind_dst[3];
 	int nbind;
 	char *const *argv;
+	pid_t parent;
 };
 
 /* Child exit codes above 100 tell the parent which step failed. */
@@ -208,6 +210,9 @@ static const char *const child_step[] = {
 
 static void spawn_child(const struct spawn_plan *p)
 {
+	/* die with the creating process until sshd has daemonized */
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != p->parent)
+		_exit(100);
 	if (p->netns_fd >= 0) {
 		if (setns(p->netns_fd, CLONE_NEWNET) < 0)
 			_exit(101);
@@ -238,7 +243,7 @@ static void spawn_child(const struct spawn_plan *p)
 
 int local_sshd_start(struct local_ctx *c, const struct local_vm *vm, struct diag *d)
 {
-	struct spawn_plan p = { -1, -1, -1, -1, NULL, { 0 }, { 0 }, 0, NULL };
+	struct spawn_plan p = { -1, -1, -1, -1, NULL, { 0 }, { 0 }, 0, NULL, 0 };
 	char *cfg = xasprintf("%s/sshd_config", vm->dir);
 	char *log = xasprintf("%s/sshd.log", vm->dir);
 	char *pidf = xasprintf("%s/sshd.pid", vm->dir);
@@ -250,6 +255,7 @@ int local_sshd_start(struct local_ctx *c, const struct local_vm *vm, struct diag
 	unlink(pidf);
 	union { const char *const *c; char *const *m; } av = { .c = argv };
 	p.argv = av.m;
+	p.parent = getpid();
 	p.log_fd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
 	p.null_fd = open("/dev/null", O_RDWR | O_CLOEXEC);
 	if (p.log_fd < 0 || p.null_fd < 0) {

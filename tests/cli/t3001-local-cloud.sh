@@ -33,7 +33,7 @@ leftovers() {
 	ip -o link show 2>/dev/null | grep -o "imc$TAG[^:@ ]*" | sed 's/^/link /'
 	ls /etc/netns 2>/dev/null | grep "imc-$TAG-" | sed 's/^/etc-netns /'
 	for p in /proc/[0-9]*; do
-		tr '\0' ' ' <"$p/cmdline" 2>/dev/null | grep -q "$INFRA/vm/" && echo "process ${p#/proc/}"
+		tr '\0' ' ' 2>/dev/null <"$p/cmdline" | grep -q "$INFRA/vm/" && echo "process ${p#/proc/}"
 	done
 	[ -d "$INFRA/vm" ] && find "$INFRA/vm" -type f | sed 's/^/file /'
 	[ -d "$INFRA/local" ] && echo "dir $INFRA/local"

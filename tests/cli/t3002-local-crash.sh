@@ -1,0 +1,79 @@
+#!/bin/sh
+# t3002: crash safety of the local cloud. The creating process is killed
+# with SIGKILL in the middle of vm_create (at fixed points through the
+# IMC_LOCAL_FAULT hook, and from outside with kill -9 once namespaces
+# appear); cleanup_infra, knowing nothing but the infrastructure id, then
+# leaves no namespace, link, /etc/netns entry, process or file behind.
+. "$top_srcdir/tests/cli/lib.sh"
+
+DRIVE="$top_builddir/tests/helper/local-drive"
+[ "$(id -u)" -eq 0 ] || skip_all "needs root for network namespaces"
+[ -x /usr/sbin/sshd ] || skip_all "needs /usr/sbin/sshd (openssh-server)"
+command -v ip >/dev/null || skip_all "needs iproute2"
+[ -x "$DRIVE" ] || skip_all "tests/helper/local-drive not built"
+export IMC_LOCAL_MODE=netns
+
+IDS=""
+cleanup() {
+	for id in $IDS; do "$DRIVE" cleanup "$IMC_HOME" "$id" >/dev/null 2>&1; done
+	rm -rf "$TMPD"
+}
+trap cleanup EXIT INT TERM
+
+leftovers() { # ID
+	tag=$(printf %s "$1" | tr -d - | cut -c1-8)
+	ip netns list 2>/dev/null | grep "imc-$tag-" | sed 's/^/netns /'
+	ip -o link show 2>/dev/null | grep -o "imc$tag[^:@ ]*" | sed 's/^/link /'
+	ls /etc/netns 2>/dev/null | grep "imc-$tag-" | sed 's/^/etc-netns /'
+	for p in /proc/[0-9]*; do
+		tr '\0' ' ' 2>/dev/null <"$p/cmdline" | grep -q "$IMC_HOME/infra/$1/vm/" && echo "process ${p#/proc/}"
+	done
+	[ -d "$IMC_HOME/infra/$1/vm" ] && find "$IMC_HOME/infra/$1/vm" -type f | sed 's/^/file /'
+	[ -d "$IMC_HOME/infra/$1/local" ] && echo "dir local"
+	true
+}
+
+check_clean() { # ID WHAT
+	leftovers "$1" >"$TMPD/left"
+	if [ -s "$TMPD/left" ]; then
+		not_ok "nothing left after $2"; sed 's/^/#   /' "$TMPD/left"
+	else
+		ok "nothing left after $2"
+	fi
+}
+
+VMS="1:a:n1 2:b:n1,n2 3:c:n2 4:d:n1"
+for fault in plumb sshd; do
+	id=$(cat /proc/sys/kernel/random/uuid)
+	IDS="$IDS $id"
+	"$DRIVE" keygen "$IMC_HOME" "$id" || not_ok "keygen"
+	IMC_LOCAL_FAULT=$fault "$DRIVE" create "$IMC_HOME" "$id" --net n1:public --net n2 $VMS \
+		>"$TMPD/out" 2>"$TMPD/err"
+	rc=$?
+	if [ $rc -eq 137 ]; then ok "create killed at '$fault' (SIGKILL)"; else not_ok "create killed at '$fault' (exit $rc)"; fi
+	leftovers "$id" >"$TMPD/mid"
+	expect_grep '^netns ' "$TMPD/mid" "namespaces exist after the crash at '$fault'"
+	[ $fault = sshd ] && expect_grep '^process ' "$TMPD/mid" "an sshd runs after the crash at '$fault'"
+	expect_exit 0 "cleanup_infra after the crash at '$fault'" -- "$DRIVE" cleanup "$IMC_HOME" "$id"
+	check_clean "$id" "the crash at '$fault'"
+	rm -f "$IMC_HOME/infra/$id/id_ed25519" "$IMC_HOME/infra/$id/id_ed25519.pub"
+done
+
+# kill -9 from outside, as soon as the first namespace shows up
+id=$(cat /proc/sys/kernel/random/uuid)
+IDS="$IDS $id"
+tag=$(printf %s "$id" | tr -d - | cut -c1-8)
+"$DRIVE" keygen "$IMC_HOME" "$id" || not_ok "keygen"
+"$DRIVE" create "$IMC_HOME" "$id" --net n1 1:a:n1 2:b:n1 3:c:n1 4:d:n1 5:e:n1 6:f:n1 7:g:n1 8:h:n1 \
+	>"$TMPD/out" 2>&1 &
+pid=$!
+i=0
+while [ $i -lt 20000 ] && kill -0 $pid 2>/dev/null && ! ls /run/netns 2>/dev/null | grep -q "imc-$tag-"; do
+	i=$((i + 1))
+done
+kill -9 $pid 2>/dev/null
+wait $pid
+echo "# create ended with status $? (137 = killed mid-create)"
+expect_exit 0 "cleanup_infra after kill -9" -- "$DRIVE" cleanup "$IMC_HOME" "$id"
+check_clean "$id" "kill -9 mid-create"
+done_testing
