@@ -1,16 +1,183 @@
-/* cmd-create.c: 'imc create' (placeholder until its subsystem lands). */
+/* cmd-create.c: 'imc create FILE' validates the RADL (with IM's
+ * @input.KEY@ filled from -e KEY=VALUE, or asked on a terminal), plans it,
+ * records the infrastructure and its pending VMs and networks in the store,
+ * generates the infrastructure's SSH key, and hands the deployment to a
+ * detached worker. It prints the infrastructure id first, then follows the
+ * worker until the infrastructure is configured or failed (-d: returns
+ * right after the id; Ctrl-C stops following, not the deployment). */
 #include "config.h"
 
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
+#include "cloud/cloud.h"
 #include "cmd/cmd.h"
+#include "cmd/infra.h"
+#include "cmd/worker.h"
+#include "plan/plan.h"
+#include "util/sshkey.h"
+#include "util/xalloc.h"
 #include "util/banned.h"
+
+/* Records the infrastructure, networks and VMs of plan p in one transaction. */
+static int store_plan(struct state_store *st, const struct state_infra *in, const struct plan *p,
+		      struct diag *d)
+{
+	if (state_begin(st, d) < 0)
+		return -1;
+	if (state_infra_insert(st, in, d) < 0)
+		goto fail;
+	for (size_t i = 0; i < p->nnets; i++) {
+		if (!p->nets[i].cloud)
+			continue;
+		struct state_net net = { .infra_id = in->id, .name = (char *)(uintptr_t)p->nets[i].name,
+					 .cloud = p->nets[i].cloud, .cidr = (char *)(uintptr_t)p->nets[i].cidr,
+					 .public = p->nets[i].public,
+					 .outports = (char *)(uintptr_t)p->nets[i].outports };
+		if (state_net_upsert(st, &net, d) < 0)
+			goto fail;
+	}
+	for (size_t i = 0; i < p->nvms; i++) {
+		json_t *spec = plan_vm_to_json(&p->vms[i]);
+		char *s = json_dumps(spec, JSON_COMPACT);
+		json_decref(spec);
+		struct state_vm vm = { .infra_id = in->id, .num = p->vms[i].num,
+				       .system = (char *)(uintptr_t)p->vms[i].system, .cloud = p->vms[i].cloud,
+				       .cloud_cred = p->vms[i].cloud_cred, .state = VM_PENDING,
+				       .user = p->vms[i].user, .spec = s, .ctxt = -1 };
+		int rc = state_vm_insert(st, &vm, d);
+		free(s);
+		if (rc < 0)
+			goto fail;
+	}
+	return state_commit(st, d);
+fail:
+	state_rollback(st);
+	return -1;
+}
+
+/* Every VM must go to a cloud this imc has. */
+static int check_clouds(const struct plan *p, struct diag *d)
+{
+	int rc = 0;
+	for (size_t i = 0; i < p->nvms; i++)
+		if (!cloud_driver_find(p->vms[i].cloud)) {
+			diag_error(d, IMC_EXIT_UNAVAILABLE, NULL,
+				   "VM %d (system '%s') would go to cloud '%s', which this imc does not support"
+				   " (try --cloud local)", p->vms[i].num, p->vms[i].system, p->vms[i].cloud);
+			rc = -1;
+			break;
+		}
+	return rc;
+}
 
 int cmd_create(struct imc_ctx *ctx, int argc, char **argv)
 {
-	(void)ctx;
 	if (cmd_help_requested(argc, argv))
 		return IMC_EXIT_OK;
-	fprintf(stderr, "imc create: error: not implemented yet\n");
-	return IMC_EXIT_SOFTWARE;
+	const char *cloud = NULL;
+	const char **evars = NULL;
+	size_t nev = 0;
+	bool detach = false;
+	const struct infra_opt opts[] = {
+		{ .lng = "cloud", .val = &cloud },
+		{ .lng = "extra-var", .shrt = 'e', .list = &evars, .nlist = &nev },
+		{ .lng = "detach", .shrt = 'd', .flag = &detach },
+		{ 0 },
+	};
+	char *pos[1];
+	int npos, rc = infra_args(ctx, argc, argv, opts, pos, 1, 1, &npos);
+	if (rc) {
+		free(evars);
+		return rc;
+	}
+	struct diag d = DIAG_INIT;
+	json_t *vars = json_object();
+	struct auth_file *af = NULL;
+	struct radl_doc *doc = NULL;
+	struct plan *p = NULL;
+	struct state_store *st = NULL;
+	struct state_infra in = { 0 };
+	char *text = NULL, *auth_path = NULL, *home = state_default_home(ctx->home);
+	char *id = NULL, *key = NULL, *dir = NULL, *abs = NULL, *ev = NULL;
+	int lock = -1;
+	for (size_t i = 0; i < nev; i++)
+		if (plan_parse_extra_var(&vars, evars[i], &d) < 0)
+			goto out;
+	if (infra_auth(ctx, home, NULL, &af, &auth_path, &d) < 0)
+		goto out;
+	doc = infra_load_radl(pos[0], vars, true, &text, &d);
+	if (!doc)
+		goto out;
+	struct plan_opts o = { .cloud_override = cloud, .auth = af };
+	p = plan_build(doc, &o, &d);
+	if (!p || check_clouds(p, &d) < 0)
+		goto out;
+	st = state_open(home, &d);
+	if (!st)
+		goto out;
+	id = infra_new_id();
+	if (state_lock_infra(st, id, true, &lock, &d) != 0)
+		goto out;
+	dir = state_infra_dir(st, id, &d);
+	key = infra_key_path(home, id);
+	if (!dir || sshkey_generate(key, id, &d) < 0)
+		goto out;
+	abs = realpath(pos[0], NULL);
+	ev = json_object_size(vars) ? json_dumps(vars, JSON_COMPACT) : NULL;
+	in.id = id;
+	in.radl = text;
+	in.radl_path = abs;
+	in.cloud = (char *)(uintptr_t)cloud;
+	in.extra_vars = ev;
+	in.auth_path = auth_path;
+	in.phase = PHASE_NEW;
+	in.next_vm = (int)p->nvms;
+	in.ctxt_max = p->sched.max_time;
+	if (store_plan(st, &in, p, &d) < 0)
+		goto out;
+	if (worker_spawn(ctx, &st, id, lock, WORKER_DEPLOY, NULL, &d) < 0)
+		goto out;
+	state_unlock_infra(lock);
+	lock = -1;
+	if (!ctx->json) {
+		printf("%s\n", id);
+		fflush(stdout);
+	}
+	if (detach) {
+		if (ctx->json) {
+			json_t *j = infra_json_doc();
+			json_object_set_new(j, "id", json_string(id));
+			infra_json_print(j);
+		}
+		goto out;
+	}
+	enum vm_state final = VM_UNKNOWN;
+	if (worker_follow(st, id, 0, !ctx->json, &final, &d) < 0)
+		goto out;
+	infra_print_state(ctx, st, id, true, &d);
+	if (!diag_has_errors(&d) && final != VM_CONFIGURED)
+		rc = IMC_EXIT_FAILED;
+out:
+	if (diag_has_errors(&d))
+		rc = cmd_report(ctx, &d);
+	state_unlock_infra(lock);
+	state_close(st);
+	plan_free(p);
+	radl_doc_free(doc);
+	auth_file_free(af);
+	json_decref(vars);
+	free(text);
+	free(auth_path);
+	free(home);
+	free(id);
+	free(key);
+	free(dir);
+	free(abs);
+	free(ev);
+	free(evars);
+	diag_release(&d);
+	return rc;
 }

@@ -677,3 +677,83 @@ void infra_remove_dir(const char *home, const char *id)
 	rm_tree(p);
 	free(p);
 }
+
+void infra_print_steps(struct strbuf *sb, const struct state_step *steps, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		const struct state_step *s = &steps[i];
+		strbuf_addf(sb, "  step %d: VM %d configure %s: %s", s->step, s->vm, s->configure,
+			    step_status_name(s->status));
+		if (s->started > 0 && s->ended >= s->started)
+			strbuf_addf(sb, " (%.1f s)", s->ended - s->started);
+		if (s->error && s->status == STEP_FAILED)
+			strbuf_addf(sb, ": %s", s->error);
+		strbuf_addch(sb, '\n');
+	}
+}
+
+json_t *infra_steps_json(const struct state_step *steps, size_t n)
+{
+	json_t *a = json_array();
+	for (size_t i = 0; i < n; i++) {
+		const struct state_step *s = &steps[i];
+		json_t *o = json_pack("{s:i, s:i, s:s, s:s}", "step", s->step, "vm", s->vm,
+				      "configure", s->configure, "status", step_status_name(s->status));
+		if (s->started > 0 && s->ended >= s->started)
+			json_object_set_new(o, "duration", json_real(s->ended - s->started));
+		else
+			json_object_set_new(o, "duration", json_null());
+		if (s->error)
+			json_object_set_new(o, "error", json_string(s->error));
+		json_array_append_new(a, o);
+	}
+	return a;
+}
+
+int infra_print_state(struct imc_ctx *ctx, struct state_store *st, const char *id, bool with_id,
+		      struct diag *d)
+{
+	struct state_infra in;
+	if (state_infra_get(st, id, &in, d) != 0)
+		return -1;
+	struct state_vm *vms = NULL;
+	size_t n = 0;
+	struct state_step *steps = NULL;
+	size_t ns = 0;
+	if (state_vm_list(st, id, &vms, &n, d) < 0 || state_step_list(st, id, &steps, &ns, d) < 0) {
+		state_infra_release(&in);
+		state_vm_list_free(vms, n);
+		return -1;
+	}
+	enum vm_state s = infra_state(&in, vms, n);
+	if (ctx->json) {
+		json_t *j = infra_json_doc();
+		if (with_id)
+			json_object_set_new(j, "id", json_string(id));
+		json_t *vs = json_object();
+		for (size_t i = 0; i < n; i++) {
+			char k[16];
+			snprintf(k, sizeof(k), "%d", vms[i].num);
+			json_object_set_new(vs, k, json_string(vm_state_name(vms[i].state)));
+		}
+		json_object_set_new(j, "state", json_pack("{s:s, s:o}", "state", vm_state_name(s), "vm_states", vs));
+		json_object_set_new(j, "phase", json_string(infra_phase_name(in.phase)));
+		json_object_set_new(j, "steps", infra_steps_json(steps, ns));
+		infra_json_print(j);
+	} else {
+		struct strbuf sb = STRBUF_INIT;
+		strbuf_addf(&sb, "The infrastructure is in state: %s\n", vm_state_name(s));
+		for (size_t i = 0; i < n; i++)
+			strbuf_addf(&sb, "VM ID: %d is in state: %s.\n", vms[i].num, vm_state_name(vms[i].state));
+		if (ns) {
+			strbuf_addstr(&sb, "Contextualization steps:\n");
+			infra_print_steps(&sb, steps, ns);
+		}
+		fputs(sb.buf, stdout);
+		strbuf_release(&sb);
+	}
+	state_infra_release(&in);
+	state_vm_list_free(vms, n);
+	state_step_list_free(steps, ns);
+	return 0;
+}

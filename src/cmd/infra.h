@@ -83,6 +83,16 @@ struct radl_doc *infra_radl(const struct state_infra *in, struct diag *d);
  * of plan-vars.c). */
 json_t *infra_vm_specs(const struct state_vm *vms, size_t n);
 
+/* Prints the state of infrastructure id in IM's words ("The infrastructure
+ * is in state: S", "VM ID: N is in state: S.") with the contextualization
+ * steps and their durations; with --json {"state": {"state": S,
+ * "vm_states": {"N": S}}, "steps": [...]}. */
+int infra_print_state(struct imc_ctx *ctx, struct state_store *st, const char *id, bool with_id,
+		      struct diag *d);
+/* Step rows as text lines ("  step N: VM n configure C: ok (1.2 s)"). */
+void infra_print_steps(struct strbuf *sb, const struct state_step *steps, size_t n);
+json_t *infra_steps_json(const struct state_step *steps, size_t n);
+
 /* A new --json document {"format": IMC_JSON_FORMAT}. */
 json_t *infra_json_doc(void);
 /* Prints a JSON document (indented) on stdout and drops the reference. */
