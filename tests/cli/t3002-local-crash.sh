@@ -7,7 +7,7 @@
 . "$top_srcdir/tests/cli/lib.sh"
 
 DRIVE="$top_builddir/tests/helper/local-drive"
-[ "$(id -u)" -eq 0 ] || skip_all "needs root for network namespaces"
+require_netns
 [ -x /usr/sbin/sshd ] || skip_all "needs /usr/sbin/sshd (openssh-server)"
 command -v ip >/dev/null || skip_all "needs iproute2"
 [ -x "$DRIVE" ] || skip_all "tests/helper/local-drive not built"
