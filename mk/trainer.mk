@@ -34,3 +34,12 @@ tests_unit_test_trainer_io_SOURCES = tests/unit/test-trainer-io.c
 tests_unit_test_trainer_io_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_trainer_io_LDADD = $(UNIT_LIBS)
 endif
+
+# Shell tests and the PyTorch cross-check helper.
+check_PROGRAMS += tests/trainer/torch-step
+tests_trainer_torch_step_SOURCES = tests/trainer/torch-step.c
+tests_trainer_torch_step_LDADD = libimc.la $(IMC_LIBS)
+TESTS += tests/cli/t5001-trainer-cli.sh tests/cli/t5002-trainer-resume.sh \
+	tests/cli/t5003-trainer-torch.sh
+EXTRA_DIST += tests/cli/t5001-trainer-cli.sh tests/cli/t5002-trainer-resume.sh \
+	tests/cli/t5003-trainer-torch.sh tests/trainer/torch_reference_dump.py

@@ -351,15 +351,15 @@ static int train(struct run *r, struct diag *d, double t_main)
 {
 	struct opts *o = &r->o;
 	int rc = -1;
+	int max_batch = (int)(o->batch > o->eval_batch ? o->batch : o->eval_batch);
+	r->model = model_new(o->model, max_batch, d);
+	if (!r->model)
+		return -1;
 	double t0 = wall_now();
 	if (dataset_load(&r->train, o->data_dir, o->dataset, true, d) < 0 ||
 	    dataset_load(&r->test, o->data_dir, o->dataset, false, d) < 0)
 		return -1;
 	double data_load_seconds = wall_now() - t0;
-	int max_batch = (int)(o->batch > o->eval_batch ? o->batch : o->eval_batch);
-	r->model = model_new(o->model, max_batch, d);
-	if (!r->model)
-		return -1;
 	struct model *m = r->model;
 	if (model_input_channels(m) != r->train.c || model_input_height(m) != r->train.h ||
 	    model_input_width(m) != r->train.w || model_num_classes(m) < r->train.num_classes) {
@@ -407,8 +407,7 @@ static int train(struct run *r, struct diag *d, double t_main)
 				return -1;
 			}
 			step = meta.step;
-			if (!o->quiet)
-				fprintf(stderr, "resuming from '%s' at step %llu\n", r->ckpt,
+			fprintf(stderr, "resuming from '%s' at step %llu\n", r->ckpt,
 					(unsigned long long)step);
 		} else if (!o->quiet) {
 			fprintf(stderr, "no checkpoint in '%s': starting from scratch\n",

@@ -1,0 +1,56 @@
+#!/bin/sh
+# t5001: imc-train's command line: help, version, usage errors, and clear
+# errors (naming the file) for missing, truncated or malformed datasets and
+# model specs, never a crash.
+. "$top_srcdir/tests/cli/lib.sh"
+T=${IMC_TRAIN:-$top_builddir/imc-train}
+
+expect_exit 0 "imc-train --help exits 0" -- "$T" --help
+expect_grep '^usage: imc-train' "$TMPD/out" "--help prints usage on stdout"
+expect_grep '[-]-checkpoint-dir' "$TMPD/out" "--help lists --checkpoint-dir"
+expect_exit 0 "imc-train --version exits 0" -- "$T" --version
+expect_grep '^imc-train [0-9]+\.[0-9]+' "$TMPD/out" "--version prints the version"
+expect_exit 64 "unknown option is a usage error" -- "$T" --local --frobnicate
+expect_grep "unknown option '--frobnicate'" "$TMPD/err" "unknown option is named"
+expect_exit 64 "bad --batch is a usage error" -- "$T" --local --batch 0
+expect_grep "[-]-batch: expected an integer" "$TMPD/err" "bad --batch explained"
+expect_exit 64 "bad --lr is a usage error" -- "$T" --lr abc
+expect_exit 64 "missing option value is a usage error" -- "$T" --epochs
+expect_exit 64 "unknown dataset is a usage error" -- "$T" --dataset imagenet
+expect_exit 64 "--resume without --checkpoint-dir" -- "$T" --resume
+expect_exit 64 "stray argument" -- "$T" --local extra
+
+# datasets: missing, truncated, malformed
+mkdir -p "$TMPD/empty" "$TMPD/bad"
+expect_exit 66 "missing dataset files" -- "$T" --local --model mlp --data "$TMPD/empty"
+expect_grep "train-images-idx3-ubyte\[\.gz\] not found in '$TMPD/empty'" "$TMPD/err" "missing file named"
+printf '\000\000\010\003\000\000\000\002\000\000\000\034\000\000\000\034abc' >"$TMPD/bad/train-images-idx3-ubyte"
+printf '\000\000\010\001\000\000\000\002\001\002' >"$TMPD/bad/train-labels-idx1-ubyte"
+expect_exit 65 "truncated IDX file" -- "$T" --local --model mlp --data "$TMPD/bad"
+expect_grep "train-images-idx3-ubyte: truncated: the IDX data needs 1568 bytes, only 3 present" "$TMPD/err" "truncation explained with the file name"
+printf 'GIF89a not an idx file at all' >"$TMPD/bad/train-images-idx3-ubyte"
+expect_exit 65 "not an IDX file" -- "$T" --local --model mlp --data "$TMPD/bad"
+expect_grep "train-images-idx3-ubyte: not an IDX file" "$TMPD/err" "bad magic explained"
+rm "$TMPD/bad/train-images-idx3-ubyte"
+if command -v gzip >/dev/null; then
+	printf '\000\000\010\003\000\000\000\002\000\000\000\034\000\000\000\034' >"$TMPD/hdr"
+	head -c 1568 /dev/urandom >>"$TMPD/hdr"
+	gzip -c "$TMPD/hdr" | head -c 400 >"$TMPD/bad/train-images-idx3-ubyte.gz"
+	expect_exit 65 "truncated gzip IDX file" -- "$T" --local --model mlp --data "$TMPD/bad"
+	expect_grep "train-images-idx3-ubyte.gz: (truncated|corrupt)" "$TMPD/err" "truncated gzip explained"
+fi
+expect_exit 66 "missing CIFAR-10 batches" -- "$T" --local --dataset cifar10 --data "$TMPD/empty"
+expect_grep "data_batch_1.bin" "$TMPD/err" "missing CIFAR-10 file named"
+head -c 3000 /dev/zero >"$TMPD/bad/data_batch_1.bin"
+expect_exit 65 "truncated CIFAR-10 batch" -- "$T" --local --dataset cifar10 --data "$TMPD/bad"
+expect_grep "data_batch_1.bin: 3000 bytes is not a whole number" "$TMPD/err" "CIFAR-10 truncation explained"
+
+# model specs
+printf 'input 1 28 28\nflatten\ndense 64\nrelu\nsoftmax 10\n' >"$TMPD/bad.spec"
+expect_exit 65 "unknown layer in a model spec" -- "$T" --local --model "$TMPD/bad.spec" --data "$TMPD/empty"
+expect_grep "bad.spec:5:1: error: unknown layer type 'softmax'" "$TMPD/err" "spec error carries file:line:col"
+printf 'input 1 28 28\nconv 8 5 pad x\n' >"$TMPD/bad.spec"
+expect_exit 65 "bad number in a model spec" -- "$T" --local --model "$TMPD/bad.spec" --data "$TMPD/empty"
+expect_grep "bad.spec:2:14: error: expected an integer" "$TMPD/err" "spec number error located"
+expect_exit 66 "missing model spec" -- "$T" --local --model "$TMPD/nope.spec" --data "$TMPD/empty"
+done_testing
