@@ -25,7 +25,8 @@ check_PROGRAMS += tests/helper/local-drive
 tests_helper_local_drive_SOURCES = tests/helper/local-drive.c
 tests_helper_local_drive_LDADD = libimc.la $(IMC_LIBS)
 
-LOCAL_CLI_TESTS = tests/cli/t3001-local-cloud.sh tests/cli/t3002-local-crash.sh
+LOCAL_CLI_TESTS = tests/cli/t3001-local-cloud.sh tests/cli/t3002-local-crash.sh \
+	tests/cli/t3003-local-rootless.sh
 TESTS += $(LOCAL_CLI_TESTS)
 EXTRA_DIST += $(LOCAL_CLI_TESTS)
 # bench: top_builddir=. sh $(top_srcdir)/bench/local_up.sh [COUNT...]

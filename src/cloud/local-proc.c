@@ -95,8 +95,9 @@ static pid_t parent_of(pid_t p)
 	return pp;
 }
 
-/* true when /proc/PID/cmdline names /usr/sbin/sshd with a -f CONFIG under
- * prefix */
+/* true when /proc/PID/cmdline is an sshd started with "-f CONFIG" under
+ * prefix. sshd rewrites its title to one string ("sshd: /usr/sbin/sshd -f
+ * ... [listener]"), so the arguments are joined before matching. */
 static bool is_our_sshd(pid_t p, const char *prefix)
 {
 	char path[64];
@@ -105,12 +106,14 @@ static bool is_our_sshd(pid_t p, const char *prefix)
 	strbuf_init(&sb, 16384);
 	bool ret = false;
 	if (strbuf_read_file(&sb, path) == 0 && sb.len) {
-		const char *a = sb.buf, *end = sb.buf + sb.len;
-		bool sshd = strstr(a, "sshd") != NULL;
-		size_t plen = strlen(prefix);
-		for (; sshd && a < end; a += strlen(a) + 1)
-			if (!strncmp(a, prefix, plen))
-				ret = true;
+		bool sshd = !strncmp(sb.buf, "sshd:", 5) ||
+			    (strstr(sb.buf, "sshd") && sb.buf[0] == '/');
+		for (size_t i = 0; i < sb.len; i++)
+			if (sb.buf[i] == '\0')
+				sb.buf[i] = ' ';
+		char *needle = xasprintf("-f %s", prefix);
+		ret = sshd && strstr(sb.buf, needle) != NULL;
+		free(needle);
 	}
 	strbuf_release(&sb);
 	return ret;

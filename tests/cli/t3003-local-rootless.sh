@@ -1,0 +1,68 @@
+#!/bin/sh
+# t3003: the local cloud's rootless mode (forced with IMC_LOCAL_MODE=rootless;
+# what a user without root or network namespaces gets): each VM is an sshd
+# of the invoking user on its own loopback address and port; the mode is
+# said in each VM's note; commands run over real SSH; stop/start; cleanup
+# leaves no process, subnet claim or file behind.
+. "$top_srcdir/tests/cli/lib.sh"
+
+DRIVE="$top_builddir/tests/helper/local-drive"
+[ -x /usr/sbin/sshd ] || skip_all "needs /usr/sbin/sshd (openssh-server)"
+command -v ssh >/dev/null || skip_all "needs the OpenSSH client"
+[ -x "$DRIVE" ] || skip_all "tests/helper/local-drive not built"
+
+ID=$(cat /proc/sys/kernel/random/uuid)
+INFRA="$IMC_HOME/infra/$ID"
+KEY="$INFRA/id_ed25519"
+export IMC_LOCAL_MODE=rootless
+export IMC_LOCAL_RUNDIR="$TMPD/run"
+unset IMC_LOCAL_FAULT
+USER_NAME=$(id -un)
+
+cleanup() {
+	"$DRIVE" cleanup "$IMC_HOME" "$ID" >/dev/null 2>&1
+	rm -rf "$TMPD"
+}
+trap cleanup EXIT INT TERM
+
+leftovers() {
+	for p in /proc/[0-9]*; do
+		tr '\0' ' ' 2>/dev/null <"$p/cmdline" | grep -q "$INFRA/vm/" && echo "process ${p#/proc/}"
+	done
+	ls "$IMC_LOCAL_RUNDIR" 2>/dev/null | grep '^claim-' | sed 's/^/claim /'
+	[ -d "$INFRA/vm" ] && find "$INFRA/vm" -type f | sed 's/^/file /'
+	true
+}
+
+expect_exit 0 "keygen" -- "$DRIVE" keygen "$IMC_HOME" "$ID"
+expect_exit 0 "create 3 rootless VMs" -- "$DRIVE" create "$IMC_HOME" "$ID" \
+	--net pub:public --net priv 1:front:pub,priv 2:back:priv 3:web:pub
+cp "$TMPD/out" "$TMPD/create"
+sed 's/^/#   /' "$TMPD/create"
+expect_grep '^created 3/3 ' "$TMPD/create" "all 3 VMs are running"
+expect_grep '^note 1 rootless mode' "$TMPD/create" "the note says rootless mode"
+expect_grep '^vm 1 running [^ ]+ 127\.[0-9.]+ 127\.[0-9.]+ [0-9]+ ' "$TMPD/create" "VM 1 has loopback addresses"
+expect_exit 0 "two rootless claims are taken" -- sh -c "ls '$IMC_LOCAL_RUNDIR' | grep -c '^claim-' | grep -qx 2"
+
+: >"$TMPD/known"
+for n in 1 2 3; do
+	ip=$(awk -v n=$n '$1=="vm" && $2==n {print $8}' "$TMPD/create")
+	port=$(awk -v n=$n '$1=="vm" && $2==n {print $7}' "$TMPD/create")
+	printf '[%s]:%s %s\n' "$ip" "$port" "$(cut -d' ' -f1,2 "$INFRA/vm/$n/ssh_host_ed25519_key.pub")" >>"$TMPD/known"
+	expect_exit 0 "ssh to rootless VM $n ($ip:$port)" -- ssh -n -p "$port" -i "$KEY" \
+		-o BatchMode=yes -o StrictHostKeyChecking=yes -o UserKnownHostsFile="$TMPD/known" \
+		-o ConnectTimeout=5 -o LogLevel=ERROR "$USER_NAME@$ip" 'echo hello-$(id -un)'
+	expect_grep "^hello-$USER_NAME\$" "$TMPD/out" "VM $n runs a command as '$USER_NAME'"
+done
+
+expect_exit 0 "stop VM 2" -- "$DRIVE" stop "$IMC_HOME" "$ID" 2
+expect_exit 0 "update VM 2" -- "$DRIVE" update "$IMC_HOME" "$ID" 2
+expect_grep '^vm 2 stopped' "$TMPD/out" "VM 2 is stopped"
+expect_exit 0 "start VM 2" -- "$DRIVE" start "$IMC_HOME" "$ID" 2
+expect_grep '^vm 2 running' "$TMPD/out" "VM 2 runs again"
+
+expect_exit 0 "destroy VM 3" -- "$DRIVE" destroy "$IMC_HOME" "$ID" 3
+expect_exit 0 "cleanup_infra" -- "$DRIVE" cleanup "$IMC_HOME" "$ID"
+leftovers >"$TMPD/after"
+if [ -s "$TMPD/after" ]; then not_ok "nothing left after cleanup"; sed 's/^/#   /' "$TMPD/after"; else ok "nothing left after cleanup"; fi
+done_testing
