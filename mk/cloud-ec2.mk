@@ -25,5 +25,7 @@ tests_unit_test_ec2_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_ec2_LDADD = $(UNIT_LIBS)
 endif
 
-TESTS += tests/cli/t7001-ec2-lifecycle.sh
-EXTRA_DIST += tests/ec2/lib-ec2.sh tests/cli/t7001-ec2-lifecycle.sh
+TESTS += tests/cli/t7001-ec2-lifecycle.sh tests/cli/t7002-ec2-retry.sh \
+	tests/cli/t7003-ec2-errors.sh
+EXTRA_DIST += tests/ec2/lib-ec2.sh tests/cli/t7001-ec2-lifecycle.sh \
+	tests/cli/t7002-ec2-retry.sh tests/cli/t7003-ec2-errors.sh

@@ -318,7 +318,7 @@ void ec2_error_diag(const struct ec2_conn *c, const struct ec2_error *e, struct 
 	else
 		diag_error(d, code, NULL, "ec2 (%s): cannot %s: HTTP status %ld%s%s", c->region,
 			   what, e->status, e->message ? ": " : "", e->message ? e->message : "");
-	if (e->retryable && !e->transport)
+	if (e->retryable)
 		diag_note(d, NULL, "gave up after %d attempts", c->max_attempts);
 }
 

@@ -779,6 +779,7 @@ static int resolve(struct cloud_session *s, struct cloud_vm *vm, struct ec2_regi
 {
 	char *region = NULL;
 	*inst = NULL;
+	*r = NULL;
 	if (vm->cloud_id) {
 		if (parse_cloud_id(vm->cloud_id, &region, inst) < 0) {
 			diag_error(d, IMC_EXIT_DATAERR, NULL,
@@ -865,13 +866,14 @@ static int ec2_vm_update(struct cloud_session *s, struct cloud_vm *vm, struct di
 static int instance_action(struct cloud_session *s, struct cloud_vm *vm, const char *action,
 			   const char *what, struct ec2_region **rp, struct diag *d)
 {
-	struct ec2_region *r;
+	struct ec2_region *r = NULL;
 	char *id;
 	int rc = resolve(s, vm, &r, &id, d);
 	if (rc <= 0) {
 		if (rc == 0 && strcmp(action, "TerminateInstances") == 0) {
 			vm->state = VM_OFF;
-			return 1; /* nothing to terminate */
+			*rp = r; /* nothing to terminate; the region may need cleaning */
+			return 1;
 		}
 		if (rc == 0)
 			diag_error(d, IMC_EXIT_NOINPUT, NULL, "ec2: VM %d has no instance to %s",
