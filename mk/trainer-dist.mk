@@ -11,6 +11,7 @@ imc_train_SOURCES += src/trainer/dist.h src/trainer/dist-internal.h \
 	src/trainer/dist-main.c src/trainer/dist-ps.c src/trainer/dist-train.c
 EXTRA_DIST += docs/imc-train-protocol.md
 
-DIST_CLI_TESTS = tests/cli/t6001-dist-sync.sh tests/cli/t6002-dist-async.sh
+DIST_CLI_TESTS = tests/cli/t6001-dist-sync.sh tests/cli/t6002-dist-async.sh \
+	tests/cli/t6003-dist-hostile.sh
 TESTS += $(DIST_CLI_TESTS)
-EXTRA_DIST += $(DIST_CLI_TESTS) tests/cli/t6-dist-lib.sh
+EXTRA_DIST += $(DIST_CLI_TESTS) tests/cli/t6-dist-lib.sh tests/cli/t6-attack.py

@@ -192,9 +192,11 @@ static void send_error(struct ps *ps, struct conn *c, uint32_t code, const char 
 {
 	size_t len;
 	unsigned char *p = wire_error_encode(code, text, &len);
+	c->close_after = true; /* before the reply: it may be flushed at once */
+	c->hdr_got = c->got = 0;
+	c->frame_start = 0;
 	conn_reply(ps, c, WIRE_ERROR, p, len, NULL, NULL, 0, NULL, NULL);
 	free(p);
-	c->close_after = true;
 }
 
 static void send_params(struct ps *ps, struct conn *c, uint32_t staleness)
@@ -214,8 +216,8 @@ static void send_end(struct ps *ps, struct conn *c)
 {
 	unsigned char fixed[WIRE_END_SIZE];
 	wire_put64(fixed, ps->step);
-	conn_reply(ps, c, WIRE_END, fixed, sizeof(fixed), NULL, NULL, 0, NULL, NULL);
 	c->close_after = true;
+	conn_reply(ps, c, WIRE_END, fixed, sizeof(fixed), NULL, NULL, 0, NULL, NULL);
 }
 
 static bool out_pending(const struct conn *c)
@@ -747,6 +749,33 @@ static void dispatch(struct ps *ps, struct conn *c)
 	protocol_violation(ps, c, why);
 }
 
+/* Whether c may send a message of this type at all (checked on the header,
+ * before any payload is read); NULL when it may, else why not. */
+static const char *refused(const struct conn *c, unsigned t)
+{
+	static char why[96];
+	bool ok;
+	if (c->worker_id == -1)
+		ok = t == WIRE_HELLO;
+	else if (c->role == WIRE_ROLE_PROBE)
+		ok = t == WIRE_PULL || t == WIRE_STATS_REQ || t == WIRE_BYE;
+	else if (c->worker_id == 0)
+		ok = t == WIRE_INIT || t == WIRE_PULL || t == WIRE_PUSH || t == WIRE_STATE_REQ ||
+		     t == WIRE_STATS_REQ || t == WIRE_SHUTDOWN;
+	else
+		ok = t == WIRE_PULL || t == WIRE_PUSH || t == WIRE_STATS_REQ || t == WIRE_BYE;
+	if (ok)
+		return NULL;
+	if (c->worker_id == -1)
+		snprintf(why, sizeof(why), "%s before HELLO", wire_type_name(t));
+	else if (t == WIRE_HELLO)
+		snprintf(why, sizeof(why), "second HELLO");
+	else
+		snprintf(why, sizeof(why), "unexpected %s from %s", wire_type_name(t),
+			 c->role == WIRE_ROLE_PROBE ? "a probe" : c->worker_id == 0 ? "the chief" : "a worker");
+	return why;
+}
+
 /* Reads what is available; dispatches complete messages. */
 static void conn_read(struct ps *ps, struct conn *c)
 {
@@ -802,10 +831,9 @@ static void conn_read(struct ps *ps, struct conn *c)
 				protocol_violation(ps, c, why);
 				return;
 			}
-			if (c->worker_id == -1 && c->h.type != WIRE_HELLO) {
-				char why[120];
-				snprintf(why, sizeof(why), "%s before HELLO", wire_type_name(c->h.type));
-				protocol_violation(ps, c, why);
+			const char *bad = refused(c, c->h.type);
+			if (bad) {
+				protocol_violation(ps, c, bad);
 				return;
 			}
 			if (c->h.length > c->buf_cap) {

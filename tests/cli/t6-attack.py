@@ -1,0 +1,163 @@
+#!/usr/bin/python3
+"""t6-attack.py: a hostile client of imc-train's parameter server, for
+t6003. Usage: t6-attack.py HOST:PORT STOPFILE PROGRESSFILE
+
+Each attack opens its own connection, misbehaves, and checks that the PS
+closes that connection (after an ERROR frame or not) within 10 s. Rounds of
+every attack repeat until STOPFILE exists; after each full round a line
+"round N" is appended to PROGRESSFILE. Exits 1 at the first attack the PS
+did not answer by closing the connection, when the PS refused a valid
+probe (i.e. it stopped serving), or when fewer than two rounds ran (so at
+least one ran while the job trained).
+"""
+import os, random, socket, struct, sys, time
+
+MAGIC, VERSION = 0x54434D49, 1
+HELLO, WELCOME, INIT, PULL, PUSH, ERROR = 1, 2, 3, 4, 5, 15
+MLP = [("fc1.weight", [256, 784]), ("fc1.bias", [256]),
+       ("fc2.weight", [10, 256]), ("fc2.bias", [10])]
+TOTAL = 256 * 784 + 256 + 10 * 256 + 10
+
+
+def hdr(typ, length, version=VERSION, magic=MAGIC, reserved=0):
+    return struct.pack("<IHHII", magic, version, typ, length, reserved)
+
+
+def hello(layout=MLP, role=3, mode=1, n_workers=2, shard=TOTAL, ps_index=0):
+    body = struct.pack("<HHIIIIIQQ", role, mode, 0, 0, ps_index, 1, n_workers, 0, shard)
+    body += struct.pack("<I", len(layout))
+    for name, dims in layout:
+        body += struct.pack("<HBB", len(name), len(dims), 0) + name.encode()
+        body += b"".join(struct.pack("<I", d) for d in dims)
+    return hdr(HELLO, len(body)) + body
+
+
+def closed_by_ps(s, timeout=10.0):
+    """True when the PS closes s (reading and discarding what it sends)."""
+    s.settimeout(timeout)
+    end = time.time() + timeout
+    try:
+        while time.time() < end:
+            b = s.recv(65536)
+            if not b:
+                return True
+    except (ConnectionResetError, BrokenPipeError):
+        return True
+    except socket.timeout:
+        return False
+    return False
+
+
+def connect(addr):
+    s = socket.create_connection(addr, timeout=10)
+    s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    return s
+
+
+def send(s, data):
+    try:
+        s.sendall(data)
+    except (ConnectionResetError, BrokenPipeError):
+        pass
+
+
+def probe(addr):
+    """A valid probe HELLO must be welcomed: the PS is still serving."""
+    s = connect(addr)
+    s.sendall(hello())
+    h = b""
+    while len(h) < 16:
+        b = s.recv(16 - len(h))
+        if not b:
+            return None, s
+        h += b
+    magic, ver, typ, length, _ = struct.unpack("<IHHII", h)
+    body = b""
+    while len(body) < length:
+        body += s.recv(length - len(body))
+    return typ, s
+
+
+def attacks(addr):
+    rnd = random.Random(42)
+    yield "garbage bytes", [bytes(rnd.getrandbits(8) for _ in range(64))]
+    yield "an HTTP request", [b"GET / HTTP/1.1\r\nHost: x\r\n\r\n"]
+    yield "a wrong version", [hdr(HELLO, 48, version=9) + b"\0" * 48]
+    yield "an unknown type", [hdr(99, 0)]
+    yield "reserved bits", [hdr(HELLO, 48, reserved=7)]
+    yield "a 100 MB HELLO", [hdr(HELLO, 100 << 20)]
+    yield "a truncated frame", [hello()[:40]]
+    yield "wrong shapes", [hello(layout=[("fc1.weight", [256, 783])] + MLP[1:])]
+    yield "a wrong tensor count", [hello(layout=MLP[:3])]
+    yield "a wrong name", [hello(layout=[("fc9.weight", [256, 784])] + MLP[1:])]
+    yield "rank 0 in HELLO", [hello()[:16 + 44] + b"\x0a\x00\x00\x00fc1.weight"]
+    yield "PUSH before HELLO", [hdr(PUSH, 24 + 4 * TOTAL)]
+    yield "a wrong shard", [hello(shard=TOTAL - 1)]
+    yield "a wrong worker count", [hello(n_workers=7)]
+    yield "a wrong mode", [hello(mode=2)]
+    # after a valid probe HELLO:
+    yield "PUSH with a wrong length", ["probe", hdr(PUSH, 24 + 4 * (TOTAL - 1))]
+    yield "PUSH from a probe", ["probe", hdr(PUSH, 24 + 4 * TOTAL) +
+                                struct.pack("<QIIfI", 0, TOTAL, 64, 1.0, 0) + b"\0" * (4 * TOTAL)]
+    yield "INIT from a probe", ["probe", hdr(INIT, 24 + 4 * TOTAL) +
+                                struct.pack("<QIIff", 0, TOTAL, 0, 0.1, 0.9) + b"\0" * (4 * TOTAL)]
+    yield "a second HELLO", ["probe", hello()]
+    yield "pipelined requests", ["probe", hdr(PULL, 0) * 3 + hdr(PULL, 0) * 3]
+    yield "a stalled half header", [hdr(HELLO, 100)[:7]]
+
+
+def run_attack(addr, name, parts):
+    if parts[0] == "probe":
+        typ, s = probe(addr)
+        if typ != WELCOME:
+            print(f"FAIL: a valid probe was refused (got type {typ}) before '{name}'")
+            return False
+        parts = parts[1:]
+    else:
+        s = connect(addr)
+    for p in parts:
+        send(s, p)
+    if name == "a truncated frame":
+        s.shutdown(socket.SHUT_WR)
+    if not closed_by_ps(s):
+        print(f"FAIL: the PS did not close the connection after {name}")
+        return False
+    s.close()
+    return True
+
+
+def main():
+    host, port = sys.argv[1].rsplit(":", 1)
+    addr = (host, int(port))
+    stop, progress = sys.argv[2], sys.argv[3]
+    n = 0
+    while not os.path.exists(stop) or n == 0:
+        try:
+            for name, parts in attacks(addr):
+                if not run_attack(addr, name, parts):
+                    return 1
+        except ConnectionRefusedError:
+            # the PS is gone: fine only when the job ended (the test then
+            # creates STOPFILE and checks the PS's exit status itself)
+            for _ in range(200):
+                if os.path.exists(stop):
+                    print(f"{n} rounds of attacks; the PS exited at the end of the job")
+                    return 0 if n >= 2 else 1
+                time.sleep(0.05)
+            print("FAIL: the PS stopped accepting connections during the job")
+            return 1
+        typ, s = probe(addr)
+        s.close()
+        if typ != WELCOME:
+            print("FAIL: the PS no longer welcomes a valid probe")
+            return 1
+        n += 1
+        with open(progress, "a") as f:
+            f.write(f"round {n}\n")
+        time.sleep(0.05)  # pacing only: leave CPU to the training job
+    print(f"{n} rounds of attacks, the PS closed every hostile connection")
+    return 0 if n >= 2 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

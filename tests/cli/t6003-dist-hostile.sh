@@ -1,0 +1,46 @@
+#!/bin/sh
+# t6003: a PS under attack keeps serving. While the chief and a worker train
+# against it, a hostile client (t6-attack.py) keeps sending garbage bytes,
+# truncated frames, oversized lengths, wrong shapes, wrong shards, requests
+# out of order and a stalled half message, each on its own connection. The
+# PS must close each of those connections with a log line, never crash, and
+# the job must finish normally.
+. "$top_srcdir/tests/cli/lib.sh"
+. "$top_srcdir/tests/cli/t6-dist-lib.sh"
+
+make_cluster "$TMPD/cluster.json" 1 1
+ps_addr=$("$PY" -c 'import json,sys; print(json.load(open(sys.argv[1]))["cluster"]["ps"][0])' "$TMPD/cluster.json")
+common="--cluster $TMPD/cluster.json --model mlp --steps 400 --threads 1"
+start ps --role ps $common --io-timeout 1
+"$PY" "$top_srcdir/tests/cli/t6-attack.py" "$ps_addr" "$TMPD/stop" "$TMPD/progress" \
+	>"$TMPD/attack.out" 2>&1 &
+attacker=$!
+DIST_PIDS="$DIST_PIDS $attacker"
+if wait_line "$TMPD/progress" '^round 1$' 60; then ok "a first round of attacks completed"; else
+	not_ok "a first round of attacks completed"; cat "$TMPD/attack.out" | sed 's/^/#   /'; fi
+# the job trains while the attacks go on
+start chief --role chief $common --json
+start worker --role worker --index 0 $common
+wait_exit chief 120
+wait_exit worker 30
+: >"$TMPD/stop"
+wait "$attacker"
+arc=$?
+wait_exit ps 30
+if [ "$arc" -eq 0 ]; then ok "the PS closed every hostile connection and kept welcoming valid ones"; else
+	not_ok "attacker exit $arc"; sed 's/^/#   /' "$TMPD/attack.out"; fi
+expect_rc chief 0 "chief exits 0 despite the attacks"
+expect_rc worker 0 "worker exits 0 despite the attacks"
+expect_rc ps 0 "the PS shuts down cleanly (no crash)"
+py_check "the job still learns (test accuracy >= 0.80)" 'j["test_accuracy"] >= 0.80' "$TMPD/chief.out"
+for pat in 'bad magic' 'unsupported protocol version 9' 'unknown message type 99' \
+	'reserved header bits' 'HELLO of 104857600 bytes' 'truncated frame' \
+	"model mismatch: tensor 0 is 'fc1.weight' \[256x784\] here, peer sent 'fc1.weight' \[256x783\]" \
+	'model mismatch: model has 4 tensors, peer sent 3' "peer sent 'fc9.weight'" \
+	'PUSH before HELLO' 'shard mismatch' 'peer counts 7 workers' 'mode mismatch' \
+	'PUSH of [0-9]+ bytes, expected exactly' 'unexpected PUSH from a probe' \
+	'unexpected INIT from a probe' 'second HELLO' 'request sent before the previous reply' \
+	'incomplete after --io-timeout'; do
+	expect_grep "$pat" "$TMPD/ps.log" "the PS logs why it closed: $pat"
+done
+done_testing
