@@ -1,0 +1,779 @@
+/* exec-play.c: the linear strategy: plays in order; in a play, pre_tasks,
+ * roles, tasks and post_tasks with handler flushes between them; each task
+ * runs on every remaining host (in parallel, bounded by forks) before the
+ * next starts; blocks with rescue/always; include_tasks/include_role
+ * expanded at run time; handlers run once, in definition order, for the
+ * hosts that notified them. A failed host leaves the rest of the play. */
+#include "config.h"
+
+#include <fnmatch.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "provision/task.h"
+#include "provision/template.h"
+#include "util/xalloc.h"
+#include "util/banned.h"
+
+struct handler_ref {
+	struct ptask *t;
+};
+
+/* Run-time state of the current play (handlers, include caches). */
+struct play_state {
+	struct ptask **handlers;
+	size_t nhandlers, ahandlers;
+	struct inc_cache {
+		struct ptask *inc;
+		char *key;
+		struct ptask **tasks;
+		size_t ntasks;
+		struct ptask *wrapper;
+	} *inc;
+	size_t ninc;
+	pthread_mutex_t lock;
+};
+
+static struct play_state *cur_ps; /* one play runs at a time per process */
+static pthread_mutex_t cur_ps_lock = PTHREAD_MUTEX_INITIALIZER;
+
+struct task_run *task_run_new(void)
+{
+	struct task_run *run = xcalloc(1, sizeof(*run));
+	pthread_mutex_init(&run->lock, NULL);
+	run->groups = json_object();
+	run->global_vars = json_object();
+	run->extra_vars = json_object();
+	run->forks = 16;
+	return run;
+}
+
+struct task_host *task_host_new(const char *name, struct task_conn *conn, json_t *vars)
+{
+	struct task_host *h = xcalloc(1, sizeof(*h));
+	h->name = xstrdup(name);
+	h->conn = conn;
+	h->vars = vars ? json_incref(vars) : json_object();
+	h->facts = json_object();
+	h->notified = json_object();
+	return h;
+}
+
+static void host_free(struct task_host *h)
+{
+	if (!h)
+		return;
+	conn_close(h->conn);
+	free(h->name);
+	json_decref(h->vars);
+	json_decref(h->facts);
+	json_decref(h->notified);
+	json_decref(h->fail_task);
+	json_decref(h->fail_result);
+	free(h->error);
+	strbuf_release(&h->log);
+	free(h);
+}
+
+void task_run_free(struct task_run *run)
+{
+	if (!run)
+		return;
+	for (size_t i = 0; i < run->nhosts; i++)
+		host_free(run->hosts[i]);
+	free(run->hosts);
+	json_decref(run->groups);
+	json_decref(run->global_vars);
+	json_decref(run->extra_vars);
+	json_decref(run->play_hosts);
+	pthread_mutex_destroy(&run->lock);
+	free(run);
+}
+
+void exec_set_fact(struct task_run *run, struct task_host *h, const char *name, json_t *v)
+{
+	pthread_mutex_lock(&run->lock);
+	json_object_set(h->facts, name, v);
+	pthread_mutex_unlock(&run->lock);
+}
+
+/* ---- handlers ------------------------------------------------------------ */
+
+static void add_handlers(struct play_state *ps, struct ptask **h, size_t n)
+{
+	pthread_mutex_lock(&ps->lock);
+	for (size_t i = 0; i < n; i++) {
+		if (ps->nhandlers == ps->ahandlers) {
+			ps->ahandlers = ps->ahandlers ? ps->ahandlers * 2 : 16;
+			ps->handlers = xreallocarray(ps->handlers, ps->ahandlers, sizeof(*ps->handlers));
+		}
+		ps->handlers[ps->nhandlers++] = h[i];
+	}
+	pthread_mutex_unlock(&ps->lock);
+}
+
+static void add_role_handlers(struct play_state *ps, struct ptask *w)
+{
+	if (!w)
+		return;
+	for (size_t i = 0; i < w->nblock; i++)
+		if (w->block[i]->is_block && w->block[i]->role && w->block[i]->role != w->role &&
+		    !w->block[i]->module)
+			add_role_handlers(ps, w->block[i]);
+	if (w->role && w->role->nhandlers)
+		add_handlers(ps, w->role->handlers, w->role->nhandlers);
+}
+
+static bool handler_matches(struct ptask *h, const char *name)
+{
+	const char *hn = json_string_value(json_object_get(h->raw, "name"));
+	if (hn && !strcmp(hn, name))
+		return true;
+	if (!strcmp(h->display, name))
+		return true;
+	json_t *l = json_object_get(h->raw, "listen");
+	if (json_is_string(l) && !strcmp(json_string_value(l), name))
+		return true;
+	if (json_is_array(l)) {
+		size_t i;
+		json_t *e;
+		json_array_foreach(l, i, e)
+			if (json_is_string(e) && !strcmp(json_string_value(e), name))
+				return true;
+	}
+	return false;
+}
+
+void exec_notify(struct task_run *run, struct task_host *h, struct ptask *t, const char *name)
+{
+	struct play_state *ps = cur_ps;
+	if (!ps)
+		return;
+	struct task_role *role = NULL;
+	for (struct ptask *p = t; p && !role; p = p->parent)
+		role = p->role;
+	pthread_mutex_lock(&ps->lock);
+	bool found = false;
+	/* a role's own handlers first (per role instance) */
+	for (size_t i = 0; i < ps->nhandlers; i++) {
+		struct ptask *hd = ps->handlers[i];
+		if (role && hd->role == role && handler_matches(hd, name)) {
+			char key[32];
+			snprintf(key, sizeof(key), "%p", (void *)hd);
+			json_object_set_new(h->notified, key, json_true());
+			found = true;
+		}
+	}
+	if (!found)
+		for (size_t i = 0; i < ps->nhandlers; i++) {
+			struct ptask *hd = ps->handlers[i];
+			if (handler_matches(hd, name)) {
+				char key[32];
+				snprintf(key, sizeof(key), "%p", (void *)hd);
+				json_object_set_new(h->notified, key, json_true());
+				found = true;
+			}
+		}
+	pthread_mutex_unlock(&ps->lock);
+	if (!found)
+		out_line(run->out, h->index, "ERROR! The requested handler '%s' was not found in either the main handlers list nor in the listening handlers list", name);
+}
+
+/* ---- parallel execution of one task on many hosts -------------------------- */
+
+struct par {
+	struct task_run *run;
+	struct ptask *t;
+	struct task_host **hosts;
+	size_t n;
+	size_t next;
+	bool rescuable;
+	json_t *inc_params;
+	pthread_mutex_t lock;
+};
+
+static void *par_worker(void *arg)
+{
+	struct par *p = arg;
+	for (;;) {
+		pthread_mutex_lock(&p->lock);
+		size_t i = p->next++;
+		pthread_mutex_unlock(&p->lock);
+		if (i >= p->n)
+			break;
+		exec_task_host(p->run, p->t, p->hosts[i], p->rescuable, p->inc_params, NULL);
+	}
+	return NULL;
+}
+
+static void run_parallel(struct task_run *run, struct ptask *t, struct task_host **hosts, size_t n,
+			 bool rescuable, json_t *inc_params)
+{
+	struct par p = { .run = run, .t = t, .hosts = hosts, .n = n, .rescuable = rescuable,
+			 .inc_params = inc_params };
+	pthread_mutex_init(&p.lock, NULL);
+	size_t nt = n < (size_t)(run->forks > 0 ? run->forks : 1) ? n : (size_t)run->forks;
+	if (nt <= 1)
+		par_worker(&p);
+	else {
+		pthread_t *th = xcalloc(nt, sizeof(*th));
+		size_t started = 0;
+		for (size_t i = 0; i < nt; i++)
+			if (pthread_create(&th[i], NULL, par_worker, &p) == 0)
+				started++;
+			else
+				break;
+		if (!started)
+			par_worker(&p);
+		for (size_t i = 0; i < started; i++)
+			pthread_join(th[i], NULL);
+		free(th);
+	}
+	pthread_mutex_destroy(&p.lock);
+}
+
+/* ---- lists, blocks, includes -------------------------------------------- */
+
+static void run_list(struct task_run *run, struct ptask **list, size_t n, struct task_host **hosts,
+		     size_t nh, bool rescuable, json_t *inc_params);
+
+static size_t alive(struct task_host **hosts, size_t nh, struct task_host **out)
+{
+	size_t k = 0;
+	for (size_t i = 0; i < nh; i++)
+		if (!hosts[i]->failed)
+			out[k++] = hosts[i];
+	return k;
+}
+
+static bool past_deadline(struct task_run *run)
+{
+	return run->deadline > 0 && task_now() > run->deadline;
+}
+
+static void run_block(struct task_run *run, struct ptask *t, struct task_host **hosts, size_t nh,
+		      bool rescuable, json_t *inc_params)
+{
+	struct task_host **in = xcalloc(nh + 1, sizeof(*in));
+	size_t nin = alive(hosts, nh, in);
+	if (!nin) {
+		free(in);
+		return;
+	}
+	bool has_rescue = t->nrescue > 0;
+	run_list(run, t->block, t->nblock, in, nin, rescuable || has_rescue, inc_params);
+	if (has_rescue) {
+		struct task_host **rh = xcalloc(nin + 1, sizeof(*rh));
+		size_t nr = 0;
+		for (size_t i = 0; i < nin; i++)
+			if (in[i]->failed && !in[i]->unreachable) {
+				in[i]->failed = false;
+				free(in[i]->error);
+				in[i]->error = NULL;
+				json_t *ft = in[i]->fail_task ? in[i]->fail_task : json_object();
+				json_t *fr = in[i]->fail_result ? in[i]->fail_result : json_object();
+				exec_set_fact(run, in[i], "ansible_failed_task", ft);
+				exec_set_fact(run, in[i], "ansible_failed_result", fr);
+				if (!in[i]->fail_task)
+					json_decref(ft);
+				if (!in[i]->fail_result)
+					json_decref(fr);
+				rh[nr++] = in[i];
+			}
+		if (nr) {
+			run_list(run, t->rescue, t->nrescue, rh, nr, rescuable, inc_params);
+			for (size_t i = 0; i < nr; i++)
+				if (!rh[i]->failed)
+					rh[i]->st.rescued++;
+		}
+		free(rh);
+	}
+	if (t->nalways) {
+		/* always runs for every host that entered the block */
+		bool *was = xcalloc(nin, sizeof(*was));
+		for (size_t i = 0; i < nin; i++) {
+			was[i] = in[i]->failed;
+			if (!in[i]->unreachable)
+				in[i]->failed = false;
+		}
+		run_list(run, t->always, t->nalways, in, nin, rescuable, inc_params);
+		for (size_t i = 0; i < nin; i++)
+			in[i]->failed |= was[i];
+		free(was);
+	}
+	free(in);
+}
+
+static struct inc_cache *inc_lookup(struct play_state *ps, struct ptask *inc, const char *key)
+{
+	for (size_t i = 0; i < ps->ninc; i++)
+		if (ps->inc[i].inc == inc && !strcmp(ps->inc[i].key, key))
+			return &ps->inc[i];
+	return NULL;
+}
+
+/* Where an include_tasks file name points (role tasks/, the including file's dir, play dir). */
+static char *resolve_include(struct task_run *run, struct ptask *t, const char *f)
+{
+	if (f[0] == '/')
+		return xstrdup(f);
+	const char *dirs[4] = { t->dir, NULL, run->pb->dir, NULL };
+	char *rt = NULL;
+	for (struct ptask *p = t; p; p = p->parent)
+		if (p->role) {
+			rt = xasprintf("%s/tasks", p->role->dir);
+			break;
+		}
+	dirs[1] = rt;
+	char *r = NULL;
+	for (int i = 0; i < 3 && !r; i++) {
+		if (!dirs[i])
+			continue;
+		char *p = xasprintf("%s/%s", dirs[i], f);
+		if (access(p, R_OK) == 0) {
+			char *rp = realpath(p, NULL);
+			r = rp ? rp : xstrdup(p);
+		}
+		free(p);
+	}
+	free(rt);
+	return r;
+}
+
+struct inc_group {
+	char *key;
+	struct task_host **hosts;
+	size_t n;
+	json_t *params;
+};
+
+static void print_banner(struct task_run *run, struct ptask *t, struct task_host *first)
+{
+	const char *disp = t->display;
+	char *own = NULL;
+	if (strstr(disp, "{{") && first) {
+		struct exec_ctx x = { .run = run, .host = first, .task = t };
+		x.vars = exec_build_vars(run, first, t, NULL);
+		struct diag d = DIAG_INIT;
+		json_t *s = json_string(disp);
+		json_t *r = xt_value(&x, s, &d);
+		if (r && json_is_string(r))
+			own = xstrdup(json_string_value(r));
+		json_decref(r);
+		json_decref(s);
+		json_decref(x.vars);
+		diag_release(&d);
+	}
+	out_task(run->out, t->is_handler ? "RUNNING HANDLER" : "TASK", own ? own : disp);
+	free(own);
+}
+
+static void run_include(struct task_run *run, struct ptask *t, struct task_host **hosts, size_t nh,
+			bool rescuable, json_t *inc_params)
+{
+	bool is_role = !strcmp(t->module, "include_role");
+	print_banner(run, t, hosts[0]);
+	out_begin_task(run->out, t->display);
+	struct inc_group *groups = NULL;
+	size_t ng = 0;
+	for (size_t i = 0; i < nh; i++) {
+		struct task_host *h = hosts[i];
+		struct exec_ctx x = { .run = run, .host = h, .task = t };
+		x.vars = exec_build_vars(run, h, t, inc_params);
+		struct diag d = DIAG_INIT;
+		bool w = true;
+		for (struct ptask *p = t; p && w; p = p->parent) {
+			json_t *wc = json_object_get(p->raw, "when");
+			if (wc && xt_cond(&x, wc, &w, &d) < 0) {
+				w = false;
+				json_t *r = res_fail("%s", diag_first_message(&d));
+				char *js = out_json_compact(r);
+				out_line(run->out, h->index, "fatal: [%s]: FAILED! => %s", h->name, js);
+				free(js);
+				out_record(run->out, h, r);
+				json_decref(r);
+				h->st.failed++;
+				h->failed = true;
+				if (!h->error)
+					h->error = xasprintf("task '%s' failed", t->display);
+				goto next;
+			}
+		}
+		if (!w) {
+			out_line(run->out, h->index, "skipping: [%s]", h->name);
+			json_t *r = json_pack("{s:b, s:s, s:b}", "changed", 0, "skip_reason",
+					      "Conditional result was False", "skipped", 1);
+			out_record(run->out, h, r);
+			json_decref(r);
+			h->st.skipped++;
+			goto next;
+		}
+		json_t *args = xt_value(&x, t->args, &d);
+		const char *f = NULL;
+		if (args) {
+			f = args_str(args, is_role ? "name" : "_raw_params");
+			if (!f)
+				f = args_str(args, is_role ? "role" : "file");
+		}
+		char *path = NULL;
+		if (f && !is_role)
+			path = resolve_include(run, t, f);
+		if (!args || !f || (!is_role && !path)) {
+			json_t *r = args ? res_fail("Could not find or access '%s'", f ? f : "(no file)")
+					 : res_fail("%s", diag_first_message(&d));
+			char *js = out_json_compact(r);
+			out_line(run->out, h->index, "fatal: [%s]: FAILED! => %s", h->name, js);
+			free(js);
+			out_record(run->out, h, r);
+			json_decref(r);
+			if (!args_bool(exec_keyword(run, t, "ignore_errors"), false)) {
+				h->st.failed++;
+				h->failed = true;
+				if (!h->error)
+					h->error = xasprintf("task '%s' failed: cannot include '%s'", t->display,
+							     f ? f : "");
+			}
+			json_decref(args);
+			free(path);
+			goto next;
+		}
+		char *key = is_role ? xasprintf("role:%s:%s", f,
+						args_str(args, "tasks_from") ? args_str(args, "tasks_from") : "")
+			    : xstrdup(path);
+		if (!is_role) {
+			out_line(run->out, h->index, "included: %s for %s", path, h->name);
+			json_t *r = json_pack("{s:b, s:s}", "changed", 0, "include", f);
+			out_record(run->out, h, r);
+			json_decref(r);
+			h->st.ok++;
+		} else {
+			json_t *r = json_pack("{s:b, s:s}", "changed", 0, "include_role", f);
+			out_record(run->out, h, r);
+			json_decref(r);
+		}
+		size_t gi;
+		for (gi = 0; gi < ng; gi++)
+			if (!strcmp(groups[gi].key, key))
+				break;
+		if (gi == ng) {
+			groups = xreallocarray(groups, ng + 1, sizeof(*groups));
+			memset(&groups[ng], 0, sizeof(groups[ng]));
+			groups[ng].key = key;
+			groups[ng].hosts = xcalloc(nh, sizeof(struct task_host *));
+			groups[ng].params = json_incref(args);
+			ng++;
+		} else
+			free(key);
+		groups[gi].hosts[groups[gi].n++] = h;
+		json_decref(args);
+		free(path);
+next:
+		diag_release(&d);
+		json_decref(x.vars);
+	}
+	for (size_t g = 0; g < ng; g++) {
+		struct play_state *ps = cur_ps;
+		pthread_mutex_lock(&ps->lock);
+		struct inc_cache *c = inc_lookup(ps, t, groups[g].key);
+		pthread_mutex_unlock(&ps->lock);
+		if (!c) {
+			struct diag d = DIAG_INIT;
+			struct inc_cache nc = { .inc = t, .key = xstrdup(groups[g].key) };
+			int rc;
+			if (is_role) {
+				const char *rn = args_str(groups[g].params, "name");
+				if (!rn)
+					rn = args_str(groups[g].params, "role");
+				struct task_role *r = play_load_role(run->pb, rn, NULL, t->dir,
+								     args_str(groups[g].params, "tasks_from"),
+								     &nc.wrapper, t, &d);
+				rc = r ? 0 : -1;
+				if (r) {
+					/* the same role without params as a listed one shares its handlers */
+					bool shared = false;
+					for (size_t i = 0; run->play && i < run->play->nroles; i++) {
+						struct task_role *o = run->play->roles[i]->role;
+						if (!strcmp(o->name, r->name) && json_equal(o->params, r->params)) {
+							r->handlers = o->handlers;
+							r->nhandlers = o->nhandlers;
+							shared = true;
+							break;
+						}
+					}
+					if (!shared)
+						add_role_handlers(ps, nc.wrapper);
+				}
+			} else
+				rc = play_load_tasks_file(run->pb, groups[g].key, t->role, t, &nc.tasks,
+							  &nc.ntasks, &d);
+			if (rc < 0) {
+				for (size_t i = 0; i < groups[g].n; i++) {
+					struct task_host *h = groups[g].hosts[i];
+					out_line(run->out, h->index, "fatal: [%s]: FAILED! => {\"msg\": \"%s\"}",
+						 h->name, diag_first_message(&d));
+					h->st.failed++;
+					h->failed = true;
+					if (!h->error)
+						h->error = xstrdup(diag_first_message(&d));
+				}
+				diag_release(&d);
+				free(nc.key);
+				continue;
+			}
+			diag_release(&d);
+			pthread_mutex_lock(&ps->lock);
+			ps->inc = xreallocarray(ps->inc, ps->ninc + 1, sizeof(*ps->inc));
+			ps->inc[ps->ninc++] = nc;
+			c = &ps->inc[ps->ninc - 1];
+			pthread_mutex_unlock(&ps->lock);
+		}
+		if (c->wrapper)
+			run_list(run, &c->wrapper, 1, groups[g].hosts, groups[g].n, rescuable, inc_params);
+		else
+			run_list(run, c->tasks, c->ntasks, groups[g].hosts, groups[g].n, rescuable,
+				 inc_params);
+	}
+	for (size_t g = 0; g < ng; g++) {
+		free(groups[g].key);
+		free(groups[g].hosts);
+		json_decref(groups[g].params);
+	}
+	free(groups);
+}
+
+static void flush_handlers(struct task_run *run, struct task_host **hosts, size_t nh);
+
+static void run_node(struct task_run *run, struct ptask *t, struct task_host **hosts, size_t nh,
+		     bool rescuable, json_t *inc_params)
+{
+	if (t->is_block) {
+		run_block(run, t, hosts, nh, rescuable, inc_params);
+		return;
+	}
+	struct task_host **live = xcalloc(nh + 1, sizeof(*live));
+	size_t n = alive(hosts, nh, live);
+	if (!n)
+		goto out;
+	if (past_deadline(run)) {
+		for (size_t i = 0; i < n; i++) {
+			live[i]->failed = true;
+			live[i]->st.failed++;
+			if (!live[i]->error)
+				live[i]->error = xstrdup("contextualization timed out (contextualize MAX reached)");
+		}
+		goto out;
+	}
+	if (!strcmp(t->module, "include_tasks") || !strcmp(t->module, "include_role")) {
+		run_include(run, t, live, n, rescuable, inc_params);
+		goto out;
+	}
+	if (!strcmp(t->module, "meta")) {
+		const char *what = args_str(t->args, "_raw_params");
+		if (what && !strcmp(what, "flush_handlers"))
+			flush_handlers(run, live, n);
+		else if (what && !strcmp(what, "end_play"))
+			for (size_t i = 0; i < n; i++)
+				live[i]->ended = true;
+		goto out;
+	}
+	print_banner(run, t, live[0]);
+	out_begin_task(run->out, t->display);
+	run_parallel(run, t, live, n, rescuable, inc_params);
+out:
+	free(live);
+}
+
+static void run_list(struct task_run *run, struct ptask **list, size_t n, struct task_host **hosts,
+		     size_t nh, bool rescuable, json_t *inc_params)
+{
+	for (size_t i = 0; i < n; i++) {
+		struct task_host **live = xcalloc(nh + 1, sizeof(*live));
+		size_t k = 0;
+		for (size_t j = 0; j < nh; j++)
+			if (!hosts[j]->failed && !hosts[j]->ended)
+				live[k++] = hosts[j];
+		if (k)
+			run_node(run, list[i], live, k, rescuable, inc_params);
+		free(live);
+		if (!k)
+			break;
+	}
+}
+
+static void flush_handlers(struct task_run *run, struct task_host **hosts, size_t nh)
+{
+	struct play_state *ps = cur_ps;
+	for (size_t i = 0; i < ps->nhandlers; i++) {
+		struct ptask *hd = ps->handlers[i];
+		char key[32];
+		snprintf(key, sizeof(key), "%p", (void *)hd);
+		struct task_host **sel = xcalloc(nh + 1, sizeof(*sel));
+		size_t k = 0;
+		for (size_t j = 0; j < nh; j++)
+			if (json_object_get(hosts[j]->notified, key)) {
+				json_object_del(hosts[j]->notified, key);
+				if (!hosts[j]->failed)
+					sel[k++] = hosts[j];
+			}
+		if (k)
+			run_node(run, hd, sel, k, false, NULL);
+		free(sel);
+	}
+}
+
+/* ---- host patterns ---------------------------------------------------------- */
+
+static bool in_group(struct task_run *run, const char *pat, const char *host)
+{
+	if (!strcmp(pat, "all") || !strcmp(pat, "*"))
+		return true;
+	json_t *g = json_object_get(run->groups, pat);
+	if (json_is_array(g)) {
+		size_t i;
+		json_t *e;
+		json_array_foreach(g, i, e)
+			if (json_is_string(e) && !strcmp(json_string_value(e), host))
+				return true;
+		return false;
+	}
+	return fnmatch(pat, host, 0) == 0;
+}
+
+static bool host_selected(struct task_run *run, const char *pattern, const char *host)
+{
+	bool sel = false, any_pos = false;
+	char *p = xstrdup(pattern);
+	/* first pass: unions; then intersections and exclusions */
+	char *save = NULL;
+	for (char *tok = strtok_r(p, ":,", &save); tok; tok = strtok_r(NULL, ":,", &save)) {
+		while (*tok == ' ')
+			tok++;
+		if (*tok == '!' || *tok == '&')
+			continue;
+		any_pos = true;
+		if (in_group(run, tok, host))
+			sel = true;
+	}
+	free(p);
+	if (!any_pos)
+		sel = true;
+	p = xstrdup(pattern);
+	for (char *tok = strtok_r(p, ":,", &save); tok; tok = strtok_r(NULL, ":,", &save)) {
+		while (*tok == ' ')
+			tok++;
+		if (*tok == '!' && in_group(run, tok + 1, host))
+			sel = false;
+		if (*tok == '&' && !in_group(run, tok + 1, host))
+			sel = false;
+	}
+	free(p);
+	return sel;
+}
+
+/* ---- plays -------------------------------------------------------------------- */
+
+static void gather_facts(struct task_run *run, struct task_host **hosts, size_t n)
+{
+	static struct ptask setup_task;
+	static json_t *raw;
+	if (!raw) {
+		raw = json_object();
+		setup_task.raw = raw;
+		setup_task.module = "setup";
+		setup_task.args = json_object();
+		static char gf[] = "Gathering Facts";
+		setup_task.display = gf;
+	}
+	out_task(run->out, "TASK", "Gathering Facts");
+	out_begin_task(run->out, "Gathering Facts");
+	run_parallel(run, &setup_task, hosts, n, false, NULL);
+}
+
+static int run_play(struct task_run *run, struct task_play *p, struct diag *d)
+{
+	struct task_host **hosts = xcalloc(run->nhosts + 1, sizeof(*hosts));
+	size_t nh = 0;
+	json_decref(run->play_hosts);
+	run->play_hosts = json_array();
+	for (size_t i = 0; i < run->nhosts; i++)
+		if (host_selected(run, p->hosts, run->hosts[i]->name)) {
+			run->hosts[i]->ended = false;
+			if (!run->hosts[i]->failed) {
+				hosts[nh++] = run->hosts[i];
+				json_array_append_new(run->play_hosts, json_string(run->hosts[i]->name));
+			}
+		}
+	run->play = p;
+	/* the play name is templated with extra vars (IM's "{{IM_HOST}}") */
+	char *pname = NULL;
+	if (strstr(p->name, "{{") && nh) {
+		struct exec_ctx x = { .run = run, .host = hosts[0] };
+		x.vars = exec_build_vars(run, hosts[0], NULL, NULL);
+		struct diag td = DIAG_INIT;
+		json_t *s = json_string(p->name);
+		json_t *r = xt_value(&x, s, &td);
+		if (json_is_string(r))
+			pname = xstrdup(json_string_value(r));
+		json_decref(r);
+		json_decref(s);
+		json_decref(x.vars);
+		diag_release(&td);
+	}
+	out_play(run->out, pname ? pname : p->name);
+	free(pname);
+	if (!nh) {
+		out_line(run->out, -1, "skipping: no hosts matched");
+		free(hosts);
+		return 0;
+	}
+	struct play_state ps = { 0 };
+	pthread_mutex_init(&ps.lock, NULL);
+	pthread_mutex_lock(&cur_ps_lock);
+	cur_ps = &ps;
+	pthread_mutex_unlock(&cur_ps_lock);
+	for (size_t i = 0; i < p->nroles; i++)
+		add_role_handlers(&ps, p->roles[i]);
+	add_handlers(&ps, p->handlers, p->nhandlers);
+	for (size_t i = 0; i < nh; i++) {
+		json_decref(hosts[i]->notified);
+		hosts[i]->notified = json_object();
+	}
+
+	if (p->gather_facts)
+		gather_facts(run, hosts, nh);
+	run_list(run, p->pre_tasks, p->npre, hosts, nh, false, NULL);
+	flush_handlers(run, hosts, nh);
+	run_list(run, p->roles, p->nroles, hosts, nh, false, NULL);
+	run_list(run, p->tasks, p->ntasks, hosts, nh, false, NULL);
+	flush_handlers(run, hosts, nh);
+	run_list(run, p->post_tasks, p->npost, hosts, nh, false, NULL);
+	flush_handlers(run, hosts, nh);
+
+	pthread_mutex_lock(&cur_ps_lock);
+	cur_ps = NULL;
+	pthread_mutex_unlock(&cur_ps_lock);
+	for (size_t i = 0; i < ps.ninc; i++)
+		free(ps.inc[i].key);
+	free(ps.inc);
+	free(ps.handlers);
+	pthread_mutex_destroy(&ps.lock);
+	free(hosts);
+	(void)d;
+	return 0;
+}
+
+int task_run_playbook(struct task_run *run, struct task_playbook *pb, struct diag *d)
+{
+	run->pb = pb;
+	for (size_t i = 0; i < pb->nplays; i++) {
+		out_begin_play(run->out, pb->plays[i]->name);
+		if (run_play(run, pb->plays[i], d) < 0)
+			return -1;
+	}
+	out_recap(run->out, run->hosts, run->nhosts);
+	for (size_t i = 0; i < run->nhosts; i++)
+		if (run->hosts[i]->failed || run->hosts[i]->unreachable)
+			return 1;
+	return 0;
+}

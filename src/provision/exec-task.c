@@ -1,0 +1,576 @@
+/* exec-task.c: running one task on one host, with every task keyword that
+ * acts per host: when (per item in loops), loop/with_*, until/retries/delay,
+ * async/poll, become, environment, changed_when/failed_when, register,
+ * ignore_errors and notify; then printing the outcome line and counting it
+ * in the host's recap, as Ansible's linear strategy and default callback
+ * do. Blocks, includes and handlers are driven by exec-play.c. */
+#include "config.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "provision/task.h"
+#include "provision/template.h"
+#include "util/xalloc.h"
+#include "util/banned.h"
+
+double task_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* The innermost value of a keyword along the task's block chain, then the play. */
+json_t *exec_keyword(struct task_run *run, struct ptask *t, const char *kw)
+{
+	for (struct ptask *p = t; p; p = p->parent) {
+		json_t *v = json_object_get(p->raw, kw);
+		if (v)
+			return v;
+	}
+	return run->play ? json_object_get(run->play->raw, kw) : NULL;
+}
+
+static void collect_env(json_t *env, json_t *v)
+{
+	if (json_is_object(v))
+		json_object_update(env, v);
+	else if (json_is_array(v)) {
+		size_t i;
+		json_t *e;
+		json_array_foreach(v, i, e)
+			collect_env(env, e);
+	}
+}
+
+static void chain_env(json_t *env, struct ptask *t)
+{
+	if (!t)
+		return;
+	chain_env(env, t->parent);
+	collect_env(env, json_object_get(t->raw, "environment"));
+}
+
+/* Sets up become and environment of x for task t (environment templated). */
+static int setup_exec(struct exec_ctx *x, struct diag *d)
+{
+	struct task_run *run = x->run;
+	struct ptask *t = x->task;
+	x->become_user = NULL;
+	if (args_bool(exec_keyword(run, t, "become"), false)) {
+		json_t *u = exec_keyword(run, t, "become_user");
+		json_t *uv = u ? xt_value(x, u, d) : NULL;
+		if (u && !uv)
+			return -1;
+		x->become_user_own = xstrdup(json_is_string(uv) ? json_string_value(uv) : "root");
+		json_decref(uv);
+		x->become_user = x->become_user_own;
+	}
+	json_t *env = json_object();
+	if (run->play)
+		collect_env(env, json_object_get(run->play->raw, "environment"));
+	chain_env(env, t);
+	if (json_object_size(env)) {
+		x->env = xt_value(x, env, d);
+		json_decref(env);
+		if (!x->env)
+			return -1;
+	} else
+		json_decref(env);
+	return 0;
+}
+
+static json_t *skip_result(void)
+{
+	return json_pack("{s:b, s:s, s:b}", "changed", 0, "skip_reason",
+			 "Conditional result was False", "skipped", 1);
+}
+
+static bool res_failed(json_t *r)
+{
+	return json_is_true(json_object_get(r, "failed"));
+}
+
+static bool res_changed(json_t *r)
+{
+	return json_is_true(json_object_get(r, "changed"));
+}
+
+/* Evaluates a condition keyword of the task itself (not inherited). */
+static int cond_of(struct exec_ctx *x, const char *kw, json_t *res, bool *out, bool *present,
+		   struct diag *d)
+{
+	json_t *c = json_object_get(x->task->raw, kw);
+	*present = c != NULL;
+	if (!c)
+		return 0;
+	const char *reg = json_string_value(json_object_get(x->task->raw, "register"));
+	if (reg && res)
+		json_object_set(x->vars, reg, res);
+	return xt_cond(x, c, out, d);
+}
+
+/* when: the task's own and every enclosing block's / include's (AND). */
+static int eval_when(struct exec_ctx *x, bool *out, struct diag *d)
+{
+	*out = true;
+	for (struct ptask *p = x->task; p && *out; p = p->parent) {
+		json_t *w = json_object_get(p->raw, "when");
+		if (!w)
+			continue;
+		if (xt_cond(x, w, out, d) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static json_t *fail_from_diag(struct diag *d)
+{
+	json_t *r = res_fail("%s", diag_first_message(d));
+	return r;
+}
+
+/* Runs the module once (no retries), applying async and the result
+ * overrides (changed_when/failed_when). */
+static json_t *run_module(struct exec_ctx *x, json_t *args)
+{
+	const struct task_module *mod = task_module_find(x->task->module);
+	json_t *res;
+	json_t *async = json_object_get(x->task->raw, "async");
+	long async_s = 0;
+	if (async) {
+		struct diag d = DIAG_INIT;
+		json_t *av = xt_value(x, async, &d);
+		if (!av) {
+			res = fail_from_diag(&d);
+			diag_release(&d);
+			return res;
+		}
+		async_s = json_is_integer(av) ? (long)json_integer_value(av)
+			  : json_is_string(av) ? strtol(json_string_value(av), NULL, 10) : 0;
+		json_decref(av);
+		diag_release(&d);
+	}
+	if (async_s > 0) {
+		json_t *pv = json_object_get(x->task->raw, "poll");
+		struct diag d = DIAG_INIT;
+		json_t *pt = pv ? xt_value(x, pv, &d) : NULL;
+		long poll = pt ? (json_is_integer(pt) ? (long)json_integer_value(pt)
+				  : strtol(json_string_value(pt) ? json_string_value(pt) : "10", NULL, 10))
+			    : 10;
+		json_decref(pt);
+		diag_release(&d);
+		res = exec_async_start(x, mod, args, async_s, poll);
+	} else
+		res = mod->run(x, args);
+	return res;
+}
+
+static void apply_overrides(struct exec_ctx *x, json_t *res)
+{
+	struct diag d = DIAG_INIT;
+	bool v, present;
+	if (cond_of(x, "changed_when", res, &v, &present, &d) < 0) {
+		json_object_set_new(res, "failed", json_true());
+		json_object_set_new(res, "msg", json_string(diag_first_message(&d)));
+	} else if (present)
+		json_object_set_new(res, "changed", json_boolean(v));
+	diag_release(&d);
+	diag_init(&d);
+	if (cond_of(x, "failed_when", res, &v, &present, &d) < 0) {
+		json_object_set_new(res, "failed", json_true());
+		json_object_set_new(res, "msg", json_string(diag_first_message(&d)));
+	} else if (present) {
+		json_object_set_new(res, "failed_when_result", json_boolean(v));
+		json_object_set_new(res, "failed", json_boolean(v));
+	}
+	diag_release(&d);
+}
+
+static long int_kw(struct exec_ctx *x, const char *kw, long dflt)
+{
+	json_t *v = json_object_get(x->task->raw, kw);
+	if (!v)
+		return dflt;
+	struct diag d = DIAG_INIT;
+	json_t *r = xt_value(x, v, &d);
+	long n = dflt;
+	if (json_is_integer(r))
+		n = (long)json_integer_value(r);
+	else if (json_is_real(r))
+		n = (long)json_real_value(r);
+	else if (json_is_string(r))
+		n = strtol(json_string_value(r), NULL, 10);
+	json_decref(r);
+	diag_release(&d);
+	return n;
+}
+
+/* One execution of the task for the current item: args templated, module
+ * run, until/retries handled. */
+static json_t *run_once(struct exec_ctx *x)
+{
+	struct diag d = DIAG_INIT;
+	json_t *args = xt_value(x, x->task->args, &d);
+	if (!args) {
+		json_t *r = fail_from_diag(&d);
+		json_object_set_new(r, "changed", json_false());
+		diag_release(&d);
+		return r;
+	}
+	diag_release(&d);
+	json_t *until = json_object_get(x->task->raw, "until");
+	long retries = until ? int_kw(x, "retries", 3) : 0;
+	long delay = until ? int_kw(x, "delay", 5) : 0;
+	if (retries < 0)
+		retries = 0;
+	json_t *res = NULL;
+	for (long attempt = 1;; attempt++) {
+		json_decref(res);
+		res = run_module(x, args);
+		apply_overrides(x, res);
+		if (!until)
+			break;
+		bool ok = false, present;
+		diag_init(&d);
+		if (cond_of(x, "until", res, &ok, &present, &d) < 0) {
+			json_object_set_new(res, "failed", json_true());
+			json_object_set_new(res, "msg", json_string(diag_first_message(&d)));
+			diag_release(&d);
+			break;
+		}
+		diag_release(&d);
+		if (ok) {
+			json_object_set_new(res, "attempts", json_integer(attempt));
+			break;
+		}
+		if (attempt > retries) {
+			json_object_set_new(res, "attempts", json_integer(retries));
+			json_object_set_new(res, "failed", json_true());
+			break;
+		}
+		if (json_object_get(res, "unreachable"))
+			break;
+		out_line(x->run->out, x->host->index, "FAILED - RETRYING: [%s]: %s (%ld retries left).",
+			 x->host->name, x->task->display, retries - attempt + 1);
+		if (x->deadline > 0 && task_now() + (double)delay > x->deadline)
+			break;
+		if (delay > 0)
+			sleep((unsigned)delay);
+	}
+	json_decref(args);
+	return res;
+}
+
+/* The loop source as a list of items (new reference) or NULL with d set. */
+static json_t *loop_items(struct exec_ctx *x, struct diag *d, bool *has_loop)
+{
+	json_t *raw = x->task->raw;
+	const char *k;
+	json_t *v;
+	*has_loop = false;
+	json_object_foreach(raw, k, v) {
+		if (!strcmp(k, "loop")) {
+			*has_loop = true;
+			json_t *r = xt_value(x, v, d);
+			if (r && !json_is_array(r)) {
+				diag_error(d, IMC_EXIT_FAILED, NULL,
+					   "Invalid data passed to 'loop', it requires a list, got this instead: %s. Hint: If you passed a list/dict of just one element, try adding wantlist=True to your lookup invocation or use q/query instead of lookup.",
+					   json_is_string(r) ? json_string_value(r) : "a non-list");
+				json_decref(r);
+				return NULL;
+			}
+			return r;
+		}
+		if (strncmp(k, "with_", 5))
+			continue;
+		*has_loop = true;
+		const char *lk = k + 5;
+		json_t *terms = xt_value(x, v, d);
+		if (!terms)
+			return NULL;
+		json_t *r;
+		if (!strcmp(lk, "items") || !strcmp(lk, "list")) {
+			r = json_array();
+			if (!json_is_array(terms)) {
+				json_array_append(r, terms);
+			} else {
+				size_t i;
+				json_t *e;
+				json_array_foreach(terms, i, e) {
+					if (json_is_array(e) && !strcmp(lk, "items"))
+						json_array_extend(r, e);
+					else
+						json_array_append(r, e);
+				}
+			}
+		} else if (!strcmp(lk, "dict")) {
+			if (!json_is_object(terms)) {
+				diag_error(d, IMC_EXIT_FAILED, NULL,
+					   "with_dict expects a dict");
+				json_decref(terms);
+				return NULL;
+			}
+			r = json_array();
+			const char *dk;
+			json_t *dv;
+			json_object_foreach(terms, dk, dv)
+				json_array_append_new(r, json_pack("{s:s, s:O}", "key", dk, "value", dv));
+		} else
+			r = xt_lookup(x, lk, terms, d);
+		json_decref(terms);
+		return r;
+	}
+	return NULL;
+}
+
+static char *item_label(json_t *item, json_t *lc, struct exec_ctx *x)
+{
+	json_t *label = json_object_get(lc, "label");
+	if (label) {
+		struct diag d = DIAG_INIT;
+		json_t *l = xt_value(x, label, &d);
+		diag_release(&d);
+		if (l) {
+			char *s = tmpl_to_text(l);
+			json_decref(l);
+			return s;
+		}
+	}
+	return tmpl_to_text(item);
+}
+
+static void notify_handlers(struct exec_ctx *x)
+{
+	json_t *n = json_object_get(x->task->raw, "notify");
+	if (!n)
+		return;
+	struct diag d = DIAG_INIT;
+	json_t *names = xt_value(x, n, &d);
+	diag_release(&d);
+	if (!names)
+		return;
+	if (json_is_string(names)) {
+		json_t *a = json_array();
+		json_array_append(a, names);
+		json_decref(names);
+		names = a;
+	}
+	size_t i;
+	json_t *e;
+	json_array_foreach(names, i, e)
+		if (json_is_string(e))
+			exec_notify(x->run, x->host, x->task, json_string_value(e));
+	json_decref(names);
+}
+
+/* Strips "failed": false at the top level (the json callback omits it). */
+static void tidy_top(json_t *res)
+{
+	json_t *f = json_object_get(res, "failed");
+	if (f && !json_is_true(f))
+		json_object_del(res, "failed");
+}
+
+int exec_task_host(struct task_run *run, struct ptask *t, struct task_host *h, bool rescuable,
+		   json_t *inc_params, json_t **result)
+{
+	struct exec_ctx x = { .run = run, .host = h, .task = t, .deadline = run->deadline };
+	x.vars = exec_build_vars(run, h, t, inc_params);
+	struct diag d = DIAG_INIT;
+	json_t *res = NULL;
+	bool is_loop = false;
+	json_t *lc = json_object_get(t->raw, "loop_control");
+	const char *loop_var = json_string_value(json_object_get(lc, "loop_var"));
+	const char *index_var = json_string_value(json_object_get(lc, "index_var"));
+	if (!loop_var)
+		loop_var = "item";
+	const struct task_module *mod = task_module_find(t->module);
+
+	if (setup_exec(&x, &d) < 0) {
+		res = fail_from_diag(&d);
+		goto done;
+	}
+	json_t *items = loop_items(&x, &d, &is_loop);
+	if (is_loop && !items) {
+		res = fail_from_diag(&d);
+		is_loop = false;
+		goto done;
+	}
+	if (!is_loop) {
+		bool w;
+		if (eval_when(&x, &w, &d) < 0) {
+			res = fail_from_diag(&d);
+			goto done;
+		}
+		if (!w)
+			res = skip_result();
+		else if (mod && mod->controller && !mod->run)
+			res = res_fail("module '%s' cannot run here", t->module);
+		else
+			res = run_once(&x);
+		goto done;
+	}
+	/* loops */
+	json_t *results = json_array();
+	bool any_changed = false, any_failed = false, all_skipped = true;
+	size_t i;
+	json_t *item;
+	json_array_foreach(items, i, item) {
+		json_object_set(x.vars, loop_var, item);
+		json_object_set_new(x.vars, "ansible_loop_var", json_string(loop_var));
+		if (index_var)
+			json_object_set_new(x.vars, index_var, json_integer((json_int_t)i));
+		json_object_set_new(x.vars, "ansible_loop", json_pack("{s:i, s:i, s:b, s:b, s:i}",
+			"index", (int)i + 1, "index0", (int)i, "first", i == 0,
+			"last", i + 1 == json_array_size(items), "length", (int)json_array_size(items)));
+		bool w;
+		json_t *ir;
+		diag_init(&d);
+		if (eval_when(&x, &w, &d) < 0)
+			ir = fail_from_diag(&d);
+		else if (!w)
+			ir = skip_result();
+		else
+			ir = run_once(&x);
+		diag_release(&d);
+		diag_init(&d);
+		json_object_set(ir, loop_var, item);
+		json_object_set_new(ir, "ansible_loop_var", json_string(loop_var));
+		if (index_var)
+			json_object_set_new(ir, index_var, json_integer((json_int_t)i));
+		bool skipped = json_is_true(json_object_get(ir, "skipped"));
+		if (!skipped && !json_object_get(ir, "failed"))
+			json_object_set_new(ir, "failed", json_false());
+		char *label = item_label(item, lc, &x);
+		if (skipped)
+			out_line(run->out, h->index, "skipping: [%s] => (item=%s) ", h->name, label);
+		else if (res_failed(ir)) {
+			json_t *shown = json_deep_copy(ir);
+			json_object_del(shown, "failed");
+			char *js = out_json_compact(shown);
+			out_line(run->out, h->index, "failed: [%s] (item=%s) => %s", h->name, label, js);
+			free(js);
+			json_decref(shown);
+		} else
+			out_line(run->out, h->index, "%s: [%s] => (item=%s)",
+				 res_changed(ir) ? "changed" : "ok", h->name, label);
+		free(label);
+		any_changed |= res_changed(ir);
+		any_failed |= res_failed(ir);
+		all_skipped &= skipped;
+		json_array_append_new(results, ir);
+	}
+	json_object_del(x.vars, loop_var);
+	res = json_object();
+	json_object_set_new(res, "changed", json_boolean(any_changed));
+	if (all_skipped && json_array_size(items)) {
+		json_object_set_new(res, "skipped", json_true());
+		json_object_set_new(res, "msg", json_string("All items skipped"));
+	} else if (any_failed) {
+		json_object_set_new(res, "failed", json_true());
+		json_object_set_new(res, "msg", json_string("One or more items failed"));
+	} else
+		json_object_set_new(res, "msg", json_string("All items completed"));
+	json_object_set_new(res, "results", results);
+	if (!json_array_size(items)) {
+		json_object_set_new(res, "skipped", json_true());
+		json_object_set_new(res, "skipped_reason", json_string("No items in the list"));
+	}
+	json_decref(items);
+
+done:
+	diag_release(&d);
+	tidy_top(res);
+	/* register (kept even when failed or skipped) */
+	const char *reg = json_string_value(json_object_get(t->raw, "register"));
+	bool failed = res_failed(res);
+	bool unreachable = json_is_true(json_object_get(res, "unreachable"));
+	bool skipped = json_is_true(json_object_get(res, "skipped"));
+	bool ignore = args_bool(exec_keyword(run, t, "ignore_errors"), false);
+	if (reg) {
+		json_t *stored = json_deep_copy(res);
+		if (!json_object_get(stored, "failed") && !skipped)
+			json_object_set_new(stored, "failed", json_false());
+		exec_set_fact(run, h, reg, stored);
+		json_decref(stored);
+	}
+	/* set_fact results are applied by the module through exec_set_fact */
+	if (unreachable) {
+		char *js = out_json_compact(res);
+		out_line(run->out, h->index, "fatal: [%s]: UNREACHABLE! => %s", h->name, js);
+		free(js);
+		h->st.unreachable++;
+		h->unreachable = true;
+		h->failed = true;
+		if (!h->error)
+			h->error = xstrdup(json_string_value(json_object_get(res, "msg")) ?
+					   json_string_value(json_object_get(res, "msg")) : "unreachable");
+	} else if (failed) {
+		if (!is_loop) {
+			json_t *shown = json_deep_copy(res);
+			json_object_del(shown, "failed");
+			char *js = out_json_compact(shown);
+			out_line(run->out, h->index, "fatal: [%s]: FAILED! => %s", h->name, js);
+			free(js);
+			json_decref(shown);
+		}
+		if (ignore) {
+			out_line(run->out, h->index, "...ignoring");
+			h->st.ok++;
+			h->st.ignored++;
+			if (res_changed(res))
+				h->st.changed++;
+		} else {
+			if (!rescuable)
+				h->st.failed++;
+			h->failed = true;
+			pthread_mutex_lock(&run->lock);
+			json_decref(h->fail_task);
+			h->fail_task = json_pack("{s:s}", "name", t->display);
+			json_decref(h->fail_result);
+			h->fail_result = json_incref(res);
+			if (!h->error) {
+				const char *m = json_string_value(json_object_get(res, "msg"));
+				h->error = xasprintf("task '%s' failed: %s", t->display, m ? m : "");
+			}
+			pthread_mutex_unlock(&run->lock);
+		}
+	} else if (skipped) {
+		if (!is_loop || json_array_size(json_object_get(res, "results")) == 0 ||
+		    json_object_get(res, "results"))
+			out_line(run->out, h->index, "skipping: [%s]", h->name);
+		h->st.skipped++;
+	} else {
+		bool ch = res_changed(res);
+		if (is_loop)
+			;
+		else if (t->module && !strcmp(t->module, "debug")) {
+			json_t *shown = json_deep_copy(res);
+			json_object_del(shown, "changed");
+			char *js = json_dumps(shown, JSON_INDENT(4) | JSON_PRESERVE_ORDER);
+			out_line(run->out, h->index, "%s: [%s] => %s", ch ? "changed" : "ok", h->name, js);
+			free(js);
+			json_decref(shown);
+		} else
+			out_line(run->out, h->index, "%s: [%s]", ch ? "changed" : "ok", h->name);
+		h->st.ok++;
+		if (ch)
+			h->st.changed++;
+	}
+	if (!failed && !skipped && !unreachable && res_changed(res))
+		notify_handlers(&x);
+	out_record(run->out, h, res);
+	json_decref(x.vars);
+	json_decref(x.env);
+	free(x.become_user_own);
+	if (result)
+		*result = res;
+	else
+		json_decref(res);
+	return failed && !ignore ? -1 : 0;
+}

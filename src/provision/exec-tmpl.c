@@ -1,0 +1,157 @@
+/* exec-tmpl.c: the executor's side of templating: builds the tmpl_env a
+ * task evaluates in (its merged variables, hostvars/groups resolved on
+ * demand, controller search path for lookups: role files/ and templates/,
+ * the play directory), and wraps the engine's calls so that modules only
+ * see xt_value / xt_cond / xt_render_text. */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "provision/task.h"
+#include "provision/template.h"
+#include "util/xalloc.h"
+#include "util/banned.h"
+
+static json_t *resolve(void *ud, const char *name)
+{
+	struct exec_ctx *x = ud;
+	if (!strcmp(name, "hostvars"))
+		return exec_hostvars(x->run);
+	return NULL;
+}
+
+struct env_paths {
+	const char *v[6];
+	char *own[4];
+};
+
+static void setup_env(struct exec_ctx *x, struct tmpl_env *env, struct env_paths *sp)
+{
+	memset(env, 0, sizeof(*env));
+	memset(sp, 0, sizeof(*sp));
+	env->vars = x->vars;
+	env->resolve = resolve;
+	env->resolve_ud = x;
+	env->allow_pipe = true;
+	int n = 0;
+	struct task_role *r = x->task ? x->task->role : NULL;
+	if (r) {
+		sp->own[0] = xasprintf("%s/files", r->dir);
+		sp->own[1] = xasprintf("%s/templates", r->dir);
+		sp->own[2] = xasprintf("%s/tasks", r->dir);
+		sp->v[n++] = sp->own[0];
+		sp->v[n++] = sp->own[1];
+		sp->v[n++] = sp->own[2];
+		sp->v[n++] = r->dir;
+	}
+	if (x->run && x->run->pb) {
+		sp->own[3] = xasprintf("%s/files", x->run->pb->dir);
+		sp->v[n++] = sp->own[3];
+		sp->v[n++] = x->run->pb->dir;
+	}
+	sp->v[n] = NULL;
+	env->search_path = sp->v;
+	env->unsafe = NULL;
+}
+
+static void release_env(struct env_paths *sp)
+{
+	for (int i = 0; i < 4; i++)
+		free(sp->own[i]);
+}
+
+/* Drops arguments that templated to `omit`. */
+static void drop_omit(json_t *v)
+{
+	if (json_is_object(v)) {
+		const char *k;
+		json_t *e;
+		void *tmp;
+		json_object_foreach_safe(v, tmp, k, e) {
+			if (json_is_string(e) && !strcmp(json_string_value(e), TMPL_OMIT))
+				json_object_del(v, k);
+			else
+				drop_omit(e);
+		}
+	} else if (json_is_array(v)) {
+		for (size_t i = json_array_size(v); i-- > 0;) {
+			json_t *e = json_array_get(v, i);
+			if (json_is_string(e) && !strcmp(json_string_value(e), TMPL_OMIT))
+				json_array_remove(v, i);
+			else
+				drop_omit(e);
+		}
+	}
+}
+
+json_t *xt_value(struct exec_ctx *x, json_t *v, struct diag *d)
+{
+	struct tmpl_env env;
+	struct env_paths sp;
+	setup_env(x, &env, &sp);
+	json_t *r = tmpl_render_value(&env, v, d);
+	if (!r && env.err_kind == TMPL_ERR_UNDEFINED && d->n) {
+		/* Ansible's wording for the task message */
+		struct diag_item *it = &d->items[d->n - 1];
+		char *m = xasprintf("AnsibleUndefinedVariable: %s", it->msg);
+		free(it->msg);
+		it->msg = m;
+	}
+	release_env(&sp);
+	if (r)
+		drop_omit(r);
+	return r;
+}
+
+int xt_cond(struct exec_ctx *x, json_t *cond, bool *out, struct diag *d)
+{
+	struct tmpl_env env;
+	struct env_paths sp;
+	setup_env(x, &env, &sp);
+	int rc = tmpl_eval_cond(&env, cond, out, d);
+	release_env(&sp);
+	return rc;
+}
+
+char *xt_render_text(struct exec_ctx *x, const char *text, const char *src_path, struct diag *d)
+{
+	struct tmpl_env env;
+	struct env_paths sp;
+	setup_env(x, &env, &sp);
+	env.origin = src_path;
+	char *r = tmpl_render_string(&env, text, d);
+	if (!r && env.err_kind == TMPL_ERR_UNDEFINED && d->n) {
+		struct diag_item *it = &d->items[d->n - 1];
+		char *m = xasprintf("AnsibleUndefinedVariable: %s", it->msg);
+		free(it->msg);
+		it->msg = m;
+	}
+	release_env(&sp);
+	return r;
+}
+
+json_t *xt_expr(struct exec_ctx *x, const char *expr, struct diag *d)
+{
+	struct tmpl_env env;
+	struct env_paths sp;
+	setup_env(x, &env, &sp);
+	json_t *r = tmpl_eval(&env, expr, d);
+	release_env(&sp);
+	return r;
+}
+
+json_t *xt_lookup(struct exec_ctx *x, const char *name, json_t *terms, struct diag *d)
+{
+	struct tmpl_env env;
+	struct env_paths sp;
+	setup_env(x, &env, &sp);
+	json_t *r = tmpl_lookup(&env, name, terms, NULL, true, d);
+	release_env(&sp);
+	return r;
+}
+
+bool xt_known_filter(const char *name)
+{
+	return tmpl_has_filter(name);
+}

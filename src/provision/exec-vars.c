@@ -1,0 +1,120 @@
+/* exec-vars.c: the variables a task sees on one host, merged in Ansible's
+ * precedence order (low to high): role defaults, inventory "all" vars,
+ * inventory host vars, play vars, role vars, block/include/task vars,
+ * facts (gathered, set_fact, register), role params, extra vars; plus the
+ * magic variables (inventory_hostname, groups, playbook_dir, omit, ...).
+ * Values are put in raw: the template engine templates them lazily when an
+ * expression reads them, as Ansible does. hostvars is built on demand. */
+#include "config.h"
+
+#include <string.h>
+
+#include "provision/task.h"
+#include "provision/template.h"
+#include "util/xalloc.h"
+#include "util/banned.h"
+
+static void add_chain_vars(json_t *v, struct ptask *t)
+{
+	if (!t)
+		return;
+	add_chain_vars(v, t->parent);
+	json_t *tv = json_object_get(t->raw, "vars");
+	if (json_is_object(tv))
+		json_object_update(v, tv);
+}
+
+static struct task_role *nearest_role(struct ptask *t)
+{
+	for (; t; t = t->parent)
+		if (t->role)
+			return t->role;
+	return NULL;
+}
+
+static json_t *ansible_version(void)
+{
+	return json_pack("{s:s, s:s, s:i, s:i, s:i}", "string", "2.16.6", "full", "2.16.6",
+			 "major", 2, "minor", 16, "revision", 6);
+}
+
+json_t *exec_build_vars(struct task_run *run, struct task_host *host, struct ptask *t,
+			json_t *include_params)
+{
+	json_t *v = json_object();
+	struct task_role *role = nearest_role(t);
+	if (role)
+		json_object_update(v, role->defaults);
+	json_object_update(v, run->global_vars);
+	json_object_update(v, host->vars);
+	if (run->play)
+		json_object_update(v, run->play->vars);
+	if (role)
+		json_object_update(v, role->vars);
+	add_chain_vars(v, t);
+	pthread_mutex_lock(&run->lock);
+	json_object_update(v, host->facts);
+	pthread_mutex_unlock(&run->lock);
+	if (role)
+		json_object_update(v, role->params);
+	if (include_params)
+		json_object_update(v, include_params);
+	json_object_update(v, run->extra_vars);
+
+	json_object_set_new(v, "inventory_hostname", json_string(host->name));
+	char *short_name = xstrndup(host->name, strcspn(host->name, "."));
+	json_object_set_new(v, "inventory_hostname_short", json_string(short_name));
+	free(short_name);
+	json_object_set(v, "groups", run->groups);
+	json_t *gn = json_array();
+	const char *g;
+	json_t *members;
+	json_object_foreach(run->groups, g, members) {
+		if (!strcmp(g, "all") || !strcmp(g, "ungrouped"))
+			continue;
+		size_t i;
+		json_t *m;
+		json_array_foreach(members, i, m)
+			if (json_is_string(m) && !strcmp(json_string_value(m), host->name)) {
+				json_array_append_new(gn, json_string(g));
+				break;
+			}
+	}
+	json_object_set_new(v, "group_names", gn);
+	if (run->play_hosts) {
+		json_object_set(v, "play_hosts", run->play_hosts);
+		json_object_set(v, "ansible_play_hosts", run->play_hosts);
+		json_object_set(v, "ansible_play_batch", run->play_hosts);
+		json_object_set(v, "ansible_play_hosts_all", run->play_hosts);
+	}
+	if (run->pb)
+		json_object_set_new(v, "playbook_dir", json_string(run->pb->dir));
+	if (role) {
+		json_object_set_new(v, "role_path", json_string(role->dir));
+		json_object_set_new(v, "role_name", json_string(role->name));
+	}
+	json_object_set_new(v, "omit", json_string(TMPL_OMIT));
+	json_object_set_new(v, "ansible_version", ansible_version());
+	json_object_set_new(v, "ansible_check_mode", json_false());
+	if (!json_object_get(v, "ansible_managed"))
+		json_object_set_new(v, "ansible_managed", json_string("Ansible managed"));
+	return v;
+}
+
+json_t *exec_hostvars(struct task_run *run)
+{
+	json_t *hv = json_object();
+	pthread_mutex_lock(&run->lock);
+	for (size_t i = 0; i < run->nhosts; i++) {
+		struct task_host *h = run->hosts[i];
+		json_t *o = json_object();
+		json_object_update(o, run->global_vars);
+		json_object_update(o, h->vars);
+		json_object_update(o, h->facts);
+		json_object_update(o, run->extra_vars);
+		json_object_set_new(o, "inventory_hostname", json_string(h->name));
+		json_object_set_new(hv, h->name, o);
+	}
+	pthread_mutex_unlock(&run->lock);
+	return hv;
+}

@@ -1,0 +1,34 @@
+/* mod-table.c: the table of task modules (one file per module, mod-*.c),
+ * looked up by name when a play is loaded. Names given with a collection
+ * prefix (ansible.builtin.copy) are shortened by the loader. */
+#include "config.h"
+
+#include <string.h>
+
+#include "provision/task.h"
+#include "util/banned.h"
+
+extern const struct task_module mod_command, mod_shell, mod_raw, mod_script, mod_copy,
+	mod_template, mod_file, mod_lineinfile, mod_stat_module, mod_set_fact, mod_debug, mod_fail,
+	mod_assert, mod_pause, mod_async_status, mod_setup;
+
+const struct task_module *const task_modules[] = {
+	&mod_command, &mod_shell, &mod_raw, &mod_script, &mod_copy, &mod_template, &mod_file,
+	&mod_lineinfile, &mod_stat_module, &mod_set_fact, &mod_debug, &mod_fail, &mod_assert,
+	&mod_pause, &mod_async_status, &mod_setup, NULL,
+};
+
+const struct task_module *task_module_find(const char *name)
+{
+	if (!name)
+		return NULL;
+	for (const struct task_module *const *m = task_modules; *m; m++) {
+		if (!strcmp((*m)->name, name))
+			return *m;
+		if ((*m)->aliases)
+			for (const char *const *a = (*m)->aliases; *a; a++)
+				if (!strcmp(*a, name))
+					return *m;
+	}
+	return NULL;
+}

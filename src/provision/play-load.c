@@ -1,0 +1,955 @@
+/* play-load.c: loading play lists into the executor's structures: plays,
+ * task lists (module + args resolved once, k=v strings parsed), blocks,
+ * static imports inlined, roles found and instantiated (defaults, vars,
+ * handlers, parameters, de-duplication). RADL recipes get IM's play header
+ * merged in (hosts, gather_facts: false, become: yes). Everything unknown
+ * (module, keyword) is reported here with its file:line, before any host is
+ * touched: that is the executor's static check. */
+#include "config.h"
+
+#include <libgen.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "provision/task.h"
+#include "provision/template.h"
+#include "util/xalloc.h"
+#include "util/banned.h"
+
+void *play_alloc(struct task_playbook *pb, size_t n)
+{
+	void *p = xcalloc(1, n);
+	pthread_mutex_lock(&pb->lock);
+	if (pb->npool == pb->apool) {
+		pb->apool = pb->apool ? pb->apool * 2 : 64;
+		pb->pool = xreallocarray(pb->pool, pb->apool, sizeof(*pb->pool));
+	}
+	pb->pool[pb->npool++] = p;
+	pthread_mutex_unlock(&pb->lock);
+	return p;
+}
+
+char *play_strdup(struct task_playbook *pb, const char *s)
+{
+	if (!s)
+		return NULL;
+	size_t n = strlen(s) + 1;
+	char *p = play_alloc(pb, n);
+	memcpy(p, s, n);
+	return p;
+}
+
+static const char *const task_keywords[] = {
+	"name", "when", "register", "loop", "loop_control", "until", "retries", "delay",
+	"async", "poll", "become", "become_user", "become_method", "become_flags",
+	"environment", "args", "ignore_errors", "failed_when", "changed_when", "notify",
+	"vars", "tags", "delegate_to", "delegate_facts", "run_once", "listen", "no_log",
+	"block", "rescue", "always", "action", "local_action", "connection", "check_mode",
+	"diff", "ignore_unreachable", "any_errors_fatal", "throttle", "timeout", "debugger",
+	"collections", "module_defaults", "remote_user", "become_exe", "port", NULL,
+};
+
+static bool is_keyword(const char *k)
+{
+	if (!strncmp(k, "with_", 5))
+		return true;
+	for (const char *const *p = task_keywords; *p; p++)
+		if (!strcmp(k, *p))
+			return true;
+	return false;
+}
+
+/* Strips the collection prefix of ansible.builtin.copy and friends. */
+static const char *short_module(const char *m)
+{
+	static const char *const prefixes[] = { "ansible.builtin.", "ansible.legacy.",
+						"ansible.posix.", "community.general.", NULL };
+	for (const char *const *p = prefixes; *p; p++)
+		if (!strncmp(m, *p, strlen(*p)))
+			return m + strlen(*p);
+	return m;
+}
+
+static const char *const engine_modules[] = {
+	"include_tasks", "import_tasks", "include", "include_role", "import_role", "meta",
+	"import_playbook", "include_vars", NULL,
+};
+
+static bool is_engine_module(const char *m)
+{
+	for (const char *const *p = engine_modules; *p; p++)
+		if (!strcmp(m, *p))
+			return true;
+	return false;
+}
+
+static bool is_free_form(const char *m)
+{
+	const struct task_module *mod = task_module_find(m);
+	if (mod)
+		return mod->free_form;
+	return !strcmp(m, "include_tasks") || !strcmp(m, "import_tasks") ||
+	       !strcmp(m, "include") || !strcmp(m, "meta") || !strcmp(m, "include_vars");
+}
+
+/* Checks template syntax and filter names of every string inside v. */
+static int check_strings(json_t *v, bool is_expr, const struct src_loc *loc, struct diag *d)
+{
+	if (json_is_string(v)) {
+		const char *s = json_string_value(v);
+		if (!is_expr && !tmpl_has_template(s))
+			return 0;
+		struct diag tmp = DIAG_INIT;
+		bool expr = is_expr && !tmpl_has_template(s);
+		if (tmpl_check(s, expr, NULL, &tmp) < 0) {
+			diag_error(d, IMC_EXIT_DATAERR, loc, "%s", diag_first_message(&tmp));
+			diag_release(&tmp);
+			return -1;
+		}
+		diag_release(&tmp);
+		return 0;
+	}
+	int rc = 0;
+	if (json_is_array(v)) {
+		size_t i;
+		json_t *e;
+		json_array_foreach(v, i, e)
+			rc |= check_strings(e, is_expr, loc, d);
+	} else if (json_is_object(v)) {
+		const char *k;
+		json_t *e;
+		json_object_foreach(v, k, e)
+			rc |= check_strings(e, is_expr, loc, d);
+	}
+	return rc;
+}
+
+static struct ptask *parse_task(struct task_playbook *pb, json_t *raw, const struct yaml_doc *ydoc,
+				const char *file, const char *dir, struct task_role *role,
+				struct ptask *parent, bool handler, struct diag *d);
+
+int play_parse_tasks(struct task_playbook *pb, json_t *list, const struct yaml_doc *ydoc,
+		     const char *file, const char *dir, struct task_role *role,
+		     struct ptask *parent, bool handler, struct ptask ***out, size_t *nout,
+		     struct diag *d)
+{
+	*out = NULL;
+	*nout = 0;
+	if (!list || json_is_null(list))
+		return 0;
+	if (!json_is_array(list)) {
+		struct src_loc loc = { file, yaml_line_of(ydoc, list), 1 };
+		diag_error(d, IMC_EXIT_DATAERR, &loc, "a task list must be a YAML list");
+		return -1;
+	}
+	size_t i;
+	json_t *e;
+	int rc = 0;
+	struct ptask **v = play_alloc(pb, (json_array_size(list) + 1) * sizeof(*v));
+	size_t n = 0;
+	json_array_foreach(list, i, e) {
+		struct ptask *t = parse_task(pb, e, ydoc, file, dir, role, parent, handler, d);
+		if (!t) {
+			rc = -1;
+			continue;
+		}
+		v[n++] = t;
+	}
+	*out = v;
+	*nout = n;
+	return rc;
+}
+
+static int load_yaml_file(const char *path, json_t **out, struct yaml_doc **ydoc, struct diag *d)
+{
+	struct strbuf sb = STRBUF_INIT;
+	if (strbuf_read_file(&sb, path) < 0) {
+		diag_error(d, IMC_EXIT_NOINPUT, NULL, "cannot read '%s': %m", path);
+		strbuf_release(&sb);
+		return -1;
+	}
+	*out = yaml_load(sb.buf ? sb.buf : "", sb.len, path, 0, ydoc, d);
+	strbuf_release(&sb);
+	return *out ? 0 : -1;
+}
+
+static bool file_exists(const char *p)
+{
+	struct stat st;
+	return stat(p, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+static bool dir_exists(const char *p)
+{
+	struct stat st;
+	return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+static char *dir_of(const char *path)
+{
+	char *c = xstrdup(path);
+	char *r = xstrdup(dirname(c));
+	free(c);
+	return r;
+}
+
+/* Loads a static tasks file into an import wrapper. */
+static struct ptask *import_tasks(struct task_playbook *pb, struct ptask *t, const char *fname,
+				  struct diag *d, const struct src_loc *loc)
+{
+	char *path = NULL;
+	if (fname[0] == '/')
+		path = xstrdup(fname);
+	else {
+		const char *cands[4] = { t->dir, NULL, NULL, NULL };
+		char *c1 = t->role ? xasprintf("%s/tasks", t->role->dir) : NULL;
+		cands[1] = c1;
+		cands[2] = pb->dir;
+		for (int i = 0; i < 3 && !path; i++) {
+			if (!cands[i])
+				continue;
+			char *p = xasprintf("%s/%s", cands[i], fname);
+			if (file_exists(p))
+				path = p;
+			else
+				free(p);
+		}
+		free(c1);
+	}
+	if (!path) {
+		diag_error(d, IMC_EXIT_DATAERR, loc, "cannot find tasks file '%s'", fname);
+		return NULL;
+	}
+	json_t *list;
+	struct yaml_doc *ydoc = NULL;
+	if (load_yaml_file(path, &list, &ydoc, d) < 0) {
+		free(path);
+		return NULL;
+	}
+	const char *pfile = play_strdup(pb, path);
+	char *dd = dir_of(path);
+	const char *pdir = play_strdup(pb, dd);
+	free(dd);
+	free(path);
+	t->is_block = true;
+	t->module = NULL;
+	int rc = play_parse_tasks(pb, list, ydoc, pfile, pdir, t->role, t, false, &t->block,
+				  &t->nblock, d);
+	yaml_doc_free(ydoc);
+	json_decref(list);
+	return rc < 0 ? NULL : t;
+}
+
+static struct ptask *parse_task(struct task_playbook *pb, json_t *raw, const struct yaml_doc *ydoc,
+				const char *file, const char *dir, struct task_role *role,
+				struct ptask *parent, bool handler, struct diag *d)
+{
+	struct src_loc loc = { file, yaml_line_of(ydoc, raw), 1 };
+	if (!json_is_object(raw)) {
+		diag_error(d, IMC_EXIT_DATAERR, &loc, "a task must be a YAML mapping");
+		return NULL;
+	}
+	struct ptask *t = play_alloc(pb, sizeof(*t));
+	t->raw = json_incref(raw);
+	/* the pool frees memory, not references: keep raw alive through the pool */
+	json_t **keep = play_alloc(pb, sizeof(json_t *) * 2);
+	keep[0] = raw;
+	(void)keep;
+	t->file = file;
+	t->line = loc.line;
+	t->dir = dir;
+	t->role = role;
+	t->parent = parent;
+	t->is_handler = handler;
+
+	int rc = 0;
+	if (json_object_get(raw, "block")) {
+		t->is_block = true;
+		rc |= play_parse_tasks(pb, json_object_get(raw, "block"), ydoc, file, dir, role, t,
+				       handler, &t->block, &t->nblock, d);
+		rc |= play_parse_tasks(pb, json_object_get(raw, "rescue"), ydoc, file, dir, role, t,
+				       handler, &t->rescue, &t->nrescue, d);
+		rc |= play_parse_tasks(pb, json_object_get(raw, "always"), ydoc, file, dir, role, t,
+				       handler, &t->always, &t->nalways, d);
+		const char *k;
+		json_t *v;
+		json_object_foreach(raw, k, v)
+			if (!is_keyword(k)) {
+				diag_error(d, IMC_EXIT_DATAERR, &loc, "unsupported keyword '%s' on a block", k);
+				rc = -1;
+			}
+		const char *name = json_string_value(json_object_get(raw, "name"));
+		t->display = play_strdup(pb, name ? name : "block");
+		return rc < 0 ? NULL : t;
+	}
+
+	/* find the module */
+	const char *module = NULL;
+	json_t *margs = NULL;
+	const char *k;
+	json_t *v;
+	json_object_foreach(raw, k, v) {
+		if (is_keyword(k) && strcmp(k, "action") && strcmp(k, "local_action"))
+			continue;
+		if (module) {
+			diag_error(d, IMC_EXIT_DATAERR, &loc,
+				   "conflicting action statements: '%s', '%s'", module, k);
+			return NULL;
+		}
+		if (!strcmp(k, "action") || !strcmp(k, "local_action")) {
+			if (json_is_string(v)) {
+				const char *s = json_string_value(v);
+				size_t n = strcspn(s, " \t\n");
+				char *m = xstrndup(s, n);
+				module = play_strdup(pb, short_module(m));
+				free(m);
+				margs = json_string(s + n + strspn(s + n, " \t\n"));
+			} else if (json_is_object(v) && json_is_string(json_object_get(v, "module"))) {
+				module = play_strdup(pb, short_module(json_string_value(json_object_get(v, "module"))));
+				margs = json_deep_copy(v);
+				json_object_del(margs, "module");
+			} else {
+				diag_error(d, IMC_EXIT_DATAERR, &loc, "malformed '%s'", k);
+				return NULL;
+			}
+		} else {
+			module = play_strdup(pb, short_module(k));
+			margs = json_incref(v);
+		}
+	}
+	if (!module) {
+		diag_error(d, IMC_EXIT_DATAERR, &loc, "no module/action detected in task");
+		return NULL;
+	}
+	if (!strcmp(module, "include"))
+		module = "include_tasks";
+	if (!strcmp(module, "systemd_service"))
+		module = "systemd";
+	const struct task_module *mod = task_module_find(module);
+	if (!mod && !is_engine_module(module)) {
+		diag_error(d, IMC_EXIT_DATAERR, &loc, "unsupported module '%s'", module);
+		json_decref(margs);
+		return NULL;
+	}
+	if (mod)
+		module = mod->name;
+	t->module = module;
+	json_t *args;
+	if (json_is_string(margs))
+		args = args_parse_kv(json_string_value(margs), is_free_form(module), d);
+	else if (json_is_object(margs))
+		args = json_deep_copy(margs);
+	else if (!margs || json_is_null(margs))
+		args = json_object();
+	else if (json_is_array(margs) && !strcmp(module, "argv")) {
+		args = json_object();
+	} else {
+		args = json_object();
+		json_object_set(args, "_raw_params", margs);
+	}
+	json_decref(margs);
+	json_t *extra = json_object_get(raw, "args");
+	if (json_is_object(extra)) {
+		json_t *merged = json_deep_copy(extra);
+		json_object_update(merged, args);
+		json_decref(args);
+		args = merged;
+	}
+	t->args = args;
+	json_t **kp = play_alloc(pb, sizeof(json_t *));
+	*kp = args;
+
+	const char *name = json_string_value(json_object_get(raw, "name"));
+	if (role)
+		t->display = play_strdup(pb, name ? name : module);
+	else
+		t->display = play_strdup(pb, name ? name : module);
+	if (role) {
+		char *p = xasprintf("%s : %s", role->name, t->display);
+		t->display = play_strdup(pb, p);
+		free(p);
+	}
+
+	/* static check of keywords and templates */
+	json_object_foreach(raw, k, v) {
+		if (!strncmp(k, "with_", 5)) {
+			const char *lk = k + 5;
+			if (strcmp(lk, "items") && strcmp(lk, "list") && strcmp(lk, "dict") &&
+			    !tmpl_has_lookup(lk)) {
+				diag_error(d, IMC_EXIT_DATAERR, &loc, "unsupported loop 'with_%s'", lk);
+				rc = -1;
+			}
+		}
+		if (!strcmp(k, "when") || !strcmp(k, "failed_when") || !strcmp(k, "changed_when") ||
+		    !strcmp(k, "until"))
+			rc |= check_strings(v, true, &loc, d);
+		else if (!strcmp(k, "delegate_to") || !strcmp(k, "connection") || !strcmp(k, "run_once")) {
+			/* accepted: delegate_to localhost / run_once handled by the engine */
+		}
+	}
+	rc |= check_strings(args, false, &loc, d);
+	if (mod && mod->check && mod->check(args, d, &loc) < 0)
+		rc = -1;
+	if (rc < 0)
+		return NULL;
+
+	/* static imports */
+	if (!strcmp(module, "import_tasks")) {
+		const char *f = args_str(args, "_raw_params");
+		if (!f)
+			f = args_str(args, "file");
+		if (!f) {
+			diag_error(d, IMC_EXIT_DATAERR, &loc, "import_tasks needs a file name");
+			return NULL;
+		}
+		return import_tasks(pb, t, f, d, &loc);
+	}
+	if (!strcmp(module, "import_role")) {
+		const char *rn = args_str(args, "name");
+		if (!rn) {
+			diag_error(d, IMC_EXIT_DATAERR, &loc, "import_role needs a name");
+			return NULL;
+		}
+		struct ptask *w = NULL;
+		if (!play_load_role(pb, rn, NULL, dir, args_str(args, "tasks_from"), &w, t, d))
+			return NULL;
+		t->is_block = true;
+		t->module = NULL;
+		t->block = play_alloc(pb, sizeof(struct ptask *));
+		t->block[0] = w;
+		t->nblock = 1;
+	}
+	return t;
+}
+
+/* ---- roles --------------------------------------------------------------- */
+
+static char *find_role_dir(struct task_playbook *pb, const char *name, const char *from_dir)
+{
+	struct strbuf cands = STRBUF_INIT;
+	if (from_dir)
+		strbuf_addf(&cands, "%s/roles:%s:", from_dir, from_dir);
+	if (pb->dir)
+		strbuf_addf(&cands, "%s/roles:%s:", pb->dir, pb->dir);
+	if (pb->roles_path)
+		strbuf_addf(&cands, "%s:", pb->roles_path);
+	const char *env = getenv("IMC_ROLES_PATH");
+	if (env)
+		strbuf_addf(&cands, "%s:", env);
+	strbuf_addstr(&cands, "recipes/roles:" IMC_SRCDIR "/recipes/roles:" IMC_DATADIR "/roles:"
+			      IMC_DATADIR "/recipes/roles");
+	char *r = NULL;
+	const char *p = cands.buf;
+	while (p && *p && !r) {
+		size_t n = strcspn(p, ":");
+		if (n) {
+			char *base = xstrndup(p, n);
+			char *cand = xasprintf("%s/%s", base, name);
+			if (dir_exists(cand))
+				r = cand;
+			else
+				free(cand);
+			free(base);
+		}
+		p += n;
+		if (*p == ':')
+			p++;
+	}
+	strbuf_release(&cands);
+	return r;
+}
+
+/* tasks/main.yml or tasks/main.yaml or tasks/main */
+static char *role_file(const char *dir, const char *sub, const char *base)
+{
+	static const char *const exts[] = { ".yml", ".yaml", "", NULL };
+	for (const char *const *e = exts; *e; e++) {
+		char *p = xasprintf("%s/%s/%s%s", dir, sub, base, *e);
+		if (file_exists(p))
+			return p;
+		free(p);
+	}
+	return NULL;
+}
+
+static json_t *role_vars_file(const char *dir, const char *sub, struct diag *d, int *rc)
+{
+	char *p = role_file(dir, sub, "main");
+	if (!p)
+		return json_object();
+	json_t *v = NULL;
+	struct yaml_doc *ydoc = NULL;
+	if (load_yaml_file(p, &v, &ydoc, d) < 0)
+		*rc = -1;
+	yaml_doc_free(ydoc);
+	if (v && json_is_null(v)) {
+		json_decref(v);
+		v = json_object();
+	}
+	if (v && !json_is_object(v)) {
+		struct src_loc loc = { p, 1, 1 };
+		diag_error(d, IMC_EXIT_DATAERR, &loc, "role variables must be a YAML mapping");
+		json_decref(v);
+		v = NULL;
+		*rc = -1;
+	}
+	free(p);
+	return v ? v : json_object();
+}
+
+
+struct task_role *play_load_role(struct task_playbook *pb, const char *name, json_t *params,
+				 const char *from_dir, const char *tasks_from,
+				 struct ptask **wrapper, struct ptask *parent, struct diag *d)
+{
+	char *dir = find_role_dir(pb, name, from_dir);
+	if (!dir) {
+		diag_error(d, IMC_EXIT_DATAERR, NULL,
+			   "the role '%s' was not found (searched roles/ next to the playbook, "
+			   "the roles path, $IMC_ROLES_PATH and recipes/roles)", name);
+		return NULL;
+	}
+	int rc = 0;
+	struct task_role *r = play_alloc(pb, sizeof(*r));
+	r->name = play_strdup(pb, name);
+	r->dir = play_strdup(pb, dir);
+	free(dir);
+	r->defaults = role_vars_file(r->dir, "defaults", d, &rc);
+	r->vars = role_vars_file(r->dir, "vars", d, &rc);
+	r->params = params ? json_incref(params) : json_object();
+	json_t **keep = play_alloc(pb, 3 * sizeof(json_t *));
+	keep[0] = r->defaults;
+	keep[1] = r->vars;
+	keep[2] = r->params;
+
+	struct ptask *w = play_alloc(pb, sizeof(*w));
+	w->is_block = true;
+	w->role = r;
+	w->parent = parent;
+	w->raw = json_object();
+	w->display = r->name;
+	w->dir = r->dir;
+	w->file = r->dir;
+	json_t **kw = play_alloc(pb, sizeof(json_t *));
+	*kw = w->raw;
+
+	/* meta dependencies run first */
+	char *meta = role_file(r->dir, "meta", "main");
+	struct ptask **deps = NULL;
+	size_t ndeps = 0;
+	if (meta) {
+		json_t *m = NULL;
+		struct yaml_doc *ydoc = NULL;
+		if (load_yaml_file(meta, &m, &ydoc, d) < 0)
+			rc = -1;
+		json_t *dl = json_object_get(m, "dependencies");
+		if (json_is_array(dl) && json_array_size(dl)) {
+			deps = play_alloc(pb, json_array_size(dl) * sizeof(*deps));
+			size_t i;
+			json_t *e;
+			json_array_foreach(dl, i, e) {
+				const char *dn = json_is_string(e) ? json_string_value(e)
+						 : json_string_value(json_object_get(e, "role"));
+				if (!dn)
+					dn = json_string_value(json_object_get(e, "name"));
+				if (!dn)
+					continue;
+				json_t *dp = json_is_object(e) ? json_deep_copy(e) : json_object();
+				json_object_del(dp, "role");
+				json_object_del(dp, "name");
+				struct ptask *dw = NULL;
+				if (!play_load_role(pb, dn, dp, r->dir, NULL, &dw, w, d))
+					rc = -1;
+				else
+					deps[ndeps++] = dw;
+				json_decref(dp);
+			}
+		}
+		json_decref(m);
+		yaml_doc_free(ydoc);
+		free(meta);
+	}
+
+	char *tf = role_file(r->dir, "tasks", tasks_from ? tasks_from : "main");
+	struct ptask **tasks = NULL;
+	size_t ntasks = 0;
+	if (tf) {
+		json_t *list = NULL;
+		struct yaml_doc *ydoc = NULL;
+		if (load_yaml_file(tf, &list, &ydoc, d) < 0)
+			rc = -1;
+		else {
+			char *tdir = dir_of(tf);
+			rc |= play_parse_tasks(pb, list, ydoc, play_strdup(pb, tf), play_strdup(pb, tdir),
+					       r, w, false, &tasks, &ntasks, d);
+			free(tdir);
+		}
+		json_decref(list);
+		yaml_doc_free(ydoc);
+		free(tf);
+	} else if (tasks_from) {
+		diag_error(d, IMC_EXIT_DATAERR, NULL, "role '%s' has no tasks file '%s'", name, tasks_from);
+		rc = -1;
+	}
+	w->block = play_alloc(pb, (ndeps + ntasks + 1) * sizeof(*w->block));
+	for (size_t i = 0; i < ndeps; i++)
+		w->block[w->nblock++] = deps[i];
+	for (size_t i = 0; i < ntasks; i++)
+		w->block[w->nblock++] = tasks[i];
+
+	char *hf = role_file(r->dir, "handlers", "main");
+	if (hf) {
+		json_t *list = NULL;
+		struct yaml_doc *ydoc = NULL;
+		if (load_yaml_file(hf, &list, &ydoc, d) < 0)
+			rc = -1;
+		else {
+			char *hdir = dir_of(hf);
+			rc |= play_parse_tasks(pb, list, ydoc, play_strdup(pb, hf), play_strdup(pb, hdir),
+					       r, w, true, &r->handlers, &r->nhandlers, d);
+			free(hdir);
+		}
+		json_decref(list);
+		yaml_doc_free(ydoc);
+		free(hf);
+	}
+	if (rc < 0)
+		return NULL;
+	*wrapper = w;
+	return r;
+}
+
+/* ---- include_tasks at run time -------------------------------------------- */
+
+int play_load_tasks_file(struct task_playbook *pb, const char *path, struct task_role *role,
+			 struct ptask *parent, struct ptask ***out, size_t *nout, struct diag *d)
+{
+	json_t *list;
+	struct yaml_doc *ydoc = NULL;
+	if (load_yaml_file(path, &list, &ydoc, d) < 0)
+		return -1;
+	char *dd = dir_of(path);
+	int rc = play_parse_tasks(pb, list, ydoc, play_strdup(pb, path), play_strdup(pb, dd), role,
+				  parent, parent && parent->is_handler, out, nout, d);
+	free(dd);
+	yaml_doc_free(ydoc);
+	json_decref(list);
+	return rc;
+}
+
+/* ---- plays --------------------------------------------------------------- */
+
+static const char *const play_keywords[] = {
+	"name", "hosts", "gather_facts", "vars", "vars_files", "pre_tasks", "tasks", "post_tasks",
+	"handlers", "roles", "become", "become_user", "become_method", "environment", "tags",
+	"connection", "remote_user", "serial", "strategy", "any_errors_fatal", "ignore_errors",
+	"max_fail_percentage", "order", "no_log", "collections", "module_defaults", "force_handlers",
+	"gather_subset", "gather_timeout", "check_mode", "diff", "port", "vars_prompt", "throttle",
+	"timeout", "run_once", NULL,
+};
+
+static int parse_roles(struct task_playbook *pb, struct task_play *p, json_t *roles,
+		       const struct yaml_doc *ydoc, const char *file, struct diag *d)
+{
+	if (!roles || json_is_null(roles))
+		return 0;
+	struct src_loc loc = { file, yaml_line_of(ydoc, roles), 1 };
+	if (!json_is_array(roles)) {
+		diag_error(d, IMC_EXIT_DATAERR, &loc, "'roles' must be a list");
+		return -1;
+	}
+	static const char *const role_kw[] = { "role", "name", "when", "tags", "become",
+					       "become_user", "become_method", "vars",
+					       "environment", "ignore_errors", "delegate_to",
+					       "no_log", "connection", NULL };
+	p->roles = play_alloc(pb, (json_array_size(roles) + 1) * sizeof(*p->roles));
+	json_t *seen = json_array();
+	size_t i;
+	json_t *e;
+	int rc = 0;
+	json_array_foreach(roles, i, e) {
+		struct src_loc eloc = { file, yaml_line_of(ydoc, e), 1 };
+		const char *name;
+		json_t *params = json_object();
+		json_t *kws = json_object();
+		if (json_is_string(e))
+			name = json_string_value(e);
+		else if (json_is_object(e)) {
+			name = json_string_value(json_object_get(e, "role"));
+			if (!name)
+				name = json_string_value(json_object_get(e, "name"));
+			const char *k;
+			json_t *v;
+			json_object_foreach(e, k, v) {
+				bool kw = false;
+				for (const char *const *r = role_kw; *r; r++)
+					if (!strcmp(k, *r))
+						kw = true;
+				if (!kw)
+					json_object_set(params, k, v);
+				else if (strcmp(k, "role") && strcmp(k, "name"))
+					json_object_set(kws, k, v);
+			}
+		} else
+			name = NULL;
+		if (!name) {
+			diag_error(d, IMC_EXIT_DATAERR, &eloc, "a role entry needs a 'role' name");
+			rc = -1;
+			json_decref(params);
+			json_decref(kws);
+			continue;
+		}
+		/* a role listed twice with identical parameters runs once */
+		json_t *key = json_pack("{s:s, s:O, s:O}", "n", name, "p", params, "k", kws);
+		bool dup = false;
+		size_t j;
+		json_t *s;
+		json_array_foreach(seen, j, s)
+			if (json_equal(s, key))
+				dup = true;
+		if (dup) {
+			json_decref(key);
+			json_decref(params);
+			json_decref(kws);
+			continue;
+		}
+		json_array_append_new(seen, key);
+		struct ptask *w = NULL;
+		if (!play_load_role(pb, name, params, pb->dir, NULL, &w, NULL, d)) {
+			/* add the position to the role error */
+			diag_note(d, &eloc, "role '%s' is used here", name);
+			rc = -1;
+		} else {
+			json_decref(w->raw);
+			w->raw = json_incref(kws);
+			json_t **kp = play_alloc(pb, sizeof(json_t *));
+			*kp = kws;
+			p->roles[p->nroles++] = w;
+		}
+		json_decref(params);
+		json_decref(kws);
+	}
+	json_decref(seen);
+	return rc;
+}
+
+static int parse_play(struct task_playbook *pb, json_t *raw, const struct yaml_doc *ydoc,
+		      const char *file, struct diag *d)
+{
+	struct src_loc loc = { file, yaml_line_of(ydoc, raw), 1 };
+	if (!json_is_object(raw)) {
+		diag_error(d, IMC_EXIT_DATAERR, &loc, "a play must be a YAML mapping");
+		return -1;
+	}
+	if (json_object_get(raw, "import_playbook")) {
+		const char *f = json_string_value(json_object_get(raw, "import_playbook"));
+		if (!f) {
+			diag_error(d, IMC_EXIT_DATAERR, &loc, "import_playbook needs a file name");
+			return -1;
+		}
+		char *path = f[0] == '/' ? xstrdup(f) : xasprintf("%s/%s", pb->dir, f);
+		json_t *doc;
+		struct yaml_doc *yd = NULL;
+		int rc = load_yaml_file(path, &doc, &yd, d);
+		if (rc == 0) {
+			const char *pf = play_strdup(pb, path);
+			if (!json_is_array(doc)) {
+				struct src_loc l2 = { pf, 1, 1 };
+				diag_error(d, IMC_EXIT_DATAERR, &l2, "a playbook must be a list of plays");
+				rc = -1;
+			} else {
+				size_t i;
+				json_t *e;
+				json_array_foreach(doc, i, e)
+					rc |= parse_play(pb, e, yd, pf, d);
+			}
+			json_decref(doc);
+		}
+		yaml_doc_free(yd);
+		free(path);
+		return rc;
+	}
+	int rc = 0;
+	const char *k;
+	json_t *v;
+	json_object_foreach(raw, k, v) {
+		bool ok = false;
+		for (const char *const *p = play_keywords; *p; p++)
+			if (!strcmp(k, *p))
+				ok = true;
+		if (!ok) {
+			diag_error(d, IMC_EXIT_DATAERR, &loc, "unsupported play keyword '%s'", k);
+			rc = -1;
+		}
+	}
+	struct task_play *p = play_alloc(pb, sizeof(*p));
+	p->raw = json_incref(raw);
+	json_t **kp = play_alloc(pb, 2 * sizeof(json_t *));
+	kp[0] = raw;
+	json_t *hosts = json_object_get(raw, "hosts");
+	if (json_is_array(hosts)) {
+		struct strbuf sb = STRBUF_INIT;
+		size_t i;
+		json_t *e;
+		json_array_foreach(hosts, i, e)
+			strbuf_addf(&sb, "%s%s", i ? ":" : "", json_string_value(e) ? json_string_value(e) : "");
+		p->hosts = play_strdup(pb, sb.buf);
+		strbuf_release(&sb);
+	} else
+		p->hosts = play_strdup(pb, json_is_string(hosts) ? json_string_value(hosts) : "all");
+	const char *name = json_string_value(json_object_get(raw, "name"));
+	p->name = play_strdup(pb, name ? name : p->hosts);
+	p->gather_facts = args_bool(json_object_get(raw, "gather_facts"), true);
+	p->vars = json_object_get(raw, "vars");
+	p->vars = json_is_object(p->vars) ? json_incref(p->vars) : json_object();
+	kp[1] = p->vars;
+	json_t *vf = json_object_get(raw, "vars_files");
+	if (json_is_array(vf)) {
+		size_t i;
+		json_t *e;
+		json_array_foreach(vf, i, e) {
+			const char *f = json_string_value(e);
+			if (!f)
+				continue;
+			char *path = f[0] == '/' ? xstrdup(f) : xasprintf("%s/%s", pb->dir, f);
+			json_t *doc;
+			struct yaml_doc *yd = NULL;
+			if (load_yaml_file(path, &doc, &yd, d) == 0) {
+				if (json_is_object(doc))
+					json_object_update(p->vars, doc);
+				json_decref(doc);
+			} else
+				rc = -1;
+			yaml_doc_free(yd);
+			free(path);
+		}
+	}
+	rc |= play_parse_tasks(pb, json_object_get(raw, "pre_tasks"), ydoc, file, pb->dir, NULL, NULL,
+			       false, &p->pre_tasks, &p->npre, d);
+	rc |= play_parse_tasks(pb, json_object_get(raw, "tasks"), ydoc, file, pb->dir, NULL, NULL,
+			       false, &p->tasks, &p->ntasks, d);
+	rc |= play_parse_tasks(pb, json_object_get(raw, "post_tasks"), ydoc, file, pb->dir, NULL,
+			       NULL, false, &p->post_tasks, &p->npost, d);
+	rc |= play_parse_tasks(pb, json_object_get(raw, "handlers"), ydoc, file, pb->dir, NULL, NULL,
+			       true, &p->handlers, &p->nhandlers, d);
+	rc |= parse_roles(pb, p, json_object_get(raw, "roles"), ydoc, file, d);
+	pb->plays = xreallocarray(pb->plays, pb->nplays + 1, sizeof(*pb->plays));
+	pb->plays[pb->nplays++] = p;
+	return rc;
+}
+
+static struct task_playbook *pb_new(const char *file, const char *dir, const char *roles_path)
+{
+	struct task_playbook *pb = xcalloc(1, sizeof(*pb));
+	pthread_mutex_init(&pb->lock, NULL);
+	pb->file = xstrdup(file);
+	pb->dir = xstrdup(dir);
+	pb->roles_path = roles_path;
+	return pb;
+}
+
+static struct task_playbook *load_doc(struct task_playbook *pb, json_t *doc,
+				      const struct yaml_doc *ydoc, struct diag *d)
+{
+	if (!json_is_array(doc)) {
+		struct src_loc loc = { pb->file, yaml_line_of(ydoc, doc), 1 };
+		diag_error(d, IMC_EXIT_DATAERR, &loc, "a playbook must be a list of plays");
+		play_free(pb);
+		return NULL;
+	}
+	int rc = 0;
+	size_t i;
+	json_t *e;
+	json_array_foreach(doc, i, e)
+		rc |= parse_play(pb, e, ydoc, pb->file, d);
+	if (rc < 0) {
+		play_free(pb);
+		return NULL;
+	}
+	return pb;
+}
+
+struct task_playbook *play_load_file(const char *path, const char *roles_path, struct diag *d)
+{
+	json_t *doc;
+	struct yaml_doc *ydoc = NULL;
+	if (load_yaml_file(path, &doc, &ydoc, d) < 0)
+		return NULL;
+	char *rp = realpath(path, NULL);
+	char *dir = dir_of(rp ? rp : path);
+	struct task_playbook *pb = pb_new(path, dir, roles_path);
+	free(dir);
+	free(rp);
+	pb = load_doc(pb, doc, ydoc, d);
+	json_decref(doc);
+	yaml_doc_free(ydoc);
+	return pb;
+}
+
+/* IM's add_ansible_header + merge_recipes: dict keys merged, list keys
+ * concatenated, empty keys dropped. On a scalar clash the recipe wins. */
+static void merge_header(json_t *play)
+{
+	const char *k;
+	json_t *v;
+	void *tmp;
+	json_object_foreach_safe(play, tmp, k, v)
+		if (json_is_null(v))
+			json_object_del(play, k);
+	if (!json_object_get(play, "hosts"))
+		json_object_set_new(play, "hosts", json_string("all"));
+	if (!json_object_get(play, "gather_facts"))
+		json_object_set_new(play, "gather_facts", json_false());
+	if (!json_object_get(play, "become"))
+		json_object_set_new(play, "become", json_true());
+}
+
+struct task_playbook *play_load_text(const char *text, const char *file, int line_offset,
+				     const char *dir, const char *roles_path, bool im_header,
+				     struct diag *d)
+{
+	struct yaml_doc *ydoc = NULL;
+	json_t *doc = yaml_load(text, strlen(text), file, line_offset, &ydoc, d);
+	if (!doc)
+		return NULL;
+	if (json_is_null(doc)) {
+		json_decref(doc);
+		doc = json_array();
+	}
+	if (im_header && json_is_array(doc)) {
+		size_t i;
+		json_t *e;
+		json_array_foreach(doc, i, e)
+			if (json_is_object(e))
+				merge_header(e);
+	}
+	struct task_playbook *pb = pb_new(file, dir ? dir : ".", roles_path);
+	pb = load_doc(pb, doc, ydoc, d);
+	json_decref(doc);
+	yaml_doc_free(ydoc);
+	return pb;
+}
+
+void play_free(struct task_playbook *pb)
+{
+	if (!pb)
+		return;
+	for (size_t i = 0; i < pb->nplays; i++) {
+		json_decref(pb->plays[i]->raw);
+		json_decref(pb->plays[i]->vars);
+	}
+	free(pb->plays);
+	/* ptasks hold references to raw/args; they are released here by scanning
+	 * the pool is not possible (untyped), so raw references are dropped at
+	 * process exit for tasks; args and role data were registered in the pool
+	 * as json_t * slots. */
+	for (size_t i = 0; i < pb->npool; i++)
+		free(pb->pool[i]);
+	free(pb->pool);
+	pthread_mutex_destroy(&pb->lock);
+	free(pb->file);
+	free(pb->dir);
+	free(pb);
+}
