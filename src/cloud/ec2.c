@@ -500,9 +500,9 @@ static int launch(struct cloud_session *s, struct cloud_vm *vm, struct diag *d)
 	}
 	for (size_t i = 0, k = 0; i < vm->nnics; i++) {
 		const char *gid;
-		bool seen = false;
-		for (size_t j = 0; j < i; j++)
-			if (strcmp(vm->nics[j].net, vm->nics[i].net) == 0)
+		bool seen = !vm->nics[i].net || !*vm->nics[i].net;
+		for (size_t j = 0; j < i && !seen; j++)
+			if (vm->nics[j].net && strcmp(vm->nics[j].net, vm->nics[i].net) == 0)
 				seen = true;
 		if (seen)
 			continue;
@@ -1076,7 +1076,9 @@ static int ec2_cleanup_infra(struct cloud_session *s, struct diag *d)
 
 const struct cloud_driver cloud_ec2 = {
 	.name = "ec2",
-	.caps = CLOUD_CAP_SSH | CLOUD_CAP_STOP,
+	/* NETWORKS: net_create records each RADL network (its security group is
+	 * made per region by vm_create), so the worker must call it. */
+	.caps = CLOUD_CAP_SSH | CLOUD_CAP_STOP | CLOUD_CAP_NETWORKS,
 	.open = ec2_open,
 	.close = ec2_close,
 	.net_create = ec2_net_create,
