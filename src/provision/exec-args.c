@@ -111,15 +111,6 @@ static char *decode_escapes(const char *s)
 			hex[nd] = 0;
 			put_utf8(&sb, strtoul(hex, NULL, 16));
 			p += 1 + nd;
-		} else if (c >= '0' && c <= '7') {
-			int k = 0;
-			unsigned v = 0;
-			while (k < 3 && p[1 + k] >= '0' && p[1 + k] <= '7') {
-				v = v * 8 + (unsigned)(p[1 + k] - '0');
-				k++;
-			}
-			put_utf8(&sb, v);
-			p += k;
 		} else
 			strbuf_addch(&sb, *p);
 	}

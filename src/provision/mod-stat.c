@@ -29,7 +29,7 @@ static json_t *stat_run(struct exec_ctx *x, json_t *args)
 	if (st.exists) {
 		char mb[16];
 		long m = st.mode;
-		snprintf(mb, sizeof(mb), "%04lo", m);
+		snprintf(mb, sizeof(mb), "0%03lo", m);
 		json_object_set_new(s, "path", json_string(path));
 		json_object_set_new(s, "mode", json_string(mb));
 		json_object_set_new(s, "isdir", json_boolean(st.isdir));

@@ -367,7 +367,7 @@ char *mod_find_src(struct exec_ctx *x, const char *sub, const char *src)
 
 static const char *mode_str(long m, char buf[16])
 {
-	snprintf(buf, 16, "%04lo", m);
+	snprintf(buf, 16, "0%03lo", m);
 	return buf;
 }
 
