@@ -2,6 +2,7 @@
 bin_PROGRAMS += imc
 imc_SOURCES = src/imc.c src/cmd/cmd.h src/cmd/cmd-list.h
 imc_SOURCES += src/cmd/infra.c src/cmd/infra.h src/cmd/worker.c src/cmd/worker.h
+imc_SOURCES += src/cmd/vmops.c src/cmd/vmops.h
 imc_LDADD = libimc.la $(IMC_LIBS)
 # every command file is listed here (they are already all present)
 imc_SOURCES += \

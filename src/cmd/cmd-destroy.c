@@ -1,16 +1,126 @@
-/* cmd-destroy.c: 'imc destroy' (placeholder until its subsystem lands). */
+/* cmd-destroy.c: 'imc destroy [--force] ID' deletes every VM and network
+ * of the infrastructure on its clouds, then anything the backends find
+ * tagged with it (orphans of a crash), then the store rows and
+ * $IMC_HOME/infra/ID. A running deployment worker is cancelled first (by
+ * the PID the store recorded, verified by its start time). Idempotent:
+ * destroying a destroyed infrastructure succeeds and does nothing. It asks
+ * no question. --force forgets what a cloud that cannot be reached still
+ * holds, and says what that may be. */
 #include "config.h"
 
+#include <errno.h>
+#include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
 
 #include "cmd/cmd.h"
+#include "cmd/infra.h"
+#include "util/log.h"
 #include "util/banned.h"
+
+/* Takes the lock of id, cancelling its worker if one runs. */
+static int lock_cancelling(struct state_store *st, const char *id, int *fd, struct diag *d)
+{
+	int waited = 0;
+	bool termed = false;
+	pid_t killed = 0;
+	for (;;) {
+		int rc = state_lock_infra(st, id, false, fd, d);
+		if (rc <= 0)
+			return rc;
+		struct state_infra in;
+		if (state_infra_get(st, id, &in, d) < 0)
+			return -1;
+		if (state_worker_alive(in.worker_pid, in.worker_start)) {
+			if (!termed || killed != in.worker_pid) {
+				log_info("destroy", "cancelling deployment worker %d", (int)in.worker_pid);
+				kill(in.worker_pid, SIGTERM);
+				termed = true;
+				killed = in.worker_pid;
+				waited = 0;
+			} else if (waited == 100) {
+				/* 5 s after SIGTERM */
+				kill(in.worker_pid, SIGKILL);
+			}
+		}
+		state_infra_release(&in);
+		/* waiting for another process to let go of the lock */
+		struct timespec ts = { 0, 50 * 1000 * 1000 };
+		nanosleep(&ts, NULL);
+		waited++;
+	}
+}
 
 int cmd_destroy(struct imc_ctx *ctx, int argc, char **argv)
 {
-	(void)ctx;
 	if (cmd_help_requested(argc, argv))
 		return IMC_EXIT_OK;
-	fprintf(stderr, "imc destroy: error: not implemented yet\n");
-	return IMC_EXIT_SOFTWARE;
+	bool force = false, yes = false;
+	const struct infra_opt opts[] = {
+		{ .lng = "force", .shrt = 'f', .flag = &force },
+		{ .lng = "yes", .shrt = 'y', .flag = &yes }, /* IM's client -y: accepted, never asked anyway */
+		{ 0 },
+	};
+	char *pos[1];
+	int npos, rc = infra_args(ctx, argc, argv, opts, pos, 1, 1, &npos);
+	if (rc)
+		return rc;
+	struct diag d = DIAG_INIT;
+	struct state_infra in = { 0 };
+	struct auth_file *af = NULL;
+	char *id = NULL;
+	int lock = -1;
+	bool already = false;
+	struct state_store *st = infra_store(ctx, &d);
+	if (!st)
+		goto out;
+	int r = state_infra_resolve(st, pos[0], &id, &d);
+	if (r < 0)
+		goto out;
+	if (r > 0) {
+		diag_error(&d, IMC_EXIT_NOINPUT, NULL, "infrastructure '%s' does not exist", pos[0]);
+		goto out;
+	}
+	if (lock_cancelling(st, id, &lock, &d) < 0)
+		goto out;
+	if (state_infra_get(st, id, &in, &d) != 0)
+		goto out;
+	if (in.deleted) {
+		already = true;
+		goto done;
+	}
+	if (infra_auth(ctx, state_home(st), in.auth_path, &af, NULL, &d) < 0 && !force)
+		goto out;
+	enum infra_phase before = in.phase;
+	if (state_infra_set_phase(st, id, PHASE_DESTROYING, &d) < 0 ||
+	    state_log_add(st, id, -1, "destroying the infrastructure", &d) < 0)
+		goto out;
+	if (infra_teardown(st, &in, af, force, &d) < 0) {
+		state_infra_set_phase(st, id, before == PHASE_DONE ? PHASE_DONE : PHASE_INTERRUPTED, &d);
+		goto out;
+	}
+	if (state_infra_tombstone(st, id, &d) < 0)
+		goto out;
+	infra_remove_dir(state_home(st), id);
+done:
+	if (ctx->json) {
+		json_t *j = infra_json_doc();
+		json_object_set_new(j, "id", json_string(id));
+		json_object_set_new(j, "destroyed", json_true());
+		json_object_set_new(j, "already_destroyed", json_boolean(already));
+		infra_json_print(j);
+	} else if (already)
+		printf("Infrastructure %s was already destroyed\n", id);
+	else
+		printf("Infrastructure successfully destroyed\n");
+out:
+	rc = d.n ? cmd_report(ctx, &d) : IMC_EXIT_OK; /* also the warnings of --force */
+	state_unlock_infra(lock);
+	state_infra_release(&in);
+	auth_file_free(af);
+	free(id);
+	state_close(st);
+	diag_release(&d);
+	return rc;
 }

@@ -1,16 +1,11 @@
-/* cmd-startvm.c: 'imc startvm' (placeholder until its subsystem lands). */
+/* cmd-startvm.c: 'imc startvm': start one VM (vmops.c does the work). */
 #include "config.h"
 
-#include <stdio.h>
-
 #include "cmd/cmd.h"
+#include "cmd/vmops.h"
 #include "util/banned.h"
 
 int cmd_startvm(struct imc_ctx *ctx, int argc, char **argv)
 {
-	(void)ctx;
-	if (cmd_help_requested(argc, argv))
-		return IMC_EXIT_OK;
-	fprintf(stderr, "imc startvm: error: not implemented yet\n");
-	return IMC_EXIT_SOFTWARE;
+	return vmop_command(ctx, argc, argv, VMOP_START, true);
 }

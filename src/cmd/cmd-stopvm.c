@@ -1,16 +1,11 @@
-/* cmd-stopvm.c: 'imc stopvm' (placeholder until its subsystem lands). */
+/* cmd-stopvm.c: 'imc stopvm': stop one VM (vmops.c does the work). */
 #include "config.h"
 
-#include <stdio.h>
-
 #include "cmd/cmd.h"
+#include "cmd/vmops.h"
 #include "util/banned.h"
 
 int cmd_stopvm(struct imc_ctx *ctx, int argc, char **argv)
 {
-	(void)ctx;
-	if (cmd_help_requested(argc, argv))
-		return IMC_EXIT_OK;
-	fprintf(stderr, "imc stopvm: error: not implemented yet\n");
-	return IMC_EXIT_SOFTWARE;
+	return vmop_command(ctx, argc, argv, VMOP_STOP, true);
 }

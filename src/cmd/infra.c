@@ -757,3 +757,101 @@ int infra_print_state(struct imc_ctx *ctx, struct state_store *st, const char *i
 	state_step_list_free(steps, ns);
 	return 0;
 }
+
+int infra_vm_info(const struct radl_doc *doc, const struct state_vm *vm, const char *attr,
+		  struct strbuf *sb, json_t **json, char **value, struct diag *d)
+{
+	const struct radl_aspect *sys = radl_find_system(doc, vm->system);
+	if (!sys) {
+		diag_error(d, IMC_EXIT_SOFTWARE, NULL, "VM %d: system '%s' is not in the stored RADL", vm->num,
+			   vm->system);
+		return -1;
+	}
+	struct radl_aspect *a = radl_aspect_clone(sys);
+	json_t *spec = vm->spec ? json_loads(vm->spec, 0, NULL) : NULL;
+	json_t *ips = vm->nic_ips ? json_loads(vm->nic_ips, 0, NULL) : NULL;
+	radl_set_string(&a->body, "state", vm_state_name(vm->state));
+	radl_set_string(&a->body, "provider.type", vm->cloud);
+	if (vm->cloud_id)
+		radl_set_string(&a->body, "instance_id", vm->cloud_id);
+	const char *user = vm->user ? vm->user : json_string_value(json_object_get(spec, "user"));
+	if (user)
+		radl_set_string(&a->body, "disk.0.os.credentials.username", user);
+	/* never show secrets, whatever the RADL said */
+	radl_unset(&a->body, "disk.0.os.credentials.password");
+	radl_unset(&a->body, "disk.0.os.credentials.private_key");
+	radl_unset(&a->body, "disk.0.os.credentials.new.password");
+	size_t k;
+	json_t *nic;
+	json_t *nets = json_array();
+	json_array_foreach(json_object_get(spec, "nics"), k, nic) {
+		int idx = (int)json_integer_value(json_object_get(nic, "index"));
+		char key[64];
+		const char *h = json_string_value(json_object_get(nic, "hostname"));
+		const char *dm = json_string_value(json_object_get(nic, "domain"));
+		if (h) {
+			snprintf(key, sizeof(key), "net_interface.%d.dns_name", idx);
+			char *f = xasprintf("%s.%s", h, dm ? dm : "localdomain");
+			radl_set_string(&a->body, key, f);
+			free(f);
+		}
+		const char *ip = json_string_value(json_array_get(ips, (size_t)idx));
+		if (!ip && idx == 0)
+			ip = vm->private_ip ? vm->private_ip : vm->public_ip;
+		if (ip) {
+			snprintf(key, sizeof(key), "net_interface.%d.ip", idx);
+			radl_set_string(&a->body, key, ip);
+		}
+		const char *net = json_string_value(json_object_get(nic, "net"));
+		if (net)
+			json_array_append_new(nets, json_string(net));
+	}
+	json_t *rj = json_array();
+	size_t i;
+	json_t *nn;
+	json_array_foreach(nets, i, nn) {
+		bool dup = false;
+		for (size_t q = 0; q < i; q++)
+			dup = dup || json_equal(json_array_get(nets, q), nn);
+		const struct radl_aspect *net = radl_find_network(doc, json_string_value(nn));
+		if (!net || dup)
+			continue;
+		if (sb) {
+			radl_print_aspect(sb, net);
+			strbuf_addch(sb, '\n');
+		}
+		json_array_append_new(rj, radl_aspect_to_json(net));
+	}
+	if (sb) {
+		radl_print_aspect(sb, a);
+		if (sb->len && sb->buf[sb->len - 1] != '\n')
+			strbuf_addch(sb, '\n');
+	}
+	json_array_append_new(rj, radl_aspect_to_json(a));
+	if (json)
+		*json = json_pack("{s:i, s:s, s:o}", "id", vm->num, "state", vm_state_name(vm->state), "radl", rj);
+	else
+		json_decref(rj);
+	if (value) {
+		*value = NULL;
+		const struct radl_feature *f = radl_get_feature(&a->body, attr);
+		if (f && f->kind == RADL_V_STRING)
+			*value = xstrdup(f->str);
+		else if (f && f->kind == RADL_V_NUMBER)
+			*value = f->num.is_int ? xasprintf("%lld", (long long)f->num.value)
+					       : xasprintf("%g", f->num.value);
+		else if (f && f->kind == RADL_V_LIST) {
+			struct strbuf l = STRBUF_INIT;
+			strbuf_addch(&l, '[');
+			for (size_t q = 0; q < f->nlist; q++)
+				strbuf_addf(&l, "%s'%s'", q ? ", " : "", f->list[q]);
+			strbuf_addch(&l, ']');
+			*value = strbuf_detach(&l);
+		}
+	}
+	json_decref(nets);
+	json_decref(spec);
+	json_decref(ips);
+	radl_aspect_free(a);
+	return 0;
+}

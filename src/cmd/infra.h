@@ -93,6 +93,16 @@ int infra_print_state(struct imc_ctx *ctx, struct state_store *st, const char *i
 void infra_print_steps(struct strbuf *sb, const struct state_step *steps, size_t n);
 json_t *infra_steps_json(const struct state_step *steps, size_t n);
 
+/* One VM as IM's getvminfo shows it: the networks it connects to and its
+ * system with the runtime features set (state, provider.type,
+ * instance_id, the expanded dns names, net_interface.N.ip,
+ * disk.0.os.credentials.username). Never a private key or password.
+ * Appends RADL text to sb (may be NULL); *json (may be NULL) gets
+ * {"id", "state", "radl": RADL-JSON array}; with attr, *value gets that
+ * feature's value (malloc'd, NULL when unset). */
+int infra_vm_info(const struct radl_doc *doc, const struct state_vm *vm, const char *attr,
+		  struct strbuf *sb, json_t **json, char **value, struct diag *d);
+
 /* A new --json document {"format": IMC_JSON_FORMAT}. */
 json_t *infra_json_doc(void);
 /* Prints a JSON document (indented) on stdout and drops the reference. */
