@@ -29,3 +29,4 @@ TESTS += tests/cli/t7001-ec2-lifecycle.sh tests/cli/t7002-ec2-retry.sh \
 	tests/cli/t7003-ec2-errors.sh
 EXTRA_DIST += tests/ec2/lib-ec2.sh tests/cli/t7001-ec2-lifecycle.sh \
 	tests/cli/t7002-ec2-retry.sh tests/cli/t7003-ec2-errors.sh
+EXTRA_DIST += docs/ec2.md
