@@ -37,8 +37,10 @@ leftovers() {
 	done
 	[ -d "$INFRA/vm" ] && find "$INFRA/vm" -type f | sed 's/^/file /'
 	[ -d "$INFRA/local" ] && echo "dir $INFRA/local"
+	[ -n "$CG2" ] && ls -d "$CG2/imc-local/imc-$TAG-"* 2>/dev/null | sed 's/^/cgroup /'
 	true
 }
+CG2=$(awk '$3 == "cgroup2" {print $2; exit}' /proc/self/mounts)
 
 leftovers >"$TMPD/before"
 if [ -s "$TMPD/before" ]; then not_ok "nothing of $TAG exists before"; else ok "nothing of $TAG exists before"; fi
@@ -46,7 +48,7 @@ if [ -s "$TMPD/before" ]; then not_ok "nothing of $TAG exists before"; else ok "
 expect_exit 0 "keygen makes the infrastructure key" -- "$DRIVE" keygen "$IMC_HOME" "$ID"
 expect_exit 0 "create 3 VMs on networks pub (public) and priv" -- \
 	"$DRIVE" create "$IMC_HOME" "$ID" --net pub:public --net priv \
-	1:front:pub,priv 2:back:priv 3:web:pub
+	1:front:pub,priv 2:back:priv 3:web:pub:1:268435456
 cp "$TMPD/out" "$TMPD/create"
 sed 's/^/#   /' "$TMPD/create"
 expect_grep '^created 3/3 ' "$TMPD/create" "all 3 VMs are running"
@@ -59,6 +61,16 @@ BACK=$(awk '$1=="vm" && $2==2 {print $8}' "$TMPD/create")
 WEB=$(awk '$1=="vm" && $2==3 {print $8}' "$TMPD/create")
 expect_grep "^vm 1 running imc-$TAG-1 $FRONT_PUB $FRONT_PRIV " "$TMPD/create" "VM 1 public = pub address, private = priv address"
 expect_grep "^vm 2 running imc-$TAG-2 - $BACK " "$TMPD/create" "VM 2 has only a private address"
+
+# VM 3 asked for 1 cpu and 256 MiB: a cgroup v2 with those limits, or a note
+if grep -q '^note 3 .*limits not applied' "$TMPD/create"; then
+	ok "VM 3's note says its cpu/memory limits are not applied here"
+elif [ "$(cat "$CG2/imc-local/imc-$TAG-3/memory.max" 2>/dev/null)" = 268435456 ] &&
+	grep -q '^100000 100000' "$CG2/imc-local/imc-$TAG-3/cpu.max" 2>/dev/null; then
+	ok "VM 3 runs in a cgroup limited to 1 cpu and 256 MiB"
+else
+	not_ok "VM 3 has its limits or a note saying why not"
+fi
 
 # pin the host keys the backend generated
 : >"$TMPD/known"

@@ -3,7 +3,7 @@
  * and benches can create, inspect and destroy local VMs on their own:
  *
  *   local-drive keygen HOME ID
- *   local-drive create HOME ID [--net NAME[:public]]... NUM:HOST[:NET[,NET...]]...
+ *   local-drive create HOME ID [--net NAME[:public]]... NUM:HOST[:NET[,NET...][:CPUS[:MEM]]]...
  *   local-drive update|stop|start|reboot|destroy HOME ID NUM...
  *   local-drive cleanup HOME ID
  *
@@ -79,7 +79,7 @@ static int mkdirs(const char *path)
 	return 0;
 }
 
-/* NUM:HOST[:NET[,NET...]] */
+/* NUM:HOST[:NET[,NET...][:CPUS[:MEMORY_BYTES]]] */
 static int parse_vm(const char *spec, const char *id, struct cloud_vm *vm)
 {
 	char *s = xstrdup(spec);
@@ -92,11 +92,23 @@ static int parse_vm(const char *spec, const char *id, struct cloud_vm *vm)
 	char *host = c1 + 1;
 	char *c2 = strchr(host, ':');
 	char *nets = NULL;
+	int cpus = 0;
+	long long mem = 0;
 	if (c2) {
 		*c2 = '\0';
 		nets = c2 + 1;
+		char *c3 = strchr(nets, ':');
+		if (c3) {
+			*c3 = '\0';
+			cpus = (int)strtol(c3 + 1, NULL, 10);
+			char *c4 = strchr(c3 + 1, ':');
+			if (c4)
+				mem = strtoll(c4 + 1, NULL, 10);
+		}
 	}
 	memset(vm, 0, sizeof(*vm));
+	vm->cpus = cpus;
+	vm->memory_bytes = mem;
 	vm->infra_id = id;
 	vm->num = (int)strtol(s, NULL, 10);
 	vm->system = "node";
