@@ -13,3 +13,34 @@ tests_unit_test_radl_SOURCES = tests/unit/test-radl.c
 tests_unit_test_radl_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_radl_LDADD = $(UNIT_LIBS)
 endif
+
+# imc's own RADL cases (tests/radl), commands, conformance corpus, fuzzing
+TESTS += tests/cli/t1001-radl-conformance.sh tests/cli/t1002-radl-commands.sh \
+	tests/cli/t1003-radl-cases.sh tests/cli/t1004-radl-fuzz.sh
+EXTRA_DIST += tests/cli/t1001-radl-conformance.sh tests/cli/t1002-radl-commands.sh \
+	tests/cli/t1003-radl-cases.sh tests/cli/t1004-radl-fuzz.sh \
+	$(RADL_CASES) tests/fuzz/fuzz-radl.c
+RADL_CASES = \
+	tests/radl/ansible_no_password.err tests/radl/ansible_no_password.radl \
+	tests/radl/check_many.err tests/radl/check_many.radl \
+	tests/radl/description_twice.err tests/radl/description_twice.radl \
+	tests/radl/extra_close_paren.err tests/radl/extra_close_paren.radl \
+	tests/radl/lone_cr_outports.json tests/radl/lone_cr_outports.radl \
+	tests/radl/multi_errors.err tests/radl/multi_errors.radl \
+	tests/radl/recipe_unclosed.err tests/radl/recipe_unclosed.radl \
+	tests/radl/units_nested.json tests/radl/units_nested.radl \
+	tests/radl/unterminated_string.err tests/radl/unterminated_string.radl \
+	tests/radl/yaml_error.err tests/radl/yaml_error.radl
+
+if ENABLE_FUZZING
+check_PROGRAMS += tests/fuzz/fuzz-radl
+tests_fuzz_fuzz_radl_SOURCES = tests/fuzz/fuzz-radl.c
+tests_fuzz_fuzz_radl_CFLAGS = $(AM_CFLAGS) -fsanitize=fuzzer
+tests_fuzz_fuzz_radl_LDFLAGS = $(AM_LDFLAGS) -fsanitize=fuzzer
+tests_fuzz_fuzz_radl_LDADD = libimc.la $(IMC_LIBS)
+endif
+
+# bench: bench/radl_parse [SYSTEMS [ROUNDS]] prints parse+check throughput
+noinst_PROGRAMS += bench/radl_parse
+bench_radl_parse_SOURCES = bench/radl_parse.c
+bench_radl_parse_LDADD = libimc.la $(IMC_LIBS)

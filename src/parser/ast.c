@@ -4,6 +4,7 @@
 #include "config.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -132,10 +133,113 @@ void radl_aspect_free(struct radl_aspect *a)
 	free(a);
 }
 
+/* ---- id index -----------------------------------------------------------
+ * Open addressing from id to array position, one table per kind, so that a
+ * document with thousands of systems parses and checks in linear time. */
+
+struct radl_idx {
+	size_t *slot;   /* position + 1, 0 = empty */
+	size_t cap;     /* power of two */
+	size_t count;   /* array entries indexed so far */
+};
+
+struct radl_doc_index {
+	struct radl_idx sys, net, ans, conf;
+};
+
+static size_t id_hash(const char *s)
+{
+	size_t h = 14695981039346656037u;
+	while (*s)
+		h = (h ^ (unsigned char)*s++) * 1099511628211u;
+	return h;
+}
+
+#define ID_AT(base, stride, i) (*(char *const *)((const char *)(base) + (i) * (stride)))
+
+static void idx_put(struct radl_idx *ix, const void *base, size_t stride, size_t i)
+{
+	size_t h = id_hash(ID_AT(base, stride, i)) & (ix->cap - 1);
+	while (ix->slot[h])
+		h = (h + 1) & (ix->cap - 1);
+	ix->slot[h] = i + 1;
+}
+
+/* base points at the id member of element 0 */
+static void idx_update(struct radl_idx *ix, const void *base, size_t stride, size_t n)
+{
+	if (ix->count == n)
+		return;
+	if (n * 2 >= ix->cap) {
+		free(ix->slot);
+		ix->cap = 64;
+		while (ix->cap <= n * 2)
+			ix->cap *= 2;
+		ix->slot = xcalloc(ix->cap, sizeof(*ix->slot));
+		ix->count = 0;
+	}
+	for (size_t i = ix->count; i < n; i++)
+		idx_put(ix, base, stride, i);
+	ix->count = n;
+}
+
+/* Returns the position of id, or -1. Entries past ix->count are searched
+ * linearly (added since the last reindex). */
+static long idx_find(const struct radl_idx *ix, const void *base, size_t stride, size_t n,
+		     const char *id)
+{
+	size_t done = 0;
+	if (ix && ix->cap) {
+		size_t h = id_hash(id) & (ix->cap - 1);
+		while (ix->slot[h]) {
+			size_t i = ix->slot[h] - 1;
+			if (i < n && strcmp(ID_AT(base, stride, i), id) == 0)
+				return (long)i;
+			h = (h + 1) & (ix->cap - 1);
+		}
+		done = ix->count < n ? ix->count : n;
+	}
+	for (size_t i = done; i < n; i++)
+		if (strcmp(ID_AT(base, stride, i), id) == 0)
+			return (long)i;
+	return -1;
+}
+
+#define ASPECT_IDS(arr) ((const void *)((const char *)(arr) + offsetof(struct radl_aspect, id)))
+#define CONF_IDS(arr) ((const void *)((const char *)(arr) + offsetof(struct radl_configure, id)))
+
+void radl_doc_reindex(struct radl_doc *doc)
+{
+	struct radl_doc_index *x = doc->index;
+	if (!x)
+		return;
+	if (doc->nsystems)
+		idx_update(&x->sys, ASPECT_IDS(doc->systems), sizeof(struct radl_aspect), doc->nsystems);
+	if (doc->nnetworks)
+		idx_update(&x->net, ASPECT_IDS(doc->networks), sizeof(struct radl_aspect), doc->nnetworks);
+	if (doc->nansibles)
+		idx_update(&x->ans, ASPECT_IDS(doc->ansibles), sizeof(struct radl_aspect), doc->nansibles);
+	if (doc->nconfigures)
+		idx_update(&x->conf, CONF_IDS(doc->configures), sizeof(struct radl_configure),
+			   doc->nconfigures);
+}
+
+static void index_free(struct radl_doc_index *x)
+{
+	if (!x)
+		return;
+	free(x->sys.slot);
+	free(x->net.slot);
+	free(x->ans.slot);
+	free(x->conf.slot);
+	free(x);
+}
+
 struct radl_doc *radl_doc_new(const char *file)
 {
 	struct radl_doc *doc = xcalloc(1, sizeof(*doc));
 	doc->file = xstrdup(file ? file : "<radl>");
+	doc->index = xcalloc(1, sizeof(*doc->index));
 	return doc;
 }
 
@@ -230,6 +334,7 @@ void radl_doc_free(struct radl_doc *doc)
 	free(doc->ctxt.items);
 	radl_aspect_free(doc->description);
 	free(doc->source);
+	index_free(doc->index);
 	free(doc->file);
 	free(doc);
 }
@@ -246,35 +351,37 @@ void radl_number_set(struct radl_number *n, double written, bool is_int, const c
 
 /* ---- lookups ----------------------------------------------------------- */
 
-static struct radl_aspect *find_aspect(struct radl_aspect *arr, size_t n, const char *id)
+static struct radl_aspect *find_aspect(const struct radl_idx *ix, struct radl_aspect *arr,
+				       size_t n, const char *id)
 {
-	for (size_t i = 0; i < n; i++)
-		if (strcmp(arr[i].id, id) == 0)
-			return &arr[i];
-	return NULL;
+	if (!n)
+		return NULL;
+	long i = idx_find(ix, ASPECT_IDS(arr), sizeof(*arr), n, id);
+	return i < 0 ? NULL : &arr[i];
 }
 
 struct radl_aspect *radl_find_system(const struct radl_doc *doc, const char *id)
 {
-	return find_aspect(doc->systems, doc->nsystems, id);
+	return find_aspect(doc->index ? &doc->index->sys : NULL, doc->systems, doc->nsystems, id);
 }
 
 struct radl_aspect *radl_find_network(const struct radl_doc *doc, const char *id)
 {
-	return find_aspect(doc->networks, doc->nnetworks, id);
+	return find_aspect(doc->index ? &doc->index->net : NULL, doc->networks, doc->nnetworks, id);
 }
 
 struct radl_aspect *radl_find_ansible(const struct radl_doc *doc, const char *id)
 {
-	return find_aspect(doc->ansibles, doc->nansibles, id);
+	return find_aspect(doc->index ? &doc->index->ans : NULL, doc->ansibles, doc->nansibles, id);
 }
 
 struct radl_configure *radl_find_configure(const struct radl_doc *doc, const char *id)
 {
-	for (size_t i = 0; i < doc->nconfigures; i++)
-		if (strcmp(doc->configures[i].id, id) == 0)
-			return &doc->configures[i];
-	return NULL;
+	if (!doc->nconfigures)
+		return NULL;
+	long i = idx_find(doc->index ? &doc->index->conf : NULL, CONF_IDS(doc->configures),
+			  sizeof(*doc->configures), doc->nconfigures, id);
+	return i < 0 ? NULL : &doc->configures[i];
 }
 
 const struct radl_ctxt_item *radl_find_ctxt_item(const struct radl_doc *doc,

@@ -195,7 +195,7 @@ static const struct attr ansible_attrs[] = {
 static const struct attr *find_attr(const struct attr *t, const char *name)
 {
 	for (; t->name; t++)
-		if (strcmp(t->name, name) == 0)
+		if (t->name[0] == name[0] && strcmp(t->name, name) == 0)
 			return t;
 	return NULL;
 }

@@ -380,6 +380,7 @@ static void read_aspect(struct reader *R, const json_t *o, enum radl_class cls)
 	}
 	struct radl_aspect *a = radl_doc_add_aspect(R->doc, cls);
 	a->id = xstrdup(id);
+	radl_doc_reindex(R->doc);
 	a->loc = R->loc;
 	a->reference = json_is_true(json_object_get(o, "reference"));
 	if (!a->reference)
@@ -409,6 +410,7 @@ static void read_configure(struct reader *R, const json_t *o)
 	}
 	struct radl_configure *c = radl_doc_add_configure(R->doc);
 	c->id = xstrdup(id);
+	radl_doc_reindex(R->doc);
 	c->loc = R->loc;
 	c->reference = json_is_true(json_object_get(o, "reference"));
 	if (json_is_string(rec)) {

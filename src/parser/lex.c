@@ -18,15 +18,17 @@
 #include "util/xalloc.h"
 #include "util/banned.h"
 
+#define KW(w, t) { w, sizeof(w) - 1, t }
 static const struct {
 	const char *word;
+	size_t len;
 	enum radl_tok t;
 } keywords[] = {
-	{ "network", TK_NETWORK }, { "system", TK_SYSTEM }, { "ansible", TK_ANSIBLE },
-	{ "configure", TK_CONFIGURE }, { "contextualize", TK_CONTEXTUALIZE },
-	{ "deploy", TK_DEPLOY }, { "description", TK_DESCRIPTION }, { "soft", TK_SOFT },
-	{ "and", TK_AND }, { "contains", TK_CONTAINS }, { "step", TK_STEP },
-	{ "with", TK_WITH }, { "option", TK_OPTION },
+	KW("and", TK_AND), KW("network", TK_NETWORK), KW("system", TK_SYSTEM),
+	KW("ansible", TK_ANSIBLE), KW("configure", TK_CONFIGURE),
+	KW("contextualize", TK_CONTEXTUALIZE), KW("deploy", TK_DEPLOY),
+	KW("description", TK_DESCRIPTION), KW("soft", TK_SOFT), KW("contains", TK_CONTAINS),
+	KW("step", TK_STEP), KW("with", TK_WITH), KW("option", TK_OPTION),
 };
 
 const char *radl_tok_name(enum radl_tok t)
@@ -98,7 +100,7 @@ static void bad_char(struct radl_lexer *lx, const char *p)
 			   "unexpected character '-': RADL numbers are never negative");
 	else if (c == '"')
 		diag_error(lx->d, IMC_EXIT_DATAERR, &loc,
-			   "unexpected character '\"': RADL strings are quoted with '''");
+			   "unexpected character '\"': RADL strings use single quotes");
 	else if (c == '!' && p + 1 < lx->end && p[1] == '=')
 		diag_error(lx->d, IMC_EXIT_DATAERR, &loc,
 			   "unexpected character '!': RADL has no '!=' comparator");
@@ -318,7 +320,7 @@ void radl_lex_next(struct radl_lexer *lx, struct radl_token *tok)
 			size_t n = (size_t)(q - p);
 			if (n >= 3 && n <= 13 && *p >= 'a' && *p <= 'w')
 				for (size_t i = 0; i < sizeof(keywords) / sizeof(keywords[0]); i++)
-					if (strlen(keywords[i].word) == n &&
+					if (keywords[i].word[0] == *p && keywords[i].len == n &&
 					    memcmp(keywords[i].word, p, n) == 0) {
 						tok->t = keywords[i].t;
 						break;

@@ -56,25 +56,37 @@ static void index_rebuild(struct index *ix, const struct radl_merged *m)
 	}
 }
 
+#define LINEAR_MAX 24 /* below this many names, a scan beats hashing */
+
 static struct radl_mfeat *lookup(struct index *ix, struct radl_merged *m, const char *name,
 				 bool *created, size_t *ncap)
 {
-	if (m->n * 2 + 2 > ix->cap)
-		index_rebuild(ix, m);
-	size_t h = hash(name) & (ix->cap - 1);
-	while (ix->slot[h]) {
-		struct radl_mfeat *mf = &m->f[ix->slot[h] - 1];
-		if (strcmp(mf->name, name) == 0) {
-			*created = false;
-			return mf;
+	size_t h = 0;
+	if (m->n < LINEAR_MAX) {
+		for (size_t i = 0; i < m->n; i++)
+			if (m->f[i].name[0] == name[0] && strcmp(m->f[i].name, name) == 0) {
+				*created = false;
+				return &m->f[i];
+			}
+	} else {
+		if (m->n * 2 + 2 > ix->cap)
+			index_rebuild(ix, m);
+		h = hash(name) & (ix->cap - 1);
+		while (ix->slot[h]) {
+			struct radl_mfeat *mf = &m->f[ix->slot[h] - 1];
+			if (strcmp(mf->name, name) == 0) {
+				*created = false;
+				return mf;
+			}
+			h = (h + 1) & (ix->cap - 1);
 		}
-		h = (h + 1) & (ix->cap - 1);
 	}
 	if (m->n == *ncap) {
-		*ncap = *ncap ? *ncap * 2 : 8;
+		*ncap = *ncap ? *ncap * 2 : 16;
 		m->f = xreallocarray(m->f, *ncap, sizeof(*m->f));
 	}
-	ix->slot[h] = m->n + 1;
+	if (ix->slot)
+		ix->slot[h] = m->n + 1;
 	struct radl_mfeat *mf = &m->f[m->n++];
 	memset(mf, 0, sizeof(*mf));
 	mf->name = name;

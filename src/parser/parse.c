@@ -9,6 +9,7 @@
  * so one run reports several independent errors. */
 #include "config.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -332,13 +333,37 @@ static bool parse_body(struct parser *P, struct radl_body *b)
 	}
 }
 
+/* Whether some name occurs twice in the body or, recursively, in one of
+ * its contains blocks: only then can constraints conflict. A 64-bit
+ * signature of the names answers "no" for nearly every body without
+ * building the merged view. */
+static bool may_conflict(const struct radl_body *b)
+{
+	uint64_t seen = 0;
+	for (size_t i = 0; i < b->nfeat; i++) {
+		const struct radl_feature *f = &b->feat[i];
+		uint64_t h = 14695981039346656037u;
+		for (const char *s = f->name; *s; s++)
+			h = (h ^ (unsigned char)*s) * 1099511628211u;
+		uint64_t bit = (uint64_t)1 << (h >> 58);
+		if (seen & bit)
+			return true;
+		seen |= bit;
+		if (f->contains && may_conflict(f->contains))
+			return true;
+	}
+	return false;
+}
+
 /* Conflicting constraints in one body are errors while building (IM). */
 static void check_merge(struct parser *P, const struct radl_body *b)
 {
-	struct radl_merged m;
-	if (radl_merge(&b, 1, &m, P->d) < 0)
-		P->errors++;
-	radl_merged_release(&m);
+	if (may_conflict(b)) {
+		struct radl_merged m;
+		if (radl_merge(&b, 1, &m, P->d) < 0)
+			P->errors++;
+		radl_merged_release(&m);
+	}
 	for (size_t i = 0; i < b->nsoft; i++)
 		check_merge(P, b->soft[i].body);
 }
@@ -401,6 +426,7 @@ static bool parse_aspect(struct parser *P, enum radl_class cls)
 		return true;
 	}
 	*radl_doc_add_aspect(P->doc, cls) = a;
+	radl_doc_reindex(P->doc);
 	return true;
 }
 
@@ -452,6 +478,7 @@ static bool parse_configure(struct parser *P)
 		return true;
 	}
 	*radl_doc_add_configure(P->doc) = c;
+	radl_doc_reindex(P->doc);
 	return true;
 }
 
@@ -616,6 +643,9 @@ static bool parse_sentence(struct parser *P)
 	case TK_CONFIGURE: return parse_configure(P);
 	case TK_DEPLOY: return parse_deploy(P);
 	case TK_CONTEXTUALIZE: return parse_contextualize(P);
+	case TK_RPAREN:
+		error_at(P, &P->tok.loc, "unmatched ')'");
+		return false;
 	default:
 		expected(P, "a sentence (network, system, configure, deploy, contextualize, ansible)");
 		return false;

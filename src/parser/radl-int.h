@@ -113,6 +113,10 @@ void radl_aspect_release(struct radl_aspect *a);
  * contextualize item; takes ownership of the strings of 'it'. */
 void radl_ctxt_add_item(struct radl_contextualize *c, struct radl_ctxt_item *it);
 struct radl_doc *radl_doc_new(const char *file);
+/* Brings the id index up to date with the arrays; call after adding
+ * sentences (lookups stay correct, only slower, until then). Lookups never
+ * change the index, so a finished document can be read from any thread. */
+void radl_doc_reindex(struct radl_doc *doc);
 /* Appends a new zeroed element to an array of the document. */
 struct radl_aspect *radl_doc_add_aspect(struct radl_doc *doc, enum radl_class cls);
 struct radl_configure *radl_doc_add_configure(struct radl_doc *doc);

@@ -167,6 +167,7 @@ struct radl_doc {
 	char *source;      /* the RADL text parsed (newlines normalised to LF), or
 	                    * NULL when built from JSON; radl_check() shows it */
 	size_t source_len;
+	struct radl_doc_index *index; /* private: id lookups in constant time */
 };
 
 /* ---- parsing and checking --------------------------------------------- */
