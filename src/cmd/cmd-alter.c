@@ -1,16 +1,92 @@
-/* cmd-alter.c: 'imc alter' (placeholder until its subsystem lands). */
+/* cmd-alter.c: 'imc alter ID VM FILE' changes the features of a VM (IM's
+ * PUT .../vms/VM): FILE holds a system whose cpu.count, memory.size,
+ * gpu.count and instance_type replace the VM's. The cloud interface has no
+ * resize operation yet, so only VMs that exist nowhere but in the store
+ * (the dummy cloud) can be altered; others get a clear error. */
 #include "config.h"
 
+#include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "cmd/cmd.h"
+#include "cmd/infra.h"
+#include "util/xalloc.h"
 #include "util/banned.h"
 
 int cmd_alter(struct imc_ctx *ctx, int argc, char **argv)
 {
-	(void)ctx;
 	if (cmd_help_requested(argc, argv))
 		return IMC_EXIT_OK;
-	fprintf(stderr, "imc alter: error: not implemented yet\n");
-	return IMC_EXIT_SOFTWARE;
+	char *pos[3];
+	int npos, num, rc = infra_args(ctx, argc, argv, NULL, pos, 3, 3, &npos);
+	if (rc)
+		return rc;
+	struct diag d = DIAG_INIT;
+	struct state_infra in = { 0 };
+	struct state_vm vm = { 0 };
+	struct radl_doc *doc = NULL;
+	json_t *vars = json_object(), *spec = NULL;
+	char *text = NULL;
+	int lock = -1;
+	struct state_store *st = infra_store(ctx, &d);
+	if (!st || infra_vm_arg(pos[1], &num, &d) < 0 || infra_lookup(st, pos[0], &in, &d) < 0 ||
+	    !(doc = infra_load_radl(pos[2], vars, true, &text, &d)) ||
+	    state_lock_infra(st, in.id, true, &lock, &d) != 0)
+		goto out;
+	int g = state_vm_get(st, in.id, num, &vm, &d);
+	if (g > 0)
+		diag_error(&d, IMC_EXIT_NOINPUT, NULL, "infrastructure '%s' has no VM %d", in.id, num);
+	if (g != 0)
+		goto out;
+	const struct radl_aspect *sys = NULL;
+	for (size_t i = 0; i < doc->nsystems && !sys; i++)
+		if (!doc->systems[i].reference)
+			sys = &doc->systems[i];
+	if (!sys) {
+		diag_error(&d, IMC_EXIT_DATAERR, NULL, "'%s' has no system with features to apply", pos[2]);
+		goto out;
+	}
+	if (strcmp(vm.cloud, "dummy") != 0) {
+		diag_error(&d, IMC_EXIT_UNAVAILABLE, NULL, "cloud '%s' cannot alter VMs in this imc", vm.cloud);
+		goto out;
+	}
+	spec = vm.spec ? json_loads(vm.spec, 0, NULL) : NULL;
+	if (!spec)
+		spec = json_object();
+	double v;
+	if (radl_get_number_min(&sys->body, "cpu.count", &v) == 0 || radl_get_number(&sys->body, "cpu.count", &v) == 0)
+		json_object_set_new(spec, "cpus", json_integer((json_int_t)ceil(v)));
+	if (radl_get_number_min(&sys->body, "memory.size", &v) == 0 || radl_get_number(&sys->body, "memory.size", &v) == 0)
+		json_object_set_new(spec, "memory", json_integer((json_int_t)v));
+	if (radl_get_number_min(&sys->body, "gpu.count", &v) == 0 || radl_get_number(&sys->body, "gpu.count", &v) == 0)
+		json_object_set_new(spec, "gpus", json_integer((json_int_t)ceil(v)));
+	const char *it = radl_get_string(&sys->body, "instance_type");
+	if (it)
+		json_object_set_new(spec, "instance_type", json_string(it));
+	free(vm.spec);
+	vm.spec = json_dumps(spec, JSON_COMPACT);
+	if (state_vm_update(st, &vm, &d) < 0 || state_log_add(st, in.id, num, "VM altered", &d) < 0)
+		goto out;
+	if (ctx->json) {
+		json_t *j = infra_json_doc();
+		json_object_set_new(j, "id", json_string(in.id));
+		json_object_set_new(j, "vm", json_integer(num));
+		json_object_set_new(j, "spec", json_incref(spec));
+		infra_json_print(j);
+	} else
+		printf("VM successfully modified.\n");
+out:
+	rc = d.n ? cmd_report(ctx, &d) : IMC_EXIT_OK;
+	state_unlock_infra(lock);
+	json_decref(spec);
+	json_decref(vars);
+	free(text);
+	radl_doc_free(doc);
+	state_vm_release(&vm);
+	state_infra_release(&in);
+	state_close(st);
+	diag_release(&d);
+	return rc;
 }
