@@ -1,0 +1,1584 @@
+/* expr-eval.c: evaluates expression ASTs to jansson values with Jinja2 and
+ * Python semantics as Ansible sees them: variable lookup (local frames, then
+ * the play's variables templated lazily on access, then the caller's
+ * resolver), attribute/subscript access that yields "undefined" rather than
+ * failing (so `a.b | default(x)` works), arithmetic with Python's rules
+ * (// and % floor, / always float), chained comparisons, `in`, and/or
+ * returning operands, inline if, calls of globals (range, lookup, query,
+ * dict, namespace), macros and string/dict/list methods. Filters, tests
+ * and lookups live in their own tables (filters*.c, expr-tests.c, lookup.c). */
+#include "config.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "provision/expr.h"
+#include "util/diag.h"
+#include "util/strbuf.h"
+#include "util/xalloc.h"
+#include "util/banned.h"
+
+#define MAX_SEQ 10000000  /* range()/repetition size cap: a typo must not eat the machine */
+
+/* ---- errors ------------------------------------------------------------ */
+
+void ev_error(struct ev *ev, enum tmpl_err_kind kind, size_t pos, const char *fmt, ...)
+{
+	if (ev->failed)
+		return;
+	ev->failed = true;
+	ev->env->err_kind = kind;
+	struct strbuf msg = STRBUF_INIT;
+	va_list ap;
+	va_start(ap, fmt);
+	strbuf_vaddf(&msg, fmt, ap);
+	va_end(ap);
+	int line = 1, col = 1;
+	bool haspos = pos != (size_t)-1 && ev->src && pos <= ev->srclen;
+	if (haspos) {
+		for (size_t i = 0; i < pos; i++) {
+			if (ev->src[i] == '\n') {
+				line++;
+				col = 1;
+			} else if (((unsigned char)ev->src[i] & 0xc0) != 0x80) {
+				col++;
+			}
+		}
+	}
+	if (ev->env->origin) {
+		struct src_loc loc = { ev->env->origin, 0, 0 };
+		if (haspos) {
+			loc.line = line + (ev->env->line_base > 0 ? ev->env->line_base - 1 : 0);
+			loc.col = col + (line == 1 && ev->env->col_base > 0 ? ev->env->col_base - 1 : 0);
+		}
+		diag_error(ev->d, IMC_EXIT_FAILED, &loc, "%s", strbuf_str(&msg));
+	} else if (ev->src) {
+		/* show the snippet: the whole text when short, else the line */
+		const char *s = ev->src;
+		size_t a = 0, b = ev->srclen;
+		if (haspos && b > 120) {
+			a = pos;
+			while (a > 0 && s[a - 1] != '\n' && pos - a < 60)
+				a--;
+			b = pos;
+			while (b < ev->srclen && s[b] != '\n' && b - pos < 60)
+				b++;
+		} else if (b > 120) {
+			b = 120;
+		}
+		if (haspos && strchr(s, '\n'))
+			diag_error(ev->d, IMC_EXIT_FAILED, NULL, "%s (in '%.*s%s%.*s%s', line %d column %d)",
+				   strbuf_str(&msg), 0, "", a ? "..." : "", (int)(b - a), s + a,
+				   b < ev->srclen ? "..." : "", line, col);
+		else if (haspos)
+			diag_error(ev->d, IMC_EXIT_FAILED, NULL, "%s (in '%s%.*s%s', column %d)",
+				   strbuf_str(&msg), a ? "..." : "", (int)(b - a), s + a,
+				   b < ev->srclen ? "..." : "", col);
+		else
+			diag_error(ev->d, IMC_EXIT_FAILED, NULL, "%s (in '%s%.*s%s')", strbuf_str(&msg),
+				   a ? "..." : "", (int)(b - a), s + a, b < ev->srclen ? "..." : "");
+	} else {
+		diag_error(ev->d, IMC_EXIT_FAILED, NULL, "%s", strbuf_str(&msg));
+	}
+	strbuf_release(&msg);
+}
+
+json_t *ev_undef(struct ev *ev, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(ev->undef, sizeof(ev->undef), fmt, ap);
+	va_end(ap);
+	return NULL;
+}
+
+json_t *ev_need(struct ev *ev, json_t *v, size_t pos)
+{
+	if (!v && !ev->failed)
+		ev_error(ev, TMPL_ERR_UNDEFINED, pos, "%s", ev->undef[0] ? ev->undef : "value is undefined");
+	return v;
+}
+
+static const char *objname(const json_t *v)
+{
+	if (json_is_null(v))
+		return "'None'";
+	switch (json_typeof(v)) {
+	case JSON_OBJECT: return "'dict object'";
+	case JSON_ARRAY: return "'list object'";
+	case JSON_STRING: return "'str object'";
+	case JSON_INTEGER: return "'int object'";
+	case JSON_REAL: return "'float object'";
+	default: return "'bool object'";
+	}
+}
+
+/* ---- lazy templating of variables --------------------------------------- */
+
+static bool has_template_deep(const json_t *v, int depth)
+{
+	if (depth > 64)
+		return false;
+	if (json_is_string(v))
+		return tmpl_has_template(json_string_value(v));
+	if (json_is_array(v)) {
+		for (size_t i = 0; i < json_array_size(v); i++)
+			if (has_template_deep(json_array_get(v, i), depth + 1))
+				return true;
+		return false;
+	}
+	if (json_is_object(v)) {
+		const char *k;
+		json_t *x;
+		json_object_foreach(jmut(v), k, x)
+			if (tmpl_has_template(k) || has_template_deep(x, depth + 1))
+				return true;
+	}
+	return false;
+}
+
+static json_t *template_deep(struct ev *ev, json_t *v, int depth)
+{
+	if (depth > 64)
+		return json_incref(v);
+	if (json_is_string(v)) {
+		if (!tmpl_has_template(json_string_value(v)))
+			return json_incref(v);
+		return ev_render_typed(ev, json_string_value(v));
+	}
+	if (json_is_array(v)) {
+		if (!has_template_deep(v, depth))
+			return json_incref(v);
+		json_t *r = json_array();
+		for (size_t i = 0; i < json_array_size(v); i++) {
+			json_t *x = template_deep(ev, json_array_get(v, i), depth + 1);
+			if (!x) {
+				json_decref(r);
+				return NULL;
+			}
+			json_array_append_new(r, x);
+		}
+		return r;
+	}
+	if (json_is_object(v)) {
+		if (!has_template_deep(v, depth))
+			return json_incref(v);
+		json_t *r = json_object();
+		const char *k;
+		json_t *x;
+		json_object_foreach(v, k, x) {
+			json_t *nx = template_deep(ev, x, depth + 1);
+			if (!nx) {
+				json_decref(r);
+				return NULL;
+			}
+			json_object_set_new(r, k, nx);
+		}
+		return r;
+	}
+	return json_incref(v);
+}
+
+json_t *ev_template_value(struct ev *ev, json_t *v)
+{
+	json_t *r = template_deep(ev, v, 0);
+	if (!r && !ev->failed)
+		ev_need(ev, NULL, (size_t)-1);
+	return r;
+}
+
+/* Reads a name without templating it; *raw tells whether the value came from
+ * the play's variables (and so may still hold templates). */
+static json_t *lookup_raw(struct ev *ev, const char *name, bool *raw)
+{
+	*raw = false;
+	for (struct frame *f = ev->frame; f; f = f->up) {
+		json_t *v = json_object_get(f->vars, name);
+		if (v)
+			return json_incref(v);
+	}
+	struct tmpl_env *env = ev->env;
+	bool unsafe = env->unsafe && json_object_get(env->unsafe, name);
+	json_t *v = env->vars ? json_object_get(env->vars, name) : NULL;
+	if (v) {
+		*raw = !unsafe;
+		return json_incref(v);
+	}
+	if (env->resolve) {
+		v = env->resolve(env->resolve_ud, name);
+		if (v) {
+			*raw = !unsafe;
+			return v;
+		}
+	}
+	if (!strcmp(name, "omit"))
+		return json_string(TMPL_OMIT);
+	return ev_undef(ev, "'%s' is undefined", name);
+}
+
+json_t *ev_lookup_name(struct ev *ev, const char *name, size_t pos)
+{
+	bool raw;
+	json_t *v = lookup_raw(ev, name, &raw);
+	if (v && raw) {
+		json_t *t = ev_template_value(ev, v);
+		json_decref(v);
+		return t;
+	}
+	return v;
+}
+
+/* ---- access ------------------------------------------------------------ */
+
+static json_t *get_attr(struct ev *ev, json_t *base, const char *name)
+{
+	if (json_is_object(base)) {
+		json_t *v = json_object_get(base, name);
+		if (v)
+			return json_incref(v);
+	}
+	return ev_undef(ev, "%s has no attribute '%s'", objname(base), name);
+}
+
+static bool norm_index(long long i, size_t n, size_t *out)
+{
+	if (i < 0)
+		i += (long long)n;
+	if (i < 0 || (unsigned long long)i >= n)
+		return false;
+	*out = (size_t)i;
+	return true;
+}
+
+static json_t *get_item(struct ev *ev, json_t *base, json_t *key)
+{
+	if (json_is_object(base)) {
+		json_t *v;
+		if (json_is_string(key)) {
+			v = json_object_get(base, json_string_value(key));
+		} else {
+			char *ks = val_to_cstr(key);
+			v = json_object_get(base, ks);
+			free(ks);
+		}
+		if (v)
+			return json_incref(v);
+		if (json_is_string(key))
+			return ev_undef(ev, "'dict object' has no attribute '%s'", json_string_value(key));
+		char *ks = val_to_cstr(key);
+		ev_undef(ev, "'dict object' has no attribute %s", ks);
+		free(ks);
+		return NULL;
+	}
+	if (json_is_array(base) && val_is_int(key) && !json_is_boolean(key)) {
+		size_t i;
+		if (norm_index(val_int(key), json_array_size(base), &i))
+			return json_incref(json_array_get(base, i));
+		return ev_undef(ev, "list object has no element %lld", val_int(key));
+	}
+	if (json_is_string(base) && json_is_integer(key)) {
+		json_t *chars = val_iter_list(base);
+		size_t i;
+		json_t *r = NULL;
+		if (norm_index(val_int(key), json_array_size(chars), &i))
+			r = json_incref(json_array_get(chars, i));
+		else
+			ev_undef(ev, "str object has no element %lld", val_int(key));
+		json_decref(chars);
+		return r;
+	}
+	if (json_is_string(key))
+		return ev_undef(ev, "%s has no attribute '%s'", objname(base), json_string_value(key));
+	char *ks = val_to_cstr(key);
+	ev_undef(ev, "%s has no element %s", objname(base), ks);
+	free(ks);
+	return NULL;
+}
+
+static json_t *do_slice(struct ev *ev, json_t *base, json_t *jb, json_t *jc, json_t *jd, size_t pos)
+{
+	json_t *seq = json_is_string(base) ? val_iter_list(base) : json_is_array(base) ? json_incref(base) : NULL;
+	if (!seq) {
+		ev_error(ev, TMPL_ERR_TYPE, pos, "%s is not subscriptable", objname(base));
+		return NULL;
+	}
+	long long n = (long long)json_array_size(seq);
+	long long step = 1, start, stop;
+	if (jd && !json_is_null(jd)) {
+		if (!json_is_integer(jd) || json_integer_value(jd) == 0) {
+			json_decref(seq);
+			ev_error(ev, TMPL_ERR_TYPE, pos, "slice step must be a non-zero integer");
+			return NULL;
+		}
+		step = json_integer_value(jd);
+	}
+	for (int k = 0; k < 2; k++) {
+		json_t *j = k ? jc : jb;
+		if (j && !json_is_null(j) && !val_is_int(j)) {
+			json_decref(seq);
+			ev_error(ev, TMPL_ERR_TYPE, pos, "slice indices must be integers or None");
+			return NULL;
+		}
+	}
+	if (step > 0) {
+		start = jb && !json_is_null(jb) ? val_int(jb) : 0;
+		stop = jc && !json_is_null(jc) ? val_int(jc) : n;
+		if (start < 0) start += n;
+		if (stop < 0) stop += n;
+		if (start < 0) start = 0;
+		if (stop > n) stop = n;
+	} else {
+		start = jb && !json_is_null(jb) ? val_int(jb) : n - 1;
+		stop = jc && !json_is_null(jc) ? val_int(jc) : -n - 1;
+		if (start < 0) start += n;
+		if (stop < 0) stop += n;
+		if (start >= n) start = n - 1;
+		if (stop < -1) stop = -1;
+	}
+	json_t *r = json_array();
+	for (long long i = start; step > 0 ? i < stop : i > stop; i += step)
+		json_array_append(r, json_array_get(seq, (size_t)i));
+	json_decref(seq);
+	if (json_is_string(base)) {
+		struct strbuf sb = STRBUF_INIT;
+		for (size_t i = 0; i < json_array_size(r); i++)
+			strbuf_add(&sb, val_s(json_array_get(r, i)), val_slen(json_array_get(r, i)));
+		json_decref(r);
+		r = json_stringn_nocheck(sb.buf ? sb.buf : "", sb.len);
+		strbuf_release(&sb);
+	}
+	return r;
+}
+
+/* Evaluates an access chain (name, a.b, a[b]) without templating the final
+ * value; *raw says whether it still comes from the play's variables. */
+static json_t *eval_access(struct ev *ev, const struct tnode *n, bool *raw)
+{
+	if (n->kind == N_NAME)
+		return lookup_raw(ev, n->name, raw);
+	if (n->kind != N_GETATTR && n->kind != N_GETITEM) {
+		*raw = false;
+		return ev_eval(ev, n);
+	}
+	bool braw;
+	json_t *base = eval_access(ev, n->a, &braw);
+	if (!base)
+		return NULL; /* error, or undefined propagating (a.b.c of undefined a) */
+	if (braw && json_is_string(base) && tmpl_has_template(json_string_value(base))) {
+		json_t *t = ev_template_value(ev, base);
+		json_decref(base);
+		if (!t)
+			return NULL;
+		base = t;
+		braw = false;
+	}
+	json_t *r;
+	if (n->kind == N_GETATTR) {
+		r = get_attr(ev, base, n->name);
+	} else {
+		json_t *key = ev_need(ev, ev_eval(ev, n->b), n->b->pos);
+		if (!key) {
+			json_decref(base);
+			return NULL;
+		}
+		r = get_item(ev, base, key);
+		json_decref(key);
+	}
+	json_decref(base);
+	*raw = braw;
+	return r;
+}
+
+/* ---- arithmetic -------------------------------------------------------- */
+
+static const char *opname(int op)
+{
+	switch (op) {
+	case TK_ADD: return "+";
+	case TK_SUB: return "-";
+	case TK_MUL: return "*";
+	case TK_DIV: return "/";
+	case TK_FLOORDIV: return "//";
+	case TK_MOD: return "%";
+	case TK_POW: return "** or pow()";
+	}
+	return "?";
+}
+
+static json_t *repeat(struct ev *ev, json_t *seq, long long times, size_t pos)
+{
+	if (times < 0)
+		times = 0;
+	size_t unit = json_is_string(seq) ? json_string_length(seq) : json_array_size(seq);
+	if (unit && (unsigned long long)times > MAX_SEQ / unit) {
+		ev_error(ev, TMPL_ERR_LIMIT, pos, "result of repetition is too large");
+		return NULL;
+	}
+	if (json_is_string(seq)) {
+		struct strbuf sb = STRBUF_INIT;
+		for (long long i = 0; i < times; i++)
+			strbuf_add(&sb, json_string_value(seq), unit);
+		json_t *r = json_stringn_nocheck(sb.buf ? sb.buf : "", sb.len);
+		strbuf_release(&sb);
+		return r;
+	}
+	json_t *r = json_array();
+	for (long long i = 0; i < times; i++)
+		json_array_extend(r, seq);
+	return r;
+}
+
+static json_t *arith(struct ev *ev, int op, json_t *a, json_t *b, size_t pos)
+{
+	bool an = json_is_number(a) || json_is_boolean(a), bn = json_is_number(b) || json_is_boolean(b);
+	if (an && bn) {
+		bool ints = val_is_int(a) && val_is_int(b);
+		long long x = val_int(a), y = val_int(b), r;
+		double fx, fy;
+		val_num(a, &fx);
+		val_num(b, &fy);
+		switch (op) {
+		case TK_ADD:
+			if (ints && !__builtin_add_overflow(x, y, &r))
+				return json_integer(r);
+			return json_real(fx + fy);
+		case TK_SUB:
+			if (ints && !__builtin_sub_overflow(x, y, &r))
+				return json_integer(r);
+			return json_real(fx - fy);
+		case TK_MUL:
+			if (ints && !__builtin_mul_overflow(x, y, &r))
+				return json_integer(r);
+			return json_real(fx * fy);
+		case TK_DIV:
+			if (fy == 0) {
+				ev_error(ev, TMPL_ERR_TYPE, pos, "division by zero");
+				return NULL;
+			}
+			return json_real(fx / fy);
+		case TK_FLOORDIV:
+		case TK_MOD:
+			if (fy == 0) {
+				ev_error(ev, TMPL_ERR_TYPE, pos, ints ? "integer division or modulo by zero" : "float divmod()");
+				return NULL;
+			}
+			if (ints) {
+				if (x == (-9223372036854775807LL - 1) && y == -1)
+					return op == TK_MOD ? json_integer(0) : json_real(-(double)x);
+				long long q = x / y, m = x % y;
+				if (m != 0 && ((m < 0) != (y < 0))) {
+					q--;
+					m += y;
+				}
+				return json_integer(op == TK_MOD ? m : q);
+			} else {
+				double m = fmod(fx, fy);
+				if (m != 0 && ((m < 0) != (fy < 0)))
+					m += fy;
+				if (op == TK_MOD)
+					return json_real(m);
+				return json_real(floor((fx - m) / fy + 0.5 - 0.5 * ((fx - m) / fy >= 0 ? 0 : 0)));
+			}
+		case TK_POW:
+			if (ints && y >= 0) {
+				long long acc = 1, base = x;
+				long long e = y;
+				bool ovf = false;
+				while (e > 0 && !ovf) {
+					if (e & 1)
+						ovf |= __builtin_mul_overflow(acc, base, &acc);
+					e >>= 1;
+					if (e)
+						ovf |= __builtin_mul_overflow(base, base, &base);
+				}
+				if (!ovf)
+					return json_integer(acc);
+			}
+			if (fx == 0 && fy < 0) {
+				ev_error(ev, TMPL_ERR_TYPE, pos, "0.0 cannot be raised to a negative power");
+				return NULL;
+			}
+			return json_real(pow(fx, fy));
+		}
+	}
+	if (op == TK_ADD && json_is_string(a) && json_is_string(b)) {
+		struct strbuf sb = STRBUF_INIT;
+		strbuf_add(&sb, json_string_value(a), json_string_length(a));
+		strbuf_add(&sb, json_string_value(b), json_string_length(b));
+		json_t *r = json_stringn_nocheck(sb.buf ? sb.buf : "", sb.len);
+		strbuf_release(&sb);
+		return r;
+	}
+	if (op == TK_ADD && json_is_array(a) && json_is_array(b)) {
+		json_t *r = json_copy(a);
+		json_array_extend(r, b);
+		return r;
+	}
+	if (op == TK_MUL && (json_is_string(a) || json_is_array(a)) && json_is_integer(b))
+		return repeat(ev, a, json_integer_value(b), pos);
+	if (op == TK_MUL && (json_is_string(b) || json_is_array(b)) && json_is_integer(a))
+		return repeat(ev, b, json_integer_value(a), pos);
+	if (op == TK_MOD && json_is_string(a)) {
+		struct strbuf sb = STRBUF_INIT;
+		if (py_percent_format(ev, &sb, json_string_value(a), b, pos) < 0) {
+			strbuf_release(&sb);
+			return NULL;
+		}
+		json_t *r = json_stringn_nocheck(sb.buf ? sb.buf : "", sb.len);
+		strbuf_release(&sb);
+		return r;
+	}
+	if (op == TK_ADD && json_is_string(a)) {
+		ev_error(ev, TMPL_ERR_TYPE, pos, "can only concatenate str (not \"%s\") to str", val_typename(b));
+		return NULL;
+	}
+	if (op == TK_ADD && json_is_array(a)) {
+		ev_error(ev, TMPL_ERR_TYPE, pos, "can only concatenate list (not \"%s\") to list", val_typename(b));
+		return NULL;
+	}
+	ev_error(ev, TMPL_ERR_TYPE, pos, "unsupported operand type(s) for %s: '%s' and '%s'", opname(op),
+		 val_typename(a), val_typename(b));
+	return NULL;
+}
+
+/* ---- calls ------------------------------------------------------------- */
+
+static int eval_args(struct ev *ev, const struct tnode *n, json_t **args, json_t **kw)
+{
+	*args = json_array();
+	*kw = NULL;
+	for (size_t i = 0; i < n->args.n; i++) {
+		json_t *v = ev_need(ev, ev_eval(ev, n->args.v[i]), n->args.v[i]->pos);
+		if (!v)
+			goto fail;
+		json_array_append_new(*args, v);
+	}
+	if (n->nkw) {
+		*kw = json_object();
+		for (size_t i = 0; i < n->nkw; i++) {
+			json_t *v = ev_need(ev, ev_eval(ev, n->kwvals[i]), n->kwvals[i]->pos);
+			if (!v)
+				goto fail;
+			json_object_set_new(*kw, n->kwnames[i], v);
+		}
+	}
+	return 0;
+fail:
+	json_decref(*args);
+	json_decref(*kw);
+	*args = *kw = NULL;
+	return -1;
+}
+
+json_t *arg_get(json_t *args, json_t *kw, size_t i, const char *name)
+{
+	if (args && i < json_array_size(args))
+		return json_array_get(args, i);
+	if (kw && name)
+		return json_object_get(kw, name);
+	return NULL;
+}
+
+int arg_str(struct ev *ev, json_t *args, json_t *kw, size_t i, const char *name, const char *dflt,
+	    const char **out, size_t pos)
+{
+	json_t *v = arg_get(args, kw, i, name);
+	if (!v) {
+		if (!dflt) {
+			ev_error(ev, TMPL_ERR_TYPE, pos, "missing required argument '%s'", name ? name : "?");
+			return -1;
+		}
+		*out = dflt;
+		return 0;
+	}
+	if (!json_is_string(v)) {
+		ev_error(ev, TMPL_ERR_TYPE, pos, "argument '%s' must be a string, got %s", name ? name : "?", val_typename(v));
+		return -1;
+	}
+	*out = json_string_value(v);
+	return 0;
+}
+
+static json_t *fn_range(struct ev *ev, json_t *args, size_t pos)
+{
+	size_t n = json_array_size(args);
+	long long a = 0, b, s = 1;
+	for (size_t i = 0; i < n; i++)
+		if (!json_is_integer(json_array_get(args, i))) {
+			ev_error(ev, TMPL_ERR_TYPE, pos, "'%s' object cannot be interpreted as an integer",
+				 val_typename(json_array_get(args, i)));
+			return NULL;
+		}
+	if (n == 1) {
+		b = val_int(json_array_get(args, 0));
+	} else if (n == 2 || n == 3) {
+		a = val_int(json_array_get(args, 0));
+		b = val_int(json_array_get(args, 1));
+		if (n == 3)
+			s = val_int(json_array_get(args, 2));
+	} else {
+		ev_error(ev, TMPL_ERR_TYPE, pos, "range expected 1 to 3 arguments, got %zu", n);
+		return NULL;
+	}
+	if (s == 0) {
+		ev_error(ev, TMPL_ERR_TYPE, pos, "range() arg 3 must not be zero");
+		return NULL;
+	}
+	double cnt = s > 0 ? ((double)b - (double)a) / (double)s : ((double)a - (double)b) / (double)-s;
+	if (cnt > MAX_SEQ) {
+		ev_error(ev, TMPL_ERR_LIMIT, pos, "range too big, maximum size for range is %d", MAX_SEQ);
+		return NULL;
+	}
+	json_t *r = json_array();
+	for (long long i = a; s > 0 ? i < b : i > b; i += s)
+		json_array_append_new(r, json_integer(i));
+	return r;
+}
+
+static json_t *fn_lookup(struct ev *ev, json_t *args, json_t *kw, bool query, size_t pos)
+{
+	if (json_array_size(args) < 1 || !json_is_string(json_array_get(args, 0))) {
+		ev_error(ev, TMPL_ERR_TYPE, pos, "lookup requires the name of a lookup plugin as first argument");
+		return NULL;
+	}
+	const char *name = json_string_value(json_array_get(args, 0));
+	const char *dot = strrchr(name, '.');
+	if (dot)
+		name = dot + 1;
+	json_t *terms = json_array();
+	for (size_t i = 1; i < json_array_size(args); i++) {
+		json_t *t = json_array_get(args, i);
+		/* terms are templated first (nested "{{ }}" in lookup terms) */
+		if (json_is_string(t) && tmpl_has_template(json_string_value(t))) {
+			json_t *r = ev_render_typed(ev, json_string_value(t));
+			if (!r) {
+				json_decref(terms);
+				return NULL;
+			}
+			json_array_append_new(terms, r);
+		} else {
+			json_array_append(terms, t);
+		}
+	}
+	bool wantlist = query;
+	json_t *kw2 = kw ? json_copy(kw) : json_object();
+	json_t *wl = json_object_get(kw2, "wantlist");
+	if (wl) {
+		wantlist = wantlist || val_truthy(wl);
+		json_object_del(kw2, "wantlist");
+	}
+	const char *errors = "strict";
+	json_t *je = json_object_get(kw2, "errors");
+	char *errbuf = NULL;
+	if (json_is_string(je)) {
+		errbuf = xstrdup(json_string_value(je));
+		errors = errbuf;
+		json_object_del(kw2, "errors");
+	}
+	json_t *r = NULL;
+	if (strcmp(errors, "strict")) {
+		/* errors=warn|ignore: a failing lookup yields None / [] */
+		struct diag tmp = DIAG_INIT;
+		struct diag *save = ev->d;
+		ev->d = &tmp;
+		r = lookup_run(ev, name, terms, kw2, pos);
+		ev->d = save;
+		if (!r) {
+			ev->failed = false;
+			ev->env->err_kind = TMPL_ERR_NONE;
+			r = query ? json_array() : json_null();
+			json_decref(terms);
+			json_decref(kw2);
+			diag_release(&tmp);
+			free(errbuf);
+			return r;
+		}
+		diag_release(&tmp);
+	} else {
+		r = lookup_run(ev, name, terms, kw2, pos);
+	}
+	free(errbuf);
+	json_decref(terms);
+	json_decref(kw2);
+	if (!r)
+		return NULL;
+	if (wantlist || !json_is_array(r))
+		return r;
+	size_t n = json_array_size(r);
+	if (n == 0)
+		return r;
+	bool allstr = true;
+	for (size_t i = 0; i < n; i++)
+		if (!json_is_string(json_array_get(r, i)))
+			allstr = false;
+	if (allstr) {
+		struct strbuf sb = STRBUF_INIT;
+		for (size_t i = 0; i < n; i++) {
+			if (i)
+				strbuf_addch(&sb, ',');
+			strbuf_add(&sb, val_s(json_array_get(r, i)), val_slen(json_array_get(r, i)));
+		}
+		json_decref(r);
+		r = json_stringn_nocheck(sb.buf ? sb.buf : "", sb.len);
+		strbuf_release(&sb);
+		return r;
+	}
+	if (n == 1) {
+		json_t *x = json_incref(json_array_get(r, 0));
+		json_decref(r);
+		return x;
+	}
+	return r;
+}
+
+static json_t *call_macro(struct ev *ev, struct macro *m, json_t *args, json_t *kw, size_t pos);
+json_t *tmpl_render_body_to_string(struct ev *ev, const struct nlist *body);
+
+static json_t *call_global(struct ev *ev, const char *name, json_t *args, json_t *kw, size_t pos)
+{
+	for (struct macro *m = ev->macros; m; m = m->next)
+		if (!strcmp(m->name, name))
+			return call_macro(ev, m, args, kw, pos);
+	if (!strcmp(name, "range"))
+		return fn_range(ev, args, pos);
+	if (!strcmp(name, "lookup"))
+		return fn_lookup(ev, args, kw, false, pos);
+	if (!strcmp(name, "query") || !strcmp(name, "q"))
+		return fn_lookup(ev, args, kw, true, pos);
+	if (!strcmp(name, "dict") || !strcmp(name, "namespace")) {
+		json_t *r = json_object();
+		if (json_array_size(args) == 1 && json_is_object(json_array_get(args, 0))) {
+			json_object_update(r, json_array_get(args, 0));
+		} else if (json_array_size(args) == 1 && json_is_array(json_array_get(args, 0))) {
+			json_t *l = json_array_get(args, 0);
+			for (size_t i = 0; i < json_array_size(l); i++) {
+				json_t *pr = json_array_get(l, i);
+				if (!json_is_array(pr) || json_array_size(pr) != 2) {
+					json_decref(r);
+					ev_error(ev, TMPL_ERR_TYPE, pos, "dictionary update sequence element #%zu has the wrong length", i);
+					return NULL;
+				}
+				char *k = val_to_cstr(json_array_get(pr, 0));
+				json_object_set(r, k, json_array_get(pr, 1));
+				free(k);
+			}
+		} else if (json_array_size(args) > 0) {
+			json_decref(r);
+			ev_error(ev, TMPL_ERR_TYPE, pos, "%s expected at most 1 argument", name);
+			return NULL;
+		}
+		if (kw)
+			json_object_update(r, kw);
+		return r;
+	}
+	if (!strcmp(name, "zip"))
+		return ev_call_filter(ev, "zip", json_array_size(args) ? json_array_get(args, 0) : json_array(),
+				      json_array_size(args) > 1 ? args : NULL, NULL, pos);
+	ev_error(ev, TMPL_ERR_UNDEFINED, pos, "'%s' is undefined", name);
+	return NULL;
+}
+
+static json_t *call_macro(struct ev *ev, struct macro *m, json_t *args, json_t *kw, size_t pos)
+{
+	const struct tnode *def = m->def;
+	if (json_array_size(args) > def->ntargets) {
+		ev_error(ev, TMPL_ERR_TYPE, pos, "macro '%s' takes not more than %zu argument(s)", m->name, def->ntargets);
+		return NULL;
+	}
+	if (ev->depth >= TMPL_MAX_DEPTH) {
+		ev_error(ev, TMPL_ERR_LIMIT, pos, "macro recursion too deep");
+		return NULL;
+	}
+	struct frame f = { .vars = json_object(), .up = ev->frame };
+	for (size_t i = 0; i < def->ntargets; i++) {
+		json_t *v = i < json_array_size(args) ? json_array_get(args, i) : kw ? json_object_get(kw, def->targets[i]) : NULL;
+		if (v) {
+			json_object_set(f.vars, def->targets[i], v);
+			continue;
+		}
+		const struct tnode *dn = def->args.v[i];
+		if (dn->kind == N_NAME && !dn->name)
+			continue; /* no default: undefined inside the macro */
+		v = ev_eval(ev, dn);
+		if (!v) {
+			json_decref(f.vars);
+			ev_need(ev, NULL, dn->pos);
+			return NULL;
+		}
+		json_object_set_new(f.vars, def->targets[i], v);
+	}
+	json_object_set_new(f.vars, "varargs", json_array());
+	json_object_set_new(f.vars, "kwargs", json_object());
+	ev->frame = &f;
+	ev->depth++;
+	json_t *r = tmpl_render_body_to_string(ev, &def->body);
+	ev->depth--;
+	ev->frame = f.up;
+	json_decref(f.vars);
+	return r;
+}
+
+/* Python str methods used by recipes. */
+static json_t *str_method(struct ev *ev, json_t *self, const char *m, json_t *args, json_t *kw, size_t pos, bool *known)
+{
+	const char *s = json_string_value(self);
+	size_t n = json_string_length(self);
+	size_t na = json_array_size(args);
+	*known = true;
+	if (!strcmp(m, "split") || !strcmp(m, "rsplit")) {
+		json_t *sep = arg_get(args, kw, 0, "sep");
+		json_t *mx = arg_get(args, kw, 1, "maxsplit");
+		json_t *fa = json_array();
+		if (sep && !json_is_null(sep))
+			json_array_append(fa, sep);
+		else
+			json_array_append_new(fa, json_null());
+		if (mx)
+			json_array_append(fa, mx);
+		json_t *r = ev_call_filter(ev, m[0] == 'r' ? "__rsplit" : "split", self, fa, NULL, pos);
+		json_decref(fa);
+		return r;
+	}
+	if (!strcmp(m, "startswith") || !strcmp(m, "endswith")) {
+		json_t *a = arg_get(args, kw, 0, NULL);
+		json_t *cands = json_is_array(a) ? json_incref(a) : json_pack("[O]", a ? a : json_null());
+		bool res = false;
+		for (size_t i = 0; i < json_array_size(cands); i++) {
+			json_t *c = json_array_get(cands, i);
+			if (!json_is_string(c)) {
+				json_decref(cands);
+				ev_error(ev, TMPL_ERR_TYPE, pos, "%s first arg must be str or a tuple of str, not %s", m, val_typename(c));
+				return NULL;
+			}
+			size_t cl = json_string_length(c);
+			if (cl <= n && memcmp(m[0] == 's' ? s : s + n - cl, json_string_value(c), cl) == 0)
+				res = true;
+		}
+		json_decref(cands);
+		return json_boolean(res);
+	}
+	if (!strcmp(m, "strip") || !strcmp(m, "lstrip") || !strcmp(m, "rstrip")) {
+		json_t *chars = arg_get(args, kw, 0, NULL);
+		const char *cs = json_is_string(chars) ? json_string_value(chars) : NULL;
+		size_t a = 0, b = n;
+		if (m[0] != 'r')
+			while (a < b && (cs ? strchr(cs, s[a]) != NULL && s[a] : isspace((unsigned char)s[a])))
+				a++;
+		if (m[0] != 'l')
+			while (b > a && (cs ? strchr(cs, s[b - 1]) != NULL && s[b - 1] : isspace((unsigned char)s[b - 1])))
+				b--;
+		return json_stringn_nocheck(s + a, b - a);
+	}
+	if (!strcmp(m, "lower") || !strcmp(m, "upper") || !strcmp(m, "capitalize") || !strcmp(m, "title"))
+		return ev_call_filter(ev, m, self, NULL, NULL, pos);
+	if (!strcmp(m, "replace")) {
+		if (na < 2) {
+			ev_error(ev, TMPL_ERR_TYPE, pos, "replace expected at least 2 arguments, got %zu", na);
+			return NULL;
+		}
+		return ev_call_filter(ev, "replace", self, args, NULL, pos);
+	}
+	if (!strcmp(m, "format")) {
+		/* "{} {}".format(a, b) / "{0}" / "{name}" */
+		struct strbuf sb = STRBUF_INIT;
+		size_t auto_i = 0;
+		for (size_t i = 0; i < n; i++) {
+			if (s[i] == '{' && i + 1 < n && s[i + 1] == '{') {
+				strbuf_addch(&sb, '{');
+				i++;
+			} else if (s[i] == '}' && i + 1 < n && s[i + 1] == '}') {
+				strbuf_addch(&sb, '}');
+				i++;
+			} else if (s[i] == '{') {
+				const char *e = memchr(s + i, '}', n - i);
+				if (!e) {
+					strbuf_release(&sb);
+					ev_error(ev, TMPL_ERR_TYPE, pos, "Single '{' encountered in format string");
+					return NULL;
+				}
+				char *field = xstrndup(s + i + 1, (size_t)(e - s) - i - 1);
+				char *colon = strchr(field, ':');
+				if (colon)
+					*colon = 0;
+				json_t *v;
+				if (!field[0])
+					v = arg_get(args, NULL, auto_i++, NULL);
+				else if (isdigit((unsigned char)field[0]))
+					v = arg_get(args, NULL, strtoul(field, NULL, 10), NULL);
+				else
+					v = kw ? json_object_get(kw, field) : NULL;
+				free(field);
+				if (!v) {
+					strbuf_release(&sb);
+					ev_error(ev, TMPL_ERR_TYPE, pos, "Replacement index out of range for format()");
+					return NULL;
+				}
+				val_str(&sb, v);
+				i = (size_t)(e - s);
+			} else {
+				strbuf_addch(&sb, s[i]);
+			}
+		}
+		json_t *r = json_stringn_nocheck(sb.buf ? sb.buf : "", sb.len);
+		strbuf_release(&sb);
+		return r;
+	}
+	if (!strcmp(m, "find") || !strcmp(m, "index") || !strcmp(m, "count") || !strcmp(m, "rfind")) {
+		json_t *sub = arg_get(args, kw, 0, NULL);
+		if (!json_is_string(sub)) {
+			ev_error(ev, TMPL_ERR_TYPE, pos, "must be str, not %s", val_typename(sub));
+			return NULL;
+		}
+		const char *ss = json_string_value(sub);
+		size_t sl = json_string_length(sub);
+		long long found = -1, cnt = 0;
+		for (size_t i = 0; i + sl <= n; i++) {
+			if (memcmp(s + i, ss, sl) == 0) {
+				if (found < 0 || m[0] == 'r')
+					found = (long long)utf8_len(s, i);
+				cnt++;
+				if (m[0] == 'c' && sl)
+					i += sl - 1;
+				if (m[0] == 'f' || m[0] == 'i')
+					break;
+			}
+		}
+		if (m[0] == 'c')
+			return json_integer(sl ? cnt : (long long)utf8_len(s, n) + 1);
+		if (m[0] == 'i' && found < 0) {
+			ev_error(ev, TMPL_ERR_TYPE, pos, "substring not found");
+			return NULL;
+		}
+		return json_integer(found);
+	}
+	if (!strcmp(m, "isdigit") || !strcmp(m, "isalpha") || !strcmp(m, "isalnum") || !strcmp(m, "isspace") ||
+	    !strcmp(m, "islower") || !strcmp(m, "isupper")) {
+		bool r = n > 0, cased = false;
+		for (size_t i = 0; i < n; i++) {
+			unsigned char c = (unsigned char)s[i];
+			switch (m[2]) {
+			case 'd': r = r && isdigit(c); break;
+			case 'a': r = r && (m[3] == 'p' ? isalpha(c) : isalnum(c)); break;
+			case 's': r = r && isspace(c); break;
+			case 'l': if (isupper(c)) r = false; if (islower(c)) cased = true; break;
+			case 'u': if (islower(c)) r = false; if (isupper(c)) cased = true; break;
+			}
+		}
+		if (m[2] == 'l' || m[2] == 'u')
+			r = r && cased;
+		return json_boolean(r);
+	}
+	if (!strcmp(m, "join")) {
+		json_t *fa = json_pack("[O]", self);
+		json_t *r = ev_call_filter(ev, "join", arg_get(args, kw, 0, NULL) ? arg_get(args, kw, 0, NULL) : json_null(), fa, NULL, pos);
+		json_decref(fa);
+		return r;
+	}
+	if (!strcmp(m, "splitlines")) {
+		json_t *r = json_array();
+		size_t a = 0;
+		for (size_t i = 0; i < n; i++) {
+			if (s[i] == '\n' || s[i] == '\r') {
+				json_array_append_new(r, json_stringn_nocheck(s + a, i - a));
+				if (s[i] == '\r' && i + 1 < n && s[i + 1] == '\n')
+					i++;
+				a = i + 1;
+			}
+		}
+		if (a < n)
+			json_array_append_new(r, json_stringn_nocheck(s + a, n - a));
+		return r;
+	}
+	if (!strcmp(m, "zfill") || !strcmp(m, "center") || !strcmp(m, "ljust") || !strcmp(m, "rjust")) {
+		json_t *w = arg_get(args, kw, 0, NULL);
+		if (!json_is_integer(w)) {
+			ev_error(ev, TMPL_ERR_TYPE, pos, "%s() argument must be int", m);
+			return NULL;
+		}
+		long long width = json_integer_value(w), len = (long long)utf8_len(s, n);
+		if (width > MAX_SEQ)
+			width = MAX_SEQ;
+		struct strbuf sb = STRBUF_INIT;
+		long long pad = width > len ? width - len : 0;
+		long long left = m[0] == 'z' || m[0] == 'r' ? pad : m[0] == 'l' ? 0 : pad / 2 + (pad & width & 1);
+		const char *fill = m[0] == 'z' ? "0" : " ";
+		size_t start = 0;
+		if (m[0] == 'z' && n && (s[0] == '-' || s[0] == '+')) {
+			strbuf_addch(&sb, s[0]);
+			start = 1;
+		}
+		for (long long i = 0; i < left; i++)
+			strbuf_addstr(&sb, fill);
+		strbuf_add(&sb, s + start, n - start);
+		for (long long i = left; i < pad; i++)
+			strbuf_addstr(&sb, fill);
+		json_t *r = json_stringn_nocheck(sb.buf ? sb.buf : "", sb.len);
+		strbuf_release(&sb);
+		return r;
+	}
+	*known = false;
+	return NULL;
+}
+
+static json_t *dict_method(struct ev *ev, json_t *self, const char *m, json_t *args, json_t *kw, size_t pos, bool *known)
+{
+	*known = true;
+	const char *k;
+	json_t *v;
+	if (!strcmp(m, "items") || !strcmp(m, "iteritems")) {
+		json_t *r = json_array();
+		json_object_foreach(self, k, v)
+			json_array_append_new(r, json_pack("[sO]", k, v));
+		return r;
+	}
+	if (!strcmp(m, "keys") || !strcmp(m, "iterkeys"))
+		return val_iter_list(self);
+	if (!strcmp(m, "values") || !strcmp(m, "itervalues")) {
+		json_t *r = json_array();
+		json_object_foreach(self, k, v)
+			json_array_append(r, v);
+		return r;
+	}
+	if (!strcmp(m, "get")) {
+		json_t *key = arg_get(args, kw, 0, NULL);
+		json_t *d = arg_get(args, kw, 1, NULL);
+		if (!key) {
+			ev_error(ev, TMPL_ERR_TYPE, pos, "get expected at least 1 argument, got 0");
+			return NULL;
+		}
+		char *ks = val_to_cstr(key);
+		json_t *r = json_object_get(self, ks);
+		free(ks);
+		return json_incref(r ? r : d ? d : json_null());
+	}
+	if (!strcmp(m, "copy"))
+		return json_copy(self);
+	if (!strcmp(m, "update")) {
+		json_t *o = arg_get(args, kw, 0, NULL);
+		if (json_is_object(o))
+			json_object_update(self, o);
+		if (kw)
+			json_object_update(self, kw);
+		return json_null();
+	}
+	if (!strcmp(m, "pop")) {
+		json_t *key = arg_get(args, kw, 0, NULL);
+		char *ks = key ? val_to_cstr(key) : xstrdup("");
+		json_t *r = json_object_get(self, ks);
+		if (r) {
+			json_incref(r);
+			json_object_del(self, ks);
+		} else if (arg_get(args, kw, 1, NULL)) {
+			r = json_incref(arg_get(args, kw, 1, NULL));
+		} else {
+			ev_error(ev, TMPL_ERR_TYPE, pos, "KeyError: '%s'", ks);
+		}
+		free(ks);
+		return r;
+	}
+	if (!strcmp(m, "setdefault")) {
+		json_t *key = arg_get(args, kw, 0, NULL);
+		char *ks = key ? val_to_cstr(key) : xstrdup("");
+		json_t *r = json_object_get(self, ks);
+		if (!r) {
+			r = arg_get(args, kw, 1, NULL);
+			if (!r)
+				r = json_null();
+			json_object_set(self, ks, r);
+		}
+		free(ks);
+		return json_incref(r);
+	}
+	*known = false;
+	return NULL;
+}
+
+static json_t *list_method(struct ev *ev, json_t *self, const char *m, json_t *args, json_t *kw, size_t pos, bool *known)
+{
+	*known = true;
+	json_t *a = arg_get(args, kw, 0, NULL);
+	if (!strcmp(m, "append")) {
+		json_array_append(self, a ? a : json_null());
+		return json_null();
+	}
+	if (!strcmp(m, "extend")) {
+		json_t *l = a ? val_iter_list(a) : NULL;
+		if (l)
+			json_array_extend(self, l);
+		json_decref(l);
+		return json_null();
+	}
+	if (!strcmp(m, "insert")) {
+		json_t *x = arg_get(args, kw, 1, NULL);
+		long long i = a ? val_int(a) : 0, n = (long long)json_array_size(self);
+		if (i < 0)
+			i += n;
+		if (i < 0)
+			i = 0;
+		if (i > n)
+			i = n;
+		json_array_insert(self, (size_t)i, x ? x : json_null());
+		return json_null();
+	}
+	if (!strcmp(m, "pop")) {
+		long long n = (long long)json_array_size(self), i = a ? val_int(a) : -1;
+		if (i < 0)
+			i += n;
+		if (i < 0 || i >= n) {
+			ev_error(ev, TMPL_ERR_TYPE, pos, "pop index out of range");
+			return NULL;
+		}
+		json_t *r = json_incref(json_array_get(self, (size_t)i));
+		json_array_remove(self, (size_t)i);
+		return r;
+	}
+	if (!strcmp(m, "index") || !strcmp(m, "count") || !strcmp(m, "remove")) {
+		long long cnt = 0, idx = -1;
+		for (size_t i = 0; i < json_array_size(self); i++)
+			if (val_equal(json_array_get(self, i), a)) {
+				if (idx < 0)
+					idx = (long long)i;
+				cnt++;
+			}
+		if (m[0] == 'c')
+			return json_integer(cnt);
+		if (idx < 0) {
+			ev_error(ev, TMPL_ERR_TYPE, pos, "x not in list");
+			return NULL;
+		}
+		if (m[0] == 'r') {
+			json_array_remove(self, (size_t)idx);
+			return json_null();
+		}
+		return json_integer(idx);
+	}
+	if (!strcmp(m, "copy"))
+		return json_copy(self);
+	if (!strcmp(m, "reverse")) {
+		size_t n = json_array_size(self);
+		for (size_t i = 0; i < n / 2; i++) {
+			json_t *x = json_incref(json_array_get(self, i));
+			json_array_set(self, i, json_array_get(self, n - 1 - i));
+			json_array_set_new(self, n - 1 - i, x);
+		}
+		return json_null();
+	}
+	if (!strcmp(m, "sort")) {
+		json_t *s = ev_call_filter(ev, "sort", self, NULL, kw, pos);
+		if (!s)
+			return NULL;
+		json_array_clear(self);
+		json_array_extend(self, s);
+		json_decref(s);
+		return json_null();
+	}
+	*known = false;
+	return NULL;
+}
+
+static bool is_mutating(const char *m)
+{
+	static const char *const ms[] = { "append", "extend", "insert", "pop", "remove", "reverse", "sort",
+					  "update", "setdefault", "clear", NULL };
+	for (size_t i = 0; ms[i]; i++)
+		if (!strcmp(ms[i], m))
+			return true;
+	return false;
+}
+
+/* a.m(args): methods of str/dict/list, loop.cycle(); mutating methods on a
+ * variable first give the innermost frame its own copy (copy on write), so
+ * the caller's variables are never changed. */
+static json_t *eval_method(struct ev *ev, const struct tnode *call, const struct tnode *ga)
+{
+	const char *m = ga->name;
+	json_t *self = NULL;
+	bool mut = is_mutating(m);
+	if (mut && ga->a->kind == N_NAME) {
+		const char *vn = ga->a->name;
+		struct frame *f;
+		json_t *v = NULL;
+		for (f = ev->frame; f; f = f->up)
+			if ((v = json_object_get(f->vars, vn)))
+				break;
+		if (!v) {
+			v = ev_lookup_name(ev, vn, ga->a->pos);
+			if (!v)
+				return ev_need(ev, NULL, ga->a->pos);
+			f = ev->frame;
+			if (f) {
+				json_object_set_new(f->vars, vn, json_deep_copy(v));
+				json_decref(v);
+				v = json_object_get(f->vars, vn);
+			} else {
+				json_t *c = json_deep_copy(v);
+				json_decref(v);
+				v = c;
+				self = c;
+			}
+		} else if (v->refcount > 1) {
+			json_object_set_new(f->vars, vn, json_deep_copy(v));
+			v = json_object_get(f->vars, vn);
+		}
+		if (!self)
+			self = json_incref(v);
+	} else {
+		self = ev_need(ev, ev_eval(ev, ga->a), ga->a->pos);
+		if (!self)
+			return NULL;
+		if (mut && (json_is_array(self) || json_is_object(self))) {
+			json_t *c = json_deep_copy(self);
+			json_decref(self);
+			self = c;
+		}
+	}
+	json_t *args, *kw;
+	if (eval_args(ev, call, &args, &kw) < 0) {
+		json_decref(self);
+		return NULL;
+	}
+	json_t *r = NULL;
+	bool known = false;
+	if (json_is_string(self))
+		r = str_method(ev, self, m, args, kw, call->pos, &known);
+	else if (json_is_object(self)) {
+		json_t *cyc;
+		if (!strcmp(m, "cycle") && (cyc = json_object_get(self, "index0")) && json_object_get(self, "revindex")) {
+			known = true;
+			size_t na = json_array_size(args);
+			if (!na)
+				ev_error(ev, TMPL_ERR_TYPE, call->pos, "no items for cycling given");
+			else
+				r = json_incref(json_array_get(args, (size_t)val_int(cyc) % na));
+		} else {
+			r = dict_method(ev, self, m, args, kw, call->pos, &known);
+		}
+	} else if (json_is_array(self))
+		r = list_method(ev, self, m, args, kw, call->pos, &known);
+	if (!known && !ev->failed)
+		ev_error(ev, TMPL_ERR_TYPE, call->pos, "%s has no attribute '%s'", objname(self), m);
+	json_decref(self);
+	json_decref(args);
+	json_decref(kw);
+	return r;
+}
+
+static json_t *eval_call(struct ev *ev, const struct tnode *n)
+{
+	const struct tnode *callee = n->a;
+	if (callee->kind == N_GETATTR)
+		return eval_method(ev, n, callee);
+	if (callee->kind != N_NAME) {
+		json_t *v = ev_eval(ev, callee);
+		if (v || !ev->failed)
+			ev_error(ev, TMPL_ERR_TYPE, n->pos, "%s object is not callable", v ? objname(v) : "'Undefined'");
+		json_decref(v);
+		return NULL;
+	}
+	json_t *args, *kw;
+	if (eval_args(ev, n, &args, &kw) < 0)
+		return NULL;
+	json_t *r = call_global(ev, callee->name, args, kw, n->pos);
+	json_decref(args);
+	json_decref(kw);
+	return r;
+}
+
+/* ---- filters and tests ------------------------------------------------- */
+
+json_t *ev_call_filter(struct ev *ev, const char *name, json_t *in, json_t *args, json_t *kw, size_t pos)
+{
+	const struct tfilter *f = filter_find(name);
+	if (!f) {
+		ev_error(ev, TMPL_ERR_SYNTAX, pos, "template error while templating string: No filter named '%s'.", name);
+		return NULL;
+	}
+	if (!in && !f->takes_undef)
+		return ev_need(ev, NULL, pos);
+	json_t *empty = NULL;
+	if (!args)
+		args = empty = json_array();
+	json_t *r = f->fn(ev, in, args, kw, pos);
+	json_decref(empty);
+	return r;
+}
+
+int ev_call_test(struct ev *ev, const char *name, json_t *in, json_t *args, json_t *kw, size_t pos, bool *res)
+{
+	const struct ttest *t = test_find(name);
+	if (!t) {
+		ev_error(ev, TMPL_ERR_SYNTAX, pos, "template error while templating string: No test named '%s'.", name);
+		return -1;
+	}
+	if (!in && !t->takes_undef) {
+		ev_need(ev, NULL, pos);
+		return -1;
+	}
+	json_t *empty = NULL;
+	if (!args)
+		args = empty = json_array();
+	int rc = t->fn(ev, in, args, kw, pos, res);
+	json_decref(empty);
+	return rc;
+}
+
+/* ---- the evaluator ----------------------------------------------------- */
+
+static json_t *eval_cmp(struct ev *ev, const struct tnode *n)
+{
+	json_t *l = ev_need(ev, ev_eval(ev, n->a), n->a->pos);
+	if (!l)
+		return NULL;
+	bool res = true;
+	for (size_t i = 0; i < n->args.n && res; i++) {
+		json_t *r = ev_need(ev, ev_eval(ev, n->args.v[i]), n->args.v[i]->pos);
+		if (!r) {
+			json_decref(l);
+			return NULL;
+		}
+		int op = n->cmpops[i], c;
+		switch (op) {
+		case CMP_EQ: res = val_equal(l, r); break;
+		case CMP_NE: res = !val_equal(l, r); break;
+		case CMP_IN:
+		case CMP_NOTIN:
+			if (val_contains(r, l, &res) < 0) {
+				if (json_is_string(r))
+					ev_error(ev, TMPL_ERR_TYPE, n->pos, "'in <string>' requires string as left operand, not %s", val_typename(l));
+				else if (json_is_object(r))
+					ev_error(ev, TMPL_ERR_TYPE, n->pos, "unhashable type: '%s'", val_typename(l));
+				else
+					ev_error(ev, TMPL_ERR_TYPE, n->pos, "argument of type '%s' is not iterable", val_typename(r));
+				json_decref(l);
+				json_decref(r);
+				return NULL;
+			}
+			if (op == CMP_NOTIN)
+				res = !res;
+			break;
+		default:
+			if (val_compare(l, r, &c) < 0) {
+				static const char *const names[] = { "==", "!=", "<", "<=", ">", ">=" };
+				ev_error(ev, TMPL_ERR_TYPE, n->pos, "'%s' not supported between instances of '%s' and '%s'",
+					 names[op], val_typename(l), val_typename(r));
+				json_decref(l);
+				json_decref(r);
+				return NULL;
+			}
+			res = op == CMP_LT ? c < 0 : op == CMP_LE ? c <= 0 : op == CMP_GT ? c > 0 : c >= 0;
+		}
+		json_decref(l);
+		l = r;
+	}
+	json_decref(l);
+	return json_boolean(res);
+}
+
+json_t *ev_eval(struct ev *ev, const struct tnode *n)
+{
+	if (ev->failed)
+		return NULL;
+	switch (n->kind) {
+	case N_LIT:
+		return json_incref(n->lit);
+	case N_NAME:
+	case N_GETATTR:
+	case N_GETITEM: {
+		bool raw;
+		json_t *v = eval_access(ev, n, &raw);
+		if (v && raw) {
+			json_t *t = ev_template_value(ev, v);
+			json_decref(v);
+			return t;
+		}
+		return v;
+	}
+	case N_SLICE: {
+		json_t *base = ev_need(ev, ev_eval(ev, n->a), n->a->pos);
+		json_t *parts[3] = { NULL, NULL, NULL };
+		const struct tnode *pn[3] = { n->b, n->c, n->d };
+		json_t *r = NULL;
+		if (!base)
+			return NULL;
+		for (int i = 0; i < 3; i++)
+			if (pn[i] && !(parts[i] = ev_need(ev, ev_eval(ev, pn[i]), pn[i]->pos)))
+				goto slice_out;
+		r = do_slice(ev, base, parts[0], parts[1], parts[2], n->pos);
+slice_out:
+		for (int i = 0; i < 3; i++)
+			json_decref(parts[i]);
+		json_decref(base);
+		return r;
+	}
+	case N_LIST:
+	case N_TUPLE: {
+		json_t *r = json_array();
+		for (size_t i = 0; i < n->args.n; i++) {
+			json_t *v = ev_need(ev, ev_eval(ev, n->args.v[i]), n->args.v[i]->pos);
+			if (!v) {
+				json_decref(r);
+				return NULL;
+			}
+			json_array_append_new(r, v);
+		}
+		return r;
+	}
+	case N_DICT: {
+		json_t *r = json_object();
+		for (size_t i = 0; i + 1 < n->args.n; i += 2) {
+			json_t *k = ev_need(ev, ev_eval(ev, n->args.v[i]), n->args.v[i]->pos);
+			json_t *v = k ? ev_need(ev, ev_eval(ev, n->args.v[i + 1]), n->args.v[i + 1]->pos) : NULL;
+			if (!v) {
+				json_decref(k);
+				json_decref(r);
+				return NULL;
+			}
+			if (json_is_array(k) || json_is_object(k)) {
+				ev_error(ev, TMPL_ERR_TYPE, n->args.v[i]->pos, "unhashable type: '%s'", val_typename(k));
+				json_decref(k);
+				json_decref(v);
+				json_decref(r);
+				return NULL;
+			}
+			char *ks = val_to_cstr(k);
+			json_object_set_new(r, ks, v);
+			free(ks);
+			json_decref(k);
+		}
+		return r;
+	}
+	case N_CALL:
+		return eval_call(ev, n);
+	case N_FILTER: {
+		json_t *in = n->a ? ev_eval(ev, n->a) : NULL;
+		if (ev->failed)
+			return NULL;
+		json_t *args, *kw;
+		if (eval_args(ev, n, &args, &kw) < 0) {
+			json_decref(in);
+			return NULL;
+		}
+		if (!in)
+			ev->undef[sizeof(ev->undef) - 1] = 0;
+		json_t *r = ev_call_filter(ev, n->name, in, args, kw, n->pos);
+		json_decref(in);
+		json_decref(args);
+		json_decref(kw);
+		return r;
+	}
+	case N_TEST: {
+		json_t *in = ev_eval(ev, n->a);
+		if (ev->failed)
+			return NULL;
+		json_t *args, *kw;
+		if (eval_args(ev, n, &args, &kw) < 0) {
+			json_decref(in);
+			return NULL;
+		}
+		bool res = false;
+		int rc = ev_call_test(ev, n->name, in, args, kw, n->pos, &res);
+		json_decref(in);
+		json_decref(args);
+		json_decref(kw);
+		if (rc < 0)
+			return NULL;
+		return json_boolean(n->op ? !res : res);
+	}
+	case N_NEG:
+	case N_POS: {
+		json_t *v = ev_need(ev, ev_eval(ev, n->a), n->a->pos);
+		if (!v)
+			return NULL;
+		json_t *r = NULL;
+		if (json_is_integer(v) || json_is_boolean(v)) {
+			long long x = val_int(v);
+			if (n->kind == N_POS)
+				r = json_integer(x);
+			else if (x == (-9223372036854775807LL - 1))
+				r = json_real(-(double)x);
+			else
+				r = json_integer(-x);
+		} else if (json_is_real(v)) {
+			r = json_real(n->kind == N_NEG ? -json_real_value(v) : json_real_value(v));
+		} else {
+			ev_error(ev, TMPL_ERR_TYPE, n->pos, "bad operand type for unary %c: '%s'", n->kind == N_NEG ? '-' : '+',
+				 val_typename(v));
+		}
+		json_decref(v);
+		return r;
+	}
+	case N_NOT: {
+		json_t *v = ev_need(ev, ev_eval(ev, n->a), n->a->pos);
+		if (!v)
+			return NULL;
+		bool t = val_truthy(v);
+		json_decref(v);
+		return json_boolean(!t);
+	}
+	case N_BIN: {
+		json_t *a = ev_need(ev, ev_eval(ev, n->a), n->a->pos);
+		if (!a)
+			return NULL;
+		json_t *b = ev_need(ev, ev_eval(ev, n->b), n->b->pos);
+		if (!b) {
+			json_decref(a);
+			return NULL;
+		}
+		json_t *r = arith(ev, n->op, a, b, n->pos);
+		json_decref(a);
+		json_decref(b);
+		return r;
+	}
+	case N_CONCAT: {
+		struct strbuf sb = STRBUF_INIT;
+		for (size_t i = 0; i < n->args.n; i++) {
+			json_t *v = ev_need(ev, ev_eval(ev, n->args.v[i]), n->args.v[i]->pos);
+			if (!v) {
+				strbuf_release(&sb);
+				return NULL;
+			}
+			val_str(&sb, v);
+			json_decref(v);
+			if (sb.len > (size_t)MAX_SEQ * 8) {
+				strbuf_release(&sb);
+				ev_error(ev, TMPL_ERR_LIMIT, n->pos, "string too large");
+				return NULL;
+			}
+		}
+		json_t *r = json_stringn_nocheck(sb.buf ? sb.buf : "", sb.len);
+		strbuf_release(&sb);
+		return r;
+	}
+	case N_CMP:
+		return eval_cmp(ev, n);
+	case N_AND:
+	case N_OR: {
+		json_t *a = ev_need(ev, ev_eval(ev, n->a), n->a->pos);
+		if (!a)
+			return NULL;
+		bool t = val_truthy(a);
+		if ((n->kind == N_AND && !t) || (n->kind == N_OR && t))
+			return a;
+		json_decref(a);
+		return ev_need(ev, ev_eval(ev, n->b), n->b->pos);
+	}
+	case N_COND: {
+		json_t *c = ev_need(ev, ev_eval(ev, n->a), n->a->pos);
+		if (!c)
+			return NULL;
+		bool t = val_truthy(c);
+		json_decref(c);
+		if (t)
+			return ev_eval(ev, n->b);
+		if (n->c)
+			return ev_eval(ev, n->c);
+		return json_string(""); /* Jinja: undefined, which renders as '' */
+	}
+	default:
+		ev_error(ev, TMPL_ERR_SYNTAX, n->pos, "statement used as an expression");
+		return NULL;
+	}
+}

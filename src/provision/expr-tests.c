@@ -1,0 +1,593 @@
+/* expr-tests.c: the test table of the templating engine (`x is name(args)`):
+ * Jinja2's builtin tests plus Ansible's result tests (succeeded, failed,
+ * changed, skipped, finished...) with Ansible's exact rules — a skipped task
+ * counts as succeeded, which the thesis's async polling relies on — and the
+ * `version` test with LooseVersion ordering (spec §4.5). */
+#include "config.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "provision/expr.h"
+#include "util/strbuf.h"
+#include "util/xalloc.h"
+#include "util/banned.h"
+
+#define T(name) static int t_##name(struct ev *ev, json_t *in, json_t *args, json_t *kw, size_t pos, bool *res)
+#define ARG(i, n) arg_get(args, kw, (i), (n))
+
+T(defined) { (void)ev; (void)args; (void)kw; (void)pos; *res = in != NULL; return 0; }
+T(undefined) { (void)ev; (void)args; (void)kw; (void)pos; *res = in == NULL; return 0; }
+T(none) { (void)ev; (void)args; (void)kw; (void)pos; *res = json_is_null(in); return 0; }
+
+static int need_dict(struct ev *ev, json_t *in, const char *test, size_t pos)
+{
+	if (json_is_object(in))
+		return 0;
+	ev_error(ev, TMPL_ERR_TYPE, pos, "The '%s' test expects a dictionary", test);
+	return -1;
+}
+
+static bool is_failed(json_t *r) { return val_truthy(json_object_get(r, "failed")); }
+
+T(failed)
+{
+	if (need_dict(ev, in, "failed", pos) < 0)
+		return -1;
+	*res = is_failed(in);
+	return 0;
+}
+
+T(succeeded)
+{
+	if (need_dict(ev, in, "succeeded", pos) < 0)
+		return -1;
+	*res = !is_failed(in);
+	return 0;
+}
+
+T(changed)
+{
+	if (need_dict(ev, in, "changed", pos) < 0)
+		return -1;
+	json_t *c = json_object_get(in, "changed");
+	if (c) {
+		*res = val_truthy(c);
+		return 0;
+	}
+	*res = false;
+	json_t *rs = json_object_get(in, "results");
+	for (size_t i = 0; json_is_array(rs) && i < json_array_size(rs); i++)
+		if (val_truthy(json_object_get(json_array_get(rs, i), "changed")))
+			*res = true;
+	return 0;
+}
+
+T(skipped)
+{
+	if (need_dict(ev, in, "skipped", pos) < 0)
+		return -1;
+	*res = val_truthy(json_object_get(in, "skipped"));
+	return 0;
+}
+
+T(finished)
+{
+	if (need_dict(ev, in, "finished", pos) < 0)
+		return -1;
+	json_t *f = json_object_get(in, "finished");
+	*res = !f || (val_is_int(f) && val_int(f) == 1) || (json_is_real(f) && json_real_value(f) == 1);
+	return 0;
+}
+
+T(started)
+{
+	if (need_dict(ev, in, "started", pos) < 0)
+		return -1;
+	json_t *f = json_object_get(in, "started");
+	*res = !f || (val_is_int(f) && val_int(f) == 1) || (json_is_real(f) && json_real_value(f) == 1);
+	return 0;
+}
+
+T(unreachable)
+{
+	if (need_dict(ev, in, "unreachable", pos) < 0)
+		return -1;
+	*res = val_truthy(json_object_get(in, "unreachable"));
+	return 0;
+}
+
+T(reachable)
+{
+	if (need_dict(ev, in, "reachable", pos) < 0)
+		return -1;
+	*res = !val_truthy(json_object_get(in, "unreachable"));
+	return 0;
+}
+
+/* ---- version (LooseVersion) -------------------------------------------- */
+
+static json_t *loose_parts(const char *s)
+{
+	json_t *l = json_array();
+	const char *p = s;
+	while (*p) {
+		if (isdigit((unsigned char)*p)) {
+			const char *q = p;
+			while (isdigit((unsigned char)*q))
+				q++;
+			char *num = xstrndup(p, (size_t)(q - p));
+			json_array_append_new(l, json_integer(strtoll(num, NULL, 10)));
+			free(num);
+			p = q;
+		} else if (isalpha((unsigned char)*p)) {
+			const char *q = p;
+			while (isalpha((unsigned char)*q))
+				q++;
+			json_array_append_new(l, json_stringn_nocheck(p, (size_t)(q - p)));
+			p = q;
+		} else if (*p == '.') {
+			p++;
+		} else {
+			json_array_append_new(l, json_stringn_nocheck(p, 1));
+			p++;
+		}
+	}
+	return l;
+}
+
+/* Strict versions: N.N[.N][{a|b}N]. Returns parts or NULL. */
+static json_t *strict_parts(const char *s)
+{
+	long long v[3] = { 0, 0, 0 };
+	int n = 0;
+	const char *p = s;
+	while (n < 3) {
+		if (!isdigit((unsigned char)*p))
+			return NULL;
+		char *e;
+		v[n++] = strtoll(p, &e, 10);
+		p = e;
+		if (*p != '.')
+			break;
+		p++;
+	}
+	if (n < 2)
+		return NULL;
+	json_t *l = json_pack("[III]", v[0], v[1], v[2]);
+	if (*p == 'a' || *p == 'b') {
+		json_array_append_new(l, json_stringn_nocheck(p, 1));
+		p++;
+		if (!isdigit((unsigned char)*p)) {
+			json_decref(l);
+			return NULL;
+		}
+		char *e;
+		json_array_append_new(l, json_integer(strtoll(p, &e, 10)));
+		p = e;
+	} else {
+		json_array_append_new(l, json_string("~")); /* final release sorts after pre-releases */
+	}
+	if (*p) {
+		json_decref(l);
+		return NULL;
+	}
+	return l;
+}
+
+T(version)
+{
+	json_t *want = ARG(0, "version");
+	json_t *jop = ARG(1, "operator");
+	json_t *strict = ARG(2, "strict");
+	json_t *vtype = ARG(3, "version_type");
+	if (!want) {
+		ev_error(ev, TMPL_ERR_TYPE, pos, "Version parameter to compare against cannot be empty");
+		return -1;
+	}
+	const char *op = json_is_string(jop) ? json_string_value(jop) : "eq";
+	char *a = val_to_cstr(in), *b = val_to_cstr(want);
+	bool use_strict = val_truthy(strict) || (json_is_string(vtype) && !strcmp(json_string_value(vtype), "strict"));
+	json_t *pa = use_strict ? strict_parts(a) : loose_parts(a);
+	json_t *pb = use_strict ? strict_parts(b) : loose_parts(b);
+	int rc = 0, c = 0;
+	if (!pa || !pb) {
+		ev_error(ev, TMPL_ERR_TYPE, pos, "Version comparison failed: invalid version number '%s'", pa ? b : a);
+		rc = -1;
+	} else if (val_compare(pa, pb, &c) < 0) {
+		ev_error(ev, TMPL_ERR_TYPE, pos, "Version comparison failed: '<' not supported between instances of 'int' and 'str'");
+		rc = -1;
+	}
+	if (rc == 0) {
+		if (!strcmp(op, "==") || !strcmp(op, "=") || !strcmp(op, "eq"))
+			*res = c == 0;
+		else if (!strcmp(op, "<") || !strcmp(op, "lt"))
+			*res = c < 0;
+		else if (!strcmp(op, "<=") || !strcmp(op, "le"))
+			*res = c <= 0;
+		else if (!strcmp(op, ">") || !strcmp(op, "gt"))
+			*res = c > 0;
+		else if (!strcmp(op, ">=") || !strcmp(op, "ge"))
+			*res = c >= 0;
+		else if (!strcmp(op, "!=") || !strcmp(op, "<>") || !strcmp(op, "ne"))
+			*res = c != 0;
+		else {
+			ev_error(ev, TMPL_ERR_TYPE, pos, "Invalid operator type (%s)", op);
+			rc = -1;
+		}
+	}
+	json_decref(pa);
+	json_decref(pb);
+	free(a);
+	free(b);
+	return rc;
+}
+
+/* ---- regex ---------------------------------------------------------------- */
+
+static int rx_test(struct ev *ev, json_t *in, json_t *args, json_t *kw, size_t pos, bool *res, int mode)
+{
+	json_t *pat = ARG(0, "pattern");
+	int flags = 0;
+	if (val_truthy(ARG(1, "ignorecase")))
+		flags |= 1;
+	if (val_truthy(ARG(2, "multiline")))
+		flags |= 2;
+	if (mode == 2) {
+		json_t *mt = ARG(3, "match_type");
+		mode = json_is_string(mt) && !strcmp(json_string_value(mt), "match") ? 0 : 1;
+	}
+	if (!json_is_string(pat)) {
+		ev_error(ev, TMPL_ERR_TYPE, pos, "the regex pattern must be a string");
+		return -1;
+	}
+	char *s = val_to_cstr(in);
+	size_t n = json_is_string(in) ? json_string_length(in) : strlen(s);
+	int r = regex_search(ev, json_string_value(pat), flags, s, n, mode == 0, pos);
+	free(s);
+	if (r < 0)
+		return -1;
+	*res = r == 1;
+	return 0;
+}
+
+T(match) { return rx_test(ev, in, args, kw, pos, res, 0); }
+T(search) { return rx_test(ev, in, args, kw, pos, res, 1); }
+T(regex) { return rx_test(ev, in, args, kw, pos, res, 2); }
+
+/* ---- comparisons and types ----------------------------------------------- */
+
+static int cmp_test(struct ev *ev, json_t *in, json_t *args, size_t pos, bool *res, int op)
+{
+	json_t *o = json_array_get(args, 0);
+	if (!o) {
+		ev_error(ev, TMPL_ERR_TYPE, pos, "comparison test needs an argument");
+		return -1;
+	}
+	if (op == 0) {
+		*res = val_equal(in, o);
+		return 0;
+	}
+	if (op == 1) {
+		*res = !val_equal(in, o);
+		return 0;
+	}
+	int c;
+	if (val_compare(in, o, &c) < 0) {
+		ev_error(ev, TMPL_ERR_TYPE, pos, "'<' not supported between instances of '%s' and '%s'", val_typename(in),
+			 val_typename(o));
+		return -1;
+	}
+	*res = op == 2 ? c < 0 : op == 3 ? c <= 0 : op == 4 ? c > 0 : c >= 0;
+	return 0;
+}
+
+T(eq) { (void)kw; return cmp_test(ev, in, args, pos, res, 0); }
+T(ne) { (void)kw; return cmp_test(ev, in, args, pos, res, 1); }
+T(lt) { (void)kw; return cmp_test(ev, in, args, pos, res, 2); }
+T(le) { (void)kw; return cmp_test(ev, in, args, pos, res, 3); }
+T(gt) { (void)kw; return cmp_test(ev, in, args, pos, res, 4); }
+T(ge) { (void)kw; return cmp_test(ev, in, args, pos, res, 5); }
+
+T(in)
+{
+	(void)kw;
+	json_t *seq = json_array_get(args, 0);
+	if (!seq || val_contains(seq, in, res) < 0) {
+		ev_error(ev, TMPL_ERR_TYPE, pos, "argument of type '%s' is not iterable", val_typename(seq));
+		return -1;
+	}
+	return 0;
+}
+
+T(contains)
+{
+	(void)kw;
+	json_t *x = json_array_get(args, 0);
+	if (!x || val_contains(in, x, res) < 0) {
+		ev_error(ev, TMPL_ERR_TYPE, pos, "argument of type '%s' is not iterable", val_typename(in));
+		return -1;
+	}
+	return 0;
+}
+
+static int int_test(struct ev *ev, json_t *in, size_t pos, long long *v)
+{
+	if (!json_is_integer(in) && !json_is_boolean(in)) {
+		if (json_is_real(in) && json_real_value(in) == floor(json_real_value(in))) {
+			*v = (long long)json_real_value(in);
+			return 0;
+		}
+		ev_error(ev, TMPL_ERR_TYPE, pos, "not all arguments converted during string formatting");
+		return -1;
+	}
+	*v = val_int(in);
+	return 0;
+}
+
+T(odd) { (void)args; (void)kw; long long v; if (int_test(ev, in, pos, &v) < 0) return -1; *res = v % 2 != 0; return 0; }
+T(even) { (void)args; (void)kw; long long v; if (int_test(ev, in, pos, &v) < 0) return -1; *res = v % 2 == 0; return 0; }
+
+T(divisibleby)
+{
+	long long v, d;
+	json_t *jd = ARG(0, "num");
+	if (int_test(ev, in, pos, &v) < 0 || !jd || int_test(ev, jd, pos, &d) < 0)
+		return -1;
+	if (d == 0) {
+		ev_error(ev, TMPL_ERR_TYPE, pos, "integer division or modulo by zero");
+		return -1;
+	}
+	*res = v % d == 0;
+	return 0;
+}
+
+#define TYPE_TEST(name, expr) \
+	T(name) { (void)ev; (void)args; (void)kw; (void)pos; *res = (expr); return 0; }
+
+TYPE_TEST(string, json_is_string(in))
+TYPE_TEST(number, json_is_number(in) || json_is_boolean(in))
+TYPE_TEST(integer, json_is_integer(in))
+TYPE_TEST(float, json_is_real(in))
+TYPE_TEST(boolean, json_is_boolean(in))
+TYPE_TEST(mapping, json_is_object(in))
+TYPE_TEST(sequence, json_is_array(in) || json_is_string(in) || json_is_object(in))
+TYPE_TEST(iterable, json_is_array(in) || json_is_string(in) || json_is_object(in))
+TYPE_TEST(is_true, json_is_true(in))
+TYPE_TEST(is_false, json_is_false(in))
+TYPE_TEST(truthy, val_truthy(in))
+TYPE_TEST(falsy, !val_truthy(in))
+TYPE_TEST(callable, false)
+TYPE_TEST(escaped, false)
+
+T(sameas)
+{
+	(void)kw;
+	json_t *o = json_array_get(args, 0);
+	(void)ev;
+	(void)pos;
+	/* Python `is`: singletons compare by value, others by identity */
+	if (json_is_boolean(in) || json_is_null(in))
+		*res = o && json_typeof(in) == json_typeof(o);
+	else
+		*res = in == o;
+	return 0;
+}
+
+static int case_test(struct ev *ev, json_t *in, size_t pos, bool *res, bool upper)
+{
+	(void)ev;
+	(void)pos;
+	char *s = val_to_cstr(in);
+	bool cased = false, ok = true;
+	for (const char *p = s; *p; p++) {
+		if (islower((unsigned char)*p)) {
+			cased = true;
+			if (upper)
+				ok = false;
+		} else if (isupper((unsigned char)*p)) {
+			cased = true;
+			if (!upper)
+				ok = false;
+		}
+	}
+	free(s);
+	*res = ok && cased;
+	return 0;
+}
+
+T(lower) { (void)args; (void)kw; return case_test(ev, in, pos, res, false); }
+T(upper) { (void)args; (void)kw; return case_test(ev, in, pos, res, true); }
+
+T(subset)
+{
+	(void)kw;
+	json_t *big = json_array_get(args, 0);
+	json_t *a = val_iter_list(in), *b = big ? val_iter_list(big) : NULL;
+	if (!a || !b) {
+		json_decref(a);
+		json_decref(b);
+		ev_error(ev, TMPL_ERR_TYPE, pos, "subset/superset tests need two lists");
+		return -1;
+	}
+	*res = true;
+	for (size_t i = 0; i < json_array_size(a) && *res; i++) {
+		bool f;
+		val_contains(b, json_array_get(a, i), &f);
+		*res = f;
+	}
+	json_decref(a);
+	json_decref(b);
+	return 0;
+}
+
+T(superset)
+{
+	json_t *small = json_array_get(args, 0);
+	if (!small) {
+		ev_error(ev, TMPL_ERR_TYPE, pos, "subset/superset tests need two lists");
+		return -1;
+	}
+	json_t *swapped = json_pack("[O]", in);
+	int rc = t_subset(ev, small, swapped, kw, pos, res);
+	json_decref(swapped);
+	return rc;
+}
+
+T(all)
+{
+	(void)args; (void)kw;
+	json_t *l = val_iter_list(in);
+	if (!l) {
+		ev_error(ev, TMPL_ERR_TYPE, pos, "'%s' object is not iterable", val_typename(in));
+		return -1;
+	}
+	*res = true;
+	for (size_t i = 0; i < json_array_size(l); i++)
+		if (!val_truthy(json_array_get(l, i)))
+			*res = false;
+	json_decref(l);
+	return 0;
+}
+
+T(any)
+{
+	(void)args; (void)kw;
+	json_t *l = val_iter_list(in);
+	if (!l) {
+		ev_error(ev, TMPL_ERR_TYPE, pos, "'%s' object is not iterable", val_typename(in));
+		return -1;
+	}
+	*res = false;
+	for (size_t i = 0; i < json_array_size(l); i++)
+		if (val_truthy(json_array_get(l, i)))
+			*res = true;
+	json_decref(l);
+	return 0;
+}
+
+static int path_test(json_t *in, bool *res, int kind)
+{
+	struct stat st;
+	const char *p = json_string_value(in);
+	if (!p) {
+		*res = false;
+		return 0;
+	}
+	if (kind == 4) {
+		*res = p[0] == '/';
+		return 0;
+	}
+	int r = kind == 3 ? lstat(p, &st) : stat(p, &st);
+	if (r < 0) {
+		*res = false;
+		return 0;
+	}
+	switch (kind) {
+	case 0: *res = true; break;
+	case 1: *res = S_ISREG(st.st_mode); break;
+	case 2: *res = S_ISDIR(st.st_mode); break;
+	case 3: *res = S_ISLNK(st.st_mode); break;
+	}
+	return 0;
+}
+
+T(exists) { (void)ev; (void)args; (void)kw; (void)pos; return path_test(in, res, 0); }
+T(file) { (void)ev; (void)args; (void)kw; (void)pos; return path_test(in, res, 1); }
+T(directory) { (void)ev; (void)args; (void)kw; (void)pos; return path_test(in, res, 2); }
+T(link) { (void)ev; (void)args; (void)kw; (void)pos; return path_test(in, res, 3); }
+T(abs) { (void)ev; (void)args; (void)kw; (void)pos; return path_test(in, res, 4); }
+
+static const struct ttest tests[] = {
+	{ "!=", t_ne, false },
+	{ "<", t_lt, false },
+	{ "<=", t_le, false },
+	{ "==", t_eq, false },
+	{ ">", t_gt, false },
+	{ ">=", t_ge, false },
+	{ "abs", t_abs, false },
+	{ "all", t_all, false },
+	{ "any", t_any, false },
+	{ "boolean", t_boolean, false },
+	{ "callable", t_callable, false },
+	{ "change", t_changed, false },
+	{ "changed", t_changed, false },
+	{ "contains", t_contains, false },
+	{ "defined", t_defined, true },
+	{ "directory", t_directory, false },
+	{ "divisibleby", t_divisibleby, false },
+	{ "eq", t_eq, false },
+	{ "equalto", t_eq, false },
+	{ "escaped", t_escaped, false },
+	{ "even", t_even, false },
+	{ "exists", t_exists, false },
+	{ "failed", t_failed, false },
+	{ "failure", t_failed, false },
+	{ "false", t_is_false, false },
+	{ "falsy", t_falsy, false },
+	{ "file", t_file, false },
+	{ "finished", t_finished, false },
+	{ "float", t_float, false },
+	{ "ge", t_ge, false },
+	{ "greaterthan", t_gt, false },
+	{ "gt", t_gt, false },
+	{ "in", t_in, false },
+	{ "integer", t_integer, false },
+	{ "is_abs", t_abs, false },
+	{ "is_dir", t_directory, false },
+	{ "is_file", t_file, false },
+	{ "is_link", t_link, false },
+	{ "iterable", t_iterable, false },
+	{ "le", t_le, false },
+	{ "lessthan", t_lt, false },
+	{ "link", t_link, false },
+	{ "lower", t_lower, false },
+	{ "lt", t_lt, false },
+	{ "mapping", t_mapping, false },
+	{ "match", t_match, false },
+	{ "ne", t_ne, false },
+	{ "none", t_none, false },
+	{ "number", t_number, false },
+	{ "odd", t_odd, false },
+	{ "reachable", t_reachable, false },
+	{ "regex", t_regex, false },
+	{ "sameas", t_sameas, false },
+	{ "search", t_search, false },
+	{ "sequence", t_sequence, false },
+	{ "skip", t_skipped, false },
+	{ "skipped", t_skipped, false },
+	{ "started", t_started, false },
+	{ "string", t_string, false },
+	{ "subset", t_subset, false },
+	{ "succeeded", t_succeeded, false },
+	{ "success", t_succeeded, false },
+	{ "successful", t_succeeded, false },
+	{ "superset", t_superset, false },
+	{ "true", t_is_true, false },
+	{ "truthy", t_truthy, false },
+	{ "undefined", t_undefined, true },
+	{ "unreachable", t_unreachable, false },
+	{ "upper", t_upper, false },
+	{ "version", t_version, false },
+	{ "version_compare", t_version, false },
+	{ NULL, NULL, false },
+};
+
+const struct ttest *test_find(const char *name)
+{
+	const char *dot = strrchr(name, '.');
+	if (dot)
+		name = dot + 1;
+	for (size_t i = 0; tests[i].name; i++)
+		if (!strcmp(tests[i].name, name))
+			return &tests[i];
+	return NULL;
+}
+
+bool tmpl_has_test(const char *name)
+{
+	return test_find(name) != NULL;
+}

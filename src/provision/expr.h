@@ -1,0 +1,260 @@
+/* expr.h: internals shared by the files of the templating engine (lexer,
+ * parser, evaluator, renderer, filters, tests, lookups). Not a public
+ * contract: the executor uses template.h only.
+ *
+ * Ownership: an AST (struct tnode tree) owns every node, string and json_t
+ * in it; tnode_free() releases all of it. Evaluation functions return new
+ * json_t references; NULL means either an error (ev->failed set, one error
+ * recorded in ev->d) or an undefined value (ev->failed clear, the reason in
+ * ev->undef). */
+#ifndef IMC_EXPR_H
+#define IMC_EXPR_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <jansson.h>
+
+#include "provision/template.h"
+#include "util/strbuf.h"
+
+struct diag;
+
+/* jansson's iteration macros take non-const pointers; the engine never
+ * modifies values it only reads, so this cast is safe. */
+static inline json_t *jmut(const json_t *v)
+{
+	union { const json_t *c; json_t *m; } u = { .c = v };
+	return u.m;
+}
+
+/* ---- tokens ---------------------------------------------------------- */
+
+enum tk {
+	TK_EOF, TK_DATA, TK_VAR_BEGIN, TK_VAR_END, TK_BLOCK_BEGIN, TK_BLOCK_END,
+	TK_NAME, TK_STRING, TK_INT, TK_FLOAT,
+	/* operators */
+	TK_ADD, TK_SUB, TK_MUL, TK_DIV, TK_FLOORDIV, TK_MOD, TK_POW, TK_TILDE,
+	TK_EQ, TK_NE, TK_LT, TK_LE, TK_GT, TK_GE, TK_ASSIGN,
+	TK_DOT, TK_COMMA, TK_COLON, TK_PIPE,
+	TK_LPAREN, TK_RPAREN, TK_LBRACKET, TK_RBRACKET, TK_LBRACE, TK_RBRACE,
+};
+
+struct token {
+	enum tk type;
+	size_t pos;        /* byte offset in the source */
+	char *str;         /* NAME, STRING, DATA: owned, NUL-terminated */
+	size_t slen;       /* length of str (strings may hold NUL) */
+	long long ival;
+	double fval;
+	bool raw_block;    /* DATA from {% raw %} */
+};
+
+struct tokens {
+	struct token *v;
+	size_t n, alloc;
+};
+
+/* Lexer options. */
+struct lexopt {
+	bool expr_only;       /* the whole text is one expression (no {{ }}) */
+	bool raw_var_strings; /* Ansible's escape_backslashes: string literals
+	                       * inside {{ }} keep backslashes verbatim */
+	bool trim_blocks;
+	bool lstrip_blocks;
+};
+
+/* Splits src into tokens. Returns 0, or -1 with an error (position in
+ * *errpos, message in errmsg, malloc'd). */
+int tmpl_lex(const char *src, size_t len, const struct lexopt *o,
+	     struct tokens *out, size_t *errpos, char **errmsg);
+void tokens_release(struct tokens *t);
+
+/* ---- AST --------------------------------------------------------------- */
+
+enum nkind {
+	/* expressions */
+	N_LIT, N_NAME, N_LIST, N_TUPLE, N_DICT,
+	N_GETATTR,   /* a.name: a, name */
+	N_GETITEM,   /* a[b]: a, b */
+	N_SLICE,     /* a[b:c:d]: a, b?, c?, d? (kids may be NULL) */
+	N_CALL,      /* a(args, kw=...) */
+	N_FILTER,    /* a | name(args) ; a may be NULL in {% filter %} */
+	N_TEST,      /* a is [not] name(args) ; op = negate */
+	N_NEG, N_POS, N_NOT,
+	N_BIN,       /* a op b; op = TK_ADD..TK_POW */
+	N_CONCAT,    /* args joined with ~ */
+	N_CMP,       /* a op0 args[0] op1 args[1] ...: ops in cmpops */
+	N_AND, N_OR,
+	N_COND,      /* b if a else c: a cond, b then, c else (may be NULL) */
+	/* statements */
+	S_TEXT, S_OUT, S_IF, S_FOR, S_SET, S_SETBLOCK, S_DO, S_BREAK, S_CONTINUE,
+	S_MACRO, S_INCLUDE, S_FILTERBLOCK, S_WITH,
+};
+
+enum cmpop { CMP_EQ, CMP_NE, CMP_LT, CMP_LE, CMP_GT, CMP_GE, CMP_IN, CMP_NOTIN };
+
+struct tnode;
+
+struct nlist {
+	struct tnode **v;
+	size_t n, alloc;
+};
+
+struct tnode {
+	enum nkind kind;
+	int op;
+	size_t pos;
+	json_t *lit;          /* N_LIT; S_TEXT text as a json string */
+	char *name;           /* NAME, GETATTR, FILTER, TEST, MACRO, SET target name */
+	struct tnode *a, *b, *c, *d;
+	struct nlist args;    /* list items, call/filter/test args, dict keys+values
+	                       * interleaved, concat parts, cmp operands, S_SET targets */
+	int *cmpops;
+	char **kwnames;       /* keyword arguments: names and values */
+	struct tnode **kwvals;
+	size_t nkw;
+	struct nlist body;    /* statements: if-body, for-body, set-block body, macro body */
+	struct nlist orelse;  /* else branch (for / if) */
+	char **targets;       /* S_FOR / S_SET unpacking names */
+	size_t ntargets;
+	char *attr;           /* S_SET ns.attr */
+	bool recursive;
+};
+
+void tnode_free(struct tnode *n);
+void nlist_push(struct nlist *l, struct tnode *n);
+
+/* Parses tokens into a list of statements (template) or one expression
+ * (expr_only). Returns 0 or -1 (errpos/errmsg as for the lexer). */
+int tmpl_parse(const struct tokens *t, bool expr_only, struct nlist *out,
+	       struct tnode **expr, size_t *errpos, char **errmsg);
+void nlist_free(struct nlist *l);
+
+/* ---- evaluation -------------------------------------------------------- */
+
+struct frame {
+	json_t *vars;         /* object, owned */
+	struct frame *up;
+	bool barrier;         /* macro call frames: names below are not visible except globals */
+};
+
+struct macro {
+	char *name;
+	const struct tnode *def; /* borrowed from the AST */
+	struct macro *next;
+};
+
+struct ev {
+	struct tmpl_env *env;
+	struct diag *d;
+	const char *src;      /* text being evaluated (for positions) */
+	size_t srclen;
+	bool failed;
+	char undef[512];      /* why the last NULL-without-error value is undefined */
+	struct frame *frame;
+	struct macro *macros;
+	int depth;            /* nested lazy templating / includes / macro calls */
+	int loopctl;          /* 1 break, 2 continue */
+	size_t outcap;        /* output size limit */
+	bool raw_var_strings; /* mode of the outermost text (for nested templating) */
+};
+
+#define TMPL_MAX_DEPTH 40
+
+/* Records an error at byte position pos of ev->src (pos (size_t)-1: none). */
+void ev_error(struct ev *ev, enum tmpl_err_kind kind, size_t pos, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+/* Marks the result undefined with a reason; returns NULL. */
+json_t *ev_undef(struct ev *ev, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Turns an undefined NULL into an error ("'x' is undefined"); returns v. */
+json_t *ev_need(struct ev *ev, json_t *v, size_t pos);
+
+json_t *ev_eval(struct ev *ev, const struct tnode *n);
+/* Renders text in the current environment with result typing (lazy vars). */
+json_t *ev_render_typed(struct ev *ev, const char *text);
+/* Renders text (no typing) into a malloc'd string; NULL on error. */
+char *ev_render_text(struct ev *ev, const char *text, bool raw_var_strings);
+/* Deep-templates a value taken from the variables (lazy templating). */
+json_t *ev_template_value(struct ev *ev, json_t *v);
+/* Reads a variable (frames, then env vars with lazy templating, then the
+ * resolver, then globals); NULL = undefined (ev->undef set). */
+json_t *ev_lookup_name(struct ev *ev, const char *name, size_t pos);
+
+/* Calls a filter / test by name (used by map/select/...). in may be NULL
+ * (undefined). args: JSON array of positional args; kw: object or NULL. */
+json_t *ev_call_filter(struct ev *ev, const char *name, json_t *in, json_t *args, json_t *kw, size_t pos);
+int ev_call_test(struct ev *ev, const char *name, json_t *in, json_t *args, json_t *kw, size_t pos, bool *res);
+
+/* ---- values (expr-value.c) ------------------------------------------- */
+
+bool val_truthy(const json_t *v);
+/* Python ==. */
+bool val_equal(const json_t *a, const json_t *b);
+/* Python ordering: returns 0 and *cmp (<0, 0, >0), or -1 when the types
+ * cannot be ordered. */
+int val_compare(const json_t *a, const json_t *b, int *cmp);
+/* Python type name: 'str', 'int', 'float', 'bool', 'list', 'dict', 'NoneType'. */
+const char *val_typename(const json_t *v);
+void val_str(struct strbuf *sb, const json_t *v);  /* Python str() */
+void val_repr(struct strbuf *sb, const json_t *v); /* Python repr() */
+void val_float_repr(struct strbuf *sb, double d);
+/* A string's bytes (json strings may hold NUL). */
+const char *val_s(const json_t *v);
+size_t val_slen(const json_t *v);
+/* Number as double; false when not a number (bool counts as number). */
+bool val_num(const json_t *v, double *out);
+bool val_is_int(const json_t *v);     /* integer or bool */
+long long val_int(const json_t *v);   /* integer/bool value */
+/* Python iteration: list -> itself, dict -> keys, string -> characters
+ * (UTF-8 code points). Returns a new array or NULL when not iterable. */
+json_t *val_iter_list(const json_t *v);
+/* Python membership (needle in hay): 0 and *res, or -1 on a type error. */
+int val_contains(const json_t *hay, const json_t *needle, bool *res);
+size_t utf8_len(const char *s, size_t n);
+/* Parses a Python literal (ast.literal_eval subset); NULL when it isn't one. */
+json_t *val_literal_eval(const char *text);
+/* Converts a value to a string as Jinja's string filter does. */
+char *val_to_cstr(const json_t *v);
+
+/* ---- tables ------------------------------------------------------------ */
+
+/* Positional args as a JSON array; keyword args as an object (may be NULL). */
+typedef json_t *(*tfilter_fn)(struct ev *ev, json_t *in, json_t *args, json_t *kw, size_t pos);
+typedef int (*ttest_fn)(struct ev *ev, json_t *in, json_t *args, json_t *kw, size_t pos, bool *res);
+
+struct tfilter {
+	const char *name;
+	tfilter_fn fn;
+	bool takes_undef;     /* receives NULL for an undefined input */
+};
+struct ttest {
+	const char *name;
+	ttest_fn fn;
+	bool takes_undef;
+};
+
+const struct tfilter *filter_find(const char *name);
+const struct ttest *test_find(const char *name);
+/* Filters table parts (filters.c, filters-regex.c, filters-data.c). */
+const struct tfilter *filters_core_find(const char *name);
+const struct tfilter *filters_data_find(const char *name);
+
+/* Lookups (lookup.c). terms: array. Returns a list (always). */
+json_t *lookup_run(struct ev *ev, const char *name, json_t *terms, json_t *kw, size_t pos);
+
+/* Regex (filters-regex.c): compiled and cached; Python re syntax mapped to
+ * PCRE2. flags: 1 = ignorecase, 2 = multiline. */
+struct pcre2_real_code_8;
+const struct pcre2_real_code_8 *regex_get(struct ev *ev, const char *pat, int flags, size_t pos);
+/* Python re.search / re.match: returns 1 match, 0 none, -1 error. */
+int regex_search(struct ev *ev, const char *pat, int flags, const char *subj, size_t slen, bool anchored, size_t pos);
+
+/* Args helpers. */
+json_t *arg_get(json_t *args, json_t *kw, size_t i, const char *name);
+int arg_str(struct ev *ev, json_t *args, json_t *kw, size_t i, const char *name, const char *dflt, const char **out, size_t pos);
+
+/* Python %-format of fmt with one value or a list of values. */
+int py_percent_format(struct ev *ev, struct strbuf *out, const char *fmt, json_t *vals, size_t pos);
+
+#endif

@@ -1,0 +1,468 @@
+/* filters-regex.c: regular expressions for the templating engine, with
+ * Python `re` semantics on top of PCRE2: the regex_search, regex_replace,
+ * regex_findall and regex_escape filters, and the match/search/regex tests
+ * (expr-tests.c calls regex_search()). Patterns are compiled once and kept
+ * in a small mutex-protected cache, because recipes evaluate the same
+ * `when: x is search('...')` on every host and loop item. */
+#include "config.h"
+
+#define PCRE2_CODE_UNIT_WIDTH 8
+#include <ctype.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <pcre2.h>
+
+#include "provision/expr.h"
+#include "util/strbuf.h"
+#include "util/xalloc.h"
+#include "util/banned.h"
+
+#define F(name) static json_t *f_##name(struct ev *ev, json_t *in, json_t *args, json_t *kw, size_t pos)
+#define ARG(i, n) arg_get(args, kw, (i), (n))
+
+#define CACHE_SLOTS 256
+
+struct rx_entry {
+	char *pat;
+	int flags;
+	pcre2_code *code;
+	struct rx_entry *next;
+};
+
+static pthread_mutex_t rx_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct rx_entry *rx_cache[CACHE_SLOTS];
+static size_t rx_count;
+
+static unsigned hash_str(const char *s, int flags)
+{
+	unsigned h = 2166136261u ^ (unsigned)flags;
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 16777619u;
+	return h;
+}
+
+/* Python re syntax -> PCRE2: \Z is \z; the rest is shared. */
+static char *translate(const char *pat)
+{
+	struct strbuf sb = STRBUF_INIT;
+	for (const char *p = pat; *p; p++) {
+		if (p[0] == '\\' && p[1]) {
+			if (p[1] == 'Z')
+				strbuf_addstr(&sb, "\\z");
+			else {
+				strbuf_addch(&sb, p[0]);
+				strbuf_addch(&sb, p[1]);
+			}
+			p++;
+			continue;
+		}
+		strbuf_addch(&sb, *p);
+	}
+	return strbuf_detach(&sb);
+}
+
+const pcre2_code *regex_get(struct ev *ev, const char *pat, int flags, size_t pos)
+{
+	unsigned h = hash_str(pat, flags) % CACHE_SLOTS;
+	pcre2_code *code = NULL;
+	pthread_mutex_lock(&rx_lock);
+	for (struct rx_entry *e = rx_cache[h]; e; e = e->next)
+		if (e->flags == flags && !strcmp(e->pat, pat)) {
+			code = e->code;
+			break;
+		}
+	pthread_mutex_unlock(&rx_lock);
+	if (code)
+		return code;
+	uint32_t opts = PCRE2_UTF | PCRE2_UCP | PCRE2_MATCH_INVALID_UTF;
+	if (flags & 1)
+		opts |= PCRE2_CASELESS;
+	if (flags & 2)
+		opts |= PCRE2_MULTILINE;
+	int err;
+	PCRE2_SIZE off;
+	char *tp = translate(pat);
+	code = pcre2_compile((PCRE2_SPTR)tp, PCRE2_ZERO_TERMINATED, opts, &err, &off, NULL);
+	free(tp);
+	if (!code) {
+		PCRE2_UCHAR msg[256];
+		pcre2_get_error_message(err, msg, sizeof(msg));
+		ev_error(ev, TMPL_ERR_TYPE, pos, "invalid regular expression '%s': %s at position %zu", pat, (char *)msg, (size_t)off);
+		return NULL;
+	}
+	pthread_mutex_lock(&rx_lock);
+	if (rx_count >= 1024) {
+		/* Full: drop everything. Codes handed out earlier stay valid
+		 * because they are never freed (a bounded leak by design). */
+		for (size_t i = 0; i < CACHE_SLOTS; i++) {
+			struct rx_entry *e = rx_cache[i];
+			while (e) {
+				struct rx_entry *nx = e->next;
+				free(e->pat);
+				/* e->code intentionally kept: another thread may use it */
+				free(e);
+				e = nx;
+			}
+			rx_cache[i] = NULL;
+		}
+		rx_count = 0;
+	}
+	struct rx_entry *e = xcalloc(1, sizeof(*e));
+	e->pat = xstrdup(pat);
+	e->flags = flags;
+	e->code = code;
+	e->next = rx_cache[h];
+	rx_cache[h] = e;
+	rx_count++;
+	pthread_mutex_unlock(&rx_lock);
+	return code;
+}
+
+int regex_search(struct ev *ev, const char *pat, int flags, const char *subj, size_t slen, bool anchored, size_t pos)
+{
+	const pcre2_code *code = regex_get(ev, pat, flags, pos);
+	if (!code)
+		return -1;
+	pcre2_match_data *md = pcre2_match_data_create_from_pattern(code, NULL);
+	int rc = pcre2_match(code, (PCRE2_SPTR)subj, slen, 0, anchored ? PCRE2_ANCHORED : 0, md, NULL);
+	pcre2_match_data_free(md);
+	if (rc == PCRE2_ERROR_NOMATCH)
+		return 0;
+	if (rc < 0) {
+		PCRE2_UCHAR msg[256];
+		pcre2_get_error_message(rc, msg, sizeof(msg));
+		ev_error(ev, TMPL_ERR_TYPE, pos, "regular expression '%s' failed: %s", pat, (char *)msg);
+		return -1;
+	}
+	return 1;
+}
+
+static int rx_flags(json_t *args, json_t *kw, size_t first)
+{
+	int f = 0;
+	if (val_truthy(arg_get(NULL, kw, 0, "ignorecase")))
+		f |= 1;
+	if (val_truthy(arg_get(NULL, kw, 0, "multiline")))
+		f |= 2;
+	(void)args;
+	(void)first;
+	return f;
+}
+
+static json_t *to_str(json_t *in)
+{
+	if (json_is_string(in))
+		return json_incref(in);
+	char *s = val_to_cstr(in);
+	json_t *r = json_stringn_nocheck(s, strlen(s));
+	free(s);
+	return r;
+}
+
+static json_t *group_str(pcre2_match_data *md, const char *s, uint32_t g, uint32_t ng)
+{
+	PCRE2_SIZE *ov = pcre2_get_ovector_pointer(md);
+	if (g >= ng || ov[2 * g] == PCRE2_UNSET)
+		return json_null();
+	return json_stringn_nocheck(s + ov[2 * g], ov[2 * g + 1] - ov[2 * g]);
+}
+
+F(regex_search)
+{
+	json_t *pat = ARG(0, "regex");
+	if (!json_is_string(pat)) {
+		ev_error(ev, TMPL_ERR_TYPE, pos, "regex_search: the pattern must be a string");
+		return NULL;
+	}
+	int flags = rx_flags(args, kw, 1);
+	const pcre2_code *code = regex_get(ev, json_string_value(pat), flags, pos);
+	if (!code)
+		return NULL;
+	json_t *s = to_str(in);
+	pcre2_match_data *md = pcre2_match_data_create_from_pattern(code, NULL);
+	int rc = pcre2_match(code, (PCRE2_SPTR)json_string_value(s), json_string_length(s), 0, 0, md, NULL);
+	json_t *r;
+	if (rc < 0) {
+		r = json_null();
+	} else if (json_array_size(args) <= 1) {
+		r = group_str(md, json_string_value(s), 0, (uint32_t)rc);
+	} else {
+		r = json_array();
+		for (size_t i = 1; i < json_array_size(args); i++) {
+			json_t *a = json_array_get(args, i);
+			const char *as = json_string_value(a);
+			uint32_t g = 0;
+			if (as && !strncmp(as, "\\g<", 3)) {
+				char *name = xstrdup(as + 3);
+				char *e = strchr(name, '>');
+				if (e)
+					*e = 0;
+				int num = isdigit((unsigned char)name[0]) ? (int)strtol(name, NULL, 10)
+									   : pcre2_substring_number_from_name(code, (PCRE2_SPTR)name);
+				free(name);
+				if (num < 0) {
+					json_decref(r);
+					r = NULL;
+					ev_error(ev, TMPL_ERR_TYPE, pos, "regex_search: unknown group name in '%s'", as);
+					break;
+				}
+				g = (uint32_t)num;
+			} else if (as && as[0] == '\\' && isdigit((unsigned char)as[1])) {
+				g = (uint32_t)strtoul(as + 1, NULL, 10);
+			} else {
+				json_decref(r);
+				r = NULL;
+				ev_error(ev, TMPL_ERR_TYPE, pos, "Unknown argument");
+				break;
+			}
+			if (g >= (uint32_t)rc && g > pcre2_get_ovector_count(md)) {
+				json_decref(r);
+				r = NULL;
+				ev_error(ev, TMPL_ERR_TYPE, pos, "regex_search: no such group %u", g);
+				break;
+			}
+			json_array_append_new(r, group_str(md, json_string_value(s), g, (uint32_t)rc));
+		}
+	}
+	pcre2_match_data_free(md);
+	json_decref(s);
+	return r;
+}
+
+/* Python re.sub replacement template: \1, \g<1>, \g<name>, \n, \\ ... */
+static int expand_repl(struct ev *ev, struct strbuf *out, const char *repl, const pcre2_code *code,
+		       pcre2_match_data *md, const char *s, int rc, size_t pos)
+{
+	for (const char *p = repl; *p; p++) {
+		if (*p != '\\' || !p[1]) {
+			strbuf_addch(out, *p);
+			continue;
+		}
+		p++;
+		int g = -1;
+		if (isdigit((unsigned char)*p)) {
+			g = *p - '0';
+			if (isdigit((unsigned char)p[1])) {
+				g = g * 10 + (p[1] - '0');
+				p++;
+			}
+		} else if (*p == 'g' && p[1] == '<') {
+			const char *e = strchr(p, '>');
+			if (!e) {
+				ev_error(ev, TMPL_ERR_TYPE, pos, "missing >, unterminated name in replacement");
+				return -1;
+			}
+			char *name = xstrndup(p + 2, (size_t)(e - p) - 2);
+			g = isdigit((unsigned char)name[0]) ? (int)strtol(name, NULL, 10)
+							    : pcre2_substring_number_from_name(code, (PCRE2_SPTR)name);
+			free(name);
+			if (g < 0) {
+				ev_error(ev, TMPL_ERR_TYPE, pos, "unknown group name in replacement");
+				return -1;
+			}
+			p = e;
+		} else {
+			switch (*p) {
+			case 'n': strbuf_addch(out, '\n'); break;
+			case 't': strbuf_addch(out, '\t'); break;
+			case 'r': strbuf_addch(out, '\r'); break;
+			case 'f': strbuf_addch(out, '\f'); break;
+			case 'v': strbuf_addch(out, '\v'); break;
+			case 'a': strbuf_addch(out, '\a'); break;
+			case 'b': strbuf_addch(out, '\b'); break;
+			case '\\': strbuf_addch(out, '\\'); break;
+			default:
+				if (isalpha((unsigned char)*p)) {
+					ev_error(ev, TMPL_ERR_TYPE, pos, "bad escape \\%c in replacement", *p);
+					return -1;
+				}
+				strbuf_addch(out, '\\');
+				strbuf_addch(out, *p);
+			}
+			continue;
+		}
+		uint32_t cap;
+		pcre2_pattern_info(code, PCRE2_INFO_CAPTURECOUNT, &cap);
+		if ((uint32_t)g > cap) {
+			ev_error(ev, TMPL_ERR_TYPE, pos, "invalid group reference %d", g);
+			return -1;
+		}
+		PCRE2_SIZE *ov = pcre2_get_ovector_pointer(md);
+		if (g < rc && ov[2 * g] != PCRE2_UNSET)
+			strbuf_add(out, s + ov[2 * g], ov[2 * g + 1] - ov[2 * g]);
+	}
+	return 0;
+}
+
+F(regex_replace)
+{
+	json_t *pat = ARG(0, "pattern"), *rep = ARG(1, "replacement");
+	const char *ps = json_is_string(pat) ? json_string_value(pat) : "";
+	const char *rs = json_is_string(rep) ? json_string_value(rep) : "";
+	int flags = 0;
+	if (val_truthy(ARG(2, "ignorecase")))
+		flags |= 1;
+	if (val_truthy(ARG(3, "multiline")))
+		flags |= 2;
+	long long count = ARG(4, "count") ? val_int(ARG(4, "count")) : 0;
+	long long mandatory = ARG(5, "mandatory_count") ? val_int(ARG(5, "mandatory_count")) : 0;
+	const pcre2_code *code = regex_get(ev, ps, flags, pos);
+	if (!code)
+		return NULL;
+	json_t *sj = to_str(in);
+	const char *s = json_string_value(sj);
+	size_t n = json_string_length(sj);
+	pcre2_match_data *md = pcre2_match_data_create_from_pattern(code, NULL);
+	struct strbuf out = STRBUF_INIT;
+	size_t at = 0, copied = 0;
+	long long done = 0;
+	int err = 0;
+	while (at <= n && (count <= 0 || done < count)) {
+		int rc = pcre2_match(code, (PCRE2_SPTR)s, n, at, 0, md, NULL);
+		if (rc < 0)
+			break;
+		PCRE2_SIZE *ov = pcre2_get_ovector_pointer(md);
+		size_t ms = ov[0], me = ov[1];
+		strbuf_add(&out, s + copied, ms - copied);
+		if (expand_repl(ev, &out, rs, code, md, s, rc, pos) < 0) {
+			err = 1;
+			break;
+		}
+		copied = me;
+		done++;
+		if (me == ms) {
+			/* empty match: copy one character and move on */
+			if (me >= n)
+				break;
+			size_t nx = me + 1;
+			while (nx < n && ((unsigned char)s[nx] & 0xc0) == 0x80)
+				nx++;
+			strbuf_add(&out, s + me, nx - me);
+			copied = nx;
+			at = nx;
+		} else {
+			at = me;
+		}
+		if (out.len > (64u << 20)) {
+			ev_error(ev, TMPL_ERR_LIMIT, pos, "regex_replace: result too large");
+			err = 1;
+			break;
+		}
+	}
+	pcre2_match_data_free(md);
+	if (err) {
+		strbuf_release(&out);
+		json_decref(sj);
+		return NULL;
+	}
+	if (copied < n)
+		strbuf_add(&out, s + copied, n - copied);
+	json_decref(sj);
+	if (mandatory && done < mandatory) {
+		strbuf_release(&out);
+		ev_error(ev, TMPL_ERR_TYPE, pos, "'%s' should match %lld times, but matches %lld times", ps, mandatory, done);
+		return NULL;
+	}
+	json_t *r = json_stringn_nocheck(out.buf ? out.buf : "", out.len);
+	strbuf_release(&out);
+	return r;
+}
+
+F(regex_findall)
+{
+	json_t *pat = ARG(0, "regex");
+	if (!json_is_string(pat)) {
+		ev_error(ev, TMPL_ERR_TYPE, pos, "regex_findall: the pattern must be a string");
+		return NULL;
+	}
+	int flags = 0;
+	if (val_truthy(ARG(1, "multiline")))
+		flags |= 2;
+	if (val_truthy(ARG(2, "ignorecase")))
+		flags |= 1;
+	const pcre2_code *code = regex_get(ev, json_string_value(pat), flags, pos);
+	if (!code)
+		return NULL;
+	uint32_t cap;
+	pcre2_pattern_info(code, PCRE2_INFO_CAPTURECOUNT, &cap);
+	json_t *sj = to_str(in);
+	const char *s = json_string_value(sj);
+	size_t n = json_string_length(sj), at = 0;
+	pcre2_match_data *md = pcre2_match_data_create_from_pattern(code, NULL);
+	json_t *r = json_array();
+	while (at <= n) {
+		int rc = pcre2_match(code, (PCRE2_SPTR)s, n, at, 0, md, NULL);
+		if (rc < 0)
+			break;
+		PCRE2_SIZE *ov = pcre2_get_ovector_pointer(md);
+		if (cap == 0) {
+			json_array_append_new(r, json_stringn_nocheck(s + ov[0], ov[1] - ov[0]));
+		} else if (cap == 1) {
+			json_t *g = group_str(md, s, 1, (uint32_t)rc);
+			json_array_append_new(r, json_is_null(g) ? json_string("") : g);
+			if (json_is_null(g))
+				json_decref(g);
+		} else {
+			json_t *t = json_array();
+			for (uint32_t g = 1; g <= cap; g++) {
+				json_t *x = group_str(md, s, g, (uint32_t)rc);
+				if (json_is_null(x)) {
+					json_decref(x);
+					x = json_string("");
+				}
+				json_array_append_new(t, x);
+			}
+			json_array_append_new(r, t);
+		}
+		if (ov[1] == ov[0]) {
+			if (ov[1] >= n)
+				break;
+			at = ov[1] + 1;
+			while (at < n && ((unsigned char)s[at] & 0xc0) == 0x80)
+				at++;
+		} else {
+			at = ov[1];
+		}
+		if (json_array_size(r) > 10000000)
+			break;
+	}
+	pcre2_match_data_free(md);
+	json_decref(sj);
+	return r;
+}
+
+F(regex_escape)
+{
+	(void)ev; (void)args; (void)kw; (void)pos;
+	json_t *sj = to_str(in);
+	struct strbuf sb = STRBUF_INIT;
+	const char *s = json_string_value(sj);
+	for (size_t i = 0; i < json_string_length(sj); i++) {
+		if (s[i] && strchr("()[]{}?*+-|^$\\.&~# \t\n\r\v\f", s[i]))
+			strbuf_addch(&sb, '\\');
+		strbuf_addch(&sb, s[i]);
+	}
+	json_decref(sj);
+	json_t *r = json_stringn_nocheck(sb.buf ? sb.buf : "", sb.len);
+	strbuf_release(&sb);
+	return r;
+}
+
+static const struct tfilter regex_filters[] = {
+	{ "regex_escape", f_regex_escape, false },
+	{ "regex_findall", f_regex_findall, false },
+	{ "regex_replace", f_regex_replace, false },
+	{ "regex_search", f_regex_search, false },
+	{ NULL, NULL, false },
+};
+
+const struct tfilter *filters_regex_find(const char *name);
+const struct tfilter *filters_regex_find(const char *name)
+{
+	for (size_t i = 0; regex_filters[i].name; i++)
+		if (!strcmp(regex_filters[i].name, name))
+			return &regex_filters[i];
+	return NULL;
+}

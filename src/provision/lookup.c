@@ -1,0 +1,823 @@
+/* lookup.c: lookup plugins of the templating engine — lookup()/query() and
+ * the with_<name> loops run them on the controller (spec §4.6): sequence
+ * (the thesis's ps/worker host lists), file, env, pipe/lines (only when the
+ * caller allows commands), items, list, dict, together, nested,
+ * first_found, fileglob, template, vars, indexed_items, flattened,
+ * subelements, random_choice. The caller's callback is tried first, so the
+ * executor can add password/url or override any of these. Every lookup
+ * returns a list; lookup() joins it as Ansible does. */
+#include "config.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <glob.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "provision/expr.h"
+#include "util/diag.h"
+#include "util/strbuf.h"
+#include "util/xalloc.h"
+#include "util/banned.h"
+
+#define L(name) static json_t *l_##name(struct ev *ev, json_t *terms, json_t *kw, size_t pos)
+
+char *tmpl_find_file(struct ev *ev, const char *name);
+
+static json_t *lerr(struct ev *ev, size_t pos, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static json_t *lerr(struct ev *ev, size_t pos, const char *fmt, ...)
+{
+	char buf[1024];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	ev_error(ev, TMPL_ERR_LOOKUP, pos, "%s", buf);
+	return NULL;
+}
+
+/* ---- sequence ------------------------------------------------------------ */
+
+struct seq {
+	long long start, end, count, stride;
+	bool has_end, has_count;
+	char *format;
+};
+
+static bool seq_int(const char *s, long long *out)
+{
+	/* Python int(s, 0): 0x.., 0o.., 0b.., or decimal without leading zeros */
+	char *end;
+	const char *p = s;
+	while (isspace((unsigned char)*p))
+		p++;
+	bool neg = false;
+	if (*p == '+' || *p == '-')
+		neg = *p++ == '-';
+	int base = 10;
+	if (p[0] == '0' && (p[1] == 'x' || p[1] == 'X')) {
+		base = 16;
+		p += 2;
+	} else if (p[0] == '0' && (p[1] == 'o' || p[1] == 'O')) {
+		base = 8;
+		p += 2;
+	} else if (p[0] == '0' && p[1] && isdigit((unsigned char)p[1])) {
+		base = 8; /* the shortcut form's 0NN octal */
+		p++;
+	}
+	if (!*p)
+		return false;
+	errno = 0;
+	long long v = strtoll(p, &end, base);
+	if (errno || *end)
+		return false;
+	*out = neg ? -v : v;
+	return true;
+}
+
+/* Splits "a=1 b='x y'" into an object (Ansible's parse_kv, simplified). */
+static json_t *parse_kv(const char *s)
+{
+	json_t *o = json_object();
+	const char *p = s;
+	while (*p) {
+		while (isspace((unsigned char)*p))
+			p++;
+		if (!*p)
+			break;
+		struct strbuf tok = STRBUF_INIT;
+		char q = 0;
+		while (*p && (q || !isspace((unsigned char)*p))) {
+			if (q) {
+				if (*p == q)
+					q = 0;
+				else
+					strbuf_addch(&tok, *p);
+			} else if (*p == '\'' || *p == '"') {
+				q = *p;
+			} else {
+				strbuf_addch(&tok, *p);
+			}
+			p++;
+		}
+		const char *t = strbuf_str(&tok);
+		const char *eq = strchr(t, '=');
+		if (eq) {
+			char *k = xstrndup(t, (size_t)(eq - t));
+			json_t *sv = json_string(eq + 1);
+			json_object_set_new(o, k, sv ? sv : json_string(""));
+			free(k);
+		} else {
+			json_t *raw = json_object_get(o, "_raw_params");
+			char *nv = raw ? xasprintf("%s %s", json_string_value(raw), t) : xstrdup(t);
+			json_object_set_new(o, "_raw_params", json_string(nv));
+			free(nv);
+		}
+		strbuf_release(&tok);
+	}
+	return o;
+}
+
+/* [start-]end[/stride][:format] */
+static bool seq_shortcut(struct seq *s, const char *t)
+{
+	const char *p = t;
+	const char *colon = NULL;
+	/* the format may contain anything: split at the first ':' after the numbers */
+	size_t numlen = strcspn(p, ":");
+	colon = p[numlen] == ':' ? p + numlen : NULL;
+	char *nums = xstrndup(p, numlen);
+	bool ok = false;
+	long long a, b, st;
+	char *slash = strchr(nums, '/');
+	if (slash)
+		*slash = 0;
+	/* start-end: find a '-' that is not a leading sign */
+	char *dash = NULL;
+	for (char *q = nums + 1; *q; q++)
+		if (*q == '-' && q[-1] != '-' && isalnum((unsigned char)q[-1])) {
+			dash = q;
+			break;
+		}
+	if (dash) {
+		*dash = 0;
+		if (!seq_int(nums, &a) || !seq_int(dash + 1, &b))
+			goto out;
+		s->start = a;
+	} else if (!seq_int(nums, &b)) {
+		goto out;
+	}
+	s->end = b;
+	s->has_end = true;
+	if (slash) {
+		if (!seq_int(slash + 1, &st))
+			goto out;
+		s->stride = st;
+	}
+	if (colon) {
+		if (!colon[1])
+			goto out;
+		free(s->format);
+		s->format = xstrdup(colon + 1);
+	}
+	ok = true;
+out:
+	free(nums);
+	return ok;
+}
+
+static int seq_kv(struct ev *ev, struct seq *s, json_t *kv, size_t pos)
+{
+	static const char *const names[] = { "start", "end", "count", "stride", NULL };
+	for (size_t i = 0; names[i]; i++) {
+		json_t *v = json_object_get(kv, names[i]);
+		if (!v)
+			continue;
+		long long x;
+		char *str = val_to_cstr(v);
+		bool ok = json_is_integer(v) ? (x = json_integer_value(v), true) : seq_int(str, &x);
+		if (!ok) {
+			ev_error(ev, TMPL_ERR_LOOKUP, pos, "can't parse %s=%s as integer", names[i], str);
+			free(str);
+			return -1;
+		}
+		free(str);
+		switch (i) {
+		case 0: s->start = x; break;
+		case 1: s->end = x; s->has_end = true; break;
+		case 2: s->count = x; s->has_count = true; break;
+		case 3: s->stride = x; break;
+		}
+		json_object_del(kv, names[i]);
+	}
+	json_t *f = json_object_get(kv, "format");
+	if (f) {
+		free(s->format);
+		s->format = val_to_cstr(f);
+		json_object_del(kv, "format");
+	}
+	if (json_object_size(kv)) {
+		const char *k;
+		json_t *v;
+		struct strbuf sb = STRBUF_INIT;
+		json_object_foreach(kv, k, v)
+			strbuf_addf(&sb, "%s'%s'", sb.len ? ", " : "", k);
+		ev_error(ev, TMPL_ERR_LOOKUP, pos, "unrecognized arguments to with_sequence: [%s]", strbuf_str(&sb));
+		strbuf_release(&sb);
+		return -1;
+	}
+	return 0;
+}
+
+static int seq_run(struct ev *ev, struct seq *s, json_t *out, size_t pos)
+{
+	if (!s->has_count && !s->has_end) {
+		ev_error(ev, TMPL_ERR_LOOKUP, pos, "must specify count or end in with_sequence");
+		return -1;
+	}
+	if (s->has_count && s->has_end) {
+		ev_error(ev, TMPL_ERR_LOOKUP, pos, "can't specify both count and end in with_sequence");
+		return -1;
+	}
+	if (s->has_count) {
+		if (s->count != 0) {
+			s->end = s->start + s->count * s->stride - 1;
+		} else {
+			s->start = s->end = s->stride = 0;
+		}
+	}
+	if (s->stride > 0 && s->end < s->start) {
+		ev_error(ev, TMPL_ERR_LOOKUP, pos, "to count backwards make stride negative");
+		return -1;
+	}
+	if (s->stride < 0 && s->end > s->start) {
+		ev_error(ev, TMPL_ERR_LOOKUP, pos, "to count forward don't make stride negative");
+		return -1;
+	}
+	size_t pct = 0;
+	for (const char *p = s->format; *p; p++)
+		if (*p == '%')
+			pct++;
+	if (pct != 1) {
+		ev_error(ev, TMPL_ERR_LOOKUP, pos, "bad formatting string: %s", s->format);
+		return -1;
+	}
+	if (s->stride == 0)
+		return 0;
+	long long adjust = s->stride > 0 ? 1 : -1;
+	double n = ((double)s->end + (double)adjust - (double)s->start) / (double)s->stride;
+	if (n > 10000000) {
+		ev_error(ev, TMPL_ERR_LIMIT, pos, "sequence too long (%.0f items)", n);
+		return -1;
+	}
+	for (long long i = s->start; s->stride > 0 ? i < s->end + adjust : i > s->end + adjust; i += s->stride) {
+		struct strbuf sb = STRBUF_INIT;
+		json_t *v = json_integer(i);
+		int rc = py_percent_format(ev, &sb, s->format, v, pos);
+		json_decref(v);
+		if (rc < 0) {
+			strbuf_release(&sb);
+			return -1;
+		}
+		json_array_append_new(out, json_stringn_nocheck(sb.buf ? sb.buf : "", sb.len));
+		strbuf_release(&sb);
+	}
+	return 0;
+}
+
+L(sequence)
+{
+	json_t *r = json_array();
+	json_t *all = json_copy(terms);
+	if (json_array_size(all) == 0 && kw && json_object_size(kw))
+		json_array_append_new(all, json_deep_copy(kw));
+	for (size_t i = 0; i < json_array_size(all); i++) {
+		json_t *t = json_array_get(all, i);
+		struct seq s = { .start = 1, .stride = 1, .format = xstrdup("%d") };
+		int rc = 0;
+		if (json_is_object(t)) {
+			json_t *kv = json_deep_copy(t);
+			rc = seq_kv(ev, &s, kv, pos);
+			json_decref(kv);
+		} else {
+			char *ts = val_to_cstr(t);
+			if (!seq_shortcut(&s, ts)) {
+				free(s.format);
+				s = (struct seq){ .start = 1, .stride = 1, .format = xstrdup("%d") };
+				json_t *kv = parse_kv(ts);
+				json_object_del(kv, "_raw_params");
+				rc = seq_kv(ev, &s, kv, pos);
+				json_decref(kv);
+			}
+			free(ts);
+		}
+		if (rc == 0)
+			rc = seq_run(ev, &s, r, pos);
+		free(s.format);
+		if (rc < 0) {
+			json_decref(r);
+			json_decref(all);
+			return NULL;
+		}
+	}
+	json_decref(all);
+	return r;
+}
+
+/* ---- files ------------------------------------------------------------ */
+
+static char *read_whole(const char *path, size_t *len)
+{
+	struct strbuf sb = STRBUF_INIT;
+	if (strbuf_read_file(&sb, path) < 0) {
+		strbuf_release(&sb);
+		return NULL;
+	}
+	*len = sb.len;
+	return strbuf_detach(&sb);
+}
+
+L(file)
+{
+	bool rstrip = !kw || !json_object_get(kw, "rstrip") || val_truthy(json_object_get(kw, "rstrip"));
+	bool lstrip = kw && val_truthy(json_object_get(kw, "lstrip"));
+	json_t *r = json_array();
+	for (size_t i = 0; i < json_array_size(terms); i++) {
+		char *name = val_to_cstr(json_array_get(terms, i));
+		char *path = tmpl_find_file(ev, name);
+		size_t len = 0;
+		char *text = path ? read_whole(path, &len) : NULL;
+		free(path);
+		if (!text) {
+			json_decref(r);
+			lerr(ev, pos, "could not locate file in lookup: %s", name);
+			free(name);
+			return NULL;
+		}
+		free(name);
+		size_t a = 0, b = len;
+		if (rstrip)
+			while (b > 0 && isspace((unsigned char)text[b - 1]))
+				b--;
+		if (lstrip)
+			while (a < b && isspace((unsigned char)text[a]))
+				a++;
+		json_array_append_new(r, json_stringn_nocheck(text + a, b - a));
+		free(text);
+	}
+	return r;
+}
+
+L(env)
+{
+	json_t *dflt = kw ? json_object_get(kw, "default") : NULL;
+	json_t *r = json_array();
+	for (size_t i = 0; i < json_array_size(terms); i++) {
+		char *name = val_to_cstr(json_array_get(terms, i));
+		const char *v = getenv(name);
+		free(name);
+		if (v) {
+			json_t *s = json_string(v);
+			json_array_append_new(r, s ? s : json_string(""));
+		} else {
+			json_array_append_new(r, dflt ? json_incref(dflt) : json_string(""));
+		}
+	}
+	return r;
+}
+
+static int run_cmd(struct ev *ev, const char *cmd, struct strbuf *out, size_t pos)
+{
+	if (!ev->env->allow_pipe) {
+		ev_error(ev, TMPL_ERR_LOOKUP, pos, "lookup of a command is not allowed here: %s", cmd);
+		return -1;
+	}
+	fflush(NULL);
+	FILE *fp = popen(cmd, "r");
+	if (!fp) {
+		ev_error(ev, TMPL_ERR_LOOKUP, pos, "cannot run command: %s", cmd);
+		return -1;
+	}
+	char buf[4096];
+	size_t n;
+	while ((n = fread(buf, 1, sizeof(buf), fp)) > 0)
+		if (out->len < (64u << 20))
+			strbuf_add(out, buf, n);
+	int st = pclose(fp);
+	if (st == -1 || !WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+		ev_error(ev, TMPL_ERR_LOOKUP, pos, "lookup_plugin.pipe(%s) returned %d", cmd,
+			 st != -1 && WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+		return -1;
+	}
+	return 0;
+}
+
+L(pipe)
+{
+	(void)kw;
+	json_t *r = json_array();
+	for (size_t i = 0; i < json_array_size(terms); i++) {
+		char *cmd = val_to_cstr(json_array_get(terms, i));
+		struct strbuf sb = STRBUF_INIT;
+		int rc = run_cmd(ev, cmd, &sb, pos);
+		free(cmd);
+		if (rc < 0) {
+			strbuf_release(&sb);
+			json_decref(r);
+			return NULL;
+		}
+		while (sb.len && isspace((unsigned char)sb.buf[sb.len - 1]))
+			sb.buf[--sb.len] = 0;
+		json_array_append_new(r, json_stringn_nocheck(sb.buf ? sb.buf : "", sb.len));
+		strbuf_release(&sb);
+	}
+	return r;
+}
+
+L(lines)
+{
+	(void)kw;
+	json_t *r = json_array();
+	for (size_t i = 0; i < json_array_size(terms); i++) {
+		char *cmd = val_to_cstr(json_array_get(terms, i));
+		struct strbuf sb = STRBUF_INIT;
+		int rc = run_cmd(ev, cmd, &sb, pos);
+		free(cmd);
+		if (rc < 0) {
+			strbuf_release(&sb);
+			json_decref(r);
+			return NULL;
+		}
+		size_t a = 0;
+		for (size_t j = 0; j < sb.len; j++)
+			if (sb.buf[j] == '\n') {
+				json_array_append_new(r, json_stringn_nocheck(sb.buf + a, j - a));
+				a = j + 1;
+			}
+		if (a < sb.len)
+			json_array_append_new(r, json_stringn_nocheck(sb.buf + a, sb.len - a));
+		strbuf_release(&sb);
+	}
+	return r;
+}
+
+L(first_found)
+{
+	bool skip = kw && val_truthy(json_object_get(kw, "skip"));
+	json_t *files = json_array();
+	json_t *paths = json_array();
+	for (size_t i = 0; i < json_array_size(terms); i++) {
+		json_t *t = json_array_get(terms, i);
+		if (json_is_object(t)) {
+			json_t *f = json_object_get(t, "files"), *p = json_object_get(t, "paths");
+			if (json_is_array(f))
+				json_array_extend(files, f);
+			else if (json_is_string(f))
+				json_array_append(files, f);
+			if (json_is_array(p))
+				json_array_extend(paths, p);
+			else if (json_is_string(p))
+				json_array_append(paths, p);
+			skip = skip || val_truthy(json_object_get(t, "skip"));
+		} else if (json_is_array(t)) {
+			json_array_extend(files, t);
+		} else {
+			json_array_append(files, t);
+		}
+	}
+	if (kw) {
+		json_t *f = json_object_get(kw, "files"), *p = json_object_get(kw, "paths");
+		if (json_is_array(f))
+			json_array_extend(files, f);
+		if (json_is_array(p))
+			json_array_extend(paths, p);
+	}
+	json_t *r = json_array();
+	for (size_t i = 0; i < json_array_size(files) && !json_array_size(r); i++) {
+		const char *f = json_string_value(json_array_get(files, i));
+		if (!f)
+			continue;
+		if (json_array_size(paths) && f[0] != '/') {
+			for (size_t j = 0; j < json_array_size(paths) && !json_array_size(r); j++) {
+				char *cand = xasprintf("%s/%s", val_s(json_array_get(paths, j)), f);
+				char *found = tmpl_find_file(ev, cand);
+				if (found)
+					json_array_append_new(r, json_string(found));
+				free(found);
+				free(cand);
+			}
+		} else {
+			char *found = tmpl_find_file(ev, f);
+			if (found) {
+				char *abs = found[0] == '/' ? xstrdup(found) : realpath(found, NULL);
+				json_array_append_new(r, json_string(abs ? abs : found));
+				free(abs);
+			}
+			free(found);
+		}
+	}
+	json_decref(files);
+	json_decref(paths);
+	if (!json_array_size(r) && !skip) {
+		json_decref(r);
+		return lerr(ev, pos, "%s", "No file was found when using first_found.");
+	}
+	return r;
+}
+
+L(fileglob)
+{
+	(void)kw;
+	json_t *r = json_array();
+	const char *const *sp = ev->env->search_path;
+	for (size_t i = 0; i < json_array_size(terms); i++) {
+		char *pat = val_to_cstr(json_array_get(terms, i));
+		size_t ndirs = 0;
+		if (pat[0] != '/' && sp)
+			while (sp[ndirs])
+				ndirs++;
+		for (size_t d = 0; d < (ndirs ? ndirs : 1); d++) {
+			char *full = pat[0] == '/' || !ndirs ? xstrdup(pat) : xasprintf("%s/%s", sp[d], pat);
+			glob_t g;
+			size_t before = json_array_size(r);
+			if (glob(full, 0, NULL, &g) == 0) {
+				for (size_t k = 0; k < g.gl_pathc; k++)
+					if (access(g.gl_pathv[k], R_OK) == 0)
+						json_array_append_new(r, json_string(g.gl_pathv[k]));
+				globfree(&g);
+			}
+			free(full);
+			if (json_array_size(r) > before)
+				break;
+		}
+		free(pat);
+	}
+	return r;
+}
+
+L(template)
+{
+	(void)kw;
+	json_t *r = json_array();
+	for (size_t i = 0; i < json_array_size(terms); i++) {
+		char *name = val_to_cstr(json_array_get(terms, i));
+		char *path = tmpl_find_file(ev, name);
+		size_t len;
+		char *text = path ? read_whole(path, &len) : NULL;
+		free(path);
+		if (!text) {
+			json_decref(r);
+			lerr(ev, pos, "the template file %s could not be found for the lookup", name);
+			free(name);
+			return NULL;
+		}
+		free(name);
+		char *out = ev_render_text(ev, text, false);
+		free(text);
+		if (!out) {
+			json_decref(r);
+			return NULL;
+		}
+		json_array_append_new(r, json_stringn_nocheck(out, strlen(out)));
+		free(out);
+	}
+	return r;
+}
+
+L(vars)
+{
+	json_t *dflt = kw ? json_object_get(kw, "default") : NULL;
+	json_t *r = json_array();
+	for (size_t i = 0; i < json_array_size(terms); i++) {
+		const char *name = json_string_value(json_array_get(terms, i));
+		if (!name) {
+			json_decref(r);
+			return lerr(ev, pos, "%s", "Invalid setting identifier, it must be a string");
+		}
+		json_t *v = ev_lookup_name(ev, name, pos);
+		if (!v && ev->failed) {
+			json_decref(r);
+			return NULL;
+		}
+		if (!v && !dflt) {
+			json_decref(r);
+			return lerr(ev, pos, "No variable found with this name: %s", name);
+		}
+		json_array_append_new(r, v ? v : json_incref(dflt));
+	}
+	return r;
+}
+
+static void flatten_all(json_t *out, json_t *l, int depth)
+{
+	for (size_t i = 0; i < json_array_size(l); i++) {
+		json_t *x = json_array_get(l, i);
+		if (json_is_array(x) && depth < 100)
+			flatten_all(out, x, depth + 1);
+		else
+			json_array_append(out, x);
+	}
+}
+
+L(items)
+{
+	(void)ev; (void)kw; (void)pos;
+	json_t *r = json_array();
+	for (size_t i = 0; i < json_array_size(terms); i++) {
+		json_t *x = json_array_get(terms, i);
+		if (json_is_array(x))
+			json_array_extend(r, x);
+		else
+			json_array_append(r, x);
+	}
+	return r;
+}
+
+L(flattened)
+{
+	(void)ev; (void)kw; (void)pos;
+	json_t *r = json_array();
+	flatten_all(r, terms, 0);
+	return r;
+}
+
+L(list)
+{
+	(void)ev; (void)kw; (void)pos;
+	return json_copy(terms);
+}
+
+L(indexed_items)
+{
+	(void)kw;
+	json_t *r = json_array();
+	json_t *src = json_array_size(terms) == 1 && json_is_array(json_array_get(terms, 0)) ? json_array_get(terms, 0) : terms;
+	(void)ev;
+	(void)pos;
+	for (size_t i = 0; i < json_array_size(src); i++)
+		json_array_append_new(r, json_pack("[IO]", (json_int_t)i, json_array_get(src, i)));
+	return r;
+}
+
+L(dict)
+{
+	(void)kw;
+	json_t *r = json_array();
+	for (size_t i = 0; i < json_array_size(terms); i++) {
+		json_t *d = json_array_get(terms, i);
+		if (!json_is_object(d)) {
+			json_decref(r);
+			char *s = val_to_cstr(d);
+			lerr(ev, pos, "with_dict expects a dict, got '%s'", s);
+			free(s);
+			return NULL;
+		}
+		const char *k;
+		json_t *v;
+		json_object_foreach(d, k, v)
+			json_array_append_new(r, json_pack("{sssO}", "key", k, "value", v));
+	}
+	return r;
+}
+
+L(together)
+{
+	(void)kw;
+	if (!json_array_size(terms))
+		return lerr(ev, pos, "%s", "with_together requires at least one element in each list");
+	size_t n = 0;
+	for (size_t i = 0; i < json_array_size(terms); i++) {
+		json_t *l = json_array_get(terms, i);
+		if (!json_is_array(l))
+			return lerr(ev, pos, "%s", "with_together requires lists");
+		if (json_array_size(l) > n)
+			n = json_array_size(l);
+	}
+	json_t *r = json_array();
+	for (size_t j = 0; j < n; j++) {
+		json_t *t = json_array();
+		for (size_t i = 0; i < json_array_size(terms); i++) {
+			json_t *x = json_array_get(json_array_get(terms, i), j);
+			json_array_append(t, x ? x : json_null());
+		}
+		json_array_append_new(r, t);
+	}
+	return r;
+}
+
+L(nested)
+{
+	(void)kw;
+	if (!json_array_size(terms))
+		return lerr(ev, pos, "%s", "with_nested requires at least one element in the nested list");
+	json_t *acc = json_array();
+	json_array_append_new(acc, json_array());
+	for (size_t i = 0; i < json_array_size(terms); i++) {
+		json_t *l = json_array_get(terms, i);
+		json_t *items = json_is_array(l) ? json_incref(l) : json_pack("[O]", l);
+		if (json_array_size(acc) * (json_array_size(items) ? json_array_size(items) : 1) > 1000000) {
+			json_decref(items);
+			json_decref(acc);
+			ev_error(ev, TMPL_ERR_LIMIT, pos, "with_nested: too many combinations");
+			return NULL;
+		}
+		json_t *next = json_array();
+		for (size_t a = 0; a < json_array_size(acc); a++)
+			for (size_t b = 0; b < json_array_size(items); b++) {
+				json_t *t = json_copy(json_array_get(acc, a));
+				json_array_append(t, json_array_get(items, b));
+				json_array_append_new(next, t);
+			}
+		json_decref(items);
+		json_decref(acc);
+		acc = next;
+	}
+	return acc;
+}
+
+L(subelements)
+{
+	json_t *list = json_array_get(terms, 0), *key = json_array_get(terms, 1);
+	json_t *flags = json_array_get(terms, 2);
+	bool skip = (json_is_object(flags) && val_truthy(json_object_get(flags, "skip_missing"))) ||
+		    (kw && val_truthy(json_object_get(kw, "skip_missing")));
+	if (json_is_object(list)) {
+		json_t *vals = json_array();
+		const char *k;
+		json_t *v;
+		json_object_foreach(list, k, v)
+			json_array_append(vals, v);
+		list = vals;
+	} else {
+		list = json_incref(list);
+	}
+	if (!json_is_array(list) || !json_is_string(key)) {
+		json_decref(list);
+		return lerr(ev, pos, "%s", "subelements lookup expects a list of two or three items");
+	}
+	json_t *fa = json_pack("[Ob]", key, skip);
+	json_t *r = ev_call_filter(ev, "subelements", list, fa, NULL, pos);
+	json_decref(fa);
+	json_decref(list);
+	return r;
+}
+
+L(random_choice)
+{
+	(void)kw;
+	(void)pos;
+	(void)ev;
+	if (!json_array_size(terms))
+		return json_array();
+	unsigned int st = (unsigned int)time(NULL) ^ (unsigned int)rand();
+	return json_pack("[O]", json_array_get(terms, (size_t)rand_r(&st) % json_array_size(terms)));
+}
+
+struct lookup_def {
+	const char *name;
+	json_t *(*fn)(struct ev *, json_t *, json_t *, size_t);
+};
+
+static const struct lookup_def lookups[] = {
+	{ "dict", l_dict },
+	{ "env", l_env },
+	{ "file", l_file },
+	{ "fileglob", l_fileglob },
+	{ "first_found", l_first_found },
+	{ "flattened", l_flattened },
+	{ "indexed_items", l_indexed_items },
+	{ "items", l_items },
+	{ "lines", l_lines },
+	{ "list", l_list },
+	{ "nested", l_nested },
+	{ "pipe", l_pipe },
+	{ "random_choice", l_random_choice },
+	{ "sequence", l_sequence },
+	{ "subelements", l_subelements },
+	{ "template", l_template },
+	{ "together", l_together },
+	{ "vars", l_vars },
+	{ NULL, NULL },
+};
+
+bool tmpl_has_lookup(const char *name)
+{
+	const char *dot = strrchr(name, '.');
+	if (dot)
+		name = dot + 1;
+	for (size_t i = 0; lookups[i].name; i++)
+		if (!strcmp(lookups[i].name, name))
+			return true;
+	return false;
+}
+
+json_t *lookup_run(struct ev *ev, const char *name, json_t *terms, json_t *kw, size_t pos)
+{
+	const char *dot = strrchr(name, '.');
+	if (dot)
+		name = dot + 1;
+	struct tmpl_env *env = ev->env;
+	if (env->lookup) {
+		json_t *out = NULL;
+		struct diag tmp = DIAG_INIT;
+		int rc = env->lookup(env->lookup_ud, name, terms, kw, &out, &tmp);
+		if (rc < 0) {
+			ev_error(ev, TMPL_ERR_LOOKUP, pos, "lookup '%s' failed: %s", name, diag_first_message(&tmp));
+			diag_release(&tmp);
+			return NULL;
+		}
+		diag_release(&tmp);
+		if (rc == 0)
+			return json_is_array(out) ? out : (out = json_pack("[o]", out ? out : json_null()));
+	}
+	for (size_t i = 0; lookups[i].name; i++)
+		if (!strcmp(lookups[i].name, name))
+			return lookups[i].fn(ev, terms, kw && json_object_size(kw) ? kw : NULL, pos);
+	ev_error(ev, TMPL_ERR_LOOKUP, pos, "lookup plugin (%s) not found", name);
+	return NULL;
+}
