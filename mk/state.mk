@@ -2,3 +2,9 @@
 libimc_la_SOURCES += \
 	src/state/vmstate.c src/state/vmstate.h \
 	src/state/store.c src/state/store.h
+
+# CLI tests of the state store, the deployment worker and the lifecycle
+# commands (dummy cloud).
+TESTS += tests/cli/t2001-lifecycle.sh tests/cli/t2002-worker-crash.sh
+EXTRA_DIST += tests/cli/t2001-lifecycle.sh tests/cli/t2002-worker-crash.sh \
+	tests/cli/data/t2-cluster.radl tests/cli/data/t2-add.radl

@@ -1,0 +1,88 @@
+#!/bin/sh
+# t2001: the lifecycle of an infrastructure on the dummy cloud, in text and
+# --json: create -> getstate -> getinfo -> addresource -> removeresource ->
+# stop/start -> export/import -> destroy (twice).
+. "$top_srcdir/tests/cli/lib.sh"
+R="$top_srcdir/tests/cli/data"
+json() { "$PYTHON3" -c "import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))" "$@"; }
+[ -n "${PYTHON3:-}" ] || PYTHON3=python3
+
+expect_exit 0 "create on the dummy cloud" -- "$IMC" create "$R/t2-cluster.radl"
+ID=$(head -1 "$TMPD/out")
+expect_grep '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$' "$TMPD/out" "create prints the id first"
+expect_grep '^VM 2 \(wn\): configured$' "$TMPD/out" "create follows per-VM progress"
+expect_grep 'The infrastructure is in state: configured' "$TMPD/out" "create ends configured"
+
+expect_exit 0 "getstate" -- "$IMC" getstate "$ID"
+expect_grep '^The infrastructure is in state: configured$' "$TMPD/out" "getstate says configured (IM's words)"
+expect_grep '^VM ID: 1 is in state: configured\.$' "$TMPD/out" "getstate lists each VM"
+expect_exit 0 "getstate --json" -- "$IMC" getstate --json "$ID"
+cp "$TMPD/out" "$TMPD/state.json"
+if [ "$(json "$TMPD/state.json" "d['format'], d['state']['state'], d['state']['vm_states']['2']")" = "(1, 'configured', 'configured')" ]; then ok "getstate --json has format, state and vm_states"; else not_ok "getstate --json shape"; cat "$TMPD/state.json"; fi
+expect_exit 0 "an id prefix is accepted" -- "$IMC" getstate "$(echo "$ID" | cut -c1-8)"
+
+expect_exit 0 "getinfo" -- "$IMC" getinfo "$ID"
+expect_grep '^Info about VM with ID: 0$' "$TMPD/out" "getinfo uses IM's header"
+expect_grep "net_interface.0.dns_name = 'wn-2.cluster'" "$TMPD/out" "getinfo expands #N# in names"
+expect_grep "provider.type = 'dummy'" "$TMPD/out" "getinfo shows the cloud"
+expect_exit 0 "getinfo ATTRIBUTE" -- "$IMC" getinfo "$ID" net_interface.0.ip
+expect_grep '^10\.' "$TMPD/out" "getinfo ATTRIBUTE prints values"
+expect_exit 0 "getvminfo --json" -- "$IMC" getvminfo --json "$ID" 1
+expect_grep '"format": 1' "$TMPD/out" "getvminfo --json has a format"
+expect_exit 66 "getvminfo of a missing VM" -- "$IMC" getvminfo "$ID" 9
+expect_exit 0 "getradl" -- "$IMC" getradl "$ID"
+expect_grep '^deploy wn 2' "$TMPD/out" "getradl gives the RADL back"
+expect_exit 0 "getcontmsg" -- "$IMC" getcontmsg "$ID"
+expect_grep '^Msg Contextualizator:' "$TMPD/out" "getcontmsg uses IM's header"
+expect_exit 0 "list" -- "$IMC" list
+expect_grep "^  $ID\$" "$TMPD/out" "list shows the infrastructure"
+
+expect_exit 0 "addresource" -- "$IMC" addresource "$ID" "$R/t2-add.radl"
+expect_grep '^Resources with IDs: 3 successfully added\.$' "$TMPD/out" "addresource numbers the new VM 3"
+expect_exit 0 "removeresource" -- "$IMC" removeresource "$ID" 1
+expect_grep '^Resources with IDs: 1 successfully deleted\.$' "$TMPD/out" "removeresource says which"
+expect_exit 0 "addresource --json" -- "$IMC" addresource --json "$ID" "$R/t2-add.radl"
+if [ "$(json "$TMPD/out" "d['added']")" = "[4]" ]; then ok "VM numbers are never reused"; else not_ok "VM numbers are never reused"; cat "$TMPD/out"; fi
+expect_exit 0 "getstate after add/remove" -- "$IMC" getstate "$ID"
+expect_no_grep '^VM ID: 1 ' "$TMPD/out" "removed VM is gone"
+expect_grep '^VM ID: 4 is in state: configured\.$' "$TMPD/out" "added VM is configured"
+
+expect_exit 0 "stop" -- "$IMC" stop "$ID"
+expect_grep '^Infrastructure successfully stopped$' "$TMPD/out" "stop uses IM's words"
+expect_exit 0 "getstate stopped" -- "$IMC" getstate "$ID"
+expect_grep '^The infrastructure is in state: stopped$' "$TMPD/out" "infrastructure stopped"
+expect_exit 0 "start --json" -- "$IMC" start --json "$ID"
+expect_grep '"started": true' "$TMPD/out" "start --json"
+expect_exit 0 "getstate started" -- "$IMC" getstate "$ID"
+expect_grep '^The infrastructure is in state: configured$' "$TMPD/out" "started VMs come back configured"
+expect_exit 0 "stopvm" -- "$IMC" stopvm "$ID" 2
+expect_grep '^VM successfully stopped$' "$TMPD/out" "stopvm uses IM's words"
+expect_exit 0 "rebootvm" -- "$IMC" rebootvm "$ID" 2
+expect_exit 0 "startvm" -- "$IMC" startvm "$ID" 2
+
+expect_exit 0 "export --delete" -- "$IMC" export --delete "$ID"
+cp "$TMPD/out" "$TMPD/export.json"
+expect_grep '"kind": "imc-infrastructure"' "$TMPD/export.json" "export is JSON"
+expect_exit 0 "list after export --delete" -- "$IMC" list
+expect_grep '^No Infrastructures\.$' "$TMPD/out" "export --delete forgets it"
+expect_exit 0 "import" -- "$IMC" import "$TMPD/export.json"
+expect_grep "^New Inf: $ID\$" "$TMPD/out" "import keeps the id"
+expect_exit 0 "getstate after import" -- "$IMC" getstate "$ID"
+expect_grep '^VM ID: 4 is in state: configured\.$' "$TMPD/out" "import restores the VMs"
+expect_exit 0 "import again gets a new id" -- "$IMC" import --json "$TMPD/export.json"
+ID2=$(json "$TMPD/out" "d['id']")
+[ "$ID2" != "$ID" ] && ok "second import has its own id" || not_ok "second import has its own id"
+
+expect_exit 0 "destroy" -- "$IMC" destroy "$ID"
+expect_grep '^Infrastructure successfully destroyed$' "$TMPD/out" "destroy uses IM's words"
+[ ! -e "$IMC_HOME/infra/$ID" ] && ok "destroy removes the infrastructure's directory" || not_ok "destroy removes the directory"
+expect_exit 0 "second destroy is a no-op" -- "$IMC" destroy "$ID"
+expect_grep 'already destroyed' "$TMPD/out" "second destroy says so"
+expect_exit 66 "getstate of a destroyed infrastructure" -- "$IMC" getstate "$ID"
+expect_grep 'destroyed' "$TMPD/err" "getstate says it was destroyed"
+expect_exit 0 "destroy --json" -- "$IMC" destroy --json "$ID2"
+expect_grep '"destroyed": true' "$TMPD/out" "destroy --json"
+expect_exit 66 "destroy of an unknown id" -- "$IMC" destroy 0123abcd
+expect_exit 0 "list is empty" -- "$IMC" list --json
+expect_grep '"infrastructures": \[\]' "$TMPD/out" "list --json"
+done_testing
