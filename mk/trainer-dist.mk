@@ -12,6 +12,7 @@ imc_train_SOURCES += src/trainer/dist.h src/trainer/dist-internal.h \
 EXTRA_DIST += docs/imc-train-protocol.md
 
 DIST_CLI_TESTS = tests/cli/t6001-dist-sync.sh tests/cli/t6002-dist-async.sh \
-	tests/cli/t6003-dist-hostile.sh
+	tests/cli/t6003-dist-hostile.sh tests/cli/t6004-dist-worker-loss.sh \
+	tests/cli/t6005-dist-resume.sh
 TESTS += $(DIST_CLI_TESTS)
 EXTRA_DIST += $(DIST_CLI_TESTS) tests/cli/t6-dist-lib.sh tests/cli/t6-attack.py
