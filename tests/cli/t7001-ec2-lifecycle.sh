@@ -43,7 +43,7 @@ expect_eq "$(grep -c '^vm [0-2] .* off ' "$DOUT")" 3 "every VM is off after dest
 expect_eq "$(ep_count TerminateInstances)" 3 "destroy terminates the three instances"
 expect_eq "$(ep_count DeleteKeyPair)" 1 "destroy deletes the key pair"
 expect_eq "$(ep_count DeleteSecurityGroup)" 1 "destroy deletes the security group"
-expect_eq "$(ep_left instances)/$(ep_left security_groups)/$(ep_left key_pairs)" 0/0/0 "nothing is left in the cloud"
+expect_eq "$(ep_left3)" 0/0/0 "nothing is left in the cloud"
 expect_no_violations
 
 # Orphans: the store lost VM 1's instance id; destroy finds it by its
@@ -52,14 +52,14 @@ start_endpoint
 drive $NETS $VMS create forget:1 destroy
 drive_ok "destroy with a lost instance id"
 expect_grep '^vm 1 wn off us-east-1;i-' "$DOUT" "a VM whose id was lost is found by its client token and destroyed"
-expect_eq "$(ep_left instances)/$(ep_left security_groups)/$(ep_left key_pairs)" 0/0/0 "nothing is left after destroy of a VM with a lost id"
+expect_eq "$(ep_left3)" 0/0/0 "nothing is left after destroy of a VM with a lost id"
 start_endpoint
 drive $NETS vm:0:ps:$IMG:t3.micro vm:1:wn:$IMG:t3.micro create
 expect_eq "$(ep_left instances)" 2 "two instances before the store 'loses' them"
 drive $NETS cleanup
 drive_ok "cleanup_infra succeeds"
 expect_eq "$(ep_count TerminateInstances)" 1 "cleanup terminates the tagged orphans in one call"
-expect_eq "$(ep_left instances)/$(ep_left security_groups)/$(ep_left key_pairs)" 0/0/0 "cleanup leaves nothing"
+expect_eq "$(ep_left3)" 0/0/0 "cleanup leaves nothing"
 drive $NETS cleanup
 drive_ok "cleanup is idempotent"
 expect_no_violations

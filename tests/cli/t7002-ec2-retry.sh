@@ -37,7 +37,7 @@ expect_eq "$(ep_left launched)" 3 "still exactly 3 instances after a second crea
 expect_eq "$(grep -c '^vm [0-2] .* running ' "$DOUT")" 3 "the same three VMs are reported running"
 drive $NETS $VMS destroy
 drive_ok "destroy"
-expect_eq "$(ep_left instances)/$(ep_left security_groups)/$(ep_left key_pairs)" 0/0/0 "nothing is left"
+expect_eq "$(ep_left3)" 0/0/0 "nothing is left"
 expect_no_violations
 
 # Throttled for good: 5 attempts (botocore's max_attempts), then a clear error.
@@ -50,7 +50,7 @@ expect_grep "gave up after 5 attempts" "$DERR" "the error says it gave up after 
 expect_grep '^vm 0 ps failed' "$DOUT" "the VM is failed"
 drive $NETS vm:0:ps:$IMG:t3.micro destroy cleanup
 drive_ok "destroy after the failure"
-expect_eq "$(ep_left instances)/$(ep_left security_groups)/$(ep_left key_pairs)" 0/0/0 "nothing is left after the failure"
+expect_eq "$(ep_left3)" 0/0/0 "nothing is left after the failure"
 
 # The endpoint unreachable: connection errors are retried, then reported.
 stop_endpoint

@@ -23,7 +23,7 @@ expect_eq "$(grep -c '^vm [0-2] .* failed' "$DOUT")" 3 "every VM is failed"
 expect_eq "$(ep_left security_groups)/$(ep_left key_pairs)" 1/1 "the group and key made before the failure exist"
 IMC_LOG=trace drive -a "$TAUTH" $NETS $VMS destroy cleanup; keep
 expect_eq "$DRC" 0 "destroy after the failure succeeds"
-expect_eq "$(ep_left instances)/$(ep_left security_groups)/$(ep_left key_pairs)" 0/0/0 "destroy removes the group and the key pair"
+expect_eq "$(ep_left3)" 0/0/0 "destroy removes the group and the key pair"
 expect_eq "$(ep_left launched)" 0 "no instance was ever launched"
 expect_no_violations
 
@@ -34,7 +34,7 @@ expect_grep "ec2 \(us-east-1\): cannot create VM 0 .*InvalidAMIID.NotFound: The 
 expect_eq "$(ep_count RunInstances InvalidAMIID.NotFound)" 1 "InvalidAMIID is not retried"
 drive $NETS vm:0:ps:$IMG:t3.micro destroy; keep
 drive_ok "destroy after a bad image"
-expect_eq "$(ep_left instances)/$(ep_left security_groups)/$(ep_left key_pairs)" 0/0/0 "nothing is left"
+expect_eq "$(ep_left3)" 0/0/0 "nothing is left"
 
 : >"$EP_LOG"
 drive $NETS vm:0:ps:aws://us-east-1/not-an-ami create; keep

@@ -58,7 +58,7 @@ expect_eq "$(ep_count TerminateInstances)" 3 "destroy terminated the three insta
 # DeleteKeyPair is idempotent: the last vm_destroy and cleanup_infra may both send it
 if [ "$(ep_count DeleteKeyPair)" -ge 1 ]; then ok "destroy deleted the key pair"; else not_ok "destroy deleted the key pair"; fi
 expect_eq "$(ep_count DeleteSecurityGroup)" 2 "destroy deleted the two security groups (one per network)"
-expect_eq "$(ep_left instances)/$(ep_left security_groups)/$(ep_left key_pairs)" 0/0/0 "nothing is left in the cloud"
+expect_eq "$(ep_left3)" 0/0/0 "nothing is left in the cloud"
 expect_no_violations
 
 # UnauthorizedOperation: a clear failure, then destroy cleans up.
@@ -74,7 +74,7 @@ if grep -q 'UnauthorizedOperation' "$OUTS"; then ok "the cause (UnauthorizedOper
 expect_eq "$(ep_count RunInstances UnauthorizedOperation)" 3 "each launch was tried once, not retried"
 run "$IMC" -a "$TMPD/auth.dat" destroy "$ID"
 expect_eq "$RC" 0 "destroy after the failure exits 0"
-expect_eq "$(ep_left instances)/$(ep_left security_groups)/$(ep_left key_pairs)" 0/0/0 "nothing is left after the failed create"
+expect_eq "$(ep_left3)" 0/0/0 "nothing is left after the failed create"
 expect_no_violations
 
 for s in "$SK" "$AK"; do

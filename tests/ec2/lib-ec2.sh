@@ -65,6 +65,10 @@ PYEOF
 ep_left() {
 	"$PY" -c 'import json,sys; v=json.load(open(sys.argv[1]))[sys.argv[2]]; print(v if isinstance(v,int) else len(v))' "$EP_STATE" "$1"
 }
+# ep_left3: "INSTANCES/GROUPS/KEYS" still held, in one python run
+ep_left3() {
+	"$PY" -c 'import json,sys; v=json.load(open(sys.argv[1])); print("%d/%d/%d" % (len(v["instances"]), len(v["security_groups"]), len(v["key_pairs"])))' "$EP_STATE"
+}
 expect_no_violations() {
 	if grep -q '"violations"' "$EP_LOG"; then
 		not_ok "every request matches the EC2 model and is correctly signed"
