@@ -5,6 +5,10 @@ libimc_la_SOURCES += \
 
 # CLI tests of the state store, the deployment worker and the lifecycle
 # commands (dummy cloud).
-TESTS += tests/cli/t2001-lifecycle.sh tests/cli/t2002-worker-crash.sh
+TESTS += tests/cli/t2001-lifecycle.sh tests/cli/t2002-worker-crash.sh \
+	tests/cli/t2003-concurrency.sh tests/cli/t2004-errors-secrets.sh \
+	tests/cli/t2005-plan-examples.sh
 EXTRA_DIST += tests/cli/t2001-lifecycle.sh tests/cli/t2002-worker-crash.sh \
+	tests/cli/t2003-concurrency.sh tests/cli/t2004-errors-secrets.sh \
+	tests/cli/t2005-plan-examples.sh \
 	tests/cli/data/t2-cluster.radl tests/cli/data/t2-add.radl

@@ -200,13 +200,14 @@ static int parse_line(struct auth_cred *c, const char *path, int lineno, const c
 		      size_t len, struct diag *d)
 {
 	size_t i = 0;
+	int item = 0;
 	while (i < len) {
 		/* one item: up to the next unquoted ';' */
+		item++;
 		struct strbuf key = STRBUF_INIT, val = STRBUF_INIT;
 		bool seen_eq = false;
 		size_t qlo = SIZE_MAX, qhi = 0; /* quoted span of the value */
 		char quote = 0;
-		size_t start = i;
 		for (; i < len; i++) {
 			char ch = s[i];
 			if (quote) {
@@ -245,8 +246,8 @@ static int parse_line(struct auth_cred *c, const char *path, int lineno, const c
 		if (blank_item) {
 			/* an empty item: a trailing or doubled ';' */
 		} else if (!seen_eq) {
-			error_at(d, path, lineno, "auth item '%.*s' has no '=' (want 'key = value')",
-				 (int)(i - start > 40 ? 40 : i - start), s + start);
+			/* the text is not echoed: it may be a secret missing its key */
+			error_at(d, path, lineno, "auth item %d has no '=' (want 'key = value')", item);
 			bad = true;
 		} else if (!*k) {
 			error_at(d, path, lineno, "auth item has an empty key");
@@ -342,6 +343,11 @@ static int parse_json(struct auth_file *af, const char *text, size_t len, struct
 	json_error_t jerr;
 	json_t *root = json_loadb(text, len, 0, &jerr);
 	if (!root) {
+		/* jansson quotes the offending token ("near '...'"): it may be a
+		 * secret, so the message stops before it */
+		char *near = strstr(jerr.text, " near ");
+		if (near)
+			*near = '\0';
 		error_at(d, af->path, jerr.line > 0 ? jerr.line : 1, "invalid JSON auth file: %s", jerr.text);
 		return -1;
 	}
