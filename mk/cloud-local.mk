@@ -1,4 +1,4 @@
-# src/cloud/local*: the local backend (network namespaces running OpenSSH),
+# src/cloud/local*: the local backend (network namespaces running OpenSSH; docs/local.md),
 # the ed25519 key generation it and the deployment worker use, and its tests.
 libimc_la_SOURCES += \
 	src/cloud/local.c src/cloud/local.h \
@@ -30,4 +30,4 @@ LOCAL_CLI_TESTS = tests/cli/t3001-local-cloud.sh tests/cli/t3002-local-crash.sh 
 TESTS += $(LOCAL_CLI_TESTS)
 EXTRA_DIST += $(LOCAL_CLI_TESTS)
 # bench: top_builddir=. sh $(top_srcdir)/bench/local_up.sh [COUNT...]
-EXTRA_DIST += bench/local_up.sh
+EXTRA_DIST += bench/local_up.sh docs/local.md

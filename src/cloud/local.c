@@ -35,6 +35,13 @@
 #define DEFAULT_NET "local-default"
 #define ROOTLESS_PORT 2222
 
+static double since(const struct timespec *t0)
+{
+	struct timespec t1;
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	return (double)(t1.tv_sec - t0->tv_sec) + (double)(t1.tv_nsec - t0->tv_nsec) / 1e9;
+}
+
 static double ready_timeout(void)
 {
 	const char *e = getenv("IMC_LOCAL_READY_TIMEOUT");
@@ -438,6 +445,7 @@ static int local_vm_create(struct cloud_session *s, struct cloud_vm *vms, size_t
 		local_hosts_update(&c, &tmp);
 		diag_release(&tmp);
 	}
+	log_debug(LOCAL_LOG, "files and keys ready after %.3f s", since(&t0));
 	if (c.mode == LOCAL_NETNS) {
 		/* plumb only the VMs still going */
 		struct local_vm *go = xcalloc(n ? n : 1, sizeof(*go));
@@ -465,6 +473,7 @@ static int local_vm_create(struct cloud_session *s, struct cloud_vm *vms, size_t
 	}
 	local_unlock(lk);
 	lk = -1;
+	log_debug(LOCAL_LOG, "namespaces and links ready after %.3f s", since(&t0));
 	fault_point("plumb");
 
 	for (size_t i = 0; i < n; i++) {
@@ -475,6 +484,7 @@ static int local_vm_create(struct cloud_session *s, struct cloud_vm *vms, size_t
 		jobs[i].skip = failed[i];
 	}
 	run_pool(jobs, n, job_boot);
+	log_debug(LOCAL_LOG, "sshds ready after %.3f s", since(&t0));
 
 	size_t nok = 0;
 	for (size_t i = 0; i < n; i++) {
