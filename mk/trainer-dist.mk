@@ -16,3 +16,14 @@ DIST_CLI_TESTS = tests/cli/t6001-dist-sync.sh tests/cli/t6002-dist-async.sh \
 	tests/cli/t6005-dist-resume.sh
 TESTS += $(DIST_CLI_TESTS)
 EXTRA_DIST += $(DIST_CLI_TESTS) tests/cli/t6-dist-lib.sh tests/cli/t6-attack.py
+
+if HAVE_CMOCKA
+check_PROGRAMS += tests/unit/test-wire tests/unit/test-cluster
+TESTS += tests/unit/test-wire tests/unit/test-cluster
+tests_unit_test_wire_SOURCES = tests/unit/test-wire.c
+tests_unit_test_wire_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_wire_LDADD = $(UNIT_LIBS)
+tests_unit_test_cluster_SOURCES = tests/unit/test-cluster.c
+tests_unit_test_cluster_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_cluster_LDADD = $(UNIT_LIBS)
+endif
