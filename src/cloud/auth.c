@@ -403,7 +403,7 @@ struct auth_file *auth_file_parse(const char *path, const char *text, size_t len
 	size_t k = 0;
 	while (k < len && isspace((unsigned char)text[k]))
 		k++;
-	int rc = (k < len && text[k] == '[') ? parse_json(af, text, len, d)
+	int rc = (k < len && (text[k] == '[' || text[k] == '{')) ? parse_json(af, text, len, d)
 					      : parse_lines(af, text, len, d);
 	if (rc < 0) {
 		auth_file_free(af);
