@@ -11,7 +11,7 @@ start_endpoint --not-found-first 1
 NETS="net:public:public:8080/tcp,10.0.0.0/8-2222:2230/udp,0/icmp net:private:private"
 VMS="vm:0:ps:$IMG:t3.micro vm:1:wn:$IMG:-:2:4000:0:20 vm:2:wn:$IMG:-:2:4000"
 
-drive $NETS $VMS create update
+drive $NETS $VMS user:0:ubuntu user:2:trainer create update
 drive_ok "create 1 ps + 2 workers"
 expect_grep '^vm 0 ps running us-east-1;i-[0-9a-f]+ [0-9.]+ [0-9.]+$' "$DOUT" "ps is running with a private and a public address"
 expect_eq "$(grep -c '^vm [12] wn running us-east-1;i-' "$DOUT")" 4 "both workers running after create and after update"
@@ -28,6 +28,17 @@ expect_grep '"BlockDeviceMapping.1.Ebs.VolumeSize": "19"' "$EP_LOG" "disk.1 of 2
 expect_grep '"IpPermissions.1.IpRanges.1.CidrIp": "10.0.0.0/8"' "$EP_LOG" "outport CIDR is used"
 expect_grep '"IpPermissions.1.Groups.1.GroupId": "sg-' "$EP_LOG" "traffic from the group itself is allowed"
 expect_grep '"IpPermissions.1.FromPort": "22"' "$EP_LOG" "22/tcp is open on the public network"
+"$PY" - "$EP_LOG" "$PUBKEY" >"$TMPD/ud" <<'PYEOF'
+import base64, json, sys
+for line in open(sys.argv[1]):
+    e = json.loads(line)
+    if e["action"] == "RunInstances":
+        ud = e["params"].get("UserData")
+        print(e["params"]["ClientToken"][-1], base64.b64decode(ud).decode() if ud else "-")
+PYEOF
+expect_grep '^0 -$' "$TMPD/ud" "the image's default user (ubuntu) needs no user data"
+expect_grep '^  - name: trainer$' "$TMPD/ud" "another login user is created by cloud-init user data"
+expect_grep "^      - \"$PUBKEY\"\$" "$TMPD/ud" "with the infrastructure's public key"
 
 : >"$EP_LOG"
 drive $NETS $VMS update stop:1 start:1 reboot:2

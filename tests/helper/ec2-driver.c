@@ -5,6 +5,7 @@
  *
  *   ec2-driver -a AUTHLINE -i INFRA [-k PUBKEY] [-H HOME] ITEM... OP...
  *   ITEM: net:NAME:public|private[:OUTPORTS]
+ *         user:NUM:NAME (login user of VM NUM)
  *         vm:NUM:SYSTEM:IMAGE[:TYPE|-[:CPUS:MEMORY_MB:GPUS[:DISK1_GB]]]
  *               (one NIC on the first network; MB and GB are decimal, as in RADL)
  *   OP:   create  update  stop:NUM  start:NUM  reboot:NUM  destroy  cleanup
@@ -143,6 +144,10 @@ int main(int argc, char **argv)
 				v->ndisks = 1;
 			}
 			nvms++;
+		} else if (strcmp(kind, "user") == 0) {
+			struct cloud_vm *v = vm_by_num(field(&p));
+			if (v && p)
+				v->user = xstrdup(p);
 		} else {
 			if (!s.priv && drv->open(&s, &d) < 0) {
 				free(arg);
