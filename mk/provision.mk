@@ -1,2 +1,15 @@
-# src/provision: SSH sessions, the task executor, templating, modules.
-libimc_la_SOURCES += src/provision/provision.h src/provision/provision.c
+# src/provision: SSH sessions, the task executor, modules (templating is in
+# provision-template.mk).
+libimc_la_SOURCES += src/provision/provision.h src/provision/provision.c \
+	src/provision/task.h \
+	src/provision/play-yaml.c src/provision/play-load.c \
+	src/provision/exec-args.c src/provision/exec-vars.c src/provision/exec-tmpl.c \
+	src/provision/exec-task.c src/provision/exec-play.c src/provision/exec-async.c \
+	src/provision/conn-local.c src/provision/conn-ssh.c \
+	src/provision/output.c \
+	src/provision/mod-table.c src/provision/mod-util.c src/provision/mod-hash.c \
+	src/provision/mod-command.c src/provision/mod-raw.c src/provision/mod-copy.c \
+	src/provision/mod-file.c src/provision/mod-lineinfile.c src/provision/mod-stat.c \
+	src/provision/mod-control.c src/provision/mod-setup.c
+
+EXTRA_DIST += tests/differential/run.sh tests/cli/t4-lib-sshd.sh

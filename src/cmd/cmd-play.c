@@ -1,16 +1,299 @@
-/* cmd-play.c: 'imc play' (placeholder until its subsystem lands). */
+/* cmd-play.c: 'imc play PLAYBOOK': runs an Ansible play list with imc's
+ * built-in executor, on this machine (--connection local, like
+ * `ansible-playbook -c local`) or on SSH hosts given with -H, printing
+ * Ansible's output shape and optionally writing the json callback document
+ * (--results FILE). The playbook is checked before anything runs. */
 #include "config.h"
 
-#include <stdio.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "cmd/cmd.h"
+#include "provision/task.h"
+#include "util/log.h"
+#include "util/xalloc.h"
 #include "util/banned.h"
+
+static const char usage_text[] =
+	"usage: imc play [options] PLAYBOOK.yml\n"
+	"  -c, --connection local|ssh  where tasks run (default local)\n"
+	"  -e, --extra-vars K=V|JSON|@FILE  extra variables (repeatable)\n"
+	"  -i, --inventory-host NAME   inventory name of the local host (default localhost)\n"
+	"  -H, --host NAME=USER@ADDR[:PORT]  an SSH host (repeatable; needs --key)\n"
+	"  -k, --key FILE              private key for SSH hosts\n"
+	"      --known-hosts FILE      host keys: pinned on first contact (appended as\n"
+	"                              'NAME TYPE BASE64'), verified afterwards\n"
+	"  -g, --group GROUP=NAME[,NAME]  put hosts in a group (repeatable)\n"
+	"  -f, --forks N               hosts run in parallel (default 16)\n"
+	"  -r, --results FILE          write the results as Ansible's json callback\n"
+	"  -q, --quiet                 do not print the task log\n";
+
+static int add_extra(json_t *extra, const char *arg, struct diag *d)
+{
+	json_t *v = NULL;
+	if (arg[0] == '@') {
+		struct strbuf sb = STRBUF_INIT;
+		if (strbuf_read_file(&sb, arg + 1) < 0) {
+			diag_error(d, IMC_EXIT_NOINPUT, NULL, "cannot read '%s': %m", arg + 1);
+			strbuf_release(&sb);
+			return -1;
+		}
+		v = yaml_load(sb.buf ? sb.buf : "", sb.len, arg + 1, 0, NULL, d);
+		strbuf_release(&sb);
+	} else if (arg[0] == '{' || arg[0] == '[') {
+		v = yaml_load(arg, strlen(arg), "-e", 0, NULL, d);
+	} else
+		v = args_parse_kv(arg, false, d);
+	if (!v)
+		return -1;
+	if (!json_is_object(v)) {
+		diag_error(d, IMC_EXIT_USAGE, NULL, "extra vars must be a mapping: '%s'", arg);
+		json_decref(v);
+		return -1;
+	}
+	json_object_del(v, "_raw_params");
+	json_object_update(extra, v);
+	json_decref(v);
+	return 0;
+}
+
+static void group_add(json_t *groups, const char *g, const char *h)
+{
+	json_t *a = json_object_get(groups, g);
+	if (!a) {
+		a = json_array();
+		json_object_set_new(groups, g, a);
+	}
+	size_t i;
+	json_t *e;
+	json_array_foreach(a, i, e)
+		if (!strcmp(json_string_value(e), h))
+			return;
+	json_array_append_new(a, json_string(h));
+}
+
+struct pin_ctx {
+	const char *file;
+	const char *name;
+};
+
+/* "NAME TYPE BASE64" lines: the pinned key of name, or NULL */
+static char *pin_lookup(const char *file, const char *name)
+{
+	struct strbuf sb = STRBUF_INIT;
+	char *r = NULL;
+	if (strbuf_read_file(&sb, file) == 0) {
+		size_t nl = strlen(name);
+		for (const char *p = sb.buf; p && *p;) {
+			if (!strncmp(p, name, nl) && p[nl] == ' ') {
+				size_t n = strcspn(p + nl + 1, "\n");
+				r = xstrndup(p + nl + 1, n);
+			}
+			p = strchr(p, '\n');
+			if (p)
+				p++;
+		}
+	}
+	strbuf_release(&sb);
+	return r;
+}
+
+static void pin_store(void *opaque, const char *key)
+{
+	struct pin_ctx *pc = opaque;
+	FILE *fp = fopen(pc->file, "a");
+	if (fp) {
+		fprintf(fp, "%s %s\n", pc->name, key);
+		fclose(fp);
+	}
+}
 
 int cmd_play(struct imc_ctx *ctx, int argc, char **argv)
 {
-	(void)ctx;
-	if (cmd_help_requested(argc, argv))
+	if (cmd_help_requested(argc, argv)) {
+		fputs(usage_text, stdout);
 		return IMC_EXIT_OK;
-	fprintf(stderr, "imc play: error: not implemented yet\n");
-	return IMC_EXIT_SOFTWARE;
+	}
+	static const struct option opts[] = {
+		{ "connection", required_argument, NULL, 'c' },
+		{ "extra-vars", required_argument, NULL, 'e' },
+		{ "inventory-host", required_argument, NULL, 'i' },
+		{ "host", required_argument, NULL, 'H' },
+		{ "key", required_argument, NULL, 'k' },
+		{ "group", required_argument, NULL, 'g' },
+		{ "forks", required_argument, NULL, 'f' },
+		{ "results", required_argument, NULL, 'r' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "json", no_argument, NULL, 'J' },
+		{ "known-hosts", required_argument, NULL, 'K' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *connection = "local", *inv_host = "localhost", *key = NULL, *results = NULL;
+	const char *known_hosts = NULL;
+	bool quiet = false;
+	int forks = 16;
+	struct diag d = DIAG_INIT;
+	json_t *extra = json_object();
+	json_t *ssh_hosts = json_array();
+	json_t *groups = json_object();
+	int rc = IMC_EXIT_OK;
+	struct task_playbook *pb = NULL;
+	struct task_run *run = NULL;
+	struct task_out out;
+	out_init(&out);
+	int c;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "+c:e:i:H:k:g:f:r:q", opts, NULL)) != -1) {
+		switch (c) {
+		case 'c': connection = optarg; break;
+		case 'e':
+			if (add_extra(extra, optarg, &d) < 0) {
+				rc = cmd_report(ctx, &d);
+				goto out;
+			}
+			break;
+		case 'i': inv_host = optarg; break;
+		case 'H': json_array_append_new(ssh_hosts, json_string(optarg)); break;
+		case 'k': key = optarg; break;
+		case 'g': {
+			const char *eq = strchr(optarg, '=');
+			if (!eq) {
+				rc = cmd_usage_error("play", "--group wants GROUP=NAME[,NAME]");
+				goto out;
+			}
+			char *g = xstrndup(optarg, (size_t)(eq - optarg));
+			char *list = xstrdup(eq + 1), *save = NULL;
+			for (char *t = strtok_r(list, ",", &save); t; t = strtok_r(NULL, ",", &save))
+				group_add(groups, g, t);
+			free(g);
+			free(list);
+			break;
+		}
+		case 'f': forks = (int)strtol(optarg, NULL, 10); break;
+		case 'r': results = optarg; break;
+		case 'q': quiet = true; break;
+		case 'J': break;
+		case 'K': known_hosts = optarg; break;
+		default:
+			rc = cmd_usage_error("play", "unknown option");
+			goto out;
+		}
+	}
+	if (optind != argc - 1) {
+		rc = cmd_usage_error("play", "one PLAYBOOK file is required");
+		goto out;
+	}
+	if (strcmp(connection, "local") && strcmp(connection, "ssh")) {
+		rc = cmd_usage_error("play", "--connection must be 'local' or 'ssh'");
+		goto out;
+	}
+	if (!strcmp(connection, "ssh") && (!json_array_size(ssh_hosts) || !key)) {
+		rc = cmd_usage_error("play", "--connection ssh needs -H NAME=USER@ADDR[:PORT] and --key");
+		goto out;
+	}
+	signal(SIGPIPE, SIG_IGN);
+	log_init(ctx->verbose);
+	pb = play_load_file(argv[optind], NULL, &d);
+	if (!pb) {
+		rc = cmd_report(ctx, &d);
+		goto out;
+	}
+	run = task_run_new();
+	run->forks = forks > 0 ? forks : 1;
+	json_decref(run->extra_vars);
+	run->extra_vars = json_incref(extra);
+	out.fp = quiet ? NULL : stdout;
+	if (results)
+		out.results = json_pack("{s:[]}", "plays");
+	run->out = &out;
+	json_t *all = json_array();
+	if (!strcmp(connection, "local")) {
+		struct task_host *h = task_host_new(inv_host, conn_local_open(), NULL);
+		json_object_set_new(h->vars, "ansible_connection", json_string("local"));
+		run->hosts = xcalloc(1, sizeof(*run->hosts));
+		run->hosts[run->nhosts++] = h;
+		json_array_append_new(all, json_string(inv_host));
+	} else {
+		run->hosts = xcalloc(json_array_size(ssh_hosts), sizeof(*run->hosts));
+		size_t i;
+		json_t *e;
+		json_array_foreach(ssh_hosts, i, e) {
+			const char *spec = json_string_value(e);
+			const char *eq = strchr(spec, '='), *at = eq ? strchr(eq, '@') : NULL;
+			if (!eq || !at) {
+				rc = cmd_usage_error("play", "bad --host '%s' (want NAME=USER@ADDR[:PORT])", spec);
+				json_decref(all);
+				goto out;
+			}
+			char *name = xstrndup(spec, (size_t)(eq - spec));
+			char *user = xstrndup(eq + 1, (size_t)(at - eq - 1));
+			char *addr = xstrdup(at + 1);
+			int port = 22;
+			char *colon = strrchr(addr, ':');
+			if (colon) {
+				*colon = 0;
+				port = (int)strtol(colon + 1, NULL, 10);
+			}
+			char *pinned = known_hosts ? pin_lookup(known_hosts, name) : NULL;
+			struct pin_ctx pc = { known_hosts, name };
+			struct conn_ssh_opts o = { .host = addr, .port = port, .user = user,
+						   .key_path = key, .timeout = 30, .pinned_key = pinned,
+						   .on_hostkey = known_hosts ? pin_store : NULL,
+						   .opaque = &pc };
+			struct task_conn *conn = conn_ssh_open(&o, &d);
+			struct task_host *h = task_host_new(name, conn, NULL);
+			h->index = (int)i;
+			json_object_set_new(h->vars, "ansible_host", json_string(addr));
+			json_object_set_new(h->vars, "ansible_port", json_integer(port));
+			json_object_set_new(h->vars, "ansible_user", json_string(user));
+			run->hosts[run->nhosts++] = h;
+			json_array_append_new(all, json_string(name));
+			if (!conn) {
+				h->unreachable = true;
+				h->failed = true;
+				h->st.unreachable++;
+				fprintf(stderr, "imc play: %s: %s\n", name, diag_first_message(&d));
+				diag_release(&d);
+				diag_init(&d);
+			}
+			free(name);
+			free(user);
+			free(addr);
+			free(pinned);
+		}
+	}
+	json_object_set_new(groups, "all", all);
+	json_object_set_new(groups, "ungrouped", json_array());
+	json_decref(run->groups);
+	run->groups = json_incref(groups);
+	int r = task_run_playbook(run, pb, &d);
+	if (r < 0)
+		rc = cmd_report(ctx, &d);
+	else if (r > 0) {
+		rc = IMC_EXIT_FAILED;
+		for (size_t i = 0; i < run->nhosts; i++)
+			if (run->hosts[i]->unreachable)
+				rc = IMC_EXIT_UNAVAILABLE;
+	}
+	if (results) {
+		FILE *fp = fopen(results, "w");
+		if (!fp || json_dumpf(out.results, fp, JSON_INDENT(1) | JSON_PRESERVE_ORDER) < 0 ||
+		    fclose(fp) != 0) {
+			fprintf(stderr, "imc play: cannot write '%s'\n", results);
+			rc = IMC_EXIT_IOERR;
+		}
+	}
+	if (fflush(stdout) != 0 && rc == IMC_EXIT_OK)
+		rc = IMC_EXIT_IOERR;
+out:
+	task_run_free(run);
+	play_free(pb);
+	out_release(&out);
+	json_decref(extra);
+	json_decref(ssh_hosts);
+	json_decref(groups);
+	diag_release(&d);
+	return rc;
 }

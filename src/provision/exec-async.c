@@ -108,6 +108,10 @@ static int job_read(struct exec_ctx *x, const char *jid, json_t *cmd, bool raw, 
 	struct strbuf c = STRBUF_INIT;
 	strbuf_addstr(&c, "f=\"$HOME/.ansible_async/\"");
 	sh_quote(&c, jid);
+	/* a job that ends within a moment is reported finished, as Ansible's
+	 * own polling latency would see it */
+	strbuf_addstr(&c, "; i=0; while [ -f \"$f.out\" ] && [ ! -f \"$f.rc\" ] && [ $i -lt 4 ]; do "
+			  "sleep 0.05; i=$((i + 1)); done");
 	strbuf_addstr(&c, "; if [ -f \"$f.rc\" ]; then printf 'RC=%s\\n' \"$(cat \"$f.rc\")\"; cat \"$f.out\"; "
 			  "printf '\\000'; cat \"$f.err\"; elif [ -f \"$f.out\" ]; then echo RUNNING; "
 			  "else echo MISSING; fi");

@@ -60,7 +60,7 @@ struct task_host *task_host_new(const char *name, struct task_conn *conn, json_t
 	return h;
 }
 
-static void host_free(struct task_host *h)
+void task_host_free(struct task_host *h)
 {
 	if (!h)
 		return;
@@ -80,8 +80,9 @@ void task_run_free(struct task_run *run)
 {
 	if (!run)
 		return;
-	for (size_t i = 0; i < run->nhosts; i++)
-		host_free(run->hosts[i]);
+	if (!run->borrowed_hosts)
+		for (size_t i = 0; i < run->nhosts; i++)
+			task_host_free(run->hosts[i]);
 	free(run->hosts);
 	json_decref(run->groups);
 	json_decref(run->global_vars);
@@ -93,9 +94,10 @@ void task_run_free(struct task_run *run)
 
 void exec_set_fact(struct task_run *run, struct task_host *h, const char *name, json_t *v)
 {
-	pthread_mutex_lock(&run->lock);
+	(void)run;
+	pthread_mutex_lock(&task_facts_lock);
 	json_object_set(h->facts, name, v);
-	pthread_mutex_unlock(&run->lock);
+	pthread_mutex_unlock(&task_facts_lock);
 }
 
 /* ---- handlers ------------------------------------------------------------ */
@@ -697,7 +699,8 @@ static int run_play(struct task_run *run, struct task_play *p, struct diag *d)
 	json_decref(run->play_hosts);
 	run->play_hosts = json_array();
 	for (size_t i = 0; i < run->nhosts; i++)
-		if (host_selected(run, p->hosts, run->hosts[i]->name)) {
+		if (host_selected(run, p->hosts, run->hosts[i]->name) &&
+		    (!run->limit || !strcmp(run->limit, run->hosts[i]->name))) {
 			run->hosts[i]->ended = false;
 			if (!run->hosts[i]->failed) {
 				hosts[nh++] = run->hosts[i];
@@ -771,9 +774,16 @@ int task_run_playbook(struct task_run *run, struct task_playbook *pb, struct dia
 		if (run_play(run, pb->plays[i], d) < 0)
 			return -1;
 	}
-	out_recap(run->out, run->hosts, run->nhosts);
+	struct task_host **rh = xcalloc(run->nhosts + 1, sizeof(*rh));
+	size_t nr = 0;
 	for (size_t i = 0; i < run->nhosts; i++)
-		if (run->hosts[i]->failed || run->hosts[i]->unreachable)
-			return 1;
-	return 0;
+		if (!run->limit || !strcmp(run->limit, run->hosts[i]->name))
+			rh[nr++] = run->hosts[i];
+	out_recap(run->out, rh, nr);
+	int rc = 0;
+	for (size_t i = 0; i < nr; i++)
+		if (rh[i]->failed || rh[i]->unreachable)
+			rc = 1;
+	free(rh);
+	return rc;
 }

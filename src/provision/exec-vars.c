@@ -14,6 +14,8 @@
 #include "util/xalloc.h"
 #include "util/banned.h"
 
+pthread_mutex_t task_facts_lock = PTHREAD_MUTEX_INITIALIZER;
+
 static void add_chain_vars(json_t *v, struct ptask *t)
 {
 	if (!t)
@@ -52,9 +54,9 @@ json_t *exec_build_vars(struct task_run *run, struct task_host *host, struct pta
 	if (role)
 		json_object_update(v, role->vars);
 	add_chain_vars(v, t);
-	pthread_mutex_lock(&run->lock);
+	pthread_mutex_lock(&task_facts_lock);
 	json_object_update(v, host->facts);
-	pthread_mutex_unlock(&run->lock);
+	pthread_mutex_unlock(&task_facts_lock);
 	if (role)
 		json_object_update(v, role->params);
 	if (include_params)
@@ -104,7 +106,7 @@ json_t *exec_build_vars(struct task_run *run, struct task_host *host, struct pta
 json_t *exec_hostvars(struct task_run *run)
 {
 	json_t *hv = json_object();
-	pthread_mutex_lock(&run->lock);
+	pthread_mutex_lock(&task_facts_lock);
 	for (size_t i = 0; i < run->nhosts; i++) {
 		struct task_host *h = run->hosts[i];
 		json_t *o = json_object();
@@ -115,6 +117,6 @@ json_t *exec_hostvars(struct task_run *run)
 		json_object_set_new(o, "inventory_hostname", json_string(h->name));
 		json_object_set_new(hv, h->name, o);
 	}
-	pthread_mutex_unlock(&run->lock);
+	pthread_mutex_unlock(&task_facts_lock);
 	return hv;
 }

@@ -217,13 +217,19 @@ struct task_run {
 	/* current play */
 	struct task_play *play;
 	json_t *play_hosts;
+	const char *limit;     /* only this host runs (provision: one item) */
+	bool borrowed_hosts;   /* hosts belong to the caller */
 	pthread_mutex_t lock;
 };
+
+/* Guards every host's facts (several runs may share hosts). */
+extern pthread_mutex_t task_facts_lock;
 
 /* exec-play.c */
 struct task_run *task_run_new(void);
 void task_run_free(struct task_run *run);
 struct task_host *task_host_new(const char *name, struct task_conn *conn, json_t *vars);
+void task_host_free(struct task_host *h);
 /* Runs every play of pb on the run's hosts. Returns 0 when no host failed,
  * 1 when some host failed or was unreachable, -1 on internal error. */
 int task_run_playbook(struct task_run *run, struct task_playbook *pb, struct diag *d);
