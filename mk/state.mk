@@ -12,3 +12,11 @@ EXTRA_DIST += tests/cli/t2001-lifecycle.sh tests/cli/t2002-worker-crash.sh \
 	tests/cli/t2003-concurrency.sh tests/cli/t2004-errors-secrets.sh \
 	tests/cli/t2005-plan-examples.sh \
 	tests/cli/data/t2-cluster.radl tests/cli/data/t2-add.radl
+
+if HAVE_CMOCKA
+check_PROGRAMS += tests/unit/test-state
+TESTS += tests/unit/test-state
+tests_unit_test_state_SOURCES = tests/unit/test-state.c
+tests_unit_test_state_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_state_LDADD = $(UNIT_LIBS)
+endif
