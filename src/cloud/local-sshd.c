@@ -125,6 +125,34 @@ static int write_etc(struct local_ctx *c, const struct local_vm *vm, struct diag
 	free(p);
 	if (r < 0)
 		goto out;
+	/* a login user other than root is an alias of root inside the VM: its
+	 * own /etc/passwd (bound over the host's) gives it uid 0 */
+	p = xasprintf("%s/passwd", dir);
+	if (vm->user && strcmp(vm->user, "root")) {
+		struct strbuf pw = STRBUF_INIT;
+		struct strbuf host = STRBUF_INIT;
+		strbuf_init(&host, 4 << 20);
+		strbuf_read_file(&host, "/etc/passwd");
+		size_t ul = strlen(vm->user);
+		for (char *line = host.buf; line && *line;) {
+			char *nl = strchr(line, '\n');
+			size_t len = nl ? (size_t)(nl - line) : strlen(line);
+			if (!(len > ul && !strncmp(line, vm->user, ul) && line[ul] == ':')) {
+				strbuf_add(&pw, line, len);
+				strbuf_addch(&pw, '\n');
+			}
+			line = nl ? nl + 1 : NULL;
+		}
+		strbuf_addf(&pw, "%s:x:0:0:imc local VM login (root):/root:/bin/bash\n", vm->user);
+		r = local_write_file(p, pw.buf, pw.len, 0644, d);
+		strbuf_release(&pw);
+		strbuf_release(&host);
+	} else {
+		unlink(p);
+	}
+	free(p);
+	if (r < 0)
+		goto out;
 	p = xasprintf("%s/hosts", dir);
 	struct stat st;
 	if (stat(p, &st) < 0) {
@@ -195,8 +223,8 @@ struct spawn_plan {
 	int null_fd;
 	int cgroup_fd;
 	const char *hostname;
-	const char *bind_src[3];
-	const char *bind_dst[3];
+	const char *bind_src[4];
+	const char *bind_dst[4];
 	int nbind;
 	char *const *argv;
 	pid_t parent;
@@ -247,8 +275,8 @@ int local_sshd_start(struct local_ctx *c, const struct local_vm *vm, struct diag
 	char *cfg = xasprintf("%s/sshd_config", vm->dir);
 	char *log = xasprintf("%s/sshd.log", vm->dir);
 	char *pidf = xasprintf("%s/sshd.pid", vm->dir);
-	char *srcs[3] = { 0 }, *bind_dst_own[3] = { 0 }, *cgpath = NULL, *note = NULL;
-	static const char *const etc[] = { "hosts", "resolv.conf", "hostname" };
+	char *srcs[4] = { 0 }, *bind_dst_own[4] = { 0 }, *cgpath = NULL, *note = NULL;
+	static const char *const etc[] = { "hosts", "resolv.conf", "hostname", "passwd" };
 	const char *argv[] = { sshd_path(), "-f", cfg, "-E", log, NULL };
 	int ret = -1;
 
@@ -272,7 +300,7 @@ int local_sshd_start(struct local_ctx *c, const struct local_vm *vm, struct diag
 			goto out;
 		}
 		p.hostname = vm->hostname ? vm->hostname : vm->netns;
-		for (int i = 0; i < 3; i++) {
+		for (int i = 0; i < 4; i++) {
 			struct stat st;
 			char *dst = xasprintf("/etc/%s", etc[i]);
 			srcs[i] = xasprintf("/etc/netns/%s/%s", vm->netns, etc[i]);
@@ -333,7 +361,7 @@ out:
 		close(p.netns_fd);
 	if (p.cgroup_fd >= 0)
 		close(p.cgroup_fd);
-	for (int i = 0; i < 3; i++)
+	for (int i = 0; i < 4; i++)
 		free(srcs[i]);
 	for (int i = 0; i < p.nbind; i++)
 		free(bind_dst_own[i]);

@@ -35,6 +35,7 @@ int local_vm_save(const struct local_vm *vm, struct diag *d)
 	strbuf_addf(&b, "mode %s\n", vm->mode == LOCAL_NETNS ? "netns" : "rootless");
 	strbuf_addf(&b, "netns %s\n", or_dash(vm->netns));
 	strbuf_addf(&b, "host %s %s\n", or_dash(vm->hostname), or_dash(vm->domain));
+	strbuf_addf(&b, "user %s\n", or_dash(vm->user));
 	strbuf_addf(&b, "port %d\n", vm->port);
 	strbuf_addf(&b, "limits %d %lld\n", vm->cpus, vm->memory);
 	for (size_t k = 0; k < vm->nnics; k++) {
@@ -80,6 +81,8 @@ int local_vm_load(const char *dir, struct local_vm *vm)
 		} else if (sscanf(line, "host %255s %255s", a, b) == 2) {
 			vm->hostname = dash_null(a);
 			vm->domain = dash_null(b);
+		} else if (sscanf(line, "user %255s", a) == 1) {
+			vm->user = dash_null(a);
 		} else if (sscanf(line, "port %d", &i1) == 1) {
 			vm->port = i1;
 		} else if (sscanf(line, "limits %d %lld", &i1, &ll) == 2) {
@@ -122,6 +125,7 @@ void local_vm_release(struct local_vm *vm)
 	free(vm->dir);
 	free(vm->hostname);
 	free(vm->domain);
+	free(vm->user);
 	memset(vm, 0, sizeof(*vm));
 }
 

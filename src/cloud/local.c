@@ -124,8 +124,12 @@ void local_ctx_release(struct local_ctx *c)
 	c->infra_dir = c->local_dir = c->run_dir = NULL;
 }
 
-static char *login_user(const struct local_ctx *c)
+/* The user imc logs in as: root (or the RADL's user, an alias of root in
+ * the VM) in netns mode; the invoking user in rootless mode. */
+static char *login_user(const struct local_ctx *c, const struct local_vm *lv)
 {
+	if (lv && lv->user)
+		return xstrdup(lv->user);
 	if (c->mode == LOCAL_NETNS || geteuid() == 0)
 		return xstrdup("root");
 	struct passwd *pw = getpwuid(geteuid());
@@ -174,7 +178,7 @@ static void fill_vm(const struct local_ctx *c, const struct local_vm *lv, struct
 	}
 	vm->ssh_port = lv->mode == LOCAL_ROOTLESS ? lv->port : 0;
 	json_t *o = json_object();
-	char *user = login_user(c);
+	char *user = login_user(c, lv);
 	char *hk = local_host_pubkey(lv);
 	json_object_set_new(o, "mode", json_string(lv->mode == LOCAL_NETNS ? "netns" : "rootless"));
 	json_object_set_new(o, "user", json_string(user));
@@ -241,6 +245,16 @@ static int plan_vm(struct local_ctx *c, const struct cloud_vm *vm, struct local_
 	lv->domain = vm->domain ? xstrdup(vm->domain) : NULL;
 	lv->cpus = vm->cpus;
 	lv->memory = vm->memory_bytes;
+	if (c->mode == LOCAL_NETNS && vm->user && strcmp(vm->user, "root")) {
+		if (!local_valid_word(vm->user, 32)) {
+			diag_error(d, IMC_EXIT_DATAERR, NULL, "VM %d: login user '%s' is not a valid user name",
+				   vm->num, vm->user);
+			return -1;
+		}
+		lv->user = xstrdup(vm->user);
+	} else {
+		lv->user = login_user(c, NULL);
+	}
 	size_t nn = vm->nnics ? vm->nnics : 1;
 	lv->nics = xcalloc(nn, sizeof(*lv->nics));
 	for (size_t k = 0; k < nn; k++) {
@@ -396,7 +410,6 @@ static int local_vm_create(struct cloud_session *s, struct cloud_vm *vms, size_t
 	struct local_vm *lvs = xcalloc(n ? n : 1, sizeof(*lvs));
 	struct job *jobs = xcalloc(n ? n : 1, sizeof(*jobs));
 	bool *failed = xcalloc(n ? n : 1, sizeof(*failed));
-	char *user = login_user(&c);
 	struct timespec t0, t1;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 
@@ -479,7 +492,7 @@ static int local_vm_create(struct cloud_session *s, struct cloud_vm *vms, size_t
 	for (size_t i = 0; i < n; i++) {
 		jobs[i].c = &c;
 		jobs[i].lv = &lvs[i];
-		jobs[i].user = user;
+		jobs[i].user = lvs[i].user ? lvs[i].user : "root";
 		jobs[i].timeout = ready_timeout();
 		jobs[i].skip = failed[i];
 	}
@@ -534,7 +547,6 @@ out:
 	free(lvs);
 	free(jobs);
 	free(failed);
-	free(user);
 	local_ctx_release(&c);
 	return ret;
 }
@@ -599,7 +611,7 @@ static int local_vm_start(struct cloud_session *s, struct cloud_vm *vm, struct d
 	int ret = -1;
 	if (load_vm(&c, vm->num, &lv, d) < 0)
 		goto out_ctx;
-	char *user = login_user(&c);
+	char *user = login_user(&c, &lv);
 	if (local_sshd_running(&lv)) {
 		ret = 0;
 	} else if ((lv.mode != LOCAL_NETNS || local_net_configure_vm(&c, &lv, d) == 0) &&

@@ -75,6 +75,7 @@ struct local_vm {
 	char *dir;
 	char *hostname;
 	char *domain;
+	char *user;   /* login user (netns: root or an alias of root) */
 	int port;
 	int cpus;
 	long long memory;

@@ -48,7 +48,7 @@ if [ -s "$TMPD/before" ]; then not_ok "nothing of $TAG exists before"; else ok "
 expect_exit 0 "keygen makes the infrastructure key" -- "$DRIVE" keygen "$IMC_HOME" "$ID"
 expect_exit 0 "create 3 VMs on networks pub (public) and priv" -- \
 	"$DRIVE" create "$IMC_HOME" "$ID" --net pub:public --net priv \
-	1:front:pub,priv 2:back:priv 3:web:pub:1:268435456
+	1:front:pub,priv --user ubuntu 2:back:priv 3:web:pub:1:268435456
 cp "$TMPD/out" "$TMPD/create"
 sed 's/^/#   /' "$TMPD/create"
 expect_grep '^created 3/3 ' "$TMPD/create" "all 3 VMs are running"
@@ -79,18 +79,21 @@ for n in 1 2 3; do
 		printf '%s %s\n' "$ip" "$(cut -d' ' -f1,2 "$INFRA/vm/$n/ssh_host_ed25519_key.pub")" >>"$TMPD/known"
 	done
 done
-vssh() {
+vssh() { # IP COMMAND: as root on VM 1, as ubuntu (the RADL user, root inside) on 2 and 3
+	u=root
+	[ "$1" = "$FRONT_PUB" ] || u=ubuntu
 	ssh -n -i "$KEY" -o BatchMode=yes -o StrictHostKeyChecking=yes \
-		-o UserKnownHostsFile="$TMPD/known" -o ConnectTimeout=5 -o LogLevel=ERROR "root@$@"
+		-o UserKnownHostsFile="$TMPD/known" -o ConnectTimeout=5 -o LogLevel=ERROR "$u@$@"
 }
 
 n=0
 for pair in "$FRONT_PUB front" "$BACK back" "$WEB web"; do
 	set -- $pair
 	n=$((n + 1))
-	expect_exit 0 "ssh to VM $n ($1) runs a command" -- vssh "$1" 'hostname; id -u'
+	expect_exit 0 "ssh to VM $n ($1) runs a command" -- vssh "$1" 'hostname; id -u; echo $USER'
 	expect_grep "^$2\$" "$TMPD/out" "VM $n has its own hostname '$2'"
-	expect_grep '^0$' "$TMPD/out" "VM $n logs in as root"
+	expect_grep '^0$' "$TMPD/out" "VM $n logs in with uid 0"
+	[ $n = 1 ] || expect_grep '^ubuntu$' "$TMPD/out" "VM $n's login user is the RADL's (ubuntu)"
 done
 
 expect_exit 0 "getent hosts on VM 1" -- vssh "$FRONT_PUB" 'getent hosts front back web'

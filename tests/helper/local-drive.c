@@ -3,7 +3,9 @@
  * and benches can create, inspect and destroy local VMs on their own:
  *
  *   local-drive keygen HOME ID
- *   local-drive create HOME ID [--net NAME[:public]]... NUM:HOST[:NET[,NET...][:CPUS[:MEM]]]...
+ *   local-drive create HOME ID [--net NAME[:public]]... [--user NAME]
+ *                      NUM:HOST[:NET[,NET...][:CPUS[:MEM]]]...
+ *   (--user: the login user of the VMs after it)
  *   local-drive update|stop|start|reboot|destroy HOME ID NUM...
  *   local-drive cleanup HOME ID
  *
@@ -185,7 +187,12 @@ int main(int argc, char **argv)
 	} else if (!strcmp(cmd, "create")) {
 		struct cloud_vm *vms = NULL;
 		size_t n = 0;
+		const char *user = NULL;
 		for (int i = 4; i < argc; i++) {
+			if (!strcmp(argv[i], "--user") && i + 1 < argc) {
+				user = argv[++i];
+				continue;
+			}
 			if (!strcmp(argv[i], "--net") && i + 1 < argc) {
 				char *name = xstrdup(argv[++i]);
 				char *colon = strchr(name, ':');
@@ -210,6 +217,7 @@ int main(int argc, char **argv)
 				rc = 64;
 				goto out;
 			}
+			vms[n].user = user;
 			n++;
 		}
 		double t0 = now();
