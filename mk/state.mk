@@ -20,3 +20,6 @@ tests_unit_test_state_SOURCES = tests/unit/test-state.c
 tests_unit_test_state_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_state_LDADD = $(UNIT_LIBS)
 endif
+
+# the manual page of imc (commands, options, files, exit codes)
+dist_man_MANS += docs/imc.1
