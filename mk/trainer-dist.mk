@@ -27,3 +27,8 @@ tests_unit_test_cluster_SOURCES = tests/unit/test-cluster.c
 tests_unit_test_cluster_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_cluster_LDADD = $(UNIT_LIBS)
 endif
+
+# bench/ps_exchange: PS push+pull throughput vs raw loopback TCP (reports only).
+noinst_PROGRAMS += bench/ps_exchange
+bench_ps_exchange_SOURCES = bench/ps_exchange.c
+bench_ps_exchange_LDADD = libimc.la $(IMC_LIBS)

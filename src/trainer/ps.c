@@ -12,6 +12,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <netdb.h>
 #include <netinet/in.h>
@@ -994,6 +995,8 @@ int ps_run(const struct ps_config *cfg, struct diag *d)
 	int rc = -1;
 	if (ps->lfd < 0)
 		goto out;
+	/* accept until EAGAIN needs a non-blocking listener, whoever made it */
+	(void)fcntl(ps->lfd, F_SETFL, fcntl(ps->lfd, F_GETFL) | O_NONBLOCK);
 	ps->started = ps->last_log = now_s();
 	log_info(MOD, "ps:%zu: serving %s, shard [%llu, +%llu) of %llu parameters, %s, %zu workers",
 		 cfg->index, cfg->cluster->ps[cfg->index], (unsigned long long)ps->off,

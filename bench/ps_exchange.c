@@ -1,0 +1,217 @@
+/* ps_exchange.c: throughput of imc-train's parameter exchange against raw
+ * loopback TCP, in the same run (issue 8's bench; it reports, never fails
+ * on speed).
+ *
+ *   bench/ps_exchange [ITERATIONS] [MODEL]      (default 200, cnn)
+ *
+ * 1. PS: a real parameter server (ps_run, async mode so every push is
+ *    answered at once) in a child process; this process is the chief: it
+ *    initialises the parameters, then ITERATIONS times pushes a gradient of
+ *    the whole model and receives the new parameters (one PUSH + PARAMS
+ *    exchange, what a worker does every step). The PS validates the message,
+ *    checks the gradient is finite and applies SGD with momentum each time.
+ * 2. Raw: the same bytes over a plain TCP connection on loopback with the
+ *    same socket options: send the gradient-sized buffer, the peer reads it
+ *    all and sends a parameter-sized buffer back (ping-pong of equal sizes),
+ *    and a one-way stream for reference.
+ * Prints MB/s of float payload (gradient + parameters) for each and the
+ * ratio PS / raw ping-pong. */
+#include "config.h"
+
+#include <errno.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "trainer/cluster.h"
+#include "trainer/model.h"
+#include "trainer/ps.h"
+#include "trainer/wire.h"
+#include "trainer/worker.h"
+#include "util/log.h"
+#include "util/xalloc.h"
+#include "util/banned.h"
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static int listen_any(int *port)
+{
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t sl = sizeof(sa);
+	if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sl) < 0 || listen(fd, 8) < 0 ||
+	    getsockname(fd, (struct sockaddr *)&sa, &sl) < 0) {
+		perror("ps_exchange: listen");
+		exit(1);
+	}
+	*port = ntohs(sa.sin_port);
+	return fd;
+}
+
+static void die(struct diag *d)
+{
+	diag_print(d, stderr);
+	exit(1);
+}
+
+static int io_all(int fd, void *buf, size_t n, bool wr)
+{
+	char *p = buf;
+	while (n) {
+		ssize_t r = wr ? send(fd, p, n, MSG_NOSIGNAL) : recv(fd, p, n, 0);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return -1;
+		p += r;
+		n -= (size_t)r;
+	}
+	return 0;
+}
+
+/* Raw TCP: ping-pong of n-byte messages, and a one-way stream. */
+static void raw_bench(size_t n, int iters, double *pingpong, double *stream)
+{
+	int port;
+	int lfd = listen_any(&port);
+	pid_t pid = fork();
+	if (pid == 0) {
+		int c = accept(lfd, NULL, NULL);
+		wire_tune_socket(c);
+		char *buf = xmalloc(n);
+		for (int i = 0; i < iters; i++)
+			if (io_all(c, buf, n, false) < 0 || io_all(c, buf, n, true) < 0)
+				_exit(1);
+		for (int i = 0; i < iters; i++)
+			if (io_all(c, buf, n, false) < 0)
+				_exit(1);
+		char ok = 1;
+		(void)io_all(c, &ok, 1, true);
+		_exit(0);
+	}
+	close(lfd);
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port),
+				  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+		perror("ps_exchange: connect");
+		exit(1);
+	}
+	wire_tune_socket(fd);
+	char *buf = xcalloc(1, n);
+	double t0 = now_s();
+	for (int i = 0; i < iters; i++)
+		if (io_all(fd, buf, n, true) < 0 || io_all(fd, buf, n, false) < 0)
+			exit(1);
+	double t1 = now_s();
+	for (int i = 0; i < iters; i++)
+		if (io_all(fd, buf, n, true) < 0)
+			exit(1);
+	char ok;
+	if (io_all(fd, &ok, 1, false) < 0)
+		exit(1);
+	double t2 = now_s();
+	*pingpong = 2.0 * (double)n * iters / (t1 - t0) / 1e6;
+	*stream = (double)n * iters / (t2 - t1) / 1e6;
+	close(fd);
+	free(buf);
+	waitpid(pid, NULL, 0);
+}
+
+int main(int argc, char **argv)
+{
+	int iters = argc > 1 ? (int)strtol(argv[1], NULL, 10) : 200;
+	const char *model = argc > 2 ? argv[2] : "cnn";
+	struct diag d = DIAG_INIT;
+	if (iters < 1)
+		iters = 200;
+	log_set_level(LOG_WARN);
+	signal(SIGPIPE, SIG_IGN);
+
+	struct model *m = model_new(model, 1, &d);
+	if (!m)
+		die(&d);
+	struct wire_layout l = { 0 };
+	for (int i = 0; i < model_num_tensors(m); i++) {
+		const struct model_tensor *t = model_tensor(m, i);
+		uint32_t dims[WIRE_MAX_RANK];
+		for (int k = 0; k < t->ndim; k++)
+			dims[k] = (uint32_t)t->shape[k];
+		if (wire_layout_add(&l, t->name, t->ndim, dims, &d) < 0)
+			die(&d);
+	}
+	size_t np = model_num_params(m);
+
+	int port;
+	int lfd = listen_any(&port);
+	char addr[64], chief_addr[] = "127.0.0.1:1";
+	snprintf(addr, sizeof(addr), "127.0.0.1:%d", port);
+	char *ps_list[1] = { addr }, *chief_list[1] = { chief_addr };
+	struct cluster cl = { .ps = ps_list, .n_ps = 1, .chief = chief_list, .n_chief = 1,
+			      .task_index = -1 };
+	pid_t pid = fork();
+	if (pid == 0) {
+		struct ps_config cfg = { .cluster = &cl, .index = 0, .layout = &l,
+					 .mode = WIRE_MODE_ASYNC, .sync_timeout = 60,
+					 .init_timeout = 60, .io_timeout = 60, .listen_fd = lfd };
+		_exit(ps_run(&cfg, &d) == 0 ? 0 : 1);
+	}
+	close(lfd);
+	struct worker_client wc;
+	struct worker_opts wo = { .role = WIRE_ROLE_CHIEF, .task_index = 0, .worker_id = 0,
+				  .mode = WIRE_MODE_ASYNC, .connect_timeout = 10, .rpc_timeout = 60 };
+	if (worker_client_open(&wc, &cl, &l, &wo, &d) < 0)
+		die(&d);
+	float *params = xmalloc(np * sizeof(float)), *grads = xmalloc(np * sizeof(float));
+	model_init_params(m, 1);
+	memcpy(params, model_params(m), np * sizeof(float));
+	for (size_t i = 0; i < np; i++)
+		grads[i] = 1e-7f * (float)(i % 13);
+	if (worker_client_init(&wc, params, NULL, 0, 1e-6f, 0.9f, &d) < 0)
+		die(&d);
+	for (int i = 0; i < 5; i++) /* warm-up */
+		if (worker_client_push(&wc, grads, params, wc.step, 64, 0, &d) != 0)
+			die(&d);
+	uint64_t bytes0 = wc.bytes_in + wc.bytes_out;
+	double t0 = now_s();
+	for (int i = 0; i < iters; i++)
+		if (worker_client_push(&wc, grads, params, wc.step, 64, 0, &d) != 0)
+			die(&d);
+	double t = now_s() - t0;
+	uint64_t wire_bytes = wc.bytes_in + wc.bytes_out - bytes0;
+	if (worker_client_shutdown(&wc, &d) < 0)
+		die(&d);
+	worker_client_close(&wc);
+	int st;
+	waitpid(pid, &st, 0);
+
+	size_t n = np * sizeof(float);
+	double ps_mbs = 2.0 * (double)n * iters / t / 1e6;
+	double pingpong, stream;
+	raw_bench(n, iters, &pingpong, &stream);
+	printf("ps_exchange: model %s, %zu params (%.2f MB each way), %d exchanges\n", model, np,
+	       (double)n / 1e6, iters);
+	printf("  ps push+pull    : %8.1f MB/s of floats, %.3f ms per exchange (%.0f exchanges/s)\n",
+	       ps_mbs, t / iters * 1e3, iters / t);
+	printf("  raw tcp ping-pong: %8.1f MB/s (same sizes, same socket options)\n", pingpong);
+	printf("  raw tcp one-way  : %8.1f MB/s\n", stream);
+	printf("  ratio ps / raw ping-pong: %.2f  (target >= 0.80)\n", ps_mbs / pingpong);
+	printf("  protocol overhead: %.4f%% of the bytes on the wire\n",
+	       100.0 * ((double)wire_bytes / (2.0 * (double)n * iters) - 1.0));
+	free(params);
+	free(grads);
+	wire_layout_release(&l);
+	model_free(m);
+	return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : 1;
+}
