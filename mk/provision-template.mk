@@ -7,3 +7,14 @@ libimc_la_SOURCES += src/provision/template.h src/provision/expr.h \
 	src/provision/template.c src/provision/filters.c \
 	src/provision/filters-data.c src/provision/filters-regex.c \
 	src/provision/expr-tests.c src/provision/lookup.c
+
+EXTRA_DIST += tests/unit/test-template-cases.json tests/unit/test-template-cases.py \
+	tests/unit/test-template-oracle.py
+
+if HAVE_CMOCKA
+check_PROGRAMS += tests/unit/test-template
+TESTS += tests/unit/test-template
+tests_unit_test_template_SOURCES = tests/unit/test-template.c
+tests_unit_test_template_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_template_LDADD = $(UNIT_LIBS)
+endif

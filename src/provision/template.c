@@ -30,6 +30,44 @@ bool tmpl_has_template(const char *s)
 	return false;
 }
 
+/* ---- newlines --------------------------------------------------------------- */
+
+/* Jinja normalises "\r\n" and "\r" to "\n" and drops one trailing newline
+ * of the source; Ansible then re-appends as many newlines as the source had
+ * beyond what the result ends with (preserve_trailing_newlines). */
+static char *normalize_source(const char *text, size_t *trailing)
+{
+	size_t n = strlen(text);
+	char *s = xmalloc(n + 1);
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (text[i] == '\r') {
+			s[k++] = '\n';
+			if (i + 1 < n && text[i + 1] == '\n')
+				i++;
+		} else {
+			s[k++] = text[i];
+		}
+	}
+	s[k] = 0;
+	size_t t = 0;
+	while (t < k && s[k - 1 - t] == '\n')
+		t++;
+	*trailing = t;
+	if (k && s[k - 1] == '\n')
+		s[--k] = 0;
+	return s;
+}
+
+static void restore_newlines(struct strbuf *sb, size_t want)
+{
+	size_t have = 0;
+	while (have < sb->len && sb->buf[sb->len - 1 - have] == '\n')
+		have++;
+	for (; have < want; have++)
+		strbuf_addch(sb, '\n');
+}
+
 /* ---- compile ----------------------------------------------------------- */
 
 struct compiled {
@@ -470,12 +508,18 @@ static char *render_text_in2(struct ev *parent, const char *text, bool raw_strin
 	struct lexopt o = { .raw_var_strings = raw_strings, .trim_blocks = true };
 	struct compiled c;
 	char *r = NULL;
-	if (compile(&ev, text, ev.srclen, &o, &c) == 0) {
+	size_t trailing;
+	char *src = normalize_source(text, &trailing);
+	ev.src = src;
+	ev.srclen = strlen(src);
+	if (compile(&ev, src, ev.srclen, &o, &c) == 0) {
 		struct frame top = { .vars = json_object() };
 		ev.frame = &top;
 		struct strbuf sb = STRBUF_INIT;
-		if (exec_body(&ev, &c.body, &sb) == 0)
+		if (exec_body(&ev, &c.body, &sb) == 0) {
+			restore_newlines(&sb, trailing);
 			r = strbuf_detach(&sb);
+		}
 		strbuf_release(&sb);
 		json_decref(top.vars);
 		if (native)
@@ -483,6 +527,7 @@ static char *render_text_in2(struct ev *parent, const char *text, bool raw_strin
 		compiled_release(&c);
 	}
 	ev_done(&ev);
+	free(src);
 	if (!r)
 		parent->failed = true;
 	return r;
@@ -626,20 +671,25 @@ json_t *tmpl_render_value(struct tmpl_env *env, json_t *v, struct diag *d)
 static char *render_top(struct tmpl_env *env, const char *text, const struct lexopt *o, struct diag *d)
 {
 	struct ev ev;
-	ev_init(&ev, env, d, text);
+	size_t trailing;
+	char *src = normalize_source(text, &trailing);
+	ev_init(&ev, env, d, src);
 	struct compiled c;
 	char *r = NULL;
-	if (compile(&ev, text, ev.srclen, o, &c) == 0) {
+	if (compile(&ev, src, ev.srclen, o, &c) == 0) {
 		struct frame top = { .vars = json_object() };
 		ev.frame = &top;
 		struct strbuf sb = STRBUF_INIT;
-		if (exec_body(&ev, &c.body, &sb) == 0)
+		if (exec_body(&ev, &c.body, &sb) == 0) {
+			restore_newlines(&sb, trailing);
 			r = strbuf_detach(&sb);
+		}
 		strbuf_release(&sb);
 		json_decref(top.vars);
 		compiled_release(&c);
 	}
 	ev_done(&ev);
+	free(src);
 	return r;
 }
 

@@ -1,0 +1,614 @@
+# test-template-cases.py: the inputs of test-template-cases.json. Each case is
+# a template (typed: task-argument templating; text: template-module file;
+# cond: a `when:` expression) over one set of variables. Regenerate with
+#   python3 test-template-cases.py            # writes cases.json
+#   /usr/bin/python3 test-template-oracle.py cases.json > golden.json
+# (the oracle needs ansible-core), then convert golden.json to the test file
+# format {"vars": ..., "cases": [{mode, tmpl, ok, result|error}]}.
+import json
+V = {
+ "ps_nodes": 2, "worker_nodes": 3, "names": ["b", "a", "c"],
+ "users": {"u1": {"name": "alice", "ip": "10.0.0.1"}, "u2": {"name": "bob", "ip": "10.0.0.2"}},
+ "ver": "1.33.2", "yes_str": "yes", "n": None, "i": 7, "f": 1.5, "s": "Hello World", "b": True, "bf": False,
+ "l": [3, 1, 2], "empty": [], "ed": {}, "es": "", "d": {"a": 1, "b": [1, 2], "c": {"x": "y"}},
+ "groups": {"all": ["h1", "h2"], "front": ["h1"], "wn": ["h2", "h3"]},
+ "hostvars": {"h1": {"IM_NODE_PRIVATE_IP": "10.0.0.1", "ansible_hostname": "front"}, "h2": {"IM_NODE_PRIVATE_IP": "10.0.0.2"}},
+ "inventory_hostname": "h1", "ansible_hostname": "wn-3", "node_type": "master", "launch_training": True,
+ "r_ok": {"changed": True, "rc": 0, "stdout": "3", "stdout_lines": ["3"], "failed": False},
+ "r_bad": {"changed": True, "rc": 1, "failed": True, "msg": "non-zero return code"},
+ "r_skip": {"changed": False, "skipped": True, "skip_reason": "Conditional result was False"},
+ "r_loop": {"changed": False, "results": [{"changed": False}, {"changed": True}]},
+ "job": {"started": 1, "finished": 0, "ansible_job_id": "j1"},
+ "job2": {"started": 1, "finished": 1, "rc": 0},
+ "tmplvar": "{{ i + 1 }}", "tmpllist": ["{{ i }}", "x"], "num_gpu": "1", "mode": "0644",
+ "ansible_distribution": "Ubuntu", "ansible_distribution_major_version": "22", "ansible_os_family": "Debian",
+ "lines": "a\nb\nc", "csv": "a,b,,c", "path": "/etc/ssh/sshd_config", "pairs": [["a", 1], ["b", 2]],
+ "items": [{"key": "a", "value": 1}, {"key": "b", "value": 2}],
+ "objs": [{"name": "x", "n": 3, "on": True}, {"name": "y", "n": 1, "on": False}, {"name": "z", "n": 2, "on": True}],
+ "nested": [[1, 2], [3, [4, 5]], None],
+ "mixed": ["B", "a", "C"], "dup": ["a", "A", "b", "a"], "text": "foo=1 bar=22 baz=333",
+ "url": "https://example.com/hadoop-3.3.6.tar.gz", "unicode": "caf\u00e9",
+}
+typed = r"""
+{{ 1 + 1 }}
+{{ names | sort }}
+{{ 1 == 1 }}
+{{ ps_nodes }}-{{ worker_nodes }}
+[1, 2]
+{{ ps_nodes }}
+{{ b }}
+{{ n }}
+{{ f }}
+{{ s }}
+{{ l }}
+{{ d }}
+{{ d.a }}
+{{ d['b'] }}
+{{ d.b[1] }}
+{{ d.c.x }}
+{{ d['c']['x'] }}
+{{ d.b.0 }}
+{{ hostvars[groups['front'][0]]['IM_NODE_PRIVATE_IP'] }}
+{{ hostvars['h2'].IM_NODE_PRIVATE_IP }}
+{{ groups['wn'] | length }}
+{{ groups.all }}
+{{ ansible_hostname[-1] }}
+{{ ansible_hostname[-1] | int }}
+{{ ansible_hostname[3:] }}
+{{ s[:5] }}
+{{ s[::-1] }}
+{{ l[1:] }}
+{{ l[-2:] }}
+{{ l[::2] }}
+{{ 7 // 2 }}
+{{ -7 // 2 }}
+{{ 7 % 3 }}
+{{ -7 % 3 }}
+{{ 7 / 2 }}
+{{ 6 / 2 }}
+{{ 2 ** 10 }}
+{{ 2 ** -1 }}
+{{ 2.5 * 2 }}
+{{ 1 + 2.0 }}
+{{ 'a' ~ 1 ~ none ~ true }}
+{{ 'ab' * 3 }}
+{{ [1] * 3 }}
+{{ [1, 2] + [3] }}
+{{ 'a' + 'b' }}
+{{ -i }}
+{{ +i }}
+{{ not b }}
+{{ b and 'x' }}
+{{ bf or 'y' }}
+{{ bf and 'x' }}
+{{ 0 or '' }}
+{{ 'yes' if b else 'no' }}
+{{ 'yes' if bf else 'no' }}
+{{ 'a' if bf }}
+{{ 1 < 2 < 3 }}
+{{ 3 > 2 > 2 }}
+{{ 1 == 1.0 }}
+{{ true == 1 }}
+{{ 'a' < 'b' }}
+{{ [1, 2] < [1, 3] }}
+{{ 'b' in ['a', 'b'] }}
+{{ 'x' not in 'abc' }}
+{{ 'a' in d }}
+{{ 2 in l }}
+{{ 'ell' in s }}
+{{ {'a': 1, 'b': [true, none]} }}
+{{ {'k': i} }}
+{{ [i, f, s] }}
+{{ (1, 2) | list }}
+{{ 0x1F }}
+{{ 1_000 }}
+{{ 1e3 }}
+{{ .5 if false else 2.50 }}
+{{ 'it''s' }}
+{{ "a" "b" }}
+{{ '\n' | length }}
+{{ 'a\tb' }}
+{{ tmplvar }}
+{{ tmpllist }}
+{{ tmplvar | int + 1 }}
+{{ undefined_thing | default('dflt') }}
+{{ '' | default('dflt') }}
+{{ '' | default('dflt', true) }}
+{{ n | default('x') }}
+{{ n | default('x', true) }}
+{{ undefined_thing | d(5) }}
+{{ undefined_thing.sub | default('deep') }}
+{{ d.missing | default('m') }}
+{{ d.missing.deeper | default('m2') }}
+{{ l[10] | default('oob') }}
+{{ undefined_thing is defined }}
+{{ undefined_thing is undefined }}
+{{ d.a is defined }}
+{{ d.zz is not defined }}
+{{ n is none }}
+{{ i is number }}
+{{ f is number }}
+{{ s is string }}
+{{ d is mapping }}
+{{ l is iterable }}
+{{ l is sequence }}
+{{ s is sequence }}
+{{ i is integer }}
+{{ f is float }}
+{{ b is boolean }}
+{{ i is odd }}
+{{ i is even }}
+{{ 9 is divisibleby 3 }}
+{{ 9 is divisibleby(4) }}
+{{ 3 is in l }}
+{{ l is contains 3 }}
+{{ i is eq 7 }}
+{{ i is equalto 7 }}
+{{ i is gt 3 }}
+{{ i is lt 3 }}
+{{ 's' is lower }}
+{{ 'S' is upper }}
+{{ r_ok is succeeded }}
+{{ r_ok is success }}
+{{ r_ok is changed }}
+{{ r_ok is failed }}
+{{ r_ok is not failed }}
+{{ r_bad is failed }}
+{{ r_bad is failure }}
+{{ r_bad is succeeded }}
+{{ r_skip is skipped }}
+{{ r_skip is succeeded }}
+{{ r_skip is changed }}
+{{ r_loop is changed }}
+{{ job is finished }}
+{{ job2 is finished }}
+{{ job is started }}
+{{ ver is version('1.30', '>=') }}
+{{ ver is version('1.33.10', '<') }}
+{{ ver is version('1.33.2', 'eq') }}
+{{ ver is version_compare('2.0', 'lt') }}
+{{ '2.9' is version('2.10', '<') }}
+{{ '1.0.0' is version('1.0', '>') }}
+{{ s is search('World') }}
+{{ s is match('World') }}
+{{ s is match('Hello') }}
+{{ s is regex('w.rld', ignorecase=true) }}
+{{ 'abc' is search('^b') }}
+{{ [1, 2] is subset([1, 2, 3]) }}
+{{ [1, 2, 3] is superset([2]) }}
+{{ 1 is truthy }}
+{{ '' is falsy }}
+{{ [true, 1] is all }}
+{{ [false, 0, 1] is any }}
+{{ names | join(',') }}
+{{ names | join }}
+{{ l | join('-') }}
+{{ names | first }}
+{{ names | last }}
+{{ names | length }}
+{{ names | count }}
+{{ s | length }}
+{{ d | length }}
+{{ unicode | length }}
+{{ '42' | int + 1 }}
+{{ 'x' | int }}
+{{ 'x' | int(5) }}
+{{ '3.7' | int }}
+{{ ' 12 ' | int }}
+{{ '0x1f' | int(base=16) }}
+{{ '0x1f' | int(0, 16) }}
+{{ 3.99 | int }}
+{{ true | int }}
+{{ n | int }}
+{{ 42 | string }}
+{{ n | string }}
+{{ l | string }}
+{{ '1.5' | float }}
+{{ 'x' | float }}
+{{ 2 | float }}
+{{ yes_str | bool }}
+{{ 'On' | bool }}
+{{ 'no' | bool }}
+{{ 1 | bool }}
+{{ 2 | bool }}
+{{ '1' | bool }}
+{{ n | bool }}
+{{ 'AbC' | lower }}
+{{ 'AbC' | upper }}
+{{ 'hello world' | capitalize }}
+{{ 'hello big world' | title }}
+{{ 'a-b-c' | replace('-', '_') }}
+{{ 'a-b-c' | replace('-', '_', 1) }}
+{{ 'aaa' | replace('', '.') }}
+{{ '  x ' | trim }}
+{{ 'xxhixx' | trim('x') }}
+{{ users | dict2items | map(attribute='value.name') | list }}
+{{ ['u1', 'u2'] | map('extract', users, 'ip') | list }}
+{{ ['u1', 'u2'] | map('extract', users) | map(attribute='name') | list }}
+{{ [1, 2, 3, 4] | select('odd') | list }}
+{{ [1, 2, 3, 4] | reject('odd') | list }}
+{{ [0, 1, '', 'a'] | select | list }}
+{{ users | dict2items | selectattr('value.name', 'equalto', 'bob') | map(attribute='key') | list }}
+{{ objs | selectattr('on') | map(attribute='name') | list }}
+{{ objs | rejectattr('on') | map(attribute='name') | list }}
+{{ objs | selectattr('n', 'gt', 1) | map(attribute='name') | list }}
+{{ objs | map(attribute='n') | sum }}
+{{ objs | map(attribute='missing', default='dd') | list }}
+{{ l | map('string') | list }}
+{{ ['1', '2'] | map('int') | list }}
+{{ names | map('upper') | list }}
+{{ names | map('replace', 'a', 'A') | list }}
+{{ [1, 1, 2] | unique }}
+{{ dup | unique }}
+{{ [1] | union([2]) }}
+{{ [1, 2] | difference([2]) }}
+{{ [1, 2, 3] | intersect([3, 2, 9]) }}
+{{ [1, 2] | symmetric_difference([2, 3]) }}
+{{ {'a': 1} | combine({'b': 2}) }}
+{{ {'a': {'x': 1}} | combine({'a': {'y': 2}}, recursive=true) }}
+{{ {'a': {'x': 1}} | combine({'a': {'y': 2}}) }}
+{{ {'a': [1]} | combine({'a': [2]}, list_merge='append') }}
+{{ [{'a': 1}, {'b': 2}] | combine }}
+{{ users.u1 | to_json }}
+{{ users | to_json(sort_keys=true) }}
+{{ d | to_nice_json }}
+{{ d | to_nice_json(indent=2) }}
+{{ unicode | to_json }}
+{{ 'a"b\\c' | to_json }}
+{{ [1.0, 2.5, none, true] | to_json }}
+{{ ('{"k": [1]}' | from_json).k }}
+{{ '[1, "a", null, true, 1.5]' | from_json }}
+{{ 'hadoop-2.9.0.tar.gz' | regex_replace('^hadoop-([\d.]+)\.tar\.gz$', '\1') }}
+{{ 'x hadoop-3.3.6.tar.gz y' | regex_search('hadoop-[\d.]+\.tar\.gz') }}
+{{ 'abc' | regex_search('z') }}
+{{ text | regex_search('bar=(\d+)', '\1') }}
+{{ text | regex_search('(?P<k>\w+)=(?P<v>\d+)', '\g<k>', '\g<v>') }}
+{{ text | regex_findall('\d+') }}
+{{ text | regex_findall('(\w+)=(\d+)') }}
+{{ text | regex_findall('=(\d)') }}
+{{ 'Hello' | regex_replace('h', 'J', ignorecase=true) }}
+{{ 'a.b' | regex_escape }}
+{{ 'abc' | regex_replace('', '-') }}
+{{ 'line1\nline2' | regex_replace('^l', 'L', multiline=true) }}
+{{ 'ab12' | regex_replace('(?P<letters>[a-z]+)(\d+)', '\2\g<letters>') }}
+{{ '/a/b/c.txt' | basename }}
+{{ '/a/b/c.txt' | dirname }}
+{{ '/a/b/' | dirname }}
+{{ '/a/b/' | basename }}
+{{ 'c.txt' | dirname }}
+{{ '/' | dirname }}
+{{ 'hi' | b64encode }}
+{{ 'aGk=' | b64decode }}
+{{ unicode | b64encode }}
+{{ 'Y2Fmw6k=' | b64decode }}
+{{ (ps_nodes > 1) | ternary('many', 'one') }}
+{{ n | ternary('t', 'f', 'none') }}
+{{ bf | ternary('t', 'f') }}
+{{ 'many' if ps_nodes > 1 else 'one' }}
+{{ 'w-' ~ ps_nodes }}
+{{ (ps_nodes + worker_nodes - 1) * 2 // 3 }}
+{{ 'worker-7'[-1] | int }}
+{{ l | sort }}
+{{ l | sort(reverse=true) }}
+{{ mixed | sort }}
+{{ mixed | sort(case_sensitive=true) }}
+{{ objs | sort(attribute='n') | map(attribute='name') | list }}
+{{ l | min }}
+{{ l | max }}
+{{ mixed | min }}
+{{ objs | max(attribute='n') }}
+{{ l | sum }}
+{{ l | sum(start=10) }}
+{{ [[1], [2, 3]] | sum(start=[]) }}
+{{ -3 | abs }}
+{{ 2.5 | round }}
+{{ 3.5 | round }}
+{{ 2.567 | round(2) }}
+{{ 2.1 | round(0, 'ceil') }}
+{{ 2.9 | round(0, 'floor') }}
+{{ 2.6 | round | int }}
+{{ nested | flatten }}
+{{ nested | flatten(levels=1) }}
+{{ [1, [2, [3]], none, 'null'] | flatten }}
+{{ [1, 2] | zip(['a', 'b']) | list }}
+{{ [1, 2, 3] | zip(['a']) | list }}
+{{ [1, 2] | zip_longest(['a'], fillvalue='-') | list }}
+{{ d | dict2items }}
+{{ items | items2dict }}
+{{ d | dictsort }}
+{{ d.keys() | list }}
+{{ d.values() | list | length }}
+{{ d.items() | list }}
+{{ d.get('a') }}
+{{ d.get('zz', 'dflt') }}
+{{ 'a b  c' | split }}
+{{ csv | split(',') }}
+{{ 'a b c' | split(' ', 1) }}
+{{ s.split() }}
+{{ csv.split(',') }}
+{{ s.split(' ', 1) }}
+{{ s.startswith('Hell') }}
+{{ s.endswith('x') }}
+{{ s.endswith(('x', 'ld')) }}
+{{ '  pad  '.strip() }}
+{{ 'xxpadxx'.strip('x') }}
+{{ '  pad'.lstrip() }}
+{{ s.lower() }}
+{{ s.upper() }}
+{{ s.replace('l', 'L') }}
+{{ s.find('World') }}
+{{ s.count('l') }}
+{{ '{} and {}'.format('a', 'b') }}
+{{ '%s-%d' % ('a', 5) }}
+{{ '%05.2f' % 3.14159 }}
+{{ '%s' | format('x') }}
+{{ '%s=%s' | format('k', 'v') }}
+{{ lines.splitlines() }}
+{{ '42'.isdigit() }}
+{{ ','.join(names) }}
+{{ 'ab' | reverse }}
+{{ l | reverse | list }}
+{{ [1, 2, 3, 4, 5] | batch(2) | list }}
+{{ 'a b' | quote }}
+{{ "it's" | quote }}
+{{ 'safe-path/x.y' | quote }}
+{{ '' | quote }}
+{{ 'hello' | center(11) }}
+{{ 'a\nb' | indent(2) }}
+{{ 'a\nb' | indent(2, true) }}
+{{ 'one two three' | wordcount }}
+{{ d | type_debug }}
+{{ l | type_debug }}
+{{ i | type_debug }}
+{{ f | type_debug }}
+{{ b | type_debug }}
+{{ n | type_debug }}
+{{ 1 | type_debug }}
+{{ range(3) | list }}
+{{ range(1, 4) | list }}
+{{ range(10, 0, -3) | list }}
+{{ range(0) | list }}
+{{ lookup('sequence', 'start=0 count={{ ps_nodes }} format=ps-%d:2222', wantlist=True) }}
+{{ lookup('sequence', 'start={{ ps_nodes }} count={{ worker_nodes }} format=worker-%d:2222', wantlist=True) }}
+{{ lookup('sequence', 'start=0 count=' ~ worker_nodes ~ ' format=worker-%d:2222', wantlist=True) | join(',') }}
+{{ lookup('sequence', 'start=1 end=3') }}
+{{ lookup('sequence', 'start=1 end=3 format=w%02d', wantlist=True) }}
+{{ lookup('sequence', '4-8/2') }}
+{{ lookup('sequence', '0x0a-0x0c:h%x') }}
+{{ lookup('sequence', 'count=0') }}
+{{ lookup('sequence', 'start=5 end=1 stride=-2', wantlist=True) }}
+{{ query('sequence', 'end=2') }}
+{{ q('sequence', 'count=3 start=10') }}
+{{ lookup('items', [1, 2]) }}
+{{ lookup('items', ['a', 'b']) }}
+{{ lookup('items', ['a']) }}
+{{ query('items', [1, [2, 3]]) }}
+{{ lookup('list', ['a', 'b'], wantlist=True) }}
+{{ lookup('dict', users) | map(attribute='key') | list }}
+{{ query('together', [1, 2], ['a']) }}
+{{ query('nested', [1, 2], ['a', 'b']) }}
+{{ query('indexed_items', ['a', 'b']) }}
+{{ query('flattened', [1, [2, [3]]]) }}
+{{ lookup('env', 'IMC_JINJA_SURELY_UNSET_VAR') }}
+{{ lookup('env', 'IMC_JINJA_SURELY_UNSET_VAR', default='dd') }}
+{{ query('vars', 'i', 's') }}
+{{ lookup('vars', 'i') }}
+{{ dict(a=1, b='x') }}
+{{ dict([['a', 1], ['b', 2]]) }}
+{{ inventory_hostname in hostvars }}
+{{ groups['all'] | length > 1 }}
+{{ 'éa' | upper }}
+{{ 'ÉÀ' | lower }}
+{{ 'straße' | title }}
+{{ 'a.b.c' | splitext | first }}
+{{ 'x/.bashrc' | splitext | last }}
+{{ {'z': 1, 'a': 2} | dictsort | first | first }}
+{{ '{{ i }}' }}
+{{ unicode }}
+{{ [unicode] }}
+{{ ['a\nb', 'tab\there'] }}
+{{ 1.0 / 3 }}
+{{ 1e16 }}
+{{ 1e-5 }}
+{{ 123456789.123 }}
+{{ 0.1 + 0.2 }}
+{{ 100.0 }}
+{{ [1.5, 2.0] }}
+{{ 3 - 5 }}
+{{ 'a' if 'x' in s else 'b' }}
+{{ s | lower | replace(' ', '_') | upper }}
+{{ num_gpu | int > 0 }}
+{{ ansible_distribution == 'Ubuntu' and ansible_distribution_major_version | int >= 20 }}
+{{ r_ok.rc }}
+{{ r_ok.stdout | int >= 3 }}
+{{ r_ok.stdout_lines | length }}
+{{ l | random(seed='x') in l }}
+{{ 5 | random(seed=1) < 5 }}
+{{ url | regex_search('hadoop-[\d.]+') }}
+{{ url | urlsplit('hostname') if false else 'skip' }}
+{{ objs | map(attribute='name') | join(', ') }}
+{{ objs | json_query('[].name') if false else 'nq' }}
+{{ items | items2dict(key_name='key', value_name='value') }}
+{{ [{'k': 'a', 'v': 1}] | items2dict(key_name='k', value_name='v') }}
+{{ d | dict2items(key_name='k', value_name='v') | first }}
+{{ [3, 1, 2] | sort | first }}
+{{ names | list | last }}
+{{ 'abc' | list }}
+{{ d | list }}
+{{ [] | first | default('none') }}
+{{ ed | length }}
+{{ empty | length }}
+{{ es | length }}
+{{ ('a', 'b') | join }}
+{{ [[1, 'a'], [2, 'b']] | map('first') | list }}
+{{ 'x' * 0 }}
+{{ 0 == false }}
+{{ none == none }}
+{{ [] == [] }}
+{{ {'a': 1} == {'a': 1} }}
+{{ '1' == 1 }}
+{{ 2 != 3 }}
+"""
+errors = r"""
+{{ nope }}
+{{ nope.x }}
+{{ d.zz }}
+{{ l[10] }}
+{{ 1 + 'a' }}
+{{ 'a' + 1 }}
+{{ 1 < 'a' }}
+{{ 5 in 'abc' }}
+{{ 1 / 0 }}
+{{ 1 // 0 }}
+{{ x | nosuchfilter }}
+{{ i | nosuchfilter }}
+{{ i is nosuchtest }}
+{{ }}
+{{ 1 + }}
+{{ (1 }}
+{{ [1, 2 }}
+{{ 'abc }}
+{{ i.foo }}
+{{ s.foo }}
+{{ n.x }}
+{{ lookup('nosuchlookup', 'x') }}
+{{ lookup('sequence', 'start=1') }}
+{{ lookup('sequence', 'start=1 end=3 count=2') }}
+{{ lookup('sequence', 'start=5 end=1') }}
+{{ lookup('sequence', 'start=x end=2') }}
+{{ lookup('sequence', 'end=3 foo=1') }}
+{{ lookup('file', '/nonexistent/imc/file') }}
+{{ 'x' | from_json }}
+{{ 'abc' | b64decode }}
+{{ 5 | length }}
+{{ d | items2dict }}
+{{ l | dict2items }}
+{{ [1, 'a'] | sort }}
+{{ [] | max }}
+{{ [] | first }}
+{{ ver is version('1.0', 'bogus') }}
+{{ 'x' | regex_search('(') }}
+{{ i is failed }}
+{{ range(1, 2, 0) }}
+{{ range('a') }}
+{{ undefined_thing | mandatory }}
+{{ [1, 2] | combine({'a': 1}) }}
+{{ foo(1) }}
+{{ tmplvar + 1 }}
+{% if %}
+{% for x in %}{% endfor %}
+{% if true %}
+{% endif %}
+{% frobnicate %}
+{{ 1 is defined is defined }}
+"""
+text = [
+ "{% for h in names %}\nhost{{ loop.index0 }} = {{ h }}\n{% endfor %}\n",
+ "{% if b %}\ngpus = {{ num_gpu | int }}\n{% else %}\ngpus = 0\n{% endif %}\n",
+ "    {% if true %}indented{% endif %}\n\nnext\n",
+ "{% raw %}literal = {{ not_rendered }}{% endraw %}\nlast = {{ ps_nodes * 2 }}\n",
+ "no trailing newline {{ ps_nodes }}",
+ "{% for n in names %}{{ n }}{% if not loop.last %}+{% endif %}{% endfor %}",
+ "{% for k, v in d.items() %}{{ k }}={{ v }};{% endfor %}",
+ "{% for k in d %}{{ k }}{% endfor %}",
+ "{% for x in empty %}x{% else %}empty{% endfor %}",
+ "{% for x in l if x > 1 %}{{ x }}{{ loop.length }}{% endfor %}",
+ "{% for x in l %}{{ loop.index }}/{{ loop.revindex }}/{{ loop.first }}/{{ loop.last }} {% endfor %}",
+ "{% for x in names %}{{ loop.cycle('odd', 'even') }} {% endfor %}",
+ "{% for a, b in pairs %}{{ a }}{{ b }}{% endfor %}",
+ "{% for (a, b) in pairs %}{{ a }}{{ b }}{% endfor %}",
+ "{% set x = 5 %}{{ x }}",
+ "{% set a, b = 1, 2 %}{{ a }}{{ b }}",
+ "{% set x = 1 %}{% for i in l %}{% set x = i %}{% endfor %}{{ x }}",
+ "{% set ns = namespace(found=false) %}{% for i in l %}{% if i == 2 %}{% set ns.found = true %}{% endif %}{% endfor %}{{ ns.found }}",
+ "{% set block %}inner {{ i }}{% endset %}[{{ block }}]",
+ "{% set up | upper %}shout{% endset %}{{ up }}",
+ "{# comment #}after",
+ "a {#- trimmed -#} b",
+ "a\n  {%- if true -%}\n  b\n  {%- endif %}\nc",
+ "x {{- ' y ' -}} z",
+ "{% if bf %}a{% elif b %}b{% else %}c{% endif %}",
+ "{% if bf %}a{% elif bf %}b{% else %}c{% endif %}",
+ "{% macro greet(name, punct='!') %}Hi {{ name }}{{ punct }}{% endmacro %}{{ greet('a') }} {{ greet('b', '?') }}",
+ "{% filter upper %}up {{ s }}{% endfilter %}",
+ "{% with a = 1, b = 2 %}{{ a + b }}{% endwith %}",
+ "{% for x in names %}{{ x }}\n{% endfor %}",
+ "line1\n{% if true %}\nline2\n{% endif %}\nline3\n",
+ "{{ names }} {{ d }} {{ b }} {{ n }} {{ f }}",
+ "{{ '{{' }} literal {{ '}}' }}",
+ "value: {{ 'a\\nb' }}",
+ "{% for i in range(3) %}{{ i }}{% endfor %}",
+ "{% for u in users | dict2items %}{{ u.key }}:{{ u.value.name }} {% endfor %}",
+ "{% for x in [1,2,3] %}{{ loop.previtem | default('-') }}{{ loop.nextitem | default('-') }} {% endfor %}",
+ "{% for h in groups['all'] %}{{ hostvars[h]['IM_NODE_PRIVATE_IP'] }} {{ h }}\n{% endfor %}",
+ "{% for i in range(ps_nodes) %}ps-{{ i }}:2222{% if not loop.last %},{% endif %}{% endfor %}",
+ "{% if 'b' in names and names | length == 3 %}ok{% endif %}",
+ "{%+ if true %}plus{% endif +%}\nafter",
+ "{{ 'a' }}\n{{ 'b' }}\n",
+ "{% if true %}yes{% endif %}\n",
+ "{% for x in l %}\n  {{ x }}\n{% endfor %}\n",
+ "{% for key, value in users.items() %}{{ key }}={{ value.ip }}\n{% endfor %}",
+ "{{ lookup('sequence', 'start=0 count=2 format=ps-%d:2222', wantlist=True) }}",
+ "x{% if false %}\n{% endif %}y",
+ "{{ 'x' if false }}|",
+ "{% for x in 'ab' %}{{ x }}.{% endfor %}",
+ "a{# multi\nline #}b",
+]
+textonly_errors = [
+ "{{ nope }}",
+ "{% for x in i %}{% endfor %}",
+ "{% for a, b in l %}{% endfor %}",
+ "{% if true %}never closed",
+ "{% endfor %}",
+ "{{ 1 +",
+ "{% raw %}no end",
+ "{# unclosed",
+]
+conds = r"""
+node_type == "master" and launch_training
+'b' in ['a', 'b']
+(1 + 1 == 2 and not false) or undefined_var is defined
+'10' | int > 9
+launch_training
+r_skip is succeeded and node_type == "master"
+r_ok.rc == 0
+r_ok.rc == '0'
+r_ok.stdout | int < 5
+r_bad is failed
+r_bad is not failed
+ansible_os_family == "Debian"
+ansible_os_family != "RedHat"
+undefined_var is not defined
+job.finished
+job2.finished
+bf
+not bf
+i > 5
+s
+es
+n
+l
+empty
+0
+'false'
+groups['wn'] | length > 1
+inventory_hostname == groups['front'][0]
+r_ok.stdout_lines[0] == '3'
+nope
+nope == 1
+1 +
+d.zz
+d.zz is defined
+'\n' | length == 1
+"""
+cases = []
+for t in typed.strip('\n').split('\n'):
+    cases.append({"vars": V, "mode": "typed", "tmpl": t})
+for t in errors.strip('\n').split('\n'):
+    cases.append({"vars": V, "mode": "typed", "tmpl": t})
+for t in text + textonly_errors:
+    cases.append({"vars": V, "mode": "text", "tmpl": t})
+for t in conds.strip('\n').split('\n'):
+    cases.append({"vars": V, "mode": "cond", "tmpl": t})
+json.dump(cases, open('cases.json', 'w'))
+print(len(cases))
