@@ -12,4 +12,6 @@ libimc_la_SOURCES += src/provision/provision.h src/provision/provision.c \
 	src/provision/mod-file.c src/provision/mod-lineinfile.c src/provision/mod-stat.c \
 	src/provision/mod-control.c src/provision/mod-setup.c
 
-EXTRA_DIST += tests/differential/run.sh tests/cli/t4-lib-sshd.sh
+TESTS += tests/cli/t4001-play-local.sh tests/cli/t4002-differential.sh tests/cli/t4003-play-ssh.sh
+EXTRA_DIST += tests/differential/run.sh tests/cli/t4-lib-sshd.sh \
+	tests/cli/t4001-play-local.sh tests/cli/t4002-differential.sh tests/cli/t4003-play-ssh.sh

@@ -1,0 +1,99 @@
+#!/bin/sh
+# t4001: imc play --connection local: modules, keywords, roles, handlers,
+# idempotence, --results shape, the static check (unsupported module named
+# with its file:line before anything runs) and exit statuses.
+. "$top_srcdir/tests/cli/lib.sh"
+
+S=$TMPD/scratch
+mkdir -p "$S" "$TMPD/pb/roles/r1/tasks" "$TMPD/pb/roles/r1/defaults" "$TMPD/pb/roles/r1/handlers" "$TMPD/pb/roles/r1/templates"
+cat >"$TMPD/pb/roles/r1/defaults/main.yml" <<'EOY'
+who: default
+EOY
+cat >"$TMPD/pb/roles/r1/tasks/main.yml" <<'EOY'
+- name: role template
+  template: src=t.j2 dest={{ scratch }}/r1.txt
+  notify: r1 changed
+EOY
+cat >"$TMPD/pb/roles/r1/templates/t.j2" <<'EOY'
+hello {{ who }}{% for i in range(2) %} {{ i }}{% endfor %}
+EOY
+cat >"$TMPD/pb/roles/r1/handlers/main.yml" <<'EOY'
+- name: r1 changed
+  shell: echo handled >> {{ scratch }}/handlers.txt
+EOY
+cat >"$TMPD/pb/play.yml" <<'EOY'
+- hosts: all
+  gather_facts: false
+  vars:
+    items_list: [a, b]
+  roles:
+    - { role: r1, who: param }
+  tasks:
+    - name: write a line
+      lineinfile: path={{ scratch }}/conf line="key=value" create=yes
+      register: li
+    - name: loop with when
+      file: path={{ scratch }}/{{ item }} state=directory mode=0750
+      loop: "{{ items_list }}"
+      when: item != 'b'
+    - name: command output
+      command: echo {{ li.changed }}
+      register: out
+      changed_when: false
+    - name: fact
+      set_fact:
+        echoed: "{{ out.stdout }}"
+    - name: assert
+      assert:
+        that:
+          - out.stdout in ['True', 'False']
+          - echoed | bool in [true, false]
+          - out.rc == 0
+    - block:
+        - command: /bin/false
+      rescue:
+        - copy: content="rescued\n" dest={{ scratch }}/rescue.txt
+EOY
+expect_exit 0 "a play runs locally" -- "$IMC" play -e scratch="$S" --results "$TMPD/r1.json" "$TMPD/pb/play.yml"
+expect_grep '^TASK \[r1 : role template\] \*+$' "$TMPD/out" "role task banner is Ansible's"
+expect_grep '^RUNNING HANDLER \[r1 : r1 changed\]' "$TMPD/out" "handler runs"
+expect_grep '^skipping: \[localhost\] => \(item=b\)' "$TMPD/out" "per-item when skips"
+expect_grep '^localhost +: ok=[0-9]+ +changed=[0-9]+ +unreachable=0 +failed=0 +skipped=0 +rescued=1' "$TMPD/out" "recap line"
+expect_grep '^hello param 0 1$' "$S/r1.txt" "template rendered with the role parameter"
+expect_grep '^key=value$' "$S/conf" "lineinfile wrote the line"
+expect_grep '^rescued$' "$S/rescue.txt" "rescue ran"
+[ -d "$S/a" ] && [ ! -d "$S/b" ] && ok "loop created a and skipped b" || not_ok "loop created a and skipped b"
+[ "$(stat -c %a "$S/a")" = 750 ] && ok "directory mode applied" || not_ok "directory mode applied"
+expect_grep '"plays"' "$TMPD/r1.json" "--results has plays"
+expect_grep '"failures": 0' "$TMPD/r1.json" "--results has stats"
+
+expect_exit 0 "second run" -- "$IMC" play -e scratch="$S" "$TMPD/pb/play.yml"
+expect_no_grep 'RUNNING HANDLER' "$TMPD/out" "second run: template unchanged, no handler"
+expect_grep 'changed=0 ' "$TMPD/out" "second run changes nothing"
+
+cat >"$TMPD/bad.yml" <<'EOY'
+- hosts: all
+  tasks:
+    - name: fine
+      command: /bin/true
+    - name: not supported
+      frobnicate: a=b
+EOY
+expect_exit 65 "an unsupported module is refused before running" -- "$IMC" play "$TMPD/bad.yml"
+expect_grep "bad.yml:5:.*unsupported module 'frobnicate'" "$TMPD/err" "error names the module and its line"
+expect_no_grep 'TASK \[fine\]' "$TMPD/out" "nothing ran"
+
+cat >"$TMPD/fail.yml" <<'EOY'
+- hosts: all
+  gather_facts: false
+  tasks:
+    - fail: msg="stop here"
+    - command: touch {{ scratch }}/never
+EOY
+expect_exit 1 "a failed task exits 1" -- "$IMC" play -e scratch="$S" "$TMPD/fail.yml"
+expect_grep 'fatal: \[localhost\]: FAILED! => \{"changed": false, "msg": "stop here"\}' "$TMPD/out" "fatal line"
+[ ! -e "$S/never" ] && ok "the failed host stops" || not_ok "the failed host stops"
+
+expect_exit 66 "a missing playbook" -- "$IMC" play "$TMPD/nope.yml"
+expect_exit 64 "no playbook is a usage error" -- "$IMC" play
+done_testing
