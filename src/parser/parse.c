@@ -456,7 +456,7 @@ static bool parse_configure(struct parser *P)
 			c.begin_loc = P->tok.loc;
 			c.recipe_line = P->tok.loc.line;
 			c.recipe = xstrndup(P->tok.val, P->tok.vlen);
-			c.recipe_len = P->tok.vlen;
+			c.recipe_len = strlen(c.recipe); /* the same: NUL was refused */
 			advance(P);
 		}
 		if (!at(P, TK_RPAREN)) {
@@ -721,6 +721,63 @@ static char *normalise(const char *text, size_t len, size_t *outlen)
 	return out;
 }
 
+/* Length of the valid UTF-8 sequence at p (1 for ASCII), or 0 when it is
+ * not valid (overlong forms, surrogates and code points past U+10FFFF are
+ * not: RADL-JSON must be able to carry every string). NUL is refused too. */
+static size_t utf8_len(const unsigned char *p, const unsigned char *end)
+{
+	unsigned c = p[0];
+	if (c && c < 0x80)
+		return 1;
+	size_t n = c >= 0xc2 && c <= 0xdf ? 2 : c >= 0xe0 && c <= 0xef ? 3 :
+		   c >= 0xf0 && c <= 0xf4 ? 4 : 0;
+	if (!n || (size_t)(end - p) < n)
+		return 0;
+	for (size_t i = 1; i < n; i++)
+		if ((p[i] & 0xc0) != 0x80)
+			return 0;
+	if ((c == 0xe0 && p[1] < 0xa0) || (c == 0xed && p[1] > 0x9f) ||
+	    (c == 0xf0 && p[1] < 0x90) || (c == 0xf4 && p[1] > 0x8f))
+		return 0;
+	return n;
+}
+
+/* The reference reads RADL as UTF-8 text; reject anything else at its
+ * position rather than emit JSON that cannot hold it. ASCII without NUL is
+ * skipped eight bytes at a time; the position is computed only on error. */
+static bool valid_text(struct parser *P, const char *text, size_t len)
+{
+	const unsigned char *p = (const unsigned char *)text, *end = p + len;
+	while (p < end) {
+		if (end - p >= 8) {
+			uint64_t w;
+			memcpy(&w, p, 8);
+			uint64_t zero = (w - 0x0101010101010101u) & ~w & 0x8080808080808080u;
+			if (!((w & 0x8080808080808080u) | zero)) {
+				p += 8;
+				continue;
+			}
+		}
+		size_t n = utf8_len(p, end);
+		if (!n) {
+			struct src_loc loc = { P->doc->file, 1, 1 };
+			const unsigned char *ls = (const unsigned char *)text;
+			for (const unsigned char *q = ls; q < p; q++)
+				if (*q == '\n') {
+					loc.line++;
+					ls = q + 1;
+				}
+			loc.col = (int)(p - ls) + 1;
+			diag_error(P->d, IMC_EXIT_DATAERR, &loc, *p ?
+				   "invalid UTF-8 (byte 0x%02x): RADL files are UTF-8 text" :
+				   "NUL byte: RADL files are text (byte 0x%02x)", *p);
+			return false;
+		}
+		p += n;
+	}
+	return true;
+}
+
 static bool blank(const char *s, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
@@ -743,8 +800,10 @@ struct radl_doc *radl_parse(const char *file, const char *text, size_t len, stru
 		return P.doc;
 	}
 	size_t nerr0 = d->nerrors;
-	radl_lex_init(&P.lx, P.doc->file, norm, nlen, d);
-	parse_radl(&P);
+	if (valid_text(&P, norm, nlen)) {
+		radl_lex_init(&P.lx, P.doc->file, norm, nlen, d);
+		parse_radl(&P);
+	}
 	if (d->nerrors > nerr0) {
 		diag_add_source(d, P.doc->file, norm, nlen);
 		free(norm);
