@@ -971,7 +971,12 @@ static int ec2_vm_stop(struct cloud_session *s, struct cloud_vm *vm, struct diag
 		return -1;
 	struct cloud_vm *one = vm;
 	wait_vms(s, &one, 1, WAIT_STOPPED, d);
-	return vm->state == VM_STOPPED ? 0 : -1;
+	if (vm->state == VM_STOPPED)
+		return 0;
+	if (!diag_has_errors(d))
+		diag_error(d, IMC_EXIT_FAILED, NULL, "ec2: VM %d (%s) is '%s' instead of stopped",
+			   vm->num, vm->cloud_id ? vm->cloud_id : "?", vm_state_name(vm->state));
+	return -1;
 }
 
 static int ec2_vm_start(struct cloud_session *s, struct cloud_vm *vm, struct diag *d)
