@@ -5,7 +5,11 @@
  * (--results FILE). The playbook is checked before anything runs. */
 #include "config.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,7 +32,10 @@ static const char usage_text[] =
 	"  -g, --group GROUP=NAME[,NAME]  put hosts in a group (repeatable)\n"
 	"  -f, --forks N               hosts run in parallel (default 16)\n"
 	"  -r, --results FILE          write the results as Ansible's json callback\n"
-	"  -q, --quiet                 do not print the task log\n";
+	"  -q, --quiet                 do not print the task log\n"
+	"      --no-fallback           never hand the playbook to ansible-playbook\n"
+	"A playbook using a module, keyword, filter or lookup outside imc's subset is\n"
+	"run by ansible-playbook when it is installed (local connection), else refused.\n";
 
 static int add_extra(json_t *extra, const char *arg, struct diag *d)
 {
@@ -72,6 +79,56 @@ static void group_add(json_t *groups, const char *g, const char *h)
 		if (!strcmp(json_string_value(e), h))
 			return;
 	json_array_append_new(a, json_string(h));
+}
+
+static bool have_ansible(void)
+{
+	return system("command -v ansible-playbook >/dev/null 2>&1") == 0;
+}
+
+/* The fallback: the same play under ansible-playbook -c local. With
+ * --results its json callback writes the results file. */
+static int run_ansible(const char *playbook, const char *host, json_t *extra, const char *results,
+		       bool quiet)
+{
+	char *ev = json_dumps(extra, JSON_COMPACT);
+	char *inv = xasprintf("%s,", host);
+	fflush(stdout);
+	pid_t pid = fork();
+	if (pid == 0) {
+		setenv("ANSIBLE_NOCOLOR", "1", 1);
+		setenv("ANSIBLE_RETRY_FILES_ENABLED", "0", 1);
+		setenv("ANSIBLE_PYTHON_INTERPRETER", "/usr/bin/python3", 0);
+		if (results) {
+			setenv("ANSIBLE_STDOUT_CALLBACK", "ansible.posix.json", 1);
+			int fd = open(results, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+			if (fd < 0)
+				_exit(IMC_EXIT_IOERR);
+			dup2(fd, 1);
+			close(fd);
+		} else if (quiet) {
+			int fd = open("/dev/null", O_WRONLY);
+			dup2(fd, 1);
+			close(fd);
+		}
+		execlp("ansible-playbook", "ansible-playbook", "-i", inv, "-c", "local", "-e", ev,
+		       playbook, (char *)NULL);
+		_exit(127);
+	}
+	int st = 0;
+	if (pid > 0)
+		while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+			;
+	free(ev);
+	free(inv);
+	if (pid < 0 || !WIFEXITED(st))
+		return IMC_EXIT_SOFTWARE;
+	switch (WEXITSTATUS(st)) {
+	case 0: return IMC_EXIT_OK;
+	case 2: return IMC_EXIT_FAILED;
+	case 4: return IMC_EXIT_UNAVAILABLE;
+	default: return WEXITSTATUS(st) == 127 ? IMC_EXIT_SOFTWARE : IMC_EXIT_FAILED;
+	}
 }
 
 struct pin_ctx {
@@ -128,10 +185,12 @@ int cmd_play(struct imc_ctx *ctx, int argc, char **argv)
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "json", no_argument, NULL, 'J' },
 		{ "known-hosts", required_argument, NULL, 'K' },
+		{ "no-fallback", no_argument, NULL, 'N' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *connection = "local", *inv_host = "localhost", *key = NULL, *results = NULL;
 	const char *known_hosts = NULL;
+	bool no_fallback = false;
 	bool quiet = false;
 	int forks = 16;
 	struct diag d = DIAG_INIT;
@@ -176,6 +235,7 @@ int cmd_play(struct imc_ctx *ctx, int argc, char **argv)
 		case 'q': quiet = true; break;
 		case 'J': break;
 		case 'K': known_hosts = optarg; break;
+		case 'N': no_fallback = true; break;
 		default:
 			rc = cmd_usage_error("play", "unknown option");
 			goto out;
@@ -197,6 +257,13 @@ int cmd_play(struct imc_ctx *ctx, int argc, char **argv)
 	log_init(ctx->verbose);
 	pb = play_load_file(argv[optind], NULL, &d);
 	if (!pb) {
+		if (!no_fallback && !strcmp(connection, "local") && play_error_unsupported(&d) &&
+		    have_ansible()) {
+			fprintf(stderr, "imc play: %s; running it under ansible-playbook\n",
+				diag_first_message(&d));
+			rc = run_ansible(argv[optind], inv_host, extra, results, quiet);
+			goto out;
+		}
 		rc = cmd_report(ctx, &d);
 		goto out;
 	}

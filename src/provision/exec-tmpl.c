@@ -122,8 +122,10 @@ char *xt_render_text(struct exec_ctx *x, const char *text, const char *src_path,
 	env.origin = src_path;
 	char *r = tmpl_render_string(&env, text, d);
 	if (!r && env.err_kind == TMPL_ERR_UNDEFINED && d->n) {
+		/* the template action wraps the error with its own cause:
+		 * AnsibleUndefinedVariable(e, orig_exc=e) prints it twice */
 		struct diag_item *it = &d->items[d->n - 1];
-		char *m = xasprintf("AnsibleUndefinedVariable: %s", it->msg);
+		char *m = xasprintf("AnsibleUndefinedVariable: %s. %s", it->msg, it->msg);
 		free(it->msg);
 		it->msg = m;
 	}

@@ -18,6 +18,25 @@
 #include "util/xalloc.h"
 #include "util/banned.h"
 
+bool play_error_unsupported(const struct diag *d)
+{
+	static const char *const marks[] = { "unsupported ", "no filter named", "no test named",
+					     "no lookup plugin named", "not supported", NULL };
+	if (!d->nerrors)
+		return false;
+	for (size_t i = 0; i < d->n; i++) {
+		if (d->items[i].level != DIAG_ERROR)
+			continue;
+		bool hit = false;
+		for (const char *const *m = marks; *m; m++)
+			if (strstr(d->items[i].msg, *m))
+				hit = true;
+		if (!hit)
+			return false;
+	}
+	return true;
+}
+
 void *play_alloc(struct task_playbook *pb, size_t n)
 {
 	void *p = xcalloc(1, n);

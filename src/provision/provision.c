@@ -128,7 +128,7 @@ static int check_confs(struct prov *pv, struct diag *d)
 						it->conf->line > 0 ? it->conf->line - 1 : 0, NULL,
 						job->roles_path, true, &cd);
 			if (!cs->pb) {
-				if (pv->have_ansible && cd.code != IMC_EXIT_NOINPUT) {
+				if (pv->have_ansible && play_error_unsupported(&cd)) {
 					cs->why = xstrdup(diag_first_message(&cd));
 					log_info("provision", "configure '%s' runs under ansible-playbook: %s",
 						 it->conf->name, cs->why);

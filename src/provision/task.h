@@ -134,6 +134,9 @@ struct task_playbook *play_load_text(const char *text, const char *file, int lin
 				     const char *dir, const char *roles_path, bool im_header,
 				     struct diag *d);
 void play_free(struct task_playbook *pb);
+/* True when every error in d is about a construct outside the supported
+ * subset (module, keyword, filter, test, lookup): ansible-playbook may run it. */
+bool play_error_unsupported(const struct diag *d);
 
 /* YAML -> jansson (play-yaml.c): YAML 1.1 scalars as Ansible (PyYAML) reads
  * them. line_of() gives the 1-based line where a node started (0 unknown). */

@@ -79,7 +79,7 @@ cat >"$TMPD/bad.yml" <<'EOY'
     - name: not supported
       frobnicate: a=b
 EOY
-expect_exit 65 "an unsupported module is refused before running" -- "$IMC" play "$TMPD/bad.yml"
+expect_exit 65 "an unsupported module is refused before running" -- "$IMC" play --no-fallback "$TMPD/bad.yml"
 expect_grep "bad.yml:5:.*unsupported module 'frobnicate'" "$TMPD/err" "error names the module and its line"
 expect_no_grep 'TASK \[fine\]' "$TMPD/out" "nothing ran"
 
