@@ -46,3 +46,5 @@ endif
 noinst_PROGRAMS += bench/radl_parse
 bench_radl_parse_SOURCES = bench/radl_parse.c
 bench_radl_parse_LDADD = libimc.la $(IMC_LIBS)
+
+dist_man_MANS += docs/radl.5

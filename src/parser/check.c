@@ -132,15 +132,63 @@ static int check_ansible(const struct radl_doc *doc, const struct radl_aspect *a
 	return 0;
 }
 
-/* The recipe must load as YAML (IM checks it when PyYAML is there). The
- * error is reported at the configure, and the exact place as a note at the
- * RADL line and column where libyaml found the problem. */
+/* Where a YAML mark of the recipe is in the RADL file (the recipe's first
+ * line is the rest of the '@begin' line). */
+static struct src_loc recipe_loc(const struct radl_configure *c, const yaml_mark_t *m)
+{
+	struct src_loc at = c->begin_loc;
+	if (c->recipe_line <= 0) {
+		at.line = 0;
+		return at;
+	}
+	at.line = c->recipe_line + (int)m->line;
+	at.col = (int)m->column + 1 + (m->line == 0 ? c->begin_loc.col + 5 : 0);
+	return at;
+}
+
+/* msg is the problem; it is freed here. */
+static void yaml_error(const struct radl_configure *c, struct diag *d, const yaml_mark_t *m,
+		       char *msg)
+{
+	struct src_loc at = recipe_loc(c, m);
+	diag_error(d, IMC_EXIT_DATAERR, &c->loc,
+		   "the recipe of configure '%s' is not valid YAML", c->id);
+	diag_note(d, at.line ? &at : NULL, "%s", msg);
+	free(msg);
+}
+
+struct anchors {
+	char **name;
+	size_t n;
+};
+
+static void anchor_add(struct anchors *a, const unsigned char *name)
+{
+	if (!name)
+		return;
+	a->name = xreallocarray(a->name, a->n + 1, sizeof(*a->name));
+	a->name[a->n++] = xstrdup((const char *)name);
+}
+
+static bool anchor_known(const struct anchors *a, const unsigned char *name)
+{
+	for (size_t i = 0; i < a->n; i++)
+		if (strcmp(a->name[i], (const char *)name) == 0)
+			return true;
+	return false;
+}
+
+/* The recipe must load as YAML: IM runs yaml.safe_load() on it, so beyond
+ * the syntax libyaml checks, it must be one document and its aliases must
+ * name anchors defined before them. The error is reported at the
+ * configure, and the exact place as a note at the RADL line and column. */
 static int check_recipe(const struct radl_doc *doc, const struct radl_configure *c,
 			struct diag *d)
 {
 	yaml_parser_t parser;
 	yaml_event_t event;
-	int rc = 0;
+	struct anchors anchors = { NULL, 0 };
+	int rc = 0, docs = 0;
 
 	(void)doc;
 	if (!yaml_parser_initialize(&parser))
@@ -148,32 +196,47 @@ static int check_recipe(const struct radl_doc *doc, const struct radl_configure 
 	yaml_parser_set_input_string(&parser, (const unsigned char *)c->recipe, c->recipe_len);
 	for (;;) {
 		if (!yaml_parser_parse(&parser, &event)) {
-			diag_error(d, IMC_EXIT_DATAERR, &c->loc,
-				   "the recipe of configure '%s' is not valid YAML", c->id);
-			if (c->recipe_line > 0) {
-				struct src_loc at = c->begin_loc;
-				at.line = c->recipe_line + (int)parser.problem_mark.line;
-				at.col = (int)parser.problem_mark.column + 1 +
-					 (parser.problem_mark.line == 0 ? c->begin_loc.col + 5 : 0);
-				if (parser.context)
-					diag_note(d, &at, "%s (%s, line %d)",
-						  parser.problem ? parser.problem : "YAML error",
-						  parser.context,
-						  c->recipe_line + (int)parser.context_mark.line);
-				else
-					diag_note(d, &at, "%s",
-						  parser.problem ? parser.problem : "YAML error");
-			} else {
-				diag_note(d, NULL, "%s", parser.problem ? parser.problem : "YAML error");
-			}
+			const char *problem = parser.problem ? parser.problem : "YAML error";
+			if (parser.context)
+				yaml_error(c, d, &parser.problem_mark,
+					   xasprintf("%s (%s, line %d)", problem, parser.context,
+						     c->recipe_line + (int)parser.context_mark.line));
+			else
+				yaml_error(c, d, &parser.problem_mark, xstrdup(problem));
 			rc = -1;
 			break;
 		}
+		const unsigned char *anchor = NULL;
+		switch (event.type) {
+		case YAML_DOCUMENT_START_EVENT:
+			if (++docs == 2) {
+				yaml_error(c, d, &event.start_mark,
+					   xstrdup("found a second document: a recipe is one YAML document"));
+				rc = -1;
+			}
+			break;
+		case YAML_ALIAS_EVENT:
+			if (!anchor_known(&anchors, event.data.alias.anchor)) {
+				yaml_error(c, d, &event.start_mark,
+					   xasprintf("found undefined alias '%s'",
+						     (const char *)event.data.alias.anchor));
+				rc = -1;
+			}
+			break;
+		case YAML_SCALAR_EVENT: anchor = event.data.scalar.anchor; break;
+		case YAML_SEQUENCE_START_EVENT: anchor = event.data.sequence_start.anchor; break;
+		case YAML_MAPPING_START_EVENT: anchor = event.data.mapping_start.anchor; break;
+		default: break;
+		}
+		anchor_add(&anchors, anchor);
 		bool end = event.type == YAML_STREAM_END_EVENT;
 		yaml_event_delete(&event);
-		if (end)
+		if (end || rc < 0)
 			break;
 	}
+	for (size_t i = 0; i < anchors.n; i++)
+		free(anchors.name[i]);
+	free(anchors.name);
 	yaml_parser_delete(&parser);
 	return rc;
 }
