@@ -269,6 +269,10 @@ static void read_feature(struct reader *R, struct radl_body *b, const char *key,
 		}
 		return;
 	}
+	if (!radl_is_name(key)) {
+		rerr(R, "'%s' cannot be a RADL feature name", key);
+		return;
+	}
 	struct radl_feature *f = radl_body_add(b);
 	f->cmp = RADL_EQ;
 	if (json_is_number(v) && ends_with(key, n, "_min")) {
@@ -357,16 +361,30 @@ static const char *get_str(struct reader *R, const json_t *o, const char *key, b
 	const json_t *v = json_object_get(o, key);
 	if (json_is_string(v))
 		return json_string_value(v);
+	const char *cls = json_string_value(json_object_get(o, "class"));
 	if (v || required)
 		rerr(R, "'%s' of a '%s' object must be a string", key,
-		     json_string_value(json_object_get(o, "class")));
+		     cls ? cls : "contextualize item");
 	return NULL;
+}
+
+/* A string that must be a RADL name (ids, references, cloud ids). */
+static const char *get_name(struct reader *R, const json_t *o, const char *key, bool required)
+{
+	const char *s = get_str(R, o, key, required);
+	const char *cls = json_string_value(json_object_get(o, "class"));
+	if (s && !radl_is_name(s)) {
+		rerr(R, "'%s' (the %s of a '%s' object) cannot be a RADL name", s, key,
+		     cls ? cls : "contextualize item");
+		return NULL;
+	}
+	return s;
 }
 
 static void read_aspect(struct reader *R, const json_t *o, enum radl_class cls)
 {
 	static const char *const skip[] = { "class", "id", "reference", NULL };
-	const char *id = get_str(R, o, "id", true);
+	const char *id = get_name(R, o, "id", true);
 	if (!id)
 		return;
 	struct radl_aspect *old = cls == RADL_SYSTEM ? radl_find_system(R->doc, id) :
@@ -396,7 +414,7 @@ static void read_aspect(struct reader *R, const json_t *o, enum radl_class cls)
 
 static void read_configure(struct reader *R, const json_t *o)
 {
-	const char *id = get_str(R, o, "id", true);
+	const char *id = get_name(R, o, "id", true);
 	if (!id)
 		return;
 	if (radl_find_configure(R->doc, id)) {
@@ -421,8 +439,8 @@ static void read_configure(struct reader *R, const json_t *o)
 
 static void read_deploy(struct reader *R, const json_t *o)
 {
-	const char *sys = get_str(R, o, "system", true);
-	const char *cloud = get_str(R, o, "cloud", false);
+	const char *sys = get_name(R, o, "system", true);
+	const char *cloud = get_name(R, o, "cloud", false);
 	struct radl_number n = { 0 };
 	if (!sys)
 		return;
@@ -468,9 +486,9 @@ static void read_contextualize(struct reader *R, const json_t *o)
 	size_t i;
 	const json_t *it;
 	json_array_foreach(items, i, it) {
-		const char *sys = get_str(R, it, "system", true);
-		const char *conf = get_str(R, it, "configure", true);
-		const char *tool = get_str(R, it, "ctxt_tool", false);
+		const char *sys = get_name(R, it, "system", true);
+		const char *conf = get_name(R, it, "configure", true);
+		const char *tool = get_name(R, it, "ctxt_tool", false);
 		if (!sys || !conf)
 			continue;
 		struct radl_ctxt_item item;

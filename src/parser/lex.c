@@ -296,20 +296,23 @@ void radl_lex_next(struct radl_lexer *lx, struct radl_token *tok)
 			tok->is_int = true;
 			if (q < lx->end && *q == '.') {
 				tok->is_int = false;
-				double scale = 0.1;
 				q++;
-				while (q < lx->end && is_digit(*q)) {
-					v += (*q++ - '0') * scale;
-					scale /= 10;
-				}
-				/* exact conversion for decimals: reparse with strtod */
+				while (q < lx->end && is_digit(*q))
+					q++;
+			}
+			/* Beyond 15 digits the sum above may round differently from a
+			 * correct conversion; decimals always need one. strtod() gets
+			 * a copy, since the text after the token could extend it
+			 * ('1.5e3' is 1.5 with unit 'e3'). */
+			size_t n = (size_t)(q - p);
+			if (!tok->is_int || n > 15) {
 				char buf[64];
-				size_t n = (size_t)(q - p);
-				if (n < sizeof(buf)) {
-					memcpy(buf, p, n);
-					buf[n] = '\0';
-					v = strtod(buf, NULL);
-				}
+				char *copy = n < sizeof(buf) ? buf : xmalloc(n + 1);
+				memcpy(copy, p, n);
+				copy[n] = '\0';
+				v = strtod(copy, NULL);
+				if (copy != buf)
+					free(copy);
 			}
 			tok->t = TK_NUMBER;
 			tok->num = v;
@@ -349,4 +352,18 @@ char *radl_string_value(const char *s, size_t n)
 	}
 	*o = '\0';
 	return out;
+}
+
+bool radl_is_name(const char *s)
+{
+	size_t n = strlen(s);
+	if (!n || !is_name_start(s[0]))
+		return false;
+	for (size_t i = 1; i < n; i++)
+		if (!is_name_char(s[i]))
+			return false;
+	for (size_t i = 0; i < sizeof(keywords) / sizeof(keywords[0]); i++)
+		if (strcmp(keywords[i].word, s) == 0)
+			return false;
+	return true;
 }

@@ -795,6 +795,10 @@ struct radl_doc *radl_parse(const char *file, const char *text, size_t len, stru
 	memset(&P, 0, sizeof(P));
 	P.d = d;
 	P.doc = radl_doc_new(file);
+	/* a UTF-8 byte order mark (some editors write one) is not content */
+	if (nlen >= 3 && memcmp(norm, "\xef\xbb\xbf", 3) == 0) {
+		memset(norm, ' ', 3);
+	}
 	if (blank(norm, nlen)) {
 		free(norm);
 		return P.doc;

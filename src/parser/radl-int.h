@@ -57,6 +57,8 @@ void radl_lex_init(struct radl_lexer *lx, const char *file, const char *text, si
  * silently). An unterminated string or recipe is reported and ends input. */
 void radl_lex_next(struct radl_lexer *lx, struct radl_token *tok);
 const char *radl_tok_name(enum radl_tok t);
+/* Whether s can be written as a RADL name (not a reserved word). */
+bool radl_is_name(const char *s);
 /* Copies a string token's value, turning \' into ' (other escapes kept). */
 char *radl_string_value(const char *s, size_t n);
 
