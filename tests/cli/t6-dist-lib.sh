@@ -44,7 +44,11 @@ make_cluster() {
 start() {
 	local name=$1
 	shift
-	"$IMC_TRAIN" "$@" >"$TMPD/$name.out" 2>"$TMPD/$name.log" &
+	# truncate now: the background job opens them later, and a wait_line
+	# must not see the previous run's lines
+	: >"$TMPD/$name.out"
+	: >"$TMPD/$name.log"
+	"$IMC_TRAIN" "$@" >>"$TMPD/$name.out" 2>>"$TMPD/$name.log" &
 	echo $! >"$TMPD/$name.pid"
 	DIST_PIDS="$DIST_PIDS $!"
 }
