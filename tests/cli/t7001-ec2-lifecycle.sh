@@ -74,4 +74,19 @@ expect_eq "$(ep_left3)" 0/0/0 "cleanup leaves nothing"
 drive $NETS cleanup
 drive_ok "cleanup is idempotent"
 expect_no_violations
+
+# Two regions: groups and key pairs are regional; a later process (no
+# memory of the first) destroys both regions' resources, found through the
+# regions file in $IMC_HOME and the tags.
+start_endpoint
+drive $NETS vm:0:ps:$IMG:t3.micro vm:1:wn:aws://eu-west-1/ami-0def5678:t3.micro create
+drive_ok "create across us-east-1 and eu-west-1"
+expect_grep '^vm 1 wn running eu-west-1;i-' "$DOUT" "the eu-west-1 VM runs there"
+"$PY" -c 'import json,sys; r=json.load(open(sys.argv[1]))["regions"]; print(" ".join("%s:%d/%d/%d" % (k, len(v["instances"]), len(v["security_groups"]), len(v["key_pairs"])) for k, v in sorted(r.items())))' "$EP_STATE" >"$TMPD/regions"
+expect_grep '^eu-west-1:1/1/1 us-east-1:1/1/1$' "$TMPD/regions" "one instance, group and key pair in each region"
+drive $NETS cleanup
+drive_ok "cleanup from a new process"
+expect_eq "$(ep_left3)" 0/0/0 "both regions are empty after cleanup"
+expect_eq "$(ls "$TMPD/ec2" 2>/dev/null | wc -l)" 0 "the regions file is removed once everything is gone"
+expect_no_violations
 done_testing

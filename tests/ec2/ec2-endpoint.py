@@ -213,14 +213,10 @@ def sigv4_check(handler, body, access, secret, token):
 
 # ---- the fake cloud ---------------------------------------------------------
 
-class Cloud:
-    def __init__(self, vec, args):
-        self.vec = vec
-        self.args = args
-        self.instances = {}   # id -> dict
-        self.tokens = {}      # client token -> id
-        self.groups = {}      # id -> dict
-        self.keys = {}        # name -> dict
+class Shared:
+    """What all regions share: the pool of recorded instance ids (so ids stay
+    unique), group id numbering and the test's hooks."""
+    def __init__(self, args):
         self.next_pool = 0
         self.next_group = 0x52e2f530  # the recorded CreateSecurityGroup id, then counting
         self.injections = []
@@ -230,6 +226,19 @@ class Cloud:
                                     "count": int(parts[3]) if len(parts) > 3 else 1,
                                     "after": len(parts) > 4 and parts[4] == "after"})
         self.not_found_left = args.not_found_first
+
+
+class Cloud:
+    """One region: resources are regional in EC2, and so they are here (the
+    region is the one in the request's SigV4 credential scope)."""
+    def __init__(self, vec, args, shared):
+        self.vec = vec
+        self.args = args
+        self.shared = shared
+        self.instances = {}   # id -> dict
+        self.tokens = {}      # client token -> id
+        self.groups = {}      # id -> dict
+        self.keys = {}        # name -> dict
 
     # -- helpers --
     def filters(self, p):
@@ -398,11 +407,11 @@ class Cloud:
             for g in groups:
                 if g not in self.groups:
                     return self.error("InvalidGroup.NotFound", "The security group '%s' does not exist" % g)
-            if self.next_pool >= len(self.vec.pool):
+            if self.shared.next_pool >= len(self.vec.pool):
                 return self.error("InsufficientInstanceCapacity",
                                   "the recorded responses hold only %d instances" % len(self.vec.pool))
-            iid, priv, pub = self.vec.pool[self.next_pool]
-            self.next_pool += 1
+            iid, priv, pub = self.vec.pool[self.shared.next_pool]
+            self.shared.next_pool += 1
             inst = {"id": iid, "private": priv, "public": pub, "state": "pending", "polls": 0,
                     "image": p["ImageId"], "type": p.get("InstanceType", "m1.small"),
                     "key": key, "token": token or "", "groups": groups,
@@ -431,8 +440,8 @@ class Cloud:
         for iid in ids:
             if iid not in self.instances:
                 return self.error("InvalidInstanceID.NotFound", "The instance ID '%s' does not exist" % iid)
-        if ids and self.not_found_left > 0 and any(self.instances[i]["new"] for i in ids):
-            self.not_found_left -= 1
+        if ids and self.shared.not_found_left > 0 and any(self.instances[i]["new"] for i in ids):
+            self.shared.not_found_left -= 1
             return self.error("InvalidInstanceID.NotFound",
                               "The instance IDs '%s' do not exist" % ", ".join(ids))
         sel = []
@@ -485,8 +494,8 @@ class Cloud:
         name = p["GroupName"]
         if any(g["name"] == name for g in self.groups.values()):
             return self.error("InvalidGroup.Duplicate", "The security group '%s' already exists" % name)
-        gid = "sg-%08x" % self.next_group
-        self.next_group += 1
+        gid = "sg-%08x" % self.shared.next_group
+        self.shared.next_group += 1
         self.groups[gid] = {"name": name, "desc": p["GroupDescription"],
                             "tags": self.tags(p, "security-group"), "perms": []}
         root = self.vec.load("CreateSecurityGroup")
@@ -580,6 +589,18 @@ class Cloud:
                 "launched": len(self.instances)}
 
 
+def leftovers(clouds):
+    """Everything left, summed over regions, plus the per-region detail."""
+    out = {"instances": [], "security_groups": [], "key_pairs": [], "launched": 0, "regions": {}}
+    for region, c in sorted(clouds.items()):
+        left = c.leftovers()
+        out["regions"][region] = left
+        for k in ("instances", "security_groups", "key_pairs"):
+            out[k] += left[k]
+        out["launched"] += left["launched"]
+    return out
+
+
 class Handler(http.server.BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
 
@@ -595,8 +616,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
         self.wfile.write(body)
 
     def do_GET(self):
-        cloud = self.server.cloud
-        self.reply(400, cloud.vec.error_doc("ImcTestViolation", "EC2 requests are POSTs"))
+        self.reply(400, self.server.vec.error_doc("ImcTestViolation", "EC2 requests are POSTs"))
 
     def do_POST(self):
         with self.server.lock:
@@ -604,7 +624,10 @@ class Handler(http.server.BaseHTTPRequestHandler):
 
     def post(self):
         srv = self.server
-        cloud, args = srv.cloud, srv.args
+        args = srv.args
+        m = re.search(r"Credential=[^/]+/\d{8}/([^/]+)/", self.headers.get("Authorization", ""))
+        region = m.group(1) if m else "unsigned"
+        cloud = srv.clouds.setdefault(region, Cloud(srv.vec, args, srv.shared))
         n = int(self.headers.get("Content-Length", "0"))
         body = self.rfile.read(n)
         violations = []
@@ -633,12 +656,12 @@ class Handler(http.server.BaseHTTPRequestHandler):
         bad_sig = sigv4_check(self, body, args.access_key, args.secret_key, args.token)
         if bad_sig:
             violations.append("SigV4: " + bad_sig)
-        entry = {"action": action, "params": p}
+        entry = {"action": action, "region": region, "params": p}
         if violations:
-            status, root = cloud.error("ImcTestViolation", "; ".join(violations))
+            status, root = Cloud.error(cloud, "ImcTestViolation", "; ".join(violations))
             entry["violations"] = violations
         else:
-            inj = next((i for i in cloud.injections if i["action"] == action and i["count"] > 0), None)
+            inj = next((i for i in srv.shared.injections if i["action"] == action and i["count"] > 0), None)
             if inj and not inj["after"]:
                 inj["count"] -= 1
                 status, root = cloud.error(inj["code"], "injected by the test", inj["status"])
@@ -656,7 +679,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
         with open(args.log, "a") as f:
             f.write(json.dumps(entry) + "\n")
         with open(args.state + ".tmp", "w") as f:
-            json.dump(cloud.leftovers(), f)
+            json.dump(leftovers(srv.clouds), f)
         os.replace(args.state + ".tmp", args.state)
         self.reply(status, root)
 
@@ -676,10 +699,12 @@ def main():
     srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     srv.daemon_threads = True
     srv.lock = threading.Lock()
-    srv.cloud = Cloud(Vectors(args.vectors), args)
+    srv.vec = Vectors(args.vectors)
+    srv.shared = Shared(args)
+    srv.clouds = {}
     srv.args = args
     with open(args.state, "w") as f:
-        json.dump(srv.cloud.leftovers(), f)
+        json.dump(leftovers(srv.clouds), f)
     sys.stdout.write("%d\n" % srv.server_address[1])
     sys.stdout.flush()
     sys.stdout.close()
