@@ -193,6 +193,13 @@ static int ec2_open(struct cloud_session *s, struct diag *d)
 	es->host = auth_get(cred, "host");
 	if (es->host && !*es->host)
 		es->host = NULL;
+	/* SigV4 never sends the secret key, but a session token travels as a
+	 * header: say so when it would cross a network in clear. */
+	if (es->host && es->token && strncasecmp(es->host, "http://", 7) == 0 &&
+	    strncmp(es->host + 7, "127.", 4) != 0 && strncasecmp(es->host + 7, "localhost", 9) != 0 &&
+	    strncmp(es->host + 7, "[::1]", 5) != 0)
+		log_warn("ec2", "endpoint '%s' is plain http: the session token is sent unencrypted",
+			 es->host);
 	if (ec2_state_load(&es->st, s->home, s->infra_id, d) < 0) {
 		ec2_state_release(&es->st);
 		free(es);
