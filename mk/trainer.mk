@@ -1,15 +1,23 @@
 # src/trainer: imc-train, the bundled data-parallel trainer (issue 7: the
 # single-process core; the distributed part is in mk/trainer-dist.mk, which
 # appends to imc_train_SOURCES).
-libimc_la_SOURCES += \
-	src/trainer/rng.c src/trainer/rng.h \
+# The numeric kernels are built with loop vectorisation on (explicit -f
+# flags survive the -O2 of the default CFLAGS) in a convenience library
+# that libimc.la absorbs.
+noinst_LTLIBRARIES += libimctrainer.la
+libimctrainer_la_CFLAGS = $(AM_CFLAGS) -ftree-vectorize -fvect-cost-model=dynamic
+libimctrainer_la_SOURCES = \
 	src/trainer/tpool.c src/trainer/tpool.h \
 	src/trainer/optim.c src/trainer/optim.h \
+	src/trainer/gemm.c src/trainer/gemm.h \
 	src/trainer/layer.h \
 	src/trainer/layer-conv.c src/trainer/layer-dense.c src/trainer/layer-relu.c \
 	src/trainer/layer-maxpool.c src/trainer/layer-flatten.c \
+	src/trainer/model.c src/trainer/model.h
+libimc_la_LIBADD += libimctrainer.la
+libimc_la_SOURCES += \
+	src/trainer/rng.c src/trainer/rng.h \
 	src/trainer/model-spec.c src/trainer/model-spec.h \
-	src/trainer/model.c src/trainer/model.h \
 	src/trainer/data.c src/trainer/data.h \
 	src/trainer/checkpoint.c src/trainer/checkpoint.h \
 	src/trainer/tbevent.c src/trainer/metrics.c src/trainer/metrics.h \

@@ -3,28 +3,61 @@
  * out x (in*k*k) matrix whose columns follow im2col's row order, so one
  * sgemm per example computes the output plane directly in NCHW.
  *
+ * The products go through gemm() (gemm.h): an own AVX-512 kernel where
+ * the CPU has one, cblas_sgemm otherwise.
+ *
  * Threads: the batch is split across the pool; every thread has its own
  * im2col scratch and its own weight-gradient accumulator, summed at the end
  * (OpenBLAS itself runs single-threaded, see tpool.c). The input gradient
  * is skipped for the first layer (din == NULL). */
 #include "config.h"
 
-#include <cblas.h>
+#include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "trainer/gemm.h"
 #include "trainer/layer.h"
 #include "trainer/tpool.h"
 #include "util/xalloc.h"
 #include "util/banned.h"
 
+/* Per-thread scratch. The packed buffers are used with the own gemm
+ * kernel, col/dcol/ws with cblas_sgemm. */
+struct conv_thread {
+	float *col;    /* im2col, K x N row-major (cblas path) */
+	float *dcol;   /* K x N */
+	float *dy;     /* dout masked by the fused ReLU */
+	float *dw;     /* weight + bias gradient accumulator */
+	float *ws;     /* gemm() scratch (cblas path) */
+	float *colp;   /* im2col in gemm's packed-B layout, for the forward product */
+	float *colt;   /* im2col transposed, packed-B layout, for the weight gradient */
+	float *apack;  /* packed dy (A of the weight-gradient product) */
+	float *bpack;  /* packed dy (B of the input-gradient product) */
+};
+
 struct conv_scratch {
 	int nthreads;
 	size_t colsize;
-	float *col;   /* nthreads * colsize */
-	float *dcol;  /* nthreads * colsize */
-	float *dw;    /* nthreads * (nweight + nbias) */
+	struct conv_thread *th;
+	float *wpack;  /* packed W (forward), shared by the threads */
+	float *wtpack; /* packed W^T (input gradient) */
 };
+
+/* Zeroed, 64-byte aligned (the packed layouts need it); aborts on failure
+ * like xmalloc. */
+static float *falloc(size_t n)
+{
+	void *p = NULL;
+	size_t bytes = ((n ? n : 1) * sizeof(float) + 63) & ~(size_t)63;
+	if (posix_memalign(&p, 64, bytes) != 0) {
+		fputs("imc-train: out of memory\n", stderr);
+		abort();
+	}
+	memset(p, 0, bytes);
+	return p;
+}
 
 static int conv_setup(struct layer *l, const struct layer_args *a, struct diag *d)
 {
@@ -56,9 +89,21 @@ static void scratch_free(struct conv_scratch *s)
 {
 	if (!s)
 		return;
-	free(s->col);
-	free(s->dcol);
-	free(s->dw);
+	for (int t = 0; t < s->nthreads; t++) {
+		struct conv_thread *c = &s->th[t];
+		free(c->col);
+		free(c->dcol);
+		free(c->dy);
+		free(c->dw);
+		free(c->ws);
+		free(c->colp);
+		free(c->colt);
+		free(c->apack);
+		free(c->bpack);
+	}
+	free(s->th);
+	free(s->wpack);
+	free(s->wtpack);
 	free(s);
 }
 
@@ -73,10 +118,31 @@ static struct conv_scratch *scratch(struct layer *l)
 	scratch_free(s);
 	s = xcalloc(1, sizeof(*s));
 	s->nthreads = t;
-	s->colsize = (size_t)l->fan_in * l->out_h * l->out_w;
-	s->col = xmalloc((size_t)t * s->colsize * sizeof(float));
-	s->dcol = xmalloc((size_t)t * s->colsize * sizeof(float));
-	s->dw = xmalloc((size_t)t * (l->nweight + l->nbias) * sizeof(float));
+	s->th = xcalloc((size_t)t, sizeof(*s->th));
+	int M = l->out_c, N = l->out_h * l->out_w, K = l->fan_in;
+	s->colsize = (size_t)K * N;
+	bool own = gemm_own_kernel();
+	if (own) {
+		s->wpack = falloc(gemm_pa_floats(M, K));
+		s->wtpack = falloc(gemm_pa_floats(K, M));
+	}
+	for (int i = 0; i < t; i++) {
+		struct conv_thread *c = &s->th[i];
+		c->dcol = falloc(s->colsize);
+		c->dy = falloc(layer_out_size(l));
+		c->dw = falloc(l->nweight + l->nbias);
+		if (own) {
+			c->colp = falloc(gemm_pb_floats(N, K));
+			c->colt = falloc(gemm_pb_floats(K, N));
+			c->apack = falloc(gemm_pa_floats(M, N));
+			c->bpack = falloc(gemm_pb_floats(N, M));
+		} else {
+			size_t a = gemm_ws_floats(M, N, K), b = gemm_ws_floats(M, K, N),
+			       cc = gemm_ws_floats(K, N, M);
+			c->col = falloc(s->colsize);
+			c->ws = falloc(a > b ? (a > cc ? a : cc) : (b > cc ? b : cc));
+		}
+	}
 	l->priv = s;
 	return s;
 }
@@ -87,41 +153,90 @@ static void conv_prepare(struct layer *l, int max_batch)
 	scratch(l);
 }
 
-/* col[(c*k + kh)*k + kw][oh*OW + ow] = in[c][oh*s - p + kh][ow*s - p + kw] */
+/* Output columns ow whose input column ow*s - p + kw lies inside [0, W):
+ * [*lo, *hi). */
+static void col_range(int W, int OW, int s, int p, int kw, int *lo, int *hi)
+{
+	int a = p - kw > 0 ? (p - kw + s - 1) / s : 0;
+	int b = (W - 1 + p - kw) >= 0 ? (W - 1 + p - kw) / s + 1 : 0;
+	if (b > OW)
+		b = OW;
+	if (a > b)
+		a = b;
+	*lo = a;
+	*hi = b;
+}
+
+/* Row f = (c*k + kh)*k + kw of im2col: row[oh*OW + ow] =
+ * in[c][oh*s - p + kh][ow*s - p + kw], zero where that falls in the
+ * padding. Inner loops are branch-free. */
+static void im2col_row(const struct layer *l, const float *in, int f, float *row)
+{
+	int H = l->in_h, W = l->in_w, k = l->k, s = l->stride, p = l->pad;
+	int OH = l->out_h, OW = l->out_w;
+	int c = f / (k * k), kh = f / k % k, kw = f % k;
+	int lo, hi;
+	col_range(W, OW, s, p, kw, &lo, &hi);
+	for (int oh = 0; oh < OH; oh++) {
+		float *r = row + (size_t)oh * OW;
+		int ih = oh * s - p + kh;
+		if (ih < 0 || ih >= H) {
+			for (int ow = 0; ow < OW; ow++)
+				r[ow] = 0.0f;
+			continue;
+		}
+		const float *src = in + ((size_t)c * H + ih) * W - p + kw;
+		for (int ow = 0; ow < lo; ow++)
+			r[ow] = 0.0f;
+		if (s == 1)
+			for (int ow = lo; ow < hi; ow++)
+				r[ow] = src[ow];
+		else
+			for (int ow = lo; ow < hi; ow++)
+				r[ow] = src[ow * s];
+		for (int ow = hi; ow < OW; ow++)
+			r[ow] = 0.0f;
+	}
+}
+
+/* The whole im2col matrix, fan_in x (OH*OW) row-major (cblas path). */
 static void im2col(const struct layer *l, const float *in, float *col)
 {
-	int C = l->in_c, H = l->in_h, W = l->in_w, k = l->k, s = l->stride, p = l->pad;
-	int OH = l->out_h, OW = l->out_w;
-	for (int c = 0; c < C; c++)
-		for (int kh = 0; kh < k; kh++)
-			for (int kw = 0; kw < k; kw++) {
-				float *row = col + (size_t)((c * k + kh) * k + kw) * OH * OW;
-				for (int oh = 0; oh < OH; oh++) {
-					float *r = row + (size_t)oh * OW;
-					int ih = oh * s - p + kh;
-					if (ih < 0 || ih >= H) {
-						memset(r, 0, (size_t)OW * sizeof(float));
-						continue;
-					}
-					const float *src = in + ((size_t)c * H + ih) * W;
-					if (s == 1) {
-						int lo = p - kw > 0 ? p - kw : 0;
-						int hi = W + p - kw < OW ? W + p - kw : OW;
-						if (hi < lo)
-							hi = lo;
-						for (int ow = 0; ow < lo; ow++)
-							r[ow] = 0.0f;
-						memcpy(r + lo, src + lo - p + kw, (size_t)(hi - lo) * sizeof(float));
-						for (int ow = hi; ow < OW; ow++)
-							r[ow] = 0.0f;
-					} else {
-						for (int ow = 0; ow < OW; ow++) {
-							int iw = ow * s - p + kw;
-							r[ow] = (iw >= 0 && iw < W) ? src[iw] : 0.0f;
-						}
-					}
-				}
+	size_t N = (size_t)l->out_h * l->out_w;
+	for (int f = 0; f < l->fan_in; f++)
+		im2col_row(l, in, f, col + (size_t)f * N);
+}
+
+/* im2col written into gemm's packed-B layouts (tmp: 32*N floats):
+ *   trans == 0: B = col (K x N):    Bp[n/32][k][n%32]  (forward product)
+ *   trans == 1: B = col^T (N x K):  Bp[k/32][n][k%32]  (weight gradient)
+ * Entries past N (resp. K) are never written and stay zero. */
+static void im2col_packed(const struct layer *l, const float *in, float *bp, int trans,
+			  float *tmp)
+{
+	int K = l->fan_in, N = l->out_h * l->out_w;
+	if (!trans) {
+		for (int f = 0; f < K; f++) {
+			im2col_row(l, in, f, tmp);
+			for (int n0 = 0; n0 < N; n0 += GEMM_NR) {
+				int nr = N - n0 < GEMM_NR ? N - n0 : GEMM_NR;
+				memcpy(bp + (size_t)(n0 / GEMM_NR) * K * GEMM_NR + (size_t)f * GEMM_NR,
+				       tmp + n0, (size_t)nr * sizeof(float));
 			}
+		}
+		return;
+	}
+	for (int f0 = 0; f0 < K; f0 += GEMM_NR) {
+		int fr = K - f0 < GEMM_NR ? K - f0 : GEMM_NR;
+		for (int j = 0; j < fr; j++)
+			im2col_row(l, in, f0 + j, tmp + (size_t)j * N);
+		float *dst = bp + (size_t)(f0 / GEMM_NR) * N * GEMM_NR;
+		for (int n = 0; n < N; n++) {
+			float *d = dst + (size_t)n * GEMM_NR;
+			for (int j = 0; j < fr; j++)
+				d[j] = tmp[(size_t)j * N + n];
+		}
+	}
 }
 
 /* The adjoint of im2col: din (zeroed here) accumulates dcol. */
@@ -134,19 +249,38 @@ static void col2im(const struct layer *l, const float *col, float *din)
 		for (int kh = 0; kh < k; kh++)
 			for (int kw = 0; kw < k; kw++) {
 				const float *row = col + (size_t)((c * k + kh) * k + kw) * OH * OW;
+				int lo, hi;
+				col_range(W, OW, s, p, kw, &lo, &hi);
 				for (int oh = 0; oh < OH; oh++) {
 					int ih = oh * s - p + kh;
 					if (ih < 0 || ih >= H)
 						continue;
 					const float *r = row + (size_t)oh * OW;
-					float *dst = din + ((size_t)c * H + ih) * W;
-					for (int ow = 0; ow < OW; ow++) {
-						int iw = ow * s - p + kw;
-						if (iw >= 0 && iw < W)
-							dst[iw] += r[ow];
-					}
+					float *dst = din + ((size_t)c * H + ih) * W - p + kw;
+					if (s == 1)
+						for (int ow = lo; ow < hi; ow++)
+							dst[ow] += r[ow];
+					else
+						for (int ow = lo; ow < hi; ow++)
+							dst[ow * s] += r[ow];
 				}
 			}
+}
+
+/* Sum of n floats with 8 independent partial sums (vectorisable). */
+static float row_sum(const float *x, size_t n)
+{
+	float acc[8] = { 0 };
+	size_t i = 0;
+	for (; i + 8 <= n; i += 8)
+		for (int j = 0; j < 8; j++)
+			acc[j] += x[i + j];
+	float s = 0.0f;
+	for (; i < n; i++)
+		s += x[i];
+	for (int j = 0; j < 8; j++)
+		s += acc[j];
+	return s;
 }
 
 struct conv_job {
@@ -154,6 +288,7 @@ struct conv_job {
 	struct conv_scratch *s;
 	const float *in;
 	float *out;
+	const float *y;      /* backward: the forward output (for the fused ReLU) */
 	const float *dout;
 	float *din;
 	int n;
@@ -163,19 +298,32 @@ static void conv_fwd_task(void *ctx, int t, int nt)
 {
 	struct conv_job *j = ctx;
 	struct layer *l = j->l;
+	struct conv_thread *th = &j->s->th[t];
 	size_t lo, hi, N = (size_t)l->out_h * l->out_w;
-	float *col = j->s->col + (size_t)t * j->s->colsize;
+	bool own = j->s->wpack != NULL;
 	tpool_range((size_t)j->n, t, nt, &lo, &hi);
 	for (size_t i = lo; i < hi; i++) {
 		const float *x = j->in + i * layer_in_size(l);
 		float *y = j->out + i * layer_out_size(l);
-		im2col(l, x, col);
-		cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, l->out_c, (int)N,
-			    l->fan_in, 1.0f, l->w, l->fan_in, col, (int)N, 0.0f, y, (int)N);
+		if (own) {
+			im2col_packed(l, x, th->colp, 0, th->dcol);
+			gemm_packed(l->out_c, (int)N, l->fan_in, j->s->wpack, th->colp, 0.0f, y,
+				    (int)N);
+		} else {
+			im2col(l, x, th->col);
+			gemm(false, false, l->out_c, (int)N, l->fan_in, l->w, l->fan_in, th->col,
+			     (int)N, 0.0f, y, (int)N, th->ws);
+		}
 		for (int m = 0; m < l->out_c; m++) {
 			float b = l->b[m], *ym = y + (size_t)m * N;
-			for (size_t q = 0; q < N; q++)
-				ym[q] += b;
+			if (l->relu)
+				for (size_t q = 0; q < N; q++) {
+					float v = ym[q] + b;
+					ym[q] = v > 0.0f ? v : 0.0f;
+				}
+			else
+				for (size_t q = 0; q < N; q++)
+					ym[q] += b;
 		}
 	}
 }
@@ -185,30 +333,45 @@ static void conv_bwd_task(void *ctx, int t, int nt)
 	struct conv_job *j = ctx;
 	struct layer *l = j->l;
 	struct conv_scratch *s = j->s;
+	struct conv_thread *th = &s->th[t];
 	size_t lo, hi, N = (size_t)l->out_h * l->out_w;
-	float *col = s->col + (size_t)t * s->colsize;
-	float *dcol = s->dcol + (size_t)t * s->colsize;
-	float *dw = s->dw + (size_t)t * (l->nweight + l->nbias);
+	float *dw = th->dw;
 	float *db = dw + l->nweight;
+	bool own = s->wpack != NULL;
 	memset(dw, 0, (l->nweight + l->nbias) * sizeof(float));
 	tpool_range((size_t)j->n, t, nt, &lo, &hi);
 	for (size_t i = lo; i < hi; i++) {
 		const float *x = j->in + i * layer_in_size(l);
 		const float *dy = j->dout + i * layer_out_size(l);
-		im2col(l, x, col);
-		cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, l->out_c, l->fan_in, (int)N,
-			    1.0f, dy, (int)N, col, (int)N, 1.0f, dw, l->fan_in);
-		for (int m = 0; m < l->out_c; m++) {
-			const float *dym = dy + (size_t)m * N;
-			float acc = 0.0f;
-			for (size_t q = 0; q < N; q++)
-				acc += dym[q];
-			db[m] += acc;
+		if (l->relu) {
+			/* the fused ReLU's backward: pass where the output is positive */
+			const float *y = j->y + i * layer_out_size(l);
+			for (size_t q = 0; q < layer_out_size(l); q++)
+				th->dy[q] = y[q] > 0.0f ? dy[q] : 0.0f;
+			dy = th->dy;
 		}
+		for (int m = 0; m < l->out_c; m++)
+			db[m] += row_sum(dy + (size_t)m * N, N);
+		if (own) {
+			im2col_packed(l, x, th->colt, 1, th->dcol);
+			gemm_pack_a(false, l->out_c, (int)N, dy, (int)N, th->apack);
+			gemm_packed(l->out_c, l->fan_in, (int)N, th->apack, th->colt, 1.0f, dw,
+				    l->fan_in);
+			if (j->din) {
+				gemm_pack_b(false, (int)N, l->out_c, dy, (int)N, th->bpack);
+				gemm_packed(l->fan_in, (int)N, l->out_c, s->wtpack, th->bpack, 0.0f,
+					    th->dcol, (int)N);
+				col2im(l, th->dcol, j->din + i * layer_in_size(l));
+			}
+			continue;
+		}
+		im2col(l, x, th->col);
+		gemm(false, true, l->out_c, l->fan_in, (int)N, dy, (int)N, th->col, (int)N, 1.0f,
+		     dw, l->fan_in, th->ws);
 		if (j->din) {
-			cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, l->fan_in, (int)N,
-				    l->out_c, 1.0f, l->w, l->fan_in, dy, (int)N, 0.0f, dcol, (int)N);
-			col2im(l, dcol, j->din + i * layer_in_size(l));
+			gemm(true, false, l->fan_in, (int)N, l->out_c, l->w, l->fan_in, dy, (int)N,
+			     0.0f, th->dcol, (int)N, th->ws);
+			col2im(l, th->dcol, j->din + i * layer_in_size(l));
 		}
 	}
 }
@@ -222,24 +385,26 @@ static int conv_tasks(int n)
 static void conv_forward(struct layer *l, const float *in, float *out, int n)
 {
 	struct conv_job j = { .l = l, .s = scratch(l), .in = in, .out = out, .n = n };
+	if (j.s->wpack)
+		gemm_pack_a(false, l->out_c, l->fan_in, l->w, l->fan_in, j.s->wpack);
 	tpool_run(conv_tasks(n), conv_fwd_task, &j);
 }
 
 static void conv_backward(struct layer *l, const float *in, const float *out,
 			  const float *dout, float *din, int n)
 {
-	(void)out;
-	struct conv_job j = { .l = l, .s = scratch(l), .in = in, .dout = dout, .din = din,
-			      .n = n };
+	struct conv_job j = { .l = l, .s = scratch(l), .in = in, .y = out,
+			      .dout = dout, .din = din, .n = n };
 	int nt = conv_tasks(n);
+	if (j.s->wtpack && din)
+		gemm_pack_a(true, l->fan_in, l->out_c, l->w, l->fan_in, j.s->wtpack);
 	tpool_run(nt, conv_bwd_task, &j);
 	/* Sum the per-thread accumulators, in thread order (deterministic for
 	 * a given thread count). */
-	size_t per = l->nweight + l->nbias;
-	memcpy(l->dw, j.s->dw, l->nweight * sizeof(float));
-	memcpy(l->db, j.s->dw + l->nweight, l->nbias * sizeof(float));
+	memcpy(l->dw, j.s->th[0].dw, l->nweight * sizeof(float));
+	memcpy(l->db, j.s->th[0].dw + l->nweight, l->nbias * sizeof(float));
 	for (int t = 1; t < nt; t++) {
-		const float *src = j.s->dw + (size_t)t * per;
+		const float *src = j.s->th[t].dw;
 		for (size_t q = 0; q < l->nweight; q++)
 			l->dw[q] += src[q];
 		for (size_t q = 0; q < l->nbias; q++)
@@ -256,6 +421,7 @@ static void conv_release(struct layer *l)
 const struct layer_ops layer_conv_ops = {
 	.kind = "conv",
 	.param_prefix = "conv",
+	.fuses_relu = 1,
 	.setup = conv_setup,
 	.prepare = conv_prepare,
 	.forward = conv_forward,

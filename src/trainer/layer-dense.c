@@ -5,10 +5,12 @@
 #include "config.h"
 
 #include <cblas.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "trainer/layer.h"
 #include "trainer/tpool.h"
+#include "util/xalloc.h"
 #include "util/banned.h"
 
 static int dense_setup(struct layer *l, const struct layer_args *a, struct diag *d)
@@ -48,8 +50,14 @@ static void dense_fwd_task(void *ctx, int t, int nt)
 		    1.0f, j->in, in, l->w + lo * in, in, 0.0f, j->out + lo, out);
 	for (int i = 0; i < j->n; i++) {
 		float *y = j->out + (size_t)i * out;
-		for (size_t o = lo; o < hi; o++)
-			y[o] += l->b[o];
+		if (l->relu)
+			for (size_t o = lo; o < hi; o++) {
+				float v = y[o] + l->b[o];
+				y[o] = v > 0.0f ? v : 0.0f;
+			}
+		else
+			for (size_t o = lo; o < hi; o++)
+				y[o] += l->b[o];
 	}
 }
 
@@ -91,10 +99,28 @@ static void dense_forward(struct layer *l, const float *in, float *out, int n)
 	tpool_run(dense_tasks(l, n), dense_fwd_task, &j);
 }
 
+static void dense_prepare(struct layer *l, int max_batch)
+{
+	free(l->priv);
+	l->priv = xmalloc((size_t)max_batch * l->out_c * sizeof(float));
+}
+
+static void dense_release(struct layer *l)
+{
+	free(l->priv);
+	l->priv = NULL;
+}
+
 static void dense_backward(struct layer *l, const float *in, const float *out,
 			   const float *dout, float *din, int n)
 {
-	(void)out;
+	if (l->relu) {
+		/* the fused ReLU's backward, into scratch (dout is not ours) */
+		float *m = l->priv;
+		for (size_t q = 0; q < (size_t)n * l->out_c; q++)
+			m[q] = out[q] > 0.0f ? dout[q] : 0.0f;
+		dout = m;
+	}
 	struct dense_job j = { .l = l, .in = in, .dout = dout, .din = din, .n = n };
 	tpool_run(dense_tasks(l, n), dense_bwd_task, &j);
 }
@@ -102,7 +128,10 @@ static void dense_backward(struct layer *l, const float *in, const float *out,
 const struct layer_ops layer_dense_ops = {
 	.kind = "dense",
 	.param_prefix = "fc",
+	.fuses_relu = 1,
 	.setup = dense_setup,
+	.prepare = dense_prepare,
+	.release = dense_release,
 	.forward = dense_forward,
 	.backward = dense_backward,
 };

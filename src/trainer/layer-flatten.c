@@ -31,6 +31,7 @@ static void flatten_backward(struct layer *l, const float *in, const float *out,
 
 const struct layer_ops layer_flatten_ops = {
 	.kind = "flatten",
+	.identity = 1,
 	.setup = flatten_setup,
 	.forward = flatten_forward,
 	.backward = flatten_backward,

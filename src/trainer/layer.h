@@ -26,14 +26,21 @@ struct layer;
 struct layer_ops {
 	const char *kind;          /* spec keyword */
 	const char *param_prefix;  /* "conv", "fc" or NULL (no parameters) */
+	/* Forward is a plain copy (flatten): the model aliases the buffers
+	 * instead of calling forward/backward. */
+	int identity;
+	/* Can apply a ReLU to its own output (l->relu), so that a following
+	 * "relu" costs no extra pass over memory (the model fuses them). */
+	int fuses_relu;
 	/* Checks args against the input shape (already in l->in_*), sets the
 	 * output shape, nweight, nbias and fan_in. */
 	int (*setup)(struct layer *l, const struct layer_args *a, struct diag *d);
 	/* Allocates scratch for up to max_batch examples (may be NULL). */
 	void (*prepare)(struct layer *l, int max_batch);
 	void (*forward)(struct layer *l, const float *in, float *out, int n);
-	/* dout: gradient w.r.t. out; writes dw/db (overwrite, not accumulate)
-	 * and, when din is not NULL, the gradient w.r.t. in. */
+	/* dout: gradient w.r.t. out (after the fused ReLU, if any); writes
+	 * dw/db (overwrite, not accumulate) and, when din is not NULL, the
+	 * gradient w.r.t. in. */
 	void (*backward)(struct layer *l, const float *in, const float *out,
 			 const float *dout, float *din, int n);
 	void (*release)(struct layer *l);
@@ -45,6 +52,7 @@ struct layer {
 	int in_c, in_h, in_w;
 	int out_c, out_h, out_w;
 	int k, stride, pad;
+	int relu;                   /* fused ReLU on the output (set by the model) */
 	size_t nweight, nbias;
 	int fan_in;
 	float *w, *b, *dw, *db;

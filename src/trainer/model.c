@@ -30,7 +30,10 @@ struct model {
 	int ntensors;
 	size_t nparams;
 	float *params, *grads;
-	float **acts;      /* acts[i+1] = output of layer i (acts[0] unused) */
+	float **acts;      /* acts[i+1] = output of layer i (acts[0] unused,
+			    * NULL for identity layers, which alias their input) */
+	const float **inp; /* input and output each layer saw in the last forward */
+	const float **outp;
 	float *dbuf[2];    /* ping-pong gradient buffers */
 };
 
@@ -59,11 +62,20 @@ static int build(struct model *m, const struct model_spec *s, const char *file,
 	m->in_c = c;
 	m->in_h = h;
 	m->in_w = w;
-	m->nlayers = s->nlayers;
 	m->layers = xcalloc((size_t)s->nlayers, sizeof(*m->layers));
 	size_t offset = 0;
+	m->nlayers = 0;
 	for (int i = 0; i < s->nlayers; i++) {
-		struct layer *l = &m->layers[i];
+		/* "relu" right after a layer that can apply it itself is fused
+		 * into that layer: one pass over memory less each way. */
+		if (s->layers[i].ops == &layer_relu_ops && m->nlayers > 0) {
+			struct layer *prev = &m->layers[m->nlayers - 1];
+			if (prev->ops->fuses_relu && !prev->relu) {
+				prev->relu = 1;
+				continue;
+			}
+		}
+		struct layer *l = &m->layers[m->nlayers++];
 		l->ops = s->layers[i].ops;
 		l->in_c = c;
 		l->in_h = h;
@@ -120,6 +132,8 @@ static void allocate(struct model *m)
 	m->params = xcalloc(m->nparams ? m->nparams : 1, sizeof(float));
 	m->grads = xcalloc(m->nparams ? m->nparams : 1, sizeof(float));
 	m->acts = xcalloc((size_t)m->nlayers + 1, sizeof(float *));
+	m->inp = xcalloc((size_t)m->nlayers, sizeof(float *));
+	m->outp = xcalloc((size_t)m->nlayers, sizeof(float *));
 	size_t offset = 0;
 	for (int i = 0; i < m->nlayers; i++) {
 		struct layer *l = &m->layers[i];
@@ -132,7 +146,9 @@ static void allocate(struct model *m)
 			offset += l->nbias;
 		}
 		l->max_batch = m->max_batch;
-		m->acts[i + 1] = xmalloc(layer_out_size(l) * (size_t)m->max_batch * sizeof(float));
+		if (!l->ops->identity)
+			m->acts[i + 1] = xmalloc(layer_out_size(l) * (size_t)m->max_batch *
+						 sizeof(float));
 		if (layer_in_size(l) > maxact)
 			maxact = layer_in_size(l);
 		if (layer_out_size(l) > maxact)
@@ -213,6 +229,8 @@ void model_free(struct model *m)
 	free(m->tensor_names);
 	free(m->tensors);
 	free(m->acts);
+	free(m->inp);
+	free(m->outp);
 	free(m->layers);
 	free(m->params);
 	free(m->grads);
@@ -262,8 +280,12 @@ static const float *forward(struct model *m, const float *x, int n)
 	const float *cur = x;
 	for (int i = 0; i < m->nlayers; i++) {
 		struct layer *l = &m->layers[i];
-		l->ops->forward(l, cur, m->acts[i + 1], n);
-		cur = m->acts[i + 1];
+		m->inp[i] = cur;
+		if (!l->ops->identity) {
+			l->ops->forward(l, cur, m->acts[i + 1], n);
+			cur = m->acts[i + 1];
+		}
+		m->outp[i] = cur;
 	}
 	return cur;
 }
@@ -304,17 +326,16 @@ float model_forward_backward(struct model *m, const float *x, const uint8_t *y, 
 	int which = 1;
 	for (int i = m->nlayers - 1; i >= 0; i--) {
 		struct layer *l = &m->layers[i];
-		const float *in = i == 0 ? x : m->acts[i];
-		float *din = NULL;
+		if (l->ops->identity)
+			continue; /* the gradient passes through unchanged */
 		/* Gradients w.r.t. the input are only needed below a layer that
 		 * has parameters somewhere under it. */
 		int need = 0;
 		for (int j = 0; j < i; j++)
 			if (m->layers[j].nweight)
 				need = 1;
-		if (i > 0 && need)
-			din = m->dbuf[which];
-		l->ops->backward(l, in, m->acts[i + 1], dcur, din, n);
+		float *din = need ? m->dbuf[which] : NULL;
+		l->ops->backward(l, m->inp[i], m->outp[i], dcur, din, n);
 		if (!din)
 			break;
 		dcur = din;
