@@ -13,14 +13,27 @@
 #include "util/xalloc.h"
 #include "util/banned.h"
 
-/* Arrays grow by doubling; the capacity is implied by the count (a power of
- * two or zero), so no extra field is needed in the public structs. */
+/* Arrays grow by doubling; the capacity is implied by the count (at least
+ * MIN_CAP, else the smallest power of two that holds it), so no extra field
+ * is needed in the public structs. Starting at MIN_CAP keeps the parser
+ * from freeing tiny arrays, which costs glibc dearly later (fastbin
+ * consolidation on every larger request). */
+#define MIN_CAP 4
+
+static size_t cap_for(size_t n)
+{
+	size_t cap = MIN_CAP;
+	while (cap < n)
+		cap *= 2;
+	return cap;
+}
+
 static void *grow(void *arr, size_t n, size_t size)
 {
-	if (n == 0 || (n & (n - 1)) == 0) {
-		size_t cap = n ? n * 2 : 1;
-		arr = xreallocarray(arr, cap, size);
-	}
+	if (n == 0)
+		return xreallocarray(arr, MIN_CAP, size);
+	if (n >= MIN_CAP && (n & (n - 1)) == 0)
+		return xreallocarray(arr, n * 2, size);
 	return arr;
 }
 
@@ -521,12 +534,9 @@ void radl_unset(struct radl_body *b, const char *name)
 	}
 	size_t old = b->nfeat;
 	b->nfeat = j;
-	/* keep the power-of-two capacity rule of grow() */
+	/* keep the capacity rule of grow() */
 	if (j && old != j) {
-		size_t cap = 1;
-		while (cap < j)
-			cap *= 2;
-		b->feat = xreallocarray(b->feat, cap, sizeof(*b->feat));
+		b->feat = xreallocarray(b->feat, cap_for(j), sizeof(*b->feat));
 	} else if (!j) {
 		free(b->feat);
 		b->feat = NULL;

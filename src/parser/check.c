@@ -16,9 +16,11 @@
 #include "util/xalloc.h"
 #include "util/banned.h"
 
+/* A small set of indices; on the stack unless a system has many disks. */
 struct idxset {
 	long *v;
 	size_t n, cap;
+	long local[16];
 };
 
 static void idx_add(struct idxset *s, long i)
@@ -27,10 +29,21 @@ static void idx_add(struct idxset *s, long i)
 		if (s->v[k] == i)
 			return;
 	if (s->n == s->cap) {
-		s->cap = s->cap ? s->cap * 2 : 8;
-		s->v = xreallocarray(s->v, s->cap, sizeof(*s->v));
+		s->cap *= 2;
+		if (s->v == s->local) {
+			s->v = xreallocarray(NULL, s->cap, sizeof(*s->v));
+			memcpy(s->v, s->local, sizeof(s->local));
+		} else {
+			s->v = xreallocarray(s->v, s->cap, sizeof(*s->v));
+		}
 	}
 	s->v[s->n++] = i;
+}
+
+static void idx_release(struct idxset *s)
+{
+	if (s->v != s->local)
+		free(s->v);
 }
 
 static bool idx_has(const struct idxset *s, long i)
@@ -55,7 +68,12 @@ static int check_system_body(const struct radl_doc *doc, const struct radl_aspec
 			     const struct radl_body *b, const struct src_loc *where,
 			     struct diag *d)
 {
-	struct idxset disks = { 0 }, nets = { 0 }, conns = { 0 };
+	struct idxset disks, nets, conns;
+	disks.v = disks.local;
+	nets.v = nets.local;
+	conns.v = conns.local;
+	disks.n = nets.n = conns.n = 0;
+	disks.cap = nets.cap = conns.cap = 16;
 	int rc = 0;
 
 	for (size_t i = 0; i < b->nfeat; i++) {
@@ -96,9 +114,9 @@ static int check_system_body(const struct radl_doc *doc, const struct radl_aspec
 			rc = -1;
 			break;
 		}
-	free(disks.v);
-	free(nets.v);
-	free(conns.v);
+	idx_release(&disks);
+	idx_release(&nets);
+	idx_release(&conns);
 	for (size_t i = 0; i < b->nsoft; i++)
 		if (check_system_body(doc, sys, b->soft[i].body, &b->soft[i].loc, d) < 0)
 			rc = -1;
