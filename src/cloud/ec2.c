@@ -644,6 +644,32 @@ static int describe_ids(struct ec2_region *r, const char *const *ids, size_t nid
 	int rc = ec2_call(&r->conn, &q, &doc, &e);
 	ec2_query_release(&q);
 	if (rc < 0) {
+		if (ec2_error_is(&e, "InvalidInstanceID.NotFound") && nids > 1) {
+			/* One unknown id fails the whole call: ask for each, so the
+			 * others still get their answer; the unknown ones are absent. */
+			ec2_error_release(&e);
+			size_t alloc = 0;
+			for (size_t i = 0; i < nids; i++) {
+				struct ec2_instance *one = NULL;
+				size_t n1 = 0;
+				bool nf;
+				if (describe_ids(r, &ids[i], 1, &one, &n1, &nf, d) < 0) {
+					ec2_instances_free(*v, *n);
+					*v = NULL;
+					*n = 0;
+					return -1;
+				}
+				for (size_t k = 0; k < n1; k++) {
+					if (*n == alloc) {
+						alloc = alloc ? alloc * 2 : 4;
+						*v = xreallocarray(*v, alloc, sizeof(**v));
+					}
+					(*v)[(*n)++] = one[k];
+				}
+				free(one);
+			}
+			return 0;
+		}
 		if (ec2_error_is(&e, "InvalidInstanceID.NotFound")) {
 			*notfound = true;
 			ec2_error_release(&e);
@@ -773,9 +799,8 @@ static void wait_vms(struct cloud_session *s, struct cloud_vm **vms, size_t n,
 					}
 				}
 			}
-			/* With notfound the whole call failed: give every VM its turn
-			 * again (eventual consistency), except a gone one being
-			 * terminated, which is done. */
+			/* notfound (a single id unknown): wait on (eventual
+			 * consistency), except for a VM being terminated: gone is done. */
 			if (notfound && goal == WAIT_TERMINATED && nids == 1) {
 				vms[idx[0]]->state = VM_OFF;
 				done[idx[0]] = true;
