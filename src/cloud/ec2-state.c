@@ -21,6 +21,7 @@
 #include <jansson.h>
 
 #include "cloud/ec2.h"
+#include "util/log.h"
 #include "util/xalloc.h"
 #include "util/banned.h"
 
@@ -40,11 +41,10 @@ int ec2_state_load(struct ec2_state *st, const char *home, const char *infra, st
 	json_error_t jerr;
 	json_t *root = json_load_file(st->path, 0, &jerr);
 	if (!root) {
-		if (access(st->path, F_OK) == 0) {
-			diag_error(d, IMC_EXIT_DATAERR, NULL, "%s: malformed ec2 state: %s", st->path,
-				   jerr.text);
-			return -1;
-		}
+		/* A damaged file must not block destroy: the tags still find
+		 * everything in the regions the VMs name. */
+		if (access(st->path, F_OK) == 0)
+			log_warn("ec2", "%s: ignoring malformed ec2 state (%s)", st->path, jerr.text);
 		return 0;
 	}
 	size_t i;
