@@ -34,10 +34,12 @@ OUTS="$TMPD/cli-outputs"
 : >"$OUTS"
 run() { "$@" >"$TMPD/o" 2>"$TMPD/e"; RC=$?; cat "$TMPD/o" "$TMPD/e" >>"$OUTS"; }
 
-run "$IMC" -a "$TMPD/auth.dat" create "$TMPD/cluster.radl"
+IMC_LOG=trace run "$IMC" -a "$TMPD/auth.dat" create "$TMPD/cluster.radl"
 expect_eq "$RC" 0 "imc create of 1 ps + 2 workers on ec2 exits 0"
 [ "$RC" -eq 0 ] || sed 's/^/#   /' "$TMPD/e" | head -20
 ID=$(head -n1 "$TMPD/o")
+expect_grep 'ec2: us-east-1 RunInstances' "$IMC_HOME/infra/$ID/worker.log" "with IMC_LOG=trace the worker log shows the EC2 requests"
+cat "$IMC_HOME/infra/$ID/worker.log" >>"$OUTS"  # checked for credentials below
 expect_eq "$(ep_count RunInstances)" 3 "three RunInstances reached the endpoint"
 expect_eq "$(ep_left instances)" 3 "three instances exist"
 
@@ -51,7 +53,7 @@ run "$IMC" -a "$TMPD/auth.dat" getstate --json "$ID"
 expect_grep '"format"' "$TMPD/o" "getstate --json works"
 
 : >"$EP_LOG"
-run "$IMC" -a "$TMPD/auth.dat" destroy "$ID"
+IMC_LOG=trace run "$IMC" -a "$TMPD/auth.dat" destroy "$ID"
 expect_eq "$RC" 0 "imc destroy exits 0"
 [ "$RC" -eq 0 ] || sed 's/^/#   /' "$TMPD/e" | head -20
 expect_eq "$(ep_count TerminateInstances)" 3 "destroy terminated the three instances"
