@@ -26,8 +26,9 @@ tests_unit_test_ec2_LDADD = $(UNIT_LIBS)
 endif
 
 TESTS += tests/cli/t7001-ec2-lifecycle.sh tests/cli/t7002-ec2-retry.sh \
-	tests/cli/t7003-ec2-errors.sh tests/cli/t7004-ec2-cli.sh
+	tests/cli/t7003-ec2-errors.sh tests/cli/t7004-ec2-cli.sh \
+	tests/cli/t7005-ec2-crash.sh
 EXTRA_DIST += tests/ec2/lib-ec2.sh tests/cli/t7001-ec2-lifecycle.sh \
 	tests/cli/t7002-ec2-retry.sh tests/cli/t7003-ec2-errors.sh \
-	tests/cli/t7004-ec2-cli.sh
+	tests/cli/t7004-ec2-cli.sh tests/cli/t7005-ec2-crash.sh
 EXTRA_DIST += docs/ec2.md

@@ -24,7 +24,9 @@ Hooks: --inject ACTION:CODE:STATUS[:COUNT[:after]] answers the next COUNT
 calls of ACTION with that error (before acting; with 'after', the action is
 carried out and the reply is lost, as with a dropped connection);
 --not-found-first N answers the first N DescribeInstances naming a new
-instance with InvalidInstanceID.NotFound (eventual consistency).
+instance with InvalidInstanceID.NotFound (eventual consistency);
+--hang ACTION[:N] carries out the Nth ACTION and never answers it, after
+writing a line to --hang-fifo (so a test can kill the client mid-call).
 
 Output: the port on stdout (then stdout is closed), a JSON line per request
 in --log, and the resources left (instances not terminated, groups, key
@@ -226,6 +228,7 @@ class Shared:
                                     "count": int(parts[3]) if len(parts) > 3 else 1,
                                     "after": len(parts) > 4 and parts[4] == "after"})
         self.not_found_left = args.not_found_first
+        self.hang_seen = 0
 
 
 class Cloud:
@@ -620,7 +623,15 @@ class Handler(http.server.BaseHTTPRequestHandler):
 
     def do_POST(self):
         with self.server.lock:
-            self.post()
+            status, root, hang = self.post()
+        if hang:
+            # The action was carried out; its reply never comes (the client
+            # is meant to be killed meanwhile). Tell the test, then hold.
+            with open(self.server.args.hang_fifo, "w") as f:
+                f.write("%s\n" % hang)
+            threading.Event().wait(600)
+            return
+        self.reply(status, root)
 
     def post(self):
         srv = self.server
@@ -681,7 +692,14 @@ class Handler(http.server.BaseHTTPRequestHandler):
         with open(args.state + ".tmp", "w") as f:
             json.dump(leftovers(srv.clouds), f)
         os.replace(args.state + ".tmp", args.state)
-        self.reply(status, root)
+        hang = None
+        if status == 200 and args.hang:
+            act, _, nth = args.hang.partition(":")
+            if act == action:
+                srv.shared.hang_seen += 1
+                if srv.shared.hang_seen == int(nth or 1):
+                    hang = action
+        return status, root, hang
 
 
 def main():
@@ -695,6 +713,8 @@ def main():
     ap.add_argument("--inject", action="append")
     ap.add_argument("--not-found-first", type=int, default=0)
     ap.add_argument("--bad-ami")
+    ap.add_argument("--hang", help="ACTION[:N]: carry out the Nth ACTION, then never answer")
+    ap.add_argument("--hang-fifo", help="written when --hang holds a reply")
     args = ap.parse_args()
     srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     srv.daemon_threads = True
