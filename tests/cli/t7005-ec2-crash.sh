@@ -28,10 +28,14 @@ printf '%s\n' "$AUTH" >"$TMPD/auth.dat"
 IMC_TEST_PAUSE_AT=vms-intent IMC_TEST_PAUSE_DIR="$P" \
 	"$IMC" -a "$TMPD/auth.dat" create -d "$TMPD/c.radl" >"$TMPD/create.out" 2>"$TMPD/create.err" &
 CREATE=$!
-read -r point WORKER <"$P/reached"
+# a fifo line, or "" after 60 s (a broken worker must fail the test, not hang it)
+fifo_line() { timeout 60 sh -c 'read -r l <"$0" && echo "$l"' "$1"; }
+line=$(fifo_line "$P/reached")
+point=${line% *}; WORKER=${line#* }
 expect_eq "$point" vms-intent "the worker reached the VM-creation intent"
-: >"$P/resume"
-read -r held <"$TMPD/hung"
+[ -n "$line" ] || { wait "$CREATE"; done_testing; exit 1; }
+timeout 60 sh -c ': >"$0"' "$P/resume"
+held=$(fifo_line "$TMPD/hung")
 expect_eq "$held" RunInstances "the second RunInstances was carried out and its reply held"
 kill -9 "$WORKER"
 wait "$CREATE"
