@@ -35,8 +35,6 @@ struct play_state {
 	pthread_mutex_t lock;
 };
 
-static struct play_state *cur_ps; /* one play runs at a time per process */
-static pthread_mutex_t cur_ps_lock = PTHREAD_MUTEX_INITIALIZER;
 
 struct task_run *task_run_new(void)
 {
@@ -149,7 +147,7 @@ static bool handler_matches(struct ptask *h, const char *name)
 
 void exec_notify(struct task_run *run, struct task_host *h, struct ptask *t, const char *name)
 {
-	struct play_state *ps = cur_ps;
+	struct play_state *ps = run->ps;
 	if (!ps)
 		return;
 	struct task_role *role = NULL;
@@ -475,7 +473,7 @@ next:
 		json_decref(x.vars);
 	}
 	for (size_t g = 0; g < ng; g++) {
-		struct play_state *ps = cur_ps;
+		struct play_state *ps = run->ps;
 		pthread_mutex_lock(&ps->lock);
 		struct inc_cache *c = inc_lookup(ps, t, groups[g].key);
 		pthread_mutex_unlock(&ps->lock);
@@ -605,7 +603,7 @@ static void run_list(struct task_run *run, struct ptask **list, size_t n, struct
 
 static void flush_handlers(struct task_run *run, struct task_host **hosts, size_t nh)
 {
-	struct play_state *ps = cur_ps;
+	struct play_state *ps = run->ps;
 	for (size_t i = 0; i < ps->nhandlers; i++) {
 		struct ptask *hd = ps->handlers[i];
 		char key[32];
@@ -732,9 +730,7 @@ static int run_play(struct task_run *run, struct task_play *p, struct diag *d)
 	}
 	struct play_state ps = { 0 };
 	pthread_mutex_init(&ps.lock, NULL);
-	pthread_mutex_lock(&cur_ps_lock);
-	cur_ps = &ps;
-	pthread_mutex_unlock(&cur_ps_lock);
+	run->ps = &ps;
 	for (size_t i = 0; i < p->nroles; i++)
 		add_role_handlers(&ps, p->roles[i]);
 	add_handlers(&ps, p->handlers, p->nhandlers);
@@ -753,9 +749,7 @@ static int run_play(struct task_run *run, struct task_play *p, struct diag *d)
 	run_list(run, p->post_tasks, p->npost, hosts, nh, false, NULL);
 	flush_handlers(run, hosts, nh);
 
-	pthread_mutex_lock(&cur_ps_lock);
-	cur_ps = NULL;
-	pthread_mutex_unlock(&cur_ps_lock);
+	run->ps = NULL;
 	for (size_t i = 0; i < ps.ninc; i++)
 		free(ps.inc[i].key);
 	free(ps.inc);

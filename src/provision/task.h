@@ -205,6 +205,8 @@ struct task_host {
 
 struct task_out;
 
+struct play_state;
+
 struct task_run {
 	struct task_playbook *pb;
 	struct task_host **hosts;
@@ -217,8 +219,10 @@ struct task_run {
 	bool async_local;      /* async jobs: status files under ~/.imc_async */
 	struct task_out *out;
 	const char *output_dir;  /* fetch destination */
-	/* current play */
+	/* current play; its state (handlers, include cache) lives in the run,
+	 * not in a global, because provision_run() runs many plays at once */
 	struct task_play *play;
+	struct play_state *ps;
 	json_t *play_hosts;
 	const char *limit;     /* only this host runs (provision: one item) */
 	bool borrowed_hosts;   /* hosts belong to the caller */
