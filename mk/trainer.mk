@@ -49,5 +49,5 @@ tests_trainer_torch_step_SOURCES = tests/trainer/torch-step.c
 tests_trainer_torch_step_LDADD = libimc.la $(IMC_LIBS)
 TESTS += tests/cli/t5001-trainer-cli.sh tests/cli/t5002-trainer-resume.sh \
 	tests/cli/t5003-trainer-torch.sh
-EXTRA_DIST += tests/cli/t5001-trainer-cli.sh tests/cli/t5002-trainer-resume.sh \
+EXTRA_DIST += bench/trainer.py tests/cli/t5001-trainer-cli.sh tests/cli/t5002-trainer-resume.sh \
 	tests/cli/t5003-trainer-torch.sh tests/trainer/torch_reference_dump.py
