@@ -1,0 +1,246 @@
+/* test-wire-ps.c: the parameter server in-process (a thread running
+ * ps_run) against the real client code: sync averaging and async momentum
+ * are exactly PyTorch's SGD, the state comes back for checkpoints, a
+ * non-finite gradient is refused (the sender is disconnected and counted as
+ * a lost worker) while the others carry on, and SHUTDOWN ends ps_run. */
+#include "config.h"
+
+#include <math.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "trainer/cluster.h"
+#include "trainer/ps.h"
+#include "trainer/wire.h"
+#include "trainer/worker.h"
+#include "util/log.h"
+
+#define N 6
+
+struct fixture {
+	char addr[64];
+	char *ps_list[1], *chief_list[1], *worker_list[1];
+	struct cluster cl;
+	struct wire_layout l;
+	struct ps_config cfg;
+	pthread_t th;
+	int rc;
+	struct diag d;
+};
+
+static void *ps_thread(void *arg)
+{
+	struct fixture *f = arg;
+	f->rc = ps_run(&f->cfg, &f->d);
+	return NULL;
+}
+
+static void start_ps(struct fixture *f, enum wire_mode mode, int nworkers)
+{
+	memset(f, 0, sizeof(*f));
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t sl = sizeof(sa);
+	assert_int_equal(bind(fd, (struct sockaddr *)&sa, sl), 0);
+	assert_int_equal(listen(fd, 8), 0);
+	assert_int_equal(getsockname(fd, (struct sockaddr *)&sa, &sl), 0);
+	snprintf(f->addr, sizeof(f->addr), "127.0.0.1:%d", ntohs(sa.sin_port));
+	f->ps_list[0] = f->addr;
+	f->chief_list[0] = (char *)(uintptr_t)"127.0.0.1:1";
+	f->worker_list[0] = (char *)(uintptr_t)"127.0.0.1:2";
+	f->cl = (struct cluster){ .ps = f->ps_list, .n_ps = 1, .chief = f->chief_list,
+				  .n_chief = 1, .worker = f->worker_list,
+				  .n_worker = (size_t)nworkers - 1, .task_index = -1 };
+	uint32_t w[2] = { 2, 2 }, b[1] = { 2 };
+	assert_int_equal(wire_layout_add(&f->l, "w", 2, w, &f->d), 0);
+	assert_int_equal(wire_layout_add(&f->l, "b", 1, b, &f->d), 0);
+	f->cfg = (struct ps_config){ .cluster = &f->cl, .index = 0, .layout = &f->l, .mode = mode,
+				     .sync_timeout = 30, .init_timeout = 30, .io_timeout = 30,
+				     .listen_fd = fd };
+	assert_int_equal(pthread_create(&f->th, NULL, ps_thread, f), 0);
+}
+
+static int stop_ps(struct fixture *f)
+{
+	pthread_join(f->th, NULL);
+	close(f->cfg.listen_fd);
+	wire_layout_release(&f->l);
+	diag_release(&f->d);
+	return f->rc;
+}
+
+static void open_client(struct fixture *f, struct worker_client *wc, int role, long id,
+			enum wire_mode mode)
+{
+	struct diag d = DIAG_INIT;
+	struct worker_opts o = { .role = role, .task_index = role == WIRE_ROLE_CHIEF ? 0 : id - 1,
+				 .worker_id = id, .mode = mode, .connect_timeout = 10,
+				 .rpc_timeout = 30 };
+	if (worker_client_open(wc, &f->cl, &f->l, &o, &d) < 0)
+		fail_msg("open: %s", diag_first_message(&d));
+	diag_release(&d);
+}
+
+struct wctx {
+	struct fixture *f;
+	float p[N], g[N];
+	int rc;
+};
+
+/* worker 1: pull, push one gradient, then push a NaN (and be dropped) */
+static void *worker_thread(void *arg)
+{
+	struct wctx *w = arg;
+	struct worker_client wc;
+	struct diag d = DIAG_INIT;
+	open_client(w->f, &wc, WIRE_ROLE_WORKER, 1, WIRE_MODE_SYNC);
+	w->rc = worker_client_pull(&wc, w->p, &d);
+	if (w->rc == 0)
+		w->rc = worker_client_push(&wc, w->g, w->p, 0, 4, 1.0f, &d);
+	/* now a poisoned gradient: the PS must refuse it and hang up */
+	float bad[N];
+	memcpy(bad, w->g, sizeof(bad));
+	bad[3] = NAN;
+	if (w->rc == 0 && worker_client_push(&wc, bad, w->p, 1, 4, 1.0f, &d) != -1)
+		w->rc = 99;
+	else if (w->rc == 0 && !strstr(diag_first_message(&d), "non-finite"))
+		w->rc = 98;
+	worker_client_close(&wc);
+	diag_release(&d);
+	return NULL;
+}
+
+static void test_sync_average_and_nan(void **state)
+{
+	(void)state;
+	struct fixture f;
+	start_ps(&f, WIRE_MODE_SYNC, 2);
+	struct worker_client chief;
+	struct diag d = DIAG_INIT;
+	open_client(&f, &chief, WIRE_ROLE_CHIEF, 0, WIRE_MODE_SYNC);
+	float p0[N] = { 1, 2, 3, 4, 5, 6 }, p[N], g1[N] = { 1, 1, 1, 1, 1, 1 };
+	assert_int_equal(worker_client_init(&chief, p0, NULL, 0, 0.5f, 0.0f, &d), 0);
+	assert_int_equal(worker_client_pull(&chief, p, &d), 0);
+	assert_memory_equal(p, p0, sizeof(p));
+
+	struct wctx w = { .f = &f, .g = { 3, -1, 0, 2, 0.5f, 1 } };
+	pthread_t th;
+	assert_int_equal(pthread_create(&th, NULL, worker_thread, &w), 0);
+	assert_int_equal(worker_client_push(&chief, g1, p, 0, 4, 1.0f, &d), 0);
+	assert_int_equal(chief.step, 1);
+	for (int i = 0; i < N; i++)
+		assert_float_equal(p[i], p0[i] - 0.5f * (g1[i] + w.g[i]) / 2, 1e-6);
+	pthread_join(th, NULL);
+	assert_int_equal(w.rc, 0);
+	assert_memory_equal(w.p, p, sizeof(p));
+
+	/* the NaN sender is gone: the next round is the chief's alone */
+	float p1[N];
+	memcpy(p1, p, sizeof(p));
+	assert_int_equal(worker_client_push(&chief, g1, p, 1, 4, 1.0f, &d), 0);
+	assert_int_equal(chief.step, 2);
+	for (int i = 0; i < N; i++)
+		assert_float_equal(p[i], p1[i] - 0.5f * g1[i], 1e-6);
+	struct wire_stats st;
+	assert_int_equal(worker_client_stats(&chief, &st, &d), 0);
+	assert_int_equal(st.workers_lost, 1);
+	assert_int_equal(st.rounds_short, 1);
+	assert_int_equal(st.step, 2);
+	assert_int_equal(st.examples, 12);
+	assert_int_equal(worker_client_shutdown(&chief, &d), 0);
+	worker_client_close(&chief);
+	assert_int_equal(stop_ps(&f), 0);
+	diag_release(&d);
+}
+
+static void test_async_momentum_and_state(void **state)
+{
+	(void)state;
+	struct fixture f;
+	start_ps(&f, WIRE_MODE_ASYNC, 1);
+	struct worker_client chief;
+	struct diag d = DIAG_INIT;
+	open_client(&f, &chief, WIRE_ROLE_CHIEF, 0, WIRE_MODE_ASYNC);
+	float p0[N] = { 1, 2, 3, 4, 5, 6 }, p[N], g[N] = { 1, -2, 0.5f, 0, 4, -1 };
+	const float lr = 0.1f, mu = 0.9f;
+	assert_int_equal(worker_client_init(&chief, p0, NULL, 7, lr, mu, &d), 0);
+	assert_int_equal(worker_client_pull(&chief, p, &d), 0);
+	assert_int_equal(chief.step, 7);
+	float ref_p[N], ref_v[N] = { 0 };
+	memcpy(ref_p, p0, sizeof(ref_p));
+	for (int k = 0; k < 3; k++) {
+		assert_int_equal(worker_client_push(&chief, g, p, chief.step, 4, 1.0f, &d), 0);
+		for (int i = 0; i < N; i++) {
+			ref_v[i] = mu * ref_v[i] + g[i];
+			ref_p[i] -= lr * ref_v[i];
+			assert_float_equal(p[i], ref_p[i], 1e-5);
+		}
+		assert_int_equal(chief.staleness, 0);
+	}
+	/* a push computed on old parameters is stale by 2 */
+	assert_int_equal(worker_client_push(&chief, g, p, chief.step - 2, 4, 1.0f, &d), 0);
+	assert_int_equal(chief.staleness, 2);
+	for (int i = 0; i < N; i++) {
+		ref_v[i] = mu * ref_v[i] + g[i];
+		ref_p[i] -= lr * ref_v[i];
+	}
+	float sp[N], sv[N];
+	uint64_t step;
+	assert_int_equal(worker_client_state(&chief, sp, sv, &step, &d), 0);
+	assert_int_equal(step, 11);
+	for (int i = 0; i < N; i++) {
+		assert_float_equal(sp[i], ref_p[i], 1e-5);
+		assert_float_equal(sv[i], ref_v[i], 1e-5);
+	}
+	struct wire_stats st;
+	assert_int_equal(worker_client_stats(&chief, &st, &d), 0);
+	assert_int_equal(st.staleness_max, 2);
+	assert_int_equal(st.staleness_sum, 2);
+	assert_int_equal(worker_client_shutdown(&chief, &d), 0);
+	worker_client_close(&chief);
+	assert_int_equal(stop_ps(&f), 0);
+	diag_release(&d);
+}
+
+static void test_chief_loss_fails_the_job(void **state)
+{
+	(void)state;
+	struct fixture f;
+	start_ps(&f, WIRE_MODE_SYNC, 1);
+	struct worker_client chief;
+	struct diag d = DIAG_INIT;
+	open_client(&f, &chief, WIRE_ROLE_CHIEF, 0, WIRE_MODE_SYNC);
+	float p0[N] = { 0 };
+	assert_int_equal(worker_client_init(&chief, p0, NULL, 0, 0.1f, 0.5f, &d), 0);
+	worker_client_close(&chief); /* dies without SHUTDOWN */
+	pthread_join(f.th, NULL);
+	assert_int_equal(f.rc, -1);
+	assert_int_equal(f.d.code, IMC_EXIT_TEMPFAIL);
+	assert_non_null(strstr(diag_first_message(&f.d), "chief lost"));
+	close(f.cfg.listen_fd);
+	wire_layout_release(&f.l);
+	diag_release(&f.d);
+	diag_release(&d);
+}
+
+int main(void)
+{
+	log_set_level(LOG_ERROR);
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_sync_average_and_nan),
+		cmocka_unit_test(test_async_momentum_and_state),
+		cmocka_unit_test(test_chief_loss_fails_the_job),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
