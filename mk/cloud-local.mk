@@ -18,6 +18,11 @@ TESTS += tests/unit/test-sshkey
 tests_unit_test_sshkey_SOURCES = tests/unit/test-sshkey.c
 tests_unit_test_sshkey_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_sshkey_LDADD = $(UNIT_LIBS)
+check_PROGRAMS += tests/unit/test-local
+TESTS += tests/unit/test-local
+tests_unit_test_local_SOURCES = tests/unit/test-local.c
+tests_unit_test_local_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_local_LDADD = $(UNIT_LIBS)
 endif
 
 # test driver of the backend (tests/cli/t3*.sh, bench/local_up)
