@@ -12,6 +12,7 @@
  * p3), which every commercial region offers. */
 #include "config.h"
 
+#include <fnmatch.h>
 #include <string.h>
 
 #include "cloud/ec2.h"
@@ -74,16 +75,25 @@ const struct ec2_type *ec2_type_find(const char *name)
 	return NULL;
 }
 
-/* Ties on price go to the earlier entry (the table order is stable), and a
+/* IM's instance_type patterns ('m5.*', 'g4dn.?xlarge') pick among the
+ * matching types. Ties on price go to the earlier entry (the table order is stable), and a
  * GPU type is only chosen when GPUs are asked for: nobody wants to pay for
  * a GPU they did not request, even if it happened to be cheapest. */
 const struct ec2_type *ec2_type_pick(int cpus, long long memory_bytes, int gpus)
+{
+	return ec2_type_pick_pattern(NULL, cpus, memory_bytes, gpus);
+}
+
+const struct ec2_type *ec2_type_pick_pattern(const char *pattern, int cpus, long long memory_bytes,
+					     int gpus)
 {
 	const struct ec2_type *best = NULL;
 	long long mib = memory_bytes > 0 ? (memory_bytes + (1 << 20) - 1) >> 20 : 0;
 	for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++) {
 		const struct ec2_type *t = &types[i];
 		if (t->vcpus < cpus || t->memory_mib < mib || t->gpus < gpus)
+			continue;
+		if (pattern && fnmatch(pattern, t->name, 0) != 0)
 			continue;
 		if (gpus <= 0 && t->gpus > 0)
 			continue;

@@ -529,12 +529,15 @@ static int launch(struct cloud_session *s, struct cloud_vm *vm, struct diag *d)
 	if (parse_image(vm, &region, &ami, d) < 0)
 		goto out;
 	const char *itype = vm->instance_type;
-	if (!itype || !*itype) {
-		const struct ec2_type *t = ec2_type_pick(vm->cpus, vm->memory_bytes, vm->gpus);
+	bool pattern = itype && strpbrk(itype, "*?[");
+	if (!itype || !*itype || pattern) {
+		const struct ec2_type *t = ec2_type_pick_pattern(pattern ? itype : NULL, vm->cpus,
+								 vm->memory_bytes, vm->gpus);
 		if (!t) {
 			diag_error(d, IMC_EXIT_DATAERR, NULL,
-				   "system '%s': no EC2 instance type has %d CPUs, %lld MiB and %d GPUs; set instance_type",
-				   vm->system, vm->cpus, vm->memory_bytes >> 20, vm->gpus);
+				   "system '%s': no EC2 instance type%s%s%s has %d CPUs, %lld MiB and %d GPUs; set instance_type",
+				   vm->system, pattern ? " matching '" : "", pattern ? itype : "",
+				   pattern ? "'" : "", vm->cpus, vm->memory_bytes >> 20, vm->gpus);
 			goto out;
 		}
 		itype = t->name;

@@ -149,6 +149,9 @@ struct ec2_type {
 
 /* Cheapest type with at least cpus, memory and gpus (0 = any), or NULL. */
 const struct ec2_type *ec2_type_pick(int cpus, long long memory_bytes, int gpus);
+/* The same among the types whose name matches the fnmatch pattern. */
+const struct ec2_type *ec2_type_pick_pattern(const char *pattern, int cpus, long long memory_bytes,
+					     int gpus);
 const struct ec2_type *ec2_type_find(const char *name);
 const struct ec2_type *ec2_types(size_t *n);
 

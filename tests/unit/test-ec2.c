@@ -557,6 +557,11 @@ static void test_types(void **state)
 	t = ec2_type_pick(0, 0, 4);
 	assert_string_equal(t->name, "g4dn.12xlarge");
 	assert_null(ec2_type_pick(1000, 0, 0));
+	/* IM's patterns */
+	assert_string_equal(ec2_type_pick_pattern("m5.*", 0, 0, 0)->name, "m5.large");
+	assert_string_equal(ec2_type_pick_pattern("c5.*", 8, 0, 0)->name, "c5.2xlarge");
+	assert_string_equal(ec2_type_pick_pattern("p3.*", 0, 0, 1)->name, "p3.2xlarge");
+	assert_null(ec2_type_pick_pattern("z9.*", 0, 0, 0));
 	assert_non_null(ec2_type_find("m5.large"));
 	/* the table is sane: every entry positive and named */
 	size_t n;
