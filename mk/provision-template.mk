@@ -18,3 +18,15 @@ tests_unit_test_template_SOURCES = tests/unit/test-template.c
 tests_unit_test_template_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_template_LDADD = $(UNIT_LIBS)
 endif
+
+if ENABLE_FUZZING
+check_PROGRAMS += tests/fuzz/fuzz-template tests/fuzz/fuzz-expr
+tests_fuzz_fuzz_template_SOURCES = tests/fuzz/fuzz-template.c
+tests_fuzz_fuzz_template_CFLAGS = $(AM_CFLAGS) -fsanitize=fuzzer
+tests_fuzz_fuzz_template_LDFLAGS = $(AM_LDFLAGS) -fsanitize=fuzzer
+tests_fuzz_fuzz_template_LDADD = libimc.la $(IMC_LIBS)
+tests_fuzz_fuzz_expr_SOURCES = tests/fuzz/fuzz-expr.c
+tests_fuzz_fuzz_expr_CFLAGS = $(AM_CFLAGS) -fsanitize=fuzzer
+tests_fuzz_fuzz_expr_LDFLAGS = $(AM_LDFLAGS) -fsanitize=fuzzer
+tests_fuzz_fuzz_expr_LDADD = libimc.la $(IMC_LIBS)
+endif

@@ -21,7 +21,7 @@
 #include "util/xalloc.h"
 #include "util/banned.h"
 
-#define MAX_SEQ 10000000  /* range()/repetition size cap: a typo must not eat the machine */
+#define MAX_SEQ TMPL_MAX_SEQ
 
 /* ---- errors ------------------------------------------------------------ */
 
@@ -339,8 +339,11 @@ static json_t *do_slice(struct ev *ev, json_t *base, json_t *jb, json_t *jc, jso
 		if (stop < -1) stop = -1;
 	}
 	json_t *r = json_array();
-	for (long long i = start; step > 0 ? i < stop : i > stop; i += step)
+	for (long long i = start; step > 0 ? i < stop : i > stop;) {
 		json_array_append(r, json_array_get(seq, (size_t)i));
+		if (__builtin_add_overflow(i, step, &i))
+			break;
+	}
 	json_decref(seq);
 	if (json_is_string(base)) {
 		struct strbuf sb = STRBUF_INIT;
@@ -633,8 +636,11 @@ static json_t *fn_range(struct ev *ev, json_t *args, size_t pos)
 		return NULL;
 	}
 	json_t *r = json_array();
-	for (long long i = a; s > 0 ? i < b : i > b; i += s)
+	for (long long i = a; s > 0 ? i < b : i > b;) {
 		json_array_append_new(r, json_integer(i));
+		if (__builtin_add_overflow(i, s, &i))
+			break;
+	}
 	return r;
 }
 
@@ -1377,9 +1383,20 @@ static json_t *eval_cmp(struct ev *ev, const struct tnode *n)
 	return json_boolean(res);
 }
 
+bool ev_step(struct ev *ev, size_t pos)
+{
+	if (!ev->steps)
+		ev->steps = &ev->steps_local;
+	if (++*ev->steps > TMPL_MAX_STEPS) {
+		ev_error(ev, TMPL_ERR_LIMIT, pos, "template too expensive to evaluate (over %lu steps)", TMPL_MAX_STEPS);
+		return false;
+	}
+	return true;
+}
+
 json_t *ev_eval(struct ev *ev, const struct tnode *n)
 {
-	if (ev->failed)
+	if (ev->failed || !ev_step(ev, n->pos))
 		return NULL;
 	switch (n->kind) {
 	case N_LIT:
@@ -1533,7 +1550,8 @@ slice_out:
 		return r;
 	}
 	case N_CONCAT: {
-		struct strbuf sb = STRBUF_INIT;
+		struct strbuf sb;
+		strbuf_init(&sb, TMPL_MAX_TEXT);
 		for (size_t i = 0; i < n->args.n; i++) {
 			json_t *v = ev_need(ev, ev_eval(ev, n->args.v[i]), n->args.v[i]->pos);
 			if (!v) {
@@ -1542,7 +1560,7 @@ slice_out:
 			}
 			val_str(&sb, v);
 			json_decref(v);
-			if (sb.len > (size_t)MAX_SEQ * 8) {
+			if (sb.truncated) {
 				strbuf_release(&sb);
 				ev_error(ev, TMPL_ERR_LIMIT, n->pos, "string too large");
 				return NULL;

@@ -174,6 +174,19 @@ static bool expect(struct parser *p, enum tk t, const char *what)
 	return true;
 }
 
+/* Left-deep chains (a.b.c, x|f|g, 1+2+3, elif) nest the AST as deeply as
+ * recursion does: each link counts toward MAX_NEST too, so evaluation and
+ * freeing never recurse deeper than the parser allowed. */
+static bool chain_link(struct parser *p, int *links)
+{
+	(*links)++;
+	if (++p->depth > MAX_NEST) {
+		perr(p, cur(p)->pos, "expression nested too deeply");
+		return false;
+	}
+	return true;
+}
+
 static struct tnode *parse_expr(struct parser *p, bool with_cond);
 static struct tnode *parse_unary(struct parser *p, bool with_filter);
 static struct tnode *parse_postfix(struct parser *p, struct tnode *n);
@@ -298,8 +311,14 @@ static struct tnode *parse_test(struct parser *p, struct tnode *in)
 /* filter_expr: { filter | test | call_args } */
 static struct tnode *parse_filter_expr(struct parser *p, struct tnode *n)
 {
+	int links = 0;
 	while (n) {
 		const struct token *k = cur(p);
+		if ((k->type == TK_PIPE || is_name(p, "is") || k->type == TK_LPAREN) && !chain_link(p, &links)) {
+			tnode_free(n);
+			n = NULL;
+			break;
+		}
 		if (k->type == TK_PIPE) {
 			n = parse_filter(p, n);
 		} else if (is_name(p, "is")) {
@@ -316,6 +335,7 @@ static struct tnode *parse_filter_expr(struct parser *p, struct tnode *n)
 			break;
 		}
 	}
+	p->depth -= links;
 	return n;
 }
 
@@ -414,8 +434,14 @@ fail:
 /* postfix: { subscript | call_args } */
 static struct tnode *parse_postfix(struct parser *p, struct tnode *n)
 {
+	int links = 0;
 	while (n) {
 		const struct token *k = cur(p);
+		if ((k->type == TK_DOT || k->type == TK_LBRACKET || k->type == TK_LPAREN) && !chain_link(p, &links)) {
+			tnode_free(n);
+			n = NULL;
+			break;
+		}
 		if (k->type == TK_DOT || k->type == TK_LBRACKET) {
 			n = parse_subscript(p, n);
 		} else if (k->type == TK_LPAREN) {
@@ -430,6 +456,7 @@ static struct tnode *parse_postfix(struct parser *p, struct tnode *n)
 			break;
 		}
 	}
+	p->depth -= links;
 	return n;
 }
 
@@ -617,7 +644,13 @@ static struct tnode *bin(enum nkind k, int op, size_t pos, struct tnode *a, stru
 static struct tnode *parse_pow(struct parser *p)
 {
 	struct tnode *l = parse_unary(p, true);
+	int links = 0;
 	while (l && cur(p)->type == TK_POW) {
+		if (!chain_link(p, &links)) {
+			tnode_free(l);
+			l = NULL;
+			break;
+		}
 		size_t pos = cur(p)->pos;
 		adv(p);
 		struct tnode *r = parse_unary(p, true);
@@ -627,6 +660,7 @@ static struct tnode *parse_pow(struct parser *p)
 		}
 		l = bin(N_BIN, TK_POW, pos, l, r);
 	}
+	p->depth -= links;
 	return l;
 }
 
@@ -634,10 +668,16 @@ static struct tnode *parse_pow(struct parser *p)
 static struct tnode *parse_math2(struct parser *p)
 {
 	struct tnode *l = parse_pow(p);
+	int links = 0;
 	while (l) {
 		enum tk t = cur(p)->type;
 		if (t != TK_MUL && t != TK_DIV && t != TK_FLOORDIV && t != TK_MOD)
 			break;
+		if (!chain_link(p, &links)) {
+			tnode_free(l);
+			l = NULL;
+			break;
+		}
 		size_t pos = cur(p)->pos;
 		adv(p);
 		struct tnode *r = parse_pow(p);
@@ -647,6 +687,7 @@ static struct tnode *parse_math2(struct parser *p)
 		}
 		l = bin(N_BIN, t, pos, l, r);
 	}
+	p->depth -= links;
 	return l;
 }
 
@@ -674,10 +715,16 @@ static struct tnode *parse_concat(struct parser *p)
 static struct tnode *parse_math1(struct parser *p)
 {
 	struct tnode *l = parse_concat(p);
+	int links = 0;
 	while (l) {
 		enum tk t = cur(p)->type;
 		if (t != TK_ADD && t != TK_SUB)
 			break;
+		if (!chain_link(p, &links)) {
+			tnode_free(l);
+			l = NULL;
+			break;
+		}
 		size_t pos = cur(p)->pos;
 		adv(p);
 		struct tnode *r = parse_concat(p);
@@ -687,6 +734,7 @@ static struct tnode *parse_math1(struct parser *p)
 		}
 		l = bin(N_BIN, t, pos, l, r);
 	}
+	p->depth -= links;
 	return l;
 }
 
@@ -761,7 +809,13 @@ static struct tnode *parse_not(struct parser *p)
 static struct tnode *parse_and(struct parser *p)
 {
 	struct tnode *l = parse_not(p);
+	int links = 0;
 	while (l && is_name(p, "and")) {
+		if (!chain_link(p, &links)) {
+			tnode_free(l);
+			l = NULL;
+			break;
+		}
 		size_t pos = cur(p)->pos;
 		adv(p);
 		struct tnode *r = parse_not(p);
@@ -771,6 +825,7 @@ static struct tnode *parse_and(struct parser *p)
 		}
 		l = bin(N_AND, 0, pos, l, r);
 	}
+	p->depth -= links;
 	return l;
 }
 
@@ -778,7 +833,13 @@ static struct tnode *parse_and(struct parser *p)
 static struct tnode *parse_or(struct parser *p)
 {
 	struct tnode *l = parse_and(p);
+	int links = 0;
 	while (l && is_name(p, "or")) {
+		if (!chain_link(p, &links)) {
+			tnode_free(l);
+			l = NULL;
+			break;
+		}
 		size_t pos = cur(p)->pos;
 		adv(p);
 		struct tnode *r = parse_and(p);
@@ -788,6 +849,7 @@ static struct tnode *parse_or(struct parser *p)
 		}
 		l = bin(N_OR, 0, pos, l, r);
 	}
+	p->depth -= links;
 	return l;
 }
 
@@ -899,6 +961,7 @@ static struct tnode *parse_if(struct parser *p, size_t pos)
 	static const char *const ends[] = { "elif", "else", "endif", NULL };
 	struct tnode *n = mk(S_IF, pos);
 	struct tnode *curn = n;
+	int links = 0;
 	for (;;) {
 		curn->a = parse_tuple(p);
 		if (!curn->a || !end_block(p))
@@ -907,6 +970,8 @@ static struct tnode *parse_if(struct parser *p, size_t pos)
 		if (parse_body(p, &curn->body, ends, &which) < 0)
 			goto fail;
 		if (!strcmp(which, "elif")) {
+			if (!chain_link(p, &links))
+				goto fail;
 			struct tnode *e = mk(S_IF, cur(p)->pos);
 			nlist_push(&curn->orelse, e);
 			curn = e;
@@ -921,9 +986,11 @@ static struct tnode *parse_if(struct parser *p, size_t pos)
 		}
 		if (!end_tag(p, "endif"))
 			goto fail;
+		p->depth -= links;
 		return n;
 	}
 fail:
+	p->depth -= links;
 	tnode_free(n);
 	return NULL;
 }

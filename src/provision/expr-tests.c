@@ -317,7 +317,7 @@ T(contains)
 static int int_test(struct ev *ev, json_t *in, size_t pos, long long *v)
 {
 	if (!json_is_integer(in) && !json_is_boolean(in)) {
-		if (json_is_real(in) && json_real_value(in) == floor(json_real_value(in))) {
+		if (json_is_real(in) && json_real_value(in) == floor(json_real_value(in)) && fabs(json_real_value(in)) < 9e18) {
 			*v = (long long)json_real_value(in);
 			return 0;
 		}
@@ -341,7 +341,7 @@ T(divisibleby)
 		ev_error(ev, TMPL_ERR_TYPE, pos, "integer division or modulo by zero");
 		return -1;
 	}
-	*res = v % d == 0;
+	*res = d == -1 || v % d == 0;
 	return 0;
 }
 

@@ -51,8 +51,16 @@ long long val_int(const json_t *v)
 		return json_integer_value(v);
 	if (json_is_boolean(v))
 		return json_is_true(v);
-	if (json_is_real(v))
-		return (long long)json_real_value(v);
+	if (json_is_real(v)) {
+		double d = json_real_value(v);
+		if (d != d)
+			return 0;
+		if (d >= 9.2e18)
+			return 9200000000000000000LL;
+		if (d <= -9.2e18)
+			return -9200000000000000000LL;
+		return (long long)d;
+	}
 	return 0;
 }
 
@@ -265,6 +273,8 @@ static void repr_string(struct strbuf *sb, const char *s, size_t n)
 
 static void repr_depth(struct strbuf *sb, const json_t *v, bool top_str, int depth)
 {
+	if (sb->truncated)
+		return; /* capped buffer full: the caller reports it */
 	if (!v) {
 		strbuf_addstr(sb, "");
 		return;
@@ -291,7 +301,7 @@ static void repr_depth(struct strbuf *sb, const json_t *v, bool top_str, int dep
 	case JSON_NULL: strbuf_addstr(sb, "None"); break;
 	case JSON_ARRAY: {
 		strbuf_addch(sb, '[');
-		for (size_t i = 0; i < json_array_size(v); i++) {
+		for (size_t i = 0; i < json_array_size(v) && !sb->truncated; i++) {
 			if (i)
 				strbuf_addstr(sb, ", ");
 			repr_depth(sb, json_array_get(v, i), false, depth + 1);
@@ -510,4 +520,32 @@ out:
 	tnode_free(e);
 	tokens_release(&t);
 	return r;
+}
+
+char *val_hash_key(const json_t *v)
+{
+	struct strbuf sb = STRBUF_INIT;
+	double d;
+	if (json_is_string(v)) {
+		strbuf_addch(&sb, 's');
+		strbuf_add(&sb, json_string_value(v), json_string_length(v));
+		/* object keys stop at NUL: strings holding one take the slow path */
+		if (memchr(json_string_value(v), 0, json_string_length(v))) {
+			strbuf_release(&sb);
+			return NULL;
+		}
+	} else if (val_is_int(v)) {
+		strbuf_addf(&sb, "n%lld", val_int(v));
+	} else if (json_is_real(v)) {
+		d = json_real_value(v);
+		if (d == floor(d) && fabs(d) < 9e18)
+			strbuf_addf(&sb, "n%lld", (long long)d);
+		else
+			strbuf_addf(&sb, "f%.17g", d);
+	} else if (json_is_null(v)) {
+		strbuf_addch(&sb, 'z');
+	} else {
+		return NULL;
+	}
+	return strbuf_detach(&sb);
 }

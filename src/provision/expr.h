@@ -158,9 +158,22 @@ struct ev {
 	int loopctl;          /* 1 break, 2 continue */
 	size_t outcap;        /* output size limit */
 	bool raw_var_strings; /* mode of the outermost text (for nested templating) */
+	unsigned long *steps; /* work counter shared with nested evaluations */
+	unsigned long steps_local;
 };
 
+/* Counts one unit of work; false (with an error) when over the budget. */
+bool ev_step(struct ev *ev, size_t pos);
+/* Python hash-set membership for unique/union/...: a key string for values
+ * that Python hashes (numbers equal across int/float/bool), or NULL. */
+char *val_hash_key(const json_t *v);
+
 #define TMPL_MAX_DEPTH 40
+/* Size and work limits: no recipe comes near them; a typo or a hostile
+ * template must fail cleanly instead of eating the machine. */
+#define TMPL_MAX_SEQ 1000000            /* items in a generated list, chars in a repeated string */
+#define TMPL_MAX_TEXT (64u << 20)       /* bytes of text produced by one render */
+#define TMPL_MAX_STEPS 20000000UL       /* AST nodes evaluated by one top-level call */
 
 /* Records an error at byte position pos of ev->src (pos (size_t)-1: none). */
 void ev_error(struct ev *ev, enum tmpl_err_kind kind, size_t pos, const char *fmt, ...)

@@ -93,6 +93,8 @@ static void newline(struct strbuf *sb, const struct pyjson_opt *o, int level)
 
 static void pyjson(struct strbuf *sb, const json_t *v, const struct pyjson_opt *o, int level)
 {
+	if (sb->truncated)
+		return;
 	if (level > 500) {
 		strbuf_addstr(sb, "null");
 		return;
@@ -175,8 +177,14 @@ F(to_json)
 		o.sort_keys = val_truthy(json_object_get(kw, "sort_keys"));
 	if (kw && json_object_get(kw, "ensure_ascii"))
 		o.ascii = val_truthy(json_object_get(kw, "ensure_ascii"));
-	struct strbuf sb = STRBUF_INIT;
+	struct strbuf sb;
+	strbuf_init(&sb, TMPL_MAX_TEXT);
 	pyjson(&sb, in, &o, 0);
+	if (sb.truncated) {
+		strbuf_release(&sb);
+		ev_error(ev, TMPL_ERR_LIMIT, pos, "JSON output too large");
+		return NULL;
+	}
 	return str_new(&sb);
 }
 
@@ -192,16 +200,29 @@ F(to_nice_json)
 		o.ascii = val_truthy(json_object_get(kw, "ensure_ascii"));
 	if (o.indent < 0)
 		o.indent = 0;
-	struct strbuf sb = STRBUF_INIT;
+	struct strbuf sb;
+	strbuf_init(&sb, TMPL_MAX_TEXT);
 	pyjson(&sb, in, &o, 0);
+	if (sb.truncated) {
+		strbuf_release(&sb);
+		ev_error(ev, TMPL_ERR_LIMIT, pos, "JSON output too large");
+		return NULL;
+	}
 	return str_new(&sb);
 }
 
 F(tojson)
 {
 	struct pyjson_opt o = { .indent = -1, .sort_keys = true, .ascii = true };
-	struct strbuf sb = STRBUF_INIT, out = STRBUF_INIT;
+	struct strbuf sb;
+	strbuf_init(&sb, TMPL_MAX_TEXT);
+	struct strbuf out = STRBUF_INIT;
 	pyjson(&sb, in, &o, 0);
+	if (sb.truncated) {
+		strbuf_release(&sb);
+		ev_error(ev, TMPL_ERR_LIMIT, pos, "JSON output too large");
+		return NULL;
+	}
 	for (size_t i = 0; i < sb.len; i++) {
 		switch (sb.buf[i]) {
 		case '<': strbuf_addstr(&out, "\\u003c"); break;

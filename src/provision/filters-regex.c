@@ -345,7 +345,7 @@ F(regex_replace)
 		} else {
 			at = me;
 		}
-		if (out.len > (64u << 20)) {
+		if (out.len > TMPL_MAX_TEXT) {
 			ev_error(ev, TMPL_ERR_LIMIT, pos, "regex_replace: result too large");
 			err = 1;
 			break;
@@ -425,7 +425,7 @@ F(regex_findall)
 		} else {
 			at = ov[1];
 		}
-		if (json_array_size(r) > 10000000)
+		if (json_array_size(r) > TMPL_MAX_SEQ)
 			break;
 	}
 	pcre2_match_data_free(md);

@@ -71,7 +71,7 @@ F(default)
 	json_t *dv = ARG(0, "default_value");
 	bool boolean = val_truthy(ARG(1, "boolean"));
 	if (!in || (boolean && !val_truthy(in)))
-		return json_incref(dv ? dv : json_string(""));
+		return dv ? json_incref(dv) : json_string("");
 	return json_incref(in);
 }
 
@@ -577,22 +577,63 @@ F(dictsort)
 static json_t *uniq(json_t *l, bool cs, const char *attr)
 {
 	json_t *r = json_array();
-	json_t *seen = json_array();
+	json_t *seen = json_array(); /* keys Python cannot hash: linear scan */
+	json_t *set = json_object();
 	struct sortctx c = { .case_sensitive = cs, .attr = attr };
 	for (size_t i = 0; i < json_array_size(l); i++) {
 		json_t *x = json_array_get(l, i);
 		json_t *k = sort_key(&c, x);
+		char *hk = val_hash_key(k);
 		bool dup = false;
-		for (size_t j = 0; j < json_array_size(seen) && !dup; j++)
-			dup = val_equal(json_array_get(seen, j), k);
-		if (!dup) {
-			json_array_append(r, x);
-			json_array_append(seen, k);
+		if (hk) {
+			dup = json_object_get(set, hk) != NULL;
+			if (!dup)
+				json_object_set_new(set, hk, json_true());
+			free(hk);
+		} else {
+			for (size_t j = 0; j < json_array_size(seen) && !dup; j++)
+				dup = val_equal(json_array_get(seen, j), k);
+			if (!dup)
+				json_array_append(seen, k);
 		}
+		if (!dup)
+			json_array_append(r, x);
 		json_decref(k);
 	}
 	json_decref(seen);
+	json_decref(set);
 	return r;
+}
+
+/* Membership through a hash set when the list is big. */
+struct memberset {
+	json_t *set;
+	json_t *list;
+};
+
+static void memberset_init(struct memberset *m, json_t *l)
+{
+	m->list = l;
+	m->set = json_object();
+	for (size_t i = 0; i < json_array_size(l); i++) {
+		char *k = val_hash_key(json_array_get(l, i));
+		if (k)
+			json_object_set_new(m->set, k, json_true());
+		free(k);
+	}
+}
+
+static bool memberset_has(struct memberset *m, json_t *v)
+{
+	char *k = val_hash_key(v);
+	if (k) {
+		bool r = json_object_get(m->set, k) != NULL;
+		free(k);
+		return r;
+	}
+	bool f = false;
+	val_contains(m->list, v, &f);
+	return f;
 }
 
 F(unique)
@@ -615,7 +656,9 @@ static json_t *setop(struct ev *ev, json_t *in, json_t *args, json_t *kw, size_t
 		return NULL;
 	}
 	json_t *tmp = json_array(), *r;
-	bool found;
+	struct memberset ma, mb;
+	memberset_init(&ma, a);
+	memberset_init(&mb, b);
 	switch (op) {
 	case 0: /* union */
 		json_array_extend(tmp, a);
@@ -623,24 +666,20 @@ static json_t *setop(struct ev *ev, json_t *in, json_t *args, json_t *kw, size_t
 		break;
 	case 1: /* intersect */
 	case 2: /* difference */
-		for (size_t i = 0; i < json_array_size(a); i++) {
-			val_contains(b, json_array_get(a, i), &found);
-			if (found == (op == 1))
+		for (size_t i = 0; i < json_array_size(a); i++)
+			if (memberset_has(&mb, json_array_get(a, i)) == (op == 1))
 				json_array_append(tmp, json_array_get(a, i));
-		}
 		break;
 	default: /* symmetric difference */
-		for (size_t i = 0; i < json_array_size(a); i++) {
-			val_contains(b, json_array_get(a, i), &found);
-			if (!found)
+		for (size_t i = 0; i < json_array_size(a); i++)
+			if (!memberset_has(&mb, json_array_get(a, i)))
 				json_array_append(tmp, json_array_get(a, i));
-		}
-		for (size_t i = 0; i < json_array_size(b); i++) {
-			val_contains(a, json_array_get(b, i), &found);
-			if (!found)
+		for (size_t i = 0; i < json_array_size(b); i++)
+			if (!memberset_has(&ma, json_array_get(b, i)))
 				json_array_append(tmp, json_array_get(b, i));
-		}
 	}
+	json_decref(ma.set);
+	json_decref(mb.set);
 	r = uniq(tmp, true, NULL);
 	json_decref(tmp);
 	json_decref(a);
@@ -698,7 +737,7 @@ F(sum)
 		return NULL;
 	json_t *attr = ARG(0, "attribute");
 	json_t *start = ARG(1, "start");
-	json_t *acc = json_incref(start ? start : json_integer(0));
+	json_t *acc = start ? json_incref(start) : json_integer(0);
 	for (size_t i = 0; i < json_array_size(l) && acc; i++) {
 		json_t *x = json_array_get(l, i);
 		if (json_is_string(attr))
@@ -711,8 +750,9 @@ F(sum)
 			n = json_copy(acc);
 			json_array_extend(n, x);
 		} else if (val_num(acc, &a) && val_num(x, &b)) {
-			if (val_is_int(acc) && val_is_int(x))
-				n = json_integer(val_int(acc) + val_int(x));
+			long long t;
+			if (val_is_int(acc) && val_is_int(x) && !__builtin_add_overflow(val_int(acc), val_int(x), &t))
+				n = json_integer(t);
 			else
 				n = json_real(a + b);
 		} else {
@@ -729,8 +769,10 @@ F(sum)
 
 F(abs)
 {
-	if (json_is_integer(in) || json_is_boolean(in))
-		return json_integer(llabs(val_int(in)));
+	if (json_is_integer(in) || json_is_boolean(in)) {
+		long long x = val_int(in);
+		return x == LLONG_MIN ? json_real(-(double)x) : json_integer(x < 0 ? -x : x);
+	}
 	if (json_is_real(in))
 		return json_real(fabs(json_real_value(in)));
 	return type_err(ev, pos, "bad operand type for abs(): '%s'", val_typename(in));
@@ -1079,7 +1121,7 @@ F(ternary)
 
 static void flatten_into(json_t *out, json_t *l, long long levels, bool skip_nulls, int depth)
 {
-	for (size_t i = 0; i < json_array_size(l); i++) {
+	for (size_t i = 0; i < json_array_size(l) && json_array_size(out) <= TMPL_MAX_SEQ; i++) {
 		json_t *e = json_array_get(l, i);
 		if (skip_nulls && (json_is_null(e) || (json_is_string(e) && (!strcmp(json_string_value(e), "None") ||
 									     !strcmp(json_string_value(e), "null")))))
@@ -1099,6 +1141,10 @@ F(flatten)
 		return type_err(ev, pos, "flatten expects a list, got %s", val_typename(in));
 	json_t *r = json_array();
 	flatten_into(r, in, lv && !json_is_null(lv) ? val_int(lv) : -1, sn ? val_truthy(sn) : true, 0);
+	if (json_array_size(r) > TMPL_MAX_SEQ) {
+		json_decref(r);
+		return type_err(ev, pos, "flatten: result too large (over %d items)", TMPL_MAX_SEQ);
+	}
 	return r;
 }
 
@@ -1150,7 +1196,7 @@ F(product)
 	json_array_extend(all, args);
 	for (size_t i = 0; i < json_array_size(all); i++) {
 		json_t *l = need_list(ev, json_array_get(all, i), "product", pos);
-		if (!l || json_array_size(acc) * json_array_size(l) > 1000000) {
+		if (!l || json_array_size(acc) * json_array_size(l) > TMPL_MAX_SEQ) {
 			if (l)
 				ev_error(ev, TMPL_ERR_LIMIT, pos, "product: result too large");
 			json_decref(l);
@@ -1268,9 +1314,10 @@ F(random)
 		long long end = json_integer_value(in);
 		long long start = ARG(0, "start") ? val_int(ARG(0, "start")) : 0;
 		long long step = ARG(1, "step") ? val_int(ARG(1, "step")) : 1;
-		if (step <= 0 || end <= start)
-			return type_err(ev, pos, "random: %s", "empty range");
-		long long cnt = (end - start + step - 1) / step;
+		long long span;
+		if (step <= 0 || end <= start || __builtin_sub_overflow(end, start, &span) || span > TMPL_MAX_SEQ * 1000LL)
+			return type_err(ev, pos, "random: %s", "empty or too large range");
+		long long cnt = (span + step - 1) / step;
 		return json_integer(start + (long long)((unsigned long long)rand_r(&st) % (unsigned long long)cnt) * step);
 	}
 	json_t *l = need_list(ev, in, "random", pos);
@@ -1551,8 +1598,8 @@ F(center)
 	json_t *s = pystr(in);
 	long long w = ARG(0, "width") ? val_int(ARG(0, "width")) : 80;
 	long long len = (long long)utf8_len(json_string_value(s), json_string_length(s));
-	if (w > 1000000)
-		w = 1000000;
+	if (w > TMPL_MAX_SEQ)
+		w = TMPL_MAX_SEQ;
 	struct strbuf sb = STRBUF_INIT;
 	long long pad = w > len ? w - len : 0, left = pad / 2 + (pad & w & 1);
 	for (long long i = 0; i < left; i++)
@@ -1804,7 +1851,7 @@ int py_percent_format(struct ev *ev, struct strbuf *out, const char *fmt, json_t
 			spec[sl++] = 'l';
 			spec[sl++] = conv == 'i' ? 'd' : conv;
 			spec[sl] = 0;
-			strbuf_addf(out, spec, val_is_int(v) ? val_int(v) : (long long)d);
+			strbuf_addf(out, spec, val_int(v));
 		} else {
 			double d;
 			if (!val_num(v, &d)) {

@@ -11,6 +11,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <glob.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -139,7 +140,7 @@ static bool seq_shortcut(struct seq *s, const char *t)
 		*slash = 0;
 	/* start-end: find a '-' that is not a leading sign */
 	char *dash = NULL;
-	for (char *q = nums + 1; *q; q++)
+	for (char *q = nums[0] ? nums + 1 : nums; *q; q++)
 		if (*q == '-' && q[-1] != '-' && isalnum((unsigned char)q[-1])) {
 			dash = q;
 			break;
@@ -226,7 +227,12 @@ static int seq_run(struct ev *ev, struct seq *s, json_t *out, size_t pos)
 	}
 	if (s->has_count) {
 		if (s->count != 0) {
-			s->end = s->start + s->count * s->stride - 1;
+			long long span;
+			if (__builtin_mul_overflow(s->count, s->stride, &span) || span == LLONG_MIN ||
+			    __builtin_add_overflow(s->start, span - 1, &s->end)) {
+				ev_error(ev, TMPL_ERR_LIMIT, pos, "sequence too long");
+				return -1;
+			}
 		} else {
 			s->start = s->end = s->stride = 0;
 		}
@@ -251,11 +257,12 @@ static int seq_run(struct ev *ev, struct seq *s, json_t *out, size_t pos)
 		return 0;
 	long long adjust = s->stride > 0 ? 1 : -1;
 	double n = ((double)s->end + (double)adjust - (double)s->start) / (double)s->stride;
-	if (n > 10000000) {
+	if (n > TMPL_MAX_SEQ) {
 		ev_error(ev, TMPL_ERR_LIMIT, pos, "sequence too long (%.0f items)", n);
 		return -1;
 	}
-	for (long long i = s->start; s->stride > 0 ? i < s->end + adjust : i > s->end + adjust; i += s->stride) {
+	long long last = s->end;
+	for (long long i = s->start; s->stride > 0 ? i <= last : i >= last;) {
 		struct strbuf sb = STRBUF_INIT;
 		json_t *v = json_integer(i);
 		int rc = py_percent_format(ev, &sb, s->format, v, pos);
@@ -266,6 +273,8 @@ static int seq_run(struct ev *ev, struct seq *s, json_t *out, size_t pos)
 		}
 		json_array_append_new(out, json_stringn_nocheck(sb.buf ? sb.buf : "", sb.len));
 		strbuf_release(&sb);
+		if (__builtin_add_overflow(i, s->stride, &i))
+			break;
 	}
 	return 0;
 }
@@ -700,7 +709,7 @@ L(nested)
 	for (size_t i = 0; i < json_array_size(terms); i++) {
 		json_t *l = json_array_get(terms, i);
 		json_t *items = json_is_array(l) ? json_incref(l) : json_pack("[O]", l);
-		if (json_array_size(acc) * (json_array_size(items) ? json_array_size(items) : 1) > 1000000) {
+		if (json_array_size(acc) * (json_array_size(items) ? json_array_size(items) : 1) > TMPL_MAX_SEQ) {
 			json_decref(items);
 			json_decref(acc);
 			ev_error(ev, TMPL_ERR_LIMIT, pos, "with_nested: too many combinations");

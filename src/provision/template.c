@@ -10,6 +10,7 @@
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "provision/expr.h"
@@ -18,7 +19,7 @@
 #include "util/xalloc.h"
 #include "util/banned.h"
 
-#define MAX_OUTPUT (64u << 20) /* 64 MiB of rendered text */
+#define MAX_OUTPUT TMPL_MAX_TEXT
 
 bool tmpl_has_template(const char *s)
 {
@@ -106,7 +107,7 @@ static int out_value(struct ev *ev, json_t *v, struct strbuf *out, size_t pos)
 {
 	if (!json_is_null(v))
 		val_str(out, v);
-	if (out->len > MAX_OUTPUT) {
+	if (out->len > MAX_OUTPUT || out->truncated) {
 		ev_error(ev, TMPL_ERR_LIMIT, pos, "template output too large (over %u bytes)", MAX_OUTPUT);
 		return -1;
 	}
@@ -212,7 +213,8 @@ static int exec_for(struct ev *ev, const struct tnode *n, struct strbuf *out)
 json_t *tmpl_render_body_to_string(struct ev *ev, const struct nlist *body);
 json_t *tmpl_render_body_to_string(struct ev *ev, const struct nlist *body)
 {
-	struct strbuf sb = STRBUF_INIT;
+	struct strbuf sb;
+	strbuf_init(&sb, MAX_OUTPUT + 1);
 	if (exec_body(ev, body, &sb) < 0) {
 		strbuf_release(&sb);
 		return NULL;
@@ -289,10 +291,12 @@ static int exec_include(struct ev *ev, const struct tnode *n, struct strbuf *out
 
 static int exec_stmt(struct ev *ev, const struct tnode *n, struct strbuf *out)
 {
+	if (!ev_step(ev, n->pos))
+		return -1;
 	switch (n->kind) {
 	case S_TEXT:
 		strbuf_add(out, json_string_value(n->lit), json_string_length(n->lit));
-		if (out->len > MAX_OUTPUT) {
+		if (out->len > MAX_OUTPUT || out->truncated) {
 			ev_error(ev, TMPL_ERR_LIMIT, n->pos, "template output too large (over %u bytes)", MAX_OUTPUT);
 			return -1;
 		}
@@ -418,23 +422,30 @@ static int exec_body(struct ev *ev, const struct nlist *body, struct strbuf *out
 
 /* ---- files ------------------------------------------------------------- */
 
+/* Only readable regular files: /dev/zero or a FIFO must not hang a render. */
+static bool readable_file(const char *p)
+{
+	struct stat st;
+	return stat(p, &st) == 0 && S_ISREG(st.st_mode) && st.st_size <= (off_t)MAX_OUTPUT && access(p, R_OK) == 0;
+}
+
 static char *find_file(struct ev *ev, const char *name)
 {
 	if (!name[0])
 		return NULL;
 	if (name[0] == '/')
-		return access(name, R_OK) == 0 ? xstrdup(name) : NULL;
+		return readable_file(name) ? xstrdup(name) : NULL;
 	const char *const *sp = ev->env->search_path;
 	if (sp && sp[0]) {
 		for (size_t i = 0; sp[i]; i++) {
 			char *p = xasprintf("%s/%s", sp[i], name);
-			if (access(p, R_OK) == 0)
+			if (readable_file(p))
 				return p;
 			free(p);
 		}
 		return NULL;
 	}
-	return access(name, R_OK) == 0 ? xstrdup(name) : NULL;
+	return readable_file(name) ? xstrdup(name) : NULL;
 }
 
 char *tmpl_find_file(struct ev *ev, const char *name);
@@ -452,6 +463,7 @@ static void ev_init(struct ev *ev, struct tmpl_env *env, struct diag *d, const c
 	ev->d = d;
 	ev->src = src;
 	ev->srclen = src ? strlen(src) : 0;
+	ev->steps = &ev->steps_local;
 	env->err_kind = TMPL_ERR_NONE;
 }
 
@@ -500,6 +512,9 @@ static char *render_text_in2(struct ev *parent, const char *text, bool raw_strin
 	ev.src = text;
 	ev.srclen = strlen(text);
 	ev.depth = parent->depth + 1;
+	if (!parent->steps)
+		parent->steps = &parent->steps_local;
+	ev.steps = parent->steps;
 	if (ev.depth > TMPL_MAX_DEPTH) {
 		ev_error(&ev, TMPL_ERR_LIMIT, (size_t)-1, "recursive loop detected in template string: %.200s", text);
 		parent->failed = true;
@@ -515,7 +530,8 @@ static char *render_text_in2(struct ev *parent, const char *text, bool raw_strin
 	if (compile(&ev, src, ev.srclen, &o, &c) == 0) {
 		struct frame top = { .vars = json_object() };
 		ev.frame = &top;
-		struct strbuf sb = STRBUF_INIT;
+		struct strbuf sb;
+		strbuf_init(&sb, MAX_OUTPUT + 1);
 		if (exec_body(&ev, &c.body, &sb) == 0) {
 			restore_newlines(&sb, trailing);
 			r = strbuf_detach(&sb);
@@ -578,7 +594,7 @@ static json_t *typed_result(char *text, bool native)
 json_t *ev_render_typed(struct ev *ev, const char *text)
 {
 	if (!tmpl_has_template(text))
-		return json_string(text);
+		return json_stringn_nocheck(text, strlen(text));
 	const char *name;
 	size_t nl = single_var(text, &name);
 	if (nl && ev->env->vars) {
@@ -679,7 +695,8 @@ static char *render_top(struct tmpl_env *env, const char *text, const struct lex
 	if (compile(&ev, src, ev.srclen, o, &c) == 0) {
 		struct frame top = { .vars = json_object() };
 		ev.frame = &top;
-		struct strbuf sb = STRBUF_INIT;
+		struct strbuf sb;
+		strbuf_init(&sb, MAX_OUTPUT + 1);
 		if (exec_body(&ev, &c.body, &sb) == 0) {
 			restore_newlines(&sb, trailing);
 			r = strbuf_detach(&sb);

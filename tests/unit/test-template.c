@@ -755,6 +755,49 @@ static void test_omit_and_misc(void **state)
 	json_decref(vars);
 }
 
+/* Inputs the fuzzers (tests/fuzz/fuzz-*.c) found crashing, leaking or
+ * tripping UBSan; each must now evaluate or fail cleanly with one error. */
+static void test_fuzz_regressions(void **state)
+{
+	(void)state;
+	static const char *const inputs[] = {
+		"{{ l | sum }}",                                   /* leak: sum's start value */
+		"{{ undefined_x | default }}",                      /* leak: default's '' */
+		"{{ q('sequence', 'count\xf1=2 start=11') }}",     /* heap overflow in the shortcut parser */
+		"{{ q('sequence', '=2') }}",
+		"{{ 3 - 5777777777777777777777777777777777777777777777777 }}", /* float to int UB */
+		"{{ 1e300 | int }} {{ -1e300 % 7 }} {{ 1e300 // 3 }}",
+		"\xc4{{+++++++++++++++++++++++++++4++4444444444444444444444444444+ +++++ + d+++++++++t }}",
+		"1\xa0+",                                          /* invalid UTF-8 without template */
+		"{{ l[0:3:9223372036854775807] }} {{ range(0, 9223372036854775807, 4611686018427387904) | list }}",
+		"{{ lookup('sequence', 'start=9223372036854775806 count=3') }}",
+		"{{ lookup('sequence', 'start=0 count=9223372036854775807 stride=2') }}",
+		"{{ -9223372036854775807 - 1 | abs }} {{ (-9223372036854775807 - 1) is divisibleby(-1) }}",
+		"{{ 9223372036854775807 | random(start=-9223372036854775807) }}",
+		"{{ '%d' % 1e300 }}",
+		"{{ [9223372036854775807, 1] | sum }}",
+	};
+	json_t *vars = jparse("{\"l\": [3, 1, 2], \"d\": 1}");
+	for (size_t i = 0; i < sizeof(inputs) / sizeof(inputs[0]); i++) {
+		struct tmpl_env env = { .vars = vars };
+		struct diag d = DIAG_INIT;
+		json_t *r = tmpl_render_typed(&env, inputs[i], &d);
+		if ((r == NULL) != diag_has_errors(&d))
+			fail_msg("input %zu: result and diagnostics disagree", i);
+		if (!r && env.err_kind == TMPL_ERR_NONE)
+			fail_msg("input %zu: failed without an error kind", i);
+		json_decref(r);
+		diag_release(&d);
+		diag_init(&d);
+		bool out;
+		int rc = tmpl_eval_cond_str(&env, inputs[i], &out, &d);
+		if ((rc < 0) != diag_has_errors(&d))
+			fail_msg("input %zu: condition result and diagnostics disagree", i);
+		diag_release(&d);
+	}
+	json_decref(vars);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -773,6 +816,7 @@ int main(void)
 		cmocka_unit_test(test_loop_lookups),
 		cmocka_unit_test(test_errors_say_where),
 		cmocka_unit_test(test_omit_and_misc),
+		cmocka_unit_test(test_fuzz_regressions),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
