@@ -208,16 +208,28 @@ int infra_recover(struct state_store *st, struct state_infra *in, struct diag *d
 		size_t ns = 0;
 		if (state_step_list(st, in->id, &steps, &ns, d) < 0)
 			goto fail;
+		/* per VM, the first unfinished step was the one running when the
+		 * worker died: failed; the later ones never started: skipped */
+		int *hit = xcalloc(ns + 1, sizeof(*hit));
+		size_t nhit = 0;
 		for (size_t i = 0; i < ns; i++)
 			if (steps[i].status == STEP_RUNNING || steps[i].status == STEP_PENDING) {
-				steps[i].status = steps[i].status == STEP_RUNNING ? STEP_FAILED : STEP_SKIPPED;
-				if (!steps[i].error)
-					steps[i].error = xstrdup("interrupted");
+				bool first = true;
+				for (size_t k = 0; k < nhit; k++)
+					if (hit[k] == steps[i].vm)
+						first = false;
+				if (first)
+					hit[nhit++] = steps[i].vm;
+				steps[i].status = first ? STEP_FAILED : STEP_SKIPPED;
+				if (!steps[i].error && first)
+					steps[i].error = xstrdup("interrupted: the deployment worker died");
 				if (state_step_set(st, in->id, &steps[i], d) < 0) {
+					free(hit);
 					state_step_list_free(steps, ns);
 					goto fail;
 				}
 			}
+		free(hit);
 		state_step_list_free(steps, ns);
 		if (state_infra_set_phase(st, in->id, PHASE_INTERRUPTED, d) < 0 ||
 		    state_infra_set_worker(st, in->id, 0, 0, d) < 0 || state_commit(st, d) < 0)

@@ -15,6 +15,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/time.h>
 #include <sys/wait.h>
@@ -34,6 +35,17 @@
 #include "util/banned.h"
 
 #define MOD "worker"
+
+/* The provisioning child, killed with the worker when destroy cancels it. */
+static volatile pid_t prov_child;
+
+static void on_term(int sig)
+{
+	pid_t c = prov_child;
+	if (c > 0)
+		kill(c, SIGKILL);
+	_exit(128 + sig);
+}
 
 static void pause_at(const char *point)
 {
@@ -195,6 +207,43 @@ static void record_outputs_dir(struct state_store *st, const char *id, const cha
 }
 
 /* ---- contextualization ---- */
+
+/* Records how the contextualization ended: steps never reported become
+ * skipped (or failed when everything stopped, prc < 0), each host still
+ * 'running' becomes configured or unconfigured, outputs are collected. */
+static int record_outcome(struct state_store *st, const char *id, const int *host_num, bool *failed,
+			  size_t nh, int prc, const char *outdir, struct diag *d)
+{
+	if (state_begin(st, d) < 0)
+		return -1;
+	struct state_step *steps = NULL;
+	size_t nst = 0;
+	state_step_list(st, id, &steps, &nst, d);
+	for (size_t i = 0; i < nst; i++)
+		if (steps[i].status == STEP_PENDING || steps[i].status == STEP_RUNNING) {
+			steps[i].status = prc < 0 ? STEP_FAILED : STEP_SKIPPED;
+			state_step_set(st, id, &steps[i], d);
+			for (size_t h = 0; h < nh; h++)
+				if (host_num[h] == steps[i].vm && prc < 0)
+					failed[h] = true;
+		}
+	state_step_list_free(steps, nst);
+	for (size_t h = 0; h < nh; h++) {
+		bool bad = failed[h] || prc < 0;
+		struct state_vm cur;
+		if (state_vm_get(st, id, host_num[h], &cur, d) == 0) {
+			if (cur.state == VM_RUNNING) {
+				cur.state = bad ? VM_UNCONFIGURED : VM_CONFIGURED;
+				cur.ctxt = bad ? 0 : 1;
+				state_vm_update(st, &cur, d);
+			}
+			state_vm_release(&cur);
+		}
+	}
+	record_outputs_dir(st, id, outdir, "", d);
+	state_log_add(st, id, -1, prc == 0 ? "Contextualization finished" : "Contextualization finished with errors", d);
+	return state_commit(st, d);
+}
 
 static bool in_list(const char *list, int num)
 {
@@ -393,45 +442,50 @@ static int contextualize(struct state_store *st, struct state_infra *in, const c
 	job.on_step_done = cb_step;
 	job.opaque = &r;
 	state_log_add(st, in->id, -1, "Contextualization started", d);
-	struct diag pd = DIAG_INIT;
-	int prc = provision_run(&job, &pd);
-	pthread_mutex_lock(&r.lock);
-	if (prc < 0) {
-		char *msg = xasprintf("Contextualization stopped: %s", diag_first_message(&pd));
+	/* The provisioner runs in a child process of its own, so that a crash in
+	 * it (or in a recipe's module) is recorded as such by the worker instead
+	 * of taking the worker down. The child writes through its own
+	 * connection; it dies with the worker (PR_SET_PDEATHSIG). */
+	pid_t child = fork();
+	if (child == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (getppid() == 1)
+			_exit(3);
+		struct diag cd = DIAG_INIT;
+		r.st = state_open(state_home(st), &cd);
+		if (!r.st)
+			_exit(3);
+		struct diag pd = DIAG_INIT;
+		int prc = provision_run(&job, &pd);
+		pthread_mutex_lock(&r.lock);
+		if (prc < 0) {
+			char *msg = xasprintf("Contextualization stopped: %s", diag_first_message(&pd));
+			state_log_add(r.st, in->id, -1, msg, &cd);
+			free(msg);
+		}
+		int orc = record_outcome(r.st, in->id, host_num, r.failed, nh, prc, outdir, &cd);
+		pthread_mutex_unlock(&r.lock);
+		_exit(orc < 0 ? 3 : 0);
+	}
+	int status = 0;
+	if (child < 0) {
+		state_log_add(st, in->id, -1, "Contextualization not run: cannot fork", d);
+		status = -1;
+	} else {
+		prov_child = child;
+		while (waitpid(child, &status, 0) < 0 && errno == EINTR)
+			;
+		prov_child = 0;
+	}
+	if (child < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+		char *msg = child > 0 && WIFSIGNALED(status)
+			? xasprintf("Contextualization stopped: the provisioner crashed (signal %d)", WTERMSIG(status))
+			: xstrdup("Contextualization stopped: the provisioner failed");
 		state_log_add(st, in->id, -1, msg, d);
 		free(msg);
-	}
-	diag_release(&pd);
-	/* outcome per host; steps never reported were skipped */
-	if (state_begin(st, d) == 0) {
-		struct state_step *steps = NULL;
-		size_t nst = 0;
-		state_step_list(st, in->id, &steps, &nst, d);
-		for (size_t i = 0; i < nst; i++)
-			if (steps[i].status == STEP_PENDING || steps[i].status == STEP_RUNNING) {
-				steps[i].status = prc < 0 ? STEP_FAILED : STEP_SKIPPED;
-				state_step_set(st, in->id, &steps[i], d);
-				for (size_t h = 0; h < nh; h++)
-					if (host_num[h] == steps[i].vm && prc < 0)
-						r.failed[h] = true;
-			}
-		state_step_list_free(steps, nst);
-		for (size_t h = 0; h < nh; h++) {
-			bool bad = r.failed[h] || prc < 0;
-			struct state_vm cur;
-			if (state_vm_get(st, in->id, host_num[h], &cur, d) == 0) {
-				if (cur.state == VM_RUNNING) {
-					cur.state = bad ? VM_UNCONFIGURED : VM_CONFIGURED;
-					cur.ctxt = bad ? 0 : 1;
-					state_vm_update(st, &cur, d);
-				}
-				state_vm_release(&cur);
-			}
-		}
-		record_outputs_dir(st, in->id, outdir, "", d);
-		state_log_add(st, in->id, -1, prc == 0 ? "Contextualization finished" :
-			      "Contextualization finished with errors", d);
-		if (state_commit(st, d) < 0)
+		for (size_t h = 0; h < nh; h++)
+			r.failed[h] = true;
+		if (record_outcome(st, in->id, host_num, r.failed, nh, -1, outdir, d) < 0)
 			rc = -1;
 	}
 	pthread_mutex_unlock(&r.lock);
@@ -776,6 +830,7 @@ int worker_spawn(struct imc_ctx *ctx, struct state_store **st, const char *id, i
 		}
 		signal(SIGINT, SIG_IGN);
 		signal(SIGHUP, SIG_IGN);
+		signal(SIGTERM, on_term);
 		signal(SIGPIPE, SIG_IGN);
 		(void)lock_fd;
 		_exit(worker_main(home, id, p[1], task, vms));
