@@ -192,7 +192,7 @@ int radl_check(const struct radl_doc *doc, struct diag *d);
 struct radl_doc *radl_load_file(const char *path, struct diag *d);
 
 /* Parses RADL-JSON (the array IM's radl_json dumps, or one aspect object).
- * Errors carry the JSON line:col. */
+ * Syntax errors carry the JSON line:col; others name the file only. */
 struct radl_doc *radl_parse_json(const char *file, const char *text, size_t len, struct diag *d);
 
 /* Registers every credential of the document (features whose name ends in
