@@ -23,6 +23,7 @@ EXTRA_DIST += tests/cli/t1001-radl-conformance.sh tests/cli/t1002-radl-commands.
 RADL_CASES = \
 	tests/radl/ansible_no_password.err tests/radl/ansible_no_password.radl \
 	tests/radl/check_many.err tests/radl/check_many.radl \
+	tests/radl/deep_nesting.err tests/radl/deep_nesting.radl \
 	tests/radl/description_twice.err tests/radl/description_twice.radl \
 	tests/radl/extra_close_paren.err tests/radl/extra_close_paren.radl \
 	tests/radl/fuzz_nul_in_recipe.err tests/radl/fuzz_nul_in_recipe.radl \

@@ -213,6 +213,7 @@ struct reader {
 	struct diag *d;
 	struct src_loc loc; /* file only: jansson keeps no positions for values */
 	int errors;
+	int depth;
 };
 
 static void rerr(struct reader *R, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -348,12 +349,18 @@ static void read_body(struct reader *R, const json_t *obj, struct radl_body *b,
 {
 	const char *key;
 	const json_t *v;
+	if (R->depth >= RADL_MAX_DEPTH) {
+		rerr(R, "blocks are nested more than %d deep", RADL_MAX_DEPTH);
+		return;
+	}
+	R->depth++;
 	json_t *mobj = unconst(obj);
 	json_object_foreach(mobj, key, v) {
 		if (skipped(key, skip))
 			continue;
 		read_feature(R, b, key, v);
 	}
+	R->depth--;
 }
 
 static const char *get_str(struct reader *R, const json_t *o, const char *key, bool required)
@@ -510,7 +517,7 @@ static void read_contextualize(struct reader *R, const json_t *o)
 
 struct radl_doc *radl_doc_from_json(const char *file, const json_t *j, struct diag *d)
 {
-	struct reader R = { radl_doc_new(file), d, { NULL, 0, 0 }, 0 };
+	struct reader R = { radl_doc_new(file), d, { NULL, 0, 0 }, 0, 0 };
 	R.loc.file = R.doc->file;
 	size_t nerr0 = d->nerrors;
 	json_t *arr = json_is_object(j) ? json_pack("[O]", unconst(j)) : json_incref(unconst(j));

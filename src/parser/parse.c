@@ -31,6 +31,7 @@ struct parser {
 	struct diag *d;
 	int errors;
 	bool seen_sentence;
+	int depth;              /* nesting of '(' blocks */
 	unsigned rnd;           /* state for 'random(N)' */
 };
 
@@ -163,6 +164,7 @@ static char *random_string(struct parser *P, size_t n)
 }
 
 static bool parse_body(struct parser *P, struct radl_body *b);
+static bool parse_body_inner(struct parser *P, struct radl_body *b, const struct src_loc *open);
 
 /* number ::= NUMBER [ NAME ]   (the NAME is the unit) */
 static void parse_number(struct parser *P, struct radl_number *num)
@@ -304,6 +306,19 @@ static bool parse_body(struct parser *P, struct radl_body *b)
 {
 	struct src_loc open = P->tok.loc;
 	b->open = open;
+	if (P->depth >= RADL_MAX_DEPTH) {
+		error_at(P, &open, "blocks are nested more than %d deep", RADL_MAX_DEPTH);
+		return false;
+	}
+	P->depth++;
+	bool ok = parse_body_inner(P, b, &open);
+	P->depth--;
+	return ok;
+}
+
+static bool parse_body_inner(struct parser *P, struct radl_body *b, const struct src_loc *openp)
+{
+	struct src_loc open = *openp;
 	advance(P);
 	if (at(P, TK_RPAREN)) {
 		b->close = P->tok.loc;

@@ -10,6 +10,10 @@
 #include "parser/radl.h"
 #include "util/diag.h"
 
+/* Deepest nesting of contains / soft blocks accepted, so that recursion
+ * over a document (merge, check, output) stays shallow. */
+#define RADL_MAX_DEPTH 64
+
 /* ---- lexer (lex.c) ---------------------------------------------------- */
 
 enum radl_tok {
