@@ -155,8 +155,15 @@ int cmd_create(struct imc_ctx *ctx, int argc, char **argv)
 		goto out;
 	}
 	enum vm_state final = VM_UNKNOWN;
-	if (worker_follow(st, id, 0, !ctx->json, &final, &d) < 0)
+	worker_follow_catch_interrupt();
+	int w = worker_follow(st, id, 0, !ctx->json, &final, &d);
+	if (w < 0)
 		goto out;
+	if (w == 2) {
+		fprintf(stderr, "imc create: stopped following; the deployment goes on ('imc wait %s')\n", id);
+		rc = IMC_EXIT_TEMPFAIL;
+		goto out;
+	}
 	infra_print_state(ctx, st, id, true, &d);
 	if (!diag_has_errors(&d) && final != VM_CONFIGURED)
 		rc = IMC_EXIT_FAILED;

@@ -36,9 +36,14 @@ int cmd_wait(struct imc_ctx *ctx, int argc, char **argv)
 	struct state_store *st = infra_store(ctx, &d);
 	if (!st || infra_lookup(st, pos[0], &in, &d) < 0)
 		goto out;
+	worker_follow_catch_interrupt();
 	int w = worker_follow(st, in.id, max, false, &final, &d);
 	if (w < 0)
 		goto out;
+	if (w == 2) {
+		rc = IMC_EXIT_TEMPFAIL;
+		goto out;
+	}
 	if (ctx->json) {
 		json_t *j = infra_json_doc();
 		json_object_set_new(j, "id", json_string(in.id));

@@ -857,9 +857,45 @@ int worker_spawn(struct imc_ctx *ctx, struct state_store **st, const char *id, i
 	return *st ? 0 : -1;
 }
 
+static volatile sig_atomic_t follow_stop;
+
+static void on_interrupt(int sig)
+{
+	(void)sig;
+	follow_stop = 1;
+}
+
+void worker_follow_catch_interrupt(void)
+{
+	struct sigaction sa;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_interrupt;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+}
+
+/* The live status line on a terminal: counts of VMs per state. */
+static void status_line(const struct state_vm *vms, size_t n, double elapsed)
+{
+	int count[VM_DELETING + 1] = { 0 };
+	for (size_t i = 0; i < n; i++)
+		if ((unsigned)vms[i].state <= VM_DELETING)
+			count[vms[i].state]++;
+	printf("\r\033[K%zu VM%s:", n, n == 1 ? "" : "s");
+	const char *sep = " ";
+	for (int s = 0; s <= VM_DELETING; s++)
+		if (count[s]) {
+			printf("%s%d %s", sep, count[s], vm_state_name((enum vm_state)s));
+			sep = ", ";
+		}
+	printf(" (%.0f s)", elapsed);
+	fflush(stdout);
+}
+
 int worker_follow(struct state_store *st, const char *id, double max_seconds, bool verbose,
 		  enum vm_state *final, struct diag *d)
 {
+	bool live = verbose && isatty(STDOUT_FILENO);
 	double t0 = now();
 	int *seen_num = NULL;
 	enum vm_state *seen = NULL;
@@ -902,6 +938,8 @@ int worker_follow(struct state_store *st, const char *id, double max_seconds, bo
 			}
 			if (seen[k] != vms[i].state) {
 				if (verbose) {
+					if (live)
+						fputs("\r\033[K", stdout);
 					printf("VM %d (%s): %s\n", vms[i].num, vms[i].system, vm_state_name(vms[i].state));
 					fflush(stdout);
 				}
@@ -911,8 +949,15 @@ int worker_follow(struct state_store *st, const char *id, double max_seconds, bo
 		bool working = in.phase == PHASE_NEW || in.phase == PHASE_CREATING ||
 			       in.phase == PHASE_CONFIGURING || in.phase == PHASE_DESTROYING;
 		enum vm_state s = infra_state(&in, vms, n);
+		if (live && working)
+			status_line(vms, n, now() - t0);
 		state_vm_list_free(vms, n);
 		state_infra_release(&in);
+		if (follow_stop) {
+			*final = s;
+			rc = 2;
+			break;
+		}
 		if (!working) {
 			*final = s;
 			rc = 0;
@@ -926,6 +971,10 @@ int worker_follow(struct state_store *st, const char *id, double max_seconds, bo
 		/* following a separate process: poll the store */
 		struct timespec ts = { 0, 100 * 1000 * 1000 };
 		nanosleep(&ts, NULL);
+	}
+	if (live) {
+		fputs("\r\033[K", stdout);
+		fflush(stdout);
 	}
 	free(seen_num);
 	free(seen);

@@ -36,9 +36,14 @@ int worker_spawn(struct imc_ctx *ctx, struct state_store **st, const char *id, i
 		 enum worker_task task, const char *vms, struct diag *d);
 
 /* Follows an infrastructure until its worker is done (or died), printing
- * per-VM state changes on stdout when verbose. max_seconds <= 0: no limit.
- * Returns 0 and the final state in *final, 1 on timeout, -1 on error. */
+ * per-VM state changes on stdout when verbose (and, on a terminal, a live
+ * status line). max_seconds <= 0: no limit. Returns 0 and the final state
+ * in *final, 1 on timeout, 2 when interrupted (Ctrl-C, see below), -1 on
+ * error. */
 int worker_follow(struct state_store *st, const char *id, double max_seconds, bool verbose,
 		  enum vm_state *final, struct diag *d);
+/* Makes Ctrl-C stop worker_follow() (not the worker, which is in a session
+ * of its own) instead of killing the command. */
+void worker_follow_catch_interrupt(void);
 
 #endif

@@ -57,6 +57,20 @@ start_paused networks && {
 	expect_grep 'configured' "$TMPD/out" "resumed worker configures the infrastructure"
 	expect_exit 0 "destroy it" -- "$IMC" destroy "$ID"
 }
+# Ctrl-C stops following, not the deployment
+IMC_TEST_PAUSE_AT=networks IMC_TEST_PAUSE_DIR=$P "$IMC" create "$R/t2-cluster.radl" >"$TMPD/cc.out" 2>"$TMPD/cc.err" &
+CPID=$!
+line=$(timeout 60 sh -c 'read l <"$1" && echo "$l"' sh "$P/reached")
+WPID=${line#* }
+kill -INT "$CPID"
+wait "$CPID"; crc=$?
+[ "$crc" -eq 75 ] && ok "Ctrl-C on create exits 75" || not_ok "Ctrl-C on create exits 75 (got $crc)"
+expect_grep 'the deployment goes on' "$TMPD/cc.err" "create says the deployment goes on"
+ID=$(head -1 "$TMPD/cc.out")
+if [ -e "/proc/$WPID" ] && ! grep -q ') Z' "/proc/$WPID/stat"; then ok "the worker survives Ctrl-C"; else not_ok "the worker survives Ctrl-C"; fi
+: >"$P/resume"
+expect_exit 0 "the deployment finishes" -- "$IMC" wait "$ID"
+expect_exit 0 "destroy it" -- "$IMC" destroy "$ID"
 expect_exit 0 "no infrastructure left" -- "$IMC" list
 expect_grep '^No Infrastructures\.$' "$TMPD/out" "store is empty"
 done_testing
