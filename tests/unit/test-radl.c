@@ -301,6 +301,87 @@ static void test_credentials_are_secrets(void **state)
 	radl_doc_free(doc);
 }
 
+
+static void test_json_reader_errors(void **state)
+{
+	(void)state;
+	static const char *const bad[] = {
+		"{\"class\": \"system\", \"id\": \"a b\"}",           /* not a name */
+		"[{\"class\": \"system\", \"id\": \"s\", \"x y\": 1}]", /* feature name */
+		"[{\"class\": \"system\"}]",                             /* no id */
+		"[{\"class\": \"planet\", \"id\": \"p\"}]",             /* unknown class */
+		"[{\"class\": \"deploy\", \"system\": \"s\"}]",          /* no vm_number */
+		"[{\"class\": \"system\", \"id\": \"s\", \"x\": true}]", /* no RADL form */
+		"[{\"class\": \"system\", \"id\": \"s\", \"x\": [1]}]",  /* list of numbers */
+		"[{\"class\": \"system\", \"id\": \"s\"}, {\"class\": \"system\", \"id\": \"s\"}]",
+		"[1, 2",                                                   /* syntax */
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct diag d;
+		diag_init(&d);
+		struct radl_doc *doc = radl_parse_json("b.json", bad[i], strlen(bad[i]), &d);
+		if (doc)
+			fail_msg("'%s' should be rejected", bad[i]);
+		assert_true(diag_has_errors(&d));
+		assert_int_equal(d.code, IMC_EXIT_DATAERR);
+		diag_release(&d);
+	}
+	/* a single object is one sentence; _min/_max become bounds */
+	static const char one[] = "{\"class\": \"system\", \"id\": \"s\", \"cpu.count_min\": 2, \"memory.size_max\": 1073741824}";
+	struct diag d;
+	diag_init(&d);
+	struct radl_doc *doc = radl_parse_json("o.json", one, strlen(one), &d);
+	assert_non_null(doc);
+	const struct radl_feature *f = radl_get_feature(&doc->systems[0].body, "cpu.count");
+	assert_non_null(f);
+	assert_int_equal(f->cmp, RADL_GE);
+	double v;
+	assert_int_equal(radl_get_number_max(&doc->systems[0].body, "memory.size", &v), 0);
+	assert_true(v == 1073741824.0);
+	radl_doc_free(doc);
+	diag_release(&d);
+}
+
+static void test_number_forms(void **state)
+{
+	(void)state;
+	struct radl_doc *doc = parse_ok(
+		"system s ( a = 1e3 and b = 2.x and c = 007 and d = 1.5g and e = 3 KiB and "
+		"f = 12345678901234567890 and g = 0.1 )\n");
+	const struct radl_body *b = &doc->systems[0].body;
+	double v;
+	assert_int_equal(radl_get_number(b, "a", &v), 0);
+	assert_true(v == 1);
+	assert_string_equal(radl_get_feature(b, "a")->num.unit, "e3");
+	assert_int_equal(radl_get_number(b, "b", &v), 0);
+	assert_true(v == 2 && !radl_get_feature(b, "b")->num.is_int);
+	assert_int_equal(radl_get_number(b, "c", &v), 0);
+	assert_true(v == 7);
+	assert_int_equal(radl_get_number(b, "d", &v), 0);
+	assert_true(v == 1.5e9);
+	assert_int_equal(radl_get_number(b, "e", &v), 0);
+	assert_true(v == 3072);
+	assert_int_equal(radl_get_number(b, "f", &v), 0);
+	assert_true(v == 12345678901234567890.0);
+	assert_int_equal(radl_get_number(b, "g", &v), 0);
+	assert_true(v == 0.1);
+	/* printed text reads back to the same numbers */
+	struct strbuf sb = STRBUF_INIT;
+	radl_print_doc(&sb, doc);
+	struct diag d;
+	diag_init(&d);
+	struct radl_doc *again = radl_parse("p", strbuf_str(&sb), sb.len, &d);
+	assert_non_null(again);
+	json_t *j1 = radl_doc_to_json(doc), *j2 = radl_doc_to_json(again);
+	assert_true(json_equal(j1, j2));
+	json_decref(j1);
+	json_decref(j2);
+	strbuf_release(&sb);
+	radl_doc_free(again);
+	radl_doc_free(doc);
+	diag_release(&d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -312,6 +393,8 @@ int main(void)
 		cmocka_unit_test(test_json_round_trip),
 		cmocka_unit_test(test_empty_and_blank),
 		cmocka_unit_test(test_credentials_are_secrets),
+		cmocka_unit_test(test_json_reader_errors),
+		cmocka_unit_test(test_number_forms),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
