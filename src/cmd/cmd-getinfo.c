@@ -33,7 +33,7 @@ int cmd_getinfo(struct imc_ctx *ctx, int argc, char **argv)
 	struct radl_doc *doc = NULL;
 	struct state_store *st = infra_store(ctx, &d);
 	if (!st || infra_lookup(st, pos[0], &in, &d) < 0 || infra_recover(st, &in, &d) < 0 ||
-	    state_vm_list(st, in.id, &vms, &n, &d) < 0 || !(doc = infra_radl(&in, &d)))
+	    infra_refresh(ctx, st, &in, &d) < 0 || state_vm_list(st, in.id, &vms, &n, &d) < 0 || !(doc = infra_radl(&in, &d)))
 		goto out;
 	json_t *arr = json_array();
 	struct strbuf sb = STRBUF_INIT;

@@ -19,7 +19,8 @@ int cmd_getstate(struct imc_ctx *ctx, int argc, char **argv)
 	struct diag d = DIAG_INIT;
 	struct state_infra in = { 0 };
 	struct state_store *st = infra_store(ctx, &d);
-	if (st && infra_lookup(st, pos[0], &in, &d) == 0 && infra_recover(st, &in, &d) == 0)
+	if (st && infra_lookup(st, pos[0], &in, &d) == 0 && infra_recover(st, &in, &d) == 0 &&
+	    infra_refresh(ctx, st, &in, &d) == 0)
 		infra_print_state(ctx, st, in.id, false, &d);
 	rc = diag_has_errors(&d) ? cmd_report(ctx, &d) : IMC_EXIT_OK;
 	state_infra_release(&in);

@@ -28,7 +28,7 @@ int cmd_getvminfo(struct imc_ctx *ctx, int argc, char **argv)
 	char *value = NULL;
 	struct state_store *st = infra_store(ctx, &d);
 	if (!st || infra_vm_arg(pos[1], &num, &d) < 0 || infra_lookup(st, pos[0], &in, &d) < 0 ||
-	    infra_recover(st, &in, &d) < 0)
+	    infra_recover(st, &in, &d) < 0 || infra_refresh(ctx, st, &in, &d) < 0)
 		goto out;
 	int g = state_vm_get(st, in.id, num, &vm, &d);
 	if (g > 0)

@@ -55,6 +55,12 @@ int infra_auth(struct imc_ctx *ctx, const char *home, const char *stored, struct
  * never confirmed become 'failed', VMs whose contextualization never ended
  * 'unconfigured', the phase 'interrupted'. in is refreshed. */
 int infra_recover(struct state_store *st, struct state_infra *in, struct diag *d);
+/* Asks the clouds how the VMs are (vm_update), when no worker or command
+ * holds the infrastructure: a VM found stopped, off or unknown is recorded
+ * so; a running one keeps its contextualization outcome. Clouds that
+ * cannot be reached leave the stored states alone (a warning in d). */
+int infra_refresh(struct imc_ctx *ctx, struct state_store *st, const struct state_infra *in,
+		  struct diag *d);
 /* The infrastructure's state (vm_state_aggregate; deleting while
  * destroying; pending while the worker starts; failed when it has no VMs). */
 enum vm_state infra_state(const struct state_infra *in, const struct state_vm *vms, size_t n);

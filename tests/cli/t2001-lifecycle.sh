@@ -80,6 +80,12 @@ expect_exit 0 "second destroy is a no-op" -- "$IMC" destroy "$ID"
 expect_grep 'already destroyed' "$TMPD/out" "second destroy says so"
 expect_exit 66 "getstate of a destroyed infrastructure" -- "$IMC" getstate "$ID"
 expect_grep 'destroyed' "$TMPD/err" "getstate says it was destroyed"
+# getstate asks the cloud: a VM terminated behind imc's back is 'off'
+expect_exit 0 "getstate when the cloud lost VM 0" -- env IMC_DUMMY_FAIL=off IMC_DUMMY_FAIL_VM=0 "$IMC" getstate "$ID2"
+expect_grep '^VM ID: 0 is in state: off\.$' "$TMPD/out" "the lost VM is off"
+expect_grep '^The infrastructure is in state: off$' "$TMPD/out" "the infrastructure is off"
+expect_exit 0 "getvmcontmsg says why" -- "$IMC" getvmcontmsg "$ID2" 0
+expect_grep 'the cloud reports this VM off' "$TMPD/out" "the VM log says the cloud reported it off"
 expect_exit 0 "destroy --json" -- "$IMC" destroy --json "$ID2"
 expect_grep '"destroyed": true' "$TMPD/out" "destroy --json"
 expect_exit 66 "destroy of an unknown id" -- "$IMC" destroy 0123abcd
