@@ -16,15 +16,15 @@ sshd_keys() {
 }
 
 sshd_start() {
-	dir=$1 addr=$2 port=$3 hk=${4:-$1/hostkey}
-	[ -f "$hk" ] || ssh-keygen -q -t ed25519 -N '' -C imc-test-host -f "$hk" || return 1
+	_sd_dir=$1 _sd_addr=$2 _sd_port=$3 _sd_hk=${4:-$1/hostkey}
+	[ -f "$_sd_hk" ] || ssh-keygen -q -t ed25519 -N '' -C imc-test-host -f "$_sd_hk" || return 1
 	mkdir -p /run/sshd
-	cat >"$dir/sshd-$addr-$port.conf" <<EOC
-Port $port
-ListenAddress $addr
-HostKey $hk
-PidFile $dir/sshd-$addr-$port.pid
-AuthorizedKeysFile $dir/authorized_keys
+	cat >"$_sd_dir/sshd-$_sd_addr-$_sd_port.conf" <<EOC
+Port $_sd_port
+ListenAddress $_sd_addr
+HostKey $_sd_hk
+PidFile $_sd_dir/sshd-$_sd_addr-$_sd_port.pid
+AuthorizedKeysFile $_sd_dir/authorized_keys
 StrictModes no
 PasswordAuthentication no
 KbdInteractiveAuthentication no
@@ -35,28 +35,28 @@ MaxStartups 200
 UseDNS no
 LogLevel ERROR
 EOC
-	"$SSHD" -f "$dir/sshd-$addr-$port.conf" -E "$dir/sshd-$addr-$port.log" || return 1
+	"$SSHD" -f "$_sd_dir/sshd-$_sd_addr-$_sd_port.conf" -E "$_sd_dir/sshd-$_sd_addr-$_sd_port.log" || return 1
 	# sshd writes its pid file once it listens
-	i=0
-	while [ ! -s "$dir/sshd-$addr-$port.pid" ] && [ $i -lt 100 ]; do
-		i=$((i + 1))
+	_sd_i=0
+	while [ ! -s "$_sd_dir/sshd-$_sd_addr-$_sd_port.pid" ] && [ $_sd_i -lt 100 ]; do
+		_sd_i=$((_sd_i + 1))
 		sleep 0.05
 	done
-	[ -s "$dir/sshd-$addr-$port.pid" ]
+	[ -s "$_sd_dir/sshd-$_sd_addr-$_sd_port.pid" ]
 }
 
 sshd_stop() {
-	f=$1/sshd-$2-$3.pid
-	if [ -s "$f" ]; then
-		kill "$(cat "$f")" 2>/dev/null
-		rm -f "$f"
+	_sd_f=$1/sshd-$2-$3.pid
+	if [ -s "$_sd_f" ]; then
+		kill "$(cat "$_sd_f")" 2>/dev/null
+		rm -f "$_sd_f"
 	fi
 }
 
 sshd_stop_all() {
-	for f in "$1"/sshd-*.pid; do
-		[ -s "$f" ] && kill "$(cat "$f")" 2>/dev/null
-		rm -f "$f"
+	for _sd_f in "$1"/sshd-*.pid; do
+		[ -s "$_sd_f" ] && kill "$(cat "$_sd_f")" 2>/dev/null
+		rm -f "$_sd_f"
 	done
 	return 0
 }

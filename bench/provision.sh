@@ -1,0 +1,155 @@
+#!/bin/sh
+# bench/provision.sh: imc's built-in executor vs ansible-playbook on the
+# same 20-task playbook (../shared/research/ansible-bench/playbook/bench.yml)
+# over SSH to 1, 4 and 16 nodes, with Ansible at its best setting
+# (pipelining, ControlPersist, forks 16; ansible-baseline.md). Prints seconds
+# per task and host for both, their ratio, and imc against the floor of a
+# bare SSH exec round trip over an established connection. Not a test: it
+# reports figures and never fails on time.
+#
+# Nodes are sshd instances started here on 127.0.0.(10+i) with their own
+# host keys and a test user key, run as a throw-away user with /bin/sh as
+# its shell (root's .bashrc here runs pyenv, which would dominate both
+# tools); all are stopped by PID and the user removed at the end.
+#
+# Usage: bench/provision.sh [IMC] [N...]   (default: ./imc, N = 1 4 16)
+# Env:   REPS (default 3), SKIP_ANSIBLE=1
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/.." && pwd)
+IMC=${1:-./imc}
+[ $# -gt 0 ] && shift
+NS=${*:-1 4 16}
+REPS=${REPS:-3}
+SHARED=${SHARED:-$top/../shared}
+PB=$SHARED/research/ansible-bench/playbook/bench.yml
+[ -f "$PB" ] || { echo "bench/provision: no playbook at $PB" >&2; exit 1; }
+[ "$(id -u)" = 0 ] || { echo "bench/provision: needs root (sshd, a throw-away user)" >&2; exit 1; }
+case $IMC in /*) ;; *) IMC=$(pwd)/$IMC ;; esac
+. "$top/tests/cli/t4-lib-sshd.sh"
+
+W=$(mktemp -d /tmp/imc-bench-prov.XXXXXX)
+chmod 755 "$W"
+U=imcb$$
+# Ansible's ControlPersist masters outlive ansible-playbook: close them
+stop_masters() {
+	for s in "$W"/cp/*; do
+		[ -S "$s" ] && ssh -o ControlPath="$s" -O exit x >/dev/null 2>&1
+	done
+	return 0
+}
+cleanup() {
+	stop_masters
+	sshd_stop_all "$W"
+	[ -n "${master_pid:-}" ] && kill "$master_pid" 2>/dev/null
+	sleep 0.2
+	userdel "$U" 2>/dev/null
+	rm -rf "$W"
+}
+trap cleanup EXIT INT TERM
+useradd -M -p '*' -d "$W/home" -s /bin/sh "$U" || exit 1
+mkdir -p "$W/home" "$W/work" && chown "$U" "$W/home" "$W/work"
+sshd_keys "$W" || exit 1
+chmod 644 "$W/authorized_keys"
+
+now() { date +%s.%N; }
+median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+
+maxn=0
+for n in $NS; do [ "$n" -gt "$maxn" ] && maxn=$n; done
+i=1
+while [ $i -le "$maxn" ]; do
+	sshd_start "$W" "127.0.0.$((10 + i))" $((23000 + i)) "$W/hk$i" || { echo "sshd $i failed" >&2; exit 1; }
+	i=$((i + 1))
+done
+
+SSHO="-i $W/userkey -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null -o LogLevel=ERROR -o BatchMode=yes"
+# floor: one command over an established OpenSSH connection (ControlMaster)
+ssh $SSHO -o ControlMaster=yes -o ControlPath="$W/ctl" -o ControlPersist=no -N -p 23001 "$U@127.0.0.11" &
+master_pid=$!
+i=0
+while [ ! -S "$W/ctl" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+t0=$(now)
+for k in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do
+	ssh $SSHO -o ControlPath="$W/ctl" -p 23001 "$U@127.0.0.11" true
+done
+t1=$(now)
+floor=$(echo "$t0 $t1" | awk '{printf "%.4f", ($2 - $1) / 20}')
+kill "$master_pid" 2>/dev/null
+master_pid=
+
+cat >"$W/ansible.cfg" <<EOF
+[defaults]
+host_key_checking = False
+interpreter_python = /usr/bin/python3
+forks = 16
+retry_files_enabled = False
+local_tmp = $W/ansible-local
+[ssh_connection]
+pipelining = True
+ssh_args = -o ControlMaster=auto -o ControlPersist=60s -o UserKnownHostsFile=/dev/null -o LogLevel=ERROR
+control_path_dir = $W/cp
+EOF
+
+printf '%-4s %-10s %12s %12s %10s\n' N tool "wall(s)" "s/task/host" "runs"
+results=""
+for n in $NS; do
+	hosts="" group="" inv="$W/inv-$n.ini"
+	echo "[nodes]" >"$inv"
+	i=1
+	while [ $i -le "$n" ]; do
+		hosts="$hosts -H node$i=$U@127.0.0.$((10 + i)):$((23000 + i))"
+		group="${group:+$group,}node$i"
+		echo "node$i ansible_host=127.0.0.$((10 + i)) ansible_port=$((23000 + i)) ansible_user=$U ansible_ssh_private_key_file=$W/userkey" >>"$inv"
+		i=$((i + 1))
+	done
+	for tool in imc ansible; do
+		[ "$tool" = ansible ] && [ "${SKIP_ANSIBLE:-0}" = 1 ] && continue
+		[ "$tool" = ansible ] && ! command -v ansible-playbook >/dev/null 2>&1 && continue
+		: >"$W/times"
+		r=0
+		while [ $r -le "$REPS" ]; do
+			stop_masters
+			rm -rf "$W/work"/* "$W/cp"
+			if [ "$tool" = imc ]; then
+				t0=$(now)
+				"$IMC" play -q -c ssh $hosts -k "$W/userkey" -g "nodes=$group" -f 16 \
+					-e "base=$W/work/{{ inventory_hostname }}" "$PB" >"$W/last.out" 2>&1
+				rc=$?
+				t1=$(now)
+			else
+				t0=$(now)
+				ANSIBLE_CONFIG=$W/ansible.cfg ANSIBLE_HOME=$W/ansible-home \
+				ANSIBLE_REMOTE_TEMP=$W/work/.ansible-tmp \
+					ansible-playbook -i "$inv" -e "base=$W/work/{{ inventory_hostname }}" \
+					"$PB" >"$W/last.out" 2>&1
+				rc=$?
+				t1=$(now)
+			fi
+			if [ $rc -ne 0 ]; then
+				echo "$tool N=$n failed (exit $rc):" >&2
+				tail -20 "$W/last.out" >&2
+				break
+			fi
+			# the first run warms caches and is not counted
+			[ $r -gt 0 ] && echo "$t0 $t1" | awk '{print $2 - $1}' >>"$W/times"
+			r=$((r + 1))
+		done
+		[ -s "$W/times" ] || continue
+		wall=$(median <"$W/times")
+		per=$(echo "$wall $n" | awk '{printf "%.4f", $1 / 20 / $2}')
+		printf '%-4s %-10s %12.3f %12s %10s\n' "$n" "$tool" "$wall" "$per" "$(wc -l <"$W/times")"
+		results="$results $n:$tool:$per"
+	done
+done
+echo
+echo "floor: one command over an established SSH connection: $floor s"
+for n in $NS; do
+	i=$(echo "$results" | tr ' ' '\n' | awk -F: -v n="$n" '$1 == n && $2 == "imc" {print $3}')
+	a=$(echo "$results" | tr ' ' '\n' | awk -F: -v n="$n" '$1 == n && $2 == "ansible" {print $3}')
+	[ -n "$i" ] || continue
+	line="N=$n: imc $i s/task/host"
+	[ -n "$a" ] && line="$line, ansible $a s/task/host, ansible/imc = $(echo "$a $i" | awk '{printf "%.1fx", $1 / $2}')"
+	line="$line; imc per task (all hosts) / floor = $(echo "$i $n $floor" | awk '{printf "%.1fx", $1 * $2 / $3}')"
+	echo "$line"
+done
