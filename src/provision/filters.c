@@ -876,13 +876,14 @@ F(map)
 		}
 		for (size_t i = 0; i < json_array_size(l); i++) {
 			json_t *x = ev_call_filter(ev, json_string_value(fname), json_array_get(l, i), rest, kw2, pos);
-			if (!x) {
-				ev_need(ev, NULL, pos);
+			if (!x && ev->failed) {
 				json_decref(r);
 				r = NULL;
 				break;
 			}
-			json_array_append_new(r, x);
+			/* an undefined item (extract of a missing key) stays in the
+			 * list, as Jinja keeps its Undefined: we have only None */
+			json_array_append_new(r, x ? x : json_null());
 		}
 		json_decref(rest);
 		json_decref(kw2);
@@ -992,9 +993,7 @@ F(extract)
 		cur = next ? json_incref(next) : NULL;
 	}
 	json_decref(keys);
-	if (!cur)
-		return ev_need(ev, NULL, pos);
-	return cur;
+	return cur; /* NULL: undefined, the reason in ev->undef */
 }
 
 /* ---- dicts ---------------------------------------------------------------- */
