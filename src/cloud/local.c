@@ -511,7 +511,9 @@ static int local_vm_create(struct cloud_session *s, struct cloud_vm *vms, size_t
 			char *mode_note = c.mode == LOCAL_ROOTLESS
 				? xasprintf("rootless mode: sshd on %s:%d as the invoking user, no network namespace%s%s",
 					    lvs[i].nics[0].ip, lvs[i].port, note ? "; " : "", note ? note : "")
-				: (note ? xstrdup(note) : NULL);
+				: xasprintf("netns mode: network namespace %s, sshd on port 22, login '%s'%s%s",
+					    lvs[i].netns, lvs[i].user ? lvs[i].user : "root",
+					    note ? "; " : "", note ? note : "");
 			set_note(&vms[i], mode_note);
 			free(mode_note);
 			free(cg);

@@ -53,6 +53,8 @@ cp "$TMPD/out" "$TMPD/create"
 sed 's/^/#   /' "$TMPD/create"
 expect_grep '^created 3/3 ' "$TMPD/create" "all 3 VMs are running"
 expect_grep "^vm 1 running imc-$TAG-1 " "$TMPD/create" "VM 1 is namespace imc-$TAG-1"
+expect_grep "^note 1 netns mode: network namespace imc-$TAG-1" "$TMPD/create" "the note says netns mode"
+expect_grep "^note 2 netns mode: .* login 'ubuntu'" "$TMPD/create" "VM 2's note names its login user"
 
 # vm NUM STATE CLOUD_ID PUBLIC PRIVATE PORT NIC0 [NIC1]
 FRONT_PUB=$(awk '$1=="vm" && $2==1 {print $8}' "$TMPD/create")
