@@ -63,74 +63,203 @@ static long idx_gap(const struct idxset *s)
 	return -1;
 }
 
-/* A system body (or a soft block inside one, checked like a system). */
+/* The constraints IM keeps after merging a body, which are the ones it
+ * checks: both bounds of a number (one when they are the same '=' value),
+ * the first string or list; for contains, the first block of each group.
+ * Calls fn on each, in order of first appearance. */
+typedef int survivor_fn(const struct radl_doc *doc, const struct radl_feature *f, void *arg,
+			struct diag *d);
+
+static int each_survivor(const struct radl_doc *doc, const struct radl_mfeat *mf,
+			 survivor_fn *fn, void *arg, struct diag *d)
+{
+	int rc = 0;
+	switch (mf->kind) {
+	case RADL_V_NUMBER:
+		if (mf->lo_f && fn(doc, mf->lo_f, arg, d) < 0)
+			rc = -1;
+		if (mf->hi_f && mf->hi_f != mf->lo_f &&
+		    !(mf->lo_f && mf->lo == mf->hi && mf->lo_f->cmp == RADL_EQ &&
+		      mf->hi_f->cmp == RADL_EQ) &&
+		    fn(doc, mf->hi_f, arg, d) < 0)
+			rc = -1;
+		break;
+	default: /* strings, lists, and a contains (its blocks: check_apps) */
+		if (fn(doc, mf->first, arg, d) < 0)
+			rc = -1;
+	}
+	return rc;
+}
+
+static int check_app_survivor(const struct radl_doc *doc, const struct radl_feature *f,
+			      void *arg, struct diag *d)
+{
+	(void)doc;
+	(void)arg;
+	return radl_check_app_feature(f, d);
+}
+
+/* disk.N.applications: each merged group is checked as an application. */
+static int check_apps(const struct radl_doc *doc, const struct radl_mfeat *mf, struct diag *d)
+{
+	int rc = 0;
+	for (size_t g = 0; g < mf->ngroups; g++) {
+		const struct radl_merged *gm = &mf->groups[g].m;
+		for (size_t i = 0; i < gm->n; i++)
+			if (each_survivor(doc, &gm->f[i], check_app_survivor, NULL, d) < 0)
+				rc = -1;
+	}
+	return rc;
+}
+
+static int check_simple_survivor(const struct radl_doc *doc, const struct radl_feature *f,
+				 void *arg, struct diag *d)
+{
+	return radl_check_feature(doc, *(const enum radl_class *)arg, f, d);
+}
+
+struct indexed_arg {
+	struct idxset *disks, *nets, *conns;
+};
+
+static int check_indexed_survivor(const struct radl_doc *doc, const struct radl_feature *f,
+				  void *arg, struct diag *d)
+{
+	struct indexed_arg *ia = arg;
+	long idx;
+	const char *rest;
+	const void *fam = radl_indexed(f->name, &idx, &rest);
+	if (radl_check_feature(doc, RADL_SYSTEM, f, d) < 0)
+		return -1;
+	if (!fam || idx < 0 || !radl_known_suffix(fam, rest))
+		return 0;
+	if (radl_is_net_family(fam)) {
+		idx_add(ia->nets, idx);
+		if (strcmp(rest, "connection") == 0)
+			idx_add(ia->conns, idx);
+	} else {
+		idx_add(ia->disks, idx);
+	}
+	return 0;
+}
+
+static bool before(const struct src_loc *a, const struct src_loc *b)
+{
+	return a->line < b->line || (a->line == b->line && a->col < b->col);
+}
+
 static int check_system_body(const struct radl_doc *doc, const struct radl_aspect *sys,
 			     const struct radl_body *b, const struct src_loc *where,
-			     struct diag *d)
-{
-	struct idxset disks, nets, conns;
-	disks.v = disks.local;
-	nets.v = nets.local;
-	conns.v = conns.local;
-	disks.n = nets.n = conns.n = 0;
-	disks.cap = nets.cap = conns.cap = 16;
-	int rc = 0;
+			     struct diag *d);
 
-	for (size_t i = 0; i < b->nfeat; i++) {
-		const struct radl_feature *f = &b->feat[i];
-		if (radl_check_feature(doc, RADL_SYSTEM, f, d) < 0)
-			rc = -1;
-		long idx;
-		const char *rest;
-		const void *fam = radl_indexed(f->name, &idx, &rest);
-		if (!fam || idx < 0 || !radl_known_suffix(fam, rest))
-			continue;
-		if (radl_is_net_family(fam)) {
-			idx_add(&nets, idx);
-			if (strcmp(rest, "connection") == 0)
-				idx_add(&conns, idx);
-		} else {
-			idx_add(&disks, idx);
-		}
-	}
-	long gap;
-	if ((gap = idx_gap(&disks)) >= 0) {
-		diag_error(d, IMC_EXIT_DATAERR, where,
-			   "system '%s': disk indices must run from 0 without gaps, but disk.%ld is missing",
-			   sys->id, gap);
-		rc = -1;
-	}
-	if ((gap = idx_gap(&nets)) >= 0) {
-		diag_error(d, IMC_EXIT_DATAERR, where,
-			   "system '%s': net_interface indices must run from 0 without gaps, but net_interface.%ld is missing",
-			   sys->id, gap);
-		rc = -1;
-	}
-	for (size_t k = 0; k < nets.n; k++)
-		if (!idx_has(&conns, nets.v[k])) {
-			diag_error(d, IMC_EXIT_DATAERR, where,
-				   "system '%s': net_interface.%ld has no 'net_interface.%ld.connection'",
-				   sys->id, nets.v[k], nets.v[k]);
-			rc = -1;
-			break;
-		}
-	idx_release(&disks);
-	idx_release(&nets);
-	idx_release(&conns);
+static int check_softs(const struct radl_doc *doc, const struct radl_aspect *sys,
+		       const struct radl_body *b, struct diag *d)
+{
+	int rc = 0;
 	for (size_t i = 0; i < b->nsoft; i++)
 		if (check_system_body(doc, sys, b->soft[i].body, &b->soft[i].loc, d) < 0)
 			rc = -1;
 	return rc;
 }
 
+/* A system body (or a soft block inside one, checked like a system), in
+ * IM's order: the plain attributes (and the soft blocks where the first
+ * one stands), then the indexed ones, then the index rules. */
+static int check_system_body(const struct radl_doc *doc, const struct radl_aspect *sys,
+			     const struct radl_body *b, const struct src_loc *where,
+			     struct diag *d)
+{
+	struct idxset disks, nets, conns;
+	struct indexed_arg ia = { &disks, &nets, &conns };
+	enum radl_class cls = RADL_SYSTEM;
+	struct radl_merged m;
+	int rc = 0;
+	bool softs_done = b->nsoft == 0;
+
+	disks.v = disks.local;
+	nets.v = nets.local;
+	conns.v = conns.local;
+	disks.n = nets.n = conns.n = 0;
+	disks.cap = nets.cap = conns.cap = 16;
+	radl_merge(&b, 1, &m, NULL);
+
+	for (size_t i = 0; i < m.n; i++) {
+		const struct radl_mfeat *mf = &m.f[i];
+		long idx;
+		const char *rest;
+		if (!softs_done && before(&b->soft[0].loc, &mf->first->loc)) {
+			if (check_softs(doc, sys, b, d) < 0)
+				rc = -1;
+			softs_done = true;
+		}
+		if (radl_indexed(mf->name, &idx, &rest) && !radl_simple_attr(RADL_SYSTEM, mf->name))
+			continue;
+		if (each_survivor(doc, mf, check_simple_survivor, &cls, d) < 0)
+			rc = -1;
+	}
+	if (!softs_done && check_softs(doc, sys, b, d) < 0)
+		rc = -1;
+	for (size_t i = 0; i < m.n; i++) {
+		const struct radl_mfeat *mf = &m.f[i];
+		long idx;
+		const char *rest;
+		const void *fam = radl_indexed(mf->name, &idx, &rest);
+		if (!fam || radl_simple_attr(RADL_SYSTEM, mf->name))
+			continue;
+		if (each_survivor(doc, mf, check_indexed_survivor, &ia, d) < 0) {
+			rc = -1;
+			continue;
+		}
+		if (mf->kind == RADL_V_CONTAINS && idx >= 0 && strcmp(rest, "applications") == 0 &&
+		    check_apps(doc, mf, d) < 0)
+			rc = -1;
+	}
+	radl_merged_release(&m);
+
+	long gap;
+	if (rc == 0 && (gap = idx_gap(&disks)) >= 0) {
+		diag_error(d, IMC_EXIT_DATAERR, where,
+			   "system '%s': disk indices must run from 0 without gaps, but disk.%ld is missing",
+			   sys->id, gap);
+		rc = -1;
+	}
+	if (rc == 0 && (gap = idx_gap(&nets)) >= 0) {
+		diag_error(d, IMC_EXIT_DATAERR, where,
+			   "system '%s': net_interface indices must run from 0 without gaps, but net_interface.%ld is missing",
+			   sys->id, gap);
+		rc = -1;
+	}
+	for (size_t k = 0; rc == 0 && k < nets.n; k++)
+		if (!idx_has(&conns, nets.v[k])) {
+			diag_error(d, IMC_EXIT_DATAERR, where,
+				   "system '%s': net_interface.%ld has no 'net_interface.%ld.connection'",
+				   sys->id, nets.v[k], nets.v[k]);
+			rc = -1;
+		}
+	idx_release(&disks);
+	idx_release(&nets);
+	idx_release(&conns);
+	return rc;
+}
+
+/* Networks and ansible hosts: the plain attributes that survive merging. */
+static int check_simple_body(const struct radl_doc *doc, enum radl_class cls,
+			     const struct radl_body *b, struct diag *d)
+{
+	struct radl_merged m;
+	int rc = 0;
+	radl_merge(&b, 1, &m, NULL);
+	for (size_t i = 0; i < m.n; i++)
+		if (each_survivor(doc, &m.f[i], check_simple_survivor, &cls, d) < 0)
+			rc = -1;
+	radl_merged_release(&m);
+	return rc;
+}
+
 static int check_ansible(const struct radl_doc *doc, const struct radl_aspect *a, struct diag *d)
 {
-	int rc = 0;
-	for (size_t i = 0; i < a->body.nfeat; i++)
-		if (radl_check_feature(doc, RADL_ANSIBLE, &a->body.feat[i], d) < 0)
-			rc = -1;
-	if (rc < 0)
-		return rc;
+	if (check_simple_body(doc, RADL_ANSIBLE, &a->body, d) < 0)
+		return -1;
 	if (!radl_get_string(&a->body, "host")) {
 		diag_error(d, IMC_EXIT_DATAERR, &a->loc, "ansible host '%s' has no 'host'", a->id);
 		return -1;
@@ -269,8 +398,7 @@ int radl_check(const struct radl_doc *doc, struct diag *d)
 	size_t nerr0 = d->nerrors;
 
 	for (size_t i = 0; i < doc->nnetworks; i++)
-		for (size_t j = 0; j < doc->networks[i].body.nfeat; j++)
-			radl_check_feature(doc, RADL_NETWORK, &doc->networks[i].body.feat[j], d);
+		check_simple_body(doc, RADL_NETWORK, &doc->networks[i].body, d);
 	for (size_t i = 0; i < doc->nansibles; i++)
 		check_ansible(doc, &doc->ansibles[i], d);
 	for (size_t i = 0; i < doc->nsystems; i++)

@@ -392,14 +392,17 @@ int radl_check_feature(const struct radl_doc *doc, enum radl_class cls,
 	}
 	if (!a)
 		return 0;
-	if (check_attr(doc, a, f, d) < 0)
-		return -1;
-	int rc = 0;
-	if (a->type == A_CONTAINS && f->contains)
-		for (size_t i = 0; i < f->contains->nfeat; i++)
-			if (radl_check_app_feature(&f->contains->feat[i], d) < 0)
-				rc = -1;
-	return rc;
+	return check_attr(doc, a, f, d);
+}
+
+bool radl_simple_attr(enum radl_class cls, const char *name)
+{
+	switch (cls) {
+	case RADL_NETWORK: return find_attr(network_attrs, name) != NULL;
+	case RADL_SYSTEM: return find_attr(system_attrs, name) != NULL;
+	case RADL_ANSIBLE: return find_attr(ansible_attrs, name) != NULL;
+	default: return false;
+	}
 }
 
 const char *radl_required_unit(const char *name)

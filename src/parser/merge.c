@@ -109,15 +109,17 @@ static void add_number(struct radl_mfeat *mf, const struct radl_feature *f)
 	double v = f->num.value;
 	bool lo = f->cmp == RADL_EQ || f->cmp == RADL_GT || f->cmp == RADL_GE;
 	bool hi = f->cmp == RADL_EQ || f->cmp == RADL_LT || f->cmp == RADL_LE;
-	if (lo && (!mf->has_lo || v > mf->lo)) {
+	if (lo && (!mf->has_lo || v >= mf->lo)) {
 		mf->has_lo = true;
 		mf->lo = v;
 		mf->lo_int = f->num.is_int;
+		mf->lo_f = f;
 	}
 	if (hi && (!mf->has_hi || v < mf->hi)) {
 		mf->has_hi = true;
 		mf->hi = v;
 		mf->hi_int = f->num.is_int;
+		mf->hi_f = f;
 	}
 }
 

@@ -81,6 +81,9 @@ struct radl_mfeat {
 	bool has_lo, has_hi;
 	double lo, hi;
 	bool lo_int, hi_int;
+	/* the constraints that give each bound (IM keeps these two and checks
+	 * only them: on a tie the later lower bound wins, the earlier upper) */
+	const struct radl_feature *lo_f, *hi_f;
 	/* contains: the groups of blocks, by inner 'name' */
 	struct radl_mgroup *groups;
 	size_t ngroups;
@@ -142,6 +145,8 @@ bool radl_secret_name(const char *name);
 int radl_check_feature(const struct radl_doc *doc, enum radl_class cls,
 		       const struct radl_feature *f, struct diag *d);
 int radl_check_app_feature(const struct radl_feature *f, struct diag *d);
+/* Whether name is a plain (not indexed) attribute the class validates. */
+bool radl_simple_attr(enum radl_class cls, const char *name);
 /* 'disk.N.REST' and 'net_interface.N.REST': returns an opaque family handle
  * and sets *index (-1 when the index is not a number) and *rest, or returns
  * NULL for other names. */
