@@ -1971,7 +1971,9 @@ const struct tfilter *filter_find(const char *name)
 	if (dot)
 		name = dot + 1;
 	const struct tfilter *f = filters_core_find(name);
-	return f ? f : filters_data_find(name);
+	if (!f)
+		f = filters_data_find(name);
+	return f ? f : filters_jmespath_find(name);
 }
 
 bool tmpl_has_filter(const char *name)

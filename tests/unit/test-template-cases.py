@@ -605,6 +605,35 @@ typed += '\n{{ \'abc\' | hash(\'sha256\') }}\n{{ \'abc\' | hash }}\n{{ \'abc\' |
 errors += "\n{{ 'abc' | hash('nope') }}\n{{ d | to_yaml(indent=2) | from_yaml | from_json }}\n{{ 'a: [1' | from_yaml }}\n{{ 'x' | regex_replace('(', 'y') }}\n{{ 'x' | regex_replace('x', '\\9') }}\n{{ range(3)[5] }}\n{{ objs | map(attribute='missing') | list }}\n{{ names | map('nosuchfilter') | list }}\n{{ names | select('nosuchtest') | list }}\n{{ '%d' % 'x' }}\n{{ '%s %s' % ('a',) }}\n{{ names.nosuchmethod() }}\n{{ 5() }}\n{{ s[1:2:0] }}\n{{ d[[1]] }}\n{{ {[1]: 2} }}\n{{ i | batch(0) }}\n"
 text += ['{% for x in l %}{{ loop.revindex0 }}{{ loop.depth }}{% endfor %}', '{% for k, v in d | dictsort %}{{ k }}:{{ v }}\n{% endfor %}', '{% for x in names | sort %}{{ x }}{% else %}none{% endfor %}', '{% for x in [] if x %}{{ x }}{% else %}filtered-empty{% endfor %}', '{% set items2 = [] %}{% for x in l %}{% set items2 = items2 + [x] %}{% endfor %}{{ items2 }}', "{% set t = {'a': 1} %}{{ t.a }} {{ t['a'] + 1 }}", '{% if i is defined and i > 5 %}big{% elif i is defined %}small{% endif %}', '{% if undefined_var is defined %}{{ undefined_var }}{% else %}fallback{% endif %}', '{% for x in l %}{% if loop.first %}[{% endif %}{{ x }}{% if loop.last %}]{% else %},{% endif %}{% endfor %}', '{%- for x in l -%}\n  {{ x }}\n{%- endfor -%}\n', 'a\n{%- raw -%}\n  {{ x }}\n{%- endraw -%}\nb', '{% macro li(x) -%}\n<li>{{ x }}</li>\n{%- endmacro %}{% for n in names %}{{ li(n) }}{% endfor %}', '{% macro m(a, b=2) %}{{ a + b }}{% endmacro %}{{ m(1) }} {{ m(1, b=5) }}', '{% set s2 %}{% for x in l %}{{ x }}{% endfor %}{% endset %}{{ s2 | length }}', "{{ 'x' }}{#- comment -#}   {{ 'y' }}", 'key = "{{ s }}"\nlist = {{ names | to_json }}\n', "{% for host in groups['wn'] %}{{ host }}{{ ',' if not loop.last }}{% endfor %}", "{% for h in groups['all'] if hostvars[h] is defined %}{{ h }} {% endfor %}", '{{ d | to_nice_json }}\n', '{{ d | to_nice_yaml }}', "Tab\\tin {{ 'text' }}\\n", "{{ '\\u00e9\\x41\\101' }}", '{{ "dq \'single\' inside" }}', "{% for a in [1, 2] %}{% for b in ['x', 'y'] %}{{ a }}{{ b }}{{ loop.index }}{% endfor %}{{ loop.index }};{% endfor %}", '{% for a in [[1, 2], [3, 4]] %}{{ a[0] + a[1] }}{% endfor %}', "{% set x = 'outer' %}{% for i in [1] %}{% set x = 'inner' %}{{ x }}{% endfor %}{{ x }}", '{% if true %}{% set y = 1 %}{% endif %}{{ y }}', "{% with %}{% set z = 1 %}{{ z }}{% endwith %}{{ z | default('gone') }}", '  {%- if true %} kept {% endif -%}  \nend', '{% if false %}x{% endif %}\n\n\ny\n']
 conds += "\ngroups['all'] | length == 2\n'h1' in groups['front']\n'h9' not in groups['front']\nhostvars['h1']['ansible_hostname'] == 'front'\nd.c.x == 'y' and d.a == 1\nd.b | length > 1 and d.b[0] == 1\n(i > 5 and s is search('World')) or bf\nnot (bf or n)\nl | max == 3\nnames | sort | first == 'a'\nr_ok.stdout_lines | length == 1 and r_ok.stdout_lines[0] | int == 3\nansible_distribution in ['Ubuntu', 'Debian']\nansible_distribution_major_version | int in [20, 22]\njob.finished == 0\njob is not finished\nr_loop.results | selectattr('changed') | list | length == 1\ni is divisibleby 7\ns | length > 5\n'World' in s\ns.startswith('Hello') and s.endswith('World')\n['a'] | intersect(names) | length > 0\nnone\n'0'\n[0]\n{}\n"
+typed += r"""
+{{ users | dict2items | json_query('[?value.name==`bob`].key') }}
+{{ r_loop | json_query('results[?changed].changed') }}
+{{ objs | json_query('[*].name') }}
+{{ objs | json_query('[?n > `1`].name') }}
+{{ objs | json_query('[?on].n | [0]') }}
+{{ objs | json_query('sort_by(@, &n)[*].name') }}
+{{ objs | json_query('max_by(@, &n).name') }}
+{{ objs | json_query('length(@)') }}
+{{ objs | json_query('[].{k: name, v: n}') }}
+{{ objs | json_query('[0:2].name') }}
+{{ objs | json_query('[-1].name') }}
+{{ users | json_query('*.ip') }}
+{{ users | json_query('u1.[name, ip]') }}
+{{ nested | json_query('[]') }}
+{{ objs | json_query("[?name=='x'].n") }}
+{{ objs | json_query('[?!on].name') }}
+{{ objs | json_query('join(`,`, [].name)') }}
+{{ objs | json_query('[?contains(name, `z`)].n') }}
+{{ objs | json_query('sum([].n)') }}
+{{ d | json_query('c.x') }}
+{{ d | json_query('missing.deeper') }}
+{{ hostvars | json_query('*.IM_NODE_PRIVATE_IP') }}
+"""
+errors += r"""
+{{ objs | json_query('[') }}
+{{ objs | json_query('nosuchfn(@)') }}
+"""
+
 cases = []
 for t in [x for x in typed.split('\n') if x]:
     cases.append({"vars": V, "mode": "typed", "tmpl": t})
