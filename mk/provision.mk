@@ -10,8 +10,11 @@ libimc_la_SOURCES += src/provision/provision.h src/provision/provision.c \
 	src/provision/mod-table.c src/provision/mod-util.c src/provision/mod-hash.c \
 	src/provision/mod-command.c src/provision/mod-raw.c src/provision/mod-copy.c \
 	src/provision/mod-file.c src/provision/mod-lineinfile.c src/provision/mod-stat.c \
-	src/provision/mod-control.c src/provision/mod-setup.c
+	src/provision/mod-control.c src/provision/mod-setup.c \
+	src/provision/mod-apt.c src/provision/mod-pip.c src/provision/mod-git.c \
+	src/provision/mod-service.c src/provision/mod-user.c src/provision/mod-get_url.c \
+	src/provision/mod-fetch.c src/provision/mod-blockinfile.c
 
 TESTS += tests/cli/t4001-play-local.sh tests/cli/t4002-differential.sh tests/cli/t4003-play-ssh.sh
-EXTRA_DIST += tests/differential/run.sh tests/cli/t4-lib-sshd.sh \
+EXTRA_DIST += tests/differential/run.sh tests/cli/t4-lib-sshd.sh bench/provision.sh \
 	tests/cli/t4001-play-local.sh tests/cli/t4002-differential.sh tests/cli/t4003-play-ssh.sh
