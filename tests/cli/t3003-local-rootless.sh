@@ -3,7 +3,9 @@
 # what a user without root or network namespaces gets): each VM is an sshd
 # of the invoking user on its own loopback address and port; the mode is
 # said in each VM's note; commands run over real SSH; stop/start; cleanup
-# leaves no process, subnet claim or file behind.
+# leaves no process, subnet claim or file behind. When run as root and an
+# unprivileged user with a login shell exists, the same again as that user,
+# with the mode chosen automatically.
 . "$top_srcdir/tests/cli/lib.sh"
 
 DRIVE="$top_builddir/tests/helper/local-drive"
@@ -65,4 +67,41 @@ expect_exit 0 "destroy VM 3" -- "$DRIVE" destroy "$IMC_HOME" "$ID" 3
 expect_exit 0 "cleanup_infra" -- "$DRIVE" cleanup "$IMC_HOME" "$ID"
 leftovers >"$TMPD/after"
 if [ -s "$TMPD/after" ]; then not_ok "nothing left after cleanup"; sed 's/^/#   /' "$TMPD/after"; else ok "nothing left after cleanup"; fi
+
+# a real unprivileged user, mode picked automatically
+U=$(getent passwd | awk -F: '$3 >= 1000 && $3 < 60000 && $7 !~ /(nologin|false)$/ {print $1; exit}')
+if [ "$(id -u)" -ne 0 ] || [ -z "$U" ] || ! command -v setpriv >/dev/null; then
+	echo "# no unprivileged user to run as: rootless as a plain user not tried"
+	done_testing
+	exit $?
+fi
+UID_U=$(id -u "$U")
+UD="$TMPD/user"
+mkdir -p "$UD" && chown "$U" "$UD" && chmod 711 "$TMPD"
+ID2=$(cat /proc/sys/kernel/random/uuid)
+as_user() {
+	setpriv --reuid="$UID_U" --regid="$(id -g "$U")" --init-groups \
+		env -i PATH=/usr/bin:/bin HOME="$UD" IMC_LOCAL_RUNDIR="$UD/run" "$@"
+}
+cleanup() {
+	"$DRIVE" cleanup "$IMC_HOME" "$ID" >/dev/null 2>&1
+	as_user "$DRIVE" cleanup "$UD/home" "$ID2" >/dev/null 2>&1
+	rm -rf "$TMPD"
+}
+expect_exit 0 "keygen as '$U'" -- as_user "$DRIVE" keygen "$UD/home" "$ID2"
+expect_exit 0 "create 2 VMs as '$U'" -- as_user "$DRIVE" create "$UD/home" "$ID2" --net a 1:x:a 2:y:a
+cp "$TMPD/out" "$TMPD/create2"
+expect_grep '^note 1 rootless mode' "$TMPD/create2" "a plain user gets rootless mode"
+ip=$(awk '$1=="vm" && $2==1 {print $8}' "$TMPD/create2")
+port=$(awk '$1=="vm" && $2==1 {print $7}' "$TMPD/create2")
+expect_exit 0 "ssh as '$U' to its VM" -- as_user ssh -n -p "$port" -i "$UD/home/infra/$ID2/id_ed25519" \
+	-o BatchMode=yes -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null \
+	-o ConnectTimeout=5 -o LogLevel=ERROR "$U@$ip" 'id -un'
+expect_grep "^$U\$" "$TMPD/out" "the command ran as '$U'"
+expect_exit 0 "cleanup_infra as '$U'" -- as_user "$DRIVE" cleanup "$UD/home" "$ID2"
+n=0
+for p in /proc/[0-9]*; do
+	tr '\0' ' ' 2>/dev/null <"$p/cmdline" | grep -q "$UD/home/infra/$ID2/vm/" && n=$((n + 1))
+done
+if [ $n -eq 0 ]; then ok "no process of '$U' left"; else not_ok "no process of '$U' left ($n)"; fi
 done_testing
