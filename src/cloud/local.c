@@ -354,7 +354,8 @@ static int job_boot(struct job *j)
 {
 	if (j->lv->mode == LOCAL_NETNS && local_net_configure_vm(j->c, j->lv, &j->d) < 0)
 		return -1;
-	if (local_sshd_start(j->c, j->lv, &j->d) < 0)
+	/* creating again what exists (a retried create) keeps its sshd */
+	if (!local_sshd_running(j->lv) && local_sshd_start(j->c, j->lv, &j->d) < 0)
 		return -1;
 	fault_point("sshd");
 	return local_wait_ready(j->lv, j->user, j->c->s->pubkey, j->timeout, &j->d);

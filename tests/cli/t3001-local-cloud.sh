@@ -123,6 +123,10 @@ expect_grep "^vm 2 stopped imc-$TAG-2 - $BACK" "$TMPD/out" "VM 2 keeps its names
 expect_exit 0 "start VM 2" -- "$DRIVE" start "$IMC_HOME" "$ID" 2
 expect_grep '^vm 2 running' "$TMPD/out" "VM 2 runs again"
 expect_exit 0 "ssh to VM 2 after start" -- vssh "$BACK" hostname
+expect_exit 0 "creating VM 2 again (a retried create) succeeds" -- \
+	"$DRIVE" create "$IMC_HOME" "$ID" --user ubuntu 2:back:priv
+expect_grep "^vm 2 running imc-$TAG-2 - $BACK " "$TMPD/out" "VM 2 keeps its namespace and address"
+expect_exit 0 "VM 2 still has exactly one sshd" -- sh -c "[ \$(ip netns pids imc-$TAG-2 | wc -l) -eq 1 ]"
 expect_exit 0 "reboot VM 1" -- "$DRIVE" reboot "$IMC_HOME" "$ID" 1
 expect_exit 0 "ssh to VM 1 after reboot" -- vssh "$FRONT_PUB" hostname
 
