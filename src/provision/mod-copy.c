@@ -81,14 +81,12 @@ static json_t *mod_put_content(struct exec_ctx *x, json_t *args, const char *des
 			}
 			conn_result_release(&cr);
 		}
-		if (mod_write(x, dest, data, len, mode, &res) < 0)
+		if (mod_write_stat(x, dest, data, len, mode, args_str(args, "owner"),
+				   args_str(args, "group"), &st, &res) < 0)
 			return res;
 		changed = true;
 		wrote = true;
-	}
-	if (mod_attrs(x, dest, args, &changed, &res) < 0)
-		return res;
-	if (mod_stat(x, dest, true, false, &st, &res) < 0)
+	} else if (mod_attrs_st(x, dest, args, &st, &changed, &res) < 0)
 		return res;
 	res = res_new(changed);
 	json_object_set_new(res, "checksum", json_string(sum));

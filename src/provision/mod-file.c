@@ -47,6 +47,7 @@ static json_t *file_run(struct exec_ctx *x, json_t *args)
 	if (!state)
 		state = !st.exists ? "file" : st.islnk ? "link" : st.isdir ? "directory" : "file";
 	bool changed = false;
+	bool st_valid = true;
 	struct strbuf c = STRBUF_INIT;
 	strbuf_addstr(&c, "p=");
 	sh_quote(&c, path);
@@ -83,7 +84,9 @@ static json_t *file_run(struct exec_ctx *x, json_t *args)
 			if (sh_simple(x, c.buf, &res) < 0)
 				goto out;
 			changed = true;
+			st_valid = false;
 		} else if (args_bool(json_object_get(args, "recurse"), false)) {
+			st_valid = false;
 			json_t *mv = json_object_get(args, "mode");
 			const char *o = args_str(args, "owner"), *g = args_str(args, "group");
 			/* recursive: apply and detect change by comparing a listing */
@@ -186,13 +189,14 @@ static json_t *file_run(struct exec_ctx *x, json_t *args)
 		if (sh_simple(x, c.buf, &res) < 0)
 			goto out;
 		changed = true;
+		st_valid = false;
 	} else {
 		res = res_fail("value of state must be one of: absent, directory, file, hard, link, touch, got: %s", state);
 		goto out;
 	}
-	if (mod_attrs(x, path, args, &changed, &res) < 0)
+	if (!st_valid && mod_stat(x, path, false, false, &st, &res) < 0)
 		goto out;
-	if (mod_stat(x, path, false, false, &st, &res) < 0)
+	if (mod_attrs_st(x, path, args, &st, &changed, &res) < 0)
 		goto out;
 	res = res_new(changed);
 	json_object_set_new(res, key, json_string(path));

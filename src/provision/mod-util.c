@@ -147,39 +147,20 @@ static json_t *unreach(void)
 			 "connection lost");
 }
 
-int mod_stat(struct exec_ctx *x, const char *path, bool follow, bool checksum,
-	     struct node_stat *st, json_t **res)
+/* Parses what STAT_SCRIPT prints: "MISSING", or the stat(1) fields, the
+ * link target line and the checksum line. */
+static int parse_stat(const char *o, const char *path, struct node_stat *st, json_t **res)
 {
 	memset(st, 0, sizeof(*st));
-	struct strbuf c = STRBUF_INIT;
-	strbuf_addstr(&c, "p=");
-	sh_quote(&c, path);
-	strbuf_addf(&c, "; if [ -e \"$p\" ] || [ -L \"$p\" ]; then stat %s-c '%%f %%s %%u %%g %%X %%Y %%Z %%U %%G' -- \"$p\" || exit 1; "
-		    "readlink -- \"$p\" 2>/dev/null || echo; "
-		    "if [ %d = 1 ] && [ -f \"$p\" ] && [ -r \"$p\" ]; then sha1sum < \"$p\" | cut -c1-40; else echo; fi; "
-		    "else echo MISSING; fi", follow ? "-L " : "", checksum ? 1 : 0);
-	struct conn_result cr;
-	conn_result_init(&cr);
-	int rc = mod_sh(x, c.buf, NULL, 0, &cr, res);
-	strbuf_release(&c);
-	if (rc < 0) {
-		conn_result_release(&cr);
-		return -1;
-	}
-	const char *o = strbuf_str(&cr.out);
-	if (!strncmp(o, "MISSING", 7)) {
-		conn_result_release(&cr);
+	if (!strncmp(o, "MISSING", 7))
 		return 0;
-	}
 	unsigned long rawmode = 0;
 	long size = 0, uid = 0, gid = 0;
 	double at = 0, mt = 0, ct = 0;
 	char owner[64] = "", group[64] = "";
 	if (sscanf(o, "%lx %ld %ld %ld %lf %lf %lf %63s %63s", &rawmode, &size, &uid, &gid, &at, &mt,
 		   &ct, owner, group) < 7) {
-		if (res)
-			*res = res_fail("cannot stat '%s': %s", path, strbuf_str(&cr.err));
-		conn_result_release(&cr);
+		(void)path;
 		return -1;
 	}
 	st->exists = true;
@@ -208,8 +189,41 @@ int mod_stat(struct exec_ctx *x, const char *path, bool follow, bool checksum,
 				snprintf(st->sha1, sizeof(st->sha1), "%.40s", l3);
 		}
 	}
-	conn_result_release(&cr);
+	(void)res;
 	return 0;
+}
+
+/* appends the shell that prints a stat of "$p" for parse_stat */
+static void stat_script(struct strbuf *c, bool follow, bool checksum)
+{
+	strbuf_addf(c, "if [ -e \"$p\" ] || [ -L \"$p\" ]; then stat %s-c '%%f %%s %%u %%g %%X %%Y %%Z %%U %%G' -- \"$p\" || exit 1; "
+		    "readlink -- \"$p\" 2>/dev/null || echo; "
+		    "if [ %d = 1 ] && [ -f \"$p\" ] && [ -r \"$p\" ]; then sha1sum < \"$p\" | cut -c1-40; else echo; fi; "
+		    "else echo MISSING; fi", follow ? "-L " : "", checksum ? 1 : 0);
+}
+
+int mod_stat(struct exec_ctx *x, const char *path, bool follow, bool checksum,
+	     struct node_stat *st, json_t **res)
+{
+	memset(st, 0, sizeof(*st));
+	struct strbuf c = STRBUF_INIT;
+	strbuf_addstr(&c, "p=");
+	sh_quote(&c, path);
+	strbuf_addstr(&c, "; ");
+	stat_script(&c, follow, checksum);
+	struct conn_result cr;
+	conn_result_init(&cr);
+	int rc = mod_sh(x, c.buf, NULL, 0, &cr, res);
+	strbuf_release(&c);
+	if (rc < 0) {
+		conn_result_release(&cr);
+		return -1;
+	}
+	int r = parse_stat(strbuf_str(&cr.out), path, st, res);
+	if (r < 0 && res && !*res)
+		*res = res_fail("cannot stat '%s': %s", path, strbuf_str(&cr.err));
+	conn_result_release(&cr);
+	return r;
 }
 
 int mod_read(struct exec_ctx *x, const char *path, struct strbuf *data, bool *exists, json_t **res)
@@ -262,6 +276,113 @@ int mod_write(struct exec_ctx *x, const char *path, const void *data, size_t len
 		rc = -1;
 	}
 	conn_result_release(&cr);
+	return rc;
+}
+
+int mod_write_stat(struct exec_ctx *x, const char *path, const void *data, size_t len, long mode,
+		   const char *owner, const char *group, struct node_stat *st, json_t **res)
+{
+	struct strbuf c = STRBUF_INIT;
+	strbuf_addstr(&c, "p=");
+	sh_quote(&c, path);
+	strbuf_addstr(&c, "; d=$(dirname -- \"$p\"); t=$(mktemp \"$d/.imc_tmp.XXXXXX\") || exit 1; "
+			  "if [ -e \"$p\" ]; then chmod --reference=\"$p\" \"$t\"; "
+			  "chown --reference=\"$p\" \"$t\" 2>/dev/null; "
+			  "else chmod $(printf '%o' $(( 0666 & ~0$(umask) ))) \"$t\"; fi; ");
+	if (mode >= 0)
+		strbuf_addf(&c, "chmod %lo \"$t\"; ", mode);
+	if (owner) {
+		strbuf_addstr(&c, "chown ");
+		sh_quote(&c, owner);
+		strbuf_addstr(&c, " \"$t\" || { rm -f \"$t\"; exit 1; }; ");
+	}
+	if (group) {
+		strbuf_addstr(&c, "chgrp ");
+		sh_quote(&c, group);
+		strbuf_addstr(&c, " \"$t\" || { rm -f \"$t\"; exit 1; }; ");
+	}
+	strbuf_addstr(&c, "cat > \"$t\" && mv -f -- \"$t\" \"$p\" || { rm -f \"$t\"; exit 1; }; ");
+	stat_script(&c, true, false);
+	struct conn_result cr;
+	conn_result_init(&cr);
+	int rc = mod_sh(x, c.buf, data, len, &cr, res);
+	strbuf_release(&c);
+	if (rc == 0 && (cr.rc != 0 || parse_stat(strbuf_str(&cr.out), path, st, res) < 0)) {
+		if (res)
+			*res = res_fail("cannot write '%s': %s", path, strbuf_str(&cr.err));
+		rc = -1;
+	}
+	conn_result_release(&cr);
+	return rc;
+}
+
+int mod_attrs_st(struct exec_ctx *x, const char *path, json_t *args, struct node_stat *st,
+		 bool *changed, json_t **res)
+{
+	json_t *mv = json_object_get(args, "mode");
+	const char *owner = args_str(args, "owner");
+	const char *group = args_str(args, "group");
+	if (!st->exists || (!mv && !owner && !group))
+		return 0;
+	struct strbuf c = STRBUF_INIT;
+	strbuf_addstr(&c, "p=");
+	sh_quote(&c, path);
+	strbuf_addstr(&c, "; ");
+	bool any = false;
+	long newmode = -1;
+	if (mv && !st->islnk) {
+		long m = args_mode(mv, st->mode | (st->isdir ? 040000 : 0));
+		if (m == -2) {
+			*res = res_fail("bad symbolic permission for mode: %s",
+					json_is_string(mv) ? json_string_value(mv) : "?");
+			strbuf_release(&c);
+			return -1;
+		}
+		if (m >= 0 && (m & 07777) != st->mode) {
+			strbuf_addf(&c, "chmod %lo -- \"$p\" || exit 1; ", m & 07777);
+			newmode = m & 07777;
+			any = true;
+		}
+	}
+	bool own = false;
+	if (owner && strcmp(owner, st->owner) && !(strspn(owner, "0123456789") == strlen(owner) &&
+						   strtol(owner, NULL, 10) == st->uid)) {
+		strbuf_addstr(&c, "chown -h ");
+		sh_quote(&c, owner);
+		strbuf_addstr(&c, " -- \"$p\" || exit 1; ");
+		any = own = true;
+	}
+	if (group && strcmp(group, st->group) && !(strspn(group, "0123456789") == strlen(group) &&
+						   strtol(group, NULL, 10) == st->gid)) {
+		strbuf_addstr(&c, "chgrp -h ");
+		sh_quote(&c, group);
+		strbuf_addstr(&c, " -- \"$p\" || exit 1; ");
+		any = own = true;
+	}
+	int rc = 0;
+	if (any) {
+		if (own)
+			stat_script(&c, false, false);
+		struct conn_result cr;
+		conn_result_init(&cr);
+		rc = mod_sh(x, c.buf, NULL, 0, &cr, res);
+		if (rc == 0 && cr.rc != 0) {
+			*res = res_fail("cannot set attributes of '%s': %s", path, strbuf_str(&cr.err));
+			rc = -1;
+		}
+		if (rc == 0) {
+			*changed = true;
+			if (own) {
+				char sha[41];
+				memcpy(sha, st->sha1, sizeof(sha));
+				parse_stat(strbuf_str(&cr.out), path, st, NULL);
+				memcpy(st->sha1, sha, sizeof(sha));
+			} else if (newmode >= 0)
+				st->mode = newmode;
+		}
+		conn_result_release(&cr);
+	}
+	strbuf_release(&c);
 	return rc;
 }
 

@@ -320,6 +320,12 @@ int mod_read(struct exec_ctx *x, const char *path, struct strbuf *data, bool *ex
  * mode when >= 0 (else keep the old mode or 0644 & ~umask). */
 int mod_write(struct exec_ctx *x, const char *path, const void *data, size_t len, long mode,
 	      json_t **res);
+/* mod_write that also applies owner/group and returns the new stat (one round trip). */
+int mod_write_stat(struct exec_ctx *x, const char *path, const void *data, size_t len, long mode,
+		   const char *owner, const char *group, struct node_stat *st, json_t **res);
+/* Applies mode/owner/group from args to path whose stat is st (updated). */
+int mod_attrs_st(struct exec_ctx *x, const char *path, json_t *args, struct node_stat *st,
+		 bool *changed, json_t **res);
 /* Applies mode/owner/group from args to path; sets *changed. */
 int mod_attrs(struct exec_ctx *x, const char *path, json_t *args, bool *changed, json_t **res);
 void mod_sha1_hex(const void *data, size_t len, char out[41]);
