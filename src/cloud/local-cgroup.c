@@ -135,7 +135,10 @@ void local_cgroup_remove(const char *tag, int num)
 	if (!root)
 		return;
 	char *cg = xasprintf("%s/imc-local/imc-%s-%d", root, tag, num);
+	char *parent = xasprintf("%s/imc-local", root);
 	rmdir(cg);
+	rmdir(parent); /* only when empty */
+	free(parent);
 	free(cg);
 	free(root);
 }
@@ -158,6 +161,7 @@ void local_cgroup_cleanup(const char *tag)
 	}
 	if (dir)
 		closedir(dir);
+	rmdir(parent); /* only when no other infrastructure uses it */
 	free(pfx);
 	free(parent);
 	free(root);
