@@ -316,6 +316,9 @@ int local_sshd_start(struct local_ctx *c, const struct local_vm *vm, struct diag
 	if (local_cgroup_setup(c, vm, &cgpath, &note) == 0 && cgpath) {
 		char *procs = xasprintf("%s/cgroup.procs", cgpath);
 		p.cgroup_fd = open(procs, O_WRONLY | O_CLOEXEC);
+		if (p.cgroup_fd < 0)
+			log_warn(LOCAL_LOG, "VM %d: cannot join cgroup '%s': %s: no limits", vm->num,
+				 cgpath, strerror(errno));
 		free(procs);
 	}
 	pid_t pid = fork();
