@@ -22,8 +22,32 @@
 #include "util/xalloc.h"
 #include "util/banned.h"
 
+/* The absolute path of prog found in PATH before fork (execvp is not
+ * async-signal-safe in the child of a threaded process); malloc'd, or NULL
+ * to let execvp search. */
+static char *resolve(const char *prog)
+{
+	if (strchr(prog, '/'))
+		return NULL;
+	const char *path = getenv("PATH");
+	if (!path || !*path)
+		path = "/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin";
+	while (*path) {
+		size_t n = strcspn(path, ":");
+		char *cand = xasprintf("%.*s/%s", (int)n, path, prog);
+		if (n && access(cand, X_OK) == 0)
+			return cand;
+		free(cand);
+		path += n;
+		if (*path == ':')
+			path++;
+	}
+	return NULL;
+}
+
 int local_run(const char *const *argv, const char *input, struct strbuf *out, struct diag *d)
 {
+	char *exe = resolve(argv[0]);
 	int in[2] = { -1, -1 }, outp[2] = { -1, -1 };
 	struct strbuf tmp = STRBUF_INIT;
 	struct strbuf *o = out ? out : &tmp;
@@ -57,7 +81,10 @@ int local_run(const char *const *argv, const char *input, struct strbuf *out, st
 		dup2(outp[1], 2);
 		sigprocmask(SIG_SETMASK, &oldset, NULL);
 		union { const char *const *c; char *const *m; } av = { .c = argv };
-		execvp(argv[0], av.m);
+		if (exe)
+			execv(exe, av.m);
+		else
+			execvp(argv[0], av.m);
 		_exit(127);
 	}
 	close(in[0]);
@@ -110,6 +137,8 @@ int local_run(const char *const *argv, const char *input, struct strbuf *out, st
 	int status = 0;
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;
+	free(exe);
+	exe = NULL;
 	if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
 		strbuf_release(&tmp);
 		return 0;
@@ -129,6 +158,7 @@ int local_run(const char *const *argv, const char *input, struct strbuf *out, st
 	return -1;
 
 fail_pipes:
+	free(exe);
 	for (int i = 0; i < 2; i++) {
 		if (in[i] >= 0)
 			close(in[i]);
