@@ -48,7 +48,7 @@ void ev_error(struct ev *ev, enum tmpl_err_kind kind, size_t pos, const char *fm
 			}
 		}
 	}
-	if (ev->env->origin) {
+	if (ev->env->origin && !ev->foreign_src) {
 		struct src_loc loc = { ev->env->origin, 0, 0 };
 		if (haspos) {
 			loc.line = line + (ev->env->line_base > 0 ? ev->env->line_base - 1 : 0);

@@ -158,6 +158,7 @@ struct ev {
 	int loopctl;          /* 1 break, 2 continue */
 	size_t outcap;        /* output size limit */
 	bool raw_var_strings; /* mode of the outermost text (for nested templating) */
+	bool foreign_src;     /* src is a variable's value, not text from env->origin */
 	unsigned long *steps; /* work counter shared with nested evaluations */
 	unsigned long steps_local;
 };

@@ -512,6 +512,8 @@ static char *render_text_in2(struct ev *parent, const char *text, bool raw_strin
 	ev.src = text;
 	ev.srclen = strlen(text);
 	ev.depth = parent->depth + 1;
+	/* depth 0 is the caller's own text; deeper ones are variables' values */
+	ev.foreign_src = ev.depth > 0 || parent->foreign_src;
 	if (!parent->steps)
 		parent->steps = &parent->steps_local;
 	ev.steps = parent->steps;

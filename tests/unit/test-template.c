@@ -683,6 +683,14 @@ static void test_errors_say_where(void **state)
 	assert_non_null(strstr(d.items[0].msg, "template error while templating string"));
 	diag_release(&d);
 
+	/* an error inside a variable's value names the value, not a place in origin */
+	json_object_set_new(vars, "lazy", json_string("{{ nope_inner }}"));
+	diag_init(&d);
+	assert_null(tmpl_render_string(&env, "ok\n{{ lazy }}\n", &d));
+	assert_null(d.items[0].file);
+	assert_string_equal(d.items[0].msg, "'nope_inner' is undefined (in '{{ nope_inner }}', column 4)");
+	diag_release(&d);
+
 	/* no origin: the message carries the snippet and column */
 	struct tmpl_env e2 = { .vars = vars };
 	diag_init(&d);
