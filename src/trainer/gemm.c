@@ -12,12 +12,13 @@
 #include <string.h>
 
 #include "trainer/gemm.h"
-#include "util/banned.h"
-
 #if defined(__x86_64__) && defined(__GNUC__)
 #define HAVE_OWN_KERNEL 1
 #include <immintrin.h>
 #endif
+
+#include "util/banned.h"
+
 
 #define MR 8
 #define NR 32

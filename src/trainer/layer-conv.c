@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "trainer/conv-direct.h"
 #include "trainer/gemm.h"
 #include "trainer/layer.h"
 #include "trainer/tpool.h"
@@ -35,6 +36,9 @@ struct conv_thread {
 	float *colt;   /* im2col transposed, packed-B layout, for the weight gradient */
 	float *apack;  /* packed dy (A of the weight-gradient product) */
 	float *bpack;  /* packed dy (B of the input-gradient product) */
+	float *P;      /* direct path: zero-padded input planes */
+	float *Q;      /* direct path: zero-padded output-gradient planes */
+	float *dwT;    /* direct path: weight gradient, transposed [fan_in][out_c] */
 };
 
 struct conv_scratch {
@@ -43,6 +47,14 @@ struct conv_scratch {
 	struct conv_thread *th;
 	float *wpack;  /* packed W (forward), shared by the threads */
 	float *wtpack; /* packed W^T (input gradient) */
+	/* The direct (im2col-free) path, for stride 1 with the own kernel. */
+	int direct;
+	int HP, WP, HQ, WQ;          /* padded input / padded output-gradient planes */
+	int *off_fwd, *off_bwd;      /* B-row offsets into P and Q */
+	struct conv_tile *tiles_fwd, *tiles_bwd;
+	int ntiles_fwd, ntiles_bwd;
+	float *wflip;                /* [in_c][out_c*k*k]: flipped, transposed W */
+	float *wfpack;               /* its packed form */
 };
 
 /* Zeroed, 64-byte aligned (the packed layouts need it); aborts on failure
@@ -100,7 +112,16 @@ static void scratch_free(struct conv_scratch *s)
 		free(c->colt);
 		free(c->apack);
 		free(c->bpack);
+		free(c->P);
+		free(c->Q);
+		free(c->dwT);
 	}
+	free(s->off_fwd);
+	free(s->off_bwd);
+	free(s->tiles_fwd);
+	free(s->tiles_bwd);
+	free(s->wflip);
+	free(s->wfpack);
 	free(s->th);
 	free(s->wpack);
 	free(s->wtpack);
@@ -126,8 +147,39 @@ static struct conv_scratch *scratch(struct layer *l)
 		s->wpack = falloc(gemm_pa_floats(M, K));
 		s->wtpack = falloc(gemm_pa_floats(K, M));
 	}
+	s->direct = own && l->stride == 1 && !getenv("IMC_TRAIN_NO_DIRECT");
+	if (s->direct) {
+		int k = l->k, p = l->pad, pq = k - 1 - p;
+		s->HP = l->in_h + 2 * p;
+		s->WP = l->in_w + 2 * p;
+		s->HQ = l->out_h + 2 * pq;
+		s->WQ = l->out_w + 2 * pq;
+		s->off_fwd = xcalloc((size_t)K, sizeof(int));
+		for (int f = 0; f < K; f++)
+			s->off_fwd[f] = (f / (k * k)) * s->HP * s->WP + (f / k % k) * s->WP + f % k;
+		s->off_bwd = xcalloc((size_t)M * k * k, sizeof(int));
+		for (int g = 0; g < M * k * k; g++)
+			s->off_bwd[g] = (g / (k * k)) * s->HQ * s->WQ + (g / k % k) * s->WQ + g % k;
+		s->tiles_fwd = xcalloc((size_t)l->out_h * ((l->out_w + 15) / 16) + 1,
+				       sizeof(struct conv_tile));
+		s->ntiles_fwd = conv_tiles(l->out_h, l->out_w, s->WP, s->tiles_fwd);
+		s->tiles_bwd = xcalloc((size_t)l->in_h * ((l->in_w + 15) / 16) + 1,
+				       sizeof(struct conv_tile));
+		s->ntiles_bwd = conv_tiles(l->in_h, l->in_w, s->WQ, s->tiles_bwd);
+		s->wflip = falloc(l->nweight);
+		s->wfpack = falloc(gemm_pa_floats(l->in_c, M * k * k));
+	}
 	for (int i = 0; i < t; i++) {
 		struct conv_thread *c = &s->th[i];
+		if (s->direct) {
+			c->P = falloc((size_t)l->in_c * s->HP * s->WP);
+			c->Q = falloc((size_t)M * s->HQ * s->WQ);
+			c->dwT = falloc(l->nweight);
+			c->apack = falloc(gemm_pb_floats(M, N)); /* dy^T, packed */
+			c->dy = falloc(layer_out_size(l));
+			c->dw = falloc(l->nweight + l->nbias);
+			continue;
+		}
 		c->dcol = falloc(s->colsize);
 		c->dy = falloc(layer_out_size(l));
 		c->dw = falloc(l->nweight + l->nbias);
@@ -283,6 +335,17 @@ static float row_sum(const float *x, size_t n)
 	return s;
 }
 
+/* Copies C planes of H x W into the interior of zero-bordered planes of
+ * HP x WP (offset pad); the borders were zeroed at allocation and are
+ * never written. */
+static void pad_planes(const float *x, int C, int H, int W, int pad, int HP, int WP, float *P)
+{
+	for (int c = 0; c < C; c++)
+		for (int h = 0; h < H; h++)
+			memcpy(P + ((size_t)c * HP + h + pad) * WP + pad, x + ((size_t)c * H + h) * W,
+			       (size_t)W * sizeof(float));
+}
+
 struct conv_job {
 	struct layer *l;
 	struct conv_scratch *s;
@@ -305,7 +368,11 @@ static void conv_fwd_task(void *ctx, int t, int nt)
 	for (size_t i = lo; i < hi; i++) {
 		const float *x = j->in + i * layer_in_size(l);
 		float *y = j->out + i * layer_out_size(l);
-		if (own) {
+		if (j->s->direct) {
+			pad_planes(x, l->in_c, l->in_h, l->in_w, l->pad, j->s->HP, j->s->WP, th->P);
+			conv_direct_fwd(l->out_c, l->fan_in, j->s->wpack, j->s->off_fwd, th->P,
+					j->s->tiles_fwd, j->s->ntiles_fwd, y, (int)N);
+		} else if (own) {
 			im2col_packed(l, x, th->colp, 0, th->dcol);
 			gemm_packed(l->out_c, (int)N, l->fan_in, j->s->wpack, th->colp, 0.0f, y,
 				    (int)N);
@@ -339,6 +406,8 @@ static void conv_bwd_task(void *ctx, int t, int nt)
 	float *db = dw + l->nweight;
 	bool own = s->wpack != NULL;
 	memset(dw, 0, (l->nweight + l->nbias) * sizeof(float));
+	if (s->direct)
+		memset(th->dwT, 0, l->nweight * sizeof(float));
 	tpool_range((size_t)j->n, t, nt, &lo, &hi);
 	for (size_t i = lo; i < hi; i++) {
 		const float *x = j->in + i * layer_in_size(l);
@@ -352,6 +421,20 @@ static void conv_bwd_task(void *ctx, int t, int nt)
 		}
 		for (int m = 0; m < l->out_c; m++)
 			db[m] += row_sum(dy + (size_t)m * N, N);
+		if (s->direct) {
+			pad_planes(x, l->in_c, l->in_h, l->in_w, l->pad, s->HP, s->WP, th->P);
+			gemm_pack_b(true, l->out_c, (int)N, dy, (int)N, th->apack);
+			conv_direct_dw(l->fan_in, l->out_c, s->off_fwd, th->P, l->out_h, l->out_w,
+				       s->WP, th->apack, th->dwT);
+			if (j->din) {
+				pad_planes(dy, l->out_c, l->out_h, l->out_w, l->k - 1 - l->pad, s->HQ,
+					   s->WQ, th->Q);
+				conv_direct_fwd(l->in_c, l->out_c * l->k * l->k, s->wfpack, s->off_bwd,
+						th->Q, s->tiles_bwd, s->ntiles_bwd,
+						j->din + i * layer_in_size(l), l->in_h * l->in_w);
+			}
+			continue;
+		}
 		if (own) {
 			im2col_packed(l, x, th->colt, 1, th->dcol);
 			gemm_pack_a(false, l->out_c, (int)N, dy, (int)N, th->apack);
@@ -396,9 +479,37 @@ static void conv_backward(struct layer *l, const float *in, const float *out,
 	struct conv_job j = { .l = l, .s = scratch(l), .in = in, .y = out,
 			      .dout = dout, .din = din, .n = n };
 	int nt = conv_tasks(n);
-	if (j.s->wtpack && din)
+	if (j.s->direct && din) {
+		/* wflip[c][(m*k + q)*k + r] = W[m][c][k-1-q][k-1-r] */
+		int k = l->k, kk = k * k, M = l->out_c;
+		for (int m = 0; m < M; m++)
+			for (int c = 0; c < l->in_c; c++)
+				for (int q = 0; q < kk; q++)
+					j.s->wflip[(size_t)c * M * kk + (size_t)m * kk + q] =
+						l->w[((size_t)m * l->in_c + c) * kk + (kk - 1 - q)];
+		gemm_pack_a(false, l->in_c, M * kk, j.s->wflip, M * kk, j.s->wfpack);
+	} else if (j.s->wtpack && din) {
 		gemm_pack_a(true, l->fan_in, l->out_c, l->w, l->fan_in, j.s->wtpack);
+	}
 	tpool_run(nt, conv_bwd_task, &j);
+	if (j.s->direct) {
+		/* dw[m][f] = sum over threads of dwT[f][m]; biases as below */
+		int M = l->out_c, K = l->fan_in;
+		for (int m = 0; m < M; m++)
+			for (int f = 0; f < K; f++) {
+				float acc = 0.0f;
+				for (int t = 0; t < nt; t++)
+					acc += j.s->th[t].dwT[(size_t)f * M + m];
+				l->dw[(size_t)m * K + f] = acc;
+			}
+		for (size_t q = 0; q < l->nbias; q++) {
+			float acc = 0.0f;
+			for (int t = 0; t < nt; t++)
+				acc += j.s->th[t].dw[l->nweight + q];
+			l->db[q] = acc;
+		}
+		return;
+	}
 	/* Sum the per-thread accumulators, in thread order (deterministic for
 	 * a given thread count). */
 	memcpy(l->dw, j.s->th[0].dw, l->nweight * sizeof(float));
