@@ -31,6 +31,7 @@ RADL_CASES = \
 	tests/radl/lone_cr_outports.json tests/radl/lone_cr_outports.radl \
 	tests/radl/multi_errors.err tests/radl/multi_errors.radl \
 	tests/radl/recipe_unclosed.err tests/radl/recipe_unclosed.radl \
+	tests/radl/several_errors.err tests/radl/several_errors.radl \
 	tests/radl/units_nested.json tests/radl/units_nested.radl \
 	tests/radl/unterminated_string.err tests/radl/unterminated_string.radl \
 	tests/radl/yaml_error.err tests/radl/yaml_error.radl

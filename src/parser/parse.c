@@ -316,9 +316,45 @@ static bool parse_body(struct parser *P, struct radl_body *b)
 	return ok;
 }
 
+/* Drops what a failed feature left in the body, so that later passes (the
+ * merge, the checks) only see complete constraints. */
+static void drop_partial(struct radl_body *b, size_t nfeat, size_t nsoft)
+{
+	while (b->nfeat > nfeat)
+		radl_feature_release(&b->feat[--b->nfeat]);
+	while (b->nsoft > nsoft) {
+		struct radl_soft *s = &b->soft[--b->nsoft];
+		free(s->weight.unit);
+		if (s->body) {
+			radl_body_release(s->body);
+			free(s->body);
+		}
+	}
+}
+
+/* After a bad feature: skip to the 'and' or ')' that ends it at this
+ * level. Returns false when the block is not closed before the next
+ * sentence (or the end of input). */
+static bool skip_feature(struct parser *P)
+{
+	int depth = 0;
+	for (;;) {
+		if (at(P, TK_EOF) || (is_sentence_kw(P->tok.t) && P->tok.bol))
+			return false;
+		if (depth == 0 && (at(P, TK_AND) || at(P, TK_RPAREN)))
+			return true;
+		if (at(P, TK_LPAREN))
+			depth++;
+		else if (at(P, TK_RPAREN))
+			depth--;
+		advance(P);
+	}
+}
+
 static bool parse_body_inner(struct parser *P, struct radl_body *b, const struct src_loc *openp)
 {
 	struct src_loc open = *openp;
+	bool ok = true;
 	advance(P);
 	if (at(P, TK_RPAREN)) {
 		b->close = P->tok.loc;
@@ -328,8 +364,26 @@ static bool parse_body_inner(struct parser *P, struct radl_body *b, const struct
 	if (at(P, TK_AND))
 		advance(P);
 	for (;;) {
-		if (!parse_feature(P, b)) {
-			if (at(P, TK_EOF) || (is_sentence_kw(P->tok.t) && P->tok.bol))
+		size_t nfeat = b->nfeat, nsoft = b->nsoft;
+		bool fine = parse_feature(P, b);
+		if (fine && at(P, TK_AND)) {
+			advance(P);
+			continue;
+		}
+		if (fine && at(P, TK_RPAREN)) {
+			b->close = P->tok.loc;
+			advance(P);
+			return ok;
+		}
+		if (fine)
+			expected(P, "'and' or ')'");
+		else
+			drop_partial(b, nfeat, nsoft);
+		ok = false;
+		/* the '(' note must follow its error directly */
+		size_t nitems = P->d->n;
+		if (!skip_feature(P)) {
+			if (P->d->n == nitems)
 				note_open(P, &open, "'('");
 			return false;
 		}
@@ -337,13 +391,8 @@ static bool parse_body_inner(struct parser *P, struct radl_body *b, const struct
 			advance(P);
 			continue;
 		}
-		if (at(P, TK_RPAREN)) {
-			b->close = P->tok.loc;
-			advance(P);
-			return true;
-		}
-		expected(P, "'and' or ')'");
-		note_open(P, &open, "'('");
+		b->close = P->tok.loc;
+		advance(P);
 		return false;
 	}
 }
