@@ -52,3 +52,4 @@ TESTS += tests/cli/t5001-trainer-cli.sh tests/cli/t5002-trainer-resume.sh \
 	tests/cli/t5003-trainer-torch.sh
 EXTRA_DIST += bench/trainer.py tests/cli/t5001-trainer-cli.sh tests/cli/t5002-trainer-resume.sh \
 	tests/cli/t5003-trainer-torch.sh tests/trainer/torch_reference_dump.py
+dist_man_MANS += docs/imc-train.1
