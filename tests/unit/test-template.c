@@ -775,8 +775,10 @@ static void test_fuzz_regressions(void **state)
 		"{{ 9223372036854775807 | random(start=-9223372036854775807) }}",
 		"{{ '%d' % 1e300 }}",
 		"{{ [9223372036854775807, 1] | sum }}",
+		"{{ 2*2*2*2**2*2*2*2*2*2*2**21*2*2*  e-512**2 }}",   /* timeout: '' * huge */
+		"{{ [] * 9223372036854775807 }}",
 	};
-	json_t *vars = jparse("{\"l\": [3, 1, 2], \"d\": 1}");
+	json_t *vars = jparse("{\"l\": [3, 1, 2], \"d\": 1, \"e\": \"\"}");
 	for (size_t i = 0; i < sizeof(inputs) / sizeof(inputs[0]); i++) {
 		struct tmpl_env env = { .vars = vars };
 		struct diag d = DIAG_INIT;
