@@ -1,10 +1,12 @@
 /* cmd-getoutputs.c: 'imc getoutputs ID': what the deployment fetched back
  * into $IMC_HOME/infra/ID/outputs (model, metrics, accuracy), as IM's
  * "key = value" lines; a file's value is its content when it is short
- * text, else its path. */
+ * text, else its path; each scalar member of a fetched JSON object (the
+ * trainer's summary.json) is a named value of its own. */
 #include "config.h"
 
 #include <stdio.h>
+#include <string.h>
 
 #include "cmd/cmd.h"
 #include "cmd/infra.h"
@@ -26,12 +28,32 @@ int cmd_getoutputs(struct imc_ctx *ctx, int argc, char **argv)
 	if (!st || infra_lookup(st, pos[0], &in, &d) < 0 || state_output_list(st, in.id, &outs, &n, &d) < 0)
 		goto out;
 	if (ctx->json) {
-		json_t *j = infra_json_doc(), *o = json_object();
-		for (size_t i = 0; i < n; i++)
-			json_object_set_new(o, outs[i].name, json_pack("{s:o, s:o}",
-				"value", outs[i].value ? json_string(outs[i].value) : json_null(),
-				"path", outs[i].path ? json_string(outs[i].path) : json_null()));
+		/* {"format": 1, "outputs": {NAME: VALUE}, "files": {NAME: PATH}};
+		 * each named value (not a file) is also a top-level member, for
+		 * scripts: d["test_accuracy"] */
+		json_t *j = infra_json_doc(), *o = json_object(), *files = json_object(), *top = json_object();
+		for (size_t i = 0; i < n; i++) {
+			json_t *v = NULL;
+			if (!outs[i].path && outs[i].value) {
+				v = json_loads(outs[i].value, JSON_DECODE_ANY, NULL);
+				if (v && !json_is_number(v) && !json_is_boolean(v) && !json_is_null(v)) {
+					json_decref(v);
+					v = NULL;
+				}
+			}
+			if (!v)
+				v = outs[i].value ? json_string(outs[i].value) : outs[i].path ? json_string(outs[i].path) : json_null();
+			if (!outs[i].path && strcmp(outs[i].name, "format") != 0 && strcmp(outs[i].name, "outputs") != 0 &&
+			    strcmp(outs[i].name, "files") != 0)
+				json_object_set(top, outs[i].name, v);
+			json_object_set_new(o, outs[i].name, v);
+			if (outs[i].path)
+				json_object_set_new(files, outs[i].name, json_string(outs[i].path));
+		}
 		json_object_set_new(j, "outputs", o);
+		json_object_set_new(j, "files", files);
+		json_object_update(j, top);
+		json_decref(top);
 		infra_json_print(j);
 	} else {
 		for (size_t i = 0; i < n; i++) {

@@ -98,7 +98,7 @@ int cmd_reconfigure(struct imc_ctx *ctx, int argc, char **argv)
 		goto out;
 	if (file) {
 		vars = in.extra_vars ? json_loads(in.extra_vars, 0, NULL) : json_object();
-		if (!(old = infra_radl(&in, &d)) || !(add = infra_load_radl(file, vars, true, &text, &d)))
+		if (!(old = infra_radl(&in, &d)) || !(add = infra_load_radl_unchecked(file, vars, true, &text, &d)))
 			goto out;
 		merged = replace_configures(old, add);
 		struct diag cd = DIAG_INIT;

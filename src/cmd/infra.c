@@ -415,8 +415,8 @@ void infra_vm_take(struct state_vm *vm, const struct cloud_vm *cv)
 	json_decref(ips);
 }
 
-struct radl_doc *infra_load_radl(const char *path, json_t *vars, bool interactive, char **text,
-				 struct diag *d)
+static struct radl_doc *load_radl(const char *path, json_t *vars, bool interactive, char **text,
+				  bool check, struct diag *d)
 {
 	*text = NULL;
 	struct strbuf sb = STRBUF_INIT;
@@ -438,13 +438,25 @@ struct radl_doc *infra_load_radl(const char *path, json_t *vars, bool interactiv
 	size_t k = strspn(t, " \t\r\n");
 	struct radl_doc *doc = (t[k] == '[' || t[k] == '{') ? radl_parse_json(path, t, strlen(t), d)
 							    : radl_parse(path, t, strlen(t), d);
-	if (!doc || radl_check(doc, d) < 0) {
+	if (!doc || (check && radl_check(doc, d) < 0)) {
 		radl_doc_free(doc);
 		free(t);
 		return NULL;
 	}
 	*text = t;
 	return doc;
+}
+
+struct radl_doc *infra_load_radl(const char *path, json_t *vars, bool interactive, char **text,
+				 struct diag *d)
+{
+	return load_radl(path, vars, interactive, text, true, d);
+}
+
+struct radl_doc *infra_load_radl_unchecked(const char *path, json_t *vars, bool interactive, char **text,
+					   struct diag *d)
+{
+	return load_radl(path, vars, interactive, text, false, d);
 }
 
 struct radl_doc *infra_radl(const struct state_infra *in, struct diag *d)

@@ -83,6 +83,10 @@ void infra_vm_take(struct state_vm *vm, const struct cloud_vm *cv);
  * gets the substituted text (malloc'd). NULL with d set on error. */
 struct radl_doc *infra_load_radl(const char *path, json_t *vars, bool interactive, char **text,
 				 struct diag *d);
+/* The same without the semantic checks: for a file that refers to an
+ * infrastructure's sentences, checked once merged with them. */
+struct radl_doc *infra_load_radl_unchecked(const char *path, json_t *vars, bool interactive, char **text,
+					   struct diag *d);
 /* The stored RADL of an infrastructure, parsed (NULL with d set). */
 struct radl_doc *infra_radl(const struct state_infra *in, struct diag *d);
 /* A JSON array of the VMs' specs completed with their addresses (the input

@@ -185,16 +185,20 @@ static void record_outputs_dir(struct state_store *st, const char *id, const cha
 			}
 			strbuf_release(&val);
 			state_output_set(st, id, name, path, value, d);
-			/* outputs.json: {"name": value, ...} each becomes an output */
-			if (strcmp(e->d_name, "outputs.json") == 0 && value) {
-				json_t *o = json_loads(value, 0, NULL);
+			/* a fetched JSON object (the trainer's summary.json, an
+			 * outputs.json): each scalar member becomes a named output */
+			size_t nl = strlen(e->d_name);
+			if (nl > 5 && strcmp(e->d_name + nl - 5, ".json") == 0 && sb.st_size <= 65536) {
+				json_t *o = json_load_file(path, 0, NULL);
 				const char *k;
 				json_t *v;
 				json_object_foreach(o, k, v) {
-					char *s = json_is_string(v) ? xstrdup(json_string_value(v))
-								    : json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT);
-					state_output_set(st, id, k, NULL, s, d);
-					free(s);
+					if (json_is_object(v) || json_is_array(v))
+						continue;
+					char *sv = json_is_string(v) ? xstrdup(json_string_value(v))
+								     : json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT);
+					state_output_set(st, id, k, NULL, sv, d);
+					free(sv);
 				}
 				json_decref(o);
 			}
@@ -455,6 +459,9 @@ static int contextualize(struct state_store *st, struct state_infra *in, const c
 		r.st = state_open(state_home(st), &cd);
 		if (!r.st)
 			_exit(3);
+		/* relative 'fetch' destinations land in the output directory */
+		if (chdir(outdir) < 0)
+			log_warn(MOD, "cannot enter '%s'", outdir);
 		struct diag pd = DIAG_INIT;
 		int prc = provision_run(&job, &pd);
 		pthread_mutex_lock(&r.lock);
