@@ -3,7 +3,8 @@
  * configures or refer (without a body) to those of the infrastructure. The
  * new VMs get the next numbers (never reused), are recorded 'pending', and
  * a deployment worker creates them and contextualizes the whole
- * infrastructure again, as IM does. Prints IM's "Resources with IDs: N,M
+ * infrastructure again, as IM does (--no-context: the new VMs are only
+ * created and stay 'running', IM's context=0). Prints IM's "Resources with IDs: N,M
  * successfully added." once they are deployed (-d: right away). */
 #include "config.h"
 
@@ -57,8 +58,9 @@ int cmd_addresource(struct imc_ctx *ctx, int argc, char **argv)
 		return IMC_EXIT_OK;
 	const char **evars = NULL;
 	size_t nev = 0;
-	bool detach = false;
+	bool detach = false, no_context = false;
 	const struct infra_opt opts[] = {
+		{ .lng = "no-context", .flag = &no_context },
 		{ .lng = "extra-var", .shrt = 'e', .list = &evars, .nlist = &nev },
 		{ .lng = "detach", .shrt = 'd', .flag = &detach },
 		{ 0 },
@@ -151,7 +153,7 @@ int cmd_addresource(struct imc_ctx *ctx, int argc, char **argv)
 	}
 	if (state_infra_set_phase(st, in.id, PHASE_NEW, &d) < 0 || state_commit(st, &d) < 0)
 		goto fail;
-	if (worker_spawn(ctx, &st, in.id, lock, WORKER_DEPLOY, NULL, &d) < 0)
+	if (worker_spawn(ctx, &st, in.id, lock, no_context ? WORKER_CREATE : WORKER_DEPLOY, NULL, &d) < 0)
 		goto out;
 	state_unlock_infra(lock);
 	lock = -1;

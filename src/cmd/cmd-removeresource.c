@@ -1,7 +1,9 @@
 /* cmd-removeresource.c: 'imc removeresource ID VM[,VM...]' deletes VMs of
  * an infrastructure on their cloud, then their rows. Their numbers are
  * never given again. Every VM named must exist before any is touched.
- * Prints IM's "Resources with IDs: N successfully deleted." */
+ * The VMs left are contextualized again in the background, as IM does
+ * (--no-context: not). Prints IM's "Resources with IDs: N successfully
+ * deleted." */
 #include "config.h"
 
 #include <stdio.h>
@@ -10,6 +12,7 @@
 
 #include "cmd/cmd.h"
 #include "cmd/infra.h"
+#include "cmd/worker.h"
 #include "util/strbuf.h"
 #include "util/xalloc.h"
 #include "util/banned.h"
@@ -18,8 +21,10 @@ int cmd_removeresource(struct imc_ctx *ctx, int argc, char **argv)
 {
 	if (cmd_help_requested(argc, argv))
 		return IMC_EXIT_OK;
+	bool no_context = false;
+	const struct infra_opt opts[] = { { .lng = "no-context", .flag = &no_context }, { 0 } };
 	char *pos[2];
-	int npos, rc = infra_args(ctx, argc, argv, NULL, pos, 2, 2, &npos);
+	int npos, rc = infra_args(ctx, argc, argv, opts, pos, 2, 2, &npos);
 	if (rc)
 		return rc;
 	struct diag d = DIAG_INIT;
@@ -101,6 +106,20 @@ int cmd_removeresource(struct imc_ctx *ctx, int argc, char **argv)
 			json_array_append_new(removed, json_integer(vm->num));
 			gone[i] = true; /* listed twice: once is enough */
 		}
+	/* As IM: the VMs left are contextualized again (their /etc/hosts and
+	 * groups lose the removed ones), when any of them is reachable over
+	 * SSH; in the background, like a create -d. */
+	bool ssh = false;
+	for (size_t i = 0; i < n; i++) {
+		const struct cloud_driver *drv = cloud_driver_find(vms[i].cloud);
+		ssh = ssh || (!gone[i] && drv && (drv->caps & CLOUD_CAP_SSH) &&
+			      (vms[i].state == VM_CONFIGURED || vms[i].state == VM_UNCONFIGURED));
+	}
+	if (done.len && ssh && !no_context) {
+		if (state_infra_set_phase(st, in.id, PHASE_NEW, &d) < 0 ||
+		    worker_spawn(ctx, &st, in.id, lock, WORKER_CONFIGURE, NULL, &d) < 0)
+			goto close;
+	}
 	if (done.len) {
 		if (ctx->json) {
 			json_t *j = infra_json_doc();

@@ -739,7 +739,7 @@ static int worker_main(const char *home, const char *id, int ready_fd, enum work
 			free(msg);
 		}
 	}
-	if (task == WORKER_DEPLOY) {
+	if (task == WORKER_DEPLOY || task == WORKER_CREATE) {
 		create_networks(st, &in, af, &ss, &d);
 		pause_at("networks");
 		create_vms(st, &in, af, &ss, &d);
@@ -747,7 +747,10 @@ static int worker_main(const char *home, const char *id, int ready_fd, enum work
 		state_infra_set_phase(st, id, PHASE_CONFIGURING, &d);
 	}
 	struct diag cd = DIAG_INIT;
-	if (contextualize(st, &in, only, &cd) < 0) {
+	if (task == WORKER_CREATE) {
+		/* IM's context=0: the new VMs stay 'running', nothing is run */
+		state_log_add(st, id, -1, "VMs added without contextualization", &d);
+	} else if (contextualize(st, &in, only, &cd) < 0) {
 		char *msg = xasprintf("contextualization not run: %s", diag_first_message(&cd));
 		state_log_add(st, id, -1, msg, &d);
 		free(msg);

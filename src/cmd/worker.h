@@ -26,6 +26,7 @@
 enum worker_task {
 	WORKER_DEPLOY,      /* create what is pending, then contextualize everything */
 	WORKER_CONFIGURE,   /* contextualize again (reconfigure) */
+	WORKER_CREATE,      /* create what is pending, no contextualization */
 };
 
 /* Starts the worker for infrastructure id. The caller holds the lock

@@ -26,6 +26,14 @@ expect_exit 0 "getoutputs --json" -- "$IMC" getoutputs --json "$ID"
 expect_exit 0 "getvminfo shows the address" -- "$IMC" getvminfo "$ID" 1 net_interface.0.ip
 expect_grep '^[0-9]+\.[0-9]+\.[0-9]+\.[0-9]+$' "$TMPD/out" "an IPv4 address"
 
+expect_exit 0 "removeresource" -- "$IMC" removeresource "$ID" 2
+expect_exit 0 "the VMs left are contextualized again" -- "$IMC" wait "$ID" 300
+expect_exit 0 "getcontmsg" -- "$IMC" getcontmsg "$ID"
+[ "$(grep -c 'Contextualization started' "$TMPD/out")" -eq 2 ] && ok "a second contextualization ran" || not_ok "a second contextualization ran"
+expect_exit 0 "the hosts of VM 1" -- "$IMC" ssh "$ID" 1 -- cat /etc/hosts
+expect_grep 'front.localdomain' "$TMPD/out" "VM 1 still knows the front"
+expect_no_grep 'wn-2' "$TMPD/out" "VM 1 no longer lists the removed VM"
+
 expect_exit 1 "a failing reconfigure exits 1" -- "$IMC" reconfigure "$ID" "$R/t2-broken.radl"
 expect_exit 0 "getstate after it" -- "$IMC" getstate "$ID"
 expect_grep '^VM ID: 1 is in state: unconfigured\.$' "$TMPD/out" "the failing VM is unconfigured"
