@@ -94,7 +94,8 @@ static void bad_char(struct radl_lexer *lx, const char *p)
 {
 	struct src_loc loc = here(lx, p);
 	unsigned char c = (unsigned char)*p;
-	lx->errors++;
+	if (++lx->errors > RADL_MAX_LEX_ERRORS)
+		return; /* the parser says "too many errors" */
 	if (c == '-' && p + 1 < lx->end && is_digit(p[1]))
 		diag_error(lx->d, IMC_EXIT_DATAERR, &loc,
 			   "unexpected character '-': RADL numbers are never negative");

@@ -751,7 +751,7 @@ static void parse_radl(struct parser *P)
 				recover(P);
 		}
 	}
-	if (P->errors > MAX_ERRORS) {
+	if (P->errors > MAX_ERRORS || P->lx.errors > RADL_MAX_LEX_ERRORS) {
 		diag_error(P->d, IMC_EXIT_DATAERR, NULL, "%s: too many errors, giving up",
 			   P->doc->file);
 		return;

@@ -13,6 +13,8 @@
 /* Deepest nesting of contains / soft blocks accepted, so that recursion
  * over a document (merge, check, output) stays shallow. */
 #define RADL_MAX_DEPTH 64
+/* Stray characters reported before the lexer falls silent. */
+#define RADL_MAX_LEX_ERRORS 20
 
 /* ---- lexer (lex.c) ---------------------------------------------------- */
 
