@@ -170,13 +170,25 @@ static char *col_str(sqlite3_stmt *s, int i)
 	return t ? xstrdup((const char *)t) : NULL;
 }
 
+/* An absolute path: the deployment worker and the provisioner change
+ * directory, and key paths must keep working. */
+static char *absolute(const char *path)
+{
+	if (path[0] == '/')
+		return xstrdup(path);
+	char cwd[4096];
+	if (!getcwd(cwd, sizeof(cwd)))
+		return xstrdup(path);
+	return xasprintf("%s/%s", cwd, path);
+}
+
 char *state_default_home(const char *home)
 {
 	if (home && *home)
-		return xstrdup(home);
+		return absolute(home);
 	const char *env = getenv("IMC_HOME");
 	if (env && *env)
-		return xstrdup(env);
+		return absolute(env);
 	const char *h = getenv("HOME");
 	if (!h || !*h) {
 		struct passwd *pw = getpwuid(getuid());
