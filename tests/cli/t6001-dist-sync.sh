@@ -1,7 +1,8 @@
 #!/bin/sh
 # t6001: a real synchronous job on loopback: 1 PS, the chief and 1 worker
-# train the mlp on Fashion-MNIST; the loss falls, test accuracy >= 80%, every
-# task exits 0 and the PS shuts down because the chief told it to.
+# train the mlp for one epoch on Fashion-MNIST; the loss falls, test accuracy
+# >= 80%, the chief evaluates at the epoch's end, every task exits 0 and the
+# PS shuts down because the chief told it to. Usage errors first.
 . "$top_srcdir/tests/cli/lib.sh"
 . "$top_srcdir/tests/cli/t6-dist-lib.sh"
 
@@ -19,13 +20,13 @@ expect_grep 'task ps:3 is not in the cluster' "$TMPD/err" "names the task"
 expect_exit 64 "--on-worker-loss takes continue or fail" -- "$IMC_TRAIN" --role ps --on-worker-loss maybe
 
 make_cluster "$TMPD/cluster.json" 1 1
-common="--cluster $TMPD/cluster.json --model mlp --steps 400 --threads 1 --log-every 50"
+common="--cluster $TMPD/cluster.json --model mlp --epochs 1 --threads 1 --log-every 50"
 start ps --role ps $common
 start chief --role chief $common --json --metrics "$TMPD/metrics.jsonl"
 # the worker takes the cluster and its index from TF_CONFIG
 TF_CONFIG=$("$PY" -c 'import json,sys; c=json.load(open(sys.argv[1])); c["task"]={"type":"worker","index":0}; print(json.dumps(c))' "$TMPD/cluster.json")
 export TF_CONFIG
-start worker --role worker --model mlp --steps 400 --threads 1
+start worker --role worker --model mlp --epochs 1 --threads 1
 unset TF_CONFIG
 wait_exit chief 120
 wait_exit worker 30
@@ -37,8 +38,12 @@ expect_grep 'shutdown requested by the chief' "$TMPD/ps.log" "the chief shuts th
 expect_grep 'steps/s, in .* MB/s, out .* MB/s' "$TMPD/ps.log" "the PS logs steps/s and bytes/s"
 expect_grep 'steps/s, .* ex/s, out .* MB/s' "$TMPD/worker.log" "the worker logs steps/s and bytes/s"
 py_check "test accuracy >= 0.80" 'j["test_accuracy"] >= 0.80' "$TMPD/chief.out"
-py_check "summary: sync, 2 workers, global step 400" \
-	'j["mode"] == "sync" and j["workers"] == 2 and j["global_step"] == 400 and j["steps"] == 400' "$TMPD/chief.out"
+# one epoch: each worker's shard is 30000 examples, 468 steps of 64 (x2 workers)
+py_check "summary: sync, 2 workers, one epoch = 468 steps of 128 examples" \
+	'j["mode"] == "sync" and j["workers"] == 2 and j["global_step"] == 468 and j["global_batch"] == 128 and j["job_examples"] == 468 * 128' "$TMPD/chief.out"
+py_check "the chief evaluated at the end of the epoch" \
+	'len(j["epoch_test_accuracy"]) == 1 and j["epoch_test_accuracy"][0] >= 0.80' "$TMPD/chief.out"
+expect_grep '"event":"eval","step":468' "$TMPD/metrics.jsonl" "the epoch's evaluation is in the metrics"
 py_check "summary has the reference keys" \
 	'all(k in j for k in ("model","params","batch","threads","lr","momentum","seed","steps","epochs","train_examples_per_sec","train_examples_per_sec_median_step","infer_examples_per_sec","infer_examples_per_cpu_sec","eval_batch","test_accuracy","test_loss","epoch_test_accuracy","train_loss_last_epoch","diverged","wall_seconds","data_load_seconds","peak_rss_mib"))' "$TMPD/chief.out"
 if "$PY" - "$TMPD/metrics.jsonl" <<'PYEOF'

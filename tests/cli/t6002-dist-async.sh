@@ -2,15 +2,20 @@
 # t6002: a real asynchronous job on loopback: 1 PS, the chief and 1 worker
 # train the mlp asynchronously (gradients applied on arrival) on
 # Fashion-MNIST; the loss falls, test accuracy >= 80%, staleness is reported, every
-# task exits 0 and the PS shuts down because the chief told it to.
+# task exits 0 and the PS shuts down because the chief told it to. The PS
+# starts after the chief and the worker, which wait for it.
 . "$top_srcdir/tests/cli/lib.sh"
 . "$top_srcdir/tests/cli/t6-dist-lib.sh"
 
 make_cluster "$TMPD/cluster.json" 1 1
 common="--cluster $TMPD/cluster.json --model mlp --steps 1000 --async --threads 1 --log-every 50"
-start ps --role ps $common
+# the PS starts last: the others wait for it, retrying
 start chief --role chief $common --json --metrics "$TMPD/metrics.jsonl"
 start worker --role worker --index 0 $common
+if wait_line "$TMPD/worker.log" 'waiting for ps:0 .*retrying' 60 &&
+   wait_line "$TMPD/chief.log" 'waiting for ps:0 .*retrying' 60; then
+	ok "chief and worker wait for the PS"; else not_ok "chief and worker wait for the PS"; fi
+start ps --role ps $common
 wait_exit chief 120
 wait_exit worker 30
 wait_exit ps 30
