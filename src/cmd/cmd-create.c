@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cloud/cloud.h"
 #include "cmd/cmd.h"
@@ -125,6 +126,9 @@ int cmd_create(struct imc_ctx *ctx, int argc, char **argv)
 	key = infra_key_path(home, id);
 	if (!dir || sshkey_generate(key, id, &d) < 0)
 		goto out;
+	char *pub = xasprintf("%s.pub", key);
+	chmod(pub, 0600); /* everything in $IMC_HOME is 0600 */
+	free(pub);
 	abs = realpath(pos[0], NULL);
 	ev = json_object_size(vars) ? json_dumps(vars, JSON_COMPACT) : NULL;
 	in.id = id;

@@ -89,6 +89,22 @@ expect_grep 'the cloud reports this VM off' "$TMPD/out" "the VM log says the clo
 expect_exit 0 "destroy --json" -- "$IMC" destroy --json "$ID2"
 expect_grep '"destroyed": true' "$TMPD/out" "destroy --json"
 expect_exit 66 "destroy of an unknown id" -- "$IMC" destroy 0123abcd
+# a cloud that fails to create VMs
+sed "s|disk.0.image.url = 'dummy://'\$|disk.0.image.url = 'dummy://fail-create'|" "$R/t2-cluster.radl" >"$TMPD/fail.radl"
+expect_exit 1 "create with failing VMs exits 1" -- "$IMC" create "$TMPD/fail.radl"
+FID=$(head -1 "$TMPD/out")
+expect_grep '^VM 1 \(wn\): failed$' "$TMPD/out" "the failed VMs are reported"
+expect_grep '^The infrastructure is in state: failed$' "$TMPD/out" "the infrastructure failed"
+expect_grep '^VM ID: 0 is in state: configured\.$' "$TMPD/out" "the VM that could be created is kept (IM #369)"
+expect_exit 0 "getvmcontmsg of a failed VM" -- "$IMC" getvmcontmsg "$FID" 2
+expect_grep "creating VM 2 failed" "$TMPD/out" "the VM log says why"
+expect_exit 1 "wait on a failed infrastructure exits 1" -- "$IMC" wait "$FID"
+expect_exit 0 "destroy a failed infrastructure" -- "$IMC" destroy "$FID"
+# an auth line picks the cloud
+printf 'id = lab; type = dummy\n' >"$TMPD/auth.dat"
+expect_exit 0 "--cloud with an auth id" -- "$IMC" -a "$TMPD/auth.dat" create --cloud lab --json "$R/t2-cluster.radl"
+if [ "$(json "$TMPD/out" "d['state']['state']")" = configured ]; then ok "create --json reports the final state"; else not_ok "create --json"; cat "$TMPD/out"; fi
+expect_exit 0 "destroy it" -- "$IMC" -a "$TMPD/auth.dat" destroy "$(json "$TMPD/out" "d['id']")"
 expect_exit 0 "list is empty" -- "$IMC" list --json
 expect_grep '"infrastructures": \[\]' "$TMPD/out" "list --json"
 done_testing
