@@ -1299,6 +1299,8 @@ static json_t *eval_call(struct ev *ev, const struct tnode *n)
 
 json_t *ev_call_filter(struct ev *ev, const char *name, json_t *in, json_t *args, json_t *kw, size_t pos)
 {
+	if (!ev_step(ev, pos))
+		return NULL;
 	const struct tfilter *f = filter_find(name);
 	if (!f) {
 		ev_error(ev, TMPL_ERR_SYNTAX, pos, "template error while templating string: No filter named '%s'.", name);
@@ -1316,6 +1318,8 @@ json_t *ev_call_filter(struct ev *ev, const char *name, json_t *in, json_t *args
 
 int ev_call_test(struct ev *ev, const char *name, json_t *in, json_t *args, json_t *kw, size_t pos, bool *res)
 {
+	if (!ev_step(ev, pos))
+		return -1;
 	const struct ttest *t = test_find(name);
 	if (!t) {
 		ev_error(ev, TMPL_ERR_SYNTAX, pos, "template error while templating string: No test named '%s'.", name);

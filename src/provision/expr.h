@@ -174,7 +174,7 @@ char *val_hash_key(const json_t *v);
  * template must fail cleanly instead of eating the machine. */
 #define TMPL_MAX_SEQ 1000000            /* items in a generated list, chars in a repeated string */
 #define TMPL_MAX_TEXT (64u << 20)       /* bytes of text produced by one render */
-#define TMPL_MAX_STEPS 20000000UL       /* AST nodes evaluated by one top-level call */
+#define TMPL_MAX_STEPS 5000000UL        /* AST nodes, filter and test calls of one top-level call */
 
 /* Records an error at byte position pos of ev->src (pos (size_t)-1: none). */
 void ev_error(struct ev *ev, enum tmpl_err_kind kind, size_t pos, const char *fmt, ...)

@@ -456,6 +456,18 @@ char *tmpl_find_file(struct ev *ev, const char *name)
 
 /* ---- public API ---------------------------------------------------------- */
 
+/* Results handed to the caller never share containers with its inputs, so
+ * that it may modify them (the executor drops `omit` arguments in place). */
+static json_t *own(json_t *v)
+{
+	if (json_is_array(v) || json_is_object(v)) {
+		json_t *c = json_deep_copy(v);
+		json_decref(v);
+		return c;
+	}
+	return v;
+}
+
 static void ev_init(struct ev *ev, struct tmpl_env *env, struct diag *d, const char *src)
 {
 	memset(ev, 0, sizeof(*ev));
@@ -497,13 +509,17 @@ static bool native_text_output(const struct compiled *c)
 	return false;
 }
 
-static char *render_text_in2(struct ev *parent, const char *text, bool raw_strings, bool *native);
+static char *render_text_in2(struct ev *parent, const char *text, bool raw_strings, bool *native, json_t **single);
 static char *render_text_in(struct ev *parent, const char *text, bool raw_strings)
 {
-	return render_text_in2(parent, text, raw_strings, NULL);
+	return render_text_in2(parent, text, raw_strings, NULL, NULL);
 }
 
-static char *render_text_in2(struct ev *parent, const char *text, bool raw_strings, bool *native)
+/* With single: when the text is one {{ expr }} whose value is a list or a
+ * dict, that value is returned in *single (and NULL as text): Ansible would
+ * print it and literal_eval it back to the same value, at a high cost for
+ * big lists. */
+static char *render_text_in2(struct ev *parent, const char *text, bool raw_strings, bool *native, json_t **single)
 {
 	struct ev ev;
 	memset(&ev, 0, sizeof(ev));
@@ -534,19 +550,27 @@ static char *render_text_in2(struct ev *parent, const char *text, bool raw_strin
 		ev.frame = &top;
 		struct strbuf sb;
 		strbuf_init(&sb, MAX_OUTPUT + 1);
-		if (exec_body(&ev, &c.body, &sb) == 0) {
+		if (native)
+			*native = native_text_output(&c);
+		if (single && trailing == 0 && c.body.n == 1 && c.body.v[0]->kind == S_OUT && !(native && *native)) {
+			json_t *v = ev_need(&ev, ev_eval(&ev, c.body.v[0]->a), c.body.v[0]->a->pos);
+			if (json_is_array(v) || json_is_object(v)) {
+				*single = json_deep_copy(v); /* never share the caller's containers */
+			} else if (v && out_value(&ev, v, &sb, c.body.v[0]->pos) == 0) {
+				r = strbuf_detach(&sb);
+			}
+			json_decref(v);
+		} else if (exec_body(&ev, &c.body, &sb) == 0) {
 			restore_newlines(&sb, trailing);
 			r = strbuf_detach(&sb);
 		}
 		strbuf_release(&sb);
 		json_decref(top.vars);
-		if (native)
-			*native = native_text_output(&c);
 		compiled_release(&c);
 	}
 	ev_done(&ev);
 	free(src);
-	if (!r)
+	if (!r && !(single && *single))
 		parent->failed = true;
 	return r;
 }
@@ -607,7 +631,10 @@ json_t *ev_render_typed(struct ev *ev, const char *text)
 			return json_incref(v);
 	}
 	bool native = false;
-	char *s = render_text_in2(ev, text, true, &native);
+	json_t *single = NULL;
+	char *s = render_text_in2(ev, text, true, &native, &single);
+	if (single)
+		return single;
 	if (!s)
 		return NULL;
 	return typed_result(s, native);
@@ -620,7 +647,7 @@ json_t *tmpl_render_typed(struct tmpl_env *env, const char *text, struct diag *d
 	ev.depth = -1;
 	json_t *r = ev_render_typed(&ev, text);
 	ev_done(&ev);
-	return r;
+	return own(r);
 }
 
 static json_t *render_value(struct ev *ev, json_t *v, int depth)
@@ -681,6 +708,7 @@ json_t *tmpl_render_value(struct tmpl_env *env, json_t *v, struct diag *d)
 	struct ev ev;
 	ev_init(&ev, env, d, NULL);
 	ev.depth = -1;
+	/* render_value builds new containers all the way down */
 	json_t *r = v ? render_value(&ev, v, 0) : json_null();
 	ev_done(&ev);
 	return r;
@@ -745,7 +773,7 @@ json_t *tmpl_eval(struct tmpl_env *env, const char *expr, struct diag *d)
 	ev_init(&ev, env, d, expr);
 	json_t *r = eval_expr(&ev, expr, true);
 	ev_done(&ev);
-	return r;
+	return own(r);
 }
 
 int tmpl_eval_cond_str(struct tmpl_env *env, const char *cond, bool *out, struct diag *d)
@@ -855,7 +883,7 @@ json_t *tmpl_lookup(struct tmpl_env *env, const char *name, json_t *terms, json_
 		}
 	}
 	ev_done(&ev);
-	return r;
+	return own(r);
 }
 
 /* ---- static check ---------------------------------------------------------- */

@@ -23,9 +23,10 @@
  *    null renders as the empty string;
  *  - conditions are evaluated on native values (no text round trip).
  *
- * Ownership: every json_t * returned is a new reference owned by the caller;
- * every char * returned is malloc'd and owned by the caller; nothing passed
- * in is kept after the call returns (inputs are borrowed).
+ * Ownership: every json_t * returned is a new reference owned by the caller,
+ * and never shares a list or dict with the inputs (the caller may modify
+ * it); every char * returned is malloc'd and owned by the caller; nothing
+ * passed in is kept after the call returns (inputs are borrowed).
  *
  * Errors: every function returns NULL (or -1) and records one error in the
  * struct diag. Messages use Ansible's wording where it has one, e.g.
@@ -84,7 +85,7 @@
  * Ansible says 'AnsibleUnicode'; {% break %}/{% continue %}/{% do %} are
  * always enabled; an inline if is accepted at the top of a condition.
  * Limits (errors, not crashes): 1e6 items in a generated list, 64 MiB of
- * output, 2e7 evaluation steps per call, 200 levels of nesting. */
+ * output, 5e6 evaluation steps per call, 200 levels of nesting. */
 #ifndef IMC_TEMPLATE_H
 #define IMC_TEMPLATE_H
 

@@ -371,6 +371,22 @@ static void test_resolver_and_eval(void **state)
 	r = tmpl_eval(&env, "[x, 'a'] | length", &d);
 	assert_int_equal(json_integer_value(r), 2);
 	json_decref(r);
+	/* results never share containers with the variables */
+	json_object_set_new(vars, "lst", jparse("[[1], {\"k\": 2}]"));
+	r = tmpl_eval(&env, "lst", &d);
+	json_array_clear(json_array_get(r, 0));
+	json_decref(r);
+	r = tmpl_render_typed(&env, "{{ lst }}", &d);
+	json_object_clear(json_array_get(r, 1));
+	json_decref(r);
+	json_t *in = jparse("{\"a\": \"{{ lst }}\"}");
+	r = tmpl_render_value(&env, in, &d);
+	json_array_clear(json_object_get(r, "a"));
+	json_decref(r);
+	json_decref(in);
+	char *txt = json_dumps(json_object_get(vars, "lst"), JSON_COMPACT);
+	assert_string_equal(txt, "[[1],{\"k\":2}]");
+	free(txt);
 	assert_null(tmpl_eval(&env, "nothere", &d));
 	assert_int_equal(env.err_kind, TMPL_ERR_UNDEFINED);
 	diag_release(&d);
