@@ -480,13 +480,30 @@ static int contextualize(struct state_store *st, struct state_infra *in, const c
 		status = -1;
 	} else {
 		prov_child = child;
-		while (waitpid(child, &status, 0) < 0 && errno == EINTR)
-			;
+		/* contextualize MAX: the provisioner enforces it; should it not
+		 * return, the worker stops it a little later (IM's wording) */
+		double deadline = sched.max_time > 0 ? now() + sched.max_time + 30 : 0;
+		bool expired = false;
+		for (;;) {
+			pid_t w = waitpid(child, &status, deadline > 0 ? WNOHANG : 0);
+			if (w == child || (w < 0 && errno != EINTR))
+				break;
+			if (w == 0 && now() >= deadline && !expired) {
+				expired = true;
+				kill(child, SIGKILL);
+				state_log_add(st, in->id, -1, "ERROR: Max contextualization time passed.", d);
+			}
+			if (w == 0) {
+				struct timespec ts = { 0, 100 * 1000 * 1000 };
+				nanosleep(&ts, NULL);
+			}
+		}
 		prov_child = 0;
 	}
 	if (child < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
 		char *msg = child > 0 && WIFSIGNALED(status)
-			? xasprintf("Contextualization stopped: the provisioner crashed (signal %d)", WTERMSIG(status))
+			? xasprintf("Contextualization stopped: the provisioner %s (signal %d)",
+				    WTERMSIG(status) == SIGKILL ? "was stopped" : "crashed", WTERMSIG(status))
 			: xstrdup("Contextualization stopped: the provisioner failed");
 		state_log_add(st, in->id, -1, msg, d);
 		free(msg);
