@@ -37,6 +37,16 @@ static const char *sshd_path(void)
 	return p && *p == '/' ? p : SSHD_DEFAULT;
 }
 
+int local_sshd_check(struct diag *d)
+{
+	if (access(sshd_path(), X_OK) == 0)
+		return 0;
+	diag_error(d, IMC_EXIT_UNAVAILABLE, NULL,
+		   "the local cloud needs OpenSSH's sshd (Debian package 'openssh-server'): "
+		   "cannot run '%s': %s", sshd_path(), strerror(errno));
+	return -1;
+}
+
 /* StrictModes can be on only when no directory from / down to dir is
  * writable by group or others (sshd checks them all up to the root). */
 static bool strict_ok(const char *dir)

@@ -403,6 +403,8 @@ static int local_vm_create(struct cloud_session *s, struct cloud_vm *vms, size_t
 			   struct diag *d)
 {
 	struct local_ctx c;
+	if (local_sshd_check(d) < 0)
+		return -1;
 	if (local_ctx_init(&c, s, d) < 0)
 		return -1;
 	int ret = -1;

@@ -158,6 +158,8 @@ int local_hosts_update(struct local_ctx *c, struct diag *d);
 char *local_hosts_path(const struct local_vm *vm);
 
 /* local-sshd.c */
+/* 0 when the sshd binary can be run, else -1 with d set. */
+int local_sshd_check(struct diag *d);
 int local_sshd_prepare(struct local_ctx *c, const struct local_vm *vm, struct diag *d);
 int local_sshd_start(struct local_ctx *c, const struct local_vm *vm, struct diag *d);
 /* Ends every process of the VM (sshd and what runs under it). */

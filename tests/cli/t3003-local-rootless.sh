@@ -37,6 +37,9 @@ leftovers() {
 }
 
 expect_exit 0 "keygen" -- "$DRIVE" keygen "$IMC_HOME" "$ID"
+expect_exit 1 "create without an sshd fails" -- env IMC_LOCAL_SSHD=/nonexistent/sshd \
+	"$DRIVE" create "$IMC_HOME" "$ID" 1:x:pub
+expect_grep "needs OpenSSH's sshd \\(Debian package 'openssh-server'\\)" "$TMPD/err" "the error names the missing package"
 expect_exit 0 "create 3 rootless VMs" -- "$DRIVE" create "$IMC_HOME" "$ID" \
 	--net pub:public --net priv 1:front:pub,priv 2:back:priv 3:web:pub
 cp "$TMPD/out" "$TMPD/create"
