@@ -78,7 +78,7 @@ int local_cgroup_setup(struct local_ctx *c, const struct local_vm *vm, char **pa
 	if (vm->cpus <= 0 && vm->memory <= 0)
 		return 0;
 	if (vm->mode != LOCAL_NETNS || geteuid() != 0) {
-		*note = xstrdup("rootless mode: cpu and memory limits not applied");
+		*note = xstrdup("cpu and memory limits not applied (no cgroup in rootless mode)");
 		return 1;
 	}
 	char *root = cgroup2_root();
