@@ -108,7 +108,9 @@ int cmd_radl(struct imc_ctx *ctx, int argc, char **argv)
 		out = was == FMT_JSON ? FMT_RADL : FMT_JSON;
 	if (out == FMT_JSON) {
 		json_t *j = radl_doc_to_json(doc);
-		char *s = json_dumps(j, JSON_INDENT(2) | JSON_REAL_PRECISION(17));
+		/* 15 digits: what people write reads back exactly, without the
+		 * noise of 17 (0.1 stays 0.1) */
+		char *s = json_dumps(j, JSON_INDENT(2) | JSON_REAL_PRECISION(15));
 		if (s) {
 			fputs(s, stdout);
 			fputc('\n', stdout);

@@ -295,6 +295,9 @@ static void read_feature(struct reader *R, struct radl_body *b, const char *key,
 	} else if (json_is_string(v)) {
 		f->kind = RADL_V_STRING;
 		f->str = xstrdup(json_string_value(v));
+		if (!radl_string_printable(f->str))
+			rerr(R, "the value of '%s' cannot be written as a RADL string (a backslash before a quote, a newline or the end)",
+			     key);
 	} else if (json_is_array(v) && json_array_size(v) > 0 &&
 		   json_is_object(json_array_get(v, 0))) {
 		/* contains: one block per object */
@@ -328,6 +331,8 @@ static void read_feature(struct reader *R, struct radl_body *b, const char *key,
 				break;
 			}
 			f->list[f->nlist++] = xstrdup(json_string_value(s));
+			if (!radl_string_printable(f->list[f->nlist - 1]))
+				rerr(R, "an item of '%s' cannot be written as a RADL string", key);
 		}
 	} else {
 		f->kind = RADL_V_STRING;
@@ -441,6 +446,8 @@ static void read_configure(struct reader *R, const json_t *o)
 	if (json_is_string(rec)) {
 		c->recipe = xstrndup(json_string_value(rec), json_string_length(rec));
 		c->recipe_len = strlen(c->recipe);
+		if (!radl_recipe_printable(c->recipe))
+			rerr(R, "the recipe of configure '%s' has a line starting with '@end'", id);
 	}
 }
 

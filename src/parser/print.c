@@ -229,3 +229,29 @@ void radl_print_doc(struct strbuf *sb, const struct radl_doc *doc)
 		radl_print_deploy(sb, &doc->deploys[i]);
 	radl_print_contextualize(sb, &doc->ctxt);
 }
+
+bool radl_string_printable(const char *v)
+{
+	/* print as add_string() does, then read back as the lexer does */
+	size_t n = strlen(v);
+	for (size_t i = 0; i < n; i++) {
+		if (v[i] != '\\')
+			continue;
+		/* a backslash stays a backslash only if what follows it in the
+		 * printed text is neither a quote, nor a newline, nor the end */
+		if (i + 1 == n || v[i + 1] == '\n' || v[i + 1] == '\'')
+			return false;
+		i++; /* the pair is kept as written */
+	}
+	return true;
+}
+
+bool radl_recipe_printable(const char *r)
+{
+	if (strncmp(r, "@end", 4) == 0)
+		return true; /* printed after a newline of its own */
+	for (const char *p = strchr(r, '\n'); p; p = strchr(p + 1, '\n'))
+		if (strncmp(p + 1, "@end", 4) == 0)
+			return false;
+	return true;
+}

@@ -139,6 +139,12 @@ void radl_number_set(struct radl_number *n, double written, bool is_int, const c
 /* Whether a feature of that name holds a credential (ast.c). */
 bool radl_secret_name(const char *name);
 
+/* Whether print.c can write the string (or recipe) so that it reads back
+ * the same: RADL has no escape for a backslash before a quote or at the end
+ * of a string, nor for a recipe line that starts with '@end'. */
+bool radl_string_printable(const char *v);
+bool radl_recipe_printable(const char *r);
+
 /* ---- known attributes (features.c) ------------------------------------ */
 
 /* Checks one feature of a body of the given class against the table of
