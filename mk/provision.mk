@@ -18,3 +18,11 @@ libimc_la_SOURCES += src/provision/provision.h src/provision/provision.c \
 TESTS += tests/cli/t4001-play-local.sh tests/cli/t4002-differential.sh tests/cli/t4003-play-ssh.sh
 EXTRA_DIST += tests/differential/run.sh tests/cli/t4-lib-sshd.sh bench/provision.sh \
 	tests/cli/t4001-play-local.sh tests/cli/t4002-differential.sh tests/cli/t4003-play-ssh.sh
+
+if HAVE_CMOCKA
+check_PROGRAMS += tests/unit/test-exec
+TESTS += tests/unit/test-exec
+tests_unit_test_exec_SOURCES = tests/unit/test-exec.c
+tests_unit_test_exec_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_exec_LDADD = $(UNIT_LIBS)
+endif

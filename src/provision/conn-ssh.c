@@ -16,6 +16,7 @@
 #include <libssh/libssh.h>
 
 #include "provision/task.h"
+#include "util/log.h"
 #include "util/xalloc.h"
 #include "util/banned.h"
 
@@ -154,6 +155,8 @@ static int ssh_reconnect(struct ssh_priv *p, struct diag *d)
 			diag_release(&tmp);
 			return 0;
 		}
+		log_debug("ssh", "%s:%d: %s%s", p->host, p->port, diag_first_message(&tmp),
+			  retry ? " (retrying)" : "");
 		if (!retry || now_s() + wait > end) {
 			diag_error(d, tmp.code ? tmp.code : IMC_EXIT_UNAVAILABLE, NULL, "%s",
 				   diag_first_message(&tmp));

@@ -1,0 +1,406 @@
+/* test-exec.c: unit tests of the task executor's pieces (k=v parsing,
+ * shlex, modes, YAML 1.1 typing, digests, the static check) and of
+ * provision_run() against an sshd on loopback: steps in order, a failed
+ * host skipping its later steps, host key pinning, a changed key refused,
+ * an unsupported construct refused before any VM is touched. */
+#include "config.h"
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "provision/provision.h"
+#include "provision/task.h"
+#include "util/xalloc.h"
+#include "util/banned.h"
+
+static void test_kv(void **state)
+{
+	(void)state;
+	struct diag d = DIAG_INIT;
+	json_t *a = args_parse_kv("dest={{ x }}/a line=\"a b\" content='x\\ny' mode=0755", false, &d);
+	assert_string_equal(json_string_value(json_object_get(a, "dest")), "{{ x }}/a");
+	assert_string_equal(json_string_value(json_object_get(a, "line")), "a b");
+	assert_string_equal(json_string_value(json_object_get(a, "content")), "x\ny");
+	assert_string_equal(json_string_value(json_object_get(a, "mode")), "0755");
+	json_decref(a);
+	a = args_parse_kv("cp a b creates=/x chdir=/tmp", true, &d);
+	assert_string_equal(json_string_value(json_object_get(a, "_raw_params")), "cp a b");
+	assert_string_equal(json_string_value(json_object_get(a, "creates")), "/x");
+	json_decref(a);
+	/* backrefs stay literal: no octal escapes */
+	a = args_parse_kv("line='UsePAM no (was \\1)'", false, &d);
+	assert_string_equal(json_string_value(json_object_get(a, "line")), "UsePAM no (was \\1)");
+	json_decref(a);
+	diag_release(&d);
+}
+
+static void test_shlex(void **state)
+{
+	(void)state;
+	json_t *a = args_shlex("printf '%s|' \"a b\" c\\ d | wc");
+	assert_int_equal(json_array_size(a), 6);
+	assert_string_equal(json_string_value(json_array_get(a, 2)), "a b");
+	assert_string_equal(json_string_value(json_array_get(a, 3)), "c d");
+	assert_string_equal(json_string_value(json_array_get(a, 4)), "|");
+	json_decref(a);
+	assert_null(args_shlex("echo 'unterminated"));
+}
+
+static void test_modes(void **state)
+{
+	(void)state;
+	json_t *v = json_string("0644");
+	assert_int_equal(args_mode(v, -1), 0644);
+	json_decref(v);
+	v = json_string("755");
+	assert_int_equal(args_mode(v, -1), 0755);
+	json_decref(v);
+	v = json_integer(644); /* YAML decimal: Ansible uses the number */
+	assert_int_equal(args_mode(v, -1), 644);
+	json_decref(v);
+	v = json_string("u=rw,g=r,o=");
+	assert_int_equal(args_mode(v, 0777), 0640);
+	json_decref(v);
+	v = json_string("a+x");
+	assert_int_equal(args_mode(v, 0644), 0755);
+	json_decref(v);
+	v = json_string("q=x");
+	assert_int_equal(args_mode(v, 0644), -2);
+	json_decref(v);
+	assert_true(args_bool(json_string("Yes"), false));
+	assert_false(args_bool(json_string("off"), true));
+}
+
+static void test_yaml(void **state)
+{
+	(void)state;
+	struct diag d = DIAG_INIT;
+	const char *y = "a: yes\nb: 0644\nc: '0644'\nd: 1.5\ne: ~\nf: 1e3\ng: 0x1f\nh: on\ni: [1, two]\n";
+	struct yaml_doc *doc = NULL;
+	json_t *v = yaml_load(y, strlen(y), "t.yml", 10, &doc, &d);
+	assert_non_null(v);
+	assert_true(json_is_true(json_object_get(v, "a")));
+	assert_int_equal(json_integer_value(json_object_get(v, "b")), 0644);
+	assert_string_equal(json_string_value(json_object_get(v, "c")), "0644");
+	assert_true(json_is_real(json_object_get(v, "d")));
+	assert_true(json_is_null(json_object_get(v, "e")));
+	assert_string_equal(json_string_value(json_object_get(v, "f")), "1e3");
+	assert_int_equal(json_integer_value(json_object_get(v, "g")), 31);
+	assert_true(json_is_true(json_object_get(v, "h")));
+	assert_int_equal(yaml_line_of(doc, json_object_get(v, "i")), 19);
+	yaml_doc_free(doc);
+	json_decref(v);
+	v = yaml_load("a: [1, 2\n", 9, "bad.yml", 0, NULL, &d);
+	assert_null(v);
+	assert_true(diag_has_errors(&d));
+	assert_string_equal(d.items[0].file, "bad.yml");
+	diag_release(&d);
+}
+
+static void test_digests(void **state)
+{
+	(void)state;
+	char s[41], m[33];
+	mod_sha1_hex("abc", 3, s);
+	assert_string_equal(s, "a9993e364706816aba3e25717850c26c9cd0d89d");
+	mod_sha1_hex("", 0, s);
+	assert_string_equal(s, "da39a3ee5e6b4b0d3255bfef95601890afd80709");
+	mod_md5_hex("abc", 3, m);
+	assert_string_equal(m, "900150983cd24fb0d6963f7d28e17f72");
+	char big[1000];
+	memset(big, 'a', sizeof(big));
+	mod_sha1_hex(big, sizeof(big), s);
+	assert_string_equal(s, "291e9a6c66994949b57ba5e650361e98fc36b1ba");
+}
+
+static void test_static_check(void **state)
+{
+	(void)state;
+	struct diag d = DIAG_INIT;
+	const char *recipe = "---\n- tasks:\n  - name: ok\n    command: /bin/true\n  - name: bad\n    frob: x=1\n";
+	struct task_playbook *pb = play_load_text(recipe, "infra.radl", 40, NULL, NULL, true, &d);
+	assert_null(pb);
+	assert_true(play_error_unsupported(&d));
+	assert_int_equal(d.items[0].line, 45);
+	assert_string_equal(d.items[0].file, "infra.radl");
+	diag_release(&d);
+	diag_init(&d);
+	pb = play_load_text("- tasks: [ {command: /bin/true, when: 'a ==' } ]\n", "x.radl", 0, NULL,
+			    NULL, true, &d);
+	assert_null(pb);
+	assert_false(play_error_unsupported(&d));
+	diag_release(&d);
+}
+
+/* ---- provision_run against a loopback sshd ---------------------------------- */
+
+struct rec {
+	char keys[2][512];
+	int nkeys;
+	struct { int host, step; bool ok; char err[512]; } done[16];
+	int ndone;
+	int logs[3];
+	pthread_mutex_t lock;
+};
+
+static void rec_log(void *o, int host, const char *text)
+{
+	struct rec *r = o;
+	pthread_mutex_lock(&r->lock);
+	if (strstr(text, "TASK [") || strstr(text, "ok: [") || strstr(text, "changed: ["))
+		r->logs[host + 1]++;
+	pthread_mutex_unlock(&r->lock);
+}
+
+static void rec_key(void *o, int host, const char *key)
+{
+	struct rec *r = o;
+	pthread_mutex_lock(&r->lock);
+	if (host >= 0 && host < 2)
+		snprintf(r->keys[host], sizeof(r->keys[host]), "%s", key);
+	r->nkeys++;
+	pthread_mutex_unlock(&r->lock);
+}
+
+static void rec_done(void *o, int host, int step, bool ok, const char *error)
+{
+	struct rec *r = o;
+	pthread_mutex_lock(&r->lock);
+	if (r->ndone < 16) {
+		r->done[r->ndone].host = host;
+		r->done[r->ndone].step = step;
+		r->done[r->ndone].ok = ok;
+		snprintf(r->done[r->ndone].err, sizeof(r->done[0].err), "%s", error ? error : "");
+		r->ndone++;
+	}
+	pthread_mutex_unlock(&r->lock);
+}
+
+static char tmpdir[64];
+static int port;
+
+static int sshd_setup(void **state)
+{
+	(void)state;
+	const char *top = getenv("top_srcdir");
+	if (getuid() != 0 || access("/usr/sbin/sshd", X_OK) != 0 || !top)
+		return 0;
+	snprintf(tmpdir, sizeof(tmpdir), "/tmp/imc-test-exec.XXXXXX");
+	if (!mkdtemp(tmpdir))
+		return -1;
+	port = 30000 + getpid() % 20000;
+	char *cmd = xasprintf("sh -c '. \"%s/tests/cli/t4-lib-sshd.sh\" && sshd_keys %s && "
+			      "sshd_start %s 127.0.0.1 %d %s/hk1' >/dev/null 2>&1",
+			      top, tmpdir, tmpdir, port, tmpdir);
+	int rc = system(cmd);
+	free(cmd);
+	if (rc != 0)
+		port = 0;
+	return 0;
+}
+
+static int sshd_teardown(void **state)
+{
+	(void)state;
+	if (!tmpdir[0])
+		return 0;
+	char *cmd = xasprintf("sh -c '. \"%s/tests/cli/t4-lib-sshd.sh\" && sshd_stop_all %s; rm -rf %s'",
+			      getenv("top_srcdir"), tmpdir, tmpdir);
+	int rc = system(cmd);
+	(void)rc;
+	free(cmd);
+	return 0;
+}
+
+static void fill_job(struct prov_job *job, struct prov_host *hosts, const char *key,
+		     struct prov_configure *confs, struct prov_item *items, struct prov_step *steps,
+		     struct rec *r)
+{
+	memset(job, 0, sizeof(*job));
+	for (int i = 0; i < 2; i++) {
+		memset(&hosts[i], 0, sizeof(hosts[i]));
+		hosts[i].name = i ? "vm1" : "vm0";
+		hosts[i].vm_num = i;
+		hosts[i].system = "node";
+		hosts[i].address = "127.0.0.1";
+		hosts[i].port = port;
+		hosts[i].user = "root";
+		hosts[i].key_path = key;
+		hosts[i].vars = json_pack("{s:i}", "IM_NODE_NUM", i);
+	}
+	job->infra_id = "test";
+	job->hosts = hosts;
+	job->nhosts = 2;
+	job->groups = json_pack("{s:[s,s], s:[s,s]}", "all", "vm0", "vm1", "node", "vm0", "vm1");
+	job->vars = json_pack("{s:s, s:s}", "IM_INFRASTRUCTURE_ID", "test", "dir", tmpdir);
+	job->steps = steps;
+	job->on_log = rec_log;
+	job->on_hostkey = rec_key;
+	job->on_step_done = rec_done;
+	job->opaque = r;
+	/* step 1: both touch a file; step 2: vm0 fails, vm1 ok; step 3: only vm1 goes on */
+	confs[0] = (struct prov_configure){ "touch",
+		"- tasks:\n  - name: mark\n    shell: echo step1 >> {{ dir }}/{{ IM_HOST }}\n", "t.radl", 10 };
+	confs[1] = (struct prov_configure){ "maybe_fail",
+		"- tasks:\n  - fail: msg=boom\n    when: IM_NODE_NUM == 0\n  - shell: echo step2 >> {{ dir }}/{{ IM_HOST }}\n",
+		"t.radl", 20 };
+	confs[2] = (struct prov_configure){ "last",
+		"- tasks:\n  - shell: echo step3 >> {{ dir }}/{{ IM_HOST }}\n", "t.radl", 30 };
+	items[0] = (struct prov_item){ 0, &confs[0], NULL };
+	items[1] = (struct prov_item){ 1, &confs[0], NULL };
+	items[2] = (struct prov_item){ 0, &confs[1], NULL };
+	items[3] = (struct prov_item){ 1, &confs[1], NULL };
+	items[4] = (struct prov_item){ 0, &confs[2], NULL };
+	items[5] = (struct prov_item){ 1, &confs[2], NULL };
+	steps[0] = (struct prov_step){ 1, &items[0], 2 };
+	steps[1] = (struct prov_step){ 2, &items[2], 2 };
+	steps[2] = (struct prov_step){ 3, &items[4], 2 };
+	job->nsteps = 3;
+	job->max_time = 120; /* bounds the wait for sshd */
+}
+
+static void release_job(struct prov_job *job)
+{
+	json_decref(job->groups);
+	json_decref(job->vars);
+	for (size_t i = 0; i < job->nhosts; i++)
+		json_decref(job->hosts[i].vars);
+}
+
+static char *slurp(const char *path)
+{
+	struct strbuf sb = STRBUF_INIT;
+	if (strbuf_read_file(&sb, path) < 0) {
+		strbuf_release(&sb);
+		return xstrdup("");
+	}
+	return strbuf_detach(&sb);
+}
+
+static void test_provision(void **state)
+{
+	(void)state;
+	if (!port)
+		skip();
+	struct prov_job job;
+	struct prov_host hosts[2];
+	struct prov_configure confs[3];
+	struct prov_item items[6];
+	struct prov_step steps[3];
+	struct rec r;
+	memset(&r, 0, sizeof(r));
+	pthread_mutex_init(&r.lock, NULL);
+	char *key = xasprintf("%s/userkey", tmpdir);
+	fill_job(&job, hosts, key, confs, items, steps, &r);
+	struct diag d = DIAG_INIT;
+	int rc = provision_run(&job, &d);
+	assert_int_equal(rc, 1);
+	assert_int_equal(r.nkeys, 2);
+	assert_string_not_equal(r.keys[0], "");
+	assert_int_equal(strncmp(r.keys[0], "ssh-ed25519 ", 12), 0);
+	char *p0 = xasprintf("%s/vm0", tmpdir), *p1 = xasprintf("%s/vm1", tmpdir);
+	char *c0 = slurp(p0), *c1 = slurp(p1);
+	assert_string_equal(c0, "step1\n");
+	assert_string_equal(c1, "step1\nstep2\nstep3\n");
+	/* vm0: ok at 1, failed at 2, nothing at 3; vm1 ok at 1, 2, 3 */
+	int v0 = 0, v1 = 0;
+	for (int i = 0; i < r.ndone; i++) {
+		if (r.done[i].host == 0) {
+			v0++;
+			if (r.done[i].step == 2) {
+				assert_false(r.done[i].ok);
+				assert_non_null(strstr(r.done[i].err, "boom"));
+			} else
+				assert_int_equal(r.done[i].step, 1);
+		} else {
+			v1++;
+			assert_true(r.done[i].ok);
+		}
+	}
+	assert_int_equal(v0, 2);
+	assert_int_equal(v1, 3);
+	assert_true(r.logs[1] > 0 && r.logs[2] > 0);
+	free(c0);
+	free(c1);
+
+	/* a pinned key that does not match is refused */
+	char pinned[600];
+	snprintf(pinned, sizeof(pinned), "%s", r.keys[0]);
+	pinned[strlen(pinned) - 3] = pinned[strlen(pinned) - 3] == 'A' ? 'B' : 'A';
+	hosts[0].hostkey = pinned;
+	hosts[1].hostkey = r.keys[1];
+	r.ndone = 0;
+	r.nkeys = 0;
+	unlink(p0);
+	unlink(p1);
+	rc = provision_run(&job, &d);
+	assert_int_equal(rc, 1);
+	assert_int_equal(r.nkeys, 0);
+	bool refused = false;
+	for (int i = 0; i < r.ndone; i++)
+		if (r.done[i].host == 0) {
+			assert_false(r.done[i].ok);
+			refused = strstr(r.done[i].err, "host key verification failed") != NULL;
+		}
+	assert_true(refused);
+	assert_int_equal(access(p0, F_OK), -1);
+	free(p0);
+	free(p1);
+	release_job(&job);
+	diag_release(&d);
+	free(key);
+}
+
+static void test_provision_unsupported(void **state)
+{
+	(void)state;
+	struct prov_job job;
+	struct prov_host hosts[2];
+	struct prov_configure confs[3];
+	struct prov_item items[6];
+	struct prov_step steps[3];
+	struct rec r;
+	memset(&r, 0, sizeof(r));
+	pthread_mutex_init(&r.lock, NULL);
+	int saved_port = port;
+	port = 1; /* nothing listens: the check must fail before connecting */
+	fill_job(&job, hosts, "/nonexistent", confs, items, steps, &r);
+	confs[2].recipe = "- tasks:\n  - name: x\n    iptables: chain=INPUT\n";
+	char *path = xstrdup(getenv("PATH") ? getenv("PATH") : "");
+	setenv("PATH", "/nonexistent", 1); /* no ansible-playbook to fall back to */
+	struct diag d = DIAG_INIT;
+	int rc = provision_run(&job, &d);
+	setenv("PATH", path, 1);
+	free(path);
+	assert_int_equal(rc, -1);
+	assert_int_equal(r.ndone, 0);
+	assert_int_equal(r.nkeys, 0);
+	assert_non_null(strstr(diag_first_message(&d), "unsupported module 'iptables'"));
+	assert_int_equal(d.items[0].line, 31);
+	diag_release(&d);
+	release_job(&job);
+	port = saved_port;
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_kv),
+		cmocka_unit_test(test_shlex),
+		cmocka_unit_test(test_modes),
+		cmocka_unit_test(test_yaml),
+		cmocka_unit_test(test_digests),
+		cmocka_unit_test(test_static_check),
+		cmocka_unit_test(test_provision_unsupported),
+		cmocka_unit_test(test_provision),
+	};
+	return cmocka_run_group_tests(tests, sshd_setup, sshd_teardown);
+}
