@@ -1302,6 +1302,15 @@ json_t *ev_call_filter(struct ev *ev, const char *name, json_t *in, json_t *args
 	if (!ev_step(ev, pos))
 		return NULL;
 	const struct tfilter *f = filter_find(name);
+	if (!f && test_find(name)) {
+		/* compat shim: before Ansible 2.9 every test was also a filter
+		 * (`result|success`, `v|version_compare('2.0', '>=')`), and the
+		 * recipes of that time still use them (spec §1.4) */
+		bool res;
+		if (ev_call_test(ev, name, in, args, kw, pos, &res) < 0)
+			return NULL;
+		return json_boolean(res);
+	}
 	if (!f) {
 		ev_error(ev, TMPL_ERR_SYNTAX, pos, "template error while templating string: No filter named '%s'.", name);
 		return NULL;

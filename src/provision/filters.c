@@ -1978,5 +1978,6 @@ const struct tfilter *filter_find(const char *name)
 
 bool tmpl_has_filter(const char *name)
 {
-	return filter_find(name) != NULL;
+	/* tests used as filters are accepted too (see ev_call_filter) */
+	return filter_find(name) != NULL || test_find(name) != NULL;
 }

@@ -56,9 +56,10 @@
  *    regex_replace, regex_findall, regex_escape, to_json, to_nice_json,
  *    tojson, from_json, to_yaml, to_nice_yaml, from_yaml, from_yaml_all,
  *    b64encode, b64decode, hash (sha1/sha256/md5), md5, sha1, checksum,
- *    json_query (JMESPath), and success/failed/changed/skipped used as
- *    filters (pre-2.9 recipes). Names may carry a collection prefix
- *    (ansible.builtin.to_json, community.general.json_query).
+ *    json_query (JMESPath), and every test used as a filter, as before
+ *    Ansible 2.9 (`result|success`, `v|version_compare('2.0', '>=')`).
+ *    Names may carry a collection prefix (ansible.builtin.to_json,
+ *    community.general.json_query).
  *  tests: defined, undefined, none, succeeded/success/successful,
  *    failed/failure, changed/change, skipped/skip, finished, started,
  *    reachable, unreachable, version/version_compare (loose and strict),

@@ -284,6 +284,11 @@ static void test_result_typing(void **state)
 	assert_typed(v, "plain text", "\"plain text\"");
 	assert_typed(v, "{{ z }}x", "\"x\"");
 	assert_typed(v, "{{ z ~ 'x' }}", "\"Nonex\"");
+	/* pre-2.9 recipes: tests used as filters */
+	assert_typed(v, "{{ '1.10.2' | version_compare('1.9', '>=') }}", "true");
+	assert_typed(v, "{{ {'failed': false} | success }}", "true");
+	assert_typed(v, "{{ {'rc': 1, 'failed': true} | failed }}", "true");
+	assert_typed(v, "{{ s | search('x') }}", "true");
 	json_decref(v);
 }
 
