@@ -239,7 +239,8 @@ static void conn_reply(struct ps *ps, struct conn *c, unsigned type, const void 
 {
 	size_t flen = nfloats * sizeof(float) * (a ? 1 : 0) + nfloats * sizeof(float) * (b ? 1 : 0);
 	wire_hdr_encode(c->small, type, (uint32_t)(fixed_len + flen));
-	memcpy(c->small + WIRE_HDR_SIZE, fixed, fixed_len);
+	if (fixed_len)
+		memcpy(c->small + WIRE_HDR_SIZE, fixed, fixed_len);
 	c->iov_n = 0;
 	c->iov_at = 0;
 	c->iov[c->iov_n++] = (struct iovec){ c->small, WIRE_HDR_SIZE + fixed_len };
