@@ -15,6 +15,8 @@
 #include <string.h>
 
 #include "cmd/cmd.h"
+#include "cmd/infra.h"
+#include "state/store.h"
 #include "provision/task.h"
 #include "util/log.h"
 #include "util/xalloc.h"
@@ -33,6 +35,8 @@ static const char usage_text[] =
 	"  -f, --forks N               hosts run in parallel (default 16)\n"
 	"  -r, --results FILE          write the results as Ansible's json callback\n"
 	"  -q, --quiet                 do not print the task log\n"
+	"  -t, --target ID[:VM[,VM]]   the VMs of an existing infrastructure (over SSH with\n"
+	"                              its key; host keys verified against the pinned ones)\n"
 	"      --no-fallback           never hand the playbook to ansible-playbook\n"
 	"A playbook using a module, keyword, filter or lookup outside imc's subset is\n"
 	"run by ansible-playbook when it is installed (local connection), else refused.\n";
@@ -167,6 +171,129 @@ static void pin_store(void *opaque, const char *key)
 	}
 }
 
+struct target_pin {
+	struct state_store *st;
+	char *id;
+	int num;
+	pthread_mutex_t *lock;
+};
+
+static pthread_mutex_t pin_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void target_pin(void *opaque, const char *key)
+{
+	struct target_pin *tp = opaque;
+	struct diag d = DIAG_INIT;
+	pthread_mutex_lock(tp->lock);
+	state_vm_set_hostkey(tp->st, tp->id, tp->num, key, &d);
+	pthread_mutex_unlock(tp->lock);
+	diag_release(&d);
+}
+
+/* "TYPE BASE64" of a stored "TYPE BASE64 [comment]" key, or NULL */
+static char *key_words(const char *k)
+{
+	if (!k || !*k)
+		return NULL;
+	size_t a = strcspn(k, " ");
+	const char *b = k + a + strspn(k + a, " ");
+	size_t bl = strcspn(b, " \n");
+	return bl ? xasprintf("%.*s %.*s", (int)a, k, (int)bl, b) : NULL;
+}
+
+/* The VMs of ID[:VM[,VM]] as SSH hosts of run, named by their hostname and
+ * grouped by system, as IM's inventory does. */
+static int target_hosts(struct state_store *st, const char *target, struct task_run *run,
+			json_t *all, json_t *groups, struct diag *d)
+{
+	char *id = xstrdup(target);
+	char *vmlist = strchr(id, ':');
+	if (vmlist)
+		*vmlist++ = 0;
+	struct state_infra in = { 0 };
+	struct state_vm *vms = NULL;
+	size_t nvm = 0;
+	int rc = -1;
+	if (infra_lookup(st, id, &in, d) < 0 || state_vm_list(st, in.id, &vms, &nvm, d) < 0)
+		goto out;
+	char *key = infra_key_path(state_home(st), in.id);
+	run->hosts = xcalloc(nvm + 1, sizeof(*run->hosts));
+	for (size_t i = 0; i < nvm; i++) {
+		struct state_vm *vm = &vms[i];
+		if (vmlist) {
+			bool want = false;
+			char *l = xstrdup(vmlist), *save = NULL;
+			for (char *t = strtok_r(l, ",", &save); t; t = strtok_r(NULL, ",", &save))
+				if (strtol(t, NULL, 10) == vm->num)
+					want = true;
+			free(l);
+			if (!want)
+				continue;
+		}
+		const char *addr = vm->public_ip ? vm->public_ip : vm->private_ip;
+		json_t *spec = vm->spec ? json_loads(vm->spec, 0, NULL) : NULL;
+		json_t *data = vm->data ? json_loads(vm->data, 0, NULL) : NULL;
+		const char *hn = json_string_value(json_object_get(spec, "hostname"));
+		char *name = hn ? xstrdup(hn) : xasprintf("%s-%d", vm->system ? vm->system : "vm", vm->num);
+		const char *duser = json_string_value(json_object_get(data, "user"));
+		char *pinned = key_words(vm->hostkey);
+		if (!pinned)
+			pinned = key_words(json_string_value(json_object_get(data, "host_key")));
+		struct target_pin *tp = xcalloc(1, sizeof(*tp));
+		tp->st = st;
+		tp->id = xstrdup(in.id);
+		tp->num = vm->num;
+		tp->lock = &pin_lock;
+		struct task_conn *conn = NULL;
+		if (addr) {
+			struct conn_ssh_opts o = { .host = addr, .port = vm->ssh_port > 0 ? vm->ssh_port : 22,
+						   .user = duser ? duser : vm->user ? vm->user : "root",
+						   .key_path = key, .pinned_key = pinned, .timeout = 30,
+						   .on_hostkey = target_pin, .opaque = tp };
+			conn = conn_ssh_open(&o, d);
+		} else
+			diag_error(d, IMC_EXIT_UNAVAILABLE, NULL, "VM %d has no address", vm->num);
+		struct task_host *h = task_host_new(name, conn, NULL);
+		h->index = (int)run->nhosts;
+		json_object_set_new(h->vars, "IM_NODE_NUM", json_integer(vm->num));
+		json_object_set_new(h->vars, "IM_NODE_HOSTNAME", json_string(name));
+		if (addr)
+			json_object_set_new(h->vars, "ansible_host", json_string(addr));
+		if (vm->private_ip)
+			json_object_set_new(h->vars, "IM_NODE_PRIVATE_IP", json_string(vm->private_ip));
+		if (vm->public_ip)
+			json_object_set_new(h->vars, "IM_NODE_PUBLIC_IP", json_string(vm->public_ip));
+		if (!conn) {
+			fprintf(stderr, "imc play: %s: %s\n", name, diag_first_message(d));
+			h->unreachable = h->failed = true;
+			h->st.unreachable++;
+		}
+		diag_release(d);
+		diag_init(d);
+		run->hosts[run->nhosts++] = h;
+		json_array_append_new(all, json_string(name));
+		if (vm->system)
+			group_add(groups, vm->system, name);
+		free(name);
+		free(pinned);
+		json_decref(spec);
+		json_decref(data);
+		/* tp lives as long as the connection (reconnects pin through it) */
+	}
+	free(key);
+	if (!run->nhosts) {
+		diag_error(d, IMC_EXIT_NOINPUT, NULL, "no VM of infrastructure '%s' matches '%s'", in.id,
+			   target);
+		goto out;
+	}
+	rc = 0;
+out:
+	state_vm_list_free(vms, nvm);
+	state_infra_release(&in);
+	free(id);
+	return rc;
+}
+
 int cmd_play(struct imc_ctx *ctx, int argc, char **argv)
 {
 	if (cmd_help_requested(argc, argv)) {
@@ -186,11 +313,14 @@ int cmd_play(struct imc_ctx *ctx, int argc, char **argv)
 		{ "json", no_argument, NULL, 'J' },
 		{ "known-hosts", required_argument, NULL, 'K' },
 		{ "no-fallback", no_argument, NULL, 'N' },
+		{ "target", required_argument, NULL, 't' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *connection = "local", *inv_host = "localhost", *key = NULL, *results = NULL;
 	const char *known_hosts = NULL;
 	bool no_fallback = false;
+	const char *target = NULL;
+	struct state_store *st = NULL;
 	bool quiet = false;
 	int forks = 16;
 	struct diag d = DIAG_INIT;
@@ -204,7 +334,7 @@ int cmd_play(struct imc_ctx *ctx, int argc, char **argv)
 	out_init(&out);
 	int c;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+c:e:i:H:k:g:f:r:q", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+c:e:i:H:k:g:f:r:qt:", opts, NULL)) != -1) {
 		switch (c) {
 		case 'c': connection = optarg; break;
 		case 'e':
@@ -236,6 +366,7 @@ int cmd_play(struct imc_ctx *ctx, int argc, char **argv)
 		case 'J': break;
 		case 'K': known_hosts = optarg; break;
 		case 'N': no_fallback = true; break;
+		case 't': target = optarg; connection = "ssh"; break;
 		default:
 			rc = cmd_usage_error("play", "unknown option");
 			goto out;
@@ -249,7 +380,11 @@ int cmd_play(struct imc_ctx *ctx, int argc, char **argv)
 		rc = cmd_usage_error("play", "--connection must be 'local' or 'ssh'");
 		goto out;
 	}
-	if (!strcmp(connection, "ssh") && (!json_array_size(ssh_hosts) || !key)) {
+	if (target && (json_array_size(ssh_hosts) || key)) {
+		rc = cmd_usage_error("play", "--target takes its hosts and key from the infrastructure");
+		goto out;
+	}
+	if (!target && !strcmp(connection, "ssh") && (!json_array_size(ssh_hosts) || !key)) {
 		rc = cmd_usage_error("play", "--connection ssh needs -H NAME=USER@ADDR[:PORT] and --key");
 		goto out;
 	}
@@ -276,7 +411,14 @@ int cmd_play(struct imc_ctx *ctx, int argc, char **argv)
 		out.results = json_pack("{s:[]}", "plays");
 	run->out = &out;
 	json_t *all = json_array();
-	if (!strcmp(connection, "local")) {
+	if (target) {
+		st = infra_store(ctx, &d);
+		if (!st || target_hosts(st, target, run, all, groups, &d) < 0) {
+			json_decref(all);
+			rc = cmd_report(ctx, &d);
+			goto out;
+		}
+	} else if (!strcmp(connection, "local")) {
 		struct task_host *h = task_host_new(inv_host, conn_local_open(), NULL);
 		json_object_set_new(h->vars, "ansible_connection", json_string("local"));
 		run->hosts = xcalloc(1, sizeof(*run->hosts));
@@ -356,6 +498,8 @@ int cmd_play(struct imc_ctx *ctx, int argc, char **argv)
 		rc = IMC_EXIT_IOERR;
 out:
 	task_run_free(run);
+	if (st)
+		state_close(st);
 	play_free(pb);
 	out_release(&out);
 	json_decref(extra);
