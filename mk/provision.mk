@@ -15,9 +15,11 @@ libimc_la_SOURCES += src/provision/provision.h src/provision/provision.c \
 	src/provision/mod-service.c src/provision/mod-user.c src/provision/mod-get_url.c \
 	src/provision/mod-fetch.c src/provision/mod-blockinfile.c
 
-TESTS += tests/cli/t4001-play-local.sh tests/cli/t4002-differential.sh tests/cli/t4003-play-ssh.sh
+TESTS += tests/cli/t4001-play-local.sh tests/cli/t4002-differential.sh tests/cli/t4003-play-ssh.sh \
+	tests/cli/t4004-play-target.sh
 EXTRA_DIST += tests/differential/run.sh tests/cli/t4-lib-sshd.sh bench/provision.sh \
-	tests/cli/t4001-play-local.sh tests/cli/t4002-differential.sh tests/cli/t4003-play-ssh.sh
+	tests/cli/t4001-play-local.sh tests/cli/t4002-differential.sh tests/cli/t4003-play-ssh.sh \
+	tests/cli/t4004-play-target.sh
 
 if HAVE_CMOCKA
 check_PROGRAMS += tests/unit/test-exec

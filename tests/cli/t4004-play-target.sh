@@ -1,0 +1,41 @@
+#!/bin/sh
+# t4004: imc play --target on the VMs of an infrastructure of the local
+# cloud: the play reaches the VM over SSH with the infrastructure's key and
+# the host key pinned at creation; an unknown infrastructure is refused.
+. "$top_srcdir/tests/cli/lib.sh"
+require_netns
+cat >"$TMPD/tiny.radl" <<'EOR'
+network net ()
+system node (
+  cpu.count >= 1 and
+  memory.size >= 256m and
+  net_interface.0.connection = 'net' and
+  disk.0.os.name = 'linux'
+)
+configure node (
+@begin
+- tasks:
+  - name: hello
+    shell: echo configured
+@end
+)
+deploy node 1
+EOR
+cat >"$TMPD/play.yml" <<'EOY'
+- hosts: node
+  gather_facts: false
+  tasks:
+    - command: echo "num={{ IM_NODE_NUM }}"
+      register: r
+    - assert:
+        that: r.stdout == 'num=0'
+EOY
+"$IMC" create "$TMPD/tiny.radl" >"$TMPD/create.out" 2>&1 || { sed 's/^/#  /' "$TMPD/create.out"; skip_all "the local cloud could not create a VM here"; }
+ID=$(head -1 "$TMPD/create.out")
+trap '"$IMC" destroy "$ID" >/dev/null 2>&1; rm -rf "$TMPD"' EXIT
+expect_exit 0 "play --target on the infrastructure's VM" -- "$IMC" play --target "$ID:0" "$TMPD/play.yml"
+expect_grep '^TASK \[command\]' "$TMPD/out" "the task ran"
+expect_grep ': ok=2 +changed=1 +unreachable=0 +failed=0' "$TMPD/out" "recap"
+expect_exit 66 "an unknown infrastructure" -- "$IMC" play --target 00000000-0000-4000-8000-000000000000 "$TMPD/play.yml"
+expect_exit 64 "--target with -H is a usage error" -- "$IMC" play --target "$ID" -H a=b@c "$TMPD/play.yml"
+done_testing
