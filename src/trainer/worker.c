@@ -70,10 +70,12 @@ static int read_error(struct worker_client *wc, size_t i, const struct wire_hdr 
 		      struct diag *d)
 {
 	struct diag sub = DIAG_INIT;
-	unsigned char *p = xmalloc(h->length ? h->length : 1);
+	unsigned char *p = NULL;
 	uint32_t code;
 	char *text = NULL;
+	/* the length is checked (at most 520 bytes) before anything is allocated */
 	if (wire_len_check(h, wc->ps[i].count, &sub) < 0 ||
+	    !(p = xmalloc(h->length ? h->length : 1)) ||
 	    wire_recv_full(wc->ps[i].fd, p, h->length, &wc->bytes_in, &sub) < 0 ||
 	    wire_error_decode(p, h->length, &code, &text, &sub) < 0) {
 		diag_error(d, IMC_EXIT_TEMPFAIL, NULL, "ps:%zu (%s) failed: %s", i, wc->ps[i].addr,
