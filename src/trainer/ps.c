@@ -1153,10 +1153,11 @@ int ps_run(const struct ps_config *cfg, struct diag *d)
 	/* accept until EAGAIN needs a non-blocking listener, whoever made it */
 	(void)fcntl(ps->lfd, F_SETFL, fcntl(ps->lfd, F_GETFL) | O_NONBLOCK);
 	ps->started = ps->last_log = now_s();
-	log_info(MOD, "ps:%zu: serving %s, shard [%llu, +%llu) of %llu parameters, %s, %zu workers",
+	log_info(MOD, "ps:%zu: serving %s, shard [%llu, +%llu) of %llu parameters, %s, %zu worker%s",
 		 cfg->index, cfg->cluster->ps[cfg->index], (unsigned long long)ps->off,
 		 (unsigned long long)ps->count, (unsigned long long)cfg->layout->total,
-		 cfg->mode == WIRE_MODE_SYNC ? "sync" : "async", ps->n_workers);
+		 cfg->mode == WIRE_MODE_SYNC ? "sync" : "async", ps->n_workers,
+		 ps->n_workers == 1 ? "" : "s");
 
 	struct pollfd *pfd = NULL;
 	size_t pfd_cap = 0;
