@@ -34,6 +34,7 @@ static const char usage_text[] =
 	"  -g, --group GROUP=NAME[,NAME]  put hosts in a group (repeatable)\n"
 	"  -f, --forks N               hosts run in parallel (default 16)\n"
 	"  -r, --results FILE          write the results as Ansible's json callback\n"
+	"      --json                  print that document on stdout instead of the log\n"
 	"  -q, --quiet                 do not print the task log\n"
 	"  -t, --target ID[:VM[,VM]]   the VMs of an existing infrastructure (over SSH with\n"
 	"                              its key; host keys verified against the pinned ones)\n"
@@ -319,6 +320,7 @@ int cmd_play(struct imc_ctx *ctx, int argc, char **argv)
 	const char *connection = "local", *inv_host = "localhost", *key = NULL, *results = NULL;
 	const char *known_hosts = NULL;
 	bool no_fallback = false;
+	bool json_out = ctx->json;
 	const char *target = NULL;
 	struct state_store *st = NULL;
 	bool quiet = false;
@@ -363,7 +365,7 @@ int cmd_play(struct imc_ctx *ctx, int argc, char **argv)
 		case 'f': forks = (int)strtol(optarg, NULL, 10); break;
 		case 'r': results = optarg; break;
 		case 'q': quiet = true; break;
-		case 'J': break;
+		case 'J': json_out = true; break;
 		case 'K': known_hosts = optarg; break;
 		case 'N': no_fallback = true; break;
 		case 't': target = optarg; connection = "ssh"; break;
@@ -406,8 +408,8 @@ int cmd_play(struct imc_ctx *ctx, int argc, char **argv)
 	run->forks = forks > 0 ? forks : 1;
 	json_decref(run->extra_vars);
 	run->extra_vars = json_incref(extra);
-	out.fp = quiet ? NULL : stdout;
-	if (results)
+	out.fp = quiet || json_out ? NULL : stdout;
+	if (results || json_out)
 		out.results = json_pack("{s:[]}", "plays");
 	run->out = &out;
 	json_t *all = json_array();
@@ -485,6 +487,12 @@ int cmd_play(struct imc_ctx *ctx, int argc, char **argv)
 		for (size_t i = 0; i < run->nhosts; i++)
 			if (run->hosts[i]->unreachable)
 				rc = IMC_EXIT_UNAVAILABLE;
+	}
+	if (json_out) {
+		json_object_set_new(out.results, "format", json_integer(IMC_JSON_FORMAT));
+		if (json_dumpf(out.results, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER) < 0 ||
+		    fputc('\n', stdout) == EOF)
+			rc = IMC_EXIT_IOERR;
 	}
 	if (results) {
 		FILE *fp = fopen(results, "w");

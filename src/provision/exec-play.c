@@ -579,6 +579,28 @@ static void run_node(struct task_run *run, struct ptask *t, struct task_host **h
 	}
 	print_banner(run, t, live[0]);
 	out_begin_task(run->out, t->display);
+	if (args_bool(exec_keyword(run, t, "run_once"), false) && n > 1) {
+		/* the first host runs it; the others get its result */
+		json_t *res = NULL;
+		exec_task_host(run, t, live[0], rescuable, inc_params, &res);
+		const char *reg = json_string_value(json_object_get(t->raw, "register"));
+		for (size_t i = 1; i < n; i++) {
+			if (reg && res)
+				exec_set_fact(run, live[i], reg, res);
+			if (res && t->module && !strcmp(t->module, "set_fact")) {
+				const char *k;
+				json_t *v;
+				json_object_foreach(json_object_get(res, "ansible_facts"), k, v)
+					exec_set_fact(run, live[i], k, v);
+			}
+			live[i]->st.ok++;
+			if (json_is_true(json_object_get(res, "changed")))
+				live[i]->st.changed++;
+			out_record(run->out, live[i], res ? res : json_object());
+		}
+		json_decref(res);
+		goto out;
+	}
 	run_parallel(run, t, live, n, rescuable, inc_params);
 out:
 	free(live);

@@ -390,10 +390,32 @@ int exec_task_host(struct task_run *run, struct ptask *t, struct task_host *h, b
 	if (!loop_var)
 		loop_var = "item";
 	const struct task_module *mod = task_module_find(t->module);
+	json_t *dt = NULL;
+	struct task_conn *saved_conn = NULL;
 
 	if (setup_exec(&x, &d) < 0) {
 		res = fail_from_diag(&d);
 		goto done;
+	}
+	/* delegate_to: the controller (localhost) or the host itself */
+	dt = json_object_get(t->raw, "delegate_to");
+	if (dt) {
+		json_t *dv = xt_value(&x, dt, &d);
+		const char *to = json_string_value(dv);
+		if (!to) {
+			json_decref(dv);
+			res = fail_from_diag(&d);
+			goto done;
+		}
+		if (!strcmp(to, "localhost") || !strcmp(to, "127.0.0.1")) {
+			saved_conn = h->conn;
+			h->conn = conn_local_open();
+		} else if (strcmp(to, h->name)) {
+			res = res_fail("delegate_to '%s': only localhost or the host itself are supported", to);
+			json_decref(dv);
+			goto done;
+		}
+		json_decref(dv);
 	}
 	json_t *items = loop_items(&x, &d, &is_loop);
 	if (is_loop && !items) {
@@ -484,6 +506,10 @@ int exec_task_host(struct task_run *run, struct ptask *t, struct task_host *h, b
 	json_decref(items);
 
 done:
+	if (dt && saved_conn) {
+		conn_close(h->conn);
+		h->conn = saved_conn;
+	}
 	diag_release(&d);
 	tidy_top(res);
 	/* register (kept even when failed or skipped) */
