@@ -28,6 +28,7 @@ RADL_CASES = \
 	tests/radl/extra_close_paren.err tests/radl/extra_close_paren.radl \
 	tests/radl/fuzz_nul_in_recipe.err tests/radl/fuzz_nul_in_recipe.radl \
 	tests/radl/fuzz_utf8_in_recipe.err tests/radl/fuzz_utf8_in_recipe.radl \
+	tests/radl/json_input_normalised.json tests/radl/json_input_normalised.radl \
 	tests/radl/lone_cr_outports.json tests/radl/lone_cr_outports.radl \
 	tests/radl/multi_errors.err tests/radl/multi_errors.radl \
 	tests/radl/recipe_unclosed.err tests/radl/recipe_unclosed.radl \

@@ -226,8 +226,11 @@ static void rerr(struct reader *R, const char *fmt, ...)
 	R->errors++;
 }
 
+/* RADL has no negative numbers, so RADL-JSON cannot have them either. */
 static bool json_number(const json_t *v, struct radl_number *n)
 {
+	if (json_is_number(v) && json_number_value(v) < 0)
+		return false;
 	if (json_is_integer(v)) {
 		radl_number_set(n, (double)json_integer_value(v), true, NULL, 0);
 		return true;
@@ -237,6 +240,24 @@ static bool json_number(const json_t *v, struct radl_number *n)
 		return true;
 	}
 	return false;
+}
+
+/* A copy with CR LF and lone CR turned into LF, as RADL text gets them:
+ * RADL-JSON values must mean what they would in a RADL file. */
+static char *text_dup(const char *s)
+{
+	char *out = xstrdup(s), *o = out;
+	for (const char *p = s; *p; p++) {
+		if (*p == '\r') {
+			*o++ = '\n';
+			if (p[1] == '\n')
+				p++;
+		} else {
+			*o++ = *p;
+		}
+	}
+	*o = '\0';
+	return out;
 }
 
 static bool ends_with(const char *s, size_t n, const char *suf)
@@ -274,6 +295,19 @@ static void read_feature(struct reader *R, struct radl_body *b, const char *key,
 		rerr(R, "'%s' cannot be a RADL feature name", key);
 		return;
 	}
+	if (json_is_number(v) && json_number_value(v) < 0) {
+		rerr(R, "'%s' is negative: RADL numbers never are", key);
+		return;
+	}
+	if (json_is_number(v) && (ends_with(key, n, "_min") || ends_with(key, n, "_max"))) {
+		char *base = xstrndup(key, n - 4);
+		bool ok = radl_is_name(base);
+		free(base);
+		if (!ok) {
+			rerr(R, "'%s' cannot be a RADL feature name", key);
+			return;
+		}
+	}
 	struct radl_feature *f = radl_body_add(b);
 	f->cmp = RADL_EQ;
 	if (json_is_number(v) && ends_with(key, n, "_min")) {
@@ -294,7 +328,7 @@ static void read_feature(struct reader *R, struct radl_body *b, const char *key,
 			radl_number_set(&f->num, f->num.written, f->num.is_int, unit, strlen(unit));
 	} else if (json_is_string(v)) {
 		f->kind = RADL_V_STRING;
-		f->str = xstrdup(json_string_value(v));
+		f->str = text_dup(json_string_value(v));
 		if (!radl_string_printable(f->str))
 			rerr(R, "the value of '%s' cannot be written as a RADL string (a backslash before a quote, a newline or the end)",
 			     key);
@@ -330,7 +364,7 @@ static void read_feature(struct reader *R, struct radl_body *b, const char *key,
 				rerr(R, "'%s': a list may only hold strings", key);
 				break;
 			}
-			f->list[f->nlist++] = xstrdup(json_string_value(s));
+			f->list[f->nlist++] = text_dup(json_string_value(s));
 			if (!radl_string_printable(f->list[f->nlist - 1]))
 				rerr(R, "an item of '%s' cannot be written as a RADL string", key);
 		}
@@ -444,8 +478,15 @@ static void read_configure(struct reader *R, const json_t *o)
 	c->loc = R->loc;
 	c->reference = json_is_true(json_object_get(o, "reference"));
 	if (json_is_string(rec)) {
-		c->recipe = xstrndup(json_string_value(rec), json_string_length(rec));
+		c->recipe = text_dup(json_string_value(rec));
 		c->recipe_len = strlen(c->recipe);
+		/* a RADL recipe is whole lines: give the last one its newline */
+		if (c->recipe_len == 0 || c->recipe[c->recipe_len - 1] != '\n') {
+			char *r = xasprintf("%s\n", c->recipe);
+			free(c->recipe);
+			c->recipe = r;
+			c->recipe_len++;
+		}
 		if (!radl_recipe_printable(c->recipe))
 			rerr(R, "the recipe of configure '%s' has a line starting with '@end'", id);
 	}

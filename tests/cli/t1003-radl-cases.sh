@@ -2,7 +2,8 @@
 # t1003: imc's own RADL cases in tests/radl: NAME.radl with NAME.json (the
 # expected RADL-JSON, compared semantically) or NAME.err (the exact
 # diagnostics of 'imc validate', source lines and carets included). Fuzzer
-# finds are kept here as regression cases (NAME.err or NAME.json too).
+# finds are kept here as regression cases (NAME.err or NAME.json too). A
+# NAME.radl may hold RADL-JSON: imc reads either, chosen by content.
 . "$top_srcdir/tests/cli/lib.sh"
 
 : "${PYTHON3:=python3}"

@@ -89,6 +89,29 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (doc) {
 		radl_check(doc, &d);
 		json_t *j = radl_doc_to_json(doc);
+		/* accepted RADL-JSON must be writable as RADL text that reads
+		 * back to the same RADL-JSON */
+		struct strbuf sb = STRBUF_INIT;
+		struct diag d2;
+		diag_init(&d2);
+		radl_print_doc(&sb, doc);
+		struct radl_doc *again = radl_parse("t", strbuf_str(&sb), sb.len, &d2);
+		if (!again) {
+			fprintf(stderr, "text from JSON does not parse:\n%s\n", strbuf_str(&sb));
+			diag_print(&d2, stderr);
+			abort();
+		}
+		json_t *j2 = radl_doc_to_json(again);
+		if (!json_equal(j, j2)) {
+			char *a = json_dumps(j, JSON_SORT_KEYS), *b = json_dumps(j2, JSON_SORT_KEYS);
+			fprintf(stderr, "JSON -> text -> JSON differs:\n%s\n%s\n%s\n", a, b,
+				strbuf_str(&sb));
+			abort();
+		}
+		json_decref(j2);
+		radl_doc_free(again);
+		diag_release(&d2);
+		strbuf_release(&sb);
 		json_decref(j);
 	}
 	radl_doc_free(doc);
