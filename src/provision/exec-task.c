@@ -368,6 +368,14 @@ static void notify_handlers(struct exec_ctx *x)
 	json_decref(names);
 }
 
+/* no_log: what is printed and recorded instead of the result */
+static json_t *censored(json_t *res)
+{
+	return json_pack("{s:s, s:b}", "censored",
+			 "the output has been hidden due to the fact that 'no_log: true' was specified for this result",
+			 "changed", json_is_true(json_object_get(res, "changed")));
+}
+
 /* Strips "failed": false at the top level (the json callback omits it). */
 static void tidy_top(json_t *res)
 {
@@ -468,11 +476,13 @@ int exec_task_host(struct task_run *run, struct ptask *t, struct task_host *h, b
 		bool skipped = json_is_true(json_object_get(ir, "skipped"));
 		if (!skipped && !json_object_get(ir, "failed"))
 			json_object_set_new(ir, "failed", json_false());
-		char *label = item_label(item, lc, &x);
+		char *label = args_bool(exec_keyword(run, t, "no_log"), false)
+				      ? xstrdup("None") : item_label(item, lc, &x);
 		if (skipped)
 			out_line(run->out, h->index, "skipping: [%s] => (item=%s) ", h->name, label);
 		else if (res_failed(ir)) {
-			json_t *shown = json_deep_copy(ir);
+			bool nl = args_bool(exec_keyword(run, t, "no_log"), false);
+			json_t *shown = nl ? censored(ir) : json_deep_copy(ir);
 			json_object_del(shown, "failed");
 			char *js = out_json_compact(shown);
 			out_line(run->out, h->index, "failed: [%s] (item=%s) => %s", h->name, label, js);
@@ -518,6 +528,7 @@ done:
 	bool unreachable = json_is_true(json_object_get(res, "unreachable"));
 	bool skipped = json_is_true(json_object_get(res, "skipped"));
 	bool ignore = args_bool(exec_keyword(run, t, "ignore_errors"), false);
+	bool nolog = args_bool(exec_keyword(run, t, "no_log"), false);
 	if (reg) {
 		json_t *stored = json_deep_copy(res);
 		if (!json_object_get(stored, "failed") && !skipped)
@@ -538,7 +549,7 @@ done:
 					   json_string_value(json_object_get(res, "msg")) : "unreachable");
 	} else if (failed) {
 		if (!is_loop) {
-			json_t *shown = json_deep_copy(res);
+			json_t *shown = nolog ? censored(res) : json_deep_copy(res);
 			json_object_del(shown, "failed");
 			char *js = out_json_compact(shown);
 			out_line(run->out, h->index, "fatal: [%s]: FAILED! => %s", h->name, js);
@@ -576,7 +587,7 @@ done:
 		if (is_loop)
 			;
 		else if (t->module && !strcmp(t->module, "debug")) {
-			json_t *shown = json_deep_copy(res);
+			json_t *shown = nolog ? censored(res) : json_deep_copy(res);
 			json_object_del(shown, "changed");
 			char *js = json_dumps(shown, JSON_INDENT(4) | JSON_PRESERVE_ORDER);
 			out_line(run->out, h->index, "%s: [%s] => %s", ch ? "changed" : "ok", h->name, js);
@@ -590,7 +601,12 @@ done:
 	}
 	if (!failed && !skipped && !unreachable && res_changed(res))
 		notify_handlers(&x);
-	out_record(run->out, h, res);
+	if (nolog) {
+		json_t *c = censored(res);
+		out_record(run->out, h, c);
+		json_decref(c);
+	} else
+		out_record(run->out, h, res);
 	json_decref(x.vars);
 	json_decref(x.env);
 	free(x.become_user_own);

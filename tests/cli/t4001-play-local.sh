@@ -94,6 +94,23 @@ expect_exit 1 "a failed task exits 1" -- "$IMC" play -e scratch="$S" "$TMPD/fail
 expect_grep 'fatal: \[localhost\]: FAILED! => \{"changed": false, "msg": "stop here"\}' "$TMPD/out" "fatal line"
 [ ! -e "$S/never" ] && ok "the failed host stops" || not_ok "the failed host stops"
 
+cat >"$TMPD/nolog.yml" <<'EOY'
+- hosts: all
+  gather_facts: false
+  vars:
+    token: s3cr3t-t0ken-value
+  tasks:
+    - debug: msg="{{ token }}"
+      no_log: true
+    - fail: msg="{{ token }}"
+      no_log: true
+      ignore_errors: true
+EOY
+expect_exit 0 "no_log play" -- "$IMC" play --results "$TMPD/nolog.json" "$TMPD/nolog.yml"
+expect_no_grep 's3cr3t' "$TMPD/out" "no_log hides the value in the log"
+expect_no_grep 's3cr3t' "$TMPD/nolog.json" "no_log hides the value in the results"
+expect_grep 'censored' "$TMPD/out" "no_log says so"
+
 expect_exit 66 "a missing playbook" -- "$IMC" play "$TMPD/nope.yml"
 expect_exit 64 "no playbook is a usage error" -- "$IMC" play
 done_testing
