@@ -131,8 +131,20 @@ json_t *plan_infra_vars(const json_t *vms, size_t master, const char *infra_id, 
 		free(f);
 	}
 	if (doc) {
-		json_t *r = radl_doc_to_json(doc);
-		json_object_set_new(v, "IM_INFRASTRUCTURE_RADL", underscore_keys(r));
+		/* IM gives the networks, systems and deploys only: the configure
+		 * recipes hold templates of their own, which must not be
+		 * templated again when a play reads hostvars */
+		json_t *r = radl_doc_to_json(doc), *keep = json_array();
+		size_t ai;
+		json_t *a;
+		json_array_foreach(r, ai, a) {
+			const char *cls = json_string_value(json_object_get(a, "class"));
+			if (cls && (!strcmp(cls, "network") || !strcmp(cls, "system") ||
+				    !strcmp(cls, "deploy")))
+				json_array_append(keep, a);
+		}
+		json_object_set_new(v, "IM_INFRASTRUCTURE_RADL", underscore_keys(keep));
+		json_decref(keep);
 		json_decref(r);
 	}
 	return v;
