@@ -369,9 +369,147 @@ static void print_banner(struct task_run *run, struct ptask *t, struct task_host
 	free(own);
 }
 
+static void include_fail(struct task_run *run, struct task_host *h, struct ptask *t, const char *msg)
+{
+	json_t *r = res_fail("%s", msg);
+	char *js = out_json_compact(r);
+	out_line(run->out, h->index, "fatal: [%s]: FAILED! => %s", h->name, js);
+	free(js);
+	out_record(run->out, h, r);
+	json_decref(r);
+	if (args_bool(exec_keyword(run, t, "ignore_errors"), false)) {
+		h->st.ok++;
+		h->st.ignored++;
+		return;
+	}
+	h->st.failed++;
+	h->failed = true;
+	if (!h->error)
+		h->error = xasprintf("task '%s' failed: %s", t->display, msg);
+}
+
+static bool has_loop_kw(json_t *raw)
+{
+	const char *k;
+	json_t *v;
+	json_object_foreach(raw, k, v)
+		if (!strcmp(k, "loop") || !strncmp(k, "with_", 5))
+			return true;
+	return false;
+}
+
+/* include_tasks with loop/with_*: per host and item, in order (IM's disk
+ * mounts: with_dict over ansible_devices). */
+static void run_include_loop(struct task_run *run, struct ptask *t, struct task_host **hosts,
+			     size_t nh, bool rescuable, json_t *inc_params)
+{
+	print_banner(run, t, hosts[0]);
+	out_begin_task(run->out, t->display);
+	json_t *lc = json_object_get(t->raw, "loop_control");
+	const char *loop_var = json_string_value(json_object_get(lc, "loop_var"));
+	if (!loop_var)
+		loop_var = "item";
+	for (size_t i = 0; i < nh; i++) {
+		struct task_host *h = hosts[i];
+		if (h->failed)
+			continue;
+		struct exec_ctx x = { .run = run, .host = h, .task = t };
+		x.vars = exec_build_vars(run, h, t, inc_params);
+		struct diag d = DIAG_INIT;
+		bool has;
+		json_t *items = exec_loop_items(&x, &d, &has);
+		if (!items) {
+			include_fail(run, h, t, diag_first_message(&d));
+			goto next;
+		}
+		h->st.ok++;
+		json_t *rec = json_pack("{s:b, s:s}", "changed", 0, "msg", "All items completed");
+		out_record(run->out, h, rec);
+		json_decref(rec);
+		size_t k;
+		json_t *item;
+		json_array_foreach(items, k, item) {
+			if (h->failed)
+				break;
+			json_object_set(x.vars, loop_var, item);
+			bool w = true;
+			for (struct ptask *p = t; p && w; p = p->parent) {
+				json_t *wc = json_object_get(p->raw, "when");
+				if (wc && xt_cond(&x, wc, &w, &d) < 0)
+					w = false;
+			}
+			char *label = tmpl_to_text(item);
+			if (!w) {
+				out_line(run->out, h->index, "skipping: [%s] => (item=%s) ", h->name, label);
+				free(label);
+				continue;
+			}
+			json_t *args = xt_value(&x, t->args, &d);
+			const char *f = args ? args_str(args, "_raw_params") : NULL;
+			if (!f && args)
+				f = args_str(args, "file");
+			char *path = f ? resolve_include(run, t, f) : NULL;
+			if (!path) {
+				char *m = args ? xasprintf("Could not find or access '%s'", f ? f : "(no file)")
+					       : xstrdup(diag_first_message(&d));
+				include_fail(run, h, t, m);
+				free(m);
+				json_decref(args);
+				free(label);
+				break;
+			}
+			out_line(run->out, h->index, "included: %s for %s => (item=%s)", path, h->name, label);
+			free(label);
+			struct play_state *ps = run->ps;
+			pthread_mutex_lock(&ps->lock);
+			struct inc_cache *c = inc_lookup(ps, t, path);
+			pthread_mutex_unlock(&ps->lock);
+			if (!c) {
+				struct inc_cache nc = { .inc = t, .key = xstrdup(path) };
+				struct diag ld = DIAG_INIT;
+				if (play_load_tasks_file(run->pb, path, t->role, t, &nc.tasks, &nc.ntasks, &ld) < 0) {
+					include_fail(run, h, t, diag_first_message(&ld));
+					diag_release(&ld);
+					free(nc.key);
+					free(path);
+					json_decref(args);
+					break;
+				}
+				diag_release(&ld);
+				pthread_mutex_lock(&ps->lock);
+				ps->inc = xreallocarray(ps->inc, ps->ninc + 1, sizeof(*ps->inc));
+				ps->inc[ps->ninc++] = nc;
+				c = &ps->inc[ps->ninc - 1];
+				pthread_mutex_unlock(&ps->lock);
+			}
+			json_t *params = inc_params ? json_deep_copy(inc_params) : json_object();
+			json_object_set(params, loop_var, item);
+			struct ptask **tasks = c->tasks;
+			size_t ntasks = c->ntasks;
+			run_list(run, tasks, ntasks, &hosts[i], 1, rescuable, params);
+			json_decref(params);
+			json_decref(args);
+			free(path);
+		}
+		json_decref(items);
+next:
+		diag_release(&d);
+		json_decref(x.vars);
+	}
+}
+
 static void run_include(struct task_run *run, struct ptask *t, struct task_host **hosts, size_t nh,
 			bool rescuable, json_t *inc_params)
 {
+	if (has_loop_kw(t->raw)) {
+		if (!strcmp(t->module, "include_role")) {
+			for (size_t i = 0; i < nh; i++)
+				include_fail(run, hosts[i], t, "loops on include_role are not supported by imc");
+			return;
+		}
+		run_include_loop(run, t, hosts, nh, rescuable, inc_params);
+		return;
+	}
 	bool is_role = !strcmp(t->module, "include_role");
 	print_banner(run, t, hosts[0]);
 	out_begin_task(run->out, t->display);

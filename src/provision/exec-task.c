@@ -267,7 +267,7 @@ static json_t *run_once(struct exec_ctx *x)
 }
 
 /* The loop source as a list of items (new reference) or NULL with d set. */
-static json_t *loop_items(struct exec_ctx *x, struct diag *d, bool *has_loop)
+json_t *exec_loop_items(struct exec_ctx *x, struct diag *d, bool *has_loop)
 {
 	json_t *raw = x->task->raw;
 	const char *k;
@@ -425,7 +425,7 @@ int exec_task_host(struct task_run *run, struct ptask *t, struct task_host *h, b
 		}
 		json_decref(dv);
 	}
-	json_t *items = loop_items(&x, &d, &is_loop);
+	json_t *items = exec_loop_items(&x, &d, &is_loop);
 	if (is_loop && !items) {
 		res = fail_from_diag(&d);
 		is_loop = false;

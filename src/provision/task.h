@@ -262,6 +262,9 @@ json_t *exec_hostvars(struct task_run *run);
 int exec_task_host(struct task_run *run, struct ptask *t, struct task_host *h, bool rescuable,
 		   json_t *inc_params, json_t **result);
 json_t *exec_keyword(struct task_run *run, struct ptask *t, const char *kw);
+/* The items of the task's loop/with_* (new reference); *has_loop false when
+ * the task has none (NULL returned); NULL with d set on error. */
+json_t *exec_loop_items(struct exec_ctx *x, struct diag *d, bool *has_loop);
 /* exec-play.c */
 void exec_notify(struct task_run *run, struct task_host *h, struct ptask *t, const char *name);
 void exec_set_fact(struct task_run *run, struct task_host *h, const char *name, json_t *v);
