@@ -142,6 +142,9 @@ int cmd_create(struct imc_ctx *ctx, int argc, char **argv)
 	in.ctxt_max = p->sched.max_time;
 	if (store_plan(st, &in, p, &d) < 0)
 		goto out;
+	/* before the worker exists: a Ctrl-C from then on stops following */
+	if (!detach)
+		worker_follow_catch_interrupt();
 	if (worker_spawn(ctx, &st, id, lock, WORKER_DEPLOY, NULL, &d) < 0)
 		goto out;
 	state_unlock_infra(lock);
@@ -159,7 +162,6 @@ int cmd_create(struct imc_ctx *ctx, int argc, char **argv)
 		goto out;
 	}
 	enum vm_state final = VM_UNKNOWN;
-	worker_follow_catch_interrupt();
 	int w = worker_follow(st, id, 0, !ctx->json, &final, &d);
 	if (w < 0)
 		goto out;

@@ -804,6 +804,30 @@ out:
 	return rc;
 }
 
+/* The worker keeps nothing of its parent but stdio and the lock: no pipe
+ * of a build's job server, no terminal, nothing a VM daemon could inherit. */
+static void close_inherited(int keep1, int keep2)
+{
+	DIR *dir = opendir("/proc/self/fd");
+	if (!dir)
+		return;
+	int *fds = NULL;
+	size_t n = 0;
+	struct dirent *e;
+	while ((e = readdir(dir))) {
+		char *end;
+		long fd = strtol(e->d_name, &end, 10);
+		if (*end || end == e->d_name || fd <= 2 || fd == keep1 || fd == keep2 || fd == dirfd(dir))
+			continue;
+		fds = xreallocarray(fds, n + 1, sizeof(*fds));
+		fds[n++] = (int)fd;
+	}
+	closedir(dir);
+	for (size_t i = 0; i < n; i++)
+		close(fds[i]);
+	free(fds);
+}
+
 int worker_spawn(struct imc_ctx *ctx, struct state_store **st, const char *id, int lock_fd,
 		 enum worker_task task, const char *vms, struct diag *d)
 {
@@ -855,6 +879,7 @@ int worker_spawn(struct imc_ctx *ctx, struct state_store **st, const char *id, i
 			dup2(fd, STDERR_FILENO);
 			close(fd);
 		}
+		close_inherited(lock_fd, p[1]);
 		signal(SIGINT, SIG_IGN);
 		signal(SIGHUP, SIG_IGN);
 		signal(SIGTERM, on_term);
