@@ -108,7 +108,10 @@ static const struct diag_source *find_source(const struct diag *d, const char *f
 }
 
 /* Prints the line'th line of src and a caret under col (tabs kept so the
- * caret lines up in a terminal). */
+ * caret lines up in a terminal). A long line is cut to a window around the
+ * column, marked with "...", so one huge line is not repeated per error. */
+#define EXCERPT_WIDTH 160
+
 static void print_excerpt(FILE *fp, const struct diag_source *src, int line, int col)
 {
 	const char *p = src->text, *end = src->text + src->len;
@@ -124,11 +127,18 @@ static void print_excerpt(FILE *fp, const struct diag_source *src, int line, int
 	size_t n = eol ? (size_t)(eol - p) : (size_t)(end - p);
 	if (n && p[n - 1] == '\r')
 		n--;
-	char *text = xstrndup(p, n);
+	size_t c = col > 0 ? (size_t)col - 1 : 0; /* 0-based column */
+	size_t from = 0;
+	if (n > EXCERPT_WIDTH && c > EXCERPT_WIDTH / 2)
+		from = c - EXCERPT_WIDTH / 2 < n ? c - EXCERPT_WIDTH / 2 : n;
+	size_t len = n - from > EXCERPT_WIDTH ? EXCERPT_WIDTH : n - from;
+	char *text = xstrndup(p + from, len);
 	char *safe = redact(text);
-	fprintf(fp, "  %s\n  ", safe);
-	for (int i = 1; i < col && (size_t)(i - 1) < n; i++)
-		fputc(p[i - 1] == '\t' ? '\t' : ' ', fp);
+	fprintf(fp, "  %s%s%s\n  ", from ? "..." : "", safe, from + len < n ? "..." : "");
+	if (from)
+		fputs("   ", fp);
+	for (size_t i = from; i < c && i < from + len; i++)
+		fputc(p[i] == '\t' ? '\t' : ' ', fp);
 	fputs("^\n", fp);
 	free(safe);
 	free(text);

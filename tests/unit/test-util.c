@@ -113,6 +113,30 @@ static void test_diag_excerpt_and_caret(void **state)
 	diag_release(&d);
 }
 
+static void test_diag_long_line_is_cut(void **state)
+{
+	(void)state;
+	struct diag d = DIAG_INIT;
+	char src[5001];
+	memset(src, 'a', 5000);
+	src[5000] = '\0';
+	src[3000] = 'X';
+	diag_add_source(&d, "long.radl", src, 5000);
+	struct src_loc loc = { "long.radl", 1, 3001 };
+	diag_error(&d, IMC_EXIT_DATAERR, &loc, "bad");
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *fp = open_memstream(&buf, &len);
+	diag_print(&d, fp);
+	fclose(fp);
+	assert_true(len < 500);
+	/* the caret sits under the X */
+	char *l2 = strchr(buf, '\n') + 1, *l3 = strchr(l2, '\n') + 1;
+	assert_int_equal(strchr(l2, 'X') - l2, strchr(l3, '^') - l3);
+	free(buf);
+	diag_release(&d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -121,6 +145,7 @@ int main(void)
 		cmocka_unit_test(test_redact_longest_match_and_pem_lines),
 		cmocka_unit_test(test_log_never_prints_a_secret),
 		cmocka_unit_test(test_diag_excerpt_and_caret),
+		cmocka_unit_test(test_diag_long_line_is_cut),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
