@@ -26,7 +26,12 @@
 static char *merged_radl(const struct state_infra *in, const struct radl_doc *base, const struct radl_doc *add)
 {
 	struct strbuf sb = STRBUF_INIT;
-	strbuf_addstr(&sb, in->radl ? in->radl : "");
+	const char *t = in->radl ? in->radl : "";
+	size_t k = strspn(t, " \t\r\n");
+	if (t[k] == '[' || t[k] == '{')
+		radl_print_doc(&sb, base); /* created from RADL-JSON: go on in RADL */
+	else
+		strbuf_addstr(&sb, t);
 	if (sb.len && sb.buf[sb.len - 1] != '\n')
 		strbuf_addch(&sb, '\n');
 	strbuf_addstr(&sb, "\n");
