@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+#include <pthread.h>
 
 #include "provision/template.h"
 #include "util/diag.h"
@@ -820,6 +821,53 @@ static void test_fuzz_regressions(void **state)
 	json_decref(vars);
 }
 
+/* The executor evaluates hosts in parallel threads: shared read-only vars,
+ * one env per thread, the regex cache shared. */
+struct thr {
+	json_t *vars;
+	int id;
+	int bad;
+};
+
+static void *thread_main(void *arg)
+{
+	struct thr *t = arg;
+	for (int i = 0; i < 300; i++) {
+		struct tmpl_env env = { .vars = t->vars };
+		struct diag d = DIAG_INIT;
+		char *pat = xasprintf("{{ names | select('match', '^[a-%c]') | list | length }}/{{ 'h%d-%d' | regex_replace('h(\\d+)', 'x\\1') }}", 'a' + i % 3, t->id, i);
+		char *want = xasprintf("%d/x%d-%d", i % 3 + 1, t->id, i);
+		char *r = tmpl_render_text(&env, pat, &d);
+		if (!r || strcmp(r, want))
+			t->bad++;
+		bool out;
+		if (tmpl_eval_cond_str(&env, "names | length == 3 and 'b' is search('b')", &out, &d) < 0 || !out)
+			t->bad++;
+		free(r);
+		free(pat);
+		free(want);
+		diag_release(&d);
+	}
+	return NULL;
+}
+
+static void test_threads(void **state)
+{
+	(void)state;
+	json_t *vars = jparse("{\"names\": [\"a\", \"b\", \"c\"]}");
+	pthread_t th[4];
+	struct thr t[4];
+	for (int i = 0; i < 4; i++) {
+		t[i] = (struct thr){ .vars = vars, .id = i };
+		assert_int_equal(pthread_create(&th[i], NULL, thread_main, &t[i]), 0);
+	}
+	for (int i = 0; i < 4; i++) {
+		pthread_join(th[i], NULL);
+		assert_int_equal(t[i].bad, 0);
+	}
+	json_decref(vars);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -839,6 +887,7 @@ int main(void)
 		cmocka_unit_test(test_errors_say_where),
 		cmocka_unit_test(test_omit_and_misc),
 		cmocka_unit_test(test_fuzz_regressions),
+		cmocka_unit_test(test_threads),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
