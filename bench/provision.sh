@@ -78,6 +78,16 @@ floor=$(echo "$t0 $t1" | awk '{printf "%.4f", ($2 - $1) / 20}')
 kill "$master_pid" 2>/dev/null
 master_pid=
 
+# imc's own floor: 20 `raw: /bin/true` tasks = one exec round trip per task
+# and host over the persistent libssh sessions
+{
+	echo "- hosts: nodes"
+	echo "  gather_facts: false"
+	echo "  tasks:"
+	k=1
+	while [ $k -le 20 ]; do echo "    - raw: /bin/true"; k=$((k + 1)); done
+} >"$W/raw.yml"
+
 cat >"$W/ansible.cfg" <<EOF
 [defaults]
 host_key_checking = False
@@ -103,7 +113,7 @@ for n in $NS; do
 		echo "node$i ansible_host=127.0.0.$((10 + i)) ansible_port=$((23000 + i)) ansible_user=$U ansible_ssh_private_key_file=$W/userkey" >>"$inv"
 		i=$((i + 1))
 	done
-	for tool in imc ansible; do
+	for tool in imc-raw imc ansible; do
 		[ "$tool" = ansible ] && [ "${SKIP_ANSIBLE:-0}" = 1 ] && continue
 		[ "$tool" = ansible ] && ! command -v ansible-playbook >/dev/null 2>&1 && continue
 		: >"$W/times"
@@ -111,10 +121,12 @@ for n in $NS; do
 		while [ $r -le "$REPS" ]; do
 			stop_masters
 			rm -rf "$W/work"/* "$W/cp"
-			if [ "$tool" = imc ]; then
+			if [ "$tool" != ansible ]; then
+				pb=$PB
+				[ "$tool" = imc-raw ] && pb=$W/raw.yml
 				t0=$(now)
 				"$IMC" play -q -c ssh $hosts -k "$W/userkey" -g "nodes=$group" -f 16 \
-					-e "base=$W/work/{{ inventory_hostname }}" "$PB" >"$W/last.out" 2>&1
+					-e "base=$W/work/{{ inventory_hostname }}" "$pb" >"$W/last.out" 2>&1
 				rc=$?
 				t1=$(now)
 			else
@@ -143,13 +155,15 @@ for n in $NS; do
 	done
 done
 echo
-echo "floor: one command over an established SSH connection: $floor s"
+echo "floor: one command over an established OpenSSH connection (ControlMaster, ssh client start included): $floor s"
 for n in $NS; do
 	i=$(echo "$results" | tr ' ' '\n' | awk -F: -v n="$n" '$1 == n && $2 == "imc" {print $3}')
+	r=$(echo "$results" | tr ' ' '\n' | awk -F: -v n="$n" '$1 == n && $2 == "imc-raw" {print $3}')
 	a=$(echo "$results" | tr ' ' '\n' | awk -F: -v n="$n" '$1 == n && $2 == "ansible" {print $3}')
 	[ -n "$i" ] || continue
 	line="N=$n: imc $i s/task/host"
-	[ -n "$a" ] && line="$line, ansible $a s/task/host, ansible/imc = $(echo "$a $i" | awk '{printf "%.1fx", $1 / $2}')"
-	line="$line; imc per task (all hosts) / floor = $(echo "$i $n $floor" | awk '{printf "%.1fx", $1 * $2 / $3}')"
+	[ -n "$a" ] && line="$line, ansible $a, ansible/imc = $(echo "$a $i" | awk '{printf "%.1fx", $1 / $2}')"
+	[ -n "$r" ] && line="$line; bare exec round trip (imc raw) $r, imc/raw = $(echo "$i $r" | awk '{printf "%.1fx", $1 / $2}')"
+	[ "$n" = 1 ] && line="$line; imc/OpenSSH floor = $(echo "$i $floor" | awk '{printf "%.1fx", $1 / $2}')"
 	echo "$line"
 done
