@@ -26,7 +26,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-"$IMC" create -e train_steps=300 -e sync=true "$top_srcdir/recipes/fashion-mnist-local.radl" >"$TMPD/create.out" 2>"$TMPD/create.err"
+"$IMC" create -e train_steps=400 -e sync=true "$top_srcdir/recipes/fashion-mnist-local.radl" >"$TMPD/create.out" 2>"$TMPD/create.err"
 rc=$?
 id=$(head -1 "$TMPD/create.out")
 if [ "$rc" -eq 0 ]; then ok "create exits 0"; else not_ok "create exits 0 (exit $rc)"; tail -20 "$TMPD/create.err" | sed 's/^/#   /'; "$IMC" getcontmsg "$id" 2>&1 | tail -40 | sed 's/^/#   /'; fi
@@ -36,8 +36,8 @@ expect_exit 0 "getoutputs works" -- "$IMC" getoutputs --json "$id"
 cp "$TMPD/out" "$TMPD/outputs.json"
 acc=$("$PYTHON3" -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d.get("test_accuracy", 0))' "$TMPD/outputs.json" 2>/dev/null || echo 0)
 if "$PYTHON3" -c "import sys; sys.exit(0 if float('$acc') >= 0.80 else 1)"; then ok "test accuracy $acc >= 0.80"; else not_ok "test accuracy $acc >= 0.80"; cat "$TMPD/outputs.json" | sed 's/^/#   /'; fi
-expect_grep 'model' "$TMPD/outputs.json" "the model was fetched back"
-expect_grep 'metrics' "$TMPD/outputs.json" "the metrics were fetched back"
+expect_grep "checkpoint.imcckpt" "$TMPD/outputs.json" "the model was fetched back"
+expect_grep "metrics.jsonl" "$TMPD/outputs.json" "the metrics were fetched back"
 expect_exit 0 "destroy works" -- "$IMC" destroy "$id"
 id_done=$id; id=""
 after=$(leftovers)
