@@ -865,8 +865,11 @@ int worker_spawn(struct imc_ctx *ctx, struct state_store **st, const char *id, i
 		close(p[0]);
 		setsid();
 		pid_t pid2 = fork();
-		if (pid2 != 0)
+		if (pid2 != 0) {
+			free(home);
+			free(logpath);
 			_exit(pid2 < 0 ? 1 : 0);
+		}
 		/* the worker: keeps lock_fd (the infrastructure's lock) open */
 		int fd = open("/dev/null", O_RDONLY);
 		if (fd >= 0) {
@@ -884,8 +887,10 @@ int worker_spawn(struct imc_ctx *ctx, struct state_store **st, const char *id, i
 		signal(SIGHUP, SIG_IGN);
 		signal(SIGTERM, on_term);
 		signal(SIGPIPE, SIG_IGN);
-		(void)lock_fd;
-		_exit(worker_main(home, id, p[1], task, vms));
+		int wrc = worker_main(home, id, p[1], task, vms);
+		free(home);
+		free(logpath);
+		_exit(wrc);
 	}
 	close(p[1]);
 	int status;
