@@ -276,6 +276,12 @@ static void ssh_close(struct task_conn *c)
 	free(c);
 }
 
+/* True when s is "0" (optionally followed by a newline). */
+static bool atoi_strict_zero(const char *s)
+{
+	return s[0] == '0' && (s[1] == '\0' || s[1] == '\n');
+}
+
 static const struct task_conn_ops ssh_ops = {
 	.name = "ssh",
 	.exec = ssh_exec,
@@ -306,6 +312,15 @@ struct task_conn *conn_ssh_open(const struct conn_ssh_opts *o, struct diag *d)
 	c->ops = &ssh_ops;
 	c->priv = p;
 	c->user = xstrdup(p->user);
+	/* Root is uid 0, whatever the login name (a cloud's 'ubuntu' may be
+	 * mapped to uid 0, as the local cloud's VMs do): ask once. */
 	c->is_root = !strcmp(p->user, "root");
+	struct conn_result r;
+	conn_result_init(&r);
+	struct diag idd = DIAG_INIT;
+	if (ssh_exec(c, "id -u", NULL, 0, &r, &idd) == 0 && r.rc == 0)
+		c->is_root = atoi_strict_zero(strbuf_str(&r.out));
+	conn_result_release(&r);
+	diag_release(&idd);
 	return c;
 }
