@@ -10,18 +10,21 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <glob.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "provision/expr.h"
 #include "util/diag.h"
+#include "util/log.h"
 #include "util/strbuf.h"
 #include "util/xalloc.h"
 #include "util/banned.h"
@@ -767,6 +770,157 @@ L(random_choice)
 	return json_pack("[O]", json_array_get(terms, (size_t)rand_r(&st) % json_array_size(terms)));
 }
 
+/* ---- password ----------------------------------------------------------------- */
+
+static void add_charset(struct strbuf *sb, const char *name)
+{
+	static const struct { const char *n, *v; } sets[] = {
+		{ "ascii_letters", "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ" },
+		{ "letters", "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ" },
+		{ "ascii_lowercase", "abcdefghijklmnopqrstuvwxyz" },
+		{ "ascii_uppercase", "ABCDEFGHIJKLMNOPQRSTUVWXYZ" },
+		{ "digits", "0123456789" },
+		{ "hexdigits", "0123456789abcdefABCDEF" },
+		{ "octdigits", "01234567" },
+		{ "punctuation", "!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~" },
+	};
+	for (size_t i = 0; i < sizeof(sets) / sizeof(sets[0]); i++)
+		if (!strcmp(name, sets[i].n)) {
+			strbuf_addstr(sb, sets[i].v);
+			return;
+		}
+	strbuf_addstr(sb, name);
+}
+
+/* lookup('password', 'PATH [length=N] [chars=a,b]'): a random password kept
+ * in a controller file (0600) so that later runs get the same one;
+ * /dev/null keeps nothing. Every password read or made is registered as a
+ * secret, so that it never shows in logs or errors. */
+L(password)
+{
+	json_t *r = json_array();
+	for (size_t i = 0; i < json_array_size(terms); i++) {
+		char *t = val_to_cstr(json_array_get(terms, i));
+		json_t *kv = parse_kv(t);
+		free(t);
+		if (kw)
+			json_object_update(kv, kw);
+		const char *path = json_string_value(json_object_get(kv, "_raw_params"));
+		if (!path || !path[0]) {
+			json_decref(kv);
+			json_decref(r);
+			return lerr(ev, pos, "%s", "password lookup needs a file path");
+		}
+		long long length = 20;
+		json_t *jl = json_object_get(kv, "length");
+		if (jl) {
+			char *ls = val_to_cstr(jl);
+			if (!seq_int(ls, &length) || length < 1 || length > 4096) {
+				free(ls);
+				json_decref(kv);
+				json_decref(r);
+				return lerr(ev, pos, "%s", "password lookup: invalid length");
+			}
+			free(ls);
+		}
+		struct strbuf chars = STRBUF_INIT;
+		json_t *jc = json_object_get(kv, "chars");
+		if (json_is_string(jc)) {
+			/* comma separated; ",," is a literal comma */
+			const char *c = json_string_value(jc);
+			struct strbuf part = STRBUF_INIT;
+			for (; ; c++) {
+				if (*c == ',' && c[1] == ',') {
+					strbuf_addch(&part, ',');
+					c++;
+				} else if (*c == ',' || !*c) {
+					add_charset(&chars, strbuf_str(&part));
+					strbuf_reset(&part);
+					if (!*c)
+						break;
+				} else {
+					strbuf_addch(&part, *c);
+				}
+			}
+			strbuf_release(&part);
+		} else {
+			add_charset(&chars, "ascii_letters");
+			add_charset(&chars, "digits");
+			strbuf_addstr(&chars, ".,:-_");
+		}
+		char *pw = NULL;
+		bool store = strcmp(path, "/dev/null") != 0;
+		if (store) {
+			struct strbuf old = STRBUF_INIT;
+			if (strbuf_read_file(&old, path) == 0) {
+				char *nl = strchr(old.buf ? old.buf : "", '\n');
+				if (nl)
+					*nl = 0;
+				char *salt = strstr(strbuf_str(&old), " salt=");
+				if (salt)
+					*salt = 0;
+				pw = xstrdup(strbuf_str(&old));
+			}
+			strbuf_release(&old);
+		}
+		if (!pw) {
+			FILE *rnd = fopen("/dev/urandom", "r");
+			if (!rnd || !chars.len) {
+				if (rnd)
+					fclose(rnd);
+				strbuf_release(&chars);
+				json_decref(kv);
+				json_decref(r);
+				return lerr(ev, pos, "%s", "password lookup: no randomness or empty character set");
+			}
+			pw = xcalloc((size_t)length + 1, 1);
+			for (long long k = 0; k < length; k++) {
+				unsigned int x = 0;
+				/* rejection sampling: no modulo bias */
+				do {
+					if (fread(&x, sizeof(x), 1, rnd) != 1)
+						x = 0;
+				} while (x >= UINT_MAX - UINT_MAX % (unsigned)chars.len);
+				pw[k] = chars.buf[x % chars.len];
+			}
+			fclose(rnd);
+			if (store) {
+				char *dir = xstrdup(path);
+				char *sl = strrchr(dir, '/');
+				if (sl && sl != dir) {
+					*sl = 0;
+					for (char *q = dir + 1; *q; q++)
+						if (*q == '/') {
+							*q = 0;
+							mkdir(dir, 0700);
+							*q = '/';
+						}
+					mkdir(dir, 0700);
+				}
+				free(dir);
+				int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+				if (fd < 0 || write(fd, pw, strlen(pw)) < 0 || write(fd, "\n", 1) < 0) {
+					if (fd >= 0)
+						close(fd);
+					secret_register(pw);
+					free(pw);
+					strbuf_release(&chars);
+					json_decref(kv);
+					json_decref(r);
+					return lerr(ev, pos, "password lookup: cannot write '%s'", path);
+				}
+				close(fd);
+			}
+		}
+		secret_register(pw);
+		json_array_append_new(r, json_stringn_nocheck(pw, strlen(pw)));
+		free(pw);
+		strbuf_release(&chars);
+		json_decref(kv);
+	}
+	return r;
+}
+
 struct lookup_def {
 	const char *name;
 	json_t *(*fn)(struct ev *, json_t *, json_t *, size_t);
@@ -784,6 +938,7 @@ static const struct lookup_def lookups[] = {
 	{ "lines", l_lines },
 	{ "list", l_list },
 	{ "nested", l_nested },
+	{ "password", l_password },
 	{ "pipe", l_pipe },
 	{ "random_choice", l_random_choice },
 	{ "sequence", l_sequence },

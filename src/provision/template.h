@@ -70,9 +70,10 @@
  *    directory, link, abs.
  *  lookups: sequence, file, env, pipe and lines (only with allow_pipe),
  *    template, vars, items, list, dict, together, nested, first_found,
- *    fileglob, indexed_items, flattened, subelements, random_choice; others
- *    (password, url, ...) through env->lookup. Options errors='ignore'|'warn'
- *    and wantlist=True.
+ *    fileglob, indexed_items, flattened, subelements, random_choice,
+ *    password (kept in a 0600 controller file; every password is passed to
+ *    secret_register()); others (url, ...) through env->lookup, which is
+ *    tried first. Options errors='ignore'|'warn' and wantlist=True.
  *  globals: range, lookup, query/q, dict, namespace, zip, omit; methods of
  *    str (split, rsplit, startswith, endswith, strip, lstrip, rstrip, lower,
  *    upper, replace, format, find, count, index, join, splitlines, zfill,

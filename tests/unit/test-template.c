@@ -24,6 +24,7 @@
 
 #include "provision/template.h"
 #include "util/diag.h"
+#include "util/log.h"
 #include "util/strbuf.h"
 #include "util/xalloc.h"
 
@@ -628,6 +629,30 @@ static void test_lookups_with_context(void **state)
 	assert_null(tmpl_render_typed(&env, "{{ lookup('file', 'nope') }}", &d));
 	assert_non_null(strstr(diag_first_message(&d), "could not locate file in lookup: nope"));
 	diag_release(&d);
+	/* the built-in password lookup: kept in a 0600 file, same value next time */
+	struct tmpl_env e2 = { .vars = vars };
+	char *expr = xasprintf("{{ lookup('password', '%s/sub/pw length=12 chars=digits') }}", tmpdir);
+	int before = secret_count();
+	json_t *p1 = tmpl_render_typed(&e2, expr, &d);
+	json_t *p2 = tmpl_render_typed(&e2, expr, &d);
+	assert_non_null(p1);
+	assert_non_null(p2);
+	assert_int_equal(json_string_length(p1), 12);
+	assert_int_equal(strspn(json_string_value(p1), "0123456789"), 12);
+	assert_string_equal(json_string_value(p1), json_string_value(p2));
+	assert_true(secret_count() > before);
+	char pwpath[128];
+	snprintf(pwpath, sizeof(pwpath), "%s/sub/pw", tmpdir);
+	struct stat st;
+	assert_int_equal(stat(pwpath, &st), 0);
+	assert_int_equal(st.st_mode & 0777, 0600);
+	json_decref(p1);
+	json_decref(p2);
+	free(expr);
+	p1 = tmpl_render_typed(&e2, "{{ lookup('password', '/dev/null chars=ascii_lowercase length=30') }}", &d);
+	assert_int_equal(json_string_length(p1), 30);
+	assert_int_equal(strspn(json_string_value(p1), "abcdefghijklmnopqrstuvwxyz"), 30);
+	json_decref(p1);
 	json_decref(vars);
 	char cmd[128];
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
