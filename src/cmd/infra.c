@@ -495,7 +495,7 @@ json_t *infra_json_doc(void)
 
 void infra_json_print(json_t *doc)
 {
-	char *s = json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	char *s = json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(15));
 	if (s) {
 		char *safe = redact(s);
 		fputs(safe, stdout);

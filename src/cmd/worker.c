@@ -196,7 +196,7 @@ static void record_outputs_dir(struct state_store *st, const char *id, const cha
 					if (json_is_object(v) || json_is_array(v))
 						continue;
 					char *sv = json_is_string(v) ? xstrdup(json_string_value(v))
-								     : json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT);
+								     : json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT | JSON_REAL_PRECISION(15));
 					state_output_set(st, id, k, NULL, sv, d);
 					free(sv);
 				}
