@@ -554,6 +554,20 @@ static void write_file(const char *name, const char *text)
 	fclose(fp);
 }
 
+/* Teardown: removes the test's temporary directory even when it failed. */
+static int remove_tmpdir(void **state)
+{
+	(void)state;
+	if (tmpdir[0]) {
+		char cmd[128];
+		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
+		if (system(cmd) != 0)
+			return -1;
+		tmpdir[0] = 0;
+	}
+	return 0;
+}
+
 static int lookup_cb(void *ud, const char *name, json_t *terms, json_t *kwargs, json_t **out, struct diag *d)
 {
 	(void)ud;
@@ -654,9 +668,6 @@ static void test_lookups_with_context(void **state)
 	assert_int_equal(strspn(json_string_value(p1), "abcdefghijklmnopqrstuvwxyz"), 30);
 	json_decref(p1);
 	json_decref(vars);
-	char cmd[128];
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
-	assert_int_equal(system(cmd), 0);
 }
 
 static void test_loop_lookups(void **state)
@@ -907,7 +918,7 @@ int main(void)
 		cmocka_unit_test(test_truthiness_and_text),
 		cmocka_unit_test(test_backslashes),
 		cmocka_unit_test(test_whitespace_control),
-		cmocka_unit_test(test_lookups_with_context),
+		cmocka_unit_test_teardown(test_lookups_with_context, remove_tmpdir),
 		cmocka_unit_test(test_loop_lookups),
 		cmocka_unit_test(test_errors_say_where),
 		cmocka_unit_test(test_omit_and_misc),
