@@ -10,6 +10,7 @@
 
 #include "cmd/cmd.h"
 #include "cmd/infra.h"
+#include "util/log.h"
 #include "util/banned.h"
 
 int cmd_getinfo(struct imc_ctx *ctx, int argc, char **argv)
@@ -66,7 +67,9 @@ int cmd_getinfo(struct imc_ctx *ctx, int argc, char **argv)
 		json_object_set_new(j, "vms", arr);
 		infra_json_print(j);
 	} else {
-		fputs(strbuf_str(&sb), stdout);
+		char *safe = redact(strbuf_str(&sb));
+		fputs(safe, stdout);
+		free(safe);
 		json_decref(arr);
 	}
 	strbuf_release(&sb);

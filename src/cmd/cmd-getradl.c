@@ -3,10 +3,12 @@
 #include "config.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cmd/cmd.h"
 #include "cmd/infra.h"
+#include "util/log.h"
 #include "util/banned.h"
 
 int cmd_getradl(struct imc_ctx *ctx, int argc, char **argv)
@@ -23,14 +25,18 @@ int cmd_getradl(struct imc_ctx *ctx, int argc, char **argv)
 	if (!st || infra_lookup(st, pos[0], &in, &d) < 0)
 		goto out;
 	if (ctx->json) {
+		radl_doc_free(infra_radl(&in, &d));
 		json_t *j = infra_json_doc();
 		json_object_set_new(j, "radl", json_string(in.radl ? in.radl : ""));
 		infra_json_print(j);
 	} else {
-		const char *r = in.radl ? in.radl : "";
+		/* credentials written in the RADL are masked (registered by infra_radl) */
+		radl_doc_free(infra_radl(&in, &d));
+		char *r = redact(in.radl ? in.radl : "");
 		fputs(r, stdout);
 		if (*r && r[strlen(r) - 1] != '\n')
 			fputc('\n', stdout);
+		free(r);
 	}
 out:
 	rc = d.n ? cmd_report(ctx, &d) : IMC_EXIT_OK;

@@ -8,6 +8,7 @@
 
 #include "cmd/cmd.h"
 #include "cmd/infra.h"
+#include "util/log.h"
 #include "util/banned.h"
 
 int cmd_getvminfo(struct imc_ctx *ctx, int argc, char **argv)
@@ -52,8 +53,11 @@ int cmd_getvminfo(struct imc_ctx *ctx, int argc, char **argv)
 		infra_json_print(doc_j);
 	} else if (attr)
 		printf("%s\n", value);
-	else
-		fputs(strbuf_str(&sb), stdout);
+	else {
+		char *safe = redact(strbuf_str(&sb));
+		fputs(safe, stdout);
+		free(safe);
+	}
 out:
 	rc = d.n ? cmd_report(ctx, &d) : IMC_EXIT_OK;
 	json_decref(j);

@@ -113,6 +113,10 @@ int infra_lookup(struct state_store *st, const char *arg, struct state_infra *ou
 		state_infra_release(out);
 		return -1;
 	}
+	/* whatever the command prints, credentials of its RADL stay masked */
+	struct diag ignore = DIAG_INIT;
+	radl_doc_free(infra_radl(out, &ignore));
+	diag_release(&ignore);
 	return 0;
 }
 
@@ -415,6 +419,28 @@ void infra_vm_take(struct state_vm *vm, const struct cloud_vm *cv)
 	json_decref(ips);
 }
 
+/* Credentials written in a RADL (disk.0.os.credentials.password,
+ * private_key, vault.password, ...) are secrets like those of the auth
+ * file: registered so that no output or log shows them. */
+static void register_radl_secrets(const struct radl_doc *doc)
+{
+	static const char *const words[] = { "password", "private_key", "token", "secret" };
+	for (size_t i = 0; doc && i < doc->nsystems; i++) {
+		const struct radl_body *b = &doc->systems[i].body;
+		for (size_t k = 0; k < b->nfeat; k++)
+			for (size_t w = 0; w < sizeof(words) / sizeof(words[0]); w++)
+				if (b->feat[k].kind == RADL_V_STRING && b->feat[k].str && strstr(b->feat[k].name, words[w]))
+					secret_register(b->feat[k].str);
+	}
+	for (size_t i = 0; doc && i < doc->nansibles; i++) {
+		const struct radl_body *b = &doc->ansibles[i].body;
+		for (size_t k = 0; k < b->nfeat; k++)
+			if (b->feat[k].kind == RADL_V_STRING && b->feat[k].str &&
+			    (strstr(b->feat[k].name, "password") || strstr(b->feat[k].name, "private_key")))
+				secret_register(b->feat[k].str);
+	}
+}
+
 static struct radl_doc *load_radl(const char *path, json_t *vars, bool interactive, char **text,
 				  bool check, struct diag *d)
 {
@@ -438,6 +464,7 @@ static struct radl_doc *load_radl(const char *path, json_t *vars, bool interacti
 	size_t k = strspn(t, " \t\r\n");
 	struct radl_doc *doc = (t[k] == '[' || t[k] == '{') ? radl_parse_json(path, t, strlen(t), d)
 							    : radl_parse(path, t, strlen(t), d);
+	register_radl_secrets(doc);
 	if (!doc || (check && radl_check(doc, d) < 0)) {
 		radl_doc_free(doc);
 		free(t);
@@ -464,9 +491,10 @@ struct radl_doc *infra_radl(const struct state_infra *in, struct diag *d)
 	const char *name = in->radl_path ? in->radl_path : "infrastructure.radl";
 	const char *t = in->radl ? in->radl : "";
 	size_t k = strspn(t, " \t\r\n");
-	if (t[k] == '[' || t[k] == '{')
-		return radl_parse_json(name, t, strlen(t), d);
-	return radl_parse(name, t, strlen(t), d);
+	struct radl_doc *doc = (t[k] == '[' || t[k] == '{') ? radl_parse_json(name, t, strlen(t), d)
+							    : radl_parse(name, t, strlen(t), d);
+	register_radl_secrets(doc);
+	return doc;
 }
 
 json_t *infra_vm_specs(const struct state_vm *vms, size_t n)

@@ -69,7 +69,18 @@ done
 printf 'id = d; type = dummy; password = %s\nid = e; type = dummy; password = "bad\n' "$SECRET" >"$TMPD/auth-bad.dat"
 "$IMC" -a "$TMPD/auth-bad.dat" plan "$R/t2-cluster.radl" >>"$TMPD/all" 2>&1
 IMC_DUMMY_FAIL=fail-destroy "$IMC" -a "$TMPD/auth.dat" -vv destroy "$ID" >>"$TMPD/all" 2>&1
-expect_no_grep "$SECRET|$TOKEN" "$TMPD/all" "no secret in any output or error"
+# a password written in the RADL itself is a secret too
+RPW='RadlPassw0rd-x9'
+sed "s|disk.0.image.url = 'dummy://ok'|disk.0.image.url = 'dummy://ok' and disk.0.os.credentials.password = '$RPW'|" "$R/t2-cluster.radl" >"$TMPD/pw.radl"
+"$IMC" create "$TMPD/pw.radl" >>"$TMPD/all" 2>&1
+for id in $("$IMC" list | sed -n 's/^  //p'); do
+	for c in getradl getinfo export "getradl --json" "getvminfo --json"; do
+		# shellcheck disable=SC2086
+		"$IMC" $c "$id" $( [ "$c" = "getvminfo --json" ] && echo 0 ) >>"$TMPD/all" 2>&1
+	done
+done
+grep -q "disk.0.os.credentials.password = '\*\*\*'" "$TMPD/all" && ok "getradl shows the RADL password masked" || not_ok "getradl shows the RADL password masked"
+expect_no_grep "$SECRET|$TOKEN|$RPW" "$TMPD/all" "no secret in any output or error"
 cat "$IMC_HOME"/infra/*/worker.log >"$TMPD/logs" 2>/dev/null
 expect_no_grep "$SECRET|$TOKEN" "$TMPD/logs" "no secret in the worker logs"
 if grep -rqaE -- "$SECRET|$TOKEN" "$IMC_HOME"; then not_ok "no secret anywhere in \$IMC_HOME"; else ok "no secret anywhere in \$IMC_HOME"; fi
