@@ -88,6 +88,7 @@ int cmd_destroy(struct imc_ctx *ctx, int argc, char **argv)
 		goto out;
 	if (in.deleted) {
 		already = true;
+		infra_remove_dir(state_home(st), id); /* the lock file taken just now */
 		goto done;
 	}
 	if (infra_auth(ctx, state_home(st), in.auth_path, &af, NULL, &d) < 0 && !force)

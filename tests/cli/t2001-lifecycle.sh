@@ -78,6 +78,7 @@ expect_grep '^Infrastructure successfully destroyed$' "$TMPD/out" "destroy uses 
 [ ! -e "$IMC_HOME/infra/$ID" ] && ok "destroy removes the infrastructure's directory" || not_ok "destroy removes the directory"
 expect_exit 0 "second destroy is a no-op" -- "$IMC" destroy "$ID"
 expect_grep 'already destroyed' "$TMPD/out" "second destroy says so"
+[ ! -e "$IMC_HOME/infra/$ID" ] && ok "second destroy leaves no directory" || not_ok "second destroy leaves no directory"
 expect_exit 66 "getstate of a destroyed infrastructure" -- "$IMC" getstate "$ID"
 expect_grep 'destroyed' "$TMPD/err" "getstate says it was destroyed"
 # getstate asks the cloud: a VM terminated behind imc's back is 'off'
