@@ -9,16 +9,22 @@ require_netns
 [ -f /usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz ] || skip_all "dataset-fashion-mnist not installed"
 command -v sshd >/dev/null 2>&1 || [ -x /usr/sbin/sshd ] || skip_all "openssh-server not installed"
 
+# What this infrastructure could leave behind: its namespaces, links and
+# /etc/netns entries (named after the first 8 characters of its id), and
+# processes working in its job directories or under its $IMC_HOME.
 leftovers() {
+	tag=$(printf '%s' "$1" | cut -c1-8)
 	{
-		ip netns list 2>/dev/null | awk '{print $1}' | grep imc
-		ip -o link show 2>/dev/null | awk -F': ' '{print $2}' | grep imc
-		ls /etc/netns 2>/dev/null | grep imc
-		pgrep -f "imc-train --role" 2>/dev/null
+		ip netns list 2>/dev/null | awk '{print $1}' | grep -F "imc-$tag"
+		ip -o link show 2>/dev/null | awk -F': ' '{print $2}' | grep -F "imc$tag"
+		ls /etc/netns 2>/dev/null | grep -F "$tag"
+		for p in /proc/[0-9]*; do
+			cwd=$(readlink "$p/cwd" 2>/dev/null) || continue
+			case "$cwd" in *"/imc-train/$1"*|"$IMC_HOME"*) echo "process ${p#/proc/} in $cwd";; esac
+		done
 		pgrep -af sshd 2>/dev/null | grep -F "$IMC_HOME"
 	} | sort
 }
-before=$(leftovers)
 id=""
 cleanup() {
 	[ -n "$id" ] && "$IMC" destroy "$id" >/dev/null 2>&1
@@ -40,8 +46,8 @@ expect_grep "checkpoint.imcckpt" "$TMPD/outputs.json" "the model was fetched bac
 expect_grep "metrics.jsonl" "$TMPD/outputs.json" "the metrics were fetched back"
 expect_exit 0 "destroy works" -- "$IMC" destroy "$id"
 id_done=$id; id=""
-after=$(leftovers)
-if [ "$before" = "$after" ]; then ok "destroy leaves nothing behind"; else not_ok "destroy leaves nothing behind"; echo "$after" | sed 's/^/#   left: /'; fi
+after=$(leftovers "$id_done")
+if [ -z "$after" ]; then ok "destroy leaves nothing behind"; else not_ok "destroy leaves nothing behind"; echo "$after" | sed 's/^/#   left: /'; fi
 if ls "$IMC_HOME"/infra/"$id_done" 2>/dev/null | grep -q 'id_'; then not_ok "the key files are gone"; else ok "the key files are gone"; fi
 expect_exit 0 "a second destroy is a no-op" -- "$IMC" destroy "$id_done"
 done_testing
