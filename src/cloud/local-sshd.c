@@ -10,6 +10,8 @@
 #include "config.h"
 
 #include <errno.h>
+#include <limits.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <sched.h>
 #include <signal.h>
@@ -233,8 +235,8 @@ struct spawn_plan {
 	int null_fd;
 	int cgroup_fd;
 	const char *hostname;
-	const char *bind_src[4];
-	const char *bind_dst[4];
+	const char *bind_src[6];
+	const char *bind_dst[6];
 	int nbind;
 	char *const *argv;
 	pid_t parent;
@@ -279,13 +281,27 @@ static void spawn_child(const struct spawn_plan *p)
 	_exit(106);
 }
 
+/* True when path lies under /var/tmp (which a VM's private /var/tmp would hide). */
+static bool under_var_tmp(const char *path)
+{
+	char real[PATH_MAX];
+	if (!path || !realpath(path, real))
+		return false;
+	return strncmp(real, "/var/tmp/", 9) == 0 || strcmp(real, "/var/tmp") == 0;
+}
+
 int local_sshd_start(struct local_ctx *c, const struct local_vm *vm, struct diag *d)
 {
 	struct spawn_plan p = { -1, -1, -1, -1, NULL, { 0 }, { 0 }, 0, NULL, 0 };
+	/* The VM's own /var/tmp, kept in its directory: what a recipe leaves
+	 * there goes away with the VM, as on a cloud. (Not /tmp: $IMC_HOME or
+	 * the build tree often live there, and the VM must still see them.) */
+	static const char *const scratch[][2] = { { "var-tmp", "/var/tmp" } };
+	char *scratch_src[1] = { 0 };
 	char *cfg = xasprintf("%s/sshd_config", vm->dir);
 	char *log = xasprintf("%s/sshd.log", vm->dir);
 	char *pidf = xasprintf("%s/sshd.pid", vm->dir);
-	char *srcs[4] = { 0 }, *bind_dst_own[4] = { 0 }, *cgpath = NULL, *note = NULL;
+	char *srcs[4] = { 0 }, *bind_dst_own[6] = { 0 }, *cgpath = NULL, *note = NULL;
 	static const char *const etc[] = { "hosts", "resolv.conf", "hostname", "passwd" };
 	const char *argv[] = { sshd_path(), "-f", cfg, "-E", log, NULL };
 	int ret = -1;
@@ -321,6 +337,20 @@ int local_sshd_start(struct local_ctx *c, const struct local_vm *vm, struct diag
 				p.nbind++;
 			}
 			free(dst);
+		}
+		for (int i = 0; i < 1 && !under_var_tmp(vm->dir) &&
+				!under_var_tmp(getenv("IMC_TRAIN")); i++) {
+			scratch_src[i] = xasprintf("%s/%s", vm->dir, scratch[i][0]);
+			if (mkdir(scratch_src[i], 01777) < 0 && errno != EEXIST) {
+				diag_error(d, IMC_EXIT_IOERR, NULL, "cannot create '%s': %s",
+					   scratch_src[i], strerror(errno));
+				goto out;
+			}
+			chmod(scratch_src[i], 01777); /* not narrowed by the umask */
+			p.bind_src[p.nbind] = scratch_src[i];
+			bind_dst_own[p.nbind] = xstrdup(scratch[i][1]);
+			p.bind_dst[p.nbind] = bind_dst_own[p.nbind];
+			p.nbind++;
 		}
 	}
 	if (local_cgroup_setup(c, vm, &cgpath, &note) == 0 && cgpath) {
@@ -376,6 +406,7 @@ out:
 		close(p.cgroup_fd);
 	for (int i = 0; i < 4; i++)
 		free(srcs[i]);
+	free(scratch_src[0]);
 	for (int i = 0; i < p.nbind; i++)
 		free(bind_dst_own[i]);
 	free(cgpath);
