@@ -162,14 +162,18 @@ static char *pin_lookup(const char *file, const char *name)
 	return r;
 }
 
+static pthread_mutex_t pin_file_lock = PTHREAD_MUTEX_INITIALIZER;
+
 static void pin_store(void *opaque, const char *key)
 {
 	struct pin_ctx *pc = opaque;
+	pthread_mutex_lock(&pin_file_lock);
 	FILE *fp = fopen(pc->file, "a");
 	if (fp) {
 		fprintf(fp, "%s %s\n", pc->name, key);
 		fclose(fp);
 	}
+	pthread_mutex_unlock(&pin_file_lock);
 }
 
 struct target_pin {
@@ -295,6 +299,39 @@ out:
 	return rc;
 }
 
+struct ssh_spec {
+	char *name, *user, *addr, *pinned;
+	const char *key;
+	int port;
+	struct pin_ctx pc;
+	struct task_conn *conn;
+	struct diag d;
+};
+
+static void *connect_spec(void *arg)
+{
+	struct ssh_spec *s = arg;
+	struct conn_ssh_opts o = { .host = s->addr, .port = s->port, .user = s->user,
+				   .key_path = s->key, .timeout = 30, .pinned_key = s->pinned,
+				   .on_hostkey = s->pc.file ? pin_store : NULL, .opaque = &s->pc };
+	s->conn = conn_ssh_open(&o, &s->d);
+	return NULL;
+}
+
+static void specs_free(struct ssh_spec *sp, size_t n)
+{
+	if (!sp)
+		return;
+	for (size_t i = 0; i < n; i++) {
+		free(sp[i].name);
+		free(sp[i].user);
+		free(sp[i].addr);
+		free(sp[i].pinned);
+		diag_release(&sp[i].d);
+	}
+	free(sp);
+}
+
 int cmd_play(struct imc_ctx *ctx, int argc, char **argv)
 {
 	if (cmd_help_requested(argc, argv)) {
@@ -320,6 +357,8 @@ int cmd_play(struct imc_ctx *ctx, int argc, char **argv)
 	const char *connection = "local", *inv_host = "localhost", *key = NULL, *results = NULL;
 	const char *known_hosts = NULL;
 	bool no_fallback = false;
+	struct ssh_spec *pinctx_keep = NULL;
+	size_t pinctx_n = 0;
 	bool json_out = ctx->json;
 	const char *target = NULL;
 	struct state_store *st = NULL;
@@ -427,7 +466,9 @@ int cmd_play(struct imc_ctx *ctx, int argc, char **argv)
 		run->hosts[run->nhosts++] = h;
 		json_array_append_new(all, json_string(inv_host));
 	} else {
-		run->hosts = xcalloc(json_array_size(ssh_hosts), sizeof(*run->hosts));
+		size_t nspec = json_array_size(ssh_hosts);
+		run->hosts = xcalloc(nspec, sizeof(*run->hosts));
+		struct ssh_spec *sp = xcalloc(nspec, sizeof(*sp));
 		size_t i;
 		json_t *e;
 		json_array_foreach(ssh_hosts, i, e) {
@@ -436,44 +477,55 @@ int cmd_play(struct imc_ctx *ctx, int argc, char **argv)
 			if (!eq || !at) {
 				rc = cmd_usage_error("play", "bad --host '%s' (want NAME=USER@ADDR[:PORT])", spec);
 				json_decref(all);
+				specs_free(sp, i);
 				goto out;
 			}
-			char *name = xstrndup(spec, (size_t)(eq - spec));
-			char *user = xstrndup(eq + 1, (size_t)(at - eq - 1));
-			char *addr = xstrdup(at + 1);
-			int port = 22;
-			char *colon = strrchr(addr, ':');
+			sp[i].name = xstrndup(spec, (size_t)(eq - spec));
+			sp[i].user = xstrndup(eq + 1, (size_t)(at - eq - 1));
+			sp[i].addr = xstrdup(at + 1);
+			sp[i].port = 22;
+			char *colon = strrchr(sp[i].addr, ':');
 			if (colon) {
 				*colon = 0;
-				port = (int)strtol(colon + 1, NULL, 10);
+				sp[i].port = (int)strtol(colon + 1, NULL, 10);
 			}
-			char *pinned = known_hosts ? pin_lookup(known_hosts, name) : NULL;
-			struct pin_ctx pc = { known_hosts, name };
-			struct conn_ssh_opts o = { .host = addr, .port = port, .user = user,
-						   .key_path = key, .timeout = 30, .pinned_key = pinned,
-						   .on_hostkey = known_hosts ? pin_store : NULL,
-						   .opaque = &pc };
-			struct task_conn *conn = conn_ssh_open(&o, &d);
-			struct task_host *h = task_host_new(name, conn, NULL);
+			sp[i].pinned = known_hosts ? pin_lookup(known_hosts, sp[i].name) : NULL;
+			sp[i].pc.file = known_hosts;
+			sp[i].pc.name = sp[i].name;
+			sp[i].key = key;
+			diag_init(&sp[i].d);
+		}
+		/* connect to every host at once */
+		pthread_t *th = xcalloc(nspec, sizeof(*th));
+		bool *started = xcalloc(nspec, sizeof(*started));
+		for (i = 0; i < nspec; i++)
+			started[i] = pthread_create(&th[i], NULL, connect_spec, &sp[i]) == 0;
+		for (i = 0; i < nspec; i++) {
+			if (started[i])
+				pthread_join(th[i], NULL);
+			else
+				connect_spec(&sp[i]);
+		}
+		free(th);
+		free(started);
+		for (i = 0; i < nspec; i++) {
+			struct task_host *h = task_host_new(sp[i].name, sp[i].conn, NULL);
 			h->index = (int)i;
-			json_object_set_new(h->vars, "ansible_host", json_string(addr));
-			json_object_set_new(h->vars, "ansible_port", json_integer(port));
-			json_object_set_new(h->vars, "ansible_user", json_string(user));
+			json_object_set_new(h->vars, "ansible_host", json_string(sp[i].addr));
+			json_object_set_new(h->vars, "ansible_port", json_integer(sp[i].port));
+			json_object_set_new(h->vars, "ansible_user", json_string(sp[i].user));
 			run->hosts[run->nhosts++] = h;
-			json_array_append_new(all, json_string(name));
-			if (!conn) {
+			json_array_append_new(all, json_string(sp[i].name));
+			if (!sp[i].conn) {
 				h->unreachable = true;
 				h->failed = true;
 				h->st.unreachable++;
-				fprintf(stderr, "imc play: %s: %s\n", name, diag_first_message(&d));
-				diag_release(&d);
-				diag_init(&d);
+				fprintf(stderr, "imc play: %s: %s\n", sp[i].name, diag_first_message(&sp[i].d));
 			}
-			free(name);
-			free(user);
-			free(addr);
-			free(pinned);
 		}
+		/* pin contexts stay referenced by the connections: freed at exit */
+		pinctx_keep = sp;
+		pinctx_n = nspec;
 	}
 	json_object_set_new(groups, "all", all);
 	json_object_set_new(groups, "ungrouped", json_array());
@@ -506,6 +558,7 @@ int cmd_play(struct imc_ctx *ctx, int argc, char **argv)
 		rc = IMC_EXIT_IOERR;
 out:
 	task_run_free(run);
+	specs_free(pinctx_keep, pinctx_n);
 	if (st)
 		state_close(st);
 	play_free(pb);
