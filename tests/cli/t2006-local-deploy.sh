@@ -4,6 +4,7 @@
 # recipes, fetched files and summary values come back as outputs, a failing
 # reconfigure leaves VMs unconfigured (exit 1), destroy removes everything.
 . "$top_srcdir/tests/cli/lib.sh"
+require_long
 require_netns
 command -v sshd >/dev/null 2>&1 || [ -x /usr/sbin/sshd ] || skip_all "openssh-server not installed"
 R="$top_srcdir/tests/cli/data"

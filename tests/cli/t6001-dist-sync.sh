@@ -4,6 +4,7 @@
 # >= 80%, the chief evaluates at the epoch's end, every task exits 0 and the
 # PS shuts down because the chief told it to. Usage errors first.
 . "$top_srcdir/tests/cli/lib.sh"
+require_long
 . "$top_srcdir/tests/cli/t6-dist-lib.sh"
 
 # usage and configuration errors, with their exit codes

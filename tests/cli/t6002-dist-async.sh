@@ -5,6 +5,7 @@
 # task exits 0 and the PS shuts down because the chief told it to. The PS
 # starts after the chief and the worker, which wait for it.
 . "$top_srcdir/tests/cli/lib.sh"
+require_long
 . "$top_srcdir/tests/cli/t6-dist-lib.sh"
 
 make_cluster "$TMPD/cluster.json" 1 1

@@ -6,6 +6,7 @@
 # job carries on. A hung worker (SIGSTOP) is dropped after --sync-timeout.
 # Synchronised on the worker's progress lines, not on sleeps.
 . "$top_srcdir/tests/cli/lib.sh"
+require_long
 . "$top_srcdir/tests/cli/t6-dist-lib.sh"
 
 # run_and_kill [-STOP] MODEFLAGS: starts the job, kills (or stops) the

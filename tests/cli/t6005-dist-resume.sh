@@ -7,6 +7,7 @@
 #   3. restart with --resume: continues from the newer checkpoint and
 #      finishes; the model still learns.
 . "$top_srcdir/tests/cli/lib.sh"
+require_long
 . "$top_srcdir/tests/cli/t6-dist-lib.sh"
 
 make_cluster "$TMPD/cluster.json" 1 1

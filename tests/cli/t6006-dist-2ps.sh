@@ -3,6 +3,7 @@
 # each holds half of the flat vector), the chief and two workers, sync: the
 # job learns, every PS applies every step, and all five tasks exit 0.
 . "$top_srcdir/tests/cli/lib.sh"
+require_long
 . "$top_srcdir/tests/cli/t6-dist-lib.sh"
 
 make_cluster "$TMPD/cluster.json" 2 2
