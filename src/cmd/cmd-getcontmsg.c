@@ -29,7 +29,7 @@ int cmd_getcontmsg(struct imc_ctx *ctx, int argc, char **argv)
 	if (ctx->json) {
 		json_t *j = infra_json_doc();
 		json_object_set_new(j, "contmsg", json_string(strbuf_str(&log)));
-		json_object_set_new(j, "steps", infra_steps_json(steps, ns));
+		json_object_set_new(j, "steps", infra_steps_json(in.created, steps, ns));
 		infra_json_print(j);
 	} else if (!log.len && !ns) {
 		printf("No Msg Contextualizator avaliable\n");
@@ -38,7 +38,7 @@ int cmd_getcontmsg(struct imc_ctx *ctx, int argc, char **argv)
 		strbuf_addf(&sb, "Msg Contextualizator: \n\n%s", strbuf_str(&log));
 		if (ns) {
 			strbuf_addstr(&sb, "\nContextualization steps:\n");
-			infra_print_steps(&sb, steps, ns);
+			infra_print_steps(&sb, in.created, steps, ns);
 		}
 		fputs(sb.buf, stdout);
 		strbuf_release(&sb);

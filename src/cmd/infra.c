@@ -730,21 +730,34 @@ void infra_remove_dir(const char *home, const char *id)
 	free(p);
 }
 
-void infra_print_steps(struct strbuf *sb, const struct state_step *steps, size_t n)
+/* Each step with its duration and when it started after the creation of
+ * the infrastructure (so the time to, say, the first training step can be
+ * read off), then the total from creation to the last step's end. */
+void infra_print_steps(struct strbuf *sb, double created, const struct state_step *steps, size_t n)
 {
+	double last = 0;
 	for (size_t i = 0; i < n; i++) {
 		const struct state_step *s = &steps[i];
 		strbuf_addf(sb, "  step %d: VM %d configure %s: %s", s->step, s->vm, s->configure,
 			    step_status_name(s->status));
 		if (s->started > 0 && s->ended >= s->started)
-			strbuf_addf(sb, " (%.1f s)", s->ended - s->started);
+			strbuf_addf(sb, " (%.1f s", s->ended - s->started);
+		if (s->started > 0 && created > 0)
+			strbuf_addf(sb, "%sstarted %+.1f s after create)",
+				    s->ended >= s->started ? ", " : " (", s->started - created);
+		else if (s->started > 0 && s->ended >= s->started)
+			strbuf_addch(sb, ')');
 		if (s->error && s->status == STEP_FAILED)
 			strbuf_addf(sb, ": %s", s->error);
 		strbuf_addch(sb, '\n');
+		if (s->ended > last)
+			last = s->ended;
 	}
+	if (last > 0 && created > 0)
+		strbuf_addf(sb, "Total: %.1f s from create to the end of the last step\n", last - created);
 }
 
-json_t *infra_steps_json(const struct state_step *steps, size_t n)
+json_t *infra_steps_json(double created, const struct state_step *steps, size_t n)
 {
 	json_t *a = json_array();
 	for (size_t i = 0; i < n; i++) {
@@ -755,6 +768,8 @@ json_t *infra_steps_json(const struct state_step *steps, size_t n)
 			json_object_set_new(o, "duration", json_real(s->ended - s->started));
 		else
 			json_object_set_new(o, "duration", json_null());
+		if (s->started > 0 && created > 0)
+			json_object_set_new(o, "started_after_create", json_real(s->started - created));
 		if (s->error)
 			json_object_set_new(o, "error", json_string(s->error));
 		json_array_append_new(a, o);
@@ -790,7 +805,7 @@ int infra_print_state(struct imc_ctx *ctx, struct state_store *st, const char *i
 		}
 		json_object_set_new(j, "state", json_pack("{s:s, s:o}", "state", vm_state_name(s), "vm_states", vs));
 		json_object_set_new(j, "phase", json_string(infra_phase_name(in.phase)));
-		json_object_set_new(j, "steps", infra_steps_json(steps, ns));
+		json_object_set_new(j, "steps", infra_steps_json(in.created, steps, ns));
 		infra_json_print(j);
 	} else {
 		struct strbuf sb = STRBUF_INIT;
@@ -799,7 +814,7 @@ int infra_print_state(struct imc_ctx *ctx, struct state_store *st, const char *i
 			strbuf_addf(&sb, "VM ID: %d is in state: %s.\n", vms[i].num, vm_state_name(vms[i].state));
 		if (ns) {
 			strbuf_addstr(&sb, "Contextualization steps:\n");
-			infra_print_steps(&sb, steps, ns);
+			infra_print_steps(&sb, in.created, steps, ns);
 		}
 		fputs(sb.buf, stdout);
 		strbuf_release(&sb);

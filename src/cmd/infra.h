@@ -100,8 +100,8 @@ json_t *infra_vm_specs(const struct state_vm *vms, size_t n);
 int infra_print_state(struct imc_ctx *ctx, struct state_store *st, const char *id, bool with_id,
 		      struct diag *d);
 /* Step rows as text lines ("  step N: VM n configure C: ok (1.2 s)"). */
-void infra_print_steps(struct strbuf *sb, const struct state_step *steps, size_t n);
-json_t *infra_steps_json(const struct state_step *steps, size_t n);
+void infra_print_steps(struct strbuf *sb, double created, const struct state_step *steps, size_t n);
+json_t *infra_steps_json(double created, const struct state_step *steps, size_t n);
 
 /* One VM as IM's getvminfo shows it: the networks it connects to and its
  * system with the runtime features set (state, provider.type,

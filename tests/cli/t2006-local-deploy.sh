@@ -16,7 +16,8 @@ trap cleanup EXIT
 expect_exit 0 "create on the local cloud" -- "$IMC" create -e greeting=hello "$R/t2-local.radl"
 ID=$(head -1 "$TMPD/out")
 expect_grep '^The infrastructure is in state: configured$' "$TMPD/out" "configured"
-expect_grep '^  step 1: VM 2 configure hosts: ok \([0-9.]+ s\)$' "$TMPD/out" "step 1 on VM 2 with its duration"
+expect_grep '^  step 1: VM 2 configure hosts: ok \([0-9.]+ s, started \+[0-9.]+ s after create\)$' "$TMPD/out" "step 1 on VM 2 with its duration and start"
+expect_grep '^Total: [0-9.]+ s from create' "$TMPD/out" "the total time is shown"
 expect_grep '^  step 2: VM 0 configure summary: ok' "$TMPD/out" "step 2 after step 1"
 expect_exit 0 "getoutputs" -- "$IMC" getoutputs "$ID"
 expect_grep '^test_accuracy = 0.875$' "$TMPD/out" "a fetched summary's values are outputs"
