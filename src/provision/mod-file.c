@@ -42,6 +42,53 @@ static json_t *file_run(struct exec_ctx *x, json_t *args)
 	const char *state = args_str(args, "state");
 	json_t *res = NULL;
 	struct node_stat st;
+	/* one round trip for the common cases */
+	if (state && !strcmp(state, "absent")) {
+		struct strbuf c = STRBUF_INIT;
+		strbuf_addstr(&c, "p=");
+		sh_quote(&c, path);
+		strbuf_addstr(&c, "; if [ -e \"$p\" ] || [ -L \"$p\" ]; then rm -rf -- \"$p\" || exit 1; echo __imc_changed__; fi");
+		struct conn_result cr;
+		conn_result_init(&cr);
+		if (mod_sh(x, c.buf, NULL, 0, &cr, &res) == 0) {
+			if (cr.rc)
+				res = res_fail("cannot remove %s: %s", path, strbuf_str(&cr.err));
+			else {
+				res = res_new(strstr(strbuf_str(&cr.out), "__imc_changed__") != NULL);
+				json_object_set_new(res, "path", json_string(path));
+				json_object_set_new(res, "state", json_string("absent"));
+			}
+		}
+		conn_result_release(&cr);
+		strbuf_release(&c);
+		return res;
+	}
+	if (state && !strcmp(state, "touch")) {
+		struct strbuf c = STRBUF_INIT;
+		strbuf_addstr(&c, "touch -- \"$p\"");
+		json_t *mv = json_object_get(args, "mode");
+		bool numeric = json_is_integer(mv) ||
+			       (json_is_string(mv) && *json_string_value(mv) &&
+				strspn(json_string_value(mv), "01234567") == strlen(json_string_value(mv)));
+		if (numeric)
+			strbuf_addf(&c, " && chmod %lo -- \"$p\"", args_mode(mv, 0644) & 07777);
+		bool changed = true;
+		int rc = mod_sh_stat(x, path, c.buf, &st, &res);
+		strbuf_release(&c);
+		if (rc < 0)
+			return res;
+		json_t *rest = numeric ? json_deep_copy(args) : json_incref(args);
+		if (numeric)
+			json_object_del(rest, "mode");
+		rc = mod_attrs_st(x, path, rest, &st, &changed, &res);
+		json_decref(rest);
+		if (rc < 0)
+			return res;
+		res = res_new(true);
+		json_object_set_new(res, "dest", json_string(path));
+		mod_file_result(res, &st, path);
+		return res;
+	}
 	if (mod_stat(x, path, false, false, &st, &res) < 0)
 		return res;
 	if (!state)
@@ -81,10 +128,9 @@ static json_t *file_run(struct exec_ctx *x, json_t *args)
 			if (mode >= 0)
 				strbuf_addf(&c, "printf '%%s\\n' \"$m\" | while IFS= read -r x; do [ -n \"$x\" ] && chmod %lo -- \"$x\"; done; ", mode);
 			strbuf_addstr(&c, "true");
-			if (sh_simple(x, c.buf, &res) < 0)
+			if (mod_sh_stat(x, path, c.buf, &st, &res) < 0)
 				goto out;
 			changed = true;
-			st_valid = false;
 		} else if (args_bool(json_object_get(args, "recurse"), false)) {
 			st_valid = false;
 			json_t *mv = json_object_get(args, "mode");

@@ -279,6 +279,27 @@ int mod_write(struct exec_ctx *x, const char *path, const void *data, size_t len
 	return rc;
 }
 
+int mod_sh_stat(struct exec_ctx *x, const char *path, const char *pre, struct node_stat *st,
+		json_t **res)
+{
+	struct strbuf c = STRBUF_INIT;
+	strbuf_addstr(&c, "p=");
+	sh_quote(&c, path);
+	strbuf_addf(&c, "; { %s; } || exit 1; ", pre);
+	stat_script(&c, false, false);
+	struct conn_result cr;
+	conn_result_init(&cr);
+	int rc = mod_sh(x, c.buf, NULL, 0, &cr, res);
+	strbuf_release(&c);
+	if (rc == 0 && (cr.rc != 0 || parse_stat(strbuf_str(&cr.out), path, st, res) < 0)) {
+		if (res)
+			*res = res_fail("%s: %s", path, cr.err.len ? strbuf_str(&cr.err) : "failed");
+		rc = -1;
+	}
+	conn_result_release(&cr);
+	return rc;
+}
+
 int mod_write_stat(struct exec_ctx *x, const char *path, const void *data, size_t len, long mode,
 		   const char *owner, const char *group, struct node_stat *st, json_t **res)
 {

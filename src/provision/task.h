@@ -323,6 +323,9 @@ int mod_read(struct exec_ctx *x, const char *path, struct strbuf *data, bool *ex
  * mode when >= 0 (else keep the old mode or 0644 & ~umask). */
 int mod_write(struct exec_ctx *x, const char *path, const void *data, size_t len, long mode,
 	      json_t **res);
+/* Runs pre (shell, with the path in "$p") then stats path, in one round trip. */
+int mod_sh_stat(struct exec_ctx *x, const char *path, const char *pre, struct node_stat *st,
+		json_t **res);
 /* mod_write that also applies owner/group and returns the new stat (one round trip). */
 int mod_write_stat(struct exec_ctx *x, const char *path, const void *data, size_t len, long mode,
 		   const char *owner, const char *group, struct node_stat *st, json_t **res);
