@@ -22,7 +22,7 @@ static json_t *resolve(void *ud, const char *name)
 }
 
 struct env_paths {
-	const char *v[6];
+	const char *v[7]; /* 4 role dirs, 2 playbook dirs, NULL */
 	char *own[4];
 };
 
