@@ -117,6 +117,7 @@ int strbuf_read_file(struct strbuf *sb, const char *path)
 		return -1;
 	for (;;) {
 		grow(sb, 65536);
+		sb->buf[sb->len] = '\0'; /* an empty file still reads as "" */
 		ssize_t n = read(fd, sb->buf + sb->len, sb->alloc - sb->len - 1);
 		if (n < 0) {
 			if (errno == EINTR)

@@ -40,6 +40,17 @@ static void test_strbuf_grows_and_caps(void **state)
 	free(s);
 }
 
+static void test_strbuf_reads_an_empty_file_as_empty_string(void **state)
+{
+	(void)state;
+	struct strbuf sb = STRBUF_INIT;
+	assert_int_equal(strbuf_read_file(&sb, "/dev/null"), 0);
+	assert_int_equal(sb.len, 0);
+	assert_non_null(sb.buf);
+	assert_int_equal(sb.buf[0], '\0');
+	strbuf_release(&sb);
+}
+
 static void test_redact_masks_registered_secrets(void **state)
 {
 	(void)state;
@@ -141,6 +152,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_strbuf_grows_and_caps),
+		cmocka_unit_test(test_strbuf_reads_an_empty_file_as_empty_string),
 		cmocka_unit_test(test_redact_masks_registered_secrets),
 		cmocka_unit_test(test_redact_longest_match_and_pem_lines),
 		cmocka_unit_test(test_log_never_prints_a_secret),
