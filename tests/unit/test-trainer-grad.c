@@ -280,6 +280,8 @@ static void test_model_grad(void **state)
 	char *spec = write_spec("input 2 6 6\nconv 3 3 pad 1\nrelu\nmaxpool 2\n"
 				"flatten\ndense 8\nrelu\ndense 4\n");
 	struct model *m = model_new(spec, 4, &d);
+	unlink(spec); /* before any assertion can end the test */
+	free(spec);
 	assert_non_null(m);
 	assert_int_equal(model_num_classes(m), 4);
 	assert_int_equal(model_num_tensors(m), 6);
@@ -339,8 +341,6 @@ static void test_model_grad(void **state)
 	tpool_set_threads(1);
 	free(g);
 	model_free(m);
-	unlink(spec);
-	free(spec);
 	diag_release(&d);
 }
 
@@ -396,11 +396,11 @@ static void test_spec_errors(void **state)
 		struct diag d = DIAG_INIT;
 		char *spec = write_spec(cases[i].text);
 		struct model *m = model_new(spec, 2, &d);
+		unlink(spec);
 		assert_null(m);
 		if (!strstr(diag_first_message(&d), cases[i].msg))
 			fail_msg("spec %zu: got '%s', want '%s'", i, diag_first_message(&d),
 				 cases[i].msg);
-		unlink(spec);
 		free(spec);
 		diag_release(&d);
 	}
