@@ -733,11 +733,25 @@ void infra_remove_dir(const char *home, const char *id)
 /* Each step with its duration and when it started after the creation of
  * the infrastructure (so the time to, say, the first training step can be
  * read off), then the total from creation to the last step's end. */
+/* When row i really started: steps run strictly in order, so not before
+ * every row of an earlier step ended (a VM with nothing to do at step N-1
+ * still waits for it, though its own previous step ended sooner). */
+static double step_start(const struct state_step *steps, size_t n, size_t i)
+{
+	double t = steps[i].started;
+	for (size_t j = 0; t > 0 && j < n; j++)
+		if (steps[j].step < steps[i].step && steps[j].ended > t)
+			t = steps[j].ended;
+	return t;
+}
+
 void infra_print_steps(struct strbuf *sb, double created, const struct state_step *steps, size_t n)
 {
 	double last = 0;
 	for (size_t i = 0; i < n; i++) {
-		const struct state_step *s = &steps[i];
+		struct state_step s_copy = steps[i];
+		s_copy.started = step_start(steps, n, i);
+		const struct state_step *s = &s_copy;
 		strbuf_addf(sb, "  step %d: VM %d configure %s: %s", s->step, s->vm, s->configure,
 			    step_status_name(s->status));
 		if (s->started > 0 && s->ended >= s->started)
@@ -761,7 +775,9 @@ json_t *infra_steps_json(double created, const struct state_step *steps, size_t 
 {
 	json_t *a = json_array();
 	for (size_t i = 0; i < n; i++) {
-		const struct state_step *s = &steps[i];
+		struct state_step s_copy = steps[i];
+		s_copy.started = step_start(steps, n, i);
+		const struct state_step *s = &s_copy;
 		json_t *o = json_pack("{s:i, s:i, s:s, s:s}", "step", s->step, "vm", s->vm,
 				      "configure", s->configure, "status", step_status_name(s->status));
 		if (s->started > 0 && s->ended >= s->started)
