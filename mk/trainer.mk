@@ -5,7 +5,7 @@
 # flags survive the -O2 of the default CFLAGS) in a convenience library
 # that libimc.la absorbs.
 noinst_LTLIBRARIES += libimctrainer.la
-libimctrainer_la_CFLAGS = $(AM_CFLAGS) -ftree-vectorize -fvect-cost-model=dynamic
+libimctrainer_la_CFLAGS = $(AM_CFLAGS) $(TRAINER_VECT)
 libimctrainer_la_SOURCES = \
 	src/trainer/tpool.c src/trainer/tpool.h \
 	src/trainer/optim.c src/trainer/optim.h \

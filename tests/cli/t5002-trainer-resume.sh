@@ -4,6 +4,7 @@
 # run of N steps equals, bit for bit, N/2 steps + --resume + N/2 steps
 # (checkpoints compared byte for byte, for mlp and cnn, 1 and 2 threads).
 . "$top_srcdir/tests/cli/lib.sh"
+require_long
 T=${IMC_TRAIN:-$top_builddir/imc-train}
 PY=${PYTHON3:-python3}
 command -v "$PY" >/dev/null 2>&1 || skip_all "python3 is needed to generate the test dataset"

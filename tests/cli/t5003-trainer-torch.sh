@@ -4,6 +4,7 @@
 # on them must give the same loss, per-tensor gradient norms and updated
 # parameter norms within 1e-4 relative, for mlp and cnn, 1 and 2 threads.
 . "$top_srcdir/tests/cli/lib.sh"
+require_long
 PYT=/usr/bin/python3
 HELPER="$top_builddir/tests/trainer/torch-step"
 [ -x "$HELPER" ] || skip_all "tests/trainer/torch-step not built"
