@@ -29,3 +29,6 @@ tests_unit_test_exec_SOURCES = tests/unit/test-exec.c
 tests_unit_test_exec_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_exec_LDADD = $(UNIT_LIBS)
 endif
+
+TESTS += tests/cli/t4005-registered-unsafe.sh
+EXTRA_DIST += tests/cli/t4005-registered-unsafe.sh

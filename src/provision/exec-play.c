@@ -54,6 +54,7 @@ struct task_host *task_host_new(const char *name, struct task_conn *conn, json_t
 	h->conn = conn;
 	h->vars = vars ? json_incref(vars) : json_object();
 	h->facts = json_object();
+	h->registered = json_object();
 	h->notified = json_object();
 	return h;
 }
@@ -66,6 +67,7 @@ void task_host_free(struct task_host *h)
 	free(h->name);
 	json_decref(h->vars);
 	json_decref(h->facts);
+	json_decref(h->registered);
 	json_decref(h->notified);
 	json_decref(h->fail_task);
 	json_decref(h->fail_result);
@@ -95,6 +97,14 @@ void exec_set_fact(struct task_run *run, struct task_host *h, const char *name, 
 	(void)run;
 	pthread_mutex_lock(&task_facts_lock);
 	json_object_set(h->facts, name, v);
+	json_object_del(h->registered, name); /* a set_fact value is templated data */
+	pthread_mutex_unlock(&task_facts_lock);
+}
+
+void exec_mark_registered(struct task_host *h, const char *name)
+{
+	pthread_mutex_lock(&task_facts_lock);
+	json_object_set_new(h->registered, name, json_true());
 	pthread_mutex_unlock(&task_facts_lock);
 }
 

@@ -109,8 +109,10 @@ static int cond_of(struct exec_ctx *x, const char *kw, json_t *res, bool *out, b
 	if (!c)
 		return 0;
 	const char *reg = json_string_value(json_object_get(x->task->raw, "register"));
-	if (reg && res)
+	if (reg && res) {
 		json_object_set(x->vars, reg, res);
+		exec_mark_registered(x->host, reg);
+	}
 	return xt_cond(x, c, out, d);
 }
 
@@ -534,6 +536,7 @@ done:
 		if (!json_object_get(stored, "failed") && !skipped)
 			json_object_set_new(stored, "failed", json_false());
 		exec_set_fact(run, h, reg, stored);
+		exec_mark_registered(h, reg);
 		json_decref(stored);
 	}
 	/* set_fact results are applied by the module through exec_set_fact */

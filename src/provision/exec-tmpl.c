@@ -52,7 +52,8 @@ static void setup_env(struct exec_ctx *x, struct tmpl_env *env, struct env_paths
 	}
 	sp->v[n] = NULL;
 	env->search_path = sp->v;
-	env->unsafe = NULL;
+	/* registered results are data: a '{{' in a command's output is text */
+	env->unsafe = x->host ? x->host->registered : NULL;
 }
 
 static void release_env(struct env_paths *sp)

@@ -189,6 +189,8 @@ struct task_host {
 	struct task_conn *conn;
 	json_t *vars;          /* inventory host vars (owned) */
 	json_t *facts;         /* gathered facts + set_fact + registered (owned) */
+	json_t *registered;    /* names in facts that hold registered results: never
+				* templated again when read (Ansible's unsafe) */
 	json_t *notified;      /* object: handler key -> true */
 	struct task_stats st;
 	bool failed;           /* removed from the rest of the play */
@@ -268,6 +270,8 @@ json_t *exec_loop_items(struct exec_ctx *x, struct diag *d, bool *has_loop);
 /* exec-play.c */
 void exec_notify(struct task_run *run, struct task_host *h, struct ptask *t, const char *name);
 void exec_set_fact(struct task_run *run, struct task_host *h, const char *name, json_t *v);
+/* Marks name as holding a registered result (see task_host.registered). */
+void exec_mark_registered(struct task_host *h, const char *name);
 /* exec-async.c */
 struct task_module;
 json_t *exec_async_start(struct exec_ctx *x, const struct task_module *mod, json_t *args,
