@@ -55,7 +55,7 @@ expect_grep "bad.spec:2:14: error: expected an integer" "$TMPD/err" "spec number
 expect_exit 66 "missing model spec" -- "$T" --local --model "$TMPD/nope.spec" --data "$TMPD/empty"
 # A TF_CONFIG naming a task selects the distributed role, as in TensorFlow;
 # --local overrides it.
-expect_exit 65 "TF_CONFIG's task picks the role" -- env TF_CONFIG='{"cluster":{"ps":["127.0.0.1:1"]},"task":{"type":"bogus","index":0}}' "$T" --steps 1
+expect_exit 65 "TF_CONFIG's task picks the role" -- env TF_CONFIG='{"cluster":{"ps":["127.0.0.1:1"],"chief":["127.0.0.1:2"]},"task":{"type":"bogus","index":0}}' "$T" --steps 1
 expect_grep "TF_CONFIG: unknown role 'bogus'" "$TMPD/err" "the role came from TF_CONFIG"
-expect_exit 66 "--local ignores TF_CONFIG" -- env TF_CONFIG='{"cluster":{"ps":["127.0.0.1:1"]},"task":{"type":"bogus","index":0}}' "$T" --local --model "$TMPD/nope.spec" --data "$TMPD/empty"
+expect_exit 66 "--local ignores TF_CONFIG" -- env TF_CONFIG='{"cluster":{"ps":["127.0.0.1:1"],"chief":["127.0.0.1:2"]},"task":{"type":"bogus","index":0}}' "$T" --local --model "$TMPD/nope.spec" --data "$TMPD/empty"
 done_testing
