@@ -110,7 +110,7 @@ static const struct diag_source *find_source(const struct diag *d, const char *f
 /* Prints the line'th line of src and a caret under col (tabs kept so the
  * caret lines up in a terminal). A long line is cut to a window around the
  * column, marked with "...", so one huge line is not repeated per error. */
-#define EXCERPT_WIDTH 160
+#define EXCERPT_WIDTH 240
 
 static void print_excerpt(FILE *fp, const struct diag_source *src, int line, int col)
 {
