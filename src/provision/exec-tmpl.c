@@ -86,6 +86,21 @@ static void drop_omit(json_t *v)
 	}
 }
 
+/* When an undefined variable is met while a variable's own value is
+ * templated, the engine says "M (in 'TEXT', column N)"; Ansible words that
+ * "TEXT: M. M" (the value's template, then the error and its cause). Other
+ * messages are returned as they are. Returns a malloc'd string. */
+static char *ansible_lazy_var_message(const char *msg)
+{
+	const char *in = strstr(msg, " (in '");
+	const char *end = in ? strstr(in, "', column ") : NULL;
+	if (!in || !end || strstr(in + 6, "...") || strchr(msg, '\n'))
+		return xstrdup(msg);
+	const char *text = in + 6;
+	return xasprintf("%.*s: %.*s. %.*s", (int)(end - text), text, (int)(in - msg), msg,
+			 (int)(in - msg), msg);
+}
+
 json_t *xt_value(struct exec_ctx *x, json_t *v, struct diag *d)
 {
 	struct tmpl_env env;
@@ -126,7 +141,9 @@ char *xt_render_text(struct exec_ctx *x, const char *text, const char *src_path,
 		/* the template action wraps the error with its own cause:
 		 * AnsibleUndefinedVariable(e, orig_exc=e) prints it twice */
 		struct diag_item *it = &d->items[d->n - 1];
-		char *m = xasprintf("AnsibleUndefinedVariable: %s. %s", it->msg, it->msg);
+		char *inner = ansible_lazy_var_message(it->msg);
+		char *m = xasprintf("AnsibleUndefinedVariable: %s. %s", inner, inner);
+		free(inner);
 		free(it->msg);
 		it->msg = m;
 	}
