@@ -55,6 +55,7 @@ struct task_host *task_host_new(const char *name, struct task_conn *conn, json_t
 	h->vars = vars ? json_incref(vars) : json_object();
 	h->facts = json_object();
 	h->registered = json_object();
+	h->native = json_object();
 	h->notified = json_object();
 	return h;
 }
@@ -68,6 +69,7 @@ void task_host_free(struct task_host *h)
 	json_decref(h->vars);
 	json_decref(h->facts);
 	json_decref(h->registered);
+	json_decref(h->native);
 	json_decref(h->notified);
 	json_decref(h->fail_task);
 	json_decref(h->fail_result);
@@ -98,6 +100,16 @@ void exec_set_fact(struct task_run *run, struct task_host *h, const char *name, 
 	pthread_mutex_lock(&task_facts_lock);
 	json_object_set(h->facts, name, v);
 	json_object_del(h->registered, name); /* a set_fact value is templated data */
+	pthread_mutex_unlock(&task_facts_lock);
+}
+
+void exec_mark_native(struct task_host *h, const char *name, bool templated)
+{
+	pthread_mutex_lock(&task_facts_lock);
+	if (templated)
+		json_object_set_new(h->native, name, json_true());
+	else
+		json_object_del(h->native, name);
 	pthread_mutex_unlock(&task_facts_lock);
 }
 

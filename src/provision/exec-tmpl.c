@@ -54,6 +54,7 @@ static void setup_env(struct exec_ctx *x, struct tmpl_env *env, struct env_paths
 	env->search_path = sp->v;
 	/* registered results are data: a '{{' in a command's output is text */
 	env->unsafe = x->host ? x->host->registered : NULL;
+	env->native = x->host ? x->host->native : NULL;
 }
 
 static void release_env(struct env_paths *sp)

@@ -1485,6 +1485,18 @@ slice_out:
 	case N_CALL:
 		return eval_call(ev, n);
 	case N_FILTER: {
+		/* type_debug of a play variable that is an untemplated YAML
+		 * string: Ansible reports its YAML type, AnsibleUnicode */
+		if (!strcmp(n->name, "type_debug") && n->a && n->a->kind == N_NAME) {
+			bool raw;
+			json_t *v = lookup_raw(ev, n->a->name, &raw);
+			bool yaml_str = v && raw && json_is_string(v) &&
+					!tmpl_has_template(json_string_value(v)) &&
+					!(ev->env->native && json_object_get(ev->env->native, n->a->name));
+			json_decref(v);
+			if (yaml_str)
+				return json_string("AnsibleUnicode");
+		}
 		json_t *in = n->a ? ev_eval(ev, n->a) : NULL;
 		if (ev->failed)
 			return NULL;

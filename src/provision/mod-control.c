@@ -22,6 +22,9 @@ static json_t *set_fact_run(struct exec_ctx *x, json_t *args)
 			continue;
 		json_object_set(facts, k, v);
 		exec_set_fact(x->run, x->host, k, v);
+		json_t *src = json_object_get(x->task->args, k);
+		exec_mark_native(x->host, k, json_is_string(src) &&
+				 tmpl_has_template(json_string_value(src)));
 	}
 	json_t *res = res_new(false);
 	json_object_set_new(res, "ansible_facts", facts);

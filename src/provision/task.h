@@ -191,6 +191,7 @@ struct task_host {
 	json_t *facts;         /* gathered facts + set_fact + registered (owned) */
 	json_t *registered;    /* names in facts that hold registered results: never
 				* templated again when read (Ansible's unsafe) */
+	json_t *native;        /* names in facts set from a template (type_debug 'str') */
 	json_t *notified;      /* object: handler key -> true */
 	struct task_stats st;
 	bool failed;           /* removed from the rest of the play */
@@ -272,6 +273,8 @@ void exec_notify(struct task_run *run, struct task_host *h, struct ptask *t, con
 void exec_set_fact(struct task_run *run, struct task_host *h, const char *name, json_t *v);
 /* Marks name as holding a registered result (see task_host.registered). */
 void exec_mark_registered(struct task_host *h, const char *name);
+/* Records whether fact name was set from a template (see task_host.native). */
+void exec_mark_native(struct task_host *h, const char *name, bool templated);
 /* exec-async.c */
 struct task_module;
 json_t *exec_async_start(struct exec_ctx *x, const struct task_module *mod, json_t *args,

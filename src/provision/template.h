@@ -161,6 +161,12 @@ struct tmpl_env {
 	 * results, gathered facts, command output): a "{{" in them stays text. */
 	json_t *unsafe;
 
+	/* Optional JSON object whose keys name top-level variables whose string
+	 * values came out of templating (set_fact of a template): type_debug
+	 * calls them 'str', while an untemplated YAML string of the play's
+	 * variables is 'AnsibleUnicode', as Ansible reports them. */
+	json_t *native;
+
 	/* Output: kind of the last error recorded by a call with this env. */
 	enum tmpl_err_kind err_kind;
 };
