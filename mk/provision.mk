@@ -32,3 +32,5 @@ endif
 
 TESTS += tests/cli/t4005-registered-unsafe.sh
 EXTRA_DIST += tests/cli/t4005-registered-unsafe.sh
+TESTS += tests/cli/t4006-differential-ssh.sh
+EXTRA_DIST += tests/cli/t4006-differential-ssh.sh

@@ -6,7 +6,9 @@
 # the scenarios' own normalize.py / snapshot.py / compare.py.
 # Usage: run.sh IMC DIFFDIR OUTDIR [SCENARIO...]; prints one line per
 # scenario ("PASS name" / "FAIL name") and the diff of failures; exits 0
-# when all pass.
+# when all pass. With DIFF_SSH_HOST=USER@ADDR[:PORT] and DIFF_SSH_KEY=FILE
+# the plays run over SSH on that host instead (named localhost, as in the
+# golden runs; the scratch directory must be the same path there).
 set -u
 IMC=$1 DIFF=$2 OUT=$3
 shift 3
@@ -19,8 +21,13 @@ for name in "$@"; do
 	mkdir -p "$d/scratch"
 	# the golden runs used a scratch dir whose path is replaced by <scratch>;
 	# the async dir lives in $HOME: give each scenario its own
+	if [ -n "${DIFF_SSH_HOST:-}" ]; then
+		set -- -H "localhost=$DIFF_SSH_HOST" --key "$DIFF_SSH_KEY"
+	else
+		set -- --connection local
+	fi
 	for run in 1 2; do
-		(cd "$DIFF/scenarios" && HOME="$d" "$IMC" play --connection local -q \
+		(cd "$DIFF/scenarios" && HOME="$d" "$IMC" play "$@" -q \
 			-e scratch="$d/scratch" --results "$d/run$run.json" "$name/play.yml") \
 			>"$d/run$run.out" 2>"$d/run$run.err"
 		echo "rc=$?" >"$d/run$run.rc"
