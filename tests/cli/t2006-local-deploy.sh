@@ -39,6 +39,7 @@ expect_no_grep 'wn-2' "$TMPD/out" "VM 1 no longer lists the removed VM"
 expect_exit 1 "a failing reconfigure exits 1" -- "$IMC" reconfigure "$ID" "$R/t2-broken.radl"
 expect_exit 0 "getstate after it" -- "$IMC" getstate "$ID"
 expect_grep '^VM ID: 1 is in state: unconfigured\.$' "$TMPD/out" "the failing VM is unconfigured"
+expect_grep '^VM ID: 0 is in state: configured\.$' "$TMPD/out" "the VM that did not run it stays configured"
 expect_grep '^The infrastructure is in state: unconfigured$' "$TMPD/out" "so is the infrastructure"
 expect_grep '^  step 1: VM 1 configure broken: failed' "$TMPD/out" "the failed step is shown"
 expect_exit 0 "getvmcontmsg has the task output" -- "$IMC" getvmcontmsg "$ID" 1
