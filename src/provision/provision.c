@@ -15,6 +15,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -344,6 +345,38 @@ static int run_builtin(struct prov *pv, size_t h, struct conf_state *cs, char **
 	return *err ? -1 : 0;
 }
 
+/* Ends the SSH connection masters ansible-playbook left in cpdir (its
+ * ControlPersist), so that no ssh or sshd process outlives the run. */
+static void close_ssh_masters(const char *cpdir)
+{
+	DIR *dp = opendir(cpdir);
+	struct dirent *e;
+	while (dp && (e = readdir(dp))) {
+		if (e->d_name[0] == '.')
+			continue;
+		char *sock = xasprintf("%s/%s", cpdir, e->d_name);
+		char *opt = xasprintf("ControlPath=%s", sock);
+		pid_t pid = fork();
+		if (pid == 0) {
+			int nul = open("/dev/null", O_RDWR);
+			if (nul >= 0) {
+				dup2(nul, 1);
+				dup2(nul, 2);
+			}
+			execlp("ssh", "ssh", "-o", opt, "-O", "exit", "imc-master", (char *)NULL);
+			_exit(127);
+		}
+		while (pid > 0 && waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+			;
+		unlink(sock);
+		free(opt);
+		free(sock);
+	}
+	if (dp)
+		closedir(dp);
+	rmdir(cpdir);
+}
+
 /* The configure under the real ansible-playbook, with IM's inventory shape. */
 static int run_ansible(struct prov *pv, size_t h, struct conf_state *cs, char **err)
 {
@@ -400,6 +433,7 @@ static int run_ansible(struct prov *pv, size_t h, struct conf_state *cs, char **
 				job->vars ? job->vars : json_object(), "children", children);
 	char *invp = xasprintf("%s/inventory.yml", dir), *playp = xasprintf("%s/play.yml", dir);
 	char *extp = xasprintf("%s/extra.json", dir), *cfgp = xasprintf("%s/ansible.cfg", dir);
+	char *cpdir = xasprintf("%s/cp", dir);
 	json_t *extra = host_extra(pv, h);
 	int ok = json_dump_file(inv, invp, JSON_INDENT(1)) == 0 &&
 		 json_dump_file(plays, playp, JSON_INDENT(1)) == 0 &&
@@ -408,9 +442,10 @@ static int run_ansible(struct prov *pv, size_t h, struct conf_state *cs, char **
 	if (fp) {
 		fprintf(fp, "[defaults]\nhost_key_checking = False\ntimeout = 30\nretry_files_enabled = False\n"
 			    "interpreter_python = auto_silent\n%s%s%s\n[ssh_connection]\npipelining = True\n"
-			    "ssh_args = -o ControlMaster=auto -o ControlPersist=900s -o UserKnownHostsFile=/dev/null\n",
+			    "ssh_args = -o ControlMaster=auto -o ControlPersist=900s -o UserKnownHostsFile=/dev/null\n"
+			    "control_path_dir = %s\n",
 			job->roles_path ? "roles_path = " : "", job->roles_path ? job->roles_path : "",
-			job->roles_path ? "\n" : "");
+			job->roles_path ? "\n" : "", cpdir);
 		ok &= fclose(fp) == 0;
 	} else
 		ok = 0;
@@ -470,6 +505,8 @@ static int run_ansible(struct prov *pv, size_t h, struct conf_state *cs, char **
 		*err = xasprintf("configure '%s' failed on %s under ansible-playbook (status %d)",
 				 cs->conf->name, job->hosts[h].name, WIFEXITED(st) ? WEXITSTATUS(st) : -1);
 out:
+	close_ssh_masters(cpdir);
+	free(cpdir);
 	unlink(invp);
 	unlink(playp);
 	unlink(extp);
