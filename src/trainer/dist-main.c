@@ -14,6 +14,7 @@
 #include "trainer/data.h"
 #include "trainer/dist-internal.h"
 #include "trainer/dist.h"
+#include "trainer/local.h"
 #include "trainer/tpool.h"
 #include "util/exitcode.h"
 #include "util/log.h"
@@ -47,36 +48,6 @@ static void usage(FILE *fp)
 	      "unreachable, 70 internal, 74 I/O, 75 the chief or a PS was lost: restart the\n"
 	      "whole job with --resume.\n",
 	      fp);
-}
-
-static int parse_long(const char *opt, const char *s, long lo, long hi, long *out,
-		      struct diag *d)
-{
-	char *end;
-	errno = 0;
-	long v = strtol(s, &end, 10);
-	if (errno || end == s || *end || v < lo || v > hi) {
-		diag_error(d, IMC_EXIT_USAGE, NULL, "%s: expected an integer in [%ld, %ld], got '%s'",
-			   opt, lo, hi, s);
-		return -1;
-	}
-	*out = v;
-	return 0;
-}
-
-static int parse_double(const char *opt, const char *s, double lo, double hi, double *out,
-			struct diag *d)
-{
-	char *end;
-	errno = 0;
-	double v = strtod(s, &end);
-	if (errno || end == s || *end || !(v >= lo && v <= hi)) {
-		diag_error(d, IMC_EXIT_USAGE, NULL, "%s: expected a number in [%g, %g], got '%s'", opt,
-			   lo, hi, s);
-		return -1;
-	}
-	*out = v;
-	return 0;
 }
 
 enum {
@@ -145,7 +116,7 @@ static int parse_args(struct dist_opts *o, int argc, char **argv, struct diag *d
 			}
 			o->role = optarg;
 			break;
-		case O_INDEX: r = parse_long("--index", optarg, 0, 4095, &o->index, d); break;
+		case O_INDEX: r = trainer_parse_long("--index", optarg, 0, 4095, &o->index, d); break;
 		case O_CLUSTER: o->cluster_file = optarg; break;
 		case O_SYNC: o->mode = WIRE_MODE_SYNC; break;
 		case O_ASYNC: o->mode = WIRE_MODE_ASYNC; break;
@@ -162,12 +133,12 @@ static int parse_args(struct dist_opts *o, int argc, char **argv, struct diag *d
 				return -1;
 			}
 			break;
-		case O_SYNCTO: r = parse_double("--sync-timeout", optarg, 0.1, 1e6, &o->sync_timeout, d); break;
-		case O_CONNTO: r = parse_double("--connect-timeout", optarg, 0.1, 1e6, &o->connect_timeout, d); break;
-		case O_RPCTO: r = parse_double("--rpc-timeout", optarg, 1, 1e6, &o->rpc_timeout, d); break;
-		case O_IOTO: r = parse_double("--io-timeout", optarg, 0.1, 1e6, &o->io_timeout, d); break;
-		case O_INITTO: r = parse_double("--init-timeout", optarg, 0.1, 1e6, &o->init_timeout, d); break;
-		case O_LOGSEC: r = parse_double("--log-seconds", optarg, 0, 1e6, &o->log_seconds, d); break;
+		case O_SYNCTO: r = trainer_parse_double("--sync-timeout", optarg, 0.1, 1e6, &o->sync_timeout, d); break;
+		case O_CONNTO: r = trainer_parse_double("--connect-timeout", optarg, 0.1, 1e6, &o->connect_timeout, d); break;
+		case O_RPCTO: r = trainer_parse_double("--rpc-timeout", optarg, 1, 1e6, &o->rpc_timeout, d); break;
+		case O_IOTO: r = trainer_parse_double("--io-timeout", optarg, 0.1, 1e6, &o->io_timeout, d); break;
+		case O_INITTO: r = trainer_parse_double("--init-timeout", optarg, 0.1, 1e6, &o->init_timeout, d); break;
+		case O_LOGSEC: r = trainer_parse_double("--log-seconds", optarg, 0, 1e6, &o->log_seconds, d); break;
 		case O_LOCAL:
 			diag_error(d, IMC_EXIT_USAGE, NULL, "--local and --role exclude each other");
 			return -1;
@@ -183,29 +154,29 @@ static int parse_args(struct dist_opts *o, int argc, char **argv, struct diag *d
 			o->dataset = optarg;
 			break;
 		case O_EPOCHS:
-			r = parse_long("--epochs", optarg, 1, 100000, &o->epochs, d);
+			r = trainer_parse_long("--epochs", optarg, 1, 100000, &o->epochs, d);
 			o->epochs_given = true;
 			break;
-		case O_STEPS: r = parse_long("--steps", optarg, 0, 1000000000L, &o->steps, d); break;
-		case O_BATCH: r = parse_long("--batch", optarg, 1, 65536, &o->batch, d); break;
-		case O_LR: r = parse_double("--lr", optarg, 1e-9, 100, &o->lr, d); break;
-		case O_MOM: r = parse_double("--momentum", optarg, 0.0, 0.999999, &o->momentum, d); break;
-		case O_THREADS: r = parse_long("--threads", optarg, 1, 256, &o->threads, d); break;
+		case O_STEPS: r = trainer_parse_long("--steps", optarg, 0, 1000000000L, &o->steps, d); break;
+		case O_BATCH: r = trainer_parse_long("--batch", optarg, 1, 65536, &o->batch, d); break;
+		case O_LR: r = trainer_parse_double("--lr", optarg, 1e-9, 100, &o->lr, d); break;
+		case O_MOM: r = trainer_parse_double("--momentum", optarg, 0.0, 0.999999, &o->momentum, d); break;
+		case O_THREADS: r = trainer_parse_long("--threads", optarg, 1, 256, &o->threads, d); break;
 		case O_SEED:
-			r = parse_long("--seed", optarg, 0, 0x7fffffffffffffffL, &v, d);
+			r = trainer_parse_long("--seed", optarg, 0, 0x7fffffffffffffffL, &v, d);
 			o->seed = (unsigned long long)v;
 			break;
 		case O_CKDIR: o->checkpoint_dir = optarg; break;
 		case O_CKEVERY:
-			r = parse_long("--checkpoint-every", optarg, 0, 1000000000L, &o->checkpoint_every, d);
+			r = trainer_parse_long("--checkpoint-every", optarg, 0, 1000000000L, &o->checkpoint_every, d);
 			break;
 		case O_RESUME: o->resume = true; break;
 		case O_METRICS: o->metrics = optarg; break;
 		case O_TB: o->tensorboard = optarg; break;
 		case O_JSON: o->json = true; break;
-		case O_EVALB: r = parse_long("--eval-batch", optarg, 1, 65536, &o->eval_batch, d); break;
-		case O_WARMUP: r = parse_long("--warmup-steps", optarg, 0, 1000000000L, &o->warmup, d); break;
-		case O_LOGEVERY: r = parse_long("--log-every", optarg, 1, 1000000000L, &o->log_every, d); break;
+		case O_EVALB: r = trainer_parse_long("--eval-batch", optarg, 1, 65536, &o->eval_batch, d); break;
+		case O_WARMUP: r = trainer_parse_long("--warmup-steps", optarg, 0, 1000000000L, &o->warmup, d); break;
+		case O_LOGEVERY: r = trainer_parse_long("--log-every", optarg, 1, 1000000000L, &o->log_every, d); break;
 		case 'v': o->verbose++; break;
 		case 'h':
 			usage(stdout);

@@ -86,8 +86,8 @@ void trainer_usage(FILE *fp)
 	      fp);
 }
 
-static int parse_long(const char *opt, const char *s, long lo, long hi, long *out,
-		      struct diag *d)
+int trainer_parse_long(const char *opt, const char *s, long lo, long hi, long *out,
+		       struct diag *d)
 {
 	char *end;
 	errno = 0;
@@ -101,8 +101,8 @@ static int parse_long(const char *opt, const char *s, long lo, long hi, long *ou
 	return 0;
 }
 
-static int parse_double(const char *opt, const char *s, double lo, double hi, double *out,
-			struct diag *d)
+int trainer_parse_double(const char *opt, const char *s, double lo, double hi, double *out,
+			 struct diag *d)
 {
 	char *end;
 	errno = 0;
@@ -173,38 +173,38 @@ static int parse_args(struct opts *o, int argc, char **argv, struct diag *d)
 			o->dataset = optarg;
 			break;
 		case OPT_EPOCHS:
-			if (parse_long("--epochs", optarg, 1, 100000, &o->epochs, d) < 0)
+			if (trainer_parse_long("--epochs", optarg, 1, 100000, &o->epochs, d) < 0)
 				return -1;
 			o->epochs_given = true;
 			break;
 		case OPT_STEPS:
-			if (parse_long("--steps", optarg, 0, 1000000000L, &o->steps, d) < 0)
+			if (trainer_parse_long("--steps", optarg, 0, 1000000000L, &o->steps, d) < 0)
 				return -1;
 			break;
 		case OPT_BATCH:
-			if (parse_long("--batch", optarg, 1, 65536, &o->batch, d) < 0)
+			if (trainer_parse_long("--batch", optarg, 1, 65536, &o->batch, d) < 0)
 				return -1;
 			break;
 		case OPT_LR:
-			if (parse_double("--lr", optarg, 0.0, 1e6, &o->lr, d) < 0)
+			if (trainer_parse_double("--lr", optarg, 0.0, 1e6, &o->lr, d) < 0)
 				return -1;
 			break;
 		case OPT_MOMENTUM:
-			if (parse_double("--momentum", optarg, 0.0, 0.999999, &o->momentum, d) < 0)
+			if (trainer_parse_double("--momentum", optarg, 0.0, 0.999999, &o->momentum, d) < 0)
 				return -1;
 			break;
 		case OPT_THREADS:
-			if (parse_long("--threads", optarg, 1, 256, &o->threads, d) < 0)
+			if (trainer_parse_long("--threads", optarg, 1, 256, &o->threads, d) < 0)
 				return -1;
 			break;
 		case OPT_SEED:
-			if (parse_long("--seed", optarg, 0, 0x7fffffffffffffffL, &v, d) < 0)
+			if (trainer_parse_long("--seed", optarg, 0, 0x7fffffffffffffffL, &v, d) < 0)
 				return -1;
 			o->seed = (unsigned long long)v;
 			break;
 		case OPT_CKDIR: o->checkpoint_dir = optarg; break;
 		case OPT_CKEVERY:
-			if (parse_long("--checkpoint-every", optarg, 0, 1000000000L,
+			if (trainer_parse_long("--checkpoint-every", optarg, 0, 1000000000L,
 				       &o->checkpoint_every, d) < 0)
 				return -1;
 			break;
@@ -213,15 +213,15 @@ static int parse_args(struct opts *o, int argc, char **argv, struct diag *d)
 		case OPT_TB: o->tensorboard = optarg; break;
 		case OPT_JSON: o->json = true; break;
 		case OPT_EVALB:
-			if (parse_long("--eval-batch", optarg, 1, 65536, &o->eval_batch, d) < 0)
+			if (trainer_parse_long("--eval-batch", optarg, 1, 65536, &o->eval_batch, d) < 0)
 				return -1;
 			break;
 		case OPT_WARMUP:
-			if (parse_long("--warmup-steps", optarg, 0, 1000000000L, &o->warmup, d) < 0)
+			if (trainer_parse_long("--warmup-steps", optarg, 0, 1000000000L, &o->warmup, d) < 0)
 				return -1;
 			break;
 		case OPT_LOGEVERY:
-			if (parse_long("--log-every", optarg, 1, 1000000000L, &o->log_every, d) < 0)
+			if (trainer_parse_long("--log-every", optarg, 1, 1000000000L, &o->log_every, d) < 0)
 				return -1;
 			break;
 		case OPT_VERSION:
