@@ -664,14 +664,19 @@ static struct tnode *parse_pow(struct parser *p)
 	return l;
 }
 
-/* math2: pow {('*' | '/' | '//' | '%') pow} */
-static struct tnode *parse_math2(struct parser *p)
+/* A left-associative chain: operand {op operand}, op one of ops (the
+ * arithmetic rules below share it). */
+static struct tnode *parse_left_chain(struct parser *p, struct tnode *(*operand)(struct parser *),
+				      const enum tk *ops, size_t nops)
 {
-	struct tnode *l = parse_pow(p);
+	struct tnode *l = operand(p);
 	int links = 0;
 	while (l) {
 		enum tk t = cur(p)->type;
-		if (t != TK_MUL && t != TK_DIV && t != TK_FLOORDIV && t != TK_MOD)
+		size_t i = 0;
+		while (i < nops && ops[i] != t)
+			i++;
+		if (i == nops)
 			break;
 		if (!chain_link(p, &links)) {
 			tnode_free(l);
@@ -680,7 +685,7 @@ static struct tnode *parse_math2(struct parser *p)
 		}
 		size_t pos = cur(p)->pos;
 		adv(p);
-		struct tnode *r = parse_pow(p);
+		struct tnode *r = operand(p);
 		if (!r) {
 			tnode_free(l);
 			return NULL;
@@ -689,6 +694,13 @@ static struct tnode *parse_math2(struct parser *p)
 	}
 	p->depth -= links;
 	return l;
+}
+
+/* math2: pow {('*' | '/' | '//' | '%') pow} */
+static struct tnode *parse_math2(struct parser *p)
+{
+	static const enum tk ops[] = { TK_MUL, TK_DIV, TK_FLOORDIV, TK_MOD };
+	return parse_left_chain(p, parse_pow, ops, sizeof(ops) / sizeof(ops[0]));
 }
 
 /* concat: math2 {'~' math2} */
@@ -714,28 +726,8 @@ static struct tnode *parse_concat(struct parser *p)
 /* math1: concat {('+' | '-') concat} */
 static struct tnode *parse_math1(struct parser *p)
 {
-	struct tnode *l = parse_concat(p);
-	int links = 0;
-	while (l) {
-		enum tk t = cur(p)->type;
-		if (t != TK_ADD && t != TK_SUB)
-			break;
-		if (!chain_link(p, &links)) {
-			tnode_free(l);
-			l = NULL;
-			break;
-		}
-		size_t pos = cur(p)->pos;
-		adv(p);
-		struct tnode *r = parse_concat(p);
-		if (!r) {
-			tnode_free(l);
-			return NULL;
-		}
-		l = bin(N_BIN, t, pos, l, r);
-	}
-	p->depth -= links;
-	return l;
+	static const enum tk ops[] = { TK_ADD, TK_SUB };
+	return parse_left_chain(p, parse_concat, ops, sizeof(ops) / sizeof(ops[0]));
 }
 
 /* compare: math1 {cmpop math1} */
