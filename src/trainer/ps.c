@@ -32,6 +32,7 @@
 #define MOD "ps"
 #define MAX_EXTRA_CONNS 32 /* beyond the workers: probes, stray clients */
 #define SMALL_MAX (WIRE_HDR_SIZE + 8 + WIRE_MAX_ERRTEXT + 8)
+#define PREPARE_SLICE 32768 /* floats prepared between two polls (128 KiB) */
 
 struct pbuf {
 	float *p;
@@ -82,13 +83,20 @@ struct ps {
 	size_t n_workers;
 	struct pbuf *cur, *free_bufs;
 	float *velocity, *sum;
-	/* async: the update of the one PUSH being received, computed chunk by
-	 * chunk into fresh buffers as its floats arrive (see scan_floats) */
-	struct conn *spec_conn;
-	struct pbuf *spec_p;
-	float *spec_v;          /* becomes the velocity when the update commits */
-	uint64_t spec_step;     /* ps->step the speculation started from */
-	bool spec_ok;
+	/* async: the next update, built in buffers of its own. Between polls
+	 * (while waiting for a PUSH, and during one ahead of its arriving
+	 * floats) prepare_next() copies the parameters into next_p and puts
+	 * momentum * velocity into next_v: the half of the SGD step that needs
+	 * no gradient. As the floats of a PUSH arrive, scan_floats() finishes
+	 * each element there (or computes it whole where nothing was prepared
+	 * yet), so the update overlaps the transfer; the PUSH commits by
+	 * swapping buffers. The current parameters and velocity are untouched
+	 * until the whole gradient is known to be finite. */
+	struct pbuf *next_p;    /* becomes the parameters when the update commits */
+	float *next_v;          /* becomes the velocity */
+	size_t next_ready;      /* elements [0, next_ready) are prepared */
+	uint64_t next_step;     /* ps->step they were prepared from */
+	struct conn *spec_conn; /* the PUSH being applied on the fly */
 	uint64_t step;
 	bool initialized;
 	float lr, momentum;
@@ -200,6 +208,36 @@ static void sgd_to(float *np, float *nv, const float *p, const float *v, const f
 static void sgd(float *p, float *v, const float *g, size_t n, float lr, float mu, float scale)
 {
 	sgd_to(p, v, p, v, g, n, lr, mu, scale);
+}
+
+/* np = p and nv = mu*v: the first half of sgd_to, done ahead. */
+static void sgd_prepare(float *np, float *nv, const float *p, const float *v, size_t n, float mu)
+{
+	vf4 vmu = { mu, mu, mu, mu };
+	size_t i = 0;
+	memcpy(np, p, n * sizeof(float));
+	for (; i + 4 <= n; i += 4)
+		st4(nv + i, vmu * ld4(v + i));
+	for (; i < n; i++)
+		nv[i] = mu * v[i];
+}
+
+/* The second half, in place on prepared values: nv += g; np -= lr*nv.
+ * With scale 1 the roundings are exactly sgd_to's. */
+static void sgd_finish(float *np, float *nv, const float *g, size_t n, float lr)
+{
+	vf4 vlr = { lr, lr, lr, lr };
+	size_t i = 0;
+	for (; i + 4 <= n; i += 4) {
+		vf4 nvv = ld4(nv + i) + ld4(g + i);
+		st4(nv + i, nvv);
+		st4(np + i, ld4(np + i) - vlr * nvv);
+	}
+	for (; i < n; i++) {
+		float t = nv[i] + g[i];
+		nv[i] = t;
+		np[i] -= lr * t;
+	}
 }
 
 /* True when no element is NaN or infinite: x - x is 0 exactly for finite x
@@ -618,6 +656,7 @@ static void handle_init(struct ps *ps, struct conn *c, const unsigned char *p, s
 	ps->lr = m.lr;
 	ps->momentum = m.momentum;
 	ps->initialized = true;
+	ps->next_ready = 0;
 	ps->log_step = ps->step;
 	ps->st.step = ps->step;
 	log_info(MOD, "ps:%zu: initialised by %s at step %llu (lr %g, momentum %g%s)",
@@ -848,27 +887,46 @@ static const char *refused(const struct conn *c, unsigned t)
 	return why;
 }
 
+/* Drops the on-the-fly update: the PUSH is applied the ordinary way or
+ * refused. What next_p/next_v hold is no longer a clean preparation. */
 static void spec_abandon(struct ps *ps)
 {
-	if (ps->spec_p && ps->spec_p->refs == 0) {
-		ps->spec_p->next = ps->free_bufs;
-		ps->free_bufs = ps->spec_p;
-	}
-	ps->spec_p = NULL;
+	if (ps->spec_conn)
+		ps->next_ready = 0;
 	ps->spec_conn = NULL;
-	ps->spec_ok = false;
+}
+
+/* Prepares up to max more elements of the next async update (see struct
+ * ps); true while some remain. */
+static bool prepare_next(struct ps *ps, size_t max)
+{
+	if (ps->cfg->mode != WIRE_MODE_ASYNC || !ps->initialized || ps->shutting_down ||
+	    ps->failed)
+		return false;
+	if (ps->next_step != ps->step) { /* an update since: start again */
+		ps->next_step = ps->step;
+		ps->next_ready = 0;
+	}
+	if (ps->next_ready >= ps->count)
+		return false;
+	if (!ps->next_p)
+		ps->next_p = pbuf_get(ps);
+	size_t i = ps->next_ready, n = ps->count - i < max ? ps->count - i : max;
+	sgd_prepare(ps->next_p->p + i, ps->next_v + i, ps->cur->p + i, ps->velocity + i, n,
+		    ps->momentum);
+	ps->next_ready += n;
+	return ps->next_ready < ps->count;
 }
 
 /* Checks the floats of a PUSH or INIT payload for NaN and infinities as
  * they arrive, while they are still in cache, so that the check costs no
  * extra pass over the gradient when the message is complete.
  *
- * In async mode it also computes the SGD update of one PUSH at a time on
- * the fly, into a fresh parameter buffer and a spare velocity buffer, so
- * the update overlaps the transfer instead of following it. The update
- * commits (two pointer swaps) only if the whole gradient was finite and no
- * other update was applied in between; otherwise it is dropped and the PUSH
- * is applied the ordinary way. */
+ * In async mode it also applies one PUSH at a time on the fly into next_p
+ * and next_v (see struct ps), so the update overlaps the transfer instead
+ * of following it. The update commits only if the whole gradient was
+ * finite and no other update was applied in between; otherwise it is
+ * dropped and the PUSH is applied the ordinary way (or refused). */
 static void scan_floats(struct ps *ps, struct conn *c)
 {
 	if (c->h.type != WIRE_PUSH && c->h.type != WIRE_INIT)
@@ -888,18 +946,28 @@ static void scan_floats(struct ps *ps, struct conn *c)
 		return;
 	if (!ps->spec_conn && i0 == 0) {
 		ps->spec_conn = c;
-		ps->spec_p = pbuf_get(ps);
-		ps->spec_step = ps->step;
-		ps->spec_ok = true;
+		if (ps->next_step != ps->step) {
+			ps->next_step = ps->step;
+			ps->next_ready = 0;
+		}
+		if (!ps->next_p)
+			ps->next_p = pbuf_get(ps);
 	}
 	if (ps->spec_conn != c)
 		return;
-	if (c->nonfinite || ps->spec_step != ps->step) {
+	if (c->nonfinite || ps->next_step != ps->step) {
 		spec_abandon(ps);
 		return;
 	}
-	sgd_to(ps->spec_p->p + i0, ps->spec_v + i0, ps->cur->p + i0, ps->velocity + i0, g, n,
-	       ps->lr, ps->momentum, 1.0f);
+	/* what was prepared is finished in place, the rest computed whole */
+	size_t k = i0 < ps->next_ready ? ps->next_ready - i0 : 0;
+	k = k < n ? k : n;
+	sgd_finish(ps->next_p->p + i0, ps->next_v + i0, g, k, ps->lr);
+	sgd_to(ps->next_p->p + i0 + k, ps->next_v + i0 + k, ps->cur->p + i0 + k,
+	       ps->velocity + i0 + k, g + k, n - k, ps->lr, ps->momentum, 1.0f);
+	/* [0, i0 + n) is done: preparing goes on ahead of the arriving floats */
+	if (ps->next_ready < i0 + n)
+		ps->next_ready = i0 + n;
 }
 
 /* Commits the on-the-fly update of c's PUSH when it is complete and valid. */
@@ -907,21 +975,21 @@ static bool spec_commit(struct ps *ps, struct conn *c)
 {
 	if (ps->spec_conn != c)
 		return false;
-	bool ok = ps->spec_ok && !c->nonfinite && ps->spec_step == ps->step;
-	if (!ok) {
+	if (c->nonfinite || ps->next_step != ps->step) {
 		spec_abandon(ps);
 		return false;
 	}
 	struct pbuf *old = ps->cur;
-	ps->cur = ps->spec_p;
+	ps->cur = ps->next_p;
+	ps->next_p = NULL;
 	if (old->refs == 0) {
 		old->next = ps->free_bufs;
 		ps->free_bufs = old;
 	}
 	float *t = ps->velocity;
-	ps->velocity = ps->spec_v;
-	ps->spec_v = t;
-	ps->spec_p = NULL;
+	ps->velocity = ps->next_v;
+	ps->next_v = t;
+	ps->next_ready = 0;
 	ps->spec_conn = NULL;
 	return true;
 }
@@ -1140,7 +1208,7 @@ int ps_run(const struct ps_config *cfg, struct diag *d)
 	ps->cur = pbuf_get(ps);
 	memset(ps->cur->p, 0, sizeof(float) * ps->count);
 	ps->velocity = xcalloc(ps->count ? ps->count : 1, sizeof(float));
-	ps->spec_v = xcalloc(ps->count ? ps->count : 1, sizeof(float));
+	ps->next_v = xcalloc(ps->count ? ps->count : 1, sizeof(float));
 	ps->sum = xcalloc(ps->count ? ps->count : 1, sizeof(float));
 	ps->slots = xcalloc(ps->n_workers, sizeof(*ps->slots));
 	ps->max_conns = ps->n_workers + MAX_EXTRA_CONNS;
@@ -1206,7 +1274,10 @@ int ps_run(const struct ps_config *cfg, struct diag *d)
 						      .events = (short)(POLLIN | (out_pending(c) ? POLLOUT : 0)) };
 		}
 		size_t npfd = ps->nconns + 1;
-		int r = poll(pfd, npfd, 200);
+		/* idle: prepare the next async update a slice at a time, not
+		 * waiting in poll meanwhile, so that arriving data comes first */
+		bool preparing = prepare_next(ps, PREPARE_SLICE);
+		int r = poll(pfd, npfd, preparing ? 0 : 200);
 		if (r < 0 && errno != EINTR) {
 			diag_error(d, IMC_EXIT_SOFTWARE, NULL, "poll: %s", strerror(errno));
 			free(pfd);
@@ -1259,10 +1330,10 @@ out:
 		free(ps->cur);
 	}
 	free(ps->velocity);
-	free(ps->spec_v);
-	if (ps->spec_p) {
-		free(ps->spec_p->p);
-		free(ps->spec_p);
+	free(ps->next_v);
+	if (ps->next_p) {
+		free(ps->next_p->p);
+		free(ps->next_p);
 	}
 	free(ps->sum);
 	free(ps->slots);
