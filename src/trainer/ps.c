@@ -904,6 +904,7 @@ static bool prepare_next(struct ps *ps, size_t max)
 	    ps->failed)
 		return false;
 	if (ps->next_step != ps->step) { /* an update since: start again */
+		spec_abandon(ps); /* a PUSH it overtook is applied the ordinary way */
 		ps->next_step = ps->step;
 		ps->next_ready = 0;
 	}

@@ -2,7 +2,9 @@
  * ps_run) against the real client code: sync averaging and async momentum
  * are exactly PyTorch's SGD, the state comes back for checkpoints, a
  * non-finite gradient is refused (the sender is disconnected and counted as
- * a lost worker) while the others carry on, and SHUTDOWN ends ps_run. */
+ * a lost worker) while the others carry on, an async PUSH overtaken halfway
+ * by another is applied after it exactly as if they had come one by one,
+ * and SHUTDOWN ends ps_run. */
 #include "config.h"
 
 #include <math.h>
@@ -213,6 +215,99 @@ static void test_async_momentum_and_state(void **state)
 	diag_release(&d);
 }
 
+/* Writes the first 'floats' gradient values of a PUSH frame (header and
+ * fixed part first) on fd; the rest follows with push_rest. */
+static void push_part(int fd, uint64_t step, const float *g, size_t floats)
+{
+	unsigned char b[WIRE_HDR_SIZE + WIRE_PUSH_FIXED];
+	struct wire_push m = { .step = step, .count = N, .examples = 4, .loss = 1.0f };
+	wire_hdr_encode(b, WIRE_PUSH, (uint32_t)(WIRE_PUSH_FIXED + N * sizeof(float)));
+	wire_push_encode(&m, b + WIRE_HDR_SIZE);
+	assert_int_equal(write(fd, b, sizeof(b)), (ssize_t)sizeof(b));
+	assert_int_equal(write(fd, g, floats * sizeof(float)), (ssize_t)(floats * sizeof(float)));
+}
+
+static void push_rest(int fd, const float *g, size_t from)
+{
+	size_t n = (N - from) * sizeof(float);
+	assert_int_equal(write(fd, g + from, n), (ssize_t)n);
+}
+
+static void recv_params(int fd, float *p)
+{
+	struct diag d = DIAG_INIT;
+	struct wire_hdr h;
+	unsigned char b[WIRE_PARAMS_FIXED + N * sizeof(float)];
+	assert_int_equal(wire_recv_hdr(fd, &h, NULL, &d), 0);
+	assert_int_equal(h.type, WIRE_PARAMS);
+	assert_int_equal(h.length, sizeof(b));
+	assert_int_equal(wire_recv_full(fd, b, sizeof(b), NULL, &d), 0);
+	memcpy(p, b + WIRE_PARAMS_FIXED, N * sizeof(float));
+	diag_release(&d);
+}
+
+static void sgd_ref(float *p, float *v, const float *g, float lr, float mu)
+{
+	for (int i = 0; i < N; i++) {
+		v[i] = mu * v[i] + g[i];
+		p[i] -= lr * v[i];
+	}
+}
+
+static void test_async_interleaved_pushes(void **state)
+{
+	(void)state;
+	struct fixture f;
+	start_ps(&f, WIRE_MODE_ASYNC, 2);
+	struct worker_client chief, w1;
+	struct diag d = DIAG_INIT;
+	open_client(&f, &chief, WIRE_ROLE_CHIEF, 0, WIRE_MODE_ASYNC);
+	open_client(&f, &w1, WIRE_ROLE_WORKER, 1, WIRE_MODE_ASYNC);
+	float p0[N] = { 1, -2, 3, 0.25f, 5, 6 }, p[N], q[N];
+	float ga[N] = { 0.5f, 1, -1, 2, 0.125f, 3 }, gb[N] = { -3, 0.5f, 2, 1, -1, 0.75f };
+	const float lr = 0.05f, mu = 0.9f;
+	assert_int_equal(worker_client_init(&chief, p0, NULL, 0, lr, mu, &d), 0);
+	assert_int_equal(worker_client_pull(&w1, q, &d), 0);
+	float ref_p[N], ref_v[N] = { 0 };
+	memcpy(ref_p, p0, sizeof(ref_p));
+
+	/* the chief's PUSH stops halfway; worker 1's whole PUSH overtakes it */
+	int fd = chief.ps[0].fd;
+	push_part(fd, 0, ga, N / 2);
+	assert_int_equal(worker_client_push(&w1, gb, q, 0, 4, 1.0f, &d), 0);
+	sgd_ref(ref_p, ref_v, gb, lr, mu);
+	assert_memory_equal(q, ref_p, sizeof(q));
+	push_rest(fd, ga, N / 2);
+	recv_params(fd, p);
+	sgd_ref(ref_p, ref_v, ga, lr, mu);
+	assert_memory_equal(p, ref_p, sizeof(p));
+
+	/* a PUSH poisoned in its second half leaves no trace of its first */
+	float bad[N];
+	memcpy(bad, gb, sizeof(bad));
+	bad[N - 1] = INFINITY;
+	int wfd = w1.ps[0].fd;
+	push_part(wfd, 2, bad, N / 2);
+	push_rest(wfd, bad, N / 2);
+	struct wire_hdr h;
+	assert_int_equal(wire_recv_hdr(wfd, &h, NULL, &d), 0);
+	assert_int_equal(h.type, WIRE_ERROR);
+	worker_client_close(&w1);
+	assert_int_equal(worker_client_push(&chief, ga, p, 2, 4, 1.0f, &d), 0);
+	sgd_ref(ref_p, ref_v, ga, lr, mu);
+	assert_memory_equal(p, ref_p, sizeof(p));
+	float sp[N], sv[N];
+	uint64_t step;
+	assert_int_equal(worker_client_state(&chief, sp, sv, &step, &d), 0);
+	assert_int_equal(step, 3);
+	assert_memory_equal(sp, ref_p, sizeof(sp));
+	assert_memory_equal(sv, ref_v, sizeof(sv));
+	assert_int_equal(worker_client_shutdown(&chief, &d), 0);
+	worker_client_close(&chief);
+	assert_int_equal(stop_ps(&f), 0);
+	diag_release(&d);
+}
+
 static void test_chief_loss_fails_the_job(void **state)
 {
 	(void)state;
@@ -240,6 +335,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_sync_average_and_nan),
 		cmocka_unit_test(test_async_momentum_and_state),
+		cmocka_unit_test(test_async_interleaved_pushes),
 		cmocka_unit_test(test_chief_loss_fails_the_job),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
