@@ -134,7 +134,13 @@ static int metrics_point(struct job *j, double epoch, double loss, struct diag *
 				    : NAN;
 	j->stats_t = t;
 	j->stats_examples = st.examples;
+	double stale_mean = st.pushes ? (double)st.staleness_sum / (double)st.pushes : 0.0;
 	metrics_step(j->tb, st.step, epoch, loss, eps);
+	metrics_scalar(j->tb, st.step, "job/workers_live", j->wc.live_workers);
+	if (j->o->mode == WIRE_MODE_ASYNC) {
+		metrics_scalar(j->tb, st.step, "async/staleness_mean", stale_mean);
+		metrics_scalar(j->tb, st.step, "async/staleness_max", st.staleness_max);
+	}
 	struct strbuf sb = STRBUF_INIT;
 	strbuf_addf(&sb, "{\"event\":\"step\",\"step\":%llu,\"epoch\":%.4f",
 		    (unsigned long long)st.step, epoch);
@@ -146,8 +152,7 @@ static int metrics_point(struct job *j, double epoch, double loss, struct diag *
 		    (unsigned long long)st.step, (unsigned long long)st.examples,
 		    j->wc.live_workers);
 	if (j->o->mode == WIRE_MODE_ASYNC)
-		strbuf_addf(&sb, ",\"staleness_mean\":%.3f,\"staleness_max\":%u",
-			    st.pushes ? (double)st.staleness_sum / (double)st.pushes : 0.0,
+		strbuf_addf(&sb, ",\"staleness_mean\":%.3f,\"staleness_max\":%u", stale_mean,
 			    st.staleness_max);
 	strbuf_addch(&sb, '}');
 	jsonl_line(j, "%s", sb.buf);

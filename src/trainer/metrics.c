@@ -124,6 +124,12 @@ void metrics_eval(struct metrics *m, uint64_t step, double epoch, double accurac
 		fflush(m->tb);
 }
 
+void metrics_scalar(struct metrics *m, uint64_t step, const char *tag, double value)
+{
+	if (m)
+		tb_scalar(m, step, tag, value);
+}
+
 int metrics_close(struct metrics *m, struct diag *d)
 {
 	int rc = 0;

@@ -26,6 +26,9 @@ void metrics_step(struct metrics *m, uint64_t step, double epoch, double loss,
 		  double examples_per_sec);
 void metrics_eval(struct metrics *m, uint64_t step, double epoch, double accuracy,
 		  double loss);
+/* Any other scalar (e.g. "async/staleness_mean"), TensorBoard only: JSON
+ * lines writers put such fields in their own records. */
+void metrics_scalar(struct metrics *m, uint64_t step, const char *tag, double value);
 
 /* TFRecord/TensorBoard primitives (tbevent.c), exposed for tests. */
 uint32_t tb_crc32c(uint32_t crc, const void *buf, size_t len);

@@ -1,7 +1,8 @@
 #!/bin/sh
 # t6002: a real asynchronous job on loopback: 1 PS, the chief and 1 worker
 # train the mlp asynchronously (gradients applied on arrival) on
-# Fashion-MNIST; the loss falls, test accuracy >= 80%, staleness is reported, every
+# Fashion-MNIST; the loss falls, test accuracy >= 80%, staleness is reported
+# (summary, metrics and TensorBoard), every
 # task exits 0 and the PS shuts down because the chief told it to. The PS
 # starts after the chief and the worker, which wait for it.
 . "$top_srcdir/tests/cli/lib.sh"
@@ -11,7 +12,7 @@ require_long
 make_cluster "$TMPD/cluster.json" 1 1
 common="--cluster $TMPD/cluster.json --model mlp --steps 1500 --async --threads 1 --log-every 50"
 # the PS starts last: the others wait for it, retrying
-start chief --role chief $common --json --metrics "$TMPD/metrics.jsonl"
+start chief --role chief $common --json --metrics "$TMPD/metrics.jsonl" --tensorboard "$TMPD/tb"
 start worker --role worker --index 0 $common
 if wait_line "$TMPD/worker.log" 'waiting for ps:0 .*retrying' 60 &&
    wait_line "$TMPD/chief.log" 'waiting for ps:0 .*retrying' 60; then
@@ -39,4 +40,8 @@ assert all("global_step" in s and "examples_per_sec" in s for s in steps)
 assert steps[-1]["loss"] < 0.7 * steps[0]["loss"], (steps[0]["loss"], steps[-1]["loss"])
 PYEOF
 then ok "the loss falls (metrics: first vs last window)"; else not_ok "the loss falls"; fi
+for tag in async/staleness_mean async/staleness_max job/workers_live train/examples_per_sec; do
+	if cat "$TMPD"/tb/events.out.tfevents.* 2>/dev/null | grep -aq "$tag"; then
+		ok "TensorBoard has $tag"; else not_ok "TensorBoard has $tag"; fi
+done
 done_testing
