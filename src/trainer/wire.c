@@ -18,6 +18,13 @@
 #include "util/xalloc.h"
 #include "util/banned.h"
 
+/* Float arrays go on the wire as they are in memory (no copy, no swap), so
+ * protocol v1 needs a little-endian host; say so at build time rather than
+ * train on byte-swapped numbers. */
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+#error "imc-train's wire protocol v1 sends raw little-endian floats: big-endian hosts are not supported"
+#endif
+
 void wire_put16(unsigned char *p, uint16_t v)
 {
 	p[0] = (unsigned char)v;
