@@ -2,10 +2,11 @@
  * loopback TCP, in the same run (issue 8's bench; it reports, never fails
  * on speed).
  *
- *   bench/ps_exchange [ITERATIONS] [MODEL]      (default 500, cnn)
+ *   bench/ps_exchange [ITERATIONS] [MODEL] [async|sync]   (500, cnn, async)
  *
- * 1. PS: a real parameter server (ps_run, async mode so every push is
- *    answered at once) in a child process; this process is the chief: it
+ * 1. PS: a real parameter server (ps_run; in either mode every push is
+ *    answered at once, the chief being the only worker) in a child
+ *    process; this process is the chief: it
  *    initialises the parameters, then ITERATIONS times pushes a gradient of
  *    the whole model and receives the new parameters (one PUSH + PARAMS
  *    exchange, what a worker does every step). The PS validates the message,
@@ -127,6 +128,12 @@ int main(int argc, char **argv)
 {
 	int iters = argc > 1 ? (int)strtol(argv[1], NULL, 10) : 500;
 	const char *model = argc > 2 ? argv[2] : "cnn";
+	const char *mode_name = argc > 3 ? argv[3] : "async";
+	if (strcmp(mode_name, "async") != 0 && strcmp(mode_name, "sync") != 0) {
+		fprintf(stderr, "ps_exchange: mode must be async or sync, not '%s'\n", mode_name);
+		return 64;
+	}
+	enum wire_mode mode = mode_name[0] == 'a' ? WIRE_MODE_ASYNC : WIRE_MODE_SYNC;
 	struct diag d = DIAG_INIT;
 	if (iters < 1)
 		iters = 500;
@@ -157,14 +164,14 @@ int main(int argc, char **argv)
 	pid_t pid = fork();
 	if (pid == 0) {
 		struct ps_config cfg = { .cluster = &cl, .index = 0, .layout = &l,
-					 .mode = WIRE_MODE_ASYNC, .sync_timeout = 60,
+					 .mode = mode, .sync_timeout = 60,
 					 .init_timeout = 60, .io_timeout = 60, .listen_fd = lfd };
 		_exit(ps_run(&cfg, &d) == 0 ? 0 : 1);
 	}
 	close(lfd);
 	struct worker_client wc;
 	struct worker_opts wo = { .role = WIRE_ROLE_CHIEF, .task_index = 0, .worker_id = 0,
-				  .mode = WIRE_MODE_ASYNC, .connect_timeout = 10, .rpc_timeout = 60 };
+				  .mode = mode, .connect_timeout = 10, .rpc_timeout = 60 };
 	if (worker_client_open(&wc, &cl, &l, &wo, &d) < 0)
 		die(&d);
 	float *params = xmalloc(np * sizeof(float)), *grads = xmalloc(np * sizeof(float));
@@ -223,8 +230,8 @@ int main(int argc, char **argv)
 	double mpair = median(pair, nblocks);
 	double mps = median(tps, nblocks), mraw = median(traw, nblocks);
 	double mb = 2.0 * (double)n / 1e6; /* gradient out + parameters back */
-	printf("ps_exchange: model %s, %zu params (%.2f MB each way), %d exchanges of each kind in blocks of %d\n",
-	       model, np, (double)n / 1e6, nblocks * BLOCK, BLOCK);
+	printf("ps_exchange: model %s, %s PS, %zu params (%.2f MB each way), %d exchanges of each kind in blocks of %d\n",
+	       model, mode_name, np, (double)n / 1e6, nblocks * BLOCK, BLOCK);
 	printf("  ps push+pull     : %8.1f MB/s median, %8.1f MB/s best (%.3f ms per exchange)\n",
 	       mb / mps, mb / best_ps, mps * 1e3);
 	printf("  raw tcp ping-pong: %8.1f MB/s median, %8.1f MB/s best (%.3f ms per exchange)\n",

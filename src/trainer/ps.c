@@ -82,12 +82,14 @@ struct ps {
 	uint64_t off, count;    /* shard */
 	size_t n_workers;
 	struct pbuf *cur, *free_bufs;
-	float *velocity, *sum;
-	/* async: the next update, built in buffers of its own. Between polls
+	float *velocity;
+	float *sum;             /* sync: the round's gradients so far (while pushed > 0) */
+	/* the next update, built in buffers of its own. Between polls
 	 * (while waiting for a PUSH, and during one ahead of its arriving
 	 * floats) prepare_next() copies the parameters into next_p and puts
 	 * momentum * velocity into next_v: the half of the SGD step that needs
-	 * no gradient. As the floats of a PUSH arrive, scan_floats() finishes
+	 * no gradient. As the floats of a PUSH arrive (async: any PUSH; sync:
+	 * the one that completes the round), scan_floats() finishes
 	 * each element there (or computes it whole where nothing was prepared
 	 * yet), so the update overlaps the transfer; the PUSH commits by
 	 * swapping buffers. The current parameters and velocity are untouched
@@ -97,6 +99,8 @@ struct ps {
 	size_t next_ready;      /* elements [0, next_ready) are prepared */
 	uint64_t next_step;     /* ps->step they were prepared from */
 	struct conn *spec_conn; /* the PUSH being applied on the fly */
+	size_t spec_pushed;     /* sync: pushes of the round before it */
+	float spec_scale;       /* 1, or 1 / pushes of the round */
 	uint64_t step;
 	bool initialized;
 	float lr, momentum;
@@ -185,21 +189,34 @@ static inline void st4(float *p, vf4 v)
 	memcpy(p, &v, sizeof(v));
 }
 
-/* PyTorch's SGD with momentum: nv = mu*v + scale*g; np = p - lr*nv. The
- * outputs may be the inputs (in place); g never overlaps them. */
-static void sgd_to(float *np, float *nv, const float *p, const float *v, const float *g,
-		   size_t n, float lr, float mu, float scale)
+/* The gradient term of an update: g, or sum + g for the push that ends a
+ * sync round after others (their sum so far), rounded as add_to does. */
+static inline vf4 grad4(const float *sum, const float *g, size_t i)
+{
+	return sum ? ld4(sum + i) + ld4(g + i) : ld4(g + i);
+}
+
+static inline float grad1(const float *sum, const float *g, size_t i)
+{
+	return sum ? sum[i] + g[i] : g[i];
+}
+
+/* PyTorch's SGD with momentum: nv = mu*v + scale*x; np = p - lr*nv, with x
+ * as in grad4. The outputs may be the inputs (in place); g and sum never
+ * overlap them. */
+static void sgd_to(float *np, float *nv, const float *p, const float *v, const float *sum,
+		   const float *g, size_t n, float lr, float mu, float scale)
 {
 	vf4 vmu = { mu, mu, mu, mu }, vlr = { lr, lr, lr, lr }, vsc = { scale, scale, scale, scale };
 	size_t i = 0;
 	for (; i + 4 <= n; i += 4) {
-		vf4 nvv = vmu * ld4(v + i) + vsc * ld4(g + i);
+		vf4 nvv = vmu * ld4(v + i) + vsc * grad4(sum, g, i);
 		vf4 npv = ld4(p + i) - vlr * nvv;
 		st4(nv + i, nvv);
 		st4(np + i, npv);
 	}
 	for (; i < n; i++) {
-		float t = mu * v[i] + scale * g[i];
+		float t = mu * v[i] + scale * grad1(sum, g, i);
 		nv[i] = t;
 		np[i] = p[i] - lr * t;
 	}
@@ -207,7 +224,7 @@ static void sgd_to(float *np, float *nv, const float *p, const float *v, const f
 
 static void sgd(float *p, float *v, const float *g, size_t n, float lr, float mu, float scale)
 {
-	sgd_to(p, v, p, v, g, n, lr, mu, scale);
+	sgd_to(p, v, p, v, NULL, g, n, lr, mu, scale);
 }
 
 /* np = p and nv = mu*v: the first half of sgd_to, done ahead. */
@@ -222,19 +239,20 @@ static void sgd_prepare(float *np, float *nv, const float *p, const float *v, si
 		nv[i] = mu * v[i];
 }
 
-/* The second half, in place on prepared values: nv += g; np -= lr*nv.
- * With scale 1 the roundings are exactly sgd_to's. */
-static void sgd_finish(float *np, float *nv, const float *g, size_t n, float lr)
+/* The second half, in place on prepared values: nv += scale*x; np -= lr*nv,
+ * with exactly sgd_to's roundings. */
+static void sgd_finish(float *np, float *nv, const float *sum, const float *g, size_t n,
+		       float lr, float scale)
 {
-	vf4 vlr = { lr, lr, lr, lr };
+	vf4 vlr = { lr, lr, lr, lr }, vsc = { scale, scale, scale, scale };
 	size_t i = 0;
 	for (; i + 4 <= n; i += 4) {
-		vf4 nvv = ld4(nv + i) + ld4(g + i);
+		vf4 nvv = ld4(nv + i) + vsc * grad4(sum, g, i);
 		st4(nv + i, nvv);
 		st4(np + i, ld4(np + i) - vlr * nvv);
 	}
 	for (; i < n; i++) {
-		float t = nv[i] + g[i];
+		float t = nv[i] + scale * grad1(sum, g, i);
 		nv[i] = t;
 		np[i] -= lr * t;
 	}
@@ -474,24 +492,24 @@ static int flush_out(struct ps *ps, struct conn *c)
 
 /* ---- the sync round ---- */
 
-static void check_round(struct ps *ps)
+/* Whether every live worker other than 'except' (-1: none) has pushed in
+ * this round. */
+static bool others_pushed(const struct ps *ps, long except)
 {
-	if (ps->pushed == 0 || ps->failed)
-		return;
 	for (size_t i = 0; i < ps->n_workers; i++) {
-		struct slot *s = &ps->slots[i];
-		if ((s->state == SLOT_CONNECTED || s->state == SLOT_EXPECTED) && !s->pushed)
-			return;
+		const struct slot *s = &ps->slots[i];
+		if ((long)i != except && (s->state == SLOT_CONNECTED || s->state == SLOT_EXPECTED) &&
+		    !s->pushed)
+			return false;
 	}
-	float *p = params_for_write(ps);
-	sgd(p, ps->velocity, ps->sum, ps->count, ps->lr, ps->momentum, 1.0f / (float)ps->pushed);
-	memset(ps->sum, 0, sizeof(float) * ps->count);
-	size_t expected = 0;
-	for (size_t i = 0; i < ps->n_workers; i++) {
+	return true;
+}
+
+/* The round's update is applied: next step, answer everyone waiting. */
+static void end_round(struct ps *ps)
+{
+	for (size_t i = 0; i < ps->n_workers; i++)
 		ps->slots[i].pushed = false;
-		if (ps->slots[i].state != SLOT_DONE)
-			expected++;
-	}
 	if (ps->pushed < ps->n_workers)
 		ps->st.rounds_short++;
 	ps->step++;
@@ -499,7 +517,6 @@ static void check_round(struct ps *ps)
 	ps->pushed = 0;
 	ps->round_examples = 0;
 	ps->round_start = 0;
-	(void)expected;
 	for (size_t i = 0; i < ps->nconns; i++) {
 		struct conn *c = ps->conns[i];
 		if (!c->dead && c->waiting == WAIT_PUSH) {
@@ -510,6 +527,16 @@ static void check_round(struct ps *ps)
 				send_params(ps, c, 0);
 		}
 	}
+}
+
+/* Applies the round's update once every live worker has pushed. */
+static void check_round(struct ps *ps)
+{
+	if (ps->pushed == 0 || ps->failed || !others_pushed(ps, -1))
+		return;
+	float *p = params_for_write(ps);
+	sgd(p, ps->velocity, ps->sum, ps->count, ps->lr, ps->momentum, 1.0f / (float)ps->pushed);
+	end_round(ps);
 }
 
 static void round_timeout(struct ps *ps)
@@ -735,14 +762,22 @@ static void handle_push(struct ps *ps, struct conn *c, const unsigned char *p, s
 		protocol_violation(ps, c, "second PUSH in the same sync round");
 		return;
 	}
-	add_to(ps->sum, g, ps->count);
+	/* the PUSH that completes the round may have been applied on the fly */
+	bool applied = spec_commit(ps, c);
+	if (!applied && ps->pushed == 0) /* the round's first: sum holds an old round's */
+		memcpy(ps->sum, g, sizeof(float) * ps->count);
+	else if (!applied)
+		add_to(ps->sum, g, ps->count);
 	s->pushed = true;
 	ps->pushed++;
 	ps->round_examples += m.examples;
 	if (!ps->round_start)
 		ps->round_start = now_s();
 	c->waiting = WAIT_PUSH;
-	check_round(ps);
+	if (applied)
+		end_round(ps);
+	else
+		check_round(ps);
 }
 
 static void handle_state_req(struct ps *ps, struct conn *c)
@@ -902,12 +937,11 @@ static void spec_abandon(struct ps *ps)
 	ps->spec_conn = NULL;
 }
 
-/* Prepares up to max more elements of the next async update (see struct
- * ps); true while some remain. */
+/* Prepares up to max more elements of the next update (see struct ps);
+ * true while some remain. */
 static bool prepare_next(struct ps *ps, size_t max)
 {
-	if (ps->cfg->mode != WIRE_MODE_ASYNC || !ps->initialized || ps->shutting_down ||
-	    ps->failed)
+	if (!ps->initialized || ps->shutting_down || ps->failed)
 		return false;
 	if (ps->next_step != ps->step) { /* an update since: start again */
 		spec_abandon(ps); /* a PUSH it overtook is applied the ordinary way */
@@ -929,11 +963,13 @@ static bool prepare_next(struct ps *ps, size_t max)
  * they arrive, while they are still in cache, so that the check costs no
  * extra pass over the gradient when the message is complete.
  *
- * In async mode it also applies one PUSH at a time on the fly into next_p
- * and next_v (see struct ps), so the update overlaps the transfer instead
- * of following it. The update commits only if the whole gradient was
- * finite and no other update was applied in between; otherwise it is
- * dropped and the PUSH is applied the ordinary way (or refused). */
+ * It also applies one PUSH at a time on the fly into next_p and next_v
+ * (see struct ps): in async mode any PUSH, in sync mode the one that
+ * completes the round (with the others' sum and the round's 1/n), so the
+ * update overlaps the transfer instead of following it. The update commits
+ * only if the whole gradient was finite and no other update was applied in
+ * between; otherwise it is dropped and the PUSH is applied the ordinary way
+ * (or refused). */
 static void scan_floats(struct ps *ps, struct conn *c)
 {
 	if (c->h.type != WIRE_PUSH && c->h.type != WIRE_INIT)
@@ -948,11 +984,14 @@ static void scan_floats(struct ps *ps, struct conn *c)
 	if (!c->nonfinite)
 		c->nonfinite = !all_finite(g, n);
 	c->scanned = to;
-	if (c->h.type != WIRE_PUSH || ps->cfg->mode != WIRE_MODE_ASYNC || !ps->initialized ||
-	    ps->shutting_down || c->worker_id < 0)
+	bool sync = ps->cfg->mode == WIRE_MODE_SYNC;
+	if (c->h.type != WIRE_PUSH || !ps->initialized || ps->shutting_down || c->worker_id < 0)
 		return;
-	if (!ps->spec_conn && i0 == 0) {
+	if (!ps->spec_conn && i0 == 0 &&
+	    (!sync || (!ps->slots[c->worker_id].pushed && others_pushed(ps, c->worker_id)))) {
 		ps->spec_conn = c;
+		ps->spec_pushed = ps->pushed;
+		ps->spec_scale = sync ? 1.0f / (float)(ps->pushed + 1) : 1.0f;
 		if (ps->next_step != ps->step) {
 			ps->next_step = ps->step;
 			ps->next_ready = 0;
@@ -969,9 +1008,11 @@ static void scan_floats(struct ps *ps, struct conn *c)
 	/* what was prepared is finished in place, the rest computed whole */
 	size_t k = i0 < ps->next_ready ? ps->next_ready - i0 : 0;
 	k = k < n ? k : n;
-	sgd_finish(ps->next_p->p + i0, ps->next_v + i0, g, k, ps->lr);
+	const float *sum = sync && ps->spec_pushed > 0 ? ps->sum + i0 : NULL;
+	sgd_finish(ps->next_p->p + i0, ps->next_v + i0, sum, g, k, ps->lr, ps->spec_scale);
 	sgd_to(ps->next_p->p + i0 + k, ps->next_v + i0 + k, ps->cur->p + i0 + k,
-	       ps->velocity + i0 + k, g + k, n - k, ps->lr, ps->momentum, 1.0f);
+	       ps->velocity + i0 + k, sum ? sum + k : NULL, g + k, n - k, ps->lr, ps->momentum,
+	       ps->spec_scale);
 	/* [0, i0 + n) is done: preparing goes on ahead of the arriving floats */
 	if (ps->next_ready < i0 + n)
 		ps->next_ready = i0 + n;
@@ -982,7 +1023,7 @@ static bool spec_commit(struct ps *ps, struct conn *c)
 {
 	if (ps->spec_conn != c)
 		return false;
-	if (c->nonfinite || ps->next_step != ps->step) {
+	if (c->nonfinite || ps->next_step != ps->step || ps->pushed != ps->spec_pushed) {
 		spec_abandon(ps);
 		return false;
 	}
@@ -1281,7 +1322,7 @@ int ps_run(const struct ps_config *cfg, struct diag *d)
 						      .events = (short)(POLLIN | (out_pending(c) ? POLLOUT : 0)) };
 		}
 		size_t npfd = ps->nconns + 1;
-		/* idle: prepare the next async update a slice at a time, not
+		/* idle: prepare the next update a slice at a time, not
 		 * waiting in poll meanwhile, so that arriving data comes first */
 		bool preparing = prepare_next(ps, PREPARE_SLICE);
 		int r = poll(pfd, npfd, preparing ? 0 : 200);
