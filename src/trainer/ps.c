@@ -937,17 +937,25 @@ static void spec_abandon(struct ps *ps)
 	ps->spec_conn = NULL;
 }
 
+/* After an update, what next_p/next_v hold was prepared from older
+ * parameters: start again (a PUSH being applied on the fly that the update
+ * overtook is dropped, and applied the ordinary way). */
+static void next_follow_step(struct ps *ps)
+{
+	if (ps->next_step == ps->step)
+		return;
+	spec_abandon(ps);
+	ps->next_step = ps->step;
+	ps->next_ready = 0;
+}
+
 /* Prepares up to max more elements of the next update (see struct ps);
  * true while some remain. */
 static bool prepare_next(struct ps *ps, size_t max)
 {
 	if (!ps->initialized || ps->shutting_down || ps->failed)
 		return false;
-	if (ps->next_step != ps->step) { /* an update since: start again */
-		spec_abandon(ps); /* a PUSH it overtook is applied the ordinary way */
-		ps->next_step = ps->step;
-		ps->next_ready = 0;
-	}
+	next_follow_step(ps);
 	if (ps->next_ready >= ps->count)
 		return false;
 	if (!ps->next_p)
@@ -989,13 +997,10 @@ static void scan_floats(struct ps *ps, struct conn *c)
 		return;
 	if (!ps->spec_conn && i0 == 0 &&
 	    (!sync || (!ps->slots[c->worker_id].pushed && others_pushed(ps, c->worker_id)))) {
+		next_follow_step(ps);
 		ps->spec_conn = c;
 		ps->spec_pushed = ps->pushed;
 		ps->spec_scale = sync ? 1.0f / (float)(ps->pushed + 1) : 1.0f;
-		if (ps->next_step != ps->step) {
-			ps->next_step = ps->step;
-			ps->next_ready = 0;
-		}
 		if (!ps->next_p)
 			ps->next_p = pbuf_get(ps);
 	}
