@@ -30,7 +30,7 @@ SRC = os.path.dirname(HERE)
 
 def default_imc_train():
     for p in (os.environ.get("IMC_TRAIN"), os.path.join(os.getcwd(), "imc-train"),
-              os.path.join(SRC, "imc-train"), "/work/build/trainer/imc-train"):
+              os.path.join(SRC, "imc-train"), os.path.join(SRC, "build", "imc-train")):
         if p and os.access(p, os.X_OK):
             return p
     return "imc-train"
