@@ -323,11 +323,9 @@ static int recv_params(struct worker_client *wc, size_t i, float *params, struct
 	return 0;
 }
 
-int worker_client_pull(struct worker_client *wc, float *params, struct diag *d)
+/* Receives every PS's PARAMS reply: 0, 1 when one said END, or -1. */
+static int recv_all_params(struct worker_client *wc, float *params, struct diag *d)
 {
-	for (size_t i = 0; i < wc->n_ps; i++)
-		if (send_or_lost(wc, i, WIRE_PULL, NULL, 0, d) < 0)
-			return -1;
 	int ended = 0;
 	for (size_t i = 0; i < wc->n_ps; i++) {
 		int rc = recv_params(wc, i, params, d);
@@ -336,6 +334,14 @@ int worker_client_pull(struct worker_client *wc, float *params, struct diag *d)
 		ended |= rc;
 	}
 	return ended;
+}
+
+int worker_client_pull(struct worker_client *wc, float *params, struct diag *d)
+{
+	for (size_t i = 0; i < wc->n_ps; i++)
+		if (send_or_lost(wc, i, WIRE_PULL, NULL, 0, d) < 0)
+			return -1;
+	return recv_all_params(wc, params, d);
 }
 
 int worker_client_push(struct worker_client *wc, const float *grads, float *params,
@@ -352,14 +358,7 @@ int worker_client_push(struct worker_client *wc, const float *grads, float *para
 		if (send_or_lost(wc, i, WIRE_PUSH, v, 2, d) < 0)
 			return -1;
 	}
-	int ended = 0;
-	for (size_t i = 0; i < wc->n_ps; i++) {
-		int rc = recv_params(wc, i, params, d);
-		if (rc < 0)
-			return -1;
-		ended |= rc;
-	}
-	return ended;
+	return recv_all_params(wc, params, d);
 }
 
 int worker_client_state(struct worker_client *wc, float *params, float *velocity,
