@@ -22,6 +22,7 @@ libimc_la_SOURCES += \
 	src/trainer/data.c src/trainer/data.h \
 	src/trainer/checkpoint.c src/trainer/checkpoint.h \
 	src/trainer/tbevent.c src/trainer/metrics.c src/trainer/metrics.h \
+	src/trainer/summary.c src/trainer/summary.h \
 	src/trainer/local.c src/trainer/local.h
 
 bin_PROGRAMS += imc-train

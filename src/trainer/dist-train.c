@@ -19,7 +19,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
 
@@ -27,6 +26,7 @@
 #include "trainer/data.h"
 #include "trainer/dist-internal.h"
 #include "trainer/metrics.h"
+#include "trainer/summary.h"
 #include "trainer/tpool.h"
 #include "trainer/worker.h"
 #include "util/log.h"
@@ -35,34 +35,6 @@
 #include "util/banned.h"
 
 #define MOD "train"
-
-static double wall_now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static double cpu_now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
-}
-
-static void json_num(struct strbuf *sb, const char *key, double v, int digits)
-{
-	if (isfinite(v))
-		strbuf_addf(sb, ", \"%s\": %.*f", key, digits, v);
-	else
-		strbuf_addf(sb, ", \"%s\": null", key);
-}
 
 struct job {
 	const struct dist_opts *o;
@@ -129,7 +101,7 @@ static int metrics_point(struct job *j, double epoch, double loss, struct diag *
 	int rc = worker_client_stats(&j->wc, &st, d);
 	if (rc)
 		return rc < 0 ? -1 : 0;
-	double t = wall_now();
+	double t = trainer_wall_now();
 	double eps = t > j->stats_t ? (double)(st.examples - j->stats_examples) / (t - j->stats_t)
 				    : NAN;
 	j->stats_t = t;
@@ -162,7 +134,7 @@ static int metrics_point(struct job *j, double epoch, double loss, struct diag *
 
 static void progress(struct job *j, bool final)
 {
-	double t = wall_now(), dt = t - j->log_t;
+	double t = trainer_wall_now(), dt = t - j->log_t;
 	if (dt <= 0)
 		return;
 	double steps = (double)(j->own_steps - j->log_own);
@@ -301,10 +273,10 @@ static int chief_init(struct job *j, struct diag *d)
 static int run(struct job *j, struct diag *d, double t_main)
 {
 	const struct dist_opts *o = j->o;
-	double t0 = wall_now();
+	double t0 = trainer_wall_now();
 	if (setup(j, d) < 0)
 		return -1;
-	double data_load_seconds = wall_now() - t0;
+	double data_load_seconds = trainer_wall_now() - t0;
 	struct model *m = j->m;
 	size_t np = model_num_params(m);
 	long W = (long)j->n_workers;
@@ -349,21 +321,21 @@ static int run(struct job *j, struct diag *d, double t_main)
 	struct strbuf accs = STRBUF_INIT;
 	int nacc = 0;
 	strbuf_addch(&accs, '[');
-	j->log_t = j->stats_t = wall_now();
+	j->log_t = j->stats_t = trainer_wall_now();
 	int ret = -1;
 
-	double tr_wall0 = wall_now(), tr_cpu0 = cpu_now();
+	double tr_wall0 = trainer_wall_now(), tr_cpu0 = trainer_cpu_now();
 	while (!diverged && !ended) {
 		if (sync ? step >= total : (step >= total || j->own_steps >= own_max))
 			break;
 		uint64_t pos = sync ? step : j->own_steps;
 		int epoch = (int)(pos / (uint64_t)spe), index = (int)(pos % (uint64_t)spe);
 		batcher_get(&j->bt, epoch, index, xb, yb);
-		double s0 = wall_now();
+		double s0 = trainer_wall_now();
 		float loss = model_forward_backward(m, xb, yb, (int)j->batch);
 		rc = worker_client_push(&j->wc, model_grads(m), model_params(m), step,
 					(uint32_t)j->batch, loss, d);
-		double dt = wall_now() - s0;
+		double dt = trainer_wall_now() - s0;
 		if (rc < 0)
 			goto out;
 		if (rc > 0) {
@@ -393,7 +365,7 @@ static int run(struct job *j, struct diag *d, double t_main)
 		epoch_n++;
 		log_loss += loss;
 		log_n++;
-		if (o->log_seconds > 0 && wall_now() - j->log_t >= o->log_seconds)
+		if (o->log_seconds > 0 && trainer_wall_now() - j->log_t >= o->log_seconds)
 			progress(j, false);
 		if (!j->chief)
 			continue;
@@ -419,7 +391,7 @@ static int run(struct job *j, struct diag *d, double t_main)
 				   tl / j->test.n);
 			log_info(MOD, "%s: epoch %llu: train loss %.4f, test acc %.4f, global step %llu, %.1fs",
 				 j->who, (unsigned long long)(own / (uint64_t)spe), last_loss, acc,
-				 (unsigned long long)step, wall_now() - t_main);
+				 (unsigned long long)step, trainer_wall_now() - t_main);
 		}
 		if (j->ckpt && (epoch_end || (o->checkpoint_every > 0 &&
 					      own % (uint64_t)o->checkpoint_every == 0))) {
@@ -427,8 +399,8 @@ static int run(struct job *j, struct diag *d, double t_main)
 				goto out;
 		}
 	}
-	train_wall = wall_now() - tr_wall0;
-	train_cpu = cpu_now() - tr_cpu0;
+	train_wall = trainer_wall_now() - tr_wall0;
+	train_cpu = trainer_cpu_now() - tr_cpu0;
 	if (epoch_n)
 		last_loss = epoch_loss / (double)epoch_n;
 	progress(j, true);
@@ -449,9 +421,9 @@ static int run(struct job *j, struct diag *d, double t_main)
 	strbuf_addch(&accs, ']');
 	if (j->ckpt && checkpoint(j, d) < 0)
 		goto out;
-	double f_cpu = cpu_now(), f_wall = wall_now(), test_loss = 0;
+	double f_cpu = trainer_cpu_now(), f_wall = trainer_wall_now(), test_loss = 0;
 	int correct = model_evaluate(m, j->test.x, j->test.y, j->test.n, &test_loss);
-	double fwd_seconds = wall_now() - f_wall, fwd_cpu = cpu_now() - f_cpu;
+	double fwd_seconds = trainer_wall_now() - f_wall, fwd_cpu = trainer_cpu_now() - f_cpu;
 	double acc = (double)correct / j->test.n;
 	test_loss /= j->test.n;
 	metrics_eval(j->tb, step, (double)step / (double)spe, acc, test_loss);
@@ -465,50 +437,38 @@ static int run(struct job *j, struct diag *d, double t_main)
 	log_info(MOD, "%s: final: global step %llu, test acc %.4f, test loss %.4f; parameter servers shut down",
 		 j->who, (unsigned long long)step, acc, test_loss);
 	if (o->json) {
-		double median = NAN;
-		if (nst) {
-			qsort(step_times, nst, sizeof(double), cmp_double);
-			median = nst % 2 ? step_times[nst / 2]
-					 : (step_times[nst / 2 - 1] + step_times[nst / 2]) / 2;
-		}
+		double median = trainer_median(step_times, nst);
 		long gbatch = j->batch * (sync ? W : 1);
 		double job_eps = st.seconds > 0 && train_wall > 0 ? (double)st.examples / train_wall : NAN;
-		struct rusage ru;
-		getrusage(RUSAGE_SELF, &ru);
+		struct train_summary sum = {
+			.model = model_name(m), .params = np, .batch = o->batch,
+			.threads = tpool_threads(), .lr = o->lr, .momentum = o->momentum,
+			.seed = o->seed, .steps = (unsigned long long)step,
+			.epochs = sync ? (double)step / (double)spe
+				       : (double)st.examples / (double)(spe * j->batch * W),
+			.train_examples_per_sec = job_eps,
+			.train_examples_per_sec_median_step = (double)gbatch / median,
+			.infer_examples_per_sec = j->test.n / fwd_seconds,
+			.infer_examples_per_cpu_sec = j->test.n / fwd_cpu,
+			.eval_batch = o->eval_batch, .test_accuracy = acc, .test_loss = test_loss,
+			.epoch_test_accuracy = strbuf_str(&accs), .train_loss_last_epoch = last_loss,
+			.diverged = diverged, .wall_seconds = trainer_wall_now() - t_main,
+			.data_load_seconds = data_load_seconds,
+			.train_cpu_util = train_wall > 0 ? train_cpu / train_wall : NAN,
+			.train_examples_per_cpu_sec =
+				train_cpu > 0 ? (double)(steps_run * j->batch) / train_cpu : NAN,
+		};
 		struct strbuf sb = STRBUF_INIT;
-		strbuf_addf(&sb, "{\"format\": 1, \"model\": \"%s\", \"params\": %zu, \"batch\": %ld, "
-			    "\"threads\": %d, \"lr\": %g, \"momentum\": %g, \"seed\": %llu, "
-			    "\"steps\": %llu",
-			    model_name(m), np, o->batch, tpool_threads(), o->lr, o->momentum, o->seed,
-			    (unsigned long long)step);
-		json_num(&sb, "epochs", sync ? (double)step / (double)spe
-					    : (double)st.examples / (double)(spe * j->batch * W), 3);
-		json_num(&sb, "train_examples_per_sec", job_eps, 1);
-		json_num(&sb, "train_examples_per_sec_median_step", (double)gbatch / median, 1);
-		json_num(&sb, "infer_examples_per_sec", j->test.n / fwd_seconds, 1);
-		json_num(&sb, "infer_examples_per_cpu_sec", j->test.n / fwd_cpu, 1);
-		strbuf_addf(&sb, ", \"eval_batch\": %ld", o->eval_batch);
-		json_num(&sb, "test_accuracy", acc, 4);
-		json_num(&sb, "test_loss", test_loss, 4);
-		strbuf_addf(&sb, ", \"epoch_test_accuracy\": %s", strbuf_str(&accs));
-		json_num(&sb, "train_loss_last_epoch", last_loss, 4);
-		strbuf_addf(&sb, ", \"diverged\": %s", diverged ? "true" : "false");
-		json_num(&sb, "wall_seconds", wall_now() - t_main, 2);
-		json_num(&sb, "data_load_seconds", data_load_seconds, 2);
-		json_num(&sb, "train_cpu_util", train_wall > 0 ? train_cpu / train_wall : NAN, 2);
-		json_num(&sb, "train_examples_per_cpu_sec",
-			 train_cpu > 0 ? (double)(steps_run * j->batch) / train_cpu : NAN, 1);
-		json_num(&sb, "peak_rss_mib", (double)ru.ru_maxrss / 1024.0, 1);
-		strbuf_addf(&sb, ", \"torch\": null, \"imc_train\": \"%s\"", PACKAGE_VERSION);
+		summary_open(&sb, &sum);
 		strbuf_addf(&sb, ", \"mode\": \"%s\", \"workers\": %ld, \"ps\": %zu, "
 			    "\"worker_batch\": %ld, \"global_batch\": %ld, \"global_step\": %llu, "
 			    "\"job_examples\": %llu",
 			    sync ? "sync" : "async", W, j->cl->n_ps, j->batch, gbatch,
 			    (unsigned long long)st.step, (unsigned long long)st.examples);
-		json_num(&sb, "job_examples_per_sec", job_eps, 1);
+		summary_num(&sb, "job_examples_per_sec", job_eps, 1);
 		if (!sync) {
-			json_num(&sb, "staleness_mean",
-				 st.pushes ? (double)st.staleness_sum / (double)st.pushes : 0, 3);
+			summary_num(&sb, "staleness_mean",
+				    st.pushes ? (double)st.staleness_sum / (double)st.pushes : 0, 3);
 			strbuf_addf(&sb, ", \"staleness_max\": %u", st.staleness_max);
 		}
 		strbuf_addf(&sb, ", \"workers_lost\": %u, \"rounds_short\": %llu, "
@@ -532,7 +492,7 @@ out:
 
 int dist_run_worker(const struct dist_opts *o, const struct cluster *cl, struct diag *d)
 {
-	double t_main = wall_now();
+	double t_main = trainer_wall_now();
 	struct job j;
 	memset(&j, 0, sizeof(j));
 	j.o = o;

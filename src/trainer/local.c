@@ -11,7 +11,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
 
@@ -21,6 +20,7 @@
 #include "trainer/metrics.h"
 #include "trainer/model.h"
 #include "trainer/optim.h"
+#include "trainer/summary.h"
 #include "trainer/tpool.h"
 #include "util/diag.h"
 #include "util/log.h"
@@ -252,75 +252,6 @@ static int parse_args(struct opts *o, int argc, char **argv, struct diag *d)
 	return 0;
 }
 
-static double wall_now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static double cpu_now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
-}
-
-static double peak_rss_mib(void)
-{
-	struct rusage ru;
-	getrusage(RUSAGE_SELF, &ru);
-	return ru.ru_maxrss / 1024.0;
-}
-
-/* JSON array of the BLAS libraries mapped into the process (as the
- * reference's "libs"), so a figure says which kernels produced it. */
-static void blas_libs_json(struct strbuf *sb)
-{
-	FILE *fp = fopen("/proc/self/maps", "r");
-	char line[1024];
-	char seen[8][512];
-	int n = 0;
-	strbuf_addch(sb, '[');
-	while (fp && fgets(line, sizeof(line), fp)) {
-		char *path = strchr(line, '/');
-		if (!path)
-			continue;
-		path[strcspn(path, "\n")] = '\0';
-		if (!strstr(path, "blas") && !strstr(path, "lapack"))
-			continue;
-		char real[512];
-		if (!realpath(path, real))
-			snprintf(real, sizeof(real), "%s", path);
-		int dup = 0;
-		for (int i = 0; i < n; i++)
-			if (strcmp(seen[i], real) == 0)
-				dup = 1;
-		if (dup || n == 8)
-			continue;
-		snprintf(seen[n], sizeof(seen[n]), "%s", real);
-		strbuf_addf(sb, "%s\"%s\"", n ? ", " : "", real);
-		n++;
-	}
-	if (fp)
-		fclose(fp);
-	strbuf_addch(sb, ']');
-}
-
-static void json_opt(struct strbuf *sb, const char *key, double v, int digits)
-{
-	if (isfinite(v))
-		strbuf_addf(sb, ", \"%s\": %.*f", key, digits, v);
-	else
-		strbuf_addf(sb, ", \"%s\": null", key);
-}
-
 static int ensure_dir(const char *dir, struct diag *d)
 {
 	if (mkdir(dir, 0755) < 0 && errno != EEXIST) {
@@ -355,11 +286,11 @@ static int train(struct run *r, struct diag *d, double t_main)
 	r->model = model_new(o->model, max_batch, d);
 	if (!r->model)
 		return -1;
-	double t0 = wall_now();
+	double t0 = trainer_wall_now();
 	if (dataset_load(&r->train, o->data_dir, o->dataset, true, d) < 0 ||
 	    dataset_load(&r->test, o->data_dir, o->dataset, false, d) < 0)
 		return -1;
-	double data_load_seconds = wall_now() - t0;
+	double data_load_seconds = trainer_wall_now() - t0;
 	struct model *m = r->model;
 	if (model_input_channels(m) != r->train.c || model_input_height(m) != r->train.h ||
 	    model_input_width(m) != r->train.w || model_num_classes(m) < r->train.num_classes) {
@@ -447,14 +378,14 @@ static int train(struct run *r, struct diag *d, double t_main)
 		int epoch = (int)(step / (uint64_t)spe);
 		double loss_sum = 0;
 		long loss_n = 0;
-		double e_cpu = cpu_now(), e_wall = wall_now();
+		double e_cpu = trainer_cpu_now(), e_wall = trainer_wall_now();
 		while ((long)step < total) {
 			int index = (int)(step % (uint64_t)spe);
 			batcher_get(&r->batcher, epoch, index, xb, yb);
-			double s0 = wall_now();
+			double s0 = trainer_wall_now();
 			float loss = model_forward_backward(m, xb, yb, (int)o->batch);
 			optim_step(r->opt, model_params(m), model_grads(m));
-			double dt = wall_now() - s0;
+			double dt = trainer_wall_now() - s0;
 			step++;
 			steps_run++;
 			if (steps_run > o->warmup) {
@@ -485,8 +416,8 @@ static int train(struct run *r, struct diag *d, double t_main)
 			if (diverged || step % (uint64_t)spe == 0)
 				break;
 		}
-		train_cpu += cpu_now() - e_cpu;
-		train_wall += wall_now() - e_wall;
+		train_cpu += trainer_cpu_now() - e_cpu;
+		train_wall += trainer_wall_now() - e_wall;
 		last_loss = loss_sum / (loss_n ? loss_n : 1);
 		if (step % (uint64_t)spe == 0 && !diverged) {
 			double tl = 0;
@@ -500,7 +431,7 @@ static int train(struct run *r, struct diag *d, double t_main)
 					"far, %.1fs\n",
 					epoch + 1, last_loss, acc,
 					timed_seconds > 0 ? timed_examples / timed_seconds : NAN,
-					wall_now() - t_main);
+					trainer_wall_now() - t_main);
 		}
 	}
 	strbuf_addch(&accs, ']');
@@ -508,9 +439,9 @@ static int train(struct run *r, struct diag *d, double t_main)
 		goto out;
 
 	/* Final evaluation, timed forward-only as the reference does. */
-	double f_cpu = cpu_now(), f_wall = wall_now(), test_loss = 0;
+	double f_cpu = trainer_cpu_now(), f_wall = trainer_wall_now(), test_loss = 0;
 	int correct = model_evaluate(m, r->test.x, r->test.y, r->test.n, &test_loss);
-	double fwd_seconds = wall_now() - f_wall, fwd_cpu = cpu_now() - f_cpu;
+	double fwd_seconds = trainer_wall_now() - f_wall, fwd_cpu = trainer_cpu_now() - f_cpu;
 	double acc = (double)correct / r->test.n;
 	test_loss /= r->test.n;
 	metrics_eval(r->metrics, step, (double)step / spe, acc, test_loss);
@@ -520,42 +451,31 @@ static int train(struct run *r, struct diag *d, double t_main)
 	}
 	r->metrics = NULL;
 
-	double median = NAN;
-	if (nst) {
-		qsort(step_times, nst, sizeof(double), cmp_double);
-		median = nst % 2 ? step_times[nst / 2]
-				 : (step_times[nst / 2 - 1] + step_times[nst / 2]) / 2;
-	}
+	double median = trainer_median(step_times, nst);
 	double eps = timed_seconds > 0 ? timed_examples / timed_seconds : NAN;
 	if (!o->quiet)
 		fprintf(stderr, "final: test acc %.4f, %.1f train ex/s, %.1f infer ex/s, peak RSS %.1f MiB\n",
-			acc, eps, r->test.n / fwd_seconds, peak_rss_mib());
+			acc, eps, r->test.n / fwd_seconds, trainer_peak_rss_mib());
 	if (o->json) {
+		struct train_summary sum = {
+			.model = model_name(m), .params = np, .batch = o->batch,
+			.threads = tpool_threads(), .lr = o->lr, .momentum = o->momentum,
+			.seed = o->seed, .steps = (unsigned long long)step,
+			.epochs = (double)step / spe,
+			.train_examples_per_sec = eps,
+			.train_examples_per_sec_median_step = o->batch / median,
+			.infer_examples_per_sec = r->test.n / fwd_seconds,
+			.infer_examples_per_cpu_sec = r->test.n / fwd_cpu,
+			.eval_batch = o->eval_batch, .test_accuracy = acc, .test_loss = test_loss,
+			.epoch_test_accuracy = strbuf_str(&accs), .train_loss_last_epoch = last_loss,
+			.diverged = diverged, .wall_seconds = trainer_wall_now() - t_main,
+			.data_load_seconds = data_load_seconds,
+			.train_cpu_util = train_wall > 0 ? train_cpu / train_wall : NAN,
+			.train_examples_per_cpu_sec =
+				train_cpu > 0 ? steps_run * o->batch / train_cpu : NAN,
+		};
 		struct strbuf sb = STRBUF_INIT;
-		strbuf_addf(&sb, "{\"format\": 1, \"model\": \"%s\", \"params\": %zu, \"batch\": %ld, "
-			    "\"threads\": %d, \"lr\": %g, \"momentum\": %g, \"seed\": %llu, "
-			    "\"steps\": %llu",
-			    model_name(m), np, o->batch, tpool_threads(), o->lr, o->momentum, o->seed,
-			    (unsigned long long)step);
-		json_opt(&sb, "epochs", (double)step / spe, 3);
-		json_opt(&sb, "train_examples_per_sec", eps, 1);
-		json_opt(&sb, "train_examples_per_sec_median_step", o->batch / median, 1);
-		json_opt(&sb, "infer_examples_per_sec", r->test.n / fwd_seconds, 1);
-		json_opt(&sb, "infer_examples_per_cpu_sec", r->test.n / fwd_cpu, 1);
-		strbuf_addf(&sb, ", \"eval_batch\": %ld", o->eval_batch);
-		json_opt(&sb, "test_accuracy", acc, 4);
-		json_opt(&sb, "test_loss", test_loss, 4);
-		strbuf_addf(&sb, ", \"epoch_test_accuracy\": %s", strbuf_str(&accs));
-		json_opt(&sb, "train_loss_last_epoch", last_loss, 4);
-		strbuf_addf(&sb, ", \"diverged\": %s", diverged ? "true" : "false");
-		json_opt(&sb, "wall_seconds", wall_now() - t_main, 2);
-		json_opt(&sb, "data_load_seconds", data_load_seconds, 2);
-		json_opt(&sb, "train_cpu_util", train_wall > 0 ? train_cpu / train_wall : NAN, 2);
-		json_opt(&sb, "train_examples_per_cpu_sec",
-			 train_cpu > 0 ? steps_run * o->batch / train_cpu : NAN, 1);
-		json_opt(&sb, "peak_rss_mib", peak_rss_mib(), 1);
-		strbuf_addf(&sb, ", \"torch\": null, \"imc_train\": \"%s\", \"libs\": ", PACKAGE_VERSION);
-		blas_libs_json(&sb);
+		summary_open(&sb, &sum);
 		strbuf_addstr(&sb, "}\n");
 		fputs(strbuf_str(&sb), stdout);
 		strbuf_release(&sb);
@@ -571,7 +491,7 @@ out:
 
 int trainer_local_main(int argc, char **argv)
 {
-	double t_main = wall_now();
+	double t_main = trainer_wall_now();
 	struct diag d = DIAG_INIT;
 	struct run r;
 	int rc;
