@@ -664,20 +664,30 @@ static struct tnode *parse_pow(struct parser *p)
 	return l;
 }
 
+/* An operator of a left-associative chain: a token type, or the keyword
+ * name (type TK_NAME), and the node it makes. */
+struct chain_op {
+	enum tk type;
+	const char *name;
+	enum nkind kind;
+};
+
 /* A left-associative chain: operand {op operand}, op one of ops (the
- * arithmetic rules below share it). */
+ * arithmetic rules and 'and'/'or' below share it). */
 static struct tnode *parse_left_chain(struct parser *p, struct tnode *(*operand)(struct parser *),
-				      const enum tk *ops, size_t nops)
+				      const struct chain_op *ops, size_t nops)
 {
 	struct tnode *l = operand(p);
 	int links = 0;
 	while (l) {
-		enum tk t = cur(p)->type;
+		const struct token *k = cur(p);
 		size_t i = 0;
-		while (i < nops && ops[i] != t)
+		while (i < nops && (ops[i].type != k->type ||
+				    (ops[i].name && strcmp(ops[i].name, k->str) != 0)))
 			i++;
 		if (i == nops)
 			break;
+		enum tk t = k->type;
 		if (!chain_link(p, &links)) {
 			tnode_free(l);
 			l = NULL;
@@ -690,7 +700,7 @@ static struct tnode *parse_left_chain(struct parser *p, struct tnode *(*operand)
 			tnode_free(l);
 			return NULL;
 		}
-		l = bin(N_BIN, t, pos, l, r);
+		l = bin(ops[i].kind, ops[i].name ? 0 : (int)t, pos, l, r);
 	}
 	p->depth -= links;
 	return l;
@@ -699,7 +709,9 @@ static struct tnode *parse_left_chain(struct parser *p, struct tnode *(*operand)
 /* math2: pow {('*' | '/' | '//' | '%') pow} */
 static struct tnode *parse_math2(struct parser *p)
 {
-	static const enum tk ops[] = { TK_MUL, TK_DIV, TK_FLOORDIV, TK_MOD };
+	static const struct chain_op ops[] = { { TK_MUL, NULL, N_BIN }, { TK_DIV, NULL, N_BIN },
+					       { TK_FLOORDIV, NULL, N_BIN },
+					       { TK_MOD, NULL, N_BIN } };
 	return parse_left_chain(p, parse_pow, ops, sizeof(ops) / sizeof(ops[0]));
 }
 
@@ -726,7 +738,7 @@ static struct tnode *parse_concat(struct parser *p)
 /* math1: concat {('+' | '-') concat} */
 static struct tnode *parse_math1(struct parser *p)
 {
-	static const enum tk ops[] = { TK_ADD, TK_SUB };
+	static const struct chain_op ops[] = { { TK_ADD, NULL, N_BIN }, { TK_SUB, NULL, N_BIN } };
 	return parse_left_chain(p, parse_concat, ops, sizeof(ops) / sizeof(ops[0]));
 }
 
@@ -800,49 +812,15 @@ static struct tnode *parse_not(struct parser *p)
 /* and: not {'and' not} */
 static struct tnode *parse_and(struct parser *p)
 {
-	struct tnode *l = parse_not(p);
-	int links = 0;
-	while (l && is_name(p, "and")) {
-		if (!chain_link(p, &links)) {
-			tnode_free(l);
-			l = NULL;
-			break;
-		}
-		size_t pos = cur(p)->pos;
-		adv(p);
-		struct tnode *r = parse_not(p);
-		if (!r) {
-			tnode_free(l);
-			return NULL;
-		}
-		l = bin(N_AND, 0, pos, l, r);
-	}
-	p->depth -= links;
-	return l;
+	static const struct chain_op ops[] = { { TK_NAME, "and", N_AND } };
+	return parse_left_chain(p, parse_not, ops, 1);
 }
 
 /* or: and {'or' and} */
 static struct tnode *parse_or(struct parser *p)
 {
-	struct tnode *l = parse_and(p);
-	int links = 0;
-	while (l && is_name(p, "or")) {
-		if (!chain_link(p, &links)) {
-			tnode_free(l);
-			l = NULL;
-			break;
-		}
-		size_t pos = cur(p)->pos;
-		adv(p);
-		struct tnode *r = parse_and(p);
-		if (!r) {
-			tnode_free(l);
-			return NULL;
-		}
-		l = bin(N_OR, 0, pos, l, r);
-	}
-	p->depth -= links;
-	return l;
+	static const struct chain_op ops[] = { { TK_NAME, "or", N_OR } };
+	return parse_left_chain(p, parse_and, ops, 1);
 }
 
 /* expr: or ['if' or ['else' expr]] */
