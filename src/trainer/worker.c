@@ -190,6 +190,7 @@ static int hello(struct worker_client *wc, size_t i, const struct cluster *cl,
 		return -1;
 	if (i == 0)
 		wc->step = w.step;
+	wc->ps[i].step = w.step;
 	wc->initialized &= w.initialized != 0;
 	wc->live_workers = w.live_workers;
 	log_info(MOD, "connected to ps:%zu at %s (step %llu, %s)", i, wc->ps[i].addr,
@@ -287,6 +288,7 @@ int worker_client_init(struct worker_client *wc, const float *params, const floa
 		int rc = recv_ack(wc, i, d);
 		if (rc)
 			return rc;
+		l->step = step;
 	}
 	wc->step = step;
 	return 0;
@@ -313,6 +315,7 @@ static int recv_params(struct worker_client *wc, size_t i, float *params, struct
 			   m.count, (unsigned long long)l->count);
 		return -1;
 	}
+	l->step = m.step;
 	if (i == 0) {
 		wc->step = m.step;
 		wc->live_workers = m.live_workers;
@@ -347,10 +350,12 @@ int worker_client_pull(struct worker_client *wc, float *params, struct diag *d)
 int worker_client_push(struct worker_client *wc, const float *grads, float *params,
 		       uint64_t step, uint32_t examples, float loss, struct diag *d)
 {
+	uint64_t behind = wc->step > step ? wc->step - step : 0;
 	for (size_t i = 0; i < wc->n_ps; i++) {
 		struct worker_link *l = &wc->ps[i];
-		struct wire_push m = { .step = step, .count = (uint32_t)l->count,
-				       .examples = examples, .loss = loss };
+		struct wire_push m = { .step = l->step > behind ? l->step - behind : 0,
+				       .count = (uint32_t)l->count, .examples = examples,
+				       .loss = loss };
 		unsigned char fixed[WIRE_PUSH_FIXED];
 		wire_push_encode(&m, fixed);
 		struct iovec v[2] = { { fixed, sizeof(fixed) },

@@ -21,6 +21,8 @@ struct worker_link {
 	int fd;
 	const char *addr; /* borrowed from the cluster */
 	uint64_t off, count;
+	uint64_t step;    /* this PS's step in its last reply: in async mode the
+			   * PSes apply the same pushes, but not at the same time */
 };
 
 struct worker_client {
@@ -58,7 +60,9 @@ int worker_client_init(struct worker_client *wc, const float *params, const floa
 		       uint64_t step, float lr, float momentum, struct diag *d);
 int worker_client_pull(struct worker_client *wc, float *params, struct diag *d);
 /* Pushes grads (the full flat vector; each PS gets its slice) computed on
- * parameter version 'step', then receives the new parameters into params. */
+ * parameter version 'step' (PS 0's numbering; each PS is told the version
+ * of its own shard as many steps before its last reply), then receives the
+ * new parameters into params. */
 int worker_client_push(struct worker_client *wc, const float *grads, float *params,
 		       uint64_t step, uint32_t examples, float loss, struct diag *d);
 /* Parameters and momentum of every shard; *step is PS 0's. */
