@@ -13,6 +13,7 @@
 
 #include "trainer/dist.h"
 #include "trainer/local.h"
+#include "util/diag.h"
 #include "util/exitcode.h"
 #include "util/banned.h"
 
@@ -32,6 +33,7 @@ static bool tf_config_names_task(void)
 int main(int argc, char **argv)
 {
 	bool local = false;
+	diag_set_program("imc-train");
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--") == 0)
 			break;

@@ -144,6 +144,18 @@ static void print_excerpt(FILE *fp, const struct diag_source *src, int line, int
 	free(text);
 }
 
+static const char *program = "imc";
+
+void diag_set_program(const char *name)
+{
+	program = name;
+}
+
+const char *diag_program(void)
+{
+	return program;
+}
+
 void diag_print(const struct diag *d, FILE *fp)
 {
 	static const char *const names[] = { "error", "warning", "note" };
@@ -156,7 +168,7 @@ void diag_print(const struct diag *d, FILE *fp)
 		else if (it->file)
 			fprintf(fp, "%s: %s: %s\n", it->file, names[it->level], msg);
 		else
-			fprintf(fp, "imc: %s: %s\n", names[it->level], msg);
+			fprintf(fp, "%s: %s: %s\n", program, names[it->level], msg);
 		free(msg);
 		const struct diag_source *src = find_source(d, it->file);
 		if (src && it->line > 0)

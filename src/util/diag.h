@@ -72,6 +72,10 @@ const char *diag_first_message(const struct diag *d);
 /* Print every item as "imc: error: msg" or "file:line:col: error: msg" plus
  * the source line and a caret when the source is known. */
 void diag_print(const struct diag *d, FILE *fp);
+/* The program named in messages without a file ("imc: error: ...") and in
+ * log lines; imc-train sets its own. Default "imc". */
+void diag_set_program(const char *name);
+const char *diag_program(void);
 /* Print items as a JSON array value (for --json error reports). */
 char *diag_to_json(const struct diag *d);
 

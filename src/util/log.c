@@ -9,6 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "util/diag.h"
 #include "util/log.h"
 #include "util/strbuf.h"
 #include "util/xalloc.h"
@@ -94,8 +95,8 @@ void log_vmsg(enum log_level level, const char *module, const char *fmt, va_list
 	struct tm tm;
 	clock_gettime(CLOCK_REALTIME, &ts);
 	gmtime_r(&ts.tv_sec, &tm);
-	strbuf_addf(&sb, "%02d:%02d:%02d.%03ld imc[%ld] %s %s: ", tm.tm_hour, tm.tm_min,
-		    tm.tm_sec, ts.tv_nsec / 1000000, (long)getpid(), level_names[level],
+	strbuf_addf(&sb, "%02d:%02d:%02d.%03ld %s[%ld] %s %s: ", tm.tm_hour, tm.tm_min,
+		    tm.tm_sec, ts.tv_nsec / 1000000, diag_program(), (long)getpid(), level_names[level],
 		    module ? module : "-");
 	strbuf_vaddf(&sb, fmt, ap);
 	if (sb.len == 0 || sb.buf[sb.len - 1] != '\n')
