@@ -11,5 +11,7 @@ nobase_dist_pkgdata_DATA = \
 	recipes/roles/imc.trainer/templates/tf_config.json.j2
 
 # end-to-end tests of the recipes (long: real VMs and training)
-TESTS += tests/cli/t9001-fashion-mnist-e2e.sh tests/cli/t9002-thesis-aws-rehearsal.sh
-EXTRA_DIST += tests/cli/t9001-fashion-mnist-e2e.sh tests/cli/t9002-thesis-aws-rehearsal.sh
+TESTS += tests/cli/t9001-fashion-mnist-e2e.sh tests/cli/t9002-thesis-aws-rehearsal.sh \
+	tests/cli/t9003-two-ps-e2e.sh
+EXTRA_DIST += tests/cli/t9001-fashion-mnist-e2e.sh tests/cli/t9002-thesis-aws-rehearsal.sh \
+	tests/cli/t9003-two-ps-e2e.sh
