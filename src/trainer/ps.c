@@ -8,7 +8,13 @@
  * on write), so a slow reader never sees a torn mix of two versions and
  * never delays an update. The protocol is strictly request/reply: a peer
  * that sends while its previous reply is pending is disconnected, which
- * keeps one output slot per connection enough and bounds memory. */
+ * keeps one output slot per connection enough and bounds memory.
+ *
+ * The SGD update is memory-bound (parameters and momentum do not fit in
+ * cache), so it is kept off the critical path: between polls the next
+ * update is half-computed ahead (prepare_next), and a PUSH's gradient is
+ * folded in as its bytes arrive (scan_floats), committed by a buffer swap
+ * once the whole message is known to be valid (spec_commit). */
 #include "config.h"
 
 #include <errno.h>
