@@ -299,7 +299,17 @@ static int load_cifar_split(struct dataset *ds, const char *dir, bool train, str
 	for (int i = 1; i <= (train ? 5 : 1) && rc == 0; i++) {
 		char *p = train ? xasprintf("%s/data_batch_%d.bin", base, i)
 				: xasprintf("%s/test_batch.bin", base);
-		rc = data_read_cifar_file(p, ds, d);
+		if (stat(p, &st) < 0 && errno == ENOENT) {
+			/* say what is missing and where it comes from, not just ENOENT */
+			diag_error(d, IMC_EXIT_NOINPUT, NULL,
+				   "CIFAR-10: %s not found in '%s' (the binary version, "
+				   "cifar-10-binary.tar.gz from https://www.cs.toronto.edu/~kriz/cifar.html, "
+				   "extracted; pass --data DIR)",
+				   strrchr(p, '/') + 1, base);
+			rc = -1;
+		} else {
+			rc = data_read_cifar_file(p, ds, d);
+		}
 		free(p);
 	}
 	free(sub);
