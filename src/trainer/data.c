@@ -152,8 +152,17 @@ fail:
 	return -1;
 }
 
+const char *dataset_default_dir(const char *kind)
+{
+	if (kind && strcmp(kind, "mnist") == 0)
+		return "/usr/share/datasets/mnist";
+	if (kind && strcmp(kind, "cifar10") == 0)
+		return "/usr/share/datasets/cifar10";
+	return "/usr/share/datasets/fashion-mnist";
+}
+
 /* DIR/NAME or DIR/NAME.gz, whichever exists (malloc'd), or NULL. */
-static char *find_file(const char *dir, const char *stem, struct diag *d)
+static char *find_file(const char *dir, const char *stem, const char *kind, struct diag *d)
 {
 	char *p = xasprintf("%s/%s", dir, stem);
 	struct stat st;
@@ -164,9 +173,14 @@ static char *find_file(const char *dir, const char *stem, struct diag *d)
 	if (stat(p, &st) == 0)
 		return p;
 	free(p);
-	diag_error(d, IMC_EXIT_NOINPUT, NULL,
-		   "%s[.gz] not found in '%s' (apt-get install dataset-fashion-mnist, or pass --data)",
-		   stem, dir);
+	if (strcmp(kind, "fashion-mnist") == 0)
+		diag_error(d, IMC_EXIT_NOINPUT, NULL,
+			   "%s[.gz] not found in '%s' (apt-get install dataset-fashion-mnist, or pass --data)",
+			   stem, dir);
+	else
+		diag_error(d, IMC_EXIT_NOINPUT, NULL,
+			   "%s[.gz] not found in '%s' (the %s IDX files; pass --data DIR)", stem,
+			   dir, kind);
 	return NULL;
 }
 
@@ -176,7 +190,8 @@ static void to_float(float *dst, const uint8_t *src, size_t n)
 		dst[i] = (float)src[i] / 255.0f;
 }
 
-static int load_idx_split(struct dataset *ds, const char *dir, bool train, struct diag *d)
+static int load_idx_split(struct dataset *ds, const char *dir, const char *kind, bool train,
+			  struct diag *d)
 {
 	const char *prefix = train ? "train" : "t10k";
 	char stem[64];
@@ -186,10 +201,10 @@ static int load_idx_split(struct dataset *ds, const char *dir, bool train, struc
 	int rc = -1;
 
 	snprintf(stem, sizeof(stem), "%s-images-idx3-ubyte", prefix);
-	if (!(ipath = find_file(dir, stem, d)))
+	if (!(ipath = find_file(dir, stem, kind, d)))
 		goto out;
 	snprintf(stem, sizeof(stem), "%s-labels-idx1-ubyte", prefix);
-	if (!(lpath = find_file(dir, stem, d)))
+	if (!(lpath = find_file(dir, stem, kind, d)))
 		goto out;
 	if (data_read_idx(ipath, 3, &img, idims, d) < 0 ||
 	    data_read_idx(lpath, 1, &lab, ldims, d) < 0)
@@ -326,10 +341,12 @@ int dataset_load(struct dataset *ds, const char *dir, const char *kind, bool tra
 			   "unknown dataset '%s' (fashion-mnist, mnist or cifar10)", kind);
 		return -1;
 	}
+	if (!dir)
+		dir = dataset_default_dir(kind);
 	if (strcmp(kind, "cifar10") == 0)
 		rc = load_cifar_split(ds, dir, train, d);
 	else
-		rc = load_idx_split(ds, dir, train, d);
+		rc = load_idx_split(ds, dir, kind, train, d);
 	if (rc < 0)
 		dataset_release(ds);
 	return rc;

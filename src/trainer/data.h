@@ -29,7 +29,8 @@ struct dataset {
 	uint8_t *y;         /* n labels */
 };
 
-/* kind: "fashion-mnist", "mnist" or "cifar10". Returns 0 or -1. */
+/* kind: "fashion-mnist", "mnist" or "cifar10"; dir NULL: dataset_default_dir(kind).
+ * Returns 0 or -1. */
 int dataset_load(struct dataset *ds, const char *dir, const char *kind, bool train,
 		 struct diag *d);
 void dataset_release(struct dataset *ds);
@@ -39,6 +40,10 @@ static inline size_t dataset_example_size(const struct dataset *ds)
 }
 /* True when kind names a supported dataset. */
 bool dataset_kind_valid(const char *kind);
+/* Where a dataset is looked for when --data is not given:
+ * /usr/share/datasets/KIND (Debian's dataset-fashion-mnist installs
+ * /usr/share/datasets/fashion-mnist). */
+const char *dataset_default_dir(const char *kind);
 
 /* Readers used by dataset_load, exposed for tests. An IDX file must be type
  * 0x08 (uint8) with the given rank; *dims receives up to 4 dimensions.

@@ -20,7 +20,6 @@
 #include "util/log.h"
 #include "util/banned.h"
 
-#define DEFAULT_DATA_DIR "/usr/share/datasets/fashion-mnist"
 
 static void usage(FILE *fp)
 {
@@ -208,7 +207,7 @@ int trainer_dist_main(int argc, char **argv)
 	struct dist_opts o = {
 		.index = -1, .mode = WIRE_MODE_SYNC, .sync_timeout = 300, .connect_timeout = 120,
 		.rpc_timeout = 900, .io_timeout = 30, .init_timeout = 900, .log_seconds = 5,
-		.model = "cnn", .data_dir = DEFAULT_DATA_DIR, .dataset = "fashion-mnist",
+		.model = "cnn", .data_dir = NULL, .dataset = "fashion-mnist",
 		.epochs = 1, .batch = 64, .lr = 0.02, .momentum = 0.9, .threads = 2, .seed = 1,
 		.eval_batch = 64, .warmup = 10, .log_every = 100,
 	};

@@ -28,7 +28,6 @@
 #include "util/xalloc.h"
 #include "util/banned.h"
 
-#define DEFAULT_DATA_DIR "/usr/share/datasets/fashion-mnist"
 
 struct opts {
 	const char *model;
@@ -62,7 +61,7 @@ void trainer_usage(FILE *fp)
 	      "\n"
 	      "Single-process training (the default mode):\n"
 	      "  --model M            mlp, cnn or a model spec file (default cnn)\n"
-	      "  --data DIR           dataset directory (default " DEFAULT_DATA_DIR ")\n"
+	      "  --data DIR           dataset directory (default /usr/share/datasets/DATASET)\n"
 	      "  --dataset D          fashion-mnist, mnist or cifar10 (default fashion-mnist)\n"
 	      "  --epochs N           epochs to train (default 1)\n"
 	      "  --steps N            stop after N optimizer steps in total (0 = no limit)\n"
@@ -497,7 +496,7 @@ int trainer_local_main(int argc, char **argv)
 	int rc;
 	memset(&r, 0, sizeof(r));
 	r.o = (struct opts){
-		.model = "cnn", .data_dir = DEFAULT_DATA_DIR, .dataset = "fashion-mnist",
+		.model = "cnn", .data_dir = NULL, .dataset = "fashion-mnist",
 		.epochs = 1, .batch = 64, .lr = 0.02, .momentum = 0.9, .threads = 2, .seed = 1,
 		.eval_batch = 64, .warmup = 10, .log_every = 100,
 	};

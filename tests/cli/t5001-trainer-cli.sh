@@ -58,4 +58,10 @@ expect_exit 66 "missing model spec" -- "$T" --local --model "$TMPD/nope.spec" --
 expect_exit 65 "TF_CONFIG's task picks the role" -- env TF_CONFIG='{"cluster":{"ps":["127.0.0.1:1"],"chief":["127.0.0.1:2"]},"task":{"type":"bogus","index":0}}' "$T" --steps 1
 expect_grep "TF_CONFIG: unknown role 'bogus'" "$TMPD/err" "the role came from TF_CONFIG"
 expect_exit 66 "--local ignores TF_CONFIG" -- env TF_CONFIG='{"cluster":{"ps":["127.0.0.1:1"],"chief":["127.0.0.1:2"]},"task":{"type":"bogus","index":0}}' "$T" --local --model "$TMPD/nope.spec" --data "$TMPD/empty"
+# without --data each dataset has its own directory: --dataset mnist must
+# never read the Fashion-MNIST files, which have the same names
+if [ ! -e /usr/share/datasets/mnist ]; then
+	expect_exit 66 "--dataset mnist looks in /usr/share/datasets/mnist" -- "$T" --local --dataset mnist --steps 1
+	expect_grep "not found in '/usr/share/datasets/mnist'" "$TMPD/err" "... and says so"
+fi
 done_testing
