@@ -229,6 +229,19 @@ static bool parse_call_args(struct parser *p, struct tnode *n)
 	return true;
 }
 
+/* n '(' call_args ')': a call of n, which is freed when the arguments are
+ * bad (then NULL) — current token is '(' */
+static struct tnode *parse_call(struct parser *p, struct tnode *n)
+{
+	struct tnode *c = mk(N_CALL, cur(p)->pos);
+	c->a = n;
+	if (!parse_call_args(p, c)) {
+		tnode_free(c);
+		return NULL;
+	}
+	return c;
+}
+
 /* dotted_name: NAME {'.' NAME} (ansible.builtin.to_json) */
 static char *parse_dotted(struct parser *p)
 {
@@ -324,13 +337,7 @@ static struct tnode *parse_filter_expr(struct parser *p, struct tnode *n)
 		} else if (is_name(p, "is")) {
 			n = parse_test(p, n);
 		} else if (k->type == TK_LPAREN) {
-			struct tnode *c = mk(N_CALL, k->pos);
-			c->a = n;
-			n = c;
-			if (!parse_call_args(p, c)) {
-				tnode_free(c);
-				return NULL;
-			}
+			n = parse_call(p, n);
 		} else {
 			break;
 		}
@@ -445,13 +452,7 @@ static struct tnode *parse_postfix(struct parser *p, struct tnode *n)
 		if (k->type == TK_DOT || k->type == TK_LBRACKET) {
 			n = parse_subscript(p, n);
 		} else if (k->type == TK_LPAREN) {
-			struct tnode *c = mk(N_CALL, k->pos);
-			c->a = n;
-			n = c;
-			if (!parse_call_args(p, c)) {
-				tnode_free(c);
-				return NULL;
-			}
+			n = parse_call(p, n);
 		} else {
 			break;
 		}
