@@ -409,9 +409,31 @@ static int run_cmd(struct ev *ev, const char *cmd, struct strbuf *out, size_t po
 	return 0;
 }
 
-L(pipe)
+/* pipe: the output without trailing whitespace */
+static void add_stripped(json_t *r, struct strbuf *sb)
 {
-	(void)kw;
+	while (sb->len && isspace((unsigned char)sb->buf[sb->len - 1]))
+		sb->buf[--sb->len] = 0;
+	json_array_append_new(r, json_stringn_nocheck(sb->buf ? sb->buf : "", sb->len));
+}
+
+/* lines: one item per line of the output */
+static void add_lines(json_t *r, struct strbuf *sb)
+{
+	size_t a = 0;
+	for (size_t j = 0; j < sb->len; j++)
+		if (sb->buf[j] == '\n') {
+			json_array_append_new(r, json_stringn_nocheck(sb->buf + a, j - a));
+			a = j + 1;
+		}
+	if (a < sb->len)
+		json_array_append_new(r, json_stringn_nocheck(sb->buf + a, sb->len - a));
+}
+
+/* Runs each term as a shell command; add() turns its output into items. */
+static json_t *command_outputs(struct ev *ev, json_t *terms, size_t pos,
+			       void (*add)(json_t *r, struct strbuf *sb))
+{
 	json_t *r = json_array();
 	for (size_t i = 0; i < json_array_size(terms); i++) {
 		char *cmd = val_to_cstr(json_array_get(terms, i));
@@ -423,39 +445,22 @@ L(pipe)
 			json_decref(r);
 			return NULL;
 		}
-		while (sb.len && isspace((unsigned char)sb.buf[sb.len - 1]))
-			sb.buf[--sb.len] = 0;
-		json_array_append_new(r, json_stringn_nocheck(sb.buf ? sb.buf : "", sb.len));
+		add(r, &sb);
 		strbuf_release(&sb);
 	}
 	return r;
 }
 
+L(pipe)
+{
+	(void)kw;
+	return command_outputs(ev, terms, pos, add_stripped);
+}
+
 L(lines)
 {
 	(void)kw;
-	json_t *r = json_array();
-	for (size_t i = 0; i < json_array_size(terms); i++) {
-		char *cmd = val_to_cstr(json_array_get(terms, i));
-		struct strbuf sb = STRBUF_INIT;
-		int rc = run_cmd(ev, cmd, &sb, pos);
-		free(cmd);
-		if (rc < 0) {
-			strbuf_release(&sb);
-			json_decref(r);
-			return NULL;
-		}
-		size_t a = 0;
-		for (size_t j = 0; j < sb.len; j++)
-			if (sb.buf[j] == '\n') {
-				json_array_append_new(r, json_stringn_nocheck(sb.buf + a, j - a));
-				a = j + 1;
-			}
-		if (a < sb.len)
-			json_array_append_new(r, json_stringn_nocheck(sb.buf + a, sb.len - a));
-		strbuf_release(&sb);
-	}
-	return r;
+	return command_outputs(ev, terms, pos, add_lines);
 }
 
 L(first_found)
