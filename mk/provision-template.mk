@@ -22,11 +22,11 @@ endif
 
 if ENABLE_FUZZING
 check_PROGRAMS += tests/fuzz/fuzz-template tests/fuzz/fuzz-expr
-tests_fuzz_fuzz_template_SOURCES = tests/fuzz/fuzz-template.c
+tests_fuzz_fuzz_template_SOURCES = tests/fuzz/fuzz-template.c tests/fuzz/fuzz-lookups.h
 tests_fuzz_fuzz_template_CFLAGS = $(AM_CFLAGS) -fsanitize=fuzzer
 tests_fuzz_fuzz_template_LDFLAGS = $(AM_LDFLAGS) -fsanitize=fuzzer
 tests_fuzz_fuzz_template_LDADD = libimc.la $(IMC_LIBS)
-tests_fuzz_fuzz_expr_SOURCES = tests/fuzz/fuzz-expr.c
+tests_fuzz_fuzz_expr_SOURCES = tests/fuzz/fuzz-expr.c tests/fuzz/fuzz-lookups.h
 tests_fuzz_fuzz_expr_CFLAGS = $(AM_CFLAGS) -fsanitize=fuzzer
 tests_fuzz_fuzz_expr_LDFLAGS = $(AM_LDFLAGS) -fsanitize=fuzzer
 tests_fuzz_fuzz_expr_LDADD = libimc.la $(IMC_LIBS)

@@ -17,21 +17,9 @@
 #include "provision/template.h"
 #include "util/diag.h"
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+#include "fuzz-lookups.h"
 
-/* The password lookup writes controller files: never let fuzz input choose
- * where (pipe and lines are off as allow_pipe is false). */
-static int no_side_effects(void *ud, const char *name, json_t *terms, json_t *kwargs, json_t **out, struct diag *d)
-{
-	(void)ud;
-	(void)terms;
-	(void)kwargs;
-	(void)d;
-	if (strcmp(name, "password"))
-		return 1;
-	*out = json_pack("[s]", "fuzz-password");
-	return 0;
-}
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static json_t *vars;
 
