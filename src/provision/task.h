@@ -343,6 +343,7 @@ int mod_attrs_st(struct exec_ctx *x, const char *path, json_t *args, struct node
 int mod_attrs(struct exec_ctx *x, const char *path, json_t *args, bool *changed, json_t **res);
 void mod_sha1_hex(const void *data, size_t len, char out[41]);
 void mod_md5_hex(const void *data, size_t len, char out[33]);
+void mod_sha256_hex(const void *data, size_t len, char out[65]);
 /* Controller-side file lookup: role files/ or templates/, play dir. Malloc'd or NULL. */
 char *mod_find_src(struct exec_ctx *x, const char *sub, const char *src);
 void mod_file_result(json_t *res, const struct node_stat *st, const char *path);
