@@ -5,6 +5,7 @@ libimc_la_SOURCES += \
 	src/util/strbuf.c src/util/strbuf.h \
 	src/util/diag.c src/util/diag.h \
 	src/util/log.c src/util/log.h \
+	src/util/base64.c src/util/base64.h \
 	src/util/exitcode.h src/util/sshkey.h
 
 if HAVE_CMOCKA

@@ -26,6 +26,7 @@
 
 #include "cloud/cloud.h"
 #include "cloud/ec2.h"
+#include "util/base64.h"
 #include "util/log.h"
 #include "util/xalloc.h"
 #include "util/banned.h"
@@ -263,26 +264,6 @@ static int ec2_net_destroy(struct cloud_session *s, struct cloud_net *net, struc
 
 /* ---- key pair ---- */
 
-static char *base64(const char *s)
-{
-	static const char tbl[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-	size_t n = strlen(s);
-	struct strbuf sb = STRBUF_INIT;
-	const unsigned char *p = (const unsigned char *)s;
-	for (size_t i = 0; i < n; i += 3) {
-		unsigned v = (unsigned)p[i] << 16;
-		if (i + 1 < n)
-			v |= (unsigned)p[i + 1] << 8;
-		if (i + 2 < n)
-			v |= p[i + 2];
-		strbuf_addch(&sb, tbl[(v >> 18) & 63]);
-		strbuf_addch(&sb, tbl[(v >> 12) & 63]);
-		strbuf_addch(&sb, i + 1 < n ? tbl[(v >> 6) & 63] : '=');
-		strbuf_addch(&sb, i + 2 < n ? tbl[v & 63] : '=');
-	}
-	return strbuf_detach(&sb);
-}
-
 static int ensure_key(struct cloud_session *s, struct ec2_region *r, struct diag *d)
 {
 	if (r->key_ready || !s->pubkey || !*s->pubkey)
@@ -290,7 +271,7 @@ static int ensure_key(struct cloud_session *s, struct ec2_region *r, struct diag
 	struct ec2_query q;
 	struct ec2_error e;
 	xmlDoc *doc = NULL;
-	char *name = key_name(s), *material = base64(s->pubkey);
+	char *name = key_name(s), *material = base64_encode(s->pubkey, strlen(s->pubkey));
 	ec2_query_init(&q, "ImportKeyPair");
 	ec2_query_add(&q, "KeyName", name);
 	ec2_query_add(&q, "PublicKeyMaterial", material);
@@ -510,7 +491,7 @@ static char *user_data(struct cloud_session *s, const struct cloud_vm *vm)
 			       "    ssh_authorized_keys:\n"
 			       "      - \"%s\"\n",
 			       vm->user, s->pubkey);
-	char *b = base64(text);
+	char *b = base64_encode(text, strlen(text));
 	free(text);
 	return b;
 }

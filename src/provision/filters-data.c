@@ -17,6 +17,7 @@
 
 #include "provision/expr.h"
 #include "provision/task.h" /* mod_sha1_hex, mod_md5_hex, mod_sha256_hex */
+#include "util/base64.h"
 #include "util/strbuf.h"
 #include "util/xalloc.h"
 #include "util/banned.h"
@@ -661,21 +662,11 @@ F(b64encode)
 {
 	char *s = val_to_cstr(in);
 	size_t n = json_is_string(in) ? json_string_length(in) : strlen(s);
-	const unsigned char *p = (const unsigned char *)s;
-	struct strbuf sb = STRBUF_INIT;
-	for (size_t i = 0; i < n; i += 3) {
-		unsigned v = (unsigned)p[i] << 16;
-		if (i + 1 < n)
-			v |= (unsigned)p[i + 1] << 8;
-		if (i + 2 < n)
-			v |= p[i + 2];
-		strbuf_addch(&sb, b64chars[(v >> 18) & 63]);
-		strbuf_addch(&sb, b64chars[(v >> 12) & 63]);
-		strbuf_addch(&sb, i + 1 < n ? b64chars[(v >> 6) & 63] : '=');
-		strbuf_addch(&sb, i + 2 < n ? b64chars[v & 63] : '=');
-	}
+	char *b = base64_encode(s, n);
 	free(s);
-	return str_new(&sb);
+	json_t *r = json_string(b);
+	free(b);
+	return r;
 }
 
 F(b64decode)
