@@ -346,6 +346,13 @@ char *tmpl_repr(const json_t *v)
 	return strbuf_detach(&sb);
 }
 
+json_t *val_str_take(struct strbuf *sb)
+{
+	json_t *r = json_stringn_nocheck(sb->buf ? sb->buf : "", sb->len);
+	strbuf_release(sb);
+	return r;
+}
+
 char *val_to_cstr(const json_t *v)
 {
 	struct strbuf sb = STRBUF_INIT;

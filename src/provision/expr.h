@@ -230,6 +230,8 @@ size_t utf8_len(const char *s, size_t n);
 json_t *val_literal_eval(const char *text);
 /* Converts a value to a string as Jinja's string filter does. */
 char *val_to_cstr(const json_t *v);
+/* A string value holding sb's bytes (any bytes: no UTF-8 check); releases sb. */
+json_t *val_str_take(struct strbuf *sb);
 
 /* ---- tables ------------------------------------------------------------ */
 

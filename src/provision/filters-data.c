@@ -25,13 +25,6 @@
 #define F(name) static json_t *f_##name(struct ev *ev, json_t *in, json_t *args, json_t *kw, size_t pos)
 #define ARG(i, n) arg_get(args, kw, (i), (n))
 
-static json_t *str_new(struct strbuf *sb)
-{
-	json_t *r = json_stringn_nocheck(sb->buf ? sb->buf : "", sb->len);
-	strbuf_release(sb);
-	return r;
-}
-
 /* ---- JSON, as Python's json.dumps writes it ----------------------------- */
 
 static void pyjson_str(struct strbuf *sb, const char *s, size_t n, bool ascii)
@@ -189,7 +182,7 @@ F(to_json)
 		ev_error(ev, TMPL_ERR_LIMIT, pos, "JSON output too large");
 		return NULL;
 	}
-	return str_new(&sb);
+	return val_str_take(&sb);
 }
 
 F(to_nice_json)
@@ -212,7 +205,7 @@ F(to_nice_json)
 		ev_error(ev, TMPL_ERR_LIMIT, pos, "JSON output too large");
 		return NULL;
 	}
-	return str_new(&sb);
+	return val_str_take(&sb);
 }
 
 F(tojson)
@@ -237,7 +230,7 @@ F(tojson)
 		}
 	}
 	strbuf_release(&sb);
-	return str_new(&out);
+	return val_str_take(&out);
 }
 
 F(from_json)
@@ -444,7 +437,7 @@ static json_t *to_yaml(struct ev *ev, json_t *in, int indent, int flow_mode, siz
 		sb.len -= 4;
 		sb.buf[sb.len] = 0;
 	}
-	return str_new(&sb);
+	return val_str_take(&sb);
 }
 
 F(to_yaml)
@@ -705,7 +698,7 @@ F(b64decode)
 		ev_error(ev, TMPL_ERR_TYPE, pos, "b64decode: Incorrect padding");
 		return NULL;
 	}
-	return str_new(&sb);
+	return val_str_take(&sb);
 }
 
 /* ---- digests ---------------------------------------------------------------- */

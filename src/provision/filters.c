@@ -26,13 +26,6 @@
 #define F(name) static json_t *f_##name(struct ev *ev, json_t *in, json_t *args, json_t *kw, size_t pos)
 #define ARG(i, n) arg_get(args, kw, (i), (n))
 
-static json_t *str_new(struct strbuf *sb)
-{
-	json_t *r = json_stringn_nocheck(sb->buf ? sb->buf : "", sb->len);
-	strbuf_release(sb);
-	return r;
-}
-
 static json_t *type_err(struct ev *ev, size_t pos, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static json_t *type_err(struct ev *ev, size_t pos, const char *fmt, ...)
 {
@@ -300,7 +293,7 @@ static json_t *map_ascii(json_t *in, int mode)
 		i += len;
 	}
 	free(s);
-	return str_new(&sb);
+	return val_str_take(&sb);
 }
 
 F(lower) { return map_ascii(in, 0); }
@@ -347,7 +340,7 @@ F(replace)
 	json_decref(s);
 	json_decref(o);
 	json_decref(nw);
-	return str_new(&sb);
+	return val_str_take(&sb);
 }
 
 F(trim)
@@ -425,7 +418,7 @@ F(join)
 		val_str(&sb, x);
 	}
 	json_decref(l);
-	return str_new(&sb);
+	return val_str_take(&sb);
 }
 
 F(list) { return need_list(ev, in, "list", pos); }
@@ -1226,7 +1219,7 @@ F(reverse)
 		for (size_t i = json_array_size(chars); i > 0; i--)
 			strbuf_add(&sb, val_s(json_array_get(chars, i - 1)), val_slen(json_array_get(chars, i - 1)));
 		json_decref(chars);
-		return str_new(&sb);
+		return val_str_take(&sb);
 	}
 	json_t *l = need_list(ev, in, "reverse", pos);
 	if (!l)
@@ -1559,7 +1552,7 @@ F(path_join)
 		free(s);
 	}
 	json_decref(l);
-	return str_new(&sb);
+	return val_str_take(&sb);
 }
 
 F(quote)
@@ -1586,7 +1579,7 @@ F(quote)
 	}
 	strbuf_addch(&sb, '\'');
 	json_decref(s);
-	return str_new(&sb);
+	return val_str_take(&sb);
 }
 
 F(center)
@@ -1607,7 +1600,7 @@ F(center)
 	for (long long i = left; i < pad; i++)
 		strbuf_addch(&sb, ' ');
 	json_decref(s);
-	return str_new(&sb);
+	return val_str_take(&sb);
 }
 
 F(indent)
@@ -1646,7 +1639,7 @@ F(indent)
 	}
 	free(ind);
 	json_decref(s);
-	return str_new(&sb);
+	return val_str_take(&sb);
 }
 
 F(wordcount)
@@ -1675,7 +1668,7 @@ F(format)
 		strbuf_release(&sb);
 		return NULL;
 	}
-	return str_new(&sb);
+	return val_str_take(&sb);
 }
 
 F(truncate)
@@ -1709,7 +1702,7 @@ F(truncate)
 		}
 	}
 	strbuf_addstr(&sb, end);
-	return str_new(&sb);
+	return val_str_take(&sb);
 }
 
 F(regex_escape_dummy) { (void)ev; (void)args; (void)kw; (void)pos; return json_incref(in); }
@@ -1735,7 +1728,7 @@ F(escape)
 		}
 	}
 	json_decref(s);
-	return str_new(&sb);
+	return val_str_take(&sb);
 }
 
 F(success_compat)
