@@ -164,25 +164,38 @@ static void pyjson(struct strbuf *sb, const json_t *v, const struct pyjson_opt *
 	}
 }
 
+/* sort_keys= and ensure_ascii= of to_json and to_nice_json */
+static void pyjson_kw(struct pyjson_opt *o, json_t *kw)
+{
+	if (kw && json_object_get(kw, "sort_keys"))
+		o->sort_keys = val_truthy(json_object_get(kw, "sort_keys"));
+	if (kw && json_object_get(kw, "ensure_ascii"))
+		o->ascii = val_truthy(json_object_get(kw, "ensure_ascii"));
+}
+
+/* in as Python's json.dumps writes it, into sb (initialised here, with the
+ * template text limit); false, with the error reported, when too large. */
+static bool pyjson_text(struct ev *ev, json_t *in, const struct pyjson_opt *o, struct strbuf *sb,
+			size_t pos)
+{
+	strbuf_init(sb, TMPL_MAX_TEXT);
+	pyjson(sb, in, o, 0);
+	if (!sb->truncated)
+		return true;
+	strbuf_release(sb);
+	ev_error(ev, TMPL_ERR_LIMIT, pos, "JSON output too large");
+	return false;
+}
+
 F(to_json)
 {
 	struct pyjson_opt o = { .indent = -1, .ascii = true };
 	json_t *ind = kw ? json_object_get(kw, "indent") : NULL;
 	if (json_is_integer(ind))
 		o.indent = (int)json_integer_value(ind) > 64 ? 64 : (int)json_integer_value(ind);
-	if (kw && json_object_get(kw, "sort_keys"))
-		o.sort_keys = val_truthy(json_object_get(kw, "sort_keys"));
-	if (kw && json_object_get(kw, "ensure_ascii"))
-		o.ascii = val_truthy(json_object_get(kw, "ensure_ascii"));
+	pyjson_kw(&o, kw);
 	struct strbuf sb;
-	strbuf_init(&sb, TMPL_MAX_TEXT);
-	pyjson(&sb, in, &o, 0);
-	if (sb.truncated) {
-		strbuf_release(&sb);
-		ev_error(ev, TMPL_ERR_LIMIT, pos, "JSON output too large");
-		return NULL;
-	}
-	return val_str_take(&sb);
+	return pyjson_text(ev, in, &o, &sb, pos) ? val_str_take(&sb) : NULL;
 }
 
 F(to_nice_json)
@@ -191,35 +204,19 @@ F(to_nice_json)
 	json_t *ind = ARG(0, "indent");
 	if (json_is_integer(ind))
 		o.indent = (int)json_integer_value(ind) > 64 ? 64 : (int)json_integer_value(ind);
-	if (kw && json_object_get(kw, "sort_keys"))
-		o.sort_keys = val_truthy(json_object_get(kw, "sort_keys"));
-	if (kw && json_object_get(kw, "ensure_ascii"))
-		o.ascii = val_truthy(json_object_get(kw, "ensure_ascii"));
+	pyjson_kw(&o, kw);
 	if (o.indent < 0)
 		o.indent = 0;
 	struct strbuf sb;
-	strbuf_init(&sb, TMPL_MAX_TEXT);
-	pyjson(&sb, in, &o, 0);
-	if (sb.truncated) {
-		strbuf_release(&sb);
-		ev_error(ev, TMPL_ERR_LIMIT, pos, "JSON output too large");
-		return NULL;
-	}
-	return val_str_take(&sb);
+	return pyjson_text(ev, in, &o, &sb, pos) ? val_str_take(&sb) : NULL;
 }
 
 F(tojson)
 {
 	struct pyjson_opt o = { .indent = -1, .sort_keys = true, .ascii = true };
-	struct strbuf sb;
-	strbuf_init(&sb, TMPL_MAX_TEXT);
-	struct strbuf out = STRBUF_INIT;
-	pyjson(&sb, in, &o, 0);
-	if (sb.truncated) {
-		strbuf_release(&sb);
-		ev_error(ev, TMPL_ERR_LIMIT, pos, "JSON output too large");
+	struct strbuf sb, out = STRBUF_INIT;
+	if (!pyjson_text(ev, in, &o, &sb, pos))
 		return NULL;
-	}
 	for (size_t i = 0; i < sb.len; i++) {
 		switch (sb.buf[i]) {
 		case '<': strbuf_addstr(&out, "\\u003c"); break;
