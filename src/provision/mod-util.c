@@ -253,18 +253,27 @@ int mod_read(struct exec_ctx *x, const char *path, struct strbuf *data, bool *ex
 	return 0;
 }
 
+/* The start of a script that writes path atomically: a temporary file $t
+ * beside it ($p), with the existing file's mode and owner (or the umask's
+ * mode for a new file), then mode when >= 0. The caller fills $t from stdin
+ * and renames it. */
+static void write_script_start(struct strbuf *c, const char *path, long mode)
+{
+	strbuf_addstr(c, "p=");
+	sh_quote(c, path);
+	strbuf_addstr(c, "; d=$(dirname -- \"$p\"); t=$(mktemp \"$d/.imc_tmp.XXXXXX\") || exit 1; "
+			 "if [ -e \"$p\" ]; then chmod --reference=\"$p\" \"$t\"; "
+			 "chown --reference=\"$p\" \"$t\" 2>/dev/null; "
+			 "else chmod $(printf '%o' $(( 0666 & ~0$(umask) ))) \"$t\"; fi; ");
+	if (mode >= 0)
+		strbuf_addf(c, "chmod %lo \"$t\"; ", mode);
+}
+
 int mod_write(struct exec_ctx *x, const char *path, const void *data, size_t len, long mode,
 	      json_t **res)
 {
 	struct strbuf c = STRBUF_INIT;
-	strbuf_addstr(&c, "p=");
-	sh_quote(&c, path);
-	strbuf_addstr(&c, "; d=$(dirname -- \"$p\"); t=$(mktemp \"$d/.imc_tmp.XXXXXX\") || exit 1; "
-			  "if [ -e \"$p\" ]; then chmod --reference=\"$p\" \"$t\"; "
-			  "chown --reference=\"$p\" \"$t\" 2>/dev/null; "
-			  "else chmod $(printf '%o' $(( 0666 & ~0$(umask) ))) \"$t\"; fi; ");
-	if (mode >= 0)
-		strbuf_addf(&c, "chmod %lo \"$t\"; ", mode);
+	write_script_start(&c, path, mode);
 	strbuf_addstr(&c, "cat > \"$t\" && mv -f -- \"$t\" \"$p\" || { rm -f \"$t\"; exit 1; }");
 	struct conn_result cr;
 	conn_result_init(&cr);
@@ -304,14 +313,7 @@ int mod_write_stat(struct exec_ctx *x, const char *path, const void *data, size_
 		   const char *owner, const char *group, struct node_stat *st, json_t **res)
 {
 	struct strbuf c = STRBUF_INIT;
-	strbuf_addstr(&c, "p=");
-	sh_quote(&c, path);
-	strbuf_addstr(&c, "; d=$(dirname -- \"$p\"); t=$(mktemp \"$d/.imc_tmp.XXXXXX\") || exit 1; "
-			  "if [ -e \"$p\" ]; then chmod --reference=\"$p\" \"$t\"; "
-			  "chown --reference=\"$p\" \"$t\" 2>/dev/null; "
-			  "else chmod $(printf '%o' $(( 0666 & ~0$(umask) ))) \"$t\"; fi; ");
-	if (mode >= 0)
-		strbuf_addf(&c, "chmod %lo \"$t\"; ", mode);
+	write_script_start(&c, path, mode);
 	if (owner) {
 		strbuf_addstr(&c, "chown ");
 		sh_quote(&c, owner);
