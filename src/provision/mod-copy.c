@@ -40,19 +40,8 @@ static json_t *mod_put_content(struct exec_ctx *x, json_t *args, const char *des
 				return res_fail("bad symbolic permission for mode: %s",
 						json_is_string(mv) ? json_string_value(mv) : "?");
 		}
-		if (st.exists && args_bool(json_object_get(args, "backup"), false)) {
-			struct strbuf c = STRBUF_INIT;
-			strbuf_addstr(&c, "cp -p -- ");
-			sh_quote(&c, dest);
-			strbuf_addch(&c, ' ');
-			sh_quote(&c, dest);
-			strbuf_addstr(&c, ".$(date +%Y-%m-%d@%H:%M:%S~)");
-			struct conn_result cr;
-			conn_result_init(&cr);
-			mod_sh(x, c.buf, NULL, 0, &cr, NULL);
-			conn_result_release(&cr);
-			strbuf_release(&c);
-		}
+		if (st.exists && args_bool(json_object_get(args, "backup"), false))
+			mod_backup(x, dest);
 		const char *validate = args_str(args, "validate");
 		if (validate) {
 			/* validate a temp copy first: %s is its path */

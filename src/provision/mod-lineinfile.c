@@ -327,19 +327,8 @@ static json_t *lif_run(struct exec_ctx *x, json_t *args)
 			conn_result_release(&cr);
 			strbuf_release(&c);
 		}
-		if (args_bool(json_object_get(args, "backup"), false) && exists) {
-			struct strbuf c = STRBUF_INIT;
-			strbuf_addstr(&c, "cp -p -- ");
-			sh_quote(&c, path);
-			strbuf_addch(&c, ' ');
-			sh_quote(&c, path);
-			strbuf_addstr(&c, ".$(date +%Y-%m-%d@%H:%M:%S~)");
-			struct conn_result cr;
-			conn_result_init(&cr);
-			mod_sh(x, c.buf, NULL, 0, &cr, NULL);
-			conn_result_release(&cr);
-			strbuf_release(&c);
-		}
+		if (args_bool(json_object_get(args, "backup"), false) && exists)
+			mod_backup(x, path);
 		int rc = mod_write(x, path, outb.buf ? outb.buf : "", outb.len, -1, &res);
 		strbuf_release(&outb);
 		if (rc < 0)

@@ -253,6 +253,21 @@ int mod_read(struct exec_ctx *x, const char *path, struct strbuf *data, bool *ex
 	return 0;
 }
 
+void mod_backup(struct exec_ctx *x, const char *path)
+{
+	struct strbuf c = STRBUF_INIT;
+	strbuf_addstr(&c, "cp -p -- ");
+	sh_quote(&c, path);
+	strbuf_addch(&c, ' ');
+	sh_quote(&c, path);
+	strbuf_addstr(&c, ".$(date +%Y-%m-%d@%H:%M:%S~)");
+	struct conn_result cr;
+	conn_result_init(&cr);
+	mod_sh(x, c.buf, NULL, 0, &cr, NULL);
+	conn_result_release(&cr);
+	strbuf_release(&c);
+}
+
 /* The start of a script that writes path atomically: a temporary file $t
  * beside it ($p), with the existing file's mode and owner (or the umask's
  * mode for a new file), then mode when >= 0. The caller fills $t from stdin

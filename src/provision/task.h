@@ -341,6 +341,9 @@ int mod_attrs_st(struct exec_ctx *x, const char *path, json_t *args, struct node
 		 bool *changed, json_t **res);
 /* Applies mode/owner/group from args to path; sets *changed. */
 int mod_attrs(struct exec_ctx *x, const char *path, json_t *args, bool *changed, json_t **res);
+/* backup=yes: copies path to path.DATE@TIME~ beside it, as Ansible names
+ * backups (best effort, like Ansible's). */
+void mod_backup(struct exec_ctx *x, const char *path);
 void mod_sha1_hex(const void *data, size_t len, char out[41]);
 void mod_md5_hex(const void *data, size_t len, char out[33]);
 void mod_sha256_hex(const void *data, size_t len, char out[65]);
