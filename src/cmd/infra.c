@@ -562,43 +562,48 @@ char *infra_key_path(const char *home, const char *id)
 	return xasprintf("%s/infra/%s/id_ed25519", home, id);
 }
 
-/* One cloud session per (cloud, cred) pair met in a teardown. */
-struct sess_cache {
-	struct cloud_session *s;
-	char **keys;
-	int *ok;
-	size_t n;
-};
-
-static struct cloud_session *sess_get(struct sess_cache *c, struct state_store *st, const struct state_infra *in,
-				      const char *cloud, const char *cred, const struct auth_file *af,
-				      struct diag *d)
+struct cloud_session *infra_session(struct infra_sessions *c, struct state_store *st,
+				    const struct state_infra *in, const char *cloud,
+				    const char *cred_id, const struct auth_file *af, const char **err,
+				    enum imc_exit *code)
 {
-	char *key = xasprintf("%s\x1f%s", cloud, cred ? cred : "");
-	for (size_t i = 0; i < c->n; i++)
-		if (strcmp(c->keys[i], key) == 0) {
-			free(key);
-			return c->ok[i] ? &c->s[i] : NULL;
-		}
-	c->s = xreallocarray(c->s, c->n + 1, sizeof(*c->s));
-	c->keys = xreallocarray(c->keys, c->n + 1, sizeof(*c->keys));
-	c->ok = xreallocarray(c->ok, c->n + 1, sizeof(*c->ok));
-	c->keys[c->n] = key;
-	c->ok[c->n] = infra_cloud_open(st, in, cloud, cred, af, &c->s[c->n], d) == 0;
-	c->n++;
-	return c->ok[c->n - 1] ? &c->s[c->n - 1] : NULL;
+	char *key = xasprintf("%s\x1f%s", cloud, cred_id ? cred_id : "");
+	size_t i = 0;
+	while (i < c->n && strcmp(c->keys[i], key) != 0)
+		i++;
+	if (i < c->n) {
+		free(key);
+	} else {
+		c->s = xreallocarray(c->s, c->n + 1, sizeof(*c->s));
+		c->keys = xreallocarray(c->keys, c->n + 1, sizeof(*c->keys));
+		c->err = xreallocarray(c->err, c->n + 1, sizeof(*c->err));
+		c->code = xreallocarray(c->code, c->n + 1, sizeof(*c->code));
+		struct diag d = DIAG_INIT;
+		c->keys[i] = key;
+		bool ok = infra_cloud_open(st, in, cloud, cred_id, af, &c->s[i], &d) == 0;
+		c->err[i] = ok ? NULL : xstrdup(diag_first_message(&d));
+		c->code[i] = ok ? IMC_EXIT_OK : d.code ? d.code : IMC_EXIT_UNAVAILABLE;
+		diag_release(&d);
+		c->n++;
+	}
+	*err = c->err[i];
+	if (code)
+		*code = c->code[i];
+	return c->err[i] ? NULL : &c->s[i];
 }
 
-static void sess_free(struct sess_cache *c)
+void infra_sessions_free(struct infra_sessions *c)
 {
 	for (size_t i = 0; i < c->n; i++) {
-		if (c->ok[i])
+		if (!c->err[i])
 			infra_cloud_close(&c->s[i]);
 		free(c->keys[i]);
+		free(c->err[i]);
 	}
 	free(c->s);
 	free(c->keys);
-	free(c->ok);
+	free(c->err);
+	free(c->code);
 }
 
 /* Moves the errors of src into dst, as warnings when soft. */
@@ -614,6 +619,20 @@ static void move_diag(struct diag *dst, struct diag *src, bool soft)
 	diag_release(src);
 }
 
+/* infra_session with the reason it could not be opened as an error in d. */
+static struct cloud_session *teardown_session(struct infra_sessions *c, struct state_store *st,
+					      const struct state_infra *in, const char *cloud,
+					      const char *cred_id, const struct auth_file *af,
+					      struct diag *d)
+{
+	const char *err;
+	enum imc_exit code;
+	struct cloud_session *s = infra_session(c, st, in, cloud, cred_id, af, &err, &code);
+	if (!s)
+		diag_error(d, code, NULL, "%s", err);
+	return s;
+}
+
 int infra_teardown(struct state_store *st, struct state_infra *in, const struct auth_file *af,
 		   bool force, struct diag *d)
 {
@@ -621,7 +640,7 @@ int infra_teardown(struct state_store *st, struct state_infra *in, const struct 
 	size_t n = 0;
 	struct state_net *nets = NULL;
 	size_t nn = 0;
-	struct sess_cache cache = { 0 };
+	struct infra_sessions cache = { 0 };
 	int rc = 0;
 	if (state_vm_list(st, in->id, &vms, &n, d) < 0 || state_net_list(st, in->id, &nets, &nn, d) < 0) {
 		state_vm_list_free(vms, n);
@@ -636,7 +655,8 @@ int infra_teardown(struct state_store *st, struct state_infra *in, const struct 
 			rc = -1;
 			break;
 		}
-		struct cloud_session *s = sess_get(&cache, st, in, vm->cloud, vm->cloud_cred, af, &local);
+		struct cloud_session *s = teardown_session(&cache, st, in, vm->cloud, vm->cloud_cred,
+							   af, &local);
 		int ok = 0;
 		if (s && s->drv->vm_destroy) {
 			json_t *spec;
@@ -667,7 +687,7 @@ int infra_teardown(struct state_store *st, struct state_infra *in, const struct 
 	for (size_t i = 0; rc == 0 && i < nn; i++) {
 		struct state_net *net = &nets[i];
 		struct diag local = DIAG_INIT;
-		struct cloud_session *s = sess_get(&cache, st, in, net->cloud, NULL, af, &local);
+		struct cloud_session *s = teardown_session(&cache, st, in, net->cloud, NULL, af, &local);
 		int ok = 0;
 		if (s && s->drv->net_destroy && net->cloud_id) {
 			struct cloud_net cn = { .name = net->name, .public = net->public, .outports = net->outports,
@@ -687,7 +707,7 @@ int infra_teardown(struct state_store *st, struct state_infra *in, const struct 
 	}
 	/* orphans the store lost (crash between a cloud call and its record) */
 	for (size_t i = 0; rc == 0 && i < cache.n; i++) {
-		if (!cache.ok[i] || !cache.s[i].drv->cleanup_infra)
+		if (cache.err[i] || !cache.s[i].drv->cleanup_infra)
 			continue;
 		struct diag local = DIAG_INIT;
 		if (cache.s[i].drv->cleanup_infra(&cache.s[i], &local) < 0 && !force) {
@@ -696,7 +716,7 @@ int infra_teardown(struct state_store *st, struct state_infra *in, const struct 
 		} else
 			move_diag(d, &local, true);
 	}
-	sess_free(&cache);
+	infra_sessions_free(&cache);
 	state_vm_list_free(vms, n);
 	state_net_list_free(nets, nn);
 	return rc;

@@ -70,6 +70,22 @@ int infra_cloud_open(struct state_store *st, const struct state_infra *in, const
 		     const char *cred_id, const struct auth_file *af, struct cloud_session *s,
 		     struct diag *d);
 void infra_cloud_close(struct cloud_session *s);
+/* Cloud sessions opened on demand, one per (cloud, cred id) pair met. */
+struct infra_sessions {
+	struct cloud_session *s;
+	char **keys;
+	char **err;             /* NULL when s[i] is open, else why not */
+	enum imc_exit *code;
+	size_t n;
+};
+/* The session for (cloud, cred_id), opened at the first call; NULL when it
+ * could not be opened, at every call, with the reason in *err (owned by c)
+ * and, when code is not NULL, the exit status it suggests in *code. */
+struct cloud_session *infra_session(struct infra_sessions *c, struct state_store *st,
+				    const struct state_infra *in, const char *cloud,
+				    const char *cred_id, const struct auth_file *af, const char **err,
+				    enum imc_exit *code);
+void infra_sessions_free(struct infra_sessions *c);
 /* A cloud_vm for a stored VM: strings borrowed from vm and from *spec
  * (parsed from vm->spec; the caller json_decref()s it and calls
  * infra_cloud_vm_release). */

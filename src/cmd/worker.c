@@ -549,53 +549,6 @@ out:
 
 /* ---- creation ---- */
 
-struct sessions {
-	struct cloud_session *s;
-	char **keys;
-	bool *ok;
-	char **err;
-	size_t n;
-};
-
-static struct cloud_session *session(struct sessions *c, struct state_store *st, const struct state_infra *in,
-				     const char *cloud, const char *cred, const struct auth_file *af,
-				     const char **err)
-{
-	char *key = xasprintf("%s\x1f%s", cloud, cred ? cred : "");
-	for (size_t i = 0; i < c->n; i++)
-		if (strcmp(c->keys[i], key) == 0) {
-			free(key);
-			*err = c->err[i];
-			return c->ok[i] ? &c->s[i] : NULL;
-		}
-	c->s = xreallocarray(c->s, c->n + 1, sizeof(*c->s));
-	c->keys = xreallocarray(c->keys, c->n + 1, sizeof(*c->keys));
-	c->ok = xreallocarray(c->ok, c->n + 1, sizeof(*c->ok));
-	c->err = xreallocarray(c->err, c->n + 1, sizeof(*c->err));
-	struct diag d = DIAG_INIT;
-	c->keys[c->n] = key;
-	c->ok[c->n] = infra_cloud_open(st, in, cloud, cred, af, &c->s[c->n], &d) == 0;
-	c->err[c->n] = c->ok[c->n] ? NULL : xstrdup(diag_first_message(&d));
-	diag_release(&d);
-	*err = c->err[c->n];
-	c->n++;
-	return c->ok[c->n - 1] ? &c->s[c->n - 1] : NULL;
-}
-
-static void sessions_free(struct sessions *c)
-{
-	for (size_t i = 0; i < c->n; i++) {
-		if (c->ok[i])
-			infra_cloud_close(&c->s[i]);
-		free(c->keys[i]);
-		free(c->err[i]);
-	}
-	free(c->s);
-	free(c->keys);
-	free(c->ok);
-	free(c->err);
-}
-
 static void log_diag(struct state_store *st, const char *id, int vm, struct diag *ld, struct diag *d)
 {
 	for (size_t i = 0; i < ld->n; i++)
@@ -603,7 +556,7 @@ static void log_diag(struct state_store *st, const char *id, int vm, struct diag
 }
 
 static int create_networks(struct state_store *st, struct state_infra *in, const struct auth_file *af,
-			   struct sessions *ss, struct diag *d)
+			   struct infra_sessions *ss, struct diag *d)
 {
 	struct state_net *nets = NULL;
 	size_t nn = 0;
@@ -614,7 +567,7 @@ static int create_networks(struct state_store *st, struct state_infra *in, const
 		if (net->cloud_id)
 			continue;
 		const char *err = NULL;
-		struct cloud_session *s = session(ss, st, in, net->cloud, NULL, af, &err);
+		struct cloud_session *s = infra_session(ss, st, in, net->cloud, NULL, af, &err, NULL);
 		if (!s) {
 			char *msg = xasprintf("network '%s' not created: %s", net->name, err ? err : "no cloud");
 			state_log_add(st, in->id, -1, msg, d);
@@ -647,7 +600,7 @@ static int create_networks(struct state_store *st, struct state_infra *in, const
 }
 
 static int create_vms(struct state_store *st, struct state_infra *in, const struct auth_file *af,
-		      struct sessions *ss, struct diag *d)
+		      struct infra_sessions *ss, struct diag *d)
 {
 	struct state_vm *vms = NULL;
 	size_t n = 0;
@@ -670,7 +623,7 @@ static int create_vms(struct state_store *st, struct state_infra *in, const stru
 				done[k] = true;
 			}
 		const char *err = NULL;
-		struct cloud_session *s = session(ss, st, in, vms[i].cloud, vms[i].cloud_cred, af, &err);
+		struct cloud_session *s = infra_session(ss, st, in, vms[i].cloud, vms[i].cloud_cred, af, &err, NULL);
 		struct cloud_vm *cvs = xcalloc(nb + 1, sizeof(*cvs));
 		json_t **specs = xcalloc(nb + 1, sizeof(*specs));
 		for (size_t b = 0; b < nb; b++)
@@ -732,7 +685,7 @@ static int worker_main(const char *home, const char *id, int ready_fd, enum work
 	struct state_store *st = state_open(home, &d);
 	struct state_infra in = { 0 };
 	struct auth_file *af = NULL;
-	struct sessions ss = { 0 };
+	struct infra_sessions ss = { 0 };
 	int rc = 1;
 	if (!st)
 		goto out;
@@ -796,7 +749,7 @@ out:
 		diag_print(&d, stderr);
 	if (ready_fd >= 0)
 		close(ready_fd);
-	sessions_free(&ss);
+	infra_sessions_free(&ss);
 	auth_file_free(af);
 	state_infra_release(&in);
 	state_close(st);
