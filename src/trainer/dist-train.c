@@ -299,6 +299,7 @@ static int run(struct job *j, struct diag *d, double t_main)
 	int rc = worker_client_pull(&j->wc, model_params(m), d);
 	if (rc < 0)
 		return -1;
+	bool ended_before_start = rc == 1; /* async: a short job, over before we came */
 	uint64_t step = j->wc.step;
 	j->own_steps = sync ? step : step / (uint64_t)W;
 	char desc[256];
@@ -317,7 +318,7 @@ static int run(struct job *j, struct diag *d, double t_main)
 	long epoch_n = 0, steps_run = 0;
 	double log_loss = 0;
 	long log_n = 0;
-	bool diverged = false, ended = false;
+	bool diverged = false, ended = ended_before_start;
 	struct strbuf accs = STRBUF_INIT;
 	int nacc = 0;
 	strbuf_addch(&accs, '[');

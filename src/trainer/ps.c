@@ -37,6 +37,10 @@
 
 #define MOD "ps"
 #define MAX_EXTRA_CONNS 32 /* beyond the workers: probes, stray clients */
+/* After SHUTDOWN, how long a worker that never connected (async: it started
+ * after a short job was over) may still come and be told the job ended,
+ * rather than retrying a closed port until its own deadline. */
+#define LATE_WORKER_WAIT 30.0
 #define SMALL_MAX (WIRE_HDR_SIZE + 8 + WIRE_MAX_ERRTEXT + 8)
 #define PREPARE_SLICE 32768 /* floats prepared between two polls (128 KiB) */
 
@@ -1314,10 +1318,12 @@ int ps_run(const struct ps_config *cfg, struct diag *d)
 		}
 		reap(ps);
 		if (ps->shutting_down) {
-			bool busy = false;
+			bool busy = false, late = false;
 			for (size_t i = 0; i < ps->nconns; i++)
 				busy |= ps->conns[i]->worker_id >= 0 || out_pending(ps->conns[i]);
-			if (!busy || t - ps->shutdown_at > 10)
+			for (size_t i = 0; i < ps->n_workers; i++)
+				late |= ps->slots[i].state == SLOT_EXPECTED;
+			if ((!busy && !late) || t - ps->shutdown_at > (late ? LATE_WORKER_WAIT : 10))
 				break;
 		}
 		if (cfg->log_every > 0 && t - ps->last_log >= cfg->log_every && ps->initialized)

@@ -44,4 +44,20 @@ for tag in async/staleness_mean async/staleness_max job/workers_live train/examp
 	if cat "$TMPD"/tb/events.out.tfevents.* 2>/dev/null | grep -aq "$tag"; then
 		ok "TensorBoard has $tag"; else not_ok "TensorBoard has $tag"; fi
 done
+
+# a worker that comes after a short async job is over is told so (the PS
+# waits for it after SHUTDOWN) and exits 0, instead of retrying a closed
+# port until its deadline
+make_cluster "$TMPD/late.json" 1 1
+late="--cluster $TMPD/late.json --model mlp --steps 50 --async --threads 1"
+start lps --role ps $late
+start lchief --role chief $late
+wait_exit lchief 60
+expect_rc lchief 0 "short job: the chief exits 0 alone"
+start lworker --role worker --index 0 $late
+wait_exit lworker 60
+wait_exit lps 60
+expect_rc lworker 0 "the late worker exits 0"
+expect_grep 'ended by the chief' "$TMPD/lworker.log" "... told that the job is over"
+expect_rc lps 0 "the PS exits 0 once the late worker was told"
 done_testing
