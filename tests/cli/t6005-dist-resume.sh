@@ -55,7 +55,7 @@ expect_grep 'lost parameter server ps:0' "$TMPD/chief.log" "the chief says the P
 [ "$s2" -gt "$r1" ] && ok "a newer checkpoint ($s2 > $r1)" || not_ok "a newer checkpoint ($s2 vs $r1)"
 
 # 3. resume to the end
-final=$((s2 + 200))
+final=$((s2 + 400))
 start_job --steps $final --resume
 wait_exit chief 120
 wait_exit worker 30
