@@ -124,19 +124,38 @@ static double median(double *v, int n)
 	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
+#define USAGE "usage: ps_exchange [ITERATIONS [MODEL [async|sync]]]   (default 500 cnn async)\n" \
+	"  MODEL: mlp, cnn or a model spec file\n"
+
 int main(int argc, char **argv)
 {
-	int iters = argc > 1 ? (int)strtol(argv[1], NULL, 10) : 500;
+	if (argc > 1 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
+		fputs(USAGE, stdout);
+		return 0;
+	}
+	if (argc > 4) {
+		fputs("ps_exchange: too many arguments\n" USAGE, stderr);
+		return 64;
+	}
+	int iters = 500;
+	if (argc > 1) {
+		char *end;
+		long v = strtol(argv[1], &end, 10);
+		if (end == argv[1] || *end || v < 1 || v > 1000000) {
+			fprintf(stderr, "ps_exchange: ITERATIONS must be a number from 1 to 1000000, not '%s'\n" USAGE,
+				argv[1]);
+			return 64;
+		}
+		iters = (int)v;
+	}
 	const char *model = argc > 2 ? argv[2] : "cnn";
 	const char *mode_name = argc > 3 ? argv[3] : "async";
 	if (strcmp(mode_name, "async") != 0 && strcmp(mode_name, "sync") != 0) {
-		fprintf(stderr, "ps_exchange: mode must be async or sync, not '%s'\n", mode_name);
+		fprintf(stderr, "ps_exchange: mode must be async or sync, not '%s'\n" USAGE, mode_name);
 		return 64;
 	}
 	enum wire_mode mode = mode_name[0] == 'a' ? WIRE_MODE_ASYNC : WIRE_MODE_SYNC;
 	struct diag d = DIAG_INIT;
-	if (iters < 1)
-		iters = 500;
 	log_set_level(LOG_WARN);
 	signal(SIGPIPE, SIG_IGN);
 

@@ -73,21 +73,33 @@ static void generate(struct strbuf *sb, long nsys, long nconf)
 	strbuf_addstr(sb, ")\n");
 }
 
+/* positive_arg: ARG as a number from 1 to MAX, or -1. */
+static long positive_arg(const char *arg, long max)
+{
+	char *end;
+	long v = strtol(arg, &end, 10);
+	return end == arg || *end || v < 1 || v > max ? -1 : v;
+}
+
 int main(int argc, char **argv)
 {
-	long nsys = argc > 1 ? strtol(argv[1], NULL, 10) : 10000;
-	int rounds = argc > 2 ? (int)strtol(argv[2], NULL, 10) : 10;
-	long nconf = nsys < 100 ? nsys : 100;
-	struct strbuf sb = STRBUF_INIT;
-	if (nsys <= 0 || rounds <= 0) {
-		fprintf(stderr, "usage: radl_parse [SYSTEMS [ROUNDS]]\n");
+	if (argc > 1 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
+		puts("usage: radl_parse [SYSTEMS [ROUNDS]]   (default 10000 10)");
+		return 0;
+	}
+	long nsys = argc > 1 ? positive_arg(argv[1], 10000000) : 10000;
+	long rounds = argc > 2 ? positive_arg(argv[2], 100000) : 10;
+	if (nsys < 0 || rounds < 0 || argc > 3) {
+		fprintf(stderr, "usage: radl_parse [SYSTEMS [ROUNDS]]   (positive numbers)\n");
 		return 64;
 	}
+	long nconf = nsys < 100 ? nsys : 100;
+	struct strbuf sb = STRBUF_INIT;
 	generate(&sb, nsys, nconf);
 	double mb = (double)sb.len / 1e6;
 
 	double best_parse = 1e9, best_total = 1e9;
-	for (int r = 0; r < rounds; r++) {
+	for (long r = 0; r < rounds; r++) {
 		struct diag d;
 		diag_init(&d);
 		double t0 = now();
@@ -105,7 +117,7 @@ int main(int argc, char **argv)
 		radl_doc_free(doc);
 		diag_release(&d);
 	}
-	printf("radl_parse: document %.2f MB, %ld systems, %ld configures (best of %d rounds, CPU time)\n",
+	printf("radl_parse: document %.2f MB, %ld systems, %ld configures (best of %ld rounds, CPU time)\n",
 	       mb, nsys, nconf, rounds);
 	printf("  parse         %8.2f ms  %8.1f MB/s\n", best_parse * 1e3, mb / best_parse);
 	printf("  parse + check %8.2f ms  %8.1f MB/s  %6.2f us per system\n", best_total * 1e3,
