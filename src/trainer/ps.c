@@ -133,6 +133,9 @@ struct ps {
 	struct wire_stats st;
 	double last_log;
 	uint64_t log_step, log_in, log_out;
+	/* the final line's rates: from the initialisation to the last update */
+	double init_at, update_at;
+	uint64_t init_step;
 };
 
 static void spec_abandon(struct ps *ps);
@@ -523,6 +526,7 @@ static void end_round(struct ps *ps)
 	if (ps->pushed < ps->n_workers)
 		ps->st.rounds_short++;
 	ps->step++;
+	ps->update_at = now_s();
 	ps->st.examples += ps->round_examples;
 	ps->pushed = 0;
 	ps->round_examples = 0;
@@ -700,7 +704,8 @@ static void handle_init(struct ps *ps, struct conn *c, const unsigned char *p, s
 	ps->momentum = m.momentum;
 	ps->initialized = true;
 	ps->next_ready = 0;
-	ps->log_step = ps->step;
+	ps->log_step = ps->init_step = ps->step;
+	ps->init_at = now_s();
 	ps->st.step = ps->step;
 	log_info(MOD, "ps:%zu: initialised by %s at step %llu (lr %g, momentum %g%s)",
 		 ps->cfg->index, c->who, (unsigned long long)m.step, (double)m.lr,
@@ -754,6 +759,7 @@ static void handle_push(struct ps *ps, struct conn *c, const unsigned char *p, s
 			sgd(w, ps->velocity, g, ps->count, ps->lr, ps->momentum, 1.0f);
 		}
 		ps->step++;
+		ps->update_at = now_s();
 		ps->st.examples += m.examples;
 		ps->st.staleness_sum += stale;
 		if (stale > ps->st.staleness_max)
@@ -1190,13 +1196,22 @@ static void reap(struct ps *ps)
 	ps->nconns = j;
 }
 
+/* The rates since the last progress line, or for the final line over the
+ * whole run (the initialisation to the last update: not the evaluation
+ * and shutdown that follow it). */
 static void log_progress(struct ps *ps, double t, bool final)
 {
 	double dt = t - ps->last_log;
-	if (dt <= 0)
-		return;
 	double steps = (double)(ps->step - ps->log_step);
 	double bin = (double)(ps->st.bytes_in - ps->log_in), bout = (double)(ps->st.bytes_out - ps->log_out);
+	if (final) {
+		dt = ps->update_at - ps->init_at;
+		steps = (double)(ps->step - ps->init_step);
+		bin = (double)ps->st.bytes_in;
+		bout = (double)ps->st.bytes_out;
+	}
+	if (dt <= 0 || (final && !ps->update_at))
+		return;
 	if (ps->cfg->mode == WIRE_MODE_ASYNC)
 		log_info(MOD, "ps:%zu: %sstep %llu, %.1f steps/s, in %.1f MB/s, out %.1f MB/s, staleness mean %.2f max %u",
 			 ps->cfg->index, final ? "final: " : "", (unsigned long long)ps->step,

@@ -26,6 +26,9 @@ expect_rc worker 0 "worker exits 0"
 expect_rc ps 0 "ps exits 0"
 expect_grep 'shutdown requested by the chief' "$TMPD/ps.log" "the chief shuts the PS down"
 expect_grep 'steps/s, in .* MB/s, out .* MB/s' "$TMPD/ps.log" "the PS logs steps/s and bytes/s"
+# the final line's rates are over the whole run, not its idle last moments
+expect_grep 'final: step [0-9]+, [1-9][0-9]*\.[0-9] steps/s, in [1-9][0-9]*\.[0-9] MB/s' "$TMPD/ps.log" \
+	"the PS's final line has the run's steps/s and bytes/s"
 expect_grep 'steps/s, .* ex/s, out .* MB/s' "$TMPD/worker.log" "the worker logs steps/s and bytes/s"
 py_check "test accuracy >= 0.80" 'j["test_accuracy"] >= 0.80' "$TMPD/chief.out"
 py_check "summary: async, 2 workers, 1500 updates, staleness reported" \
