@@ -180,16 +180,8 @@ static int setup(struct job *j, struct diag *d)
 	if (!j->m)
 		return -1;
 	struct model *m = j->m;
-	if (model_input_channels(m) != j->train.c || model_input_height(m) != j->train.h ||
-	    model_input_width(m) != j->train.w || model_num_classes(m) < j->train.num_classes) {
-		diag_error(d, IMC_EXIT_USAGE, NULL,
-			   "model '%s' takes %dx%dx%d inputs and %d classes; dataset '%s' has "
-			   "%dx%dx%d and %d classes",
-			   model_name(m), model_input_channels(m), model_input_height(m),
-			   model_input_width(m), model_num_classes(m), o->dataset, j->train.c,
-			   j->train.h, j->train.w, j->train.num_classes);
+	if (model_check_dataset(m, &j->train, o->dataset, d) < 0)
 		return -1;
-	}
 	if (dist_layout_from_model(m, &j->layout, d) < 0)
 		return -1;
 	batcher_init(&j->bt, &j->shard, (int)j->batch, o->seed);

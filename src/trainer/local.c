@@ -291,16 +291,8 @@ static int train(struct run *r, struct diag *d, double t_main)
 		return -1;
 	double data_load_seconds = trainer_wall_now() - t0;
 	struct model *m = r->model;
-	if (model_input_channels(m) != r->train.c || model_input_height(m) != r->train.h ||
-	    model_input_width(m) != r->train.w || model_num_classes(m) < r->train.num_classes) {
-		diag_error(d, IMC_EXIT_USAGE, NULL,
-			   "model '%s' takes %dx%dx%d inputs and %d classes; dataset '%s' has "
-			   "%dx%dx%d and %d classes",
-			   model_name(m), model_input_channels(m), model_input_height(m),
-			   model_input_width(m), model_num_classes(m), o->dataset, r->train.c,
-			   r->train.h, r->train.w, r->train.num_classes);
+	if (model_check_dataset(m, &r->train, o->dataset, d) < 0)
 		return -1;
-	}
 	if (r->train.n < o->batch) {
 		diag_error(d, IMC_EXIT_USAGE, NULL, "batch %ld is larger than the %d training examples",
 			   o->batch, r->train.n);

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "trainer/data.h"
 #include "trainer/layer.h"
 #include "trainer/model-spec.h"
 #include "trainer/model.h"
@@ -258,6 +259,19 @@ size_t model_input_size(const struct model *m)
 }
 int model_num_classes(const struct model *m) { return m->classes; }
 int model_max_batch(const struct model *m) { return m->max_batch; }
+
+int model_check_dataset(const struct model *m, const struct dataset *ds, const char *dataset_name,
+			struct diag *d)
+{
+	if (m->in_c == ds->c && m->in_h == ds->h && m->in_w == ds->w && m->classes >= ds->num_classes)
+		return 0;
+	diag_error(d, IMC_EXIT_USAGE, NULL,
+		   "model '%s' takes %dx%dx%d inputs and %d classes; dataset '%s' has "
+		   "%dx%dx%d and %d classes",
+		   m->name, m->in_c, m->in_h, m->in_w, m->classes, dataset_name, ds->c, ds->h,
+		   ds->w, ds->num_classes);
+	return -1;
+}
 
 void model_init_params(struct model *m, uint64_t seed)
 {

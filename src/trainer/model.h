@@ -52,6 +52,12 @@ size_t model_input_size(const struct model *m);   /* c*h*w */
 int model_num_classes(const struct model *m);
 int model_max_batch(const struct model *m);
 
+/* 0 when the dataset's examples have the model's input shape and their
+ * labels fit its classes; else -1 with an error (usage) naming both. */
+struct dataset;
+int model_check_dataset(const struct model *m, const struct dataset *ds, const char *dataset_name,
+			struct diag *d);
+
 /* PyTorch's default rule, written out as torch_reference.py does: every
  * weight and bias ~ U(-1/sqrt(fan_in), 1/sqrt(fan_in)), fan_in =
  * in_channels*kh*kw (conv) or in_features (linear). Deterministic in seed. */

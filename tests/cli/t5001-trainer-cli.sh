@@ -53,6 +53,12 @@ printf 'input 1 28 28\nconv 8 5 pad x\n' >"$TMPD/bad.spec"
 expect_exit 65 "bad number in a model spec" -- "$T" --local --model "$TMPD/bad.spec" --data "$TMPD/empty"
 expect_grep "bad.spec:2:14: error: expected an integer" "$TMPD/err" "spec number error located"
 expect_exit 66 "missing model spec" -- "$T" --local --model "$TMPD/nope.spec" --data "$TMPD/empty"
+if [ -e /usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz ]; then
+	printf 'input 3 32 32\nflatten\ndense 10\n' >"$TMPD/cifar.spec"
+	expect_exit 64 "a model whose input is not the dataset's" -- "$T" --local --model "$TMPD/cifar.spec" --steps 1
+	expect_grep "model '.*cifar.spec' takes 3x32x32 inputs and 10 classes; dataset 'fashion-mnist' has 1x28x28 and 10 classes" \
+		"$TMPD/err" "the mismatch names both shapes"
+fi
 # A TF_CONFIG naming a task selects the distributed role, as in TensorFlow;
 # --local overrides it.
 expect_exit 65 "TF_CONFIG's task picks the role" -- env TF_CONFIG='{"cluster":{"ps":["127.0.0.1:1"],"chief":["127.0.0.1:2"]},"task":{"type":"bogus","index":0}}' "$T" --steps 1
