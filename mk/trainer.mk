@@ -23,6 +23,7 @@ libimc_la_SOURCES += \
 	src/trainer/checkpoint.c src/trainer/checkpoint.h \
 	src/trainer/tbevent.c src/trainer/metrics.c src/trainer/metrics.h \
 	src/trainer/summary.c src/trainer/summary.h \
+	src/trainer/train-opts.c src/trainer/train-opts.h \
 	src/trainer/local.c src/trainer/local.h
 
 bin_PROGRAMS += imc-train

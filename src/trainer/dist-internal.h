@@ -9,6 +9,7 @@
 
 #include "trainer/cluster.h"
 #include "trainer/model.h"
+#include "trainer/train-opts.h"
 #include "trainer/wire.h"
 #include "util/diag.h"
 
@@ -21,27 +22,7 @@ struct dist_opts {
 	bool fail_on_worker_loss;
 	double sync_timeout, connect_timeout, rpc_timeout, io_timeout, init_timeout;
 	double log_seconds;
-	/* as in --local */
-	const char *model;
-	const char *data_dir;
-	const char *dataset;
-	long epochs;
-	bool epochs_given;
-	long steps;
-	long batch;
-	double lr, momentum;
-	long threads;
-	unsigned long long seed;
-	const char *checkpoint_dir;
-	long checkpoint_every;
-	bool resume;
-	const char *metrics;
-	const char *tensorboard;
-	bool json;
-	long eval_batch;
-	long warmup;
-	long log_every;
-	int verbose;
+	struct train_opts t;     /* as in --local */
 };
 
 /* Fills l with the model's tensors (names, shapes) in flat-buffer order. */

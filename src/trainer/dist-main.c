@@ -14,7 +14,7 @@
 #include "trainer/data.h"
 #include "trainer/dist-internal.h"
 #include "trainer/dist.h"
-#include "trainer/local.h"
+#include "trainer/train-opts.h"
 #include "trainer/tpool.h"
 #include "util/exitcode.h"
 #include "util/log.h"
@@ -42,6 +42,7 @@ static void usage(FILE *fp)
 	      "Training options as with --local: --model --data --dataset --epochs --steps\n"
 	      "--batch --lr --momentum --threads --seed --checkpoint-dir --checkpoint-every\n"
 	      "--resume --metrics --tensorboard --log-every --eval-batch --warmup-steps --json\n"
+	      "-q (warnings and errors only) -v (debug)\n"
 	      "Exit status: 0 done, 1 failed (a worker lost under --on-worker-loss fail, or\n"
 	      "diverged), 64 usage, 65 bad cluster or data, 66 missing input, 69 a peer\n"
 	      "unreachable, 70 internal, 74 I/O, 75 the chief or a PS was lost: restart the\n"
@@ -51,9 +52,7 @@ static void usage(FILE *fp)
 
 enum {
 	O_ROLE = 256, O_INDEX, O_CLUSTER, O_SYNC, O_ASYNC, O_GLOBAL, O_LOSS, O_SYNCTO, O_CONNTO,
-	O_RPCTO, O_IOTO, O_INITTO, O_LOGSEC, O_LOCAL, O_MODEL, O_DATA, O_DATASET, O_EPOCHS,
-	O_STEPS, O_BATCH, O_LR, O_MOM, O_THREADS, O_SEED, O_CKDIR, O_CKEVERY, O_RESUME,
-	O_METRICS, O_TB, O_JSON, O_EVALB, O_WARMUP, O_LOGEVERY,
+	O_RPCTO, O_IOTO, O_INITTO, O_LOGSEC, O_LOCAL,
 };
 
 /* Returns 0, 1 (help printed) or -1. */
@@ -75,37 +74,20 @@ static int parse_args(struct dist_opts *o, int argc, char **argv, struct diag *d
 		{ "init-timeout", required_argument, NULL, O_INITTO },
 		{ "log-seconds", required_argument, NULL, O_LOGSEC },
 		{ "local", no_argument, NULL, O_LOCAL },
-		{ "model", required_argument, NULL, O_MODEL },
-		{ "data", required_argument, NULL, O_DATA },
-		{ "data-dir", required_argument, NULL, O_DATA },
-		{ "dataset", required_argument, NULL, O_DATASET },
-		{ "epochs", required_argument, NULL, O_EPOCHS },
-		{ "steps", required_argument, NULL, O_STEPS },
-		{ "max-steps", required_argument, NULL, O_STEPS },
-		{ "batch", required_argument, NULL, O_BATCH },
-		{ "lr", required_argument, NULL, O_LR },
-		{ "momentum", required_argument, NULL, O_MOM },
-		{ "threads", required_argument, NULL, O_THREADS },
-		{ "seed", required_argument, NULL, O_SEED },
-		{ "checkpoint-dir", required_argument, NULL, O_CKDIR },
-		{ "checkpoint-every", required_argument, NULL, O_CKEVERY },
-		{ "resume", no_argument, NULL, O_RESUME },
-		{ "metrics", required_argument, NULL, O_METRICS },
-		{ "tensorboard", required_argument, NULL, O_TB },
-		{ "json", no_argument, NULL, O_JSON },
-		{ "eval-batch", required_argument, NULL, O_EVALB },
-		{ "warmup-steps", required_argument, NULL, O_WARMUP },
-		{ "log-every", required_argument, NULL, O_LOGEVERY },
+		TRAIN_LONGOPTS,
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
-	long v;
 	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, ":hv", lo, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":hqv", lo, NULL)) != -1) {
 		const char *name = optind > 0 && optind <= argc ? argv[optind - 1] : "option";
-		int r = 0;
+		int r = train_opts_take(&o->t, c, optarg, d);
+		if (r < 0)
+			return -1;
+		if (r > 0)
+			continue;
 		switch (c) {
 		case O_ROLE:
 			if (strcmp(optarg, "ps") && strcmp(optarg, "chief") && strcmp(optarg, "worker")) {
@@ -141,42 +123,6 @@ static int parse_args(struct dist_opts *o, int argc, char **argv, struct diag *d
 		case O_LOCAL:
 			diag_error(d, IMC_EXIT_USAGE, NULL, "--local and --role exclude each other");
 			return -1;
-		case O_MODEL: o->model = optarg; break;
-		case O_DATA: o->data_dir = optarg; break;
-		case O_DATASET:
-			if (!dataset_kind_valid(optarg)) {
-				diag_error(d, IMC_EXIT_USAGE, NULL,
-					   "--dataset: unknown dataset '%s' (fashion-mnist, mnist or cifar10)",
-					   optarg);
-				return -1;
-			}
-			o->dataset = optarg;
-			break;
-		case O_EPOCHS:
-			r = trainer_parse_long("--epochs", optarg, 1, 100000, &o->epochs, d);
-			o->epochs_given = true;
-			break;
-		case O_STEPS: r = trainer_parse_long("--steps", optarg, 0, 1000000000L, &o->steps, d); break;
-		case O_BATCH: r = trainer_parse_long("--batch", optarg, 1, 65536, &o->batch, d); break;
-		case O_LR: r = trainer_parse_double("--lr", optarg, 1e-9, 100, &o->lr, d); break;
-		case O_MOM: r = trainer_parse_double("--momentum", optarg, 0.0, 0.999999, &o->momentum, d); break;
-		case O_THREADS: r = trainer_parse_long("--threads", optarg, 1, 256, &o->threads, d); break;
-		case O_SEED:
-			r = trainer_parse_long("--seed", optarg, 0, 0x7fffffffffffffffL, &v, d);
-			o->seed = (unsigned long long)v;
-			break;
-		case O_CKDIR: o->checkpoint_dir = optarg; break;
-		case O_CKEVERY:
-			r = trainer_parse_long("--checkpoint-every", optarg, 0, 1000000000L, &o->checkpoint_every, d);
-			break;
-		case O_RESUME: o->resume = true; break;
-		case O_METRICS: o->metrics = optarg; break;
-		case O_TB: o->tensorboard = optarg; break;
-		case O_JSON: o->json = true; break;
-		case O_EVALB: r = trainer_parse_long("--eval-batch", optarg, 1, 65536, &o->eval_batch, d); break;
-		case O_WARMUP: r = trainer_parse_long("--warmup-steps", optarg, 0, 1000000000L, &o->warmup, d); break;
-		case O_LOGEVERY: r = trainer_parse_long("--log-every", optarg, 1, 1000000000L, &o->log_every, d); break;
-		case 'v': o->verbose++; break;
 		case 'h':
 			usage(stdout);
 			return 1;
@@ -195,11 +141,7 @@ static int parse_args(struct dist_opts *o, int argc, char **argv, struct diag *d
 		diag_error(d, IMC_EXIT_USAGE, NULL, "unexpected argument '%s'", argv[optind]);
 		return -1;
 	}
-	if (o->resume && !o->checkpoint_dir) {
-		diag_error(d, IMC_EXIT_USAGE, NULL, "--resume needs --checkpoint-dir");
-		return -1;
-	}
-	return 0;
+	return train_opts_check(&o->t, d);
 }
 
 int trainer_dist_main(int argc, char **argv)
@@ -207,9 +149,7 @@ int trainer_dist_main(int argc, char **argv)
 	struct dist_opts o = {
 		.index = -1, .mode = WIRE_MODE_SYNC, .sync_timeout = 300, .connect_timeout = 120,
 		.rpc_timeout = 900, .io_timeout = 30, .init_timeout = 900, .log_seconds = 5,
-		.model = "cnn", .data_dir = NULL, .dataset = "fashion-mnist",
-		.epochs = 1, .batch = 64, .lr = 0.02, .momentum = 0.9, .threads = 2, .seed = 1,
-		.eval_batch = 64, .warmup = 10, .log_every = 100,
+		.t = TRAIN_OPTS_DEFAULTS,
 	};
 	struct diag d = DIAG_INIT;
 	struct cluster cl;
@@ -220,11 +160,12 @@ int trainer_dist_main(int argc, char **argv)
 		diag_release(&d);
 		return code;
 	}
-	/* the roles report progress (steps/s, bytes/s) at info level */
+	/* the roles report progress (steps/s, bytes/s) at info level; -q
+	 * keeps warnings and errors only */
 	if (getenv("IMC_LOG"))
-		log_init(o.verbose);
+		log_init(o.t.verbose);
 	else
-		log_set_level(o.verbose > 0 ? LOG_DEBUG : LOG_INFO);
+		log_set_level(o.t.verbose > 0 ? LOG_DEBUG : o.t.quiet ? LOG_WARN : LOG_INFO);
 	signal(SIGPIPE, SIG_IGN);
 	memset(&cl, 0, sizeof(cl));
 	if (cluster_load(o.cluster_file, &cl, &d) < 0)
@@ -240,7 +181,7 @@ int trainer_dist_main(int argc, char **argv)
 	}
 	if (cluster_check_task(&cl, o.role, o.index, &d) < 0)
 		goto fail;
-	tpool_set_threads((int)o.threads);
+	tpool_set_threads((int)o.t.threads);
 	if (strcmp(o.role, "ps") == 0)
 		rc = dist_run_ps(&o, &cl, &d);
 	else

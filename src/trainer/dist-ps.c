@@ -43,7 +43,7 @@ fail:
 
 int dist_run_ps(const struct dist_opts *o, const struct cluster *cl, struct diag *d)
 {
-	struct model *m = model_new(o->model, 1, d);
+	struct model *m = model_new(o->t.model, 1, d);
 	if (!m)
 		return -1;
 	struct wire_layout l;

@@ -72,7 +72,7 @@ static int checkpoint(struct job *j, struct diag *d)
 	int rc = worker_client_state(&j->wc, j->snap_p, j->snap_v, &step, d);
 	if (rc)
 		return rc < 0 ? -1 : 0;
-	struct checkpoint_meta meta = { step, j->o->seed, j->o->lr, j->o->momentum };
+	struct checkpoint_meta meta = { step, j->o->t.seed, j->o->t.lr, j->o->t.momentum };
 	if (checkpoint_save(j->ckpt, j->m, j->snap_p, j->snap_v, &meta, d) < 0)
 		return -1;
 	log_info(MOD, "%s: checkpoint at step %llu written to %s", j->who,
@@ -159,54 +159,54 @@ static int setup(struct job *j, struct diag *d)
 {
 	const struct dist_opts *o = j->o;
 	if (o->global_batch) {
-		if (o->batch % (long)j->n_workers) {
+		if (o->t.batch % (long)j->n_workers) {
 			diag_error(d, IMC_EXIT_USAGE, NULL,
 				   "--global-batch: --batch %ld does not split evenly across %zu workers",
-				   o->batch, j->n_workers);
+				   o->t.batch, j->n_workers);
 			return -1;
 		}
-		j->batch = o->batch / (long)j->n_workers;
+		j->batch = o->t.batch / (long)j->n_workers;
 	} else {
-		j->batch = o->batch;
+		j->batch = o->t.batch;
 	}
-	if (dataset_load(&j->train, o->data_dir, o->dataset, true, d) < 0)
+	if (dataset_load(&j->train, o->t.data_dir, o->t.dataset, true, d) < 0)
 		return -1;
 	if (dataset_shard(&j->shard, &j->train, (int)j->worker_id, (int)j->n_workers, d) < 0)
 		return -1;
-	if (j->chief && dataset_load(&j->test, o->data_dir, o->dataset, false, d) < 0)
+	if (j->chief && dataset_load(&j->test, o->t.data_dir, o->t.dataset, false, d) < 0)
 		return -1;
-	long maxb = j->batch > o->eval_batch ? j->batch : o->eval_batch;
-	j->m = model_new(o->model, (int)maxb, d);
+	long maxb = j->batch > o->t.eval_batch ? j->batch : o->t.eval_batch;
+	j->m = model_new(o->t.model, (int)maxb, d);
 	if (!j->m)
 		return -1;
 	struct model *m = j->m;
-	if (model_check_dataset(m, &j->train, o->dataset, d) < 0)
+	if (model_check_dataset(m, &j->train, o->t.dataset, d) < 0)
 		return -1;
 	if (dist_layout_from_model(m, &j->layout, d) < 0)
 		return -1;
-	batcher_init(&j->bt, &j->shard, (int)j->batch, o->seed);
+	batcher_init(&j->bt, &j->shard, (int)j->batch, o->t.seed);
 	j->bt_init = true;
-	if (j->chief && o->checkpoint_dir) {
-		if (mkdir(o->checkpoint_dir, 0755) < 0 && errno != EEXIST) {
+	if (j->chief && o->t.checkpoint_dir) {
+		if (mkdir(o->t.checkpoint_dir, 0755) < 0 && errno != EEXIST) {
 			diag_error(d, IMC_EXIT_IOERR, NULL, "cannot create '%s': %s",
-				   o->checkpoint_dir, strerror(errno));
+				   o->t.checkpoint_dir, strerror(errno));
 			return -1;
 		}
-		j->ckpt = checkpoint_path(o->checkpoint_dir);
+		j->ckpt = checkpoint_path(o->t.checkpoint_dir);
 	}
 	if (j->chief) {
 		size_t np = model_num_params(m);
 		j->snap_p = xmalloc(np * sizeof(float));
 		j->snap_v = xcalloc(np, sizeof(float));
-		if (o->tensorboard) {
-			j->tb = metrics_open(NULL, o->tensorboard, d);
+		if (o->t.tensorboard) {
+			j->tb = metrics_open(NULL, o->t.tensorboard, d);
 			if (!j->tb)
 				return -1;
 		}
-		if (o->metrics) {
-			j->jsonl = fopen(o->metrics, "a");
+		if (o->t.metrics) {
+			j->jsonl = fopen(o->t.metrics, "a");
 			if (!j->jsonl) {
-				diag_error(d, IMC_EXIT_IOERR, NULL, "cannot open '%s': %s", o->metrics,
+				diag_error(d, IMC_EXIT_IOERR, NULL, "cannot open '%s': %s", o->t.metrics,
 					   strerror(errno));
 				return -1;
 			}
@@ -228,19 +228,19 @@ static int chief_init(struct job *j, struct diag *d)
 {
 	const struct dist_opts *o = j->o;
 	struct model *m = j->m;
-	model_init_params(m, o->seed);
+	model_init_params(m, o->t.seed);
 	uint64_t step = 0;
 	const float *vel = NULL;
-	if (o->resume) {
+	if (o->t.resume) {
 		struct stat st;
 		if (stat(j->ckpt, &st) == 0) {
 			struct checkpoint_meta meta;
 			if (checkpoint_load(j->ckpt, m, model_params(m), j->snap_v, &meta, d) < 0)
 				return -1;
-			if (meta.seed != o->seed) {
+			if (meta.seed != o->t.seed) {
 				diag_error(d, IMC_EXIT_USAGE, NULL,
 					   "checkpoint '%s' was made with --seed %llu, not %llu",
-					   j->ckpt, (unsigned long long)meta.seed, o->seed);
+					   j->ckpt, (unsigned long long)meta.seed, o->t.seed);
 				return -1;
 			}
 			step = meta.step;
@@ -249,7 +249,7 @@ static int chief_init(struct job *j, struct diag *d)
 				 (unsigned long long)step);
 		} else {
 			log_info(MOD, "%s: no checkpoint in '%s': starting from scratch", j->who,
-				 o->checkpoint_dir);
+				 o->t.checkpoint_dir);
 		}
 	}
 	if (j->wc.initialized) {
@@ -257,8 +257,8 @@ static int chief_init(struct job *j, struct diag *d)
 			 j->who, (unsigned long long)j->wc.step);
 		return 0;
 	}
-	int rc = worker_client_init(&j->wc, model_params(m), vel, step, (float)o->lr,
-				    (float)o->momentum, d);
+	int rc = worker_client_init(&j->wc, model_params(m), vel, step, (float)o->t.lr,
+				    (float)o->t.momentum, d);
 	return rc < 0 ? -1 : 0;
 }
 
@@ -281,11 +281,11 @@ static int run(struct job *j, struct diag *d, double t_main)
 	}
 	bool sync = o->mode == WIRE_MODE_SYNC;
 	/* sync: steps are rounds; async: PS updates (one per push, all workers) */
-	uint64_t total = (uint64_t)o->epochs * (uint64_t)spe * (sync ? 1 : (uint64_t)W);
-	if (o->steps > 0 && (!o->epochs_given || (uint64_t)o->steps < total))
-		total = (uint64_t)o->steps;
-	uint64_t own_max = (!sync && (o->epochs_given || o->steps == 0))
-				   ? (uint64_t)o->epochs * (uint64_t)spe : UINT64_MAX;
+	uint64_t total = (uint64_t)o->t.epochs * (uint64_t)spe * (sync ? 1 : (uint64_t)W);
+	if (o->t.steps > 0 && (!o->t.epochs_given || (uint64_t)o->t.steps < total))
+		total = (uint64_t)o->t.steps;
+	uint64_t own_max = (!sync && (o->t.epochs_given || o->t.steps == 0))
+				   ? (uint64_t)o->t.epochs * (uint64_t)spe : UINT64_MAX;
 	if (j->chief && chief_init(j, d) < 0)
 		return -1;
 	int rc = worker_client_pull(&j->wc, model_params(m), d);
@@ -344,7 +344,7 @@ static int run(struct job *j, struct diag *d, double t_main)
 			if (j->wc.staleness > j->stale_max)
 				j->stale_max = j->wc.staleness;
 		}
-		if (steps_run > o->warmup) {
+		if (steps_run > o->t.warmup) {
 			timed += dt;
 			if (nst == cap) {
 				cap *= 2;
@@ -363,7 +363,7 @@ static int run(struct job *j, struct diag *d, double t_main)
 		if (!j->chief)
 			continue;
 		uint64_t own = sync ? step : j->own_steps;
-		if (log_n >= o->log_every) {
+		if (log_n >= o->t.log_every) {
 			if (metrics_point(j, (double)own / (double)spe, log_loss / (double)log_n, d) < 0)
 				goto out;
 			log_loss = 0;
@@ -386,8 +386,8 @@ static int run(struct job *j, struct diag *d, double t_main)
 				 j->who, (unsigned long long)(own / (uint64_t)spe), last_loss, acc,
 				 (unsigned long long)step, trainer_wall_now() - t_main);
 		}
-		if (j->ckpt && (epoch_end || (o->checkpoint_every > 0 &&
-					      own % (uint64_t)o->checkpoint_every == 0))) {
+		if (j->ckpt && (epoch_end || (o->t.checkpoint_every > 0 &&
+					      own % (uint64_t)o->t.checkpoint_every == 0))) {
 			if (checkpoint(j, d) < 0)
 				goto out;
 		}
@@ -429,21 +429,21 @@ static int run(struct job *j, struct diag *d, double t_main)
 		goto out;
 	log_info(MOD, "%s: final: global step %llu, test acc %.4f, test loss %.4f; parameter servers shut down",
 		 j->who, (unsigned long long)step, acc, test_loss);
-	if (o->json) {
+	if (o->t.json) {
 		double median = trainer_median(step_times, nst);
 		long gbatch = j->batch * (sync ? W : 1);
 		double job_eps = st.seconds > 0 && train_wall > 0 ? (double)st.examples / train_wall : NAN;
 		struct train_summary sum = {
-			.model = model_name(m), .params = np, .batch = o->batch,
-			.threads = tpool_threads(), .lr = o->lr, .momentum = o->momentum,
-			.seed = o->seed, .steps = (unsigned long long)step,
+			.model = model_name(m), .params = np, .batch = o->t.batch,
+			.threads = tpool_threads(), .lr = o->t.lr, .momentum = o->t.momentum,
+			.seed = o->t.seed, .steps = (unsigned long long)step,
 			.epochs = sync ? (double)step / (double)spe
 				       : (double)st.examples / (double)(spe * j->batch * W),
 			.train_examples_per_sec = job_eps,
 			.train_examples_per_sec_median_step = (double)gbatch / median,
 			.infer_examples_per_sec = j->test.n / fwd_seconds,
 			.infer_examples_per_cpu_sec = j->test.n / fwd_cpu,
-			.eval_batch = o->eval_batch, .test_accuracy = acc, .test_loss = test_loss,
+			.eval_batch = o->t.eval_batch, .test_accuracy = acc, .test_loss = test_loss,
 			.epoch_test_accuracy = strbuf_str(&accs), .train_loss_last_epoch = last_loss,
 			.diverged = diverged, .wall_seconds = trainer_wall_now() - t_main,
 			.data_load_seconds = data_load_seconds,
@@ -500,7 +500,7 @@ int dist_run_worker(const struct dist_opts *o, const struct cluster *cl, struct 
 	if (j.tb && metrics_close(j.tb, rc < 0 ? NULL : d) < 0 && rc >= 0)
 		rc = -1;
 	if (j.jsonl && fclose(j.jsonl) != 0 && rc >= 0) {
-		diag_error(d, IMC_EXIT_IOERR, NULL, "cannot write '%s': %s", o->metrics,
+		diag_error(d, IMC_EXIT_IOERR, NULL, "cannot write '%s': %s", o->t.metrics,
 			   strerror(errno));
 		rc = -1;
 	}

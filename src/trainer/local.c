@@ -22,37 +22,13 @@
 #include "trainer/optim.h"
 #include "trainer/summary.h"
 #include "trainer/tpool.h"
+#include "trainer/train-opts.h"
 #include "util/diag.h"
 #include "util/log.h"
 #include "util/strbuf.h"
 #include "util/xalloc.h"
 #include "util/banned.h"
 
-
-struct opts {
-	const char *model;
-	const char *data_dir;
-	const char *dataset;
-	long epochs;
-	bool epochs_given;
-	long steps;
-	long batch;
-	double lr;
-	double momentum;
-	long threads;
-	unsigned long long seed;
-	const char *checkpoint_dir;
-	long checkpoint_every;
-	bool resume;
-	const char *metrics;
-	const char *tensorboard;
-	bool json;
-	long eval_batch;
-	long warmup;
-	long log_every;
-	bool quiet;
-	int verbose;
-};
 
 void trainer_usage(FILE *fp)
 {
@@ -85,149 +61,33 @@ void trainer_usage(FILE *fp)
 	      fp);
 }
 
-int trainer_parse_long(const char *opt, const char *s, long lo, long hi, long *out,
-		       struct diag *d)
-{
-	char *end;
-	errno = 0;
-	long v = strtol(s, &end, 10);
-	if (errno || end == s || *end || v < lo || v > hi) {
-		diag_error(d, IMC_EXIT_USAGE, NULL, "%s: expected an integer in [%ld, %ld], got '%s'",
-			   opt, lo, hi, s);
-		return -1;
-	}
-	*out = v;
-	return 0;
-}
+enum { OPT_LOCAL = 256, OPT_VERSION };
 
-int trainer_parse_double(const char *opt, const char *s, double lo, double hi, double *out,
-			 struct diag *d)
-{
-	char *end;
-	errno = 0;
-	double v = strtod(s, &end);
-	if (errno || end == s || *end || !(v >= lo && v <= hi)) {
-		diag_error(d, IMC_EXIT_USAGE, NULL, "%s: expected a number in [%g, %g], got '%s'", opt,
-			   lo, hi, s);
-		return -1;
-	}
-	*out = v;
-	return 0;
-}
-
-enum {
-	OPT_LOCAL = 256, OPT_MODEL, OPT_DATA, OPT_DATASET, OPT_EPOCHS, OPT_STEPS, OPT_BATCH,
-	OPT_LR, OPT_MOMENTUM, OPT_THREADS, OPT_SEED, OPT_CKDIR, OPT_CKEVERY, OPT_RESUME,
-	OPT_METRICS, OPT_TB, OPT_JSON, OPT_EVALB, OPT_WARMUP, OPT_LOGEVERY, OPT_VERSION,
-};
-
-/* Returns 0, 1 (help printed) or -1. */
-static int parse_args(struct opts *o, int argc, char **argv, struct diag *d)
+/* Returns 0, 1 (help or version printed) or -1. */
+static int parse_args(struct train_opts *o, int argc, char **argv, struct diag *d)
 {
 	static const struct option longopts[] = {
 		{ "local", no_argument, NULL, OPT_LOCAL },
-		{ "model", required_argument, NULL, OPT_MODEL },
-		{ "data", required_argument, NULL, OPT_DATA },
-		{ "data-dir", required_argument, NULL, OPT_DATA },
-		{ "dataset", required_argument, NULL, OPT_DATASET },
-		{ "epochs", required_argument, NULL, OPT_EPOCHS },
-		{ "steps", required_argument, NULL, OPT_STEPS },
-		{ "max-steps", required_argument, NULL, OPT_STEPS },
-		{ "batch", required_argument, NULL, OPT_BATCH },
-		{ "lr", required_argument, NULL, OPT_LR },
-		{ "momentum", required_argument, NULL, OPT_MOMENTUM },
-		{ "threads", required_argument, NULL, OPT_THREADS },
-		{ "seed", required_argument, NULL, OPT_SEED },
-		{ "checkpoint-dir", required_argument, NULL, OPT_CKDIR },
-		{ "checkpoint-every", required_argument, NULL, OPT_CKEVERY },
-		{ "resume", no_argument, NULL, OPT_RESUME },
-		{ "metrics", required_argument, NULL, OPT_METRICS },
-		{ "tensorboard", required_argument, NULL, OPT_TB },
-		{ "json", no_argument, NULL, OPT_JSON },
-		{ "eval-batch", required_argument, NULL, OPT_EVALB },
-		{ "warmup-steps", required_argument, NULL, OPT_WARMUP },
-		{ "log-every", required_argument, NULL, OPT_LOGEVERY },
-		{ "quiet", no_argument, NULL, 'q' },
+		TRAIN_LONGOPTS,
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, OPT_VERSION },
 		{ NULL, 0, NULL, 0 },
 	};
-	long v;
 	int c;
 	opterr = 0;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, ":hqv", longopts, NULL)) != -1) {
 		const char *name = optind > 0 && optind <= argc ? argv[optind - 1] : "option";
+		int r = train_opts_take(o, c, optarg, d);
+		if (r < 0)
+			return -1;
+		if (r > 0)
+			continue;
 		switch (c) {
 		case OPT_LOCAL: break;
-		case OPT_MODEL: o->model = optarg; break;
-		case OPT_DATA: o->data_dir = optarg; break;
-		case OPT_DATASET:
-			if (!dataset_kind_valid(optarg)) {
-				diag_error(d, IMC_EXIT_USAGE, NULL,
-					   "--dataset: unknown dataset '%s' (fashion-mnist, mnist or cifar10)",
-					   optarg);
-				return -1;
-			}
-			o->dataset = optarg;
-			break;
-		case OPT_EPOCHS:
-			if (trainer_parse_long("--epochs", optarg, 1, 100000, &o->epochs, d) < 0)
-				return -1;
-			o->epochs_given = true;
-			break;
-		case OPT_STEPS:
-			if (trainer_parse_long("--steps", optarg, 0, 1000000000L, &o->steps, d) < 0)
-				return -1;
-			break;
-		case OPT_BATCH:
-			if (trainer_parse_long("--batch", optarg, 1, 65536, &o->batch, d) < 0)
-				return -1;
-			break;
-		case OPT_LR:
-			if (trainer_parse_double("--lr", optarg, 0.0, 1e6, &o->lr, d) < 0)
-				return -1;
-			break;
-		case OPT_MOMENTUM:
-			if (trainer_parse_double("--momentum", optarg, 0.0, 0.999999, &o->momentum, d) < 0)
-				return -1;
-			break;
-		case OPT_THREADS:
-			if (trainer_parse_long("--threads", optarg, 1, 256, &o->threads, d) < 0)
-				return -1;
-			break;
-		case OPT_SEED:
-			if (trainer_parse_long("--seed", optarg, 0, 0x7fffffffffffffffL, &v, d) < 0)
-				return -1;
-			o->seed = (unsigned long long)v;
-			break;
-		case OPT_CKDIR: o->checkpoint_dir = optarg; break;
-		case OPT_CKEVERY:
-			if (trainer_parse_long("--checkpoint-every", optarg, 0, 1000000000L,
-				       &o->checkpoint_every, d) < 0)
-				return -1;
-			break;
-		case OPT_RESUME: o->resume = true; break;
-		case OPT_METRICS: o->metrics = optarg; break;
-		case OPT_TB: o->tensorboard = optarg; break;
-		case OPT_JSON: o->json = true; break;
-		case OPT_EVALB:
-			if (trainer_parse_long("--eval-batch", optarg, 1, 65536, &o->eval_batch, d) < 0)
-				return -1;
-			break;
-		case OPT_WARMUP:
-			if (trainer_parse_long("--warmup-steps", optarg, 0, 1000000000L, &o->warmup, d) < 0)
-				return -1;
-			break;
-		case OPT_LOGEVERY:
-			if (trainer_parse_long("--log-every", optarg, 1, 1000000000L, &o->log_every, d) < 0)
-				return -1;
-			break;
 		case OPT_VERSION:
 			printf("imc-train %s\n", PACKAGE_VERSION);
 			return 1;
-		case 'q': o->quiet = true; break;
-		case 'v': o->verbose++; break;
 		case 'h':
 			trainer_usage(stdout);
 			return 1;
@@ -244,11 +104,7 @@ static int parse_args(struct opts *o, int argc, char **argv, struct diag *d)
 		diag_error(d, IMC_EXIT_USAGE, NULL, "unexpected argument '%s'", argv[optind]);
 		return -1;
 	}
-	if (o->resume && !o->checkpoint_dir) {
-		diag_error(d, IMC_EXIT_USAGE, NULL, "--resume needs --checkpoint-dir");
-		return -1;
-	}
-	return 0;
+	return train_opts_check(o, d);
 }
 
 static int ensure_dir(const char *dir, struct diag *d)
@@ -261,7 +117,7 @@ static int ensure_dir(const char *dir, struct diag *d)
 }
 
 struct run {
-	struct opts o;
+	struct train_opts o;
 	struct dataset train, test;
 	struct model *model;
 	struct optim *opt;
@@ -279,7 +135,7 @@ static int save(struct run *r, uint64_t step, struct diag *d)
 
 static int train(struct run *r, struct diag *d, double t_main)
 {
-	struct opts *o = &r->o;
+	struct train_opts *o = &r->o;
 	int rc = -1;
 	int max_batch = (int)(o->batch > o->eval_batch ? o->batch : o->eval_batch);
 	r->model = model_new(o->model, max_batch, d);
@@ -487,11 +343,7 @@ int trainer_local_main(int argc, char **argv)
 	struct run r;
 	int rc;
 	memset(&r, 0, sizeof(r));
-	r.o = (struct opts){
-		.model = "cnn", .data_dir = NULL, .dataset = "fashion-mnist",
-		.epochs = 1, .batch = 64, .lr = 0.02, .momentum = 0.9, .threads = 2, .seed = 1,
-		.eval_batch = 64, .warmup = 10, .log_every = 100,
-	};
+	r.o = (struct train_opts)TRAIN_OPTS_DEFAULTS;
 	diag_init(&d);
 	rc = parse_args(&r.o, argc, argv, &d);
 	if (rc != 0) {

@@ -9,12 +9,4 @@ int trainer_local_main(int argc, char **argv);
 /* Prints the usage text of imc-train to fp. */
 void trainer_usage(FILE *fp);
 
-struct diag;
-/* Option values for every imc-train mode: s must be a whole integer (or a
- * number) within [lo, hi]; otherwise -1 with a usage error naming opt. */
-int trainer_parse_long(const char *opt, const char *s, long lo, long hi, long *out,
-		       struct diag *d);
-int trainer_parse_double(const char *opt, const char *s, double lo, double hi, double *out,
-			 struct diag *d);
-
 #endif

@@ -19,6 +19,13 @@ expect_exit 64 "missing option value is a usage error" -- "$T" --epochs
 expect_exit 64 "unknown dataset is a usage error" -- "$T" --dataset imagenet
 expect_exit 64 "--resume without --checkpoint-dir" -- "$T" --resume
 expect_exit 64 "stray argument" -- "$T" --local extra
+# the training options mean the same in every mode (one parser)
+for mode in --local "--role ps"; do
+	expect_exit 64 "$mode: --lr 0 is refused" -- "$T" $mode --lr 0
+	expect_grep "[-]-lr: expected a number in \[1e-09, 100\], got '0'" "$TMPD/err" "$mode: --lr's range named"
+	expect_exit 64 "$mode: --resume without --checkpoint-dir" -- "$T" $mode --resume
+	expect_grep "[-]-resume needs --checkpoint-dir" "$TMPD/err" "$mode: --resume's need named"
+done
 
 # datasets: missing, truncated, malformed
 mkdir -p "$TMPD/empty" "$TMPD/bad"
