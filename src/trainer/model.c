@@ -7,17 +7,22 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "trainer/data.h"
 #include "trainer/layer.h"
 #include "trainer/model-spec.h"
 #include "trainer/model.h"
 #include "trainer/rng.h"
+#include "trainer/wire.h"
 #include "util/strbuf.h"
 #include "util/xalloc.h"
 #include "util/banned.h"
 
 #define MAX_BATCH_LIMIT 65536
+/* Every model must fit one PS shard (the wire's limit), which also keeps
+ * a spec's typo ("dense 65536" twice) an error instead of a 16 GiB malloc. */
+#define MAX_PARAMS ((size_t)WIRE_MAX_SHARD)
 
 struct model {
 	char *name;
@@ -117,6 +122,12 @@ static int build(struct model *m, const struct model_spec *s, const char *file,
 		w = l->out_w;
 	}
 	m->nparams = offset;
+	if (offset > MAX_PARAMS) {
+		diag_error(d, IMC_EXIT_DATAERR, NULL,
+			   "model '%s' has %zu parameters; imc-train takes at most %zu", file, offset,
+			   MAX_PARAMS);
+		return -1;
+	}
 	m->classes = c * h * w;
 	if (m->classes < 2 || m->classes > 256) {
 		diag_error(d, IMC_EXIT_DATAERR, NULL,
@@ -125,6 +136,40 @@ static int build(struct model *m, const struct model_spec *s, const char *file,
 		return -1;
 	}
 	return 0;
+}
+
+/* What allocate() will take, in bytes. */
+static size_t memory_need(const struct model *m)
+{
+	size_t floats = 2 * m->nparams, maxact = (size_t)m->classes;
+	for (int i = 0; i < m->nlayers; i++) {
+		const struct layer *l = &m->layers[i];
+		if (!l->ops->identity)
+			floats += layer_out_size(l) * (size_t)m->max_batch;
+		if (layer_in_size(l) > maxact)
+			maxact = layer_in_size(l);
+		if (layer_out_size(l) > maxact)
+			maxact = layer_out_size(l);
+	}
+	return (floats + 2 * maxact * (size_t)m->max_batch) * sizeof(float);
+}
+
+/* A clear error instead of an allocation failure when the model cannot
+ * fit in this machine's memory at this batch size. */
+static int check_memory(const struct model *m, const char *file, struct diag *d)
+{
+	long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+	if (pages <= 0 || page <= 0)
+		return 0;
+	double need = (double)memory_need(m), have = (double)pages * (double)page;
+	if (need <= have)
+		return 0;
+	diag_error(d, IMC_EXIT_DATAERR, NULL,
+		   "model '%s' at batch %d needs %.1f GiB for its parameters, gradients and "
+		   "activations; this machine has %.1f GiB (a smaller --batch or --eval-batch "
+		   "needs less)",
+		   file, m->max_batch, need / (1u << 30), have / (1u << 30));
+	return -1;
 }
 
 static void allocate(struct model *m)
@@ -203,7 +248,8 @@ struct model *model_new(const char *name_or_spec_path, int max_batch, struct dia
 	m = xcalloc(1, sizeof(*m));
 	m->name = name;
 	m->max_batch = max_batch;
-	if (build(m, &spec, name_or_spec_path, d) < 0) {
+	if (build(m, &spec, name_or_spec_path, d) < 0 ||
+	    check_memory(m, name_or_spec_path, d) < 0) {
 		model_free(m);
 		m = NULL;
 	} else {

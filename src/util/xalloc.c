@@ -7,12 +7,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/diag.h"
 #include "util/xalloc.h"
 #include "util/banned.h"
 
 static void __attribute__((noreturn)) oom(size_t n)
 {
-	fprintf(stderr, "imc: fatal: out of memory (allocating %zu bytes)\n", n);
+	fprintf(stderr, "%s: fatal: out of memory (allocating %zu bytes)\n", diag_program(), n);
 	abort();
 }
 

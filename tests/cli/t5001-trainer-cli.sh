@@ -60,6 +60,16 @@ printf 'input 1 28 28\nconv 8 5 pad x\n' >"$TMPD/bad.spec"
 expect_exit 65 "bad number in a model spec" -- "$T" --local --model "$TMPD/bad.spec" --data "$TMPD/empty"
 expect_grep "bad.spec:2:14: error: expected an integer" "$TMPD/err" "spec number error located"
 expect_exit 66 "missing model spec" -- "$T" --local --model "$TMPD/nope.spec" --data "$TMPD/empty"
+printf 'input 1 28 28\nflatten\ndense 65536\nrelu\ndense 65536\ndense 10\n' >"$TMPD/huge.spec"
+expect_exit 65 "a model with billions of parameters is refused, not allocated" -- \
+	"$T" --local --model "$TMPD/huge.spec" --data "$TMPD/empty"
+expect_grep "model '.*huge.spec' has 4347133962 parameters; imc-train takes at most 268435456" \
+	"$TMPD/err" "... naming the count and the limit"
+# activations: 64x256x256 floats per example at batch 65536 are 1 TiB
+printf 'input 3 256 256\nconv 64 3 pad 1\nflatten\ndense 10\n' >"$TMPD/wide.spec"
+expect_exit 65 "a model that cannot fit in memory at its batch is refused" -- \
+	"$T" --local --model "$TMPD/wide.spec" --batch 65536 --data "$TMPD/empty"
+expect_grep "at batch 65536 needs [0-9.]+ GiB .*this machine has" "$TMPD/err" "... saying what it needs"
 if [ -e /usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz ]; then
 	printf 'input 3 32 32\nflatten\ndense 10\n' >"$TMPD/cifar.spec"
 	expect_exit 64 "a model whose input is not the dataset's" -- "$T" --local --model "$TMPD/cifar.spec" --steps 1
