@@ -32,6 +32,20 @@ tests_unit_test_wire_ps_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_wire_ps_LDADD = $(UNIT_LIBS)
 endif
 
+if ENABLE_FUZZING
+check_PROGRAMS += tests/fuzz/fuzz-wire tests/fuzz/fuzz-trainer-config
+tests_fuzz_fuzz_wire_SOURCES = tests/fuzz/fuzz-wire.c
+tests_fuzz_fuzz_wire_CFLAGS = $(AM_CFLAGS) -fsanitize=fuzzer
+tests_fuzz_fuzz_wire_LDFLAGS = $(AM_LDFLAGS) -fsanitize=fuzzer
+tests_fuzz_fuzz_wire_LDADD = libimc.la $(IMC_LIBS)
+tests_fuzz_fuzz_trainer_config_SOURCES = tests/fuzz/fuzz-trainer-config.c
+tests_fuzz_fuzz_trainer_config_CFLAGS = $(AM_CFLAGS) -fsanitize=fuzzer
+tests_fuzz_fuzz_trainer_config_LDFLAGS = $(AM_LDFLAGS) -fsanitize=fuzzer
+tests_fuzz_fuzz_trainer_config_LDADD = libimc.la $(IMC_LIBS)
+endif
+TESTS += tests/cli/t6007-trainer-fuzz.sh
+EXTRA_DIST += tests/cli/t6007-trainer-fuzz.sh
+
 # bench/ps_exchange: PS push+pull throughput vs raw loopback TCP (reports only).
 noinst_PROGRAMS += bench/ps_exchange
 bench_ps_exchange_SOURCES = bench/ps_exchange.c
