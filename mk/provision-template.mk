@@ -31,3 +31,5 @@ tests_fuzz_fuzz_expr_CFLAGS = $(AM_CFLAGS) -fsanitize=fuzzer
 tests_fuzz_fuzz_expr_LDFLAGS = $(AM_LDFLAGS) -fsanitize=fuzzer
 tests_fuzz_fuzz_expr_LDADD = libimc.la $(IMC_LIBS)
 endif
+TESTS += tests/cli/t4007-template-fuzz.sh
+EXTRA_DIST += tests/cli/t4007-template-fuzz.sh
