@@ -9,3 +9,14 @@ tests_unit_test_auth_SOURCES = tests/unit/test-auth.c
 tests_unit_test_auth_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_auth_LDADD = $(UNIT_LIBS)
 endif
+
+# fuzzing the auth file reader
+if ENABLE_FUZZING
+check_PROGRAMS += tests/fuzz/fuzz-auth
+tests_fuzz_fuzz_auth_SOURCES = tests/fuzz/fuzz-auth.c
+tests_fuzz_fuzz_auth_CFLAGS = $(AM_CFLAGS) -fsanitize=fuzzer
+tests_fuzz_fuzz_auth_LDFLAGS = $(AM_LDFLAGS) -fsanitize=fuzzer
+tests_fuzz_fuzz_auth_LDADD = libimc.la $(IMC_LIBS)
+endif
+TESTS += tests/cli/t2007-auth-fuzz.sh
+EXTRA_DIST += tests/cli/t2007-auth-fuzz.sh

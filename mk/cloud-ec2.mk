@@ -32,3 +32,14 @@ EXTRA_DIST += tests/ec2/lib-ec2.sh tests/cli/t7001-ec2-lifecycle.sh \
 	tests/cli/t7002-ec2-retry.sh tests/cli/t7003-ec2-errors.sh \
 	tests/cli/t7004-ec2-cli.sh tests/cli/t7005-ec2-crash.sh
 EXTRA_DIST += docs/ec2.md
+
+# fuzzing the reply readers
+if ENABLE_FUZZING
+check_PROGRAMS += tests/fuzz/fuzz-ec2-xml
+tests_fuzz_fuzz_ec2_xml_SOURCES = tests/fuzz/fuzz-ec2-xml.c
+tests_fuzz_fuzz_ec2_xml_CFLAGS = $(AM_CFLAGS) -fsanitize=fuzzer
+tests_fuzz_fuzz_ec2_xml_LDFLAGS = $(AM_LDFLAGS) -fsanitize=fuzzer
+tests_fuzz_fuzz_ec2_xml_LDADD = libimc.la $(IMC_LIBS)
+endif
+TESTS += tests/cli/t7006-ec2-xml-fuzz.sh
+EXTRA_DIST += tests/cli/t7006-ec2-xml-fuzz.sh

@@ -34,3 +34,14 @@ TESTS += tests/cli/t4005-registered-unsafe.sh
 EXTRA_DIST += tests/cli/t4005-registered-unsafe.sh
 TESTS += tests/cli/t4006-differential-ssh.sh
 EXTRA_DIST += tests/cli/t4006-differential-ssh.sh
+
+# fuzzing the recipe loader
+if ENABLE_FUZZING
+check_PROGRAMS += tests/fuzz/fuzz-playbook
+tests_fuzz_fuzz_playbook_SOURCES = tests/fuzz/fuzz-playbook.c
+tests_fuzz_fuzz_playbook_CFLAGS = $(AM_CFLAGS) -fsanitize=fuzzer
+tests_fuzz_fuzz_playbook_LDFLAGS = $(AM_LDFLAGS) -fsanitize=fuzzer
+tests_fuzz_fuzz_playbook_LDADD = libimc.la $(IMC_LIBS)
+endif
+TESTS += tests/cli/t4008-playbook-fuzz.sh
+EXTRA_DIST += tests/cli/t4008-playbook-fuzz.sh

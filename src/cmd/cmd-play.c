@@ -39,6 +39,8 @@ static const char usage_text[] =
 	"  -t, --target ID[:VM[,VM]]   the VMs of an existing infrastructure (over SSH with\n"
 	"                              its key; host keys verified against the pinned ones)\n"
 	"      --no-fallback           never hand the playbook to ansible-playbook\n"
+	"      --syntax-check          only load the playbook and report its errors\n"
+	"                              (with file:line:col); run nothing\n"
 	"A playbook using a module, keyword, filter or lookup outside imc's subset is\n"
 	"run by ansible-playbook when it is installed (local connection), else refused.\n";
 
@@ -352,11 +354,12 @@ int cmd_play(struct imc_ctx *ctx, int argc, char **argv)
 		{ "known-hosts", required_argument, NULL, 'K' },
 		{ "no-fallback", no_argument, NULL, 'N' },
 		{ "target", required_argument, NULL, 't' },
+		{ "syntax-check", no_argument, NULL, 'S' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *connection = "local", *inv_host = "localhost", *key = NULL, *results = NULL;
 	const char *known_hosts = NULL;
-	bool no_fallback = false;
+	bool no_fallback = false, syntax_check = false;
 	struct ssh_spec *pinctx_keep = NULL;
 	size_t pinctx_n = 0;
 	bool json_out = ctx->json;
@@ -401,13 +404,24 @@ int cmd_play(struct imc_ctx *ctx, int argc, char **argv)
 			free(list);
 			break;
 		}
-		case 'f': forks = (int)strtol(optarg, NULL, 10); break;
+		case 'f': {
+			char *end;
+			long v = strtol(optarg, &end, 10);
+			if (end == optarg || *end || v < 1 || v > 1024) {
+				rc = cmd_usage_error("play", "--forks wants a number from 1 to 1024, not '%s'",
+						     optarg);
+				goto out;
+			}
+			forks = (int)v;
+			break;
+		}
 		case 'r': results = optarg; break;
 		case 'q': quiet = true; break;
 		case 'J': json_out = true; break;
 		case 'K': known_hosts = optarg; break;
 		case 'N': no_fallback = true; break;
 		case 't': target = optarg; connection = "ssh"; break;
+		case 'S': syntax_check = true; break;
 		default:
 			rc = cmd_usage_error("play", "unknown option");
 			goto out;
@@ -415,6 +429,17 @@ int cmd_play(struct imc_ctx *ctx, int argc, char **argv)
 	}
 	if (optind != argc - 1) {
 		rc = cmd_usage_error("play", "one PLAYBOOK file is required");
+		goto out;
+	}
+	if (syntax_check) {
+		/* as ansible-playbook --syntax-check: load, report, run nothing */
+		pb = play_load_file(argv[optind], NULL, &d);
+		if (!pb) {
+			rc = cmd_report(ctx, &d);
+			goto out;
+		}
+		if (!ctx->json)
+			printf("\nplaybook: %s\n", argv[optind]);
 		goto out;
 	}
 	if (strcmp(connection, "local") && strcmp(connection, "ssh")) {

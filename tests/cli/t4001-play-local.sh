@@ -113,4 +113,19 @@ expect_grep 'censored' "$TMPD/out" "no_log says so"
 
 expect_exit 66 "a missing playbook" -- "$IMC" play "$TMPD/nope.yml"
 expect_exit 64 "no playbook is a usage error" -- "$IMC" play
+expect_exit 64 "a bad --forks is a usage error" -- "$IMC" play --forks abc "$TMPD/nolog.yml"
+
+# --syntax-check: load and report, run nothing
+cat >"$TMPD/touch.yml" <<EOY
+- hosts: all
+  tasks:
+    - file: path=$TMPD/touched state=touch
+EOY
+expect_exit 0 "--syntax-check of a good playbook" -- "$IMC" play --syntax-check "$TMPD/touch.yml"
+expect_grep "^playbook: $TMPD/touch.yml" "$TMPD/out" "--syntax-check names the playbook"
+[ -e "$TMPD/touched" ] && not_ok "--syntax-check ran a task" || ok "--syntax-check runs nothing"
+printf -- '- hosts: all\n  tasks:\n    - command: echo\n      whenn: x\n' >"$TMPD/typo.yml"
+expect_exit 65 "--syntax-check of a playbook with a typo" -- "$IMC" play --syntax-check "$TMPD/typo.yml"
+expect_grep "typo.yml:3:[0-9]+: error: conflicting action statements: 'command', 'whenn'" "$TMPD/err" \
+	"--syntax-check locates the error"
 done_testing

@@ -5,13 +5,10 @@
 # literals), each from seeds that reach filters, tests, loops and lookups.
 # Longer runs: tests/fuzz/fuzz-template -max_total_time=60 DIR.
 . "$top_srcdir/tests/cli/lib.sh"
+. "$top_srcdir/tests/cli/fuzz-lib.sh"
+fuzz_require fuzz-template fuzz-expr
 
-tmpl="$top_builddir/tests/fuzz/fuzz-template"
-expr="$top_builddir/tests/fuzz/fuzz-expr"
-[ -x "$tmpl" ] && [ -x "$expr" ] ||
-	skip_all "fuzz harnesses not built (configure with CC=clang --enable-fuzzing)"
-
-mkdir -p "$TMPD/seeds-tmpl" "$TMPD/seeds-expr" "$TMPD/corpus-tmpl" "$TMPD/corpus-expr"
+mkdir -p "$TMPD/seeds-tmpl" "$TMPD/seeds-expr"
 n=0
 for t in "{{ s | lower | replace('world', 'x') }}" \
 	"{% for o in objs | sort(attribute='n') %}{{ o.name }}{% if not loop.last %},{% endif %}{% endfor %}" \
@@ -28,13 +25,6 @@ for e in "i > 3 and s is search('W')" "l | sum + (d.b | length)" "r.rc == 0 or r
 	n=$((n + 1)); printf '%s' "$e" >"$TMPD/seeds-expr/$n"
 done
 
-for h in tmpl expr; do
-	eval "bin=\$$h"
-	name=$(basename "$bin")
-	if "$bin" -runs=3000 -seed=1 -max_len=2048 "$TMPD/corpus-$h" "$TMPD/seeds-$h" >"$TMPD/$h.log" 2>&1; then
-		ok "$name: 3000 runs without a crash"
-	else
-		not_ok "$name found a problem"; tail -30 "$TMPD/$h.log" | sed 's/^/#   /'
-	fi
-done
+fuzz_run fuzz-template "$TMPD/seeds-tmpl" 2048
+fuzz_run fuzz-expr "$TMPD/seeds-expr" 2048
 done_testing

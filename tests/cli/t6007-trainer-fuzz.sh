@@ -5,11 +5,8 @@
 # valid messages and files. Longer runs:
 #   tests/fuzz/fuzz-wire -max_total_time=60 DIR
 . "$top_srcdir/tests/cli/lib.sh"
-
-wire="$top_builddir/tests/fuzz/fuzz-wire"
-config="$top_builddir/tests/fuzz/fuzz-trainer-config"
-[ -x "$wire" ] && [ -x "$config" ] ||
-	skip_all "fuzz harnesses not built (configure with CC=clang --enable-fuzzing)"
+. "$top_srcdir/tests/cli/fuzz-lib.sh"
+fuzz_require fuzz-wire fuzz-trainer-config
 command -v "${PYTHON3:-python3}" >/dev/null 2>&1 || skip_all "python3 is needed to write the seeds"
 
 # seeds: the selector byte, then a valid message or file
@@ -36,14 +33,6 @@ printf '\000{"ps": ["127.0.0.1:1"], "worker": ["127.0.0.1:2", "127.0.0.1:3"]}' >
 printf '\001input 1 28 28\nconv 32 3 pad 1\nrelu\nmaxpool 2\nflatten\ndense 128 # hidden\nrelu\ndense 10\n' >"$TMPD/config/cnn"
 printf '\001input 3 32 32\nconv 16 5 stride 2 pad 2\nmaxpool 2 stride 2\nflatten\ndense 10\n' >"$TMPD/config/cifar"
 
-for h in wire config; do
-	eval "bin=\$$h"
-	name=$(basename "$bin")
-	mkdir -p "$TMPD/corpus-$h"
-	if "$bin" -runs=3000 -seed=1 -max_len=4096 "$TMPD/corpus-$h" "$TMPD/$h" >"$TMPD/$h.log" 2>&1; then
-		ok "$name: 3000 runs without a crash"
-	else
-		not_ok "$name found a problem"; tail -30 "$TMPD/$h.log" | sed 's/^/#   /'
-	fi
-done
+fuzz_run fuzz-wire "$TMPD/wire" 4096
+fuzz_run fuzz-trainer-config "$TMPD/config" 4096
 done_testing
