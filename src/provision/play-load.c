@@ -50,6 +50,20 @@ void *play_alloc(struct task_playbook *pb, size_t n)
 	return p;
 }
 
+/* The playbook takes ownership of ref (which may be NULL) until play_free:
+ * the pool frees memory, not references. Returns ref, borrowed. */
+static json_t *play_keep(struct task_playbook *pb, json_t *ref)
+{
+	if (!ref)
+		return NULL;
+	pthread_mutex_lock(&pb->lock);
+	if (!pb->refs)
+		pb->refs = json_array();
+	json_array_append_new(pb->refs, ref);
+	pthread_mutex_unlock(&pb->lock);
+	return ref;
+}
+
 char *play_strdup(struct task_playbook *pb, const char *s)
 {
 	if (!s)
@@ -271,11 +285,7 @@ static struct ptask *parse_task(struct task_playbook *pb, json_t *raw, const str
 		return NULL;
 	}
 	struct ptask *t = play_alloc(pb, sizeof(*t));
-	t->raw = json_incref(raw);
-	/* the pool frees memory, not references: keep raw alive through the pool */
-	json_t **keep = play_alloc(pb, sizeof(json_t *) * 2);
-	keep[0] = raw;
-	(void)keep;
+	t->raw = play_keep(pb, json_incref(raw));
 	t->file = file;
 	t->line = loc.line;
 	t->dir = dir;
@@ -315,6 +325,7 @@ static struct ptask *parse_task(struct task_playbook *pb, json_t *raw, const str
 		if (module) {
 			diag_error(d, IMC_EXIT_DATAERR, &loc,
 				   "conflicting action statements: '%s', '%s'", module, k);
+			json_decref(margs);
 			return NULL;
 		}
 		if (!strcmp(k, "action") || !strcmp(k, "local_action")) {
@@ -376,9 +387,7 @@ static struct ptask *parse_task(struct task_playbook *pb, json_t *raw, const str
 		json_decref(args);
 		args = merged;
 	}
-	t->args = args;
-	json_t **kp = play_alloc(pb, sizeof(json_t *));
-	*kp = args;
+	t->args = play_keep(pb, args);
 
 	const char *name = json_string_value(json_object_get(raw, "name"));
 	if (role)
@@ -535,24 +544,18 @@ struct task_role *play_load_role(struct task_playbook *pb, const char *name, jso
 	r->name = play_strdup(pb, name);
 	r->dir = play_strdup(pb, dir);
 	free(dir);
-	r->defaults = role_vars_file(r->dir, "defaults", d, &rc);
-	r->vars = role_vars_file(r->dir, "vars", d, &rc);
-	r->params = params ? json_incref(params) : json_object();
-	json_t **keep = play_alloc(pb, 3 * sizeof(json_t *));
-	keep[0] = r->defaults;
-	keep[1] = r->vars;
-	keep[2] = r->params;
+	r->defaults = play_keep(pb, role_vars_file(r->dir, "defaults", d, &rc));
+	r->vars = play_keep(pb, role_vars_file(r->dir, "vars", d, &rc));
+	r->params = play_keep(pb, params ? json_incref(params) : json_object());
 
 	struct ptask *w = play_alloc(pb, sizeof(*w));
 	w->is_block = true;
 	w->role = r;
 	w->parent = parent;
-	w->raw = json_object();
+	w->raw = play_keep(pb, json_object());
 	w->display = r->name;
 	w->dir = r->dir;
 	w->file = r->dir;
-	json_t **kw = play_alloc(pb, sizeof(json_t *));
-	*kw = w->raw;
 
 	/* meta dependencies run first */
 	char *meta = role_file(r->dir, "meta", "main");
@@ -741,10 +744,7 @@ static int parse_roles(struct task_playbook *pb, struct task_play *p, json_t *ro
 			diag_note(d, &eloc, "role '%s' is used here", name);
 			rc = -1;
 		} else {
-			json_decref(w->raw);
-			w->raw = json_incref(kws);
-			json_t **kp = play_alloc(pb, sizeof(json_t *));
-			*kp = kws;
+			w->raw = play_keep(pb, json_incref(kws));
 			p->roles[p->nroles++] = w;
 		}
 		json_decref(params);
@@ -804,9 +804,7 @@ static int parse_play(struct task_playbook *pb, json_t *raw, const struct yaml_d
 		}
 	}
 	struct task_play *p = play_alloc(pb, sizeof(*p));
-	p->raw = json_incref(raw);
-	json_t **kp = play_alloc(pb, 2 * sizeof(json_t *));
-	kp[0] = raw;
+	p->raw = play_keep(pb, json_incref(raw));
 	json_t *hosts = json_object_get(raw, "hosts");
 	if (json_is_array(hosts)) {
 		struct strbuf sb = STRBUF_INIT;
@@ -822,8 +820,7 @@ static int parse_play(struct task_playbook *pb, json_t *raw, const struct yaml_d
 	p->name = play_strdup(pb, name ? name : p->hosts);
 	p->gather_facts = args_bool(json_object_get(raw, "gather_facts"), true);
 	p->vars = json_object_get(raw, "vars");
-	p->vars = json_is_object(p->vars) ? json_incref(p->vars) : json_object();
-	kp[1] = p->vars;
+	p->vars = play_keep(pb, json_is_object(p->vars) ? json_incref(p->vars) : json_object());
 	json_t *vf = json_object_get(raw, "vars_files");
 	if (json_is_array(vf)) {
 		size_t i;
@@ -955,15 +952,8 @@ void play_free(struct task_playbook *pb)
 {
 	if (!pb)
 		return;
-	for (size_t i = 0; i < pb->nplays; i++) {
-		json_decref(pb->plays[i]->raw);
-		json_decref(pb->plays[i]->vars);
-	}
 	free(pb->plays);
-	/* ptasks hold references to raw/args; they are released here by scanning
-	 * the pool is not possible (untyped), so raw references are dropped at
-	 * process exit for tasks; args and role data were registered in the pool
-	 * as json_t * slots. */
+	json_decref(pb->refs);
 	for (size_t i = 0; i < pb->npool; i++)
 		free(pb->pool[i]);
 	free(pb->pool);

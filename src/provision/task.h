@@ -123,6 +123,7 @@ struct task_playbook {
 	/* everything allocated during load (ptasks, roles, strings) */
 	void **pool;
 	size_t npool, apool;
+	json_t *refs;              /* the JSON the ptasks, roles and plays borrow */
 	const char *roles_path;    /* extra ':'-separated role directories */
 	pthread_mutex_t lock;      /* include_tasks loads at run time */
 };
