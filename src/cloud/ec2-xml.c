@@ -11,15 +11,26 @@
 #include <string.h>
 
 #include <libxml/parser.h>
+#include <libxml/xmlerror.h>
 
 #include "cloud/ec2.h"
 #include "util/xalloc.h"
 #include "util/banned.h"
 
+/* libxml2 reports some errors (a body that is not in its declared
+ * encoding) through its generic handler on stderr, whatever the parse
+ * options: a reply imc cannot read is reported by imc, once, not by it. */
+static void xml_quiet(void *ctx, const char *msg, ...)
+{
+	(void)ctx;
+	(void)msg;
+}
+
 xmlDoc *ec2_xml_parse(const char *buf, size_t len)
 {
 	if (!buf || len == 0 || len > (size_t)1 << 30)
 		return NULL;
+	xmlSetGenericErrorFunc(NULL, xml_quiet); /* per thread in libxml2 */
 	xmlDoc *doc = xmlReadMemory(buf, (int)len, "ec2-reply.xml", NULL,
 				    XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
 	if (doc && !xmlDocGetRootElement(doc)) {
