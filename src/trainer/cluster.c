@@ -121,6 +121,29 @@ static int read_list(json_t *v, const char *origin, const char *role, char ***ou
 	return 0;
 }
 
+/* Every task listens on its own address: two with the same one would
+ * fail to bind at run time, or worse, talk to each other. Exact strings
+ * are compared (host names are not resolved here). */
+static int check_distinct(const struct cluster *c, const char *origin, struct diag *d)
+{
+	const struct { const char *role; char **list; size_t n; } r[] = {
+		{ "ps", c->ps, c->n_ps }, { "chief", c->chief, c->n_chief },
+		{ "worker", c->worker, c->n_worker },
+	};
+	for (size_t a = 0; a < 3; a++)
+		for (size_t i = 0; i < r[a].n; i++)
+			for (size_t b = a; b < 3; b++)
+				for (size_t j = b == a ? i + 1 : 0; j < r[b].n; j++)
+					if (strcmp(r[a].list[i], r[b].list[j]) == 0) {
+						diag_error(d, IMC_EXIT_DATAERR, NULL,
+							   "%s: %s:%zu and %s:%zu have the same address "
+							   "'%s' (each task needs its own)",
+							   origin, r[a].role, i, r[b].role, j, r[a].list[i]);
+						return -1;
+					}
+	return 0;
+}
+
 int cluster_parse(const char *text, size_t len, const char *origin, struct cluster *c,
 		  struct diag *d)
 {
@@ -175,6 +198,8 @@ int cluster_parse(const char *text, size_t len, const char *origin, struct clust
 		err_at(d, origin, cl, "the cluster has no chief and no worker", NULL);
 		goto out;
 	}
+	if (check_distinct(c, origin, d) < 0)
+		goto out;
 	json_t *task = json_object_get(root, "task");
 	if (task) {
 		json_t *ty = json_object_get(task, "type"), *ix = json_object_get(task, "index");

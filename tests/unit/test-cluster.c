@@ -82,6 +82,10 @@ static void test_errors(void **state)
 		  "task must be" },
 		{ "{\"cluster\": {\"ps\": [\"a:1\", \"a:1\"], \"ps\": [], \"chief\": [\"b:1\"]}}",
 		  "duplicate" },
+		{ "{\"cluster\": {\"ps\": [\"a:1\", \"a:1\"], \"chief\": [\"b:1\"]}}",
+		  "ps:0 and ps:1 have the same address 'a:1'" },
+		{ "{\"cluster\": {\"ps\": [\"a:1\"], \"chief\": [\"b:1\"], \"worker\": [\"c:1\", \"b:1\"]}}",
+		  "chief:0 and worker:1 have the same address 'b:1'" },
 	};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++) {
 		assert_int_equal(parse(bad[i].json, &c, &d), -1);
