@@ -187,6 +187,13 @@ struct target_pin {
 
 static pthread_mutex_t pin_lock = PTHREAD_MUTEX_INITIALIZER;
 
+static void pins_free(struct target_pin *pins, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(pins[i].id);
+	free(pins);
+}
+
 static void target_pin(void *opaque, const char *key)
 {
 	struct target_pin *tp = opaque;
@@ -209,9 +216,11 @@ static char *key_words(const char *k)
 }
 
 /* The VMs of ID[:VM[,VM]] as SSH hosts of run, named by their hostname and
- * grouped by system, as IM's inventory does. */
+ * grouped by system, as IM's inventory does. *pins (one per VM, *npins)
+ * must outlive the connections, which pin host keys through them. */
 static int target_hosts(struct state_store *st, const char *target, struct task_run *run,
-			json_t *all, json_t *groups, struct diag *d)
+			json_t *all, json_t *groups, struct target_pin **pins, size_t *npins,
+			struct diag *d)
 {
 	char *id = xstrdup(target);
 	char *vmlist = strchr(id, ':');
@@ -225,6 +234,7 @@ static int target_hosts(struct state_store *st, const char *target, struct task_
 		goto out;
 	char *key = infra_key_path(state_home(st), in.id);
 	run->hosts = xcalloc(nvm + 1, sizeof(*run->hosts));
+	*pins = xcalloc(nvm + 1, sizeof(**pins));
 	for (size_t i = 0; i < nvm; i++) {
 		struct state_vm *vm = &vms[i];
 		if (vmlist) {
@@ -246,7 +256,7 @@ static int target_hosts(struct state_store *st, const char *target, struct task_
 		char *pinned = key_words(vm->hostkey);
 		if (!pinned)
 			pinned = key_words(json_string_value(json_object_get(data, "host_key")));
-		struct target_pin *tp = xcalloc(1, sizeof(*tp));
+		struct target_pin *tp = &(*pins)[(*npins)++];
 		tp->st = st;
 		tp->id = xstrdup(in.id);
 		tp->num = vm->num;
@@ -285,7 +295,6 @@ static int target_hosts(struct state_store *st, const char *target, struct task_
 		free(pinned);
 		json_decref(spec);
 		json_decref(data);
-		/* tp lives as long as the connection (reconnects pin through it) */
 	}
 	free(key);
 	if (!run->nhosts) {
@@ -362,6 +371,8 @@ int cmd_play(struct imc_ctx *ctx, int argc, char **argv)
 	bool no_fallback = false, syntax_check = false;
 	struct ssh_spec *pinctx_keep = NULL;
 	size_t pinctx_n = 0;
+	struct target_pin *pins = NULL; /* --target: the connections' pin contexts */
+	size_t npins = 0;
 	bool json_out = ctx->json;
 	const char *target = NULL;
 	struct state_store *st = NULL;
@@ -479,7 +490,7 @@ int cmd_play(struct imc_ctx *ctx, int argc, char **argv)
 	json_t *all = json_array();
 	if (target) {
 		st = infra_store(ctx, &d);
-		if (!st || target_hosts(st, target, run, all, groups, &d) < 0) {
+		if (!st || target_hosts(st, target, run, all, groups, &pins, &npins, &d) < 0) {
 			json_decref(all);
 			rc = cmd_report(ctx, &d);
 			goto out;
@@ -583,6 +594,7 @@ int cmd_play(struct imc_ctx *ctx, int argc, char **argv)
 		rc = IMC_EXIT_IOERR;
 out:
 	task_run_free(run);
+	pins_free(pins, npins);
 	specs_free(pinctx_keep, pinctx_n);
 	if (st)
 		state_close(st);

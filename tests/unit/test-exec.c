@@ -75,8 +75,12 @@ static void test_modes(void **state)
 	v = json_string("q=x");
 	assert_int_equal(args_mode(v, 0644), -2);
 	json_decref(v);
-	assert_true(args_bool(json_string("Yes"), false));
-	assert_false(args_bool(json_string("off"), true));
+	v = json_string("Yes");
+	assert_true(args_bool(v, false));
+	json_decref(v);
+	v = json_string("off");
+	assert_false(args_bool(v, true));
+	json_decref(v);
 }
 
 static void test_yaml(void **state)
