@@ -306,7 +306,7 @@ static int run(struct job *j, struct diag *d, double t_main)
 	uint8_t *yb = xmalloc((size_t)j->batch);
 	size_t cap = 1024, nst = 0;
 	double *step_times = xmalloc(cap * sizeof(double));
-	double timed = 0, train_wall = 0, train_cpu = 0, last_loss = NAN, epoch_loss = 0;
+	double train_wall = 0, train_cpu = 0, last_loss = NAN, epoch_loss = 0;
 	long epoch_n = 0, steps_run = 0;
 	double log_loss = 0;
 	long log_n = 0;
@@ -345,7 +345,6 @@ static int run(struct job *j, struct diag *d, double t_main)
 				j->stale_max = j->wc.staleness;
 		}
 		if (steps_run > o->t.warmup) {
-			timed += dt;
 			if (nst == cap) {
 				cap *= 2;
 				step_times = xreallocarray(step_times, cap, sizeof(double));

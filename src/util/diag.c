@@ -41,8 +41,8 @@ void diag_add_source(struct diag *d, const char *file, const char *text, size_t 
 	d->nsrc++;
 }
 
-static void add(struct diag *d, enum diag_level level, const struct src_loc *loc,
-		const char *fmt, va_list ap)
+static void __attribute__((format(printf, 4, 0)))
+add(struct diag *d, enum diag_level level, const struct src_loc *loc, const char *fmt, va_list ap)
 {
 	struct strbuf sb = STRBUF_INIT;
 	strbuf_vaddf(&sb, fmt, ap);

@@ -58,7 +58,7 @@ void diag_add_source(struct diag *d, const char *file, const char *text, size_t 
 void diag_error(struct diag *d, enum imc_exit code, const struct src_loc *loc,
 		const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 void diag_verror(struct diag *d, enum imc_exit code, const struct src_loc *loc,
-		 const char *fmt, va_list ap);
+		 const char *fmt, va_list ap) __attribute__((format(printf, 4, 0)));
 void diag_warning(struct diag *d, const struct src_loc *loc, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 /* A note attached to the previous error ("note: '(' opened here"). */

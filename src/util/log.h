@@ -23,7 +23,8 @@ void log_set_level(enum log_level level);
 bool log_enabled(enum log_level level, const char *module);
 void log_msg(enum log_level level, const char *module, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
-void log_vmsg(enum log_level level, const char *module, const char *fmt, va_list ap);
+void log_vmsg(enum log_level level, const char *module, const char *fmt, va_list ap)
+	__attribute__((format(printf, 3, 0)));
 
 #define log_error(mod, ...) log_msg(LOG_ERROR, mod, __VA_ARGS__)
 #define log_warn(mod, ...) log_msg(LOG_WARN, mod, __VA_ARGS__)
