@@ -52,7 +52,7 @@ static void usage(FILE *fp)
 
 enum {
 	O_ROLE = 256, O_INDEX, O_CLUSTER, O_SYNC, O_ASYNC, O_GLOBAL, O_LOSS, O_SYNCTO, O_CONNTO,
-	O_RPCTO, O_IOTO, O_INITTO, O_LOGSEC, O_LOCAL,
+	O_RPCTO, O_IOTO, O_INITTO, O_LOGSEC, O_LOCAL, O_VERSION,
 };
 
 /* Returns 0, 1 (help printed) or -1. */
@@ -76,6 +76,7 @@ static int parse_args(struct dist_opts *o, int argc, char **argv, struct diag *d
 		{ "local", no_argument, NULL, O_LOCAL },
 		TRAIN_LONGOPTS,
 		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, O_VERSION },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
@@ -125,6 +126,9 @@ static int parse_args(struct dist_opts *o, int argc, char **argv, struct diag *d
 			return -1;
 		case 'h':
 			usage(stdout);
+			return 1;
+		case O_VERSION:
+			printf("imc-train %s\n", PACKAGE_VERSION);
 			return 1;
 		case ':':
 			diag_error(d, IMC_EXIT_USAGE, NULL, "option '%s' needs a value", name);

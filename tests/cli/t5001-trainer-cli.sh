@@ -10,6 +10,8 @@ expect_grep '^usage: imc-train' "$TMPD/out" "--help prints usage on stdout"
 expect_grep '[-]-checkpoint-dir' "$TMPD/out" "--help lists --checkpoint-dir"
 expect_exit 0 "imc-train --version exits 0" -- "$T" --version
 expect_grep '^imc-train [0-9]+\.[0-9]+' "$TMPD/out" "--version prints the version"
+expect_exit 0 "--version with --role" -- "$T" --role worker --version
+expect_grep '^imc-train [0-9]+\.[0-9]+' "$TMPD/out" "... prints the version too"
 expect_exit 64 "unknown option is a usage error" -- "$T" --local --frobnicate
 expect_grep "unknown option '--frobnicate'" "$TMPD/err" "unknown option is named"
 expect_exit 64 "bad --batch is a usage error" -- "$T" --local --batch 0
