@@ -42,7 +42,7 @@ static void usage(FILE *fp)
 	      "Training options as with --local: --model --data --dataset --epochs --steps\n"
 	      "--batch --lr --momentum --threads --seed --checkpoint-dir --checkpoint-every\n"
 	      "--resume --metrics --tensorboard --log-every --eval-batch --warmup-steps --json\n"
-	      "-q (warnings and errors only) -v (debug)\n"
+	      "-q (warnings and errors only), -v (debug), -h/--help, --version\n"
 	      "Exit status: 0 done, 1 failed (a worker lost under --on-worker-loss fail, or\n"
 	      "diverged), 64 usage, 65 bad cluster or data, 66 missing input, 69 a peer\n"
 	      "unreachable, 70 internal, 74 I/O, 75 the chief or a PS was lost: restart the\n"
