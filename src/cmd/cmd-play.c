@@ -228,25 +228,48 @@ static int target_hosts(struct state_store *st, const char *target, struct task_
 		*vmlist++ = 0;
 	struct state_infra in = { 0 };
 	struct state_vm *vms = NULL;
-	size_t nvm = 0;
+	size_t nvm = 0, nwant = 0;
+	long *want = NULL; /* the VM numbers asked for (none: every VM) */
 	int rc = -1;
+	if (vmlist) {
+		char *save = NULL;
+		want = xcalloc(strlen(vmlist) / 2 + 1, sizeof(*want));
+		for (char *t = strtok_r(vmlist, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+			char *end;
+			long v = strtol(t, &end, 10);
+			if (end == t || *end || v < 0) {
+				diag_error(d, IMC_EXIT_USAGE, NULL, "--target: '%s' is not a VM number", t);
+				goto out;
+			}
+			want[nwant++] = v;
+		}
+		if (!nwant) {
+			diag_error(d, IMC_EXIT_USAGE, NULL, "--target: no VM number after ':'");
+			goto out;
+		}
+	}
 	if (infra_lookup(st, id, &in, d) < 0 || state_vm_list(st, in.id, &vms, &nvm, d) < 0)
 		goto out;
+	for (size_t k = 0; k < nwant; k++) {
+		bool found = false;
+		for (size_t i = 0; i < nvm; i++)
+			found |= vms[i].num == want[k];
+		if (!found) {
+			diag_error(d, IMC_EXIT_NOINPUT, NULL, "infrastructure '%s' has no VM %ld", in.id,
+				   want[k]);
+			goto out;
+		}
+	}
 	char *key = infra_key_path(state_home(st), in.id);
 	run->hosts = xcalloc(nvm + 1, sizeof(*run->hosts));
 	*pins = xcalloc(nvm + 1, sizeof(**pins));
 	for (size_t i = 0; i < nvm; i++) {
 		struct state_vm *vm = &vms[i];
-		if (vmlist) {
-			bool want = false;
-			char *l = xstrdup(vmlist), *save = NULL;
-			for (char *t = strtok_r(l, ",", &save); t; t = strtok_r(NULL, ",", &save))
-				if (strtol(t, NULL, 10) == vm->num)
-					want = true;
-			free(l);
-			if (!want)
-				continue;
-		}
+		bool wanted = !nwant;
+		for (size_t k = 0; k < nwant; k++)
+			wanted |= want[k] == vm->num;
+		if (!wanted)
+			continue;
 		const char *addr = vm->public_ip ? vm->public_ip : vm->private_ip;
 		json_t *spec = vm->spec ? json_loads(vm->spec, 0, NULL) : NULL;
 		json_t *data = vm->data ? json_loads(vm->data, 0, NULL) : NULL;
@@ -304,6 +327,7 @@ static int target_hosts(struct state_store *st, const char *target, struct task_
 	}
 	rc = 0;
 out:
+	free(want);
 	state_vm_list_free(vms, nvm);
 	state_infra_release(&in);
 	free(id);
@@ -522,8 +546,16 @@ int cmd_play(struct imc_ctx *ctx, int argc, char **argv)
 			sp[i].port = 22;
 			char *colon = strrchr(sp[i].addr, ':');
 			if (colon) {
+				char *end;
+				long port = strtol(colon + 1, &end, 10);
+				if (end == colon + 1 || *end || port < 1 || port > 65535) {
+					rc = cmd_usage_error("play", "bad port in --host '%s'", spec);
+					json_decref(all);
+					specs_free(sp, i + 1);
+					goto out;
+				}
 				*colon = 0;
-				sp[i].port = (int)strtol(colon + 1, NULL, 10);
+				sp[i].port = (int)port;
 			}
 			sp[i].pinned = known_hosts ? pin_lookup(known_hosts, sp[i].name) : NULL;
 			sp[i].pc.file = known_hosts;

@@ -38,4 +38,7 @@ expect_grep '^TASK \[command\]' "$TMPD/out" "the task ran"
 expect_grep ': ok=2 +changed=1 +unreachable=0 +failed=0' "$TMPD/out" "recap"
 expect_exit 66 "an unknown infrastructure" -- "$IMC" play --target 00000000-0000-4000-8000-000000000000 "$TMPD/play.yml"
 expect_exit 64 "--target with -H is a usage error" -- "$IMC" play --target "$ID" -H a=b@c "$TMPD/play.yml"
+expect_exit 66 "--target naming a VM the infrastructure lacks" -- "$IMC" play --target "$ID:0,7" "$TMPD/play.yml"
+expect_grep "has no VM 7" "$TMPD/err" "... names the missing VM"
+expect_exit 64 "--target with a VM that is not a number" -- "$IMC" play --target "$ID:x" "$TMPD/play.yml"
 done_testing
