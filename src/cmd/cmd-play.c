@@ -41,6 +41,7 @@ static const char usage_text[] =
 	"      --no-fallback           never hand the playbook to ansible-playbook\n"
 	"      --syntax-check          only load the playbook and report its errors\n"
 	"                              (with file:line:col); run nothing\n"
+	"      --list-modules          print the modules imc runs itself, and exit\n"
 	"A playbook using a module, keyword, filter or lookup outside imc's subset is\n"
 	"run by ansible-playbook when it is installed (local connection), else refused.\n";
 
@@ -388,6 +389,7 @@ int cmd_play(struct imc_ctx *ctx, int argc, char **argv)
 		{ "no-fallback", no_argument, NULL, 'N' },
 		{ "target", required_argument, NULL, 't' },
 		{ "syntax-check", no_argument, NULL, 'S' },
+		{ "list-modules", no_argument, NULL, 'L' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *connection = "local", *inv_host = "localhost", *key = NULL, *results = NULL;
@@ -457,6 +459,10 @@ int cmd_play(struct imc_ctx *ctx, int argc, char **argv)
 		case 'N': no_fallback = true; break;
 		case 't': target = optarg; connection = "ssh"; break;
 		case 'S': syntax_check = true; break;
+		case 'L':
+			for (const struct task_module *const *m = task_modules; *m; m++)
+				printf("%s\n", (*m)->name);
+			goto out;
 		default:
 			rc = cmd_usage_error("play", "unknown option");
 			goto out;

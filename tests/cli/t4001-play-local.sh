@@ -115,6 +115,31 @@ expect_exit 66 "a missing playbook" -- "$IMC" play "$TMPD/nope.yml"
 expect_exit 64 "no playbook is a usage error" -- "$IMC" play
 expect_exit 64 "a bad --forks is a usage error" -- "$IMC" play --forks abc "$TMPD/nolog.yml"
 
+# ping; and every module imc runs is documented in imc(1)
+cat >"$TMPD/ping.yml" <<'EOY'
+- hosts: all
+  gather_facts: false
+  tasks:
+    - ping:
+      register: p
+    - assert:
+        that: p.ping == 'pong' and not p.changed
+    - ping: data=crash
+      register: c
+      ignore_errors: true
+    - assert:
+        that: c is failed
+EOY
+expect_exit 0 "ping answers pong, and data=crash fails" -- "$IMC" play "$TMPD/ping.yml"
+expect_exit 0 "--list-modules" -- "$IMC" play --list-modules
+expect_grep '^ping$' "$TMPD/out" "--list-modules lists ping"
+missing=""
+for m in $(cat "$TMPD/out"); do
+	grep -Eq "(^|[ ,])$m[,;]" "$top_srcdir/docs/imc.1" || missing="$missing $m"
+done
+[ -z "$missing" ] && ok "every module of --list-modules is in docs/imc.1" ||
+	not_ok "modules missing from docs/imc.1:$missing"
+
 # --syntax-check: load and report, run nothing
 cat >"$TMPD/touch.yml" <<EOY
 - hosts: all
