@@ -14,7 +14,8 @@ libimc_la_SOURCES += src/provision/provision.h src/provision/provision.c \
 	src/provision/mod-apt.c src/provision/mod-pip.c src/provision/mod-git.c \
 	src/provision/mod-service.c src/provision/mod-user.c src/provision/mod-get_url.c \
 	src/provision/mod-fetch.c src/provision/mod-blockinfile.c \
-	src/provision/mod-replace.c src/provision/mod-hostname.c src/provision/mod-ping.c
+	src/provision/mod-replace.c src/provision/mod-hostname.c src/provision/mod-ping.c \
+	src/provision/mod-ini_file.c
 
 TESTS += tests/cli/t4001-play-local.sh tests/cli/t4002-differential.sh tests/cli/t4003-play-ssh.sh \
 	tests/cli/t4004-play-target.sh
@@ -45,3 +46,8 @@ tests_fuzz_fuzz_playbook_LDADD = libimc.la $(IMC_LIBS)
 endif
 TESTS += tests/cli/t4008-playbook-fuzz.sh
 EXTRA_DIST += tests/cli/t4008-playbook-fuzz.sh
+
+# ini_file against Ansible's (live, or recorded results)
+TESTS += tests/cli/t4009-ini-file.sh
+EXTRA_DIST += tests/cli/t4009-ini-file.sh tests/cli/t4009-ini-file.py \
+	tests/cli/t4009-ini-file.golden.json
