@@ -22,41 +22,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "provision/lines.h"
 #include "provision/task.h"
 #include "util/strbuf.h"
 #include "util/xalloc.h"
 #include "util/banned.h"
-
-/* A line list; every line keeps its '\n'. */
-struct lines {
-	char **v;
-	size_t n, alloc;
-};
-
-static void lines_insert(struct lines *l, size_t at, char *s)
-{
-	if (l->n == l->alloc) {
-		l->alloc = l->alloc ? 2 * l->alloc : 16;
-		l->v = xreallocarray(l->v, l->alloc, sizeof(*l->v));
-	}
-	memmove(l->v + at + 1, l->v + at, (l->n - at) * sizeof(*l->v));
-	l->v[at] = s;
-	l->n++;
-}
-
-static void lines_delete(struct lines *l, size_t at)
-{
-	free(l->v[at]);
-	memmove(l->v + at, l->v + at + 1, (l->n - at - 1) * sizeof(*l->v));
-	l->n--;
-}
-
-static void lines_release(struct lines *l)
-{
-	for (size_t i = 0; i < l->n; i++)
-		free(l->v[i]);
-	free(l->v);
-}
 
 /* "[#;]?[ \t]*OPTION[ \t]*(=|$)[ \t]*(.*)": the option's line, also when
  * commented out (with_comment), capturing its value. */
@@ -353,15 +323,13 @@ static json_t *ini_run(struct exec_ctx *x, json_t *args)
 		goto out;
 	}
 	const char *p = data.buf ? data.buf : "";
+	size_t len = data.len;
 	/* utf-8-sig: a byte order mark is not part of the first line */
-	if (!strncmp(p, "\xef\xbb\xbf", 3))
+	if (len >= 3 && !memcmp(p, "\xef\xbb\xbf", 3)) {
 		p += 3;
-	while (*p) {
-		size_t k = strcspn(p, "\n");
-		k += p[k] == '\n';
-		lines_insert(&file, file.n, xstrndup(p, k));
-		p += k;
+		len -= 3;
 	}
+	lines_split(&file, p, len);
 	const char *msg;
 	bool changed = edit_ini(&file, &a, &msg);
 	if (changed) {
@@ -393,7 +361,7 @@ out:
 	for (size_t i = 0; i < a.nvalues; i++)
 		free(a.values[i]);
 	free(a.values);
-	lines_release(&file);
+	lines_free(&file);
 	strbuf_release(&data);
 	return res;
 }

@@ -12,46 +12,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "provision/lines.h"
 #include "provision/task.h"
 #include "util/xalloc.h"
 #include "util/banned.h"
-
-struct lines {
-	char **v;
-	size_t n, alloc;
-};
-
-static void lines_insert(struct lines *l, size_t at, char *s)
-{
-	if (l->n == l->alloc) {
-		l->alloc = l->alloc ? l->alloc * 2 : 64;
-		l->v = xreallocarray(l->v, l->alloc, sizeof(*l->v));
-	}
-	memmove(l->v + at + 1, l->v + at, (l->n - at) * sizeof(*l->v));
-	l->v[at] = s;
-	l->n++;
-}
-
-static void lines_split(struct lines *l, const char *s, size_t len)
-{
-	size_t i = 0;
-	while (i < len) {
-		size_t j = i;
-		while (j < len && s[j] != '\n')
-			j++;
-		if (j < len)
-			j++;
-		lines_insert(l, l->n, xstrndup(s + i, j - i));
-		i = j;
-	}
-}
-
-static void lines_free(struct lines *l)
-{
-	for (size_t i = 0; i < l->n; i++)
-		free(l->v[i]);
-	free(l->v);
-}
 
 static bool eq_stripped(const char *a, const char *line)
 {
