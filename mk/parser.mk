@@ -39,7 +39,7 @@ RADL_CASES = \
 
 if ENABLE_FUZZING
 check_PROGRAMS += tests/fuzz/fuzz-radl
-tests_fuzz_fuzz_radl_SOURCES = tests/fuzz/fuzz-radl.c
+tests_fuzz_fuzz_radl_SOURCES = tests/fuzz/fuzz-radl.c tests/fuzz/fuzz-diag.h
 tests_fuzz_fuzz_radl_CFLAGS = $(AM_CFLAGS) -fsanitize=fuzzer
 tests_fuzz_fuzz_radl_LDFLAGS = $(AM_LDFLAGS) -fsanitize=fuzzer
 tests_fuzz_fuzz_radl_LDADD = libimc.la $(IMC_LIBS)

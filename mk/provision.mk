@@ -39,7 +39,7 @@ EXTRA_DIST += tests/cli/t4006-differential-ssh.sh
 # fuzzing the recipe loader
 if ENABLE_FUZZING
 check_PROGRAMS += tests/fuzz/fuzz-playbook
-tests_fuzz_fuzz_playbook_SOURCES = tests/fuzz/fuzz-playbook.c
+tests_fuzz_fuzz_playbook_SOURCES = tests/fuzz/fuzz-playbook.c tests/fuzz/fuzz-diag.h
 tests_fuzz_fuzz_playbook_CFLAGS = $(AM_CFLAGS) -fsanitize=fuzzer
 tests_fuzz_fuzz_playbook_LDFLAGS = $(AM_LDFLAGS) -fsanitize=fuzzer
 tests_fuzz_fuzz_playbook_LDADD = libimc.la $(IMC_LIBS)

@@ -34,11 +34,11 @@ endif
 
 if ENABLE_FUZZING
 check_PROGRAMS += tests/fuzz/fuzz-wire tests/fuzz/fuzz-trainer-config
-tests_fuzz_fuzz_wire_SOURCES = tests/fuzz/fuzz-wire.c
+tests_fuzz_fuzz_wire_SOURCES = tests/fuzz/fuzz-wire.c tests/fuzz/fuzz-diag.h
 tests_fuzz_fuzz_wire_CFLAGS = $(AM_CFLAGS) -fsanitize=fuzzer
 tests_fuzz_fuzz_wire_LDFLAGS = $(AM_LDFLAGS) -fsanitize=fuzzer
 tests_fuzz_fuzz_wire_LDADD = libimc.la $(IMC_LIBS)
-tests_fuzz_fuzz_trainer_config_SOURCES = tests/fuzz/fuzz-trainer-config.c
+tests_fuzz_fuzz_trainer_config_SOURCES = tests/fuzz/fuzz-trainer-config.c tests/fuzz/fuzz-diag.h
 tests_fuzz_fuzz_trainer_config_CFLAGS = $(AM_CFLAGS) -fsanitize=fuzzer
 tests_fuzz_fuzz_trainer_config_LDFLAGS = $(AM_LDFLAGS) -fsanitize=fuzzer
 tests_fuzz_fuzz_trainer_config_LDADD = libimc.la $(IMC_LIBS)

@@ -17,6 +17,8 @@
 #include "provision/task.h"
 #include "util/diag.h"
 
+#include "fuzz-diag.h"
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -39,11 +41,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			play_free(pb);
 		else
 			play_error_unsupported(&d);
-		FILE *null = fopen("/dev/null", "w");
-		if (null) {
-			diag_print(&d, null);
-			fclose(null);
-		}
+		fuzz_print_diag(&d);
 		diag_release(&d);
 	}
 	free(text);
