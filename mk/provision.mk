@@ -15,7 +15,8 @@ libimc_la_SOURCES += src/provision/provision.h src/provision/provision.c \
 	src/provision/mod-service.c src/provision/mod-user.c src/provision/mod-get_url.c \
 	src/provision/mod-fetch.c src/provision/mod-blockinfile.c \
 	src/provision/mod-replace.c src/provision/mod-hostname.c src/provision/mod-ping.c \
-	src/provision/mod-ini_file.c src/provision/lines.c src/provision/lines.h
+	src/provision/mod-ini_file.c src/provision/mod-tempfile.c \
+	src/provision/lines.c src/provision/lines.h
 
 TESTS += tests/cli/t4001-play-local.sh tests/cli/t4002-differential.sh tests/cli/t4003-play-ssh.sh \
 	tests/cli/t4004-play-target.sh

@@ -115,6 +115,34 @@ expect_exit 66 "a missing playbook" -- "$IMC" play "$TMPD/nope.yml"
 expect_exit 64 "no playbook is a usage error" -- "$IMC" play
 expect_exit 64 "a bad --forks is a usage error" -- "$IMC" play --forks abc "$TMPD/nolog.yml"
 
+# tempfile (the same assertions pass under ansible-playbook)
+cat >"$TMPD/tempfile.yml" <<EOY
+- hosts: all
+  gather_facts: false
+  tasks:
+    - tempfile:
+      register: a
+    - tempfile: state=directory suffix=.build path=$TMPD prefix=x-
+      register: b
+    - stat: path={{ a.path }}
+      register: sa
+    - stat: path={{ b.path }}
+      register: sb
+    - assert:
+        that:
+          - a.changed and a.state == 'file' and a.path is match('/tmp/ansible\\..{8}\$')
+          - sa.stat.isreg and sa.stat.mode == '0600'
+          - b.path is match('$TMPD/x-.{8}\\.build\$') and sb.stat.isdir and sb.stat.mode == '0700'
+    - file: path={{ a.path }} state=absent
+    - tempfile: state=bogus
+      register: c
+      ignore_errors: true
+    - assert:
+        that: c is failed
+EOY
+expect_exit 0 "tempfile: files and directories, prefix, suffix, path, modes" -- \
+	env TMPDIR=/tmp "$IMC" play "$TMPD/tempfile.yml"
+
 # ping; and every module imc runs is documented in imc(1)
 cat >"$TMPD/ping.yml" <<'EOY'
 - hosts: all
