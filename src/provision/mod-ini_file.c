@@ -117,6 +117,96 @@ static bool set_line(struct lines *sec, bool *touched, size_t i, char *line, con
 	return differs;
 }
 
+/* state=present on the section's lines (sec->v[0] is its header): the
+ * option's lines get the wanted values, the others go (exclusive), and
+ * the values left are added after the last line that is neither blank
+ * nor a comment. */
+static bool edit_present(struct lines *sec, struct ini_args *a, struct opt_re *re,
+			 const char **msg)
+{
+	bool changed = false, no_value_present = false;
+	bool *touched = xcalloc(sec->n + 1, sizeof(*touched));
+	for (size_t i = 0; a->option && i < sec->n; i++) {
+		char *v = NULL;
+		if (!opt_match(re, true, sec->v[i], &v))
+			continue;
+		int k = a->nvalues ? value_index(a->values, a->nvalues, v) : -1;
+		if (k >= 0) {
+			bool bare = !*v && a->allow_no_value;
+			changed |= set_line(sec, touched, i,
+					    bare ? xasprintf("%s\n", a->option) : assignment(a, v), msg);
+			no_value_present |= bare;
+			values_remove(a->values, &a->nvalues, (size_t)k);
+		} else if (!a->nvalues && a->allow_no_value) {
+			changed |= set_line(sec, touched, i, xasprintf("%s\n", a->option), msg);
+			no_value_present = true;
+			free(v);
+			break;
+		}
+		free(v);
+	}
+	if (a->exclusive && !a->allow_no_value) {
+		for (size_t i = 0; i < sec->n && a->nvalues; i++)
+			if (!touched[i] && opt_match(re, true, sec->v[i], NULL)) {
+				changed |= set_line(sec, touched, i, assignment(a, a->values[0]), msg);
+				values_remove(a->values, &a->nvalues, 0);
+			}
+		for (size_t i = sec->n; i-- > 1;)
+			if (!touched[i] && opt_match(re, true, sec->v[i], NULL)) {
+				lines_delete(sec, i);
+				memmove(touched + i, touched + i + 1, (sec->n - i) * sizeof(*touched));
+				changed = true;
+				*msg = "option changed";
+			}
+	}
+	free(touched);
+	for (size_t i = sec->n; i > 0; i--) {
+		if (blank_or_comment(sec->v[i - 1]))
+			continue;
+		if (a->option && a->nvalues) {
+			for (size_t k = a->nvalues; k-- > 0;)
+				lines_insert(sec, i, assignment(a, a->values[k]));
+			*msg = "option added";
+			changed = true;
+		} else if (a->option && a->allow_no_value && !no_value_present) {
+			lines_insert(sec, i, xasprintf("%s\n", a->option));
+			*msg = "option added";
+			changed = true;
+		}
+		break;
+	}
+	return changed;
+}
+
+/* state=absent on the section's lines: the option's active lines (all, or
+ * with exclusive=false those holding one of the values), or the whole
+ * section when no option is given. */
+static bool edit_absent(struct lines *sec, const struct ini_args *a, struct opt_re *re,
+			const char **msg)
+{
+	bool changed = false;
+	if (!a->option) {
+		changed = sec->n > 0;
+		while (sec->n)
+			lines_delete(sec, sec->n - 1);
+		if (changed)
+			*msg = "section removed";
+		return changed;
+	}
+	for (size_t i = sec->n; i-- > 0;) {
+		char *v = NULL;
+		if (!opt_match(re, false, sec->v[i], &v))
+			continue;
+		if (a->exclusive || value_index(a->values, a->nvalues, v) >= 0) {
+			lines_delete(sec, i);
+			changed = true;
+			*msg = "option changed";
+		}
+		free(v);
+	}
+	return changed;
+}
+
 /* The reference's do_ini on the lines of the file; returns whether they
  * changed, with its message. */
 static bool edit_ini(struct lines *file, struct ini_args *a, const char **msg)
@@ -152,84 +242,16 @@ static bool edit_ini(struct lines *file, struct ini_args *a, const char **msg)
 	struct lines sec = { 0 };
 	for (size_t i = start; i < end; i++)
 		lines_insert(&sec, sec.n, xstrdup(file->v[i]));
-	bool *touched = xcalloc(sec.n + a->nvalues + 1, sizeof(*touched));
 	struct opt_re re = { 0 };
 	if (a->option) {
 		re.any = opt_compile(a->option, true);
 		re.active = opt_compile(a->option, false);
 		re.md = pcre2_match_data_create(4, NULL);
 	}
-	bool no_value_present = false;
-	if (!a->absent && a->option) {
-		for (size_t i = 0; i < sec.n; i++) {
-			char *v = NULL;
-			if (!opt_match(&re, true, sec.v[i], &v))
-				continue;
-			int k = a->nvalues ? value_index(a->values, a->nvalues, v) : -1;
-			if (k >= 0) {
-				bool bare = !*v && a->allow_no_value;
-				changed |= set_line(&sec, touched, i,
-						    bare ? xasprintf("%s\n", a->option) : assignment(a, v), msg);
-				no_value_present |= bare;
-				values_remove(a->values, &a->nvalues, (size_t)k);
-			} else if (!a->nvalues && a->allow_no_value) {
-				changed |= set_line(&sec, touched, i, xasprintf("%s\n", a->option), msg);
-				no_value_present = true;
-				free(v);
-				break;
-			}
-			free(v);
-		}
-	}
-	if (!a->absent && a->exclusive && !a->allow_no_value) {
-		for (size_t i = 0; i < sec.n && a->nvalues; i++)
-			if (!touched[i] && opt_match(&re, true, sec.v[i], NULL)) {
-				changed |= set_line(&sec, touched, i, assignment(a, a->values[0]), msg);
-				values_remove(a->values, &a->nvalues, 0);
-			}
-		for (size_t i = sec.n; i-- > 1;)
-			if (!touched[i] && opt_match(&re, true, sec.v[i], NULL)) {
-				lines_delete(&sec, i);
-				memmove(touched + i, touched + i + 1, (sec.n - i) * sizeof(*touched));
-				changed = true;
-				*msg = "option changed";
-			}
-	}
-	if (!a->absent) {
-		for (size_t i = sec.n; i > 0; i--) {
-			if (blank_or_comment(sec.v[i - 1]))
-				continue;
-			if (a->option && a->nvalues) {
-				for (size_t k = a->nvalues; k-- > 0;)
-					lines_insert(&sec, i, assignment(a, a->values[k]));
-				*msg = "option added";
-				changed = true;
-			} else if (a->option && a->allow_no_value && !no_value_present) {
-				lines_insert(&sec, i, xasprintf("%s\n", a->option));
-				*msg = "option added";
-				changed = true;
-			}
-			break;
-		}
-	} else if (a->option) {
-		for (size_t i = sec.n; i-- > 0;) {
-			char *v = NULL;
-			if (!opt_match(&re, false, sec.v[i], &v))
-				continue;
-			if (a->exclusive || value_index(a->values, a->nvalues, v) >= 0) {
-				lines_delete(&sec, i);
-				changed = true;
-				*msg = "option changed";
-			}
-			free(v);
-		}
-	} else if (sec.n) {
-		while (sec.n)
-			lines_delete(&sec, sec.n - 1);
-		*msg = "section removed";
-		changed = true;
-	}
-	/* put the section back, drop the sentinels */
+	changed |= a->absent ? edit_absent(&sec, a, &re, msg) : edit_present(&sec, a, &re, msg);
+	pcre2_match_data_free(re.md);
+	pcre2_code_free(re.any);
+	pcre2_code_free(re.active);
 	for (size_t i = start; i < end; i++)
 		lines_delete(file, start);
 	for (size_t i = 0; i < sec.n; i++)
@@ -250,10 +272,6 @@ static bool edit_ini(struct lines *file, struct ini_args *a, const char **msg)
 		changed = true;
 	}
 	free(header);
-	free(touched);
-	pcre2_match_data_free(re.md);
-	pcre2_code_free(re.any);
-	pcre2_code_free(re.active);
 	return changed;
 }
 
