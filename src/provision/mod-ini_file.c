@@ -355,17 +355,9 @@ static json_t *ini_run(struct exec_ctx *x, json_t *args)
 		for (size_t i = 0; i < file.n; i++)
 			strbuf_addstr(&out, file.v[i]);
 		int rc = 0;
-		if (!exists) {
-			struct conn_result cr;
-			conn_result_init(&cr);
-			struct strbuf c = STRBUF_INIT;
-			strbuf_addstr(&c, "mkdir -p -- \"$(dirname -- ");
-			sh_quote(&c, path);
-			strbuf_addstr(&c, ")\"");
-			rc = mod_sh(x, c.buf, NULL, 0, &cr, &res);
-			strbuf_release(&c);
-			conn_result_release(&cr);
-		} else if (args_bool(json_object_get(args, "backup"), false))
+		if (!exists)
+			rc = mod_mkdir_parent(x, path, &res);
+		else if (args_bool(json_object_get(args, "backup"), false))
 			mod_backup(x, path);
 		if (rc == 0)
 			rc = mod_write(x, path, out.buf ? out.buf : "", out.len, -1, &res);

@@ -280,17 +280,8 @@ static json_t *lif_run(struct exec_ctx *x, json_t *args)
 		struct strbuf outb = STRBUF_INIT;
 		for (size_t i = 0; i < l.n; i++)
 			strbuf_addstr(&outb, l.v[i]);
-		if (!exists) {
-			struct strbuf c = STRBUF_INIT;
-			strbuf_addstr(&c, "mkdir -p -- \"$(dirname -- ");
-			sh_quote(&c, path);
-			strbuf_addstr(&c, ")\"");
-			struct conn_result cr;
-			conn_result_init(&cr);
-			mod_sh(x, c.buf, NULL, 0, &cr, NULL);
-			conn_result_release(&cr);
-			strbuf_release(&c);
-		}
+		if (!exists)
+			mod_mkdir_parent(x, path, NULL);
 		if (args_bool(json_object_get(args, "backup"), false) && exists)
 			mod_backup(x, path);
 		int rc = mod_write(x, path, outb.buf ? outb.buf : "", outb.len, -1, &res);

@@ -268,6 +268,20 @@ void mod_backup(struct exec_ctx *x, const char *path)
 	strbuf_release(&c);
 }
 
+int mod_mkdir_parent(struct exec_ctx *x, const char *path, json_t **res)
+{
+	struct strbuf c = STRBUF_INIT;
+	strbuf_addstr(&c, "mkdir -p -- \"$(dirname -- ");
+	sh_quote(&c, path);
+	strbuf_addstr(&c, ")\"");
+	struct conn_result cr;
+	conn_result_init(&cr);
+	int rc = mod_sh(x, c.buf, NULL, 0, &cr, res);
+	conn_result_release(&cr);
+	strbuf_release(&c);
+	return rc;
+}
+
 /* The start of a script that writes path atomically: a temporary file $t
  * beside it ($p), with the existing file's mode and owner (or the umask's
  * mode for a new file), then mode when >= 0. The caller fills $t from stdin

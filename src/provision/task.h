@@ -345,6 +345,9 @@ int mod_attrs(struct exec_ctx *x, const char *path, json_t *args, bool *changed,
 /* backup=yes: copies path to path.DATE@TIME~ beside it, as Ansible names
  * backups (best effort, like Ansible's). */
 void mod_backup(struct exec_ctx *x, const char *path);
+/* mkdir -p of path's directory on the node, for modules that create the
+ * file they edit. Returns 0, or -1 unreachable (*res set when res). */
+int mod_mkdir_parent(struct exec_ctx *x, const char *path, json_t **res);
 void mod_sha1_hex(const void *data, size_t len, char out[41]);
 void mod_md5_hex(const void *data, size_t len, char out[33]);
 void mod_sha256_hex(const void *data, size_t len, char out[65]);
