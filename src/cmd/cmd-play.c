@@ -230,20 +230,14 @@ static int target_hosts(struct state_store *st, const char *target, struct task_
 	struct state_infra in = { 0 };
 	struct state_vm *vms = NULL;
 	size_t nvm = 0, nwant = 0;
-	long *want = NULL; /* the VM numbers asked for (none: every VM) */
+	int *want = NULL; /* the VM numbers asked for (none: every VM) */
 	int rc = -1;
 	if (vmlist) {
 		char *save = NULL;
 		want = xcalloc(strlen(vmlist) / 2 + 1, sizeof(*want));
-		for (char *t = strtok_r(vmlist, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-			char *end;
-			long v = strtol(t, &end, 10);
-			if (end == t || *end || v < 0) {
-				diag_error(d, IMC_EXIT_USAGE, NULL, "--target: '%s' is not a VM number", t);
+		for (char *t = strtok_r(vmlist, ",", &save); t; t = strtok_r(NULL, ",", &save))
+			if (infra_vm_arg(t, &want[nwant++], d) < 0)
 				goto out;
-			}
-			want[nwant++] = v;
-		}
 		if (!nwant) {
 			diag_error(d, IMC_EXIT_USAGE, NULL, "--target: no VM number after ':'");
 			goto out;
@@ -256,7 +250,7 @@ static int target_hosts(struct state_store *st, const char *target, struct task_
 		for (size_t i = 0; i < nvm; i++)
 			found |= vms[i].num == want[k];
 		if (!found) {
-			diag_error(d, IMC_EXIT_NOINPUT, NULL, "infrastructure '%s' has no VM %ld", in.id,
+			diag_error(d, IMC_EXIT_NOINPUT, NULL, "infrastructure '%s' has no VM %d", in.id,
 				   want[k]);
 			goto out;
 		}
