@@ -36,6 +36,7 @@
 #include "trainer/cluster.h"
 #include "trainer/model.h"
 #include "trainer/ps.h"
+#include "trainer/train-opts.h"
 #include "trainer/wire.h"
 #include "trainer/worker.h"
 #include "util/log.h"
@@ -137,16 +138,13 @@ int main(int argc, char **argv)
 		fputs("ps_exchange: too many arguments\n" USAGE, stderr);
 		return 64;
 	}
-	int iters = 500;
-	if (argc > 1) {
-		char *end;
-		long v = strtol(argv[1], &end, 10);
-		if (end == argv[1] || *end || v < 1 || v > 1000000) {
-			fprintf(stderr, "ps_exchange: ITERATIONS must be a number from 1 to 1000000, not '%s'\n" USAGE,
-				argv[1]);
-			return 64;
-		}
-		iters = (int)v;
+	diag_set_program("ps_exchange");
+	struct diag d = DIAG_INIT;
+	long iters = 500;
+	if (argc > 1 && trainer_parse_long("ITERATIONS", argv[1], 1, 1000000, &iters, &d) < 0) {
+		diag_print(&d, stderr);
+		fputs(USAGE, stderr);
+		return 64;
 	}
 	const char *model = argc > 2 ? argv[2] : "cnn";
 	const char *mode_name = argc > 3 ? argv[3] : "async";
@@ -155,7 +153,6 @@ int main(int argc, char **argv)
 		return 64;
 	}
 	enum wire_mode mode = mode_name[0] == 'a' ? WIRE_MODE_ASYNC : WIRE_MODE_SYNC;
-	struct diag d = DIAG_INIT;
 	log_set_level(LOG_WARN);
 	signal(SIGPIPE, SIG_IGN);
 
@@ -207,7 +204,7 @@ int main(int argc, char **argv)
 	/* alternate blocks of PS and raw exchanges so that whatever else runs on
 	 * the machine slows both alike; compare the medians of the blocks */
 	enum { BLOCK = 10 };
-	int nblocks = (iters + BLOCK - 1) / BLOCK;
+	int nblocks = (int)((iters + BLOCK - 1) / BLOCK);
 	double *tps = xcalloc((size_t)nblocks, sizeof(double));
 	double *traw = xcalloc((size_t)nblocks, sizeof(double));
 	for (int i = 0; i < 5; i++) /* warm-up */
