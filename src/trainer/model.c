@@ -138,20 +138,29 @@ static int build(struct model *m, const struct model_spec *s, const char *file,
 	return 0;
 }
 
-/* What allocate() will take, in bytes. */
-static size_t memory_need(const struct model *m)
+/* The largest activation of one example, in floats: the size of the two
+ * gradient buffers backward() passes between layers. */
+static size_t max_activation(const struct model *m)
 {
-	size_t floats = 2 * m->nparams, maxact = (size_t)m->classes;
+	size_t maxact = (size_t)m->classes;
 	for (int i = 0; i < m->nlayers; i++) {
 		const struct layer *l = &m->layers[i];
-		if (!l->ops->identity)
-			floats += layer_out_size(l) * (size_t)m->max_batch;
 		if (layer_in_size(l) > maxact)
 			maxact = layer_in_size(l);
 		if (layer_out_size(l) > maxact)
 			maxact = layer_out_size(l);
 	}
-	return (floats + 2 * maxact * (size_t)m->max_batch) * sizeof(float);
+	return maxact;
+}
+
+/* What allocate() will take, in bytes. */
+static size_t memory_need(const struct model *m)
+{
+	size_t floats = 2 * m->nparams;
+	for (int i = 0; i < m->nlayers; i++)
+		if (!m->layers[i].ops->identity)
+			floats += layer_out_size(&m->layers[i]) * (size_t)m->max_batch;
+	return (floats + 2 * max_activation(m) * (size_t)m->max_batch) * sizeof(float);
 }
 
 /* A clear error instead of an allocation failure when the model cannot
@@ -174,7 +183,6 @@ static int check_memory(const struct model *m, const char *file, struct diag *d)
 
 static void allocate(struct model *m)
 {
-	size_t maxact = (size_t)m->classes;
 	m->params = xcalloc(m->nparams ? m->nparams : 1, sizeof(float));
 	m->grads = xcalloc(m->nparams ? m->nparams : 1, sizeof(float));
 	m->acts = xcalloc((size_t)m->nlayers + 1, sizeof(float *));
@@ -195,15 +203,12 @@ static void allocate(struct model *m)
 		if (!l->ops->identity)
 			m->acts[i + 1] = xmalloc(layer_out_size(l) * (size_t)m->max_batch *
 						 sizeof(float));
-		if (layer_in_size(l) > maxact)
-			maxact = layer_in_size(l);
-		if (layer_out_size(l) > maxact)
-			maxact = layer_out_size(l);
 		if (l->ops->prepare)
 			l->ops->prepare(l, m->max_batch);
 	}
+	size_t dbuf_size = max_activation(m) * (size_t)m->max_batch * sizeof(float);
 	for (int k = 0; k < 2; k++)
-		m->dbuf[k] = xmalloc(maxact * (size_t)m->max_batch * sizeof(float));
+		m->dbuf[k] = xmalloc(dbuf_size);
 }
 
 struct model *model_new(const char *name_or_spec_path, int max_batch, struct diag *d)
