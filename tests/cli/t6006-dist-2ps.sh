@@ -10,15 +10,22 @@
 require_long
 . "$top_srcdir/tests/cli/t6-dist-lib.sh"
 
+# run_job PREFIX ARGS...: the five tasks (PREFIXps0, PREFIXps1, PREFIXchief,
+# PREFIXw0, PREFIXw1) with ARGS, until they all exit.
+run_job() {
+	local p=$1
+	shift
+	start "${p}ps0" --role ps --index 0 "$@"
+	start "${p}ps1" --role ps --index 1 "$@"
+	start "${p}chief" --role chief "$@" --json
+	start "${p}w0" --role worker --index 0 "$@"
+	start "${p}w1" --role worker --index 1 "$@"
+	wait_exit "${p}chief" 180
+	for t in w0 w1 ps0 ps1; do wait_exit "$p$t" 30; done
+}
+
 make_cluster "$TMPD/cluster.json" 2 2
-common="--cluster $TMPD/cluster.json --model mlp --steps 300 --threads 1"
-start ps0 --role ps --index 0 $common
-start ps1 --role ps --index 1 $common
-start chief --role chief $common --json
-start w0 --role worker --index 0 $common
-start w1 --role worker --index 1 $common
-wait_exit chief 180
-for t in w0 w1 ps0 ps1; do wait_exit $t 30; done
+run_job "" --cluster "$TMPD/cluster.json" --model mlp --steps 300 --threads 1
 for t in chief w0 w1 ps0 ps1; do expect_rc $t 0 "$t exits 0"; done
 expect_grep 'shard \[0, \+101765\) of 203530' "$TMPD/ps0.log" "ps:0 holds the first half"
 expect_grep 'shard \[101765, \+101765\) of 203530' "$TMPD/ps1.log" "ps:1 holds the second half"
@@ -28,14 +35,7 @@ py_check "3 workers, 2 PS, global batch 192, test accuracy >= 0.80" \
 	'j["workers"] == 3 and j["ps"] == 2 and j["global_batch"] == 192 and j["test_accuracy"] >= 0.80' "$TMPD/chief.out"
 
 make_cluster "$TMPD/cluster-async.json" 2 2
-common="--cluster $TMPD/cluster-async.json --model mlp --steps 1500 --async --threads 1"
-start aps0 --role ps --index 0 $common
-start aps1 --role ps --index 1 $common
-start achief --role chief $common --json
-start aw0 --role worker --index 0 $common
-start aw1 --role worker --index 1 $common
-wait_exit achief 180
-for t in aw0 aw1 aps0 aps1; do wait_exit $t 30; done
+run_job a --cluster "$TMPD/cluster-async.json" --model mlp --steps 1500 --async --threads 1
 for t in achief aw0 aw1 aps0 aps1; do expect_rc $t 0 "async: $t exits 0"; done
 # (three workers pushing with staleness ~2 against momentum 0.9 converge more
 # noisily than t6002's two: 0.77-0.82 here; the 80% bar is t6002's)
