@@ -106,6 +106,13 @@ struct cloud_driver {
 	int (*vm_stop)(struct cloud_session *s, struct cloud_vm *vm, struct diag *d);
 	int (*vm_start)(struct cloud_session *s, struct cloud_vm *vm, struct diag *d);
 	int (*vm_reboot)(struct cloud_session *s, struct cloud_vm *vm, struct diag *d);
+	/* Changes a VM's size in place (IM's alter): vm->cpus, memory_bytes and
+	 * instance_type hold the wanted values (0/NULL = keep). The backend
+	 * applies them to the real VM, sets vm->instance_type where it chose one
+	 * (a malloc'd string is not allowed there: it points into the caller's
+	 * spec or to a const table entry) and returns 0 only once the change is
+	 * in effect. NULL: the backend cannot resize, and alter is refused. */
+	int (*vm_alter)(struct cloud_session *s, struct cloud_vm *vm, struct diag *d);
 	/* Destroying what does not exist succeeds (destroy is idempotent). */
 	int (*vm_destroy)(struct cloud_session *s, struct cloud_vm *vm, struct diag *d);
 	/* Removes everything of the infrastructure still there, found by naming

@@ -7,7 +7,7 @@
  * Failures on demand, so tests can drive every transition:
  *   - the image URL: disk.0.image.url = 'dummy://fail-create' (or a comma
  *     list after dummy://: fail-create, fail-stop, fail-start, fail-reboot,
- *     fail-destroy, off) applies to the VMs of that system;
+ *     fail-alter, fail-destroy, off) applies to the VMs of that system;
  *   - the environment: IMC_DUMMY_FAIL=LIST (same words) applies to every
  *     dummy VM of the process that reads it, e.g. to make a later destroy
  *     fail; IMC_DUMMY_FAIL_VM=N restricts it to VM number N.
@@ -127,6 +127,14 @@ static int dummy_vm_reboot(struct cloud_session *s, struct cloud_vm *vm, struct 
 	return simple_op(vm, "fail-reboot", VM_RUNNING, d);
 }
 
+/* A dummy VM is its stored record, so the new size the caller stores is the
+ * whole change; fail-alter makes it fail. */
+static int dummy_vm_alter(struct cloud_session *s, struct cloud_vm *vm, struct diag *d)
+{
+	(void)s;
+	return simple_op(vm, "fail-alter", vm->state, d);
+}
+
 static int dummy_vm_destroy(struct cloud_session *s, struct cloud_vm *vm, struct diag *d)
 {
 	(void)s;
@@ -149,6 +157,7 @@ const struct cloud_driver cloud_dummy = {
 	.vm_stop = dummy_vm_stop,
 	.vm_start = dummy_vm_start,
 	.vm_reboot = dummy_vm_reboot,
+	.vm_alter = dummy_vm_alter,
 	.vm_destroy = dummy_vm_destroy,
 	.cleanup_infra = dummy_cleanup_infra,
 };

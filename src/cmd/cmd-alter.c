@@ -1,8 +1,9 @@
 /* cmd-alter.c: 'imc alter ID VM FILE' changes the features of a VM (IM's
  * PUT .../vms/VM): FILE holds a system whose cpu.count, memory.size,
- * gpu.count and instance_type replace the VM's. The cloud interface has no
- * resize operation yet, so only VMs that exist nowhere but in the store
- * (the dummy cloud) can be altered; others get a clear error. */
+ * gpu.count and instance_type replace the VM's. The VM's cloud makes the
+ * change real (its vm_alter operation: cgroup limits on the local cloud, a
+ * new instance type on EC2); only once it is in effect does the store take
+ * the new values. A cloud without vm_alter refuses, never pretending. */
 #include "config.h"
 
 #include <math.h>
@@ -29,6 +30,10 @@ int cmd_alter(struct imc_ctx *ctx, int argc, char **argv)
 	struct radl_doc *doc = NULL;
 	json_t *vars = json_object(), *spec = NULL;
 	char *text = NULL;
+	struct auth_file *af = NULL;
+	struct cloud_session s;
+	struct cloud_vm cv;
+	bool opened = false, have_cv = false;
 	int lock = -1;
 	struct state_store *st = infra_store(ctx, &d);
 	if (!st || infra_vm_arg(pos[1], &num, &d) < 0 || infra_lookup(st, pos[0], &in, &d) < 0 ||
@@ -48,23 +53,49 @@ int cmd_alter(struct imc_ctx *ctx, int argc, char **argv)
 		diag_error(&d, IMC_EXIT_DATAERR, NULL, "'%s' has no system with features to apply", pos[2]);
 		goto out;
 	}
-	if (strcmp(vm.cloud, "dummy") != 0) {
-		diag_error(&d, IMC_EXIT_UNAVAILABLE, NULL, "cloud '%s' cannot alter VMs in this imc", vm.cloud);
+	if (vm.state != VM_RUNNING && vm.state != VM_CONFIGURED && vm.state != VM_UNCONFIGURED &&
+	    vm.state != VM_STOPPED) {
+		diag_error(&d, IMC_EXIT_FAILED, NULL, "VM %d is %s: it cannot be altered", num,
+			   vm_state_name(vm.state));
 		goto out;
 	}
-	spec = vm.spec ? json_loads(vm.spec, 0, NULL) : NULL;
-	if (!spec)
-		spec = json_object();
+	if (infra_auth(ctx, state_home(st), in.auth_path, &af, NULL, &d) < 0 ||
+	    infra_cloud_open(st, &in, vm.cloud, vm.cloud_cred, af, &s, &d) < 0)
+		goto out;
+	opened = true;
+	if (!s.drv->vm_alter) {
+		diag_error(&d, IMC_EXIT_UNAVAILABLE, NULL, "cloud '%s' cannot resize its VMs", vm.cloud);
+		goto out;
+	}
+	infra_cloud_vm(&vm, &spec, &cv);
+	have_cv = true;
 	double v;
-	if (radl_get_number_min(&sys->body, "cpu.count", &v) == 0 || radl_get_number(&sys->body, "cpu.count", &v) == 0)
+	bool resized = false;
+	if (radl_get_number_min(&sys->body, "cpu.count", &v) == 0 || radl_get_number(&sys->body, "cpu.count", &v) == 0) {
 		json_object_set_new(spec, "cpus", json_integer((json_int_t)ceil(v)));
-	if (radl_get_number_min(&sys->body, "memory.size", &v) == 0 || radl_get_number(&sys->body, "memory.size", &v) == 0)
+		resized = true;
+	}
+	if (radl_get_number_min(&sys->body, "memory.size", &v) == 0 || radl_get_number(&sys->body, "memory.size", &v) == 0) {
 		json_object_set_new(spec, "memory", json_integer((json_int_t)v));
+		resized = true;
+	}
 	if (radl_get_number_min(&sys->body, "gpu.count", &v) == 0 || radl_get_number(&sys->body, "gpu.count", &v) == 0)
 		json_object_set_new(spec, "gpus", json_integer((json_int_t)ceil(v)));
 	const char *it = radl_get_string(&sys->body, "instance_type");
 	if (it)
 		json_object_set_new(spec, "instance_type", json_string(it));
+	else if (resized)
+		/* a new size without a named type: let the cloud choose again */
+		json_object_del(spec, "instance_type");
+	cv.cpus = (int)json_integer_value(json_object_get(spec, "cpus"));
+	cv.memory_bytes = (long long)json_integer_value(json_object_get(spec, "memory"));
+	cv.gpus = (int)json_integer_value(json_object_get(spec, "gpus"));
+	cv.instance_type = json_string_value(json_object_get(spec, "instance_type"));
+	if (s.drv->vm_alter(&s, &cv, &d) < 0)
+		goto out;
+	if (cv.instance_type)
+		json_object_set_new(spec, "instance_type", json_string(cv.instance_type));
+	infra_vm_take(&vm, &cv);
 	free(vm.spec);
 	vm.spec = json_dumps(spec, JSON_COMPACT);
 	if (state_vm_update(st, &vm, &d) < 0 || state_log_add(st, in.id, num, "VM altered", &d) < 0)
@@ -80,6 +111,11 @@ int cmd_alter(struct imc_ctx *ctx, int argc, char **argv)
 out:
 	rc = d.n ? cmd_report(ctx, &d) : IMC_EXIT_OK;
 	state_unlock_infra(lock);
+	if (have_cv)
+		infra_cloud_vm_release(&cv);
+	if (opened)
+		infra_cloud_close(&s);
+	auth_file_free(af);
 	json_decref(spec);
 	json_decref(vars);
 	free(text);
