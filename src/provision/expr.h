@@ -256,6 +256,7 @@ const struct ttest *test_find(const char *name);
 const struct tfilter *filters_core_find(const char *name);
 const struct tfilter *filters_data_find(const char *name);
 const struct tfilter *filters_jmespath_find(const char *name);
+const struct tfilter *filters_format_find(const char *name);
 
 /* Lookups (lookup.c). terms: array. Returns a list (always). */
 json_t *lookup_run(struct ev *ev, const char *name, json_t *terms, json_t *kw, size_t pos);

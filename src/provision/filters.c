@@ -1966,6 +1966,8 @@ const struct tfilter *filter_find(const char *name)
 	const struct tfilter *f = filters_core_find(name);
 	if (!f)
 		f = filters_data_find(name);
+	if (!f)
+		f = filters_format_find(name);
 	return f ? f : filters_jmespath_find(name);
 }
 

@@ -634,6 +634,120 @@ errors += r"""
 {{ objs | json_query('nosuchfn(@)') }}
 """
 
+# Ansible's formatting filters (filters-format.c)
+typed += r"""
+{{ 'a\nb' | comment }}
+{{ 'a' | comment('c') }}
+{{ 'a\n\nb' | comment('cblock') }}
+{{ 'x' | comment('xml') }}
+{{ 'x' | comment('erlang') }}
+{{ 'x' | comment(decoration='; ') }}
+{{ 'x' | comment('plain', prefix='#!', prefix_count=2, postfix_count=0) }}
+{{ 'x' | comment(beginning='BEGIN', end='END') }}
+{{ 'x' | comment('nope') }}
+{{ 'a\nb' | comment(newline='\r\n') }}
+{{ 'x' | comment(prefix='\n') }}
+{{ 'x\ny' | comment(decoration='') }}
+{{ 'x' | comment(prefix_count='3') }}
+{{ 'x' | comment(style='c', postfix='//--') }}
+{{ 5 | comment }}
+{{ '%Y-%m-%d %H:%M:%S' | strftime(0, utc=true) }}
+{{ '%Y-%m-%d' | strftime(1700000000, true) }}
+{{ '%A %B %j %U %w %y %p %I %a %b %d %e %%' | strftime(86400 * 45 + 3600 * 15, utc=true) }}
+{{ '%H' | strftime('abc') }}
+{{ '%Y' | strftime(1.9e9, utc=true) }}
+{{ '' | strftime(0) }}
+{{ '%Y' | strftime(' 12 ', utc=true) }}
+{{ '%M:%S' | strftime(59.9, utc=true) }}
+{{ ('%Y' | strftime) | int > 2000 }}
+{{ 5 | strftime }}
+{{ 1 | human_readable }}
+{{ 1024 | human_readable }}
+{{ 1536 | human_readable }}
+{{ (10 * 1024 * 1024) | human_readable }}
+{{ (1024 ** 3 * 2.5) | human_readable }}
+{{ 1048576 | human_readable(unit='K') }}
+{{ 1048576 | human_readable(isbits=true) }}
+{{ 1048576 | human_readable(true, 'G') }}
+{{ 0 | human_readable }}
+{{ (-5) | human_readable }}
+{{ 1000 | human_readable(unit='X') }}
+{{ 1024 | human_readable(unit='KB') }}
+{{ '1024' | human_readable }}
+{{ true | human_readable }}
+{{ 1.5 | human_readable }}
+{{ (1024 ** 5) | human_readable }}
+{{ '1K' | human_to_bytes }}
+{{ '1 MB' | human_to_bytes }}
+{{ '1.5G' | human_to_bytes }}
+{{ '10' | human_to_bytes }}
+{{ '1KB' | human_to_bytes }}
+{{ '1Kb' | human_to_bytes }}
+{{ '1Mb' | human_to_bytes(isbits=true) }}
+{{ '1MB' | human_to_bytes(isbits=true) }}
+{{ '2 bytes' | human_to_bytes }}
+{{ '2 kilobyte' | human_to_bytes }}
+{{ 'abc' | human_to_bytes }}
+{{ '10' | human_to_bytes('M') }}
+{{ 10 | human_to_bytes(default_unit='K') }}
+{{ ' 3.5 k' | human_to_bytes }}
+{{ '1X' | human_to_bytes }}
+{{ '.5K' | human_to_bytes }}
+{{ '1.K' | human_to_bytes }}
+{{ '0.1' | human_to_bytes }}
+{{ '2.5' | human_to_bytes }}
+{{ '3.5' | human_to_bytes }}
+{{ '1e3' | human_to_bytes }}
+{{ '1 b' | human_to_bytes }}
+{{ '1 Bit' | human_to_bytes(isbits=true) }}
+{{ '5 TB' | human_to_bytes }}
+{{ 'a b/c?d=e&f' | urlencode }}
+{{ {'a': 'b c', 'd': 1} | urlencode }}
+{{ [['x', 'y z'], ['q', '/']] | urlencode }}
+{{ unicode | urlencode }}
+{{ 5 | urlencode }}
+{{ 'a~b_c.d-e+' | urlencode }}
+{{ none | urlencode }}
+{{ true | urlencode }}
+{{ ['ab', 'cd'] | urlencode }}
+{{ {'k': [1, 2]} | urlencode }}
+{{ 'a%20b+c' | urldecode }}
+{{ 'caf%C3%A9' | urldecode }}
+{{ '%zz%4' | urldecode }}
+{{ '%E2%82' | urldecode }}
+{{ '%FF%41' | urldecode }}
+{{ '%ED%A0%80' | urldecode }}
+{{ '%F0%9F%98%80' | urldecode }}
+{{ '%E2%82%C3%A9' | urldecode }}
+{{ 'x y' | urlencode | urldecode }}
+{{ 'k=v%26w' | urldecode }}
+{{ 'example.com' | to_uuid }}
+{{ 'x' | to_uuid(namespace='6ba7b810-9dad-11d1-80b4-00c04fd430c8') }}
+{{ 'x' | to_uuid('{6ba7b810-9dad-11d1-80b4-00c04fd430c8}') }}
+{{ 'x' | to_uuid('urn:uuid:6ba7b810-9dad-11d1-80b4-00c04fd430c8') }}
+{{ 'x' | to_uuid('6BA7B8109DAD11D180B400C04FD430C8') }}
+{{ 'x' | to_uuid('nope') }}
+{{ 5 | to_uuid }}
+{{ unicode | to_uuid }}
+{{ 'secret' | password_hash('sha512', 'mysalt') }}
+{{ 'secret' | password_hash('sha256', 'mysalt') }}
+{{ 'secret' | password_hash('md5', 'mysalt') }}
+{{ 'secret' | password_hash('sha512_crypt', 'mysalt') }}
+{{ 'secret' | password_hash('sha512', 'mysalt', rounds=10000) }}
+{{ 'secret' | password_hash('sha512', 'mysalt', rounds=656000) }}
+{{ 'secret' | password_hash('sha512', 'bad salt!') }}
+{{ 'secret' | password_hash('sha512', 'xxxxxxxxxxxxxxxxx') }}
+{{ 'secret' | password_hash('nope') }}
+{{ 'secret' | password_hash | length }}
+{{ 'secret' | password_hash('sha512') is match('^\\$6\\$[./0-9A-Za-z]{16}\\$') }}
+{{ 'secret' | password_hash('sha512', salt_size=8) | length }}
+{{ 'secret' | password_hash('sha512', salt_size=20) }}
+{{ 'secret' | password_hash('md5') | length }}
+{{ unicode | password_hash('sha256', 'abc') }}
+{{ 'secret' | password_hash('sha512', 'mysalt', ident='6') }}
+{{ 'secret' | password_hash('blowfish', 'abcdefghijklmnopqrstuv') }}
+{{ 5 | password_hash('sha512', 'mysalt') }}
+"""
 cases = []
 for t in [x for x in typed.split('\n') if x]:
     cases.append({"vars": V, "mode": "typed", "tmpl": t})
