@@ -91,7 +91,206 @@ static bool find_in_path(const char *prog)
 	return found;
 }
 
-/* ---- static check of every configure --------------------------------------- */
+/* ---- loading and checking the configures ---------------------------------- */
+
+bool provision_have_ansible(void)
+{
+	return find_in_path("ansible-playbook");
+}
+
+static char *recipe_path(const struct prov_recipes *r, const char *name)
+{
+	return xasprintf("%s/%s.yml", r->dir, name);
+}
+
+int provision_recipes_write(const struct prov_recipes *r, struct diag *d)
+{
+	for (size_t i = 0; i < r->nconfs; i++) {
+		const struct prov_configure *c = &r->confs[i];
+		char *path = recipe_path(r, c->name);
+		int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
+		const char *text = c->recipe ? c->recipe : "";
+		size_t len = strlen(text), off = 0;
+		while (fd >= 0 && off < len) {
+			ssize_t w = write(fd, text + off, len - off);
+			if (w < 0 && errno == EINTR)
+				continue;
+			if (w <= 0)
+				break;
+			off += (size_t)w;
+		}
+		if (fd < 0 || off < len || close(fd) < 0) {
+			diag_error(d, IMC_EXIT_IOERR, NULL, "cannot write '%s': %s", path, strerror(errno));
+			if (fd >= 0 && off < len)
+				close(fd);
+			free(path);
+			return -1;
+		}
+		free(path);
+	}
+	return 0;
+}
+
+void provision_recipes_remove(const struct prov_recipes *r)
+{
+	if (!r || !r->dir)
+		return;
+	for (size_t i = 0; i < r->nconfs; i++) {
+		char *path = recipe_path(r, r->confs[i].name);
+		unlink(path);
+		free(path);
+	}
+	rmdir(r->dir);
+}
+
+/* The RADL position of a diagnostic: DIR/NAME.yml is configure NAME's
+ * recipe, shifted to its RADL lines; no position at all is the configure's. */
+static struct src_loc radl_loc(const struct diag_item *it, const struct prov_configure *c,
+			       const struct prov_recipes *r)
+{
+	struct src_loc loc = { it->file, it->line, it->col };
+	size_t dl = r && r->dir ? strlen(r->dir) : 0;
+	if (it->file && dl && !strncmp(it->file, r->dir, dl) && it->file[dl] == '/')
+		for (size_t i = 0; i < r->nconfs; i++) {
+			const struct prov_configure *o = &r->confs[i];
+			size_t nl = strlen(o->name);
+			if (!strncmp(it->file + dl + 1, o->name, nl) && !strcmp(it->file + dl + 1 + nl, ".yml")) {
+				loc.file = o->file;
+				loc.line = it->line > 0 ? it->line + (o->line > 0 ? o->line - 1 : 0) : o->line;
+				break;
+			}
+		}
+	if (!loc.file) {
+		loc.file = c->file;
+		loc.line = c->line;
+		loc.col = 1;
+	}
+	return loc;
+}
+
+/* An Ansible Vault file, as ansible-vault writes it: its first line. */
+static int vault_line(const char *text)
+{
+	int line = 0;
+	for (const char *p = text; *p;) {
+		size_t n = strcspn(p, "\n");
+		size_t sp = strspn(p, " \t\r");
+		if (sp < n) {
+			if (!strncmp(p + sp, "$ANSIBLE_VAULT;", 15))
+				return line;
+			return -1;
+		}
+		p += n;
+		if (*p)
+			p++;
+		line++;
+	}
+	return -1;
+}
+
+/* Whether every error of d is about a role the RADL declares for
+ * installation at run time, or about what only ansible-playbook runs. */
+static bool runtime_only(const struct diag *d, const struct prov_recipes *r)
+{
+	static const char pre[] = "the role '";
+	if (!d->nerrors)
+		return false;
+	for (size_t i = 0; i < d->n; i++) {
+		const struct diag_item *it = &d->items[i];
+		if (it->level != DIAG_ERROR)
+			continue;
+		struct diag one = DIAG_INIT;
+		diag_error(&one, IMC_EXIT_DATAERR, NULL, "%s", it->msg);
+		bool unsupported = play_error_unsupported(&one);
+		diag_release(&one);
+		if (unsupported)
+			continue;
+		bool declared = false;
+		if (r && !strncmp(it->msg, pre, sizeof(pre) - 1)) {
+			const char *name = it->msg + sizeof(pre) - 1;
+			size_t nl = strcspn(name, "'");
+			for (size_t k = 0; k < r->nruntime_roles && !declared; k++)
+				declared = strlen(r->runtime_roles[k]) == nl && !strncmp(name, r->runtime_roles[k], nl) &&
+					   !strncmp(name + nl, "' was not found", 15);
+		}
+		if (!declared)
+			return false;
+	}
+	return true;
+}
+
+static int load_configure(const struct prov_configure *c, const char *tool, const char *roles_path,
+			  const struct prov_recipes *recipes, bool have_ansible, struct task_playbook **pb,
+			  char **why, struct diag *d)
+{
+	*pb = NULL;
+	*why = NULL;
+	const char *text = c->recipe ? c->recipe : "";
+	if (tool && strcasecmp(tool, "ansible")) {
+		struct src_loc loc = { c->file, c->line, 1 };
+		diag_error(d, IMC_EXIT_DATAERR, &loc,
+			   "contextualization tool '%s' of configure '%s' is not supported "
+			   "(only Ansible recipes are)", tool, c->name);
+		return -1;
+	}
+	/* IM decrypts such recipes with the systems' vault.password; imc has
+	 * no Vault decryption, so the recipe cannot run either way */
+	int vl = vault_line(text);
+	if (vl >= 0) {
+		struct src_loc loc = { c->file, c->line + vl, 1 };
+		if (c->vault_password)
+			diag_error(d, IMC_EXIT_DATAERR, &loc,
+				   "configure '%s': the recipe is encrypted with Ansible Vault, which imc cannot decrypt",
+				   c->name);
+		else
+			diag_error(d, IMC_EXIT_DATAERR, &loc,
+				   "configure '%s': the recipe is encrypted with Ansible Vault and no vault password "
+				   "is available (vault.password)", c->name);
+		return -1;
+	}
+	struct diag cd = DIAG_INIT;
+	*pb = play_load_text(text, c->file ? c->file : c->name, c->line > 0 ? c->line - 1 : 0,
+			     recipes ? recipes->dir : NULL, roles_path, true, &cd);
+	int rc = 0;
+	if (!*pb) {
+		bool unsupported = runtime_only(&cd, recipes);
+		if (have_ansible && unsupported) {
+			*why = xstrdup(diag_first_message(&cd));
+		} else {
+			/* copy the errors and their notes, at RADL positions */
+			bool keep = false;
+			for (size_t e = 0; e < cd.n; e++) {
+				const struct diag_item *it = &cd.items[e];
+				struct src_loc loc = radl_loc(it, c, recipes);
+				if (it->level == DIAG_ERROR) {
+					diag_error(d, IMC_EXIT_DATAERR, &loc, "configure '%s': %s%s", c->name, it->msg,
+						   unsupported ? " (and ansible-playbook is not installed to run it instead)" : "");
+					keep = true;
+					/* in a role's file: which RADL configure loaded it */
+					if (c->file && strcmp(loc.file, c->file)) {
+						struct src_loc cloc = { c->file, c->line, 1 };
+						diag_note(d, &cloc, "while loading configure '%s'", c->name);
+					}
+				} else if (it->level == DIAG_NOTE && keep)
+					diag_note(d, loc.line ? &loc : NULL, "%s", it->msg);
+			}
+			rc = -1;
+		}
+	}
+	diag_release(&cd);
+	return rc;
+}
+
+int provision_check_configure(const struct prov_configure *c, const char *tool, const char *roles_path,
+			      const struct prov_recipes *recipes, bool have_ansible, struct diag *d)
+{
+	struct task_playbook *pb = NULL;
+	char *why = NULL;
+	int rc = load_configure(c, tool, roles_path, recipes, have_ansible, &pb, &why, d);
+	play_free(pb);
+	free(why);
+	return rc;
+}
 
 static int check_confs(struct prov *pv, struct diag *d)
 {
@@ -105,14 +304,6 @@ static int check_confs(struct prov *pv, struct diag *d)
 					   it->host, job->nhosts);
 				return -1;
 			}
-			if (it->tool && strcasecmp(it->tool, "ansible")) {
-				struct src_loc loc = { it->conf->file, it->conf->line, 1 };
-				diag_error(d, IMC_EXIT_DATAERR, &loc,
-					   "contextualization tool '%s' of configure '%s' is not supported "
-					   "(only Ansible recipes are)", it->tool, it->conf->name);
-				rc = -1;
-				continue;
-			}
 			bool seen = false;
 			for (size_t k = 0; k < pv->nconfs; k++)
 				if (pv->confs[k].conf == it->conf)
@@ -123,32 +314,12 @@ static int check_confs(struct prov *pv, struct diag *d)
 			struct conf_state *cs = &pv->confs[pv->nconfs++];
 			memset(cs, 0, sizeof(*cs));
 			cs->conf = it->conf;
-			struct diag cd = DIAG_INIT;
-			cs->pb = play_load_text(it->conf->recipe ? it->conf->recipe : "",
-						it->conf->file ? it->conf->file : it->conf->name,
-						it->conf->line > 0 ? it->conf->line - 1 : 0, NULL,
-						job->roles_path, true, &cd);
-			if (!cs->pb) {
-				if (pv->have_ansible && play_error_unsupported(&cd)) {
-					cs->why = xstrdup(diag_first_message(&cd));
-					log_info("provision", "configure '%s' runs under ansible-playbook: %s",
-						 it->conf->name, cs->why);
-				} else {
-					/* copy the errors (with their RADL positions) */
-					for (size_t e = 0; e < cd.n; e++) {
-						struct src_loc loc = { cd.items[e].file, cd.items[e].line,
-								       cd.items[e].col };
-						if (cd.items[e].level == DIAG_ERROR)
-							diag_error(d, IMC_EXIT_DATAERR,
-								   cd.items[e].file ? &loc : NULL,
-								   "configure '%s': %s%s", it->conf->name,
-								   cd.items[e].msg,
-								   pv->have_ansible ? "" : " (and ansible-playbook is not installed to run it instead)");
-					}
-					rc = -1;
-				}
-			}
-			diag_release(&cd);
+			if (load_configure(it->conf, it->tool, job->roles_path, job->recipes, pv->have_ansible,
+					   &cs->pb, &cs->why, d) < 0)
+				rc = -1;
+			else if (cs->why)
+				log_info("provision", "configure '%s' runs under ansible-playbook: %s",
+					 it->conf->name, cs->why);
 		}
 	return rc;
 }
@@ -561,7 +732,7 @@ int provision_run(struct prov_job *job, struct diag *d)
 	signal(SIGPIPE, SIG_IGN);
 	struct prov pv = { .job = job };
 	pthread_mutex_init(&pv.lock, NULL);
-	pv.have_ansible = find_in_path("ansible-playbook");
+	pv.have_ansible = provision_have_ansible();
 	int rc = 0;
 	double start = task_now();
 	pv.deadline = job->max_time > 0 ? start + job->max_time : 0;
