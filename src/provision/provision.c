@@ -267,7 +267,7 @@ static int load_configure(const struct prov_configure *c, const char *tool, cons
 						   unsupported ? " (and ansible-playbook is not installed to run it instead)" : "");
 					keep = true;
 					/* in a role's file: which RADL configure loaded it */
-					if (c->file && strcmp(loc.file, c->file)) {
+					if (c->file && loc.file && strcmp(loc.file, c->file)) {
 						struct src_loc cloc = { c->file, c->line, 1 };
 						diag_note(d, &cloc, "while loading configure '%s'", c->name);
 					}
