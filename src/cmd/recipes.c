@@ -40,10 +40,9 @@ char *recipes_roles_path(const char *radl_path)
 struct prov_configure *recipes_configures(const struct radl_doc *doc, const char *file, size_t *n)
 {
 	/* IM decrypts Vault recipes with the vault.password of the systems */
-	bool vault = false;
-	for (size_t i = 0; i < doc->nsystems; i++)
-		if (radl_aspect_string(&doc->systems[i], "vault.password"))
-			vault = true;
+	const char *vault = NULL;
+	for (size_t i = 0; i < doc->nsystems && !vault; i++)
+		vault = radl_aspect_string(&doc->systems[i], "vault.password");
 	struct prov_configure *c = xcalloc(doc->nconfigures + 1, sizeof(*c));
 	*n = 0;
 	for (size_t i = 0; i < doc->nconfigures; i++) {

@@ -33,6 +33,7 @@ struct conf_state {
 	const struct prov_configure *conf;
 	struct task_playbook *pb;  /* NULL: runs under ansible-playbook */
 	char *why;                 /* why it falls back */
+	char *text;                /* the decrypted recipe of a Vault one, or NULL */
 };
 
 struct prov {
@@ -219,13 +220,118 @@ static bool runtime_only(const struct diag *d, const struct prov_recipes *r)
 	return true;
 }
 
+static int write_secret_file(const char *path, const char *text)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return -1;
+	size_t len = strlen(text), off = 0;
+	while (off < len) {
+		ssize_t w = write(fd, text + off, len - off);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			break;
+		off += (size_t)w;
+	}
+	return close(fd) == 0 && off == len ? 0 : -1;
+}
+
+#define VAULT_MAX_TEXT (16 << 20)
+
+/* The plain text of a Vault recipe, decrypted with the password by
+ * ansible-vault (IM does the same with Ansible's library): the password
+ * and the recipe go through 0600 files in a private directory removed at
+ * once. NULL with *err set (malloc'd, without the password). */
+static char *vault_decrypt(const char *text, const char *password, char **err)
+{
+	const char *tmp = getenv("TMPDIR");
+	char *tdir = xasprintf("%s/imc-vault.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	char *pw = NULL, *in = NULL, *out = NULL;
+	struct strbuf sb = STRBUF_INIT;
+	*err = NULL;
+	if (!mkdtemp(tdir)) {
+		*err = xasprintf("cannot create a temporary directory: %s", strerror(errno));
+		free(tdir);
+		return NULL;
+	}
+	pw = xasprintf("%s/password", tdir);
+	in = xasprintf("%s/recipe", tdir);
+	if (write_secret_file(pw, password) < 0 || write_secret_file(in, text) < 0) {
+		*err = xasprintf("cannot write in '%s': %s", tdir, strerror(errno));
+		goto done;
+	}
+	int pfd[2];
+	if (pipe2(pfd, O_CLOEXEC) < 0) {
+		*err = xstrdup("cannot create a pipe");
+		goto done;
+	}
+	pid_t pid = fork();
+	if (pid == 0) {
+		dup2(pfd[1], 1);
+		int nul = open("/dev/null", O_RDWR);
+		if (nul >= 0) {
+			dup2(nul, 0);
+			dup2(nul, 2);
+		}
+		setenv("ANSIBLE_NOCOLOR", "1", 1);
+		execlp("ansible-vault", "ansible-vault", "decrypt", "--vault-password-file", pw, "--output", "-",
+		       in, (char *)NULL);
+		_exit(127);
+	}
+	close(pfd[1]);
+	if (pid < 0) {
+		close(pfd[0]);
+		*err = xstrdup("cannot fork");
+		goto done;
+	}
+	char buf[8192];
+	ssize_t n;
+	bool big = false;
+	while ((n = read(pfd[0], buf, sizeof(buf))) != 0) {
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			break;
+		if (sb.len + (size_t)n > VAULT_MAX_TEXT)
+			big = true;
+		else
+			strbuf_add(&sb, buf, (size_t)n);
+	}
+	close(pfd[0]);
+	int st = 0;
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	if (!WIFEXITED(st) || WEXITSTATUS(st) == 127)
+		*err = xstrdup("ansible-vault could not be run");
+	else if (WEXITSTATUS(st) != 0)
+		*err = xstrdup("ansible-vault cannot decrypt it with the given vault.password");
+	else if (big)
+		*err = xasprintf("the decrypted recipe is larger than %d bytes", VAULT_MAX_TEXT);
+	else
+		out = strbuf_detach(&sb);
+done:
+	strbuf_release(&sb);
+	if (pw)
+		unlink(pw);
+	if (in)
+		unlink(in);
+	rmdir(tdir);
+	free(pw);
+	free(in);
+	free(tdir);
+	return out;
+}
+
 static int load_configure(const struct prov_configure *c, const char *tool, const char *roles_path,
 			  const struct prov_recipes *recipes, bool have_ansible, struct task_playbook **pb,
-			  char **why, struct diag *d)
+			  char **why, char **plain, struct diag *d)
 {
 	*pb = NULL;
 	*why = NULL;
+	*plain = NULL;
 	const char *text = c->recipe ? c->recipe : "";
+	char *label = NULL;
 	if (tool && strcasecmp(tool, "ansible")) {
 		struct src_loc loc = { c->file, c->line, 1 };
 		diag_error(d, IMC_EXIT_DATAERR, &loc,
@@ -233,24 +339,33 @@ static int load_configure(const struct prov_configure *c, const char *tool, cons
 			   "(only Ansible recipes are)", tool, c->name);
 		return -1;
 	}
-	/* IM decrypts such recipes with the systems' vault.password; imc has
-	 * no Vault decryption, so the recipe cannot run either way */
+	/* IM decrypts such recipes with the systems' vault.password; the plain
+	 * text is then loaded like any recipe, its lines its own */
 	int vl = vault_line(text);
 	if (vl >= 0) {
 		struct src_loc loc = { c->file, c->line + vl, 1 };
-		if (c->vault_password)
-			diag_error(d, IMC_EXIT_DATAERR, &loc,
-				   "configure '%s': the recipe is encrypted with Ansible Vault, which imc cannot decrypt",
-				   c->name);
+		char *err = NULL;
+		if (!c->vault_password)
+			err = xstrdup("no vault password is available (vault.password)");
+		else if (!find_in_path("ansible-vault"))
+			err = xstrdup("ansible-vault is not installed to decrypt it");
 		else
+			*plain = vault_decrypt(text + strspn(text, " \t\r\n"), c->vault_password, &err);
+		if (!*plain) {
 			diag_error(d, IMC_EXIT_DATAERR, &loc,
-				   "configure '%s': the recipe is encrypted with Ansible Vault and no vault password "
-				   "is available (vault.password)", c->name);
-		return -1;
+				   "configure '%s': the recipe is encrypted with Ansible Vault and %s", c->name, err);
+			free(err);
+			return -1;
+		}
+		text = *plain;
+		label = xasprintf("configure '%s' (decrypted)", c->name);
 	}
 	struct diag cd = DIAG_INIT;
-	*pb = play_load_text(text, c->file ? c->file : c->name, c->line > 0 ? c->line - 1 : 0,
-			     recipes ? recipes->dir : NULL, roles_path, true, &cd);
+	if (label)
+		*pb = play_load_text(text, label, 0, recipes ? recipes->dir : NULL, roles_path, true, &cd);
+	else
+		*pb = play_load_text(text, c->file ? c->file : c->name, c->line > 0 ? c->line - 1 : 0,
+				     recipes ? recipes->dir : NULL, roles_path, true, &cd);
 	int rc = 0;
 	if (!*pb) {
 		bool unsupported = runtime_only(&cd, recipes);
@@ -278,6 +393,11 @@ static int load_configure(const struct prov_configure *c, const char *tool, cons
 		}
 	}
 	diag_release(&cd);
+	free(label);
+	if (rc < 0) {
+		free(*plain);
+		*plain = NULL;
+	}
 	return rc;
 }
 
@@ -285,10 +405,11 @@ int provision_check_configure(const struct prov_configure *c, const char *tool, 
 			      const struct prov_recipes *recipes, bool have_ansible, struct diag *d)
 {
 	struct task_playbook *pb = NULL;
-	char *why = NULL;
-	int rc = load_configure(c, tool, roles_path, recipes, have_ansible, &pb, &why, d);
+	char *why = NULL, *plain = NULL;
+	int rc = load_configure(c, tool, roles_path, recipes, have_ansible, &pb, &why, &plain, d);
 	play_free(pb);
 	free(why);
+	free(plain);
 	return rc;
 }
 
@@ -315,7 +436,7 @@ static int check_confs(struct prov *pv, struct diag *d)
 			memset(cs, 0, sizeof(*cs));
 			cs->conf = it->conf;
 			if (load_configure(it->conf, it->tool, job->roles_path, job->recipes, pv->have_ansible,
-					   &cs->pb, &cs->why, d) < 0)
+					   &cs->pb, &cs->why, &cs->text, d) < 0)
 				rc = -1;
 			else if (cs->why)
 				log_info("provision", "configure '%s' runs under ansible-playbook: %s",
@@ -558,8 +679,8 @@ static int run_ansible(struct prov *pv, size_t h, struct conf_state *cs, char **
 		return -1;
 	}
 	struct diag d = DIAG_INIT;
-	json_t *plays = yaml_load(cs->conf->recipe ? cs->conf->recipe : "",
-				  strlen(cs->conf->recipe ? cs->conf->recipe : ""), cs->conf->name, 0,
+	const char *text = cs->text ? cs->text : cs->conf->recipe ? cs->conf->recipe : "";
+	json_t *plays = yaml_load(text, strlen(text), cs->conf->name, 0,
 				  NULL, &d);
 	diag_release(&d);
 	if (!json_is_array(plays)) {
@@ -824,6 +945,7 @@ out:
 	for (size_t i = 0; i < pv.nconfs; i++) {
 		play_free(pv.confs[i].pb);
 		free(pv.confs[i].why);
+		free(pv.confs[i].text);
 	}
 	free(pv.confs);
 	free(pv.hosts);

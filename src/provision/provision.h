@@ -34,7 +34,7 @@ struct prov_configure {
 	const char *recipe;        /* the YAML recipe text (between @begin/@end) */
 	const char *file;          /* RADL file name for error messages */
 	int line;                  /* RADL line of the recipe's first line */
-	bool vault_password;       /* a system running it has vault.password */
+	const char *vault_password; /* the systems' vault.password (a secret), or NULL */
 };
 
 /* Every configure of the RADL, also visible to the recipes as DIR/NAME.yml

@@ -1,9 +1,10 @@
 #!/bin/sh
 # t2008: 'imc create' and 'imc plan' load every recipe the contextualization
 # will run before any cloud call. A recipe that cannot load (a missing role,
-# invalid YAML, an Ansible Vault recipe without a password, a static import
-# of a file that does not exist, a YAML error inside a role, an error inside
-# another configure imported as NAME.yml) fails both commands with exit 65
+# invalid YAML, an Ansible Vault recipe without a password or with a wrong
+# one, a static import of a file that does not exist, a YAML error inside a
+# role, an error inside another configure imported as NAME.yml, an error in
+# a Vault recipe once decrypted) fails both commands with exit 65
 # and the RADL line, records no infrastructure and calls no cloud: the dummy
 # cloud's call log (IMC_DUMMY_LOG) stays empty, and so does the request log
 # of the local EC2 endpoint. A good recipe using a role next to the RADL and
@@ -115,6 +116,51 @@ radl cross dummy:// <<'EOF'
 EOF
 EXTRA=
 check_case cross "$(line cross missing2)" "configure 'node': cannot find tasks file 'missing2.yml'"
+
+# A Vault recipe with the systems' vault.password is decrypted (with
+# ansible-vault, as IM does with Ansible's library) and checked like any
+# other; a wrong password fails; the password shows nowhere.
+VPW='Vault-Pw/for+t2008'
+printf '%s\n' "$VPW" >"$TMPD/vpw"
+# vault_radl NAME PASSWORD: NAME.radl with stdin encrypted as configure 'node'
+vault_radl() {
+	cat >"$TMPD/$1.plain"
+	ansible-vault encrypt --vault-password-file "$TMPD/vpw" --output "$TMPD/$1.enc" "$TMPD/$1.plain" >/dev/null 2>&1 ||
+		not_ok "ansible-vault encrypts the test recipe"
+	{
+		printf "system node (\n    disk.0.image.url = 'dummy://' and\n    vault.password = '%s'\n)\n" "$2"
+		printf 'configure node (\n@begin\n'
+		cat "$TMPD/$1.enc"
+		printf '@end\n)\ndeploy node 1\n'
+	} >"$TMPD/$1.radl"
+}
+vault_radl vaultrole "$VPW" <<'EOF'
+---
+- roles:
+    - nosuchrole3
+EOF
+rm -f "$CALLS"
+expect_exit 65 "vaultrole: create of a decrypted recipe naming a missing role fails" -- "$IMC" create "$TMPD/vaultrole.radl"
+expect_grep "^$TMPD/vaultrole.radl:$(line vaultrole '^@begin'):[0-9]+: error: configure 'node': the role 'nosuchrole3' was not found" \
+	"$TMPD/err" "vaultrole: the error names the configure's RADL line"
+expect_grep "^configure 'node' \(decrypted\):3:[0-9]+: note: role 'nosuchrole3' is used here" "$TMPD/err" \
+	"vaultrole: the note names the line of the decrypted recipe"
+if [ -s "$CALLS" ]; then not_ok "vaultrole: no call to the dummy cloud"; else ok "vaultrole: no call to the dummy cloud"; fi
+expect_no_grep "$VPW" "$TMPD/err" "vaultrole: the vault password is not shown"
+vault_radl vaultgood "$VPW" <<'EOF'
+---
+- roles:
+    - myrole
+  tasks:
+    - debug: msg="secret recipe"
+EOF
+expect_exit 0 "vaultgood: plan of a good encrypted recipe" -- "$IMC" plan "$TMPD/vaultgood.radl"
+expect_no_grep "$VPW" "$TMPD/out" "vaultgood: the vault password is not shown"
+vault_radl vaultwrong 'not-the-password' </dev/null
+expect_exit 65 "vaultwrong: a wrong vault.password fails plan" -- "$IMC" plan "$TMPD/vaultwrong.radl"
+expect_grep "^$TMPD/vaultwrong.radl:$(line vaultwrong ANSIBLE_VAULT):[0-9]+: error: configure 'node': the recipe is encrypted with Ansible Vault and ansible-vault cannot decrypt it" \
+	"$TMPD/err" "vaultwrong: the error is at the Vault header's line"
+expect_no_grep 'not-the-password' "$TMPD/err" "vaultwrong: the wrong password is not shown"
 
 # A good recipe: a role next to the RADL, IM's NAME.yml of other configures
 # (import_tasks and include of a task list, import_playbook of a play list).
