@@ -101,6 +101,15 @@ void provision_recipes_remove(const struct prov_recipes *r);
  * executor does not implement). */
 bool provision_have_ansible(void);
 
+struct task_playbook;
+/* The loader itself (recipe-load.c): 0 with *pb the loaded playbook, or
+ * with *pb NULL and *why saying why it runs under ansible-playbook; *plain
+ * is the decrypted text of a Vault recipe (else NULL). -1 with errors in d.
+ * The caller frees *pb (play_free), *why and *plain. */
+int provision_load_configure(const struct prov_configure *c, const char *tool, const char *roles_path,
+			     const struct prov_recipes *recipes, bool have_ansible, struct task_playbook **pb,
+			     char **why, char **plain, struct diag *d);
+
 /* Loads one configure's recipe (run with 'with TOOL', NULL = Ansible) and
  * checks it statically, exactly as provision_run() does before it touches
  * any host: plays, static imports, roles, module arguments, templates. What
