@@ -46,9 +46,8 @@ struct prov_configure *recipes_configures(const struct radl_doc *doc, const char
 	struct prov_configure *c = xcalloc(doc->nconfigures + 1, sizeof(*c));
 	*n = 0;
 	for (size_t i = 0; i < doc->nconfigures; i++) {
+		/* 'configure x ()' and references too: an empty recipe, as IM */
 		const struct radl_configure *rc = &doc->configures[i];
-		if (!rc->recipe || rc->reference)
-			continue;
 		struct prov_configure *e = &c[(*n)++];
 		e->name = rc->id;
 		e->recipe = rc->recipe;

@@ -16,8 +16,8 @@
  * imc's own. malloc'd. */
 char *recipes_roles_path(const char *radl_path);
 
-/* Every configure of doc that has a recipe, named 'file' in messages. The
- * array (free() it) borrows from doc and file. */
+/* Every configure of doc (one without a recipe has an empty one), named
+ * 'file' in messages. The array (free() it) borrows from doc and file. */
 struct prov_configure *recipes_configures(const struct radl_doc *doc, const char *file, size_t *n);
 /* The Galaxy roles the systems of doc declare in disk.0.applications
  * ('ansible.roles.NAME[,VERSION]' or 'ansible.roles.URL|NAME'), which IM
