@@ -2,6 +2,7 @@
 bin_PROGRAMS += imc
 imc_SOURCES = src/imc.c src/cmd/cmd.h src/cmd/cmd-list.h
 imc_SOURCES += src/cmd/infra.c src/cmd/infra.h src/cmd/worker.c src/cmd/worker.h
+imc_SOURCES += src/cmd/recipes.c src/cmd/recipes.h
 imc_SOURCES += src/cmd/vmops.c src/cmd/vmops.h
 imc_LDADD = libimc.la $(IMC_LIBS)
 # every command file is listed here (they are already all present)
@@ -36,3 +37,7 @@ imc_SOURCES += \
 
 TESTS += tests/cli/t0001-basic.sh
 EXTRA_DIST += tests/cli/t0001-basic.sh tests/cli/lib.sh tests/cli/fuzz-lib.sh
+
+# the recipes checked before any cloud call (src/cmd/recipes.c)
+TESTS += tests/cli/t2008-recipe-precheck.sh
+EXTRA_DIST += tests/cli/t2008-recipe-precheck.sh

@@ -1,6 +1,6 @@
 # src/provision: SSH sessions, the task executor, modules (templating is in
 # provision-template.mk).
-libimc_la_SOURCES += src/provision/provision.h src/provision/provision.c \
+libimc_la_SOURCES += src/provision/provision.h src/provision/provision.c src/provision/recipe-load.c \
 	src/provision/task.h \
 	src/provision/play-yaml.c src/provision/play-load.c \
 	src/provision/exec-args.c src/provision/exec-vars.c src/provision/exec-tmpl.c \

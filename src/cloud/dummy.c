@@ -11,15 +11,48 @@
  *   - the environment: IMC_DUMMY_FAIL=LIST (same words) applies to every
  *     dummy VM of the process that reads it, e.g. to make a later destroy
  *     fail; IMC_DUMMY_FAIL_VM=N restricts it to VM number N.
- * 'off' makes a VM look terminated behind imc's back on the next update. */
+ * 'off' makes a VM look terminated behind imc's back on the next update.
+ *
+ * Its call log, so that a test can tell whether imc called the cloud at all
+ * (e.g. zero calls when a recipe fails to load): with IMC_DUMMY_LOG=FILE,
+ * every operation appends one line "OP VM-NUMBER" or "OP NETWORK-NAME" to
+ * FILE (net_create, net_destroy, vm_create, vm_update, vm_stop, vm_start,
+ * vm_reboot, vm_alter, vm_destroy; cleanup_infra with the infrastructure
+ * id), failed or not, in the order they were made. */
 #include "config.h"
 
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cloud/cloud.h"
 #include "util/xalloc.h"
 #include "util/banned.h"
+
+/* One line to $IMC_DUMMY_LOG, written by one append so that concurrent
+ * processes (a command and a worker) never interleave within a line. */
+static void call_log(const char *op, const char *what)
+{
+	const char *path = getenv("IMC_DUMMY_LOG");
+	if (!path || !*path)
+		return;
+	int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return;
+	char *line = xasprintf("%s %s\n", op, what ? what : "-");
+	ssize_t w = write(fd, line, strlen(line));
+	(void)w; /* a test log: a short write shows as a missing line */
+	free(line);
+	close(fd);
+}
+
+static void call_log_vm(const char *op, const struct cloud_vm *vm)
+{
+	char num[24];
+	snprintf(num, sizeof(num), "%d", vm->num);
+	call_log(op, num);
+}
 
 static bool has_word(const char *list, const char *word)
 {
@@ -52,6 +85,7 @@ static bool should(const struct cloud_vm *vm, const char *word)
 static int dummy_net_create(struct cloud_session *s, struct cloud_net *net, struct diag *d)
 {
 	(void)d;
+	call_log("net_create", net->name);
 	free(net->cloud_id);
 	net->cloud_id = xasprintf("dummy-%.8s-%s", s->infra_id, net->name);
 	free(net->cidr_assigned);
@@ -61,7 +95,8 @@ static int dummy_net_create(struct cloud_session *s, struct cloud_net *net, stru
 
 static int dummy_net_destroy(struct cloud_session *s, struct cloud_net *net, struct diag *d)
 {
-	(void)s; (void)net; (void)d;
+	(void)s; (void)d;
+	call_log("net_destroy", net->name);
 	return 0;
 }
 
@@ -69,6 +104,7 @@ static int dummy_vm_create(struct cloud_session *s, struct cloud_vm *vms, size_t
 {
 	for (size_t i = 0; i < n; i++) {
 		struct cloud_vm *vm = &vms[i];
+		call_log_vm("vm_create", vm);
 		if (should(vm, "fail-create")) {
 			vm->state = VM_FAILED;
 			diag_error(d, IMC_EXIT_UNAVAILABLE, NULL,
@@ -92,14 +128,19 @@ static int dummy_vm_create(struct cloud_session *s, struct cloud_vm *vms, size_t
 static int dummy_vm_update(struct cloud_session *s, struct cloud_vm *vm, struct diag *d)
 {
 	(void)s; (void)d;
+	call_log_vm("vm_update", vm);
 	if (should(vm, "off"))
 		vm->state = VM_OFF;
 	/* otherwise the state the caller loaded from the store is the truth */
 	return 0;
 }
 
+/* word is "fail-OP": the operation logged is "vm_OP". */
 static int simple_op(struct cloud_vm *vm, const char *word, enum vm_state to, struct diag *d)
 {
+	char *op = xasprintf("vm_%s", word + 5);
+	call_log_vm(op, vm);
+	free(op);
 	if (should(vm, word)) {
 		diag_error(d, IMC_EXIT_UNAVAILABLE, NULL, "dummy cloud: %s of VM %d failed (requested by '%s')",
 			   word + 5, vm->num, word);
@@ -143,7 +184,8 @@ static int dummy_vm_destroy(struct cloud_session *s, struct cloud_vm *vm, struct
 
 static int dummy_cleanup_infra(struct cloud_session *s, struct diag *d)
 {
-	(void)s; (void)d;
+	(void)d;
+	call_log("cleanup_infra", s->infra_id);
 	return 0;
 }
 

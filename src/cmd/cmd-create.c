@@ -1,8 +1,10 @@
 /* cmd-create.c: 'imc create FILE' validates the RADL (with IM's
  * @input.KEY@ filled from -e KEY=VALUE, or asked on a terminal), plans it,
- * records the infrastructure and its pending VMs and networks in the store,
- * generates the infrastructure's SSH key, and hands the deployment to a
- * detached worker. It prints the infrastructure id first, then follows the
+ * loads and checks every recipe the plan will run (before any cloud call,
+ * so that a recipe that cannot load costs no VM), records the
+ * infrastructure and its pending VMs and networks in the store, generates
+ * the infrastructure's SSH key, and hands the deployment to a detached
+ * worker. It prints the infrastructure id first, then follows the
  * worker until the infrastructure is configured or failed (-d: returns
  * right after the id; Ctrl-C stops following, not the deployment). */
 #include "config.h"
@@ -16,6 +18,7 @@
 #include "cloud/cloud.h"
 #include "cmd/cmd.h"
 #include "cmd/infra.h"
+#include "cmd/recipes.h"
 #include "cmd/worker.h"
 #include "plan/plan.h"
 #include "util/sshkey.h"
@@ -116,6 +119,10 @@ int cmd_create(struct imc_ctx *ctx, int argc, char **argv)
 	p = plan_build(doc, &o, &d);
 	if (!p || check_clouds(p, &d) < 0)
 		goto out;
+	/* the recipes load before anything exists: a bad one costs no VM */
+	abs = realpath(pos[0], NULL);
+	if (recipes_precheck(p, doc->file, abs, &d) < 0)
+		goto out;
 	st = state_open(home, &d);
 	if (!st)
 		goto out;
@@ -129,7 +136,6 @@ int cmd_create(struct imc_ctx *ctx, int argc, char **argv)
 	char *pub = xasprintf("%s.pub", key);
 	chmod(pub, 0600); /* everything in $IMC_HOME is 0600 */
 	free(pub);
-	abs = realpath(pos[0], NULL);
 	ev = json_object_size(vars) ? json_dumps(vars, JSON_COMPACT) : NULL;
 	in.id = id;
 	in.radl = text;

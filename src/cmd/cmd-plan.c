@@ -1,6 +1,8 @@
 /* cmd-plan.c: 'imc plan FILE' shows what 'imc create FILE' would do (the
  * VMs with their numbers, names and clouds, the networks per cloud and the
- * ordered contextualization steps) without creating anything. */
+ * ordered contextualization steps) without creating anything. Like create,
+ * it loads and checks every recipe the steps will run, and fails on one
+ * that cannot load. */
 #include "config.h"
 
 #include <stdio.h>
@@ -9,6 +11,7 @@
 
 #include "cmd/cmd.h"
 #include "cmd/infra.h"
+#include "cmd/recipes.h"
 #include "plan/plan.h"
 #include "util/strbuf.h"
 #include "util/xalloc.h"
@@ -37,7 +40,7 @@ int cmd_plan(struct imc_ctx *ctx, int argc, char **argv)
 	struct auth_file *af = NULL;
 	struct radl_doc *doc = NULL;
 	struct plan *p = NULL;
-	char *text = NULL, *home = state_default_home(ctx->home);
+	char *text = NULL, *abs = NULL, *home = state_default_home(ctx->home);
 	for (size_t i = 0; i < nev; i++)
 		if (plan_parse_extra_var(&vars, evars[i], &d) < 0)
 			goto out;
@@ -49,6 +52,10 @@ int cmd_plan(struct imc_ctx *ctx, int argc, char **argv)
 	struct plan_opts o = { .cloud_override = cloud, .auth = af, .lenient = true };
 	p = plan_build(doc, &o, &d);
 	if (!p)
+		goto out;
+	/* what 'imc create' would refuse, plan refuses the same way */
+	abs = realpath(pos[0], NULL);
+	if (recipes_precheck(p, doc->file, abs, &d) < 0)
 		goto out;
 	if (ctx->json) {
 		json_t *j = infra_json_doc();
@@ -69,6 +76,7 @@ out:
 	auth_file_free(af);
 	json_decref(vars);
 	free(text);
+	free(abs);
 	free(home);
 	free(evars);
 	diag_release(&d);

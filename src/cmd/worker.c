@@ -26,6 +26,7 @@
 
 #include "cloud/cloud.h"
 #include "cmd/infra.h"
+#include "cmd/recipes.h"
 #include "cmd/worker.h"
 #include "plan/plan.h"
 #include "provision/provision.h"
@@ -263,28 +264,6 @@ static bool in_list(const char *list, int num)
 	return false;
 }
 
-static char *roles_path(const struct state_infra *in)
-{
-	struct strbuf sb = STRBUF_INIT;
-	if (in->radl_path) {
-		char *dir = xstrdup(in->radl_path);
-		char *slash = strrchr(dir, '/');
-		if (slash)
-			*slash = '\0';
-		else {
-			free(dir);
-			dir = xstrdup(".");
-		}
-		strbuf_addf(&sb, "%s/roles:%s/recipes/roles", dir, dir);
-		free(dir);
-	}
-	const char *env = getenv("IMC_ROLES_PATH");
-	if (env && *env)
-		strbuf_addf(&sb, "%s%s", sb.len ? ":" : "", env);
-	strbuf_addf(&sb, "%s%s/roles:%s/recipes/roles", sb.len ? ":" : "", IMC_DATADIR, IMC_SRCDIR);
-	return strbuf_detach(&sb);
-}
-
 static int contextualize(struct state_store *st, struct state_infra *in, const char *only, struct diag *d)
 {
 	struct state_vm *vms = NULL;
@@ -388,8 +367,10 @@ static int contextualize(struct state_store *st, struct state_infra *in, const c
 
 	pause_at("configure");
 	struct prov_job job = { 0 };
-	struct prov_configure *confs = xcalloc(sched.nsteps * ns + 1, sizeof(*confs));
+	/* the recipes, loaded as 'imc create' checked them (recipes.c) */
 	size_t nconf = 0;
+	struct prov_configure *confs = recipes_configures(doc, in->radl_path ? in->radl_path : "infrastructure.radl",
+							  &nconf);
 	job.infra_id = in->id;
 	job.hosts = hosts;
 	job.nhosts = nh;
@@ -411,11 +392,9 @@ static int contextualize(struct state_store *st, struct state_infra *in, const c
 			const struct plan_item *it = &sched.steps[s].items[i];
 			if (host_of[it->vm] == (size_t)-1)
 				continue;
-			struct prov_configure *c = &confs[nconf++];
-			c->name = it->conf->id;
-			c->recipe = it->conf->recipe;
-			c->file = in->radl_path ? in->radl_path : "infrastructure.radl";
-			c->line = it->conf->recipe_line;
+			const struct prov_configure *c = recipes_find(confs, nconf, it->conf->id);
+			if (!c)
+				continue;
 			ps->items[ps->nitems].host = host_of[it->vm];
 			ps->items[ps->nitems].conf = c;
 			ps->items[ps->nitems].tool = it->tool;
@@ -427,12 +406,24 @@ static int contextualize(struct state_store *st, struct state_infra *in, const c
 			free(ps->items);
 	}
 	job.max_time = sched.max_time;
-	char *rp = roles_path(in);
+	char *rp = recipes_roles_path(in->radl_path);
 	job.roles_path = rp;
 	char *idir = state_infra_dir(st, in->id, d);
 	char *outdir = xasprintf("%s/outputs", idir ? idir : state_home(st));
 	mkdir(outdir, 0700);
 	job.output_dir = outdir;
+	/* IM's NAME.yml of every configure, in the recipes' own directory */
+	char *recdir = xasprintf("%s/recipes", idir ? idir : state_home(st));
+	mkdir(recdir, 0700);
+	size_t nroles = 0;
+	char **roles = recipes_runtime_roles(doc, &nroles);
+	struct prov_recipes recipes = { .dir = recdir, .confs = confs, .nconfs = nconf, .runtime_roles = roles,
+					.nruntime_roles = nroles };
+	struct diag wd = DIAG_INIT;
+	if (provision_recipes_write(&recipes, &wd) < 0)
+		state_log_add(st, in->id, -1, diag_first_message(&wd), d);
+	diag_release(&wd);
+	job.recipes = &recipes;
 	struct run r = { .st = st, .id = in->id, .vm_num = host_num, .nhosts = nh, .sched = &sched,
 			 .host_of = host_of, .sched_num = nums };
 	pthread_mutex_init(&r.lock, NULL);
@@ -528,6 +519,8 @@ static int contextualize(struct state_store *st, struct state_infra *in, const c
 	free(rp);
 	free(idir);
 	free(outdir);
+	free(recdir);
+	recipes_roles_free(roles);
 out:
 	for (size_t h = 0; h < nh; h++)
 		json_decref(hosts[h].vars);

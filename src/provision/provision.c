@@ -1,8 +1,8 @@
 /* provision.c: provision_run(), IM's contextualization over SSH with the
  * built-in executor: every configure is loaded and statically checked
- * before any VM is touched (unsupported constructs go to ansible-playbook
- * when it is installed, else stop everything with an error at the RADL
- * line); then one SSH session per VM is opened (waiting for sshd, pinning
+ * before any VM is touched (recipe-load.c, the loader 'imc create' checks
+ * recipes with too: unsupported constructs go to ansible-playbook when it
+ * is installed, else stop everything with an error at the RADL line); then one SSH session per VM is opened (waiting for sshd, pinning
  * or verifying host keys), the cluster's /etc/hosts installed, and the
  * steps run strictly in order, all VMs of a step in parallel (bounded),
  * a VM that fails a step skipping its later ones, within contextualize MAX.
@@ -33,6 +33,7 @@ struct conf_state {
 	const struct prov_configure *conf;
 	struct task_playbook *pb;  /* NULL: runs under ansible-playbook */
 	char *why;                 /* why it falls back */
+	char *text;                /* the decrypted recipe of a Vault one, or NULL */
 };
 
 struct prov {
@@ -75,24 +76,6 @@ static void infra_log(struct prov *pv, const char *fmt, ...)
 	strbuf_release(&sb);
 }
 
-static bool find_in_path(const char *prog)
-{
-	const char *path = getenv("PATH");
-	if (!path)
-		path = "/usr/bin:/bin";
-	char *p = xstrdup(path), *save = NULL;
-	bool found = false;
-	for (char *dir = strtok_r(p, ":", &save); dir && !found; dir = strtok_r(NULL, ":", &save)) {
-		char *f = xasprintf("%s/%s", dir, prog);
-		found = access(f, X_OK) == 0;
-		free(f);
-	}
-	free(p);
-	return found;
-}
-
-/* ---- static check of every configure --------------------------------------- */
-
 static int check_confs(struct prov *pv, struct diag *d)
 {
 	struct prov_job *job = pv->job;
@@ -105,14 +88,6 @@ static int check_confs(struct prov *pv, struct diag *d)
 					   it->host, job->nhosts);
 				return -1;
 			}
-			if (it->tool && strcasecmp(it->tool, "ansible")) {
-				struct src_loc loc = { it->conf->file, it->conf->line, 1 };
-				diag_error(d, IMC_EXIT_DATAERR, &loc,
-					   "contextualization tool '%s' of configure '%s' is not supported "
-					   "(only Ansible recipes are)", it->tool, it->conf->name);
-				rc = -1;
-				continue;
-			}
 			bool seen = false;
 			for (size_t k = 0; k < pv->nconfs; k++)
 				if (pv->confs[k].conf == it->conf)
@@ -123,32 +98,12 @@ static int check_confs(struct prov *pv, struct diag *d)
 			struct conf_state *cs = &pv->confs[pv->nconfs++];
 			memset(cs, 0, sizeof(*cs));
 			cs->conf = it->conf;
-			struct diag cd = DIAG_INIT;
-			cs->pb = play_load_text(it->conf->recipe ? it->conf->recipe : "",
-						it->conf->file ? it->conf->file : it->conf->name,
-						it->conf->line > 0 ? it->conf->line - 1 : 0, NULL,
-						job->roles_path, true, &cd);
-			if (!cs->pb) {
-				if (pv->have_ansible && play_error_unsupported(&cd)) {
-					cs->why = xstrdup(diag_first_message(&cd));
-					log_info("provision", "configure '%s' runs under ansible-playbook: %s",
-						 it->conf->name, cs->why);
-				} else {
-					/* copy the errors (with their RADL positions) */
-					for (size_t e = 0; e < cd.n; e++) {
-						struct src_loc loc = { cd.items[e].file, cd.items[e].line,
-								       cd.items[e].col };
-						if (cd.items[e].level == DIAG_ERROR)
-							diag_error(d, IMC_EXIT_DATAERR,
-								   cd.items[e].file ? &loc : NULL,
-								   "configure '%s': %s%s", it->conf->name,
-								   cd.items[e].msg,
-								   pv->have_ansible ? "" : " (and ansible-playbook is not installed to run it instead)");
-					}
-					rc = -1;
-				}
-			}
-			diag_release(&cd);
+			if (provision_load_configure(it->conf, it->tool, job->roles_path, job->recipes, pv->have_ansible,
+					   &cs->pb, &cs->why, &cs->text, d) < 0)
+				rc = -1;
+			else if (cs->why)
+				log_info("provision", "configure '%s' runs under ansible-playbook: %s",
+					 it->conf->name, cs->why);
 		}
 	return rc;
 }
@@ -387,8 +342,8 @@ static int run_ansible(struct prov *pv, size_t h, struct conf_state *cs, char **
 		return -1;
 	}
 	struct diag d = DIAG_INIT;
-	json_t *plays = yaml_load(cs->conf->recipe ? cs->conf->recipe : "",
-				  strlen(cs->conf->recipe ? cs->conf->recipe : ""), cs->conf->name, 0,
+	const char *text = cs->text ? cs->text : cs->conf->recipe ? cs->conf->recipe : "";
+	json_t *plays = yaml_load(text, strlen(text), cs->conf->name, 0,
 				  NULL, &d);
 	diag_release(&d);
 	if (!json_is_array(plays)) {
@@ -561,7 +516,7 @@ int provision_run(struct prov_job *job, struct diag *d)
 	signal(SIGPIPE, SIG_IGN);
 	struct prov pv = { .job = job };
 	pthread_mutex_init(&pv.lock, NULL);
-	pv.have_ansible = find_in_path("ansible-playbook");
+	pv.have_ansible = provision_have_ansible();
 	int rc = 0;
 	double start = task_now();
 	pv.deadline = job->max_time > 0 ? start + job->max_time : 0;
@@ -653,6 +608,7 @@ out:
 	for (size_t i = 0; i < pv.nconfs; i++) {
 		play_free(pv.confs[i].pb);
 		free(pv.confs[i].why);
+		free(pv.confs[i].text);
 	}
 	free(pv.confs);
 	free(pv.hosts);

@@ -34,6 +34,22 @@ struct prov_configure {
 	const char *recipe;        /* the YAML recipe text (between @begin/@end) */
 	const char *file;          /* RADL file name for error messages */
 	int line;                  /* RADL line of the recipe's first line */
+	const char *vault_password; /* the systems' vault.password (a secret), or NULL */
+};
+
+/* Every configure of the RADL, also visible to the recipes as DIR/NAME.yml
+ * (IM writes them so, for an 'include: NAME.yml' of another configure).
+ * DIR is the recipes' own directory: their relative imports and files
+ * resolve there. Errors in DIR/NAME.yml are reported at NAME's RADL lines. */
+struct prov_recipes {
+	const char *dir;
+	const struct prov_configure *confs;
+	size_t nconfs;
+	/* Galaxy roles the RADL declares (disk.0.applications contains
+	 * (name='ansible.roles.NAME')): IM installs them at run time, so one
+	 * absent now is no error; its configure goes to ansible-playbook. */
+	char *const *runtime_roles;
+	size_t nruntime_roles;
 };
 
 struct prov_item {
@@ -60,6 +76,7 @@ struct prov_job {
 	size_t nsteps;
 	int max_time;              /* contextualize MAX in seconds, 0 = none */
 	const char *roles_path;    /* ':'-separated role directories, searched first */
+	const struct prov_recipes *recipes; /* NULL: no NAME.yml, recipes relative to "." */
 	const char *output_dir;    /* where 'fetch' puts files ($IMC_HOME/infra/ID/outputs) */
 
 	/* Callbacks (may be NULL); called from provisioner threads, so they
@@ -73,6 +90,35 @@ struct prov_job {
 	void (*on_step_done)(void *opaque, int host, int step, bool ok, const char *error);
 	void *opaque;
 };
+
+/* Writes every configure of r as r->dir/NAME.yml (files 0600: recipes may
+ * hold secrets); r->dir must exist. */
+int provision_recipes_write(const struct prov_recipes *r, struct diag *d);
+/* Removes what provision_recipes_write() wrote, and r->dir when it is empty. */
+void provision_recipes_remove(const struct prov_recipes *r);
+
+/* Whether ansible-playbook is installed (the fallback for what the built-in
+ * executor does not implement). */
+bool provision_have_ansible(void);
+
+struct task_playbook;
+/* The loader itself (recipe-load.c): 0 with *pb the loaded playbook, or
+ * with *pb NULL and *why saying why it runs under ansible-playbook; *plain
+ * is the decrypted text of a Vault recipe (else NULL). -1 with errors in d.
+ * The caller frees *pb (play_free), *why and *plain. */
+int provision_load_configure(const struct prov_configure *c, const char *tool, const char *roles_path,
+			     const struct prov_recipes *recipes, bool have_ansible, struct task_playbook **pb,
+			     char **why, char **plain, struct diag *d);
+
+/* Loads one configure's recipe (run with 'with TOOL', NULL = Ansible) and
+ * checks it statically, exactly as provision_run() does before it touches
+ * any host: plays, static imports, roles, module arguments, templates. What
+ * only ansible-playbook can run is not an error when have_ansible. Errors
+ * go to d at RADL positions ("configure 'NAME': ..."). This is the one
+ * loader of RADL recipes: 'imc create' and 'imc plan' call it before any
+ * cloud call, the provisioner before any SSH connection. */
+int provision_check_configure(const struct prov_configure *c, const char *tool, const char *roles_path,
+			      const struct prov_recipes *recipes, bool have_ansible, struct diag *d);
 
 /* Runs every step; returns 0 when all hosts succeeded, 1 when some host
  * failed (reported through on_step_done), -1 on an error that stopped

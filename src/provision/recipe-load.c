@@ -1,0 +1,359 @@
+/* recipe-load.c: the one loader of RADL recipes (configures), shared by the
+ * provisioner (before it touches any host) and by 'imc create' and 'imc
+ * plan' (before any cloud call), so that what the check accepts is exactly
+ * what the provisioner will run. On top of the playbook loader
+ * (play-load.c) it does what is particular to a RADL recipe: IM's NAME.yml
+ * of every configure in the recipes' directory (and errors in them mapped
+ * back to RADL lines), Ansible Vault recipes decrypted with the systems'
+ * vault.password, Galaxy roles installed at run time, the fallback to
+ * ansible-playbook for what the built-in executor does not implement. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "provision/provision.h"
+#include "provision/task.h"
+#include "util/strbuf.h"
+#include "util/xalloc.h"
+#include "util/banned.h"
+
+static bool find_in_path(const char *prog)
+{
+	const char *path = getenv("PATH");
+	if (!path)
+		path = "/usr/bin:/bin";
+	char *p = xstrdup(path), *save = NULL;
+	bool found = false;
+	for (char *dir = strtok_r(p, ":", &save); dir && !found; dir = strtok_r(NULL, ":", &save)) {
+		char *f = xasprintf("%s/%s", dir, prog);
+		found = access(f, X_OK) == 0;
+		free(f);
+	}
+	free(p);
+	return found;
+}
+
+bool provision_have_ansible(void)
+{
+	return find_in_path("ansible-playbook");
+}
+
+static char *recipe_path(const struct prov_recipes *r, const char *name)
+{
+	return xasprintf("%s/%s.yml", r->dir, name);
+}
+
+int provision_recipes_write(const struct prov_recipes *r, struct diag *d)
+{
+	for (size_t i = 0; i < r->nconfs; i++) {
+		const struct prov_configure *c = &r->confs[i];
+		char *path = recipe_path(r, c->name);
+		int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
+		const char *text = c->recipe ? c->recipe : "";
+		size_t len = strlen(text), off = 0;
+		while (fd >= 0 && off < len) {
+			ssize_t w = write(fd, text + off, len - off);
+			if (w < 0 && errno == EINTR)
+				continue;
+			if (w <= 0)
+				break;
+			off += (size_t)w;
+		}
+		if (fd < 0 || off < len || close(fd) < 0) {
+			diag_error(d, IMC_EXIT_IOERR, NULL, "cannot write '%s': %s", path, strerror(errno));
+			if (fd >= 0 && off < len)
+				close(fd);
+			free(path);
+			return -1;
+		}
+		free(path);
+	}
+	return 0;
+}
+
+void provision_recipes_remove(const struct prov_recipes *r)
+{
+	if (!r || !r->dir)
+		return;
+	for (size_t i = 0; i < r->nconfs; i++) {
+		char *path = recipe_path(r, r->confs[i].name);
+		unlink(path);
+		free(path);
+	}
+	rmdir(r->dir);
+}
+
+/* The RADL position of a diagnostic: DIR/NAME.yml is configure NAME's
+ * recipe, shifted to its RADL lines; no position at all is the configure's. */
+static struct src_loc radl_loc(const struct diag_item *it, const struct prov_configure *c,
+			       const struct prov_recipes *r)
+{
+	struct src_loc loc = { it->file, it->line, it->col };
+	size_t dl = r && r->dir ? strlen(r->dir) : 0;
+	if (it->file && dl && !strncmp(it->file, r->dir, dl) && it->file[dl] == '/')
+		for (size_t i = 0; i < r->nconfs; i++) {
+			const struct prov_configure *o = &r->confs[i];
+			size_t nl = strlen(o->name);
+			if (!strncmp(it->file + dl + 1, o->name, nl) && !strcmp(it->file + dl + 1 + nl, ".yml")) {
+				loc.file = o->file;
+				loc.line = it->line > 0 ? it->line + (o->line > 0 ? o->line - 1 : 0) : o->line;
+				break;
+			}
+		}
+	if (!loc.file) {
+		loc.file = c->file;
+		loc.line = c->line;
+		loc.col = 1;
+	}
+	return loc;
+}
+
+/* An Ansible Vault file, as ansible-vault writes it: its first line. */
+static int vault_line(const char *text)
+{
+	int line = 0;
+	for (const char *p = text; *p;) {
+		size_t n = strcspn(p, "\n");
+		size_t sp = strspn(p, " \t\r");
+		if (sp < n) {
+			if (!strncmp(p + sp, "$ANSIBLE_VAULT;", 15))
+				return line;
+			return -1;
+		}
+		p += n;
+		if (*p)
+			p++;
+		line++;
+	}
+	return -1;
+}
+
+/* Whether every error of d is about a role the RADL declares for
+ * installation at run time, or about what only ansible-playbook runs. */
+static bool runtime_only(const struct diag *d, const struct prov_recipes *r)
+{
+	static const char pre[] = "the role '";
+	if (!d->nerrors)
+		return false;
+	for (size_t i = 0; i < d->n; i++) {
+		const struct diag_item *it = &d->items[i];
+		if (it->level != DIAG_ERROR)
+			continue;
+		struct diag one = DIAG_INIT;
+		diag_error(&one, IMC_EXIT_DATAERR, NULL, "%s", it->msg);
+		bool unsupported = play_error_unsupported(&one);
+		diag_release(&one);
+		if (unsupported)
+			continue;
+		bool declared = false;
+		if (r && !strncmp(it->msg, pre, sizeof(pre) - 1)) {
+			const char *name = it->msg + sizeof(pre) - 1;
+			size_t nl = strcspn(name, "'");
+			for (size_t k = 0; k < r->nruntime_roles && !declared; k++)
+				declared = strlen(r->runtime_roles[k]) == nl && !strncmp(name, r->runtime_roles[k], nl) &&
+					   !strncmp(name + nl, "' was not found", 15);
+		}
+		if (!declared)
+			return false;
+	}
+	return true;
+}
+
+static int write_secret_file(const char *path, const char *text)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return -1;
+	size_t len = strlen(text), off = 0;
+	while (off < len) {
+		ssize_t w = write(fd, text + off, len - off);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			break;
+		off += (size_t)w;
+	}
+	return close(fd) == 0 && off == len ? 0 : -1;
+}
+
+#define VAULT_MAX_TEXT (16 << 20)
+
+/* The plain text of a Vault recipe, decrypted with the password by
+ * ansible-vault (IM does the same with Ansible's library): the password
+ * and the recipe go through 0600 files in a private directory removed at
+ * once. NULL with *err set (malloc'd, without the password). */
+static char *vault_decrypt(const char *text, const char *password, char **err)
+{
+	const char *tmp = getenv("TMPDIR");
+	char *tdir = xasprintf("%s/imc-vault.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	char *pw = NULL, *in = NULL, *out = NULL;
+	struct strbuf sb = STRBUF_INIT;
+	*err = NULL;
+	if (!mkdtemp(tdir)) {
+		*err = xasprintf("cannot create a temporary directory: %s", strerror(errno));
+		free(tdir);
+		return NULL;
+	}
+	pw = xasprintf("%s/password", tdir);
+	in = xasprintf("%s/recipe", tdir);
+	if (write_secret_file(pw, password) < 0 || write_secret_file(in, text) < 0) {
+		*err = xasprintf("cannot write in '%s': %s", tdir, strerror(errno));
+		goto done;
+	}
+	int pfd[2];
+	if (pipe2(pfd, O_CLOEXEC) < 0) {
+		*err = xstrdup("cannot create a pipe");
+		goto done;
+	}
+	pid_t pid = fork();
+	if (pid == 0) {
+		dup2(pfd[1], 1);
+		int nul = open("/dev/null", O_RDWR);
+		if (nul >= 0) {
+			dup2(nul, 0);
+			dup2(nul, 2);
+		}
+		setenv("ANSIBLE_NOCOLOR", "1", 1);
+		execlp("ansible-vault", "ansible-vault", "decrypt", "--vault-password-file", pw, "--output", "-",
+		       in, (char *)NULL);
+		_exit(127);
+	}
+	close(pfd[1]);
+	if (pid < 0) {
+		close(pfd[0]);
+		*err = xstrdup("cannot fork");
+		goto done;
+	}
+	char buf[8192];
+	ssize_t n;
+	bool big = false;
+	while ((n = read(pfd[0], buf, sizeof(buf))) != 0) {
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			break;
+		if (sb.len + (size_t)n > VAULT_MAX_TEXT)
+			big = true;
+		else
+			strbuf_add(&sb, buf, (size_t)n);
+	}
+	close(pfd[0]);
+	int st = 0;
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	if (!WIFEXITED(st) || WEXITSTATUS(st) == 127)
+		*err = xstrdup("ansible-vault could not be run");
+	else if (WEXITSTATUS(st) != 0)
+		*err = xstrdup("ansible-vault cannot decrypt it with the given vault.password");
+	else if (big)
+		*err = xasprintf("the decrypted recipe is larger than %d bytes", VAULT_MAX_TEXT);
+	else
+		out = strbuf_detach(&sb);
+done:
+	strbuf_release(&sb);
+	if (pw)
+		unlink(pw);
+	if (in)
+		unlink(in);
+	rmdir(tdir);
+	free(pw);
+	free(in);
+	free(tdir);
+	return out;
+}
+
+int provision_load_configure(const struct prov_configure *c, const char *tool, const char *roles_path,
+			  const struct prov_recipes *recipes, bool have_ansible, struct task_playbook **pb,
+			  char **why, char **plain, struct diag *d)
+{
+	*pb = NULL;
+	*why = NULL;
+	*plain = NULL;
+	const char *text = c->recipe ? c->recipe : "";
+	char *label = NULL;
+	if (tool && strcasecmp(tool, "ansible")) {
+		struct src_loc loc = { c->file, c->line, 1 };
+		diag_error(d, IMC_EXIT_DATAERR, &loc,
+			   "contextualization tool '%s' of configure '%s' is not supported "
+			   "(only Ansible recipes are)", tool, c->name);
+		return -1;
+	}
+	/* IM decrypts such recipes with the systems' vault.password; the plain
+	 * text is then loaded like any recipe, its lines its own */
+	int vl = vault_line(text);
+	if (vl >= 0) {
+		struct src_loc loc = { c->file, c->line + vl, 1 };
+		char *err = NULL;
+		if (!c->vault_password)
+			err = xstrdup("no vault password is available (vault.password)");
+		else if (!find_in_path("ansible-vault"))
+			err = xstrdup("ansible-vault is not installed to decrypt it");
+		else
+			*plain = vault_decrypt(text + strspn(text, " \t\r\n"), c->vault_password, &err);
+		if (!*plain) {
+			diag_error(d, IMC_EXIT_DATAERR, &loc,
+				   "configure '%s': the recipe is encrypted with Ansible Vault and %s", c->name, err);
+			free(err);
+			return -1;
+		}
+		text = *plain;
+		label = xasprintf("configure '%s' (decrypted)", c->name);
+	}
+	struct diag cd = DIAG_INIT;
+	if (label)
+		*pb = play_load_text(text, label, 0, recipes ? recipes->dir : NULL, roles_path, true, &cd);
+	else
+		*pb = play_load_text(text, c->file ? c->file : c->name, c->line > 0 ? c->line - 1 : 0,
+				     recipes ? recipes->dir : NULL, roles_path, true, &cd);
+	int rc = 0;
+	if (!*pb) {
+		bool unsupported = runtime_only(&cd, recipes);
+		if (have_ansible && unsupported) {
+			*why = xstrdup(diag_first_message(&cd));
+		} else {
+			/* copy the errors and their notes, at RADL positions */
+			bool keep = false;
+			for (size_t e = 0; e < cd.n; e++) {
+				const struct diag_item *it = &cd.items[e];
+				struct src_loc loc = radl_loc(it, c, recipes);
+				if (it->level == DIAG_ERROR) {
+					diag_error(d, IMC_EXIT_DATAERR, &loc, "configure '%s': %s%s", c->name, it->msg,
+						   unsupported ? " (and ansible-playbook is not installed to run it instead)" : "");
+					keep = true;
+					/* in a role's file: which RADL configure loaded it */
+					if (c->file && loc.file && strcmp(loc.file, c->file)) {
+						struct src_loc cloc = { c->file, c->line, 1 };
+						diag_note(d, &cloc, "while loading configure '%s'", c->name);
+					}
+				} else if (it->level == DIAG_NOTE && keep)
+					diag_note(d, loc.line ? &loc : NULL, "%s", it->msg);
+			}
+			rc = -1;
+		}
+	}
+	diag_release(&cd);
+	free(label);
+	if (rc < 0) {
+		free(*plain);
+		*plain = NULL;
+	}
+	return rc;
+}
+
+int provision_check_configure(const struct prov_configure *c, const char *tool, const char *roles_path,
+			      const struct prov_recipes *recipes, bool have_ansible, struct diag *d)
+{
+	struct task_playbook *pb = NULL;
+	char *why = NULL, *plain = NULL;
+	int rc = provision_load_configure(c, tool, roles_path, recipes, have_ansible, &pb, &why, &plain, d);
+	play_free(pb);
+	free(why);
+	free(plain);
+	return rc;
+}
+
