@@ -226,10 +226,14 @@ int local_cgroup_setup(struct local_ctx *c, const struct local_vm *vm, struct lo
 		struct place pl;
 		find_place(ctl[k], &pl);
 		char *cg = pl.kind != CG_NONE ? vm_cgroup(pl.root, c->tag, vm->num) : NULL;
-		if (pl.kind == CG_NONE || make_cgroup(&pl, ctl[k], cg) < 0 ||
-		    set_limit(&pl, k == 0, want[k], cg) < 0) {
+		if (pl.kind == CG_NONE) {
 			if (want[k] > 0)
-				strbuf_addf(&missing, "%s%s", missing.len ? " and " : "", ctl[k]);
+				strbuf_addf(&missing, "%sno usable cgroup %s controller (v1 or v2): %s limit not applied",
+					    missing.len ? "; " : "", ctl[k], ctl[k]);
+		} else if (make_cgroup(&pl, ctl[k], cg) < 0 || set_limit(&pl, k == 0, want[k], cg) < 0) {
+			if (want[k] > 0)
+				strbuf_addf(&missing, "%scannot set the %s limit in '%s'",
+					    missing.len ? "; " : "", ctl[k], cg);
 		} else {
 			add_dir(cgs, cg);
 			log_debug(LOCAL_LOG, "VM %d: %s limit %lld in %s (cgroup v%d)", vm->num, ctl[k],
@@ -240,8 +244,7 @@ int local_cgroup_setup(struct local_ctx *c, const struct local_vm *vm, struct lo
 	}
 	int ret = 0;
 	if (missing.len) {
-		*note = xasprintf("no usable cgroup %s controller (v1 or v2): %s limit not applied",
-				  missing.buf, missing.buf);
+		*note = strbuf_detach(&missing);
 		ret = 1;
 	}
 	strbuf_release(&missing);

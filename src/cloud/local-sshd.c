@@ -645,3 +645,38 @@ char *local_host_pubkey(const struct local_vm *vm)
 	free(key);
 	return pub;
 }
+
+int local_vm_join_cgroups(const struct local_vm *vm, const struct local_cgroups *cgs,
+			  struct diag *d)
+{
+	union { const struct local_vm *c; void *m; } arg = { .c = vm };
+	/* twice: a process forked while the first pass ran joins its parent's
+	 * old cgroup, and is moved by the second */
+	for (int pass = 0; pass < 2; pass++) {
+		pid_t *pids = NULL;
+		size_t n = vm_procs(arg.m, &pids);
+		for (size_t k = 0; k < cgs->n; k++) {
+			char *procs = xasprintf("%s/cgroup.procs", cgs->dir[k]);
+			for (size_t i = 0; i < n; i++) {
+				char num[32];
+				int len = snprintf(num, sizeof(num), "%d\n", (int)pids[i]);
+				struct diag tmp = DIAG_INIT;
+				/* a process that ended meanwhile cannot be moved: that is fine */
+				if (local_rewrite_file(procs, num, (size_t)len, &tmp) < 0 &&
+				    local_pid_alive(pids[i])) {
+					diag_error(d, IMC_EXIT_UNAVAILABLE, NULL,
+						   "VM %d: cannot move process %d into cgroup '%s'", vm->num,
+						   (int)pids[i], cgs->dir[k]);
+					diag_release(&tmp);
+					free(procs);
+					free(pids);
+					return -1;
+				}
+				diag_release(&tmp);
+			}
+			free(procs);
+		}
+		free(pids);
+	}
+	return 0;
+}

@@ -656,6 +656,69 @@ static int local_vm_reboot(struct cloud_session *s, struct cloud_vm *vm, struct 
 	return local_vm_start(s, vm, d);
 }
 
+/* IM's alter on a local VM: the new cpu.count and memory.size become the
+ * limits of the running VM's cgroups (made and joined now when it had
+ * none) and are kept in its record, so a stop and start keeps them. A
+ * stopped VM has no process to limit (a real cloud resizes those; here
+ * start would, but the user asked for a running VM's change), and a
+ * rootless VM no cgroup: both are refused. */
+static int local_vm_alter(struct cloud_session *s, struct cloud_vm *vm, struct diag *d)
+{
+	struct local_ctx c;
+	if (local_ctx_init(&c, s, d) < 0)
+		return -1;
+	struct local_vm lv;
+	struct local_cgroups cgs = { 0 };
+	char *note = NULL;
+	int ret = -1;
+	if (load_vm(&c, vm->num, &lv, d) < 0)
+		goto out_ctx;
+	if (lv.mode != LOCAL_NETNS || geteuid() != 0) {
+		diag_error(d, IMC_EXIT_UNAVAILABLE, NULL,
+			   "VM %d runs in rootless mode: it has no cgroup to resize", vm->num);
+		goto out;
+	}
+	if (!local_sshd_running(&lv)) {
+		diag_error(d, IMC_EXIT_FAILED, NULL, "VM %d is not running: start it before altering it",
+			   vm->num);
+		goto out;
+	}
+	int old_cpus = lv.cpus;
+	long long old_mem = lv.memory;
+	if (vm->cpus > 0)
+		lv.cpus = vm->cpus;
+	if (vm->memory_bytes > 0)
+		lv.memory = vm->memory_bytes;
+	int r = local_cgroup_setup(&c, &lv, &cgs, &note);
+	if (r != 0 || local_vm_join_cgroups(&lv, &cgs, d) < 0) {
+		if (r != 0)
+			diag_error(d, IMC_EXIT_UNAVAILABLE, NULL, "VM %d: %s", vm->num,
+				   note ? note : "cannot set its limits");
+		/* put the old limits back where they were */
+		struct local_cgroups back = { 0 };
+		char *n2 = NULL;
+		lv.cpus = old_cpus;
+		lv.memory = old_mem;
+		local_cgroup_setup(&c, &lv, &back, &n2);
+		local_cgroups_release(&back);
+		free(n2);
+		goto out;
+	}
+	if (local_vm_save(&lv, d) < 0)
+		goto out;
+	fill_vm(&c, &lv, vm);
+	log_info(LOCAL_LOG, "VM %d altered: %d cpu(s), %lld bytes of memory", vm->num, lv.cpus,
+		 lv.memory);
+	ret = 0;
+out:
+	local_cgroups_release(&cgs);
+	free(note);
+	local_vm_release(&lv);
+out_ctx:
+	local_ctx_release(&c);
+	return ret;
+}
+
 static int local_vm_destroy(struct cloud_session *s, struct cloud_vm *vm, struct diag *d)
 {
 	struct local_ctx c;
@@ -795,6 +858,7 @@ const struct cloud_driver cloud_local = {
 	.vm_stop = local_vm_stop,
 	.vm_start = local_vm_start,
 	.vm_reboot = local_vm_reboot,
+	.vm_alter = local_vm_alter,
 	.vm_destroy = local_vm_destroy,
 	.cleanup_infra = local_cleanup_infra,
 };

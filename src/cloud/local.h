@@ -179,6 +179,11 @@ int local_sshd_start(struct local_ctx *c, const struct local_vm *vm, struct diag
 int local_vm_kill(struct local_ctx *c, const struct local_vm *vm, struct diag *d);
 /* true when the VM's pid file names a live sshd of this VM. */
 bool local_sshd_running(const struct local_vm *vm);
+struct local_cgroups;
+/* Moves every process of the VM into each of cgs (alter of a VM started
+ * without limits). */
+int local_vm_join_cgroups(const struct local_vm *vm, const struct local_cgroups *cgs,
+			  struct diag *d);
 /* Waits until the VM's sshd has no session process (the readiness probe's
  * connection gone), at most timeout seconds: 0, or -1 at the timeout. */
 int local_sshd_settle(const struct local_vm *vm, double timeout);
