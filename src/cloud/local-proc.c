@@ -198,7 +198,7 @@ size_t local_child_pids(pid_t parent, pid_t **pids)
 	struct dirent *de;
 	while (dir && (de = readdir(dir))) {
 		pid_t p = dirent_pid(de);
-		if (p > 0 && parent_of(p) == parent && local_pid_alive(p))
+		if (p > 0 && parent_of(p) == parent)
 			add_pid(pids, &n, &alloc, p);
 	}
 	if (dir)

@@ -123,7 +123,7 @@ size_t local_netns_pids(const char *netns, pid_t **pids);
 size_t local_sshd_pids(const char *dir_prefix, pid_t **pids);
 /* true when pid is an sshd started with a config under dir_prefix. */
 bool local_pid_is_sshd(pid_t pid, const char *dir_prefix);
-/* Pids of the live children of parent. */
+/* Pids of the children of parent (zombies included: not reaped yet). */
 size_t local_child_pids(pid_t parent, pid_t **pids);
 /* Ends each pid (SIGTERM, 2 s of grace, SIGKILL), never hitting a process
  * that took a pid over, and waits until each is dead and reaped: 0, or -1
