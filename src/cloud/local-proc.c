@@ -146,7 +146,7 @@ bool local_pid_is_sshd(pid_t p, const char *prefix)
 	return ret;
 }
 
-size_t local_sshd_pids(const char *dir_prefix, pid_t **pids)
+size_t local_sshd_pids(const char *dir_prefix, pid_t root, pid_t **pids)
 {
 	size_t n = 0, alloc = 0;
 	*pids = NULL;
@@ -165,7 +165,7 @@ size_t local_sshd_pids(const char *dir_prefix, pid_t **pids)
 	par = xcalloc(nall ? nall : 1, sizeof(*par));
 	for (size_t i = 0; i < nall; i++) {
 		par[i] = parent_of(all[i]);
-		if (local_pid_is_sshd(all[i], dir_prefix))
+		if ((dir_prefix && local_pid_is_sshd(all[i], dir_prefix)) || all[i] == root)
 			add_pid(pids, &n, &alloc, all[i]);
 	}
 	/* add descendants until nothing changes */

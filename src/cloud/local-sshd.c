@@ -6,7 +6,10 @@
  * hostname) and a mount namespace where each file of /etc/netns/NAME is
  * bound over its /etc namesake (as `ip netns exec` does), so every SSH
  * session sees the VM's own hostname, /etc/hosts and interfaces. Done with setns/unshare/mount in the
- * forked child, without a shell or an intermediate program. */
+ * forked child, without a shell or an intermediate program. The child then
+ * joins the VM's cgroups and forks the VM's init (vm_init below), which
+ * runs sshd in the foreground and reaps every process of the VM; ending a
+ * VM (local_vm_kill) returns once they are all gone. */
 #include "config.h"
 
 #include <errno.h>
@@ -534,6 +537,16 @@ int local_sshd_start(struct local_ctx *c, const struct local_vm *vm, struct diag
 		diag_error(d, IMC_EXIT_SOFTWARE, NULL, "VM %d: the VM's init did not start", vm->num);
 		goto out;
 	}
+	{
+		/* the init, named by pid and start time (a pid may be reused) */
+		char *initf = xasprintf("%s/init.pid", vm->dir);
+		char *txt = xasprintf("%d %llu\n", (int)init, local_pid_start(init));
+		int w = local_write_file(initf, txt, strlen(txt), 0600, d);
+		free(txt);
+		free(initf);
+		if (w < 0)
+			goto out;
+	}
 	if (wait_pidfile(vm, init, pidf, log, d) < 0)
 		goto out;
 	ret = 0;
@@ -574,7 +587,20 @@ static size_t vm_procs(void *arg, pid_t **out)
 	if (vm->netns && vm->mode == LOCAL_NETNS)
 		na = local_netns_pids(vm->netns, &a);
 	char *prefix = xasprintf("%s/", vm->dir);
-	nb = local_sshd_pids(prefix, &b);
+	/* the VM's init and what it adopted (a session's child whose session
+	 * ended), which rootless mode finds by no namespace */
+	char *initf = xasprintf("%s/init.pid", vm->dir);
+	struct strbuf sb = STRBUF_INIT;
+	strbuf_init(&sb, 128);
+	pid_t init = 0;
+	unsigned long long start = 0;
+	int ip = 0;
+	if (strbuf_read_file(&sb, initf) == 0 && sb.buf &&
+	    sscanf(sb.buf, "%d %llu", &ip, &start) == 2 && local_pid_start(ip) == start)
+		init = ip;
+	strbuf_release(&sb);
+	free(initf);
+	nb = local_sshd_pids(prefix, init, &b);
 	free(prefix);
 	pid_t *all = xcalloc(na + nb + 1, sizeof(*all));
 	size_t n = 0;

@@ -774,7 +774,7 @@ static int local_vm_destroy(struct cloud_session *s, struct cloud_vm *vm, struct
 
 static size_t sshd_procs(void *prefix, pid_t **pids)
 {
-	return local_sshd_pids(prefix, pids);
+	return local_sshd_pids(prefix, 0, pids);
 }
 
 static int local_cleanup_infra(struct cloud_session *s, struct diag *d)

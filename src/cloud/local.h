@@ -118,9 +118,9 @@ int local_run(const char *const *argv, const char *input, struct strbuf *out,
 /* Pids of the processes whose network namespace is the one bound at
  * /run/netns/NAME. */
 size_t local_netns_pids(const char *netns, pid_t **pids);
-/* Pids of sshd processes started with a config under dir_prefix, and of all
- * their descendants. */
-size_t local_sshd_pids(const char *dir_prefix, pid_t **pids);
+/* Pids of sshd processes started with a config under dir_prefix (NULL:
+ * none), of root (0: none), and of all their descendants. */
+size_t local_sshd_pids(const char *dir_prefix, pid_t root, pid_t **pids);
 /* true when pid is an sshd started with a config under dir_prefix. */
 bool local_pid_is_sshd(pid_t pid, const char *dir_prefix);
 /* Pids of the children of parent (zombies included: not reaped yet). */
