@@ -292,6 +292,9 @@ static void vm_init(const struct spawn_plan *p)
 {
 	prctl(PR_SET_NAME, "imc-vm", 0, 0, 0);
 	prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
+	/* pin no directory of the caller (sshd -D does not chdir either) */
+	if (chdir("/") < 0)
+		_exit(107);
 #ifdef SYS_close_range
 	if (syscall(SYS_close_range, 3, ~0U, 0) < 0)
 #endif
