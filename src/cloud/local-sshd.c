@@ -391,11 +391,11 @@ static char *last_log_line(const char *log)
 }
 
 /* sshd writes its pid file only once it listens: the forked child
- * returning says nothing yet. Waits
- * (up to 10 s) until the pid file names a live sshd of this VM, so that
- * whoever asks next (local_sshd_running, a retried create) sees the one
- * sshd that runs instead of starting a second; fails when the VM's init
- * is gone (sshd exited: it could not listen). */
+ * returning says nothing yet. Waits (up to 10 s) until the pid file names
+ * a live sshd of this VM, so that whoever asks next (local_sshd_running, a
+ * retried create) sees the one sshd that runs instead of starting a
+ * second; fails when the VM's init is gone (sshd exited: it could not
+ * listen). */
 static int wait_pidfile(const struct local_vm *vm, pid_t init, const char *pidf,
 			const char *log, struct diag *d)
 {
