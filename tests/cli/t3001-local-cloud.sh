@@ -3,8 +3,11 @@
 # cloud_local table (tests/helper/local-drive): a 3-VM infrastructure on two
 # networks; names resolve from VM 1 to the addresses on shared networks;
 # VMs see each other only through the networks they share; a command runs
-# on each over real SSH with the pinned host key; stop/start; destroy leaves
-# nothing behind (namespaces, veths, bridges, processes, /etc/netns, keys).
+# on each over real SSH with the pinned host key; VM 3's cpu and memory
+# limits (cgroup v1 or v2, whichever the host has) as a session inside it
+# reads them; stop/start; a retried create keeps the one sshd; destroy
+# leaves nothing behind (namespaces, veths, bridges, processes, /etc/netns,
+# cgroups, keys).
 . "$top_srcdir/tests/cli/lib.sh"
 
 DRIVE="$top_builddir/tests/helper/local-drive"
