@@ -120,6 +120,9 @@ expect_grep '^VM ID: 0 is in state: configured\.$' "$TMPD/out" "the VM that coul
 expect_exit 0 "getvmcontmsg of a failed VM" -- "$IMC" getvmcontmsg "$FID" 2
 expect_grep "creating VM 2 failed" "$TMPD/out" "the VM log says why"
 expect_exit 1 "wait on a failed infrastructure exits 1" -- "$IMC" wait "$FID"
+printf 'system wn (\n    cpu.count >= 2\n)\n' >"$TMPD/alter-wn.radl"
+expect_exit 1 "alter of a failed VM exits 1" -- "$IMC" alter "$FID" 2 "$TMPD/alter-wn.radl"
+expect_grep "VM 2 is failed: it cannot be altered" "$TMPD/err" "alter of a failed VM says why"
 expect_exit 0 "destroy a failed infrastructure" -- "$IMC" destroy "$FID"
 # an auth line picks the cloud
 printf 'id = lab; type = dummy\n' >"$TMPD/auth.dat"
