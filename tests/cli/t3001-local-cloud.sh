@@ -159,6 +159,14 @@ listeners() { # NS: sshd processes of NS whose parent is the VM's init
 }
 expect_exit 0 "VM 2's pid file names a live sshd" -- sh -c "[ \$(cat /proc/\$(cat $INFRA/vm/2/sshd.pid)/comm) = sshd ]"
 [ "$(listeners "imc-$TAG-2" | wc -l)" -eq 1 ] && ok "VM 2 has exactly one listening sshd" || not_ok "VM 2 has exactly one listening sshd ($(listeners "imc-$TAG-2" | wc -l))"
+# alter through the backend: VM 3's limits change as its sessions see them
+expect_exit 0 "alter VM 3 to 2 cpus and 512 MiB" -- "$DRIVE" alter "$IMC_HOME" "$ID" 3 2 536870912
+expect_exit 0 "VM 3 reads its altered limits" -- vssh "$WEB" "$LIMITS"
+expect_grep '^cpu 200000 100000$' "$TMPD/out" "inside VM 3, 2 cpus after alter"
+expect_grep '^mem 536870912$' "$TMPD/out" "inside VM 3, 512 MiB after alter"
+expect_exit 1 "alter of stopped VM 2 fails" -- sh -c "\"$DRIVE\" stop \"$IMC_HOME\" $ID 2 && \"$DRIVE\" alter \"$IMC_HOME\" $ID 2 1 0"
+expect_grep 'VM 2 is not running' "$TMPD/err" "alter of a stopped VM says why"
+expect_exit 0 "start VM 2 again" -- "$DRIVE" start "$IMC_HOME" "$ID" 2
 expect_exit 0 "reboot VM 1" -- "$DRIVE" reboot "$IMC_HOME" "$ID" 1
 expect_exit 0 "ssh to VM 1 after reboot" -- vssh "$FRONT_PUB" hostname
 
