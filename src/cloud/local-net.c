@@ -705,7 +705,10 @@ int local_net_cleanup(struct local_ctx *c, struct diag *d)
 			ret = -1;
 		}
 		char *etc = xasprintf("/etc/netns/%s", nss[i]);
-		local_rmtree(etc);
+		if (local_rmtree(etc) < 0) {
+			diag_error(d, IMC_EXIT_IOERR, NULL, "cannot remove '%s'", etc);
+			ret = -1;
+		}
 		free(etc);
 	}
 	free_list(nss, nn);
@@ -714,7 +717,10 @@ int local_net_cleanup(struct local_ctx *c, struct diag *d)
 	size_t ne = list_prefixed("/etc/netns", nspfx, &etcs);
 	for (size_t i = 0; i < ne; i++) {
 		char *etc = xasprintf("/etc/netns/%s", etcs[i]);
-		local_rmtree(etc);
+		if (local_rmtree(etc) < 0) {
+			diag_error(d, IMC_EXIT_IOERR, NULL, "cannot remove '%s'", etc);
+			ret = -1;
+		}
 		free(etc);
 	}
 	free_list(etcs, ne);
