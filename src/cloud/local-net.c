@@ -605,6 +605,13 @@ int local_net_remove_vm(struct local_ctx *c, int num, struct diag *d)
 			   diag_first_message(&tmp));
 		ret = -1;
 	}
+	nl = list_prefixed("/sys/class/net", pfx, &links);
+	for (size_t i = 0; i < nl; i++)
+		if (strlen(links[i]) == strlen(pfx) + 1) {
+			diag_error(d, IMC_EXIT_UNAVAILABLE, NULL, "cannot delete link '%s'", links[i]);
+			ret = -1;
+		}
+	free_list(links, nl);
 	diag_release(&tmp);
 	free(ns);
 	return ret;
@@ -645,9 +652,19 @@ int local_net_gc(struct local_ctx *c, bool all, struct diag *d)
 		}
 	int r = run_batch(b.buf, d);
 	strbuf_release(&b);
+	for (size_t i = 0; i < nb; i++)
+		if ((all || !link_exists(brs[i]) || bridge_empty(brs[i])) && link_exists(brs[i])) {
+			diag_error(d, IMC_EXIT_UNAVAILABLE, NULL, "cannot delete bridge '%s'", brs[i]);
+			r = -1;
+		}
 	free_list(brs, nb);
 	local_unlock(lk);
 	return r;
+}
+
+static size_t netns_procs(void *netns, pid_t **pids)
+{
+	return local_netns_pids(netns, pids);
 }
 
 int local_net_cleanup(struct local_ctx *c, struct diag *d)
@@ -656,12 +673,13 @@ int local_net_cleanup(struct local_ctx *c, struct diag *d)
 	snprintf(nspfx, sizeof(nspfx), "imc-%s-", c->tag);
 	char **nss;
 	size_t nn = list_prefixed("/run/netns", nspfx, &nss);
-	for (size_t i = 0; i < nn; i++) {
-		pid_t *pids;
-		size_t np = local_netns_pids(nss[i], &pids);
-		local_kill_pids(pids, np);
-		free(pids);
-	}
+	int ret = 0;
+	for (size_t i = 0; i < nn; i++)
+		if (local_end_all(netns_procs, nss[i]) < 0) {
+			diag_error(d, IMC_EXIT_UNAVAILABLE, NULL,
+				   "processes of namespace '%s' survive SIGKILL", nss[i]);
+			ret = -1;
+		}
 	char lpfx[LOCAL_IFNAMSIZ];
 	snprintf(lpfx, sizeof(lpfx), "imc%s", c->tag);
 	char **links;
@@ -680,7 +698,6 @@ int local_net_cleanup(struct local_ctx *c, struct diag *d)
 	run_batch(b.buf, &tmp);
 	strbuf_release(&b);
 	free_list(links, nl);
-	int ret = 0;
 	for (size_t i = 0; i < nn; i++) {
 		if (netns_exists(nss[i])) {
 			diag_error(d, IMC_EXIT_UNAVAILABLE, NULL, "cannot delete namespace '%s'",
@@ -688,7 +705,10 @@ int local_net_cleanup(struct local_ctx *c, struct diag *d)
 			ret = -1;
 		}
 		char *etc = xasprintf("/etc/netns/%s", nss[i]);
-		local_rmtree(etc);
+		if (local_rmtree(etc) < 0) {
+			diag_error(d, IMC_EXIT_IOERR, NULL, "cannot remove '%s'", etc);
+			ret = -1;
+		}
 		free(etc);
 	}
 	free_list(nss, nn);
@@ -697,7 +717,10 @@ int local_net_cleanup(struct local_ctx *c, struct diag *d)
 	size_t ne = list_prefixed("/etc/netns", nspfx, &etcs);
 	for (size_t i = 0; i < ne; i++) {
 		char *etc = xasprintf("/etc/netns/%s", etcs[i]);
-		local_rmtree(etc);
+		if (local_rmtree(etc) < 0) {
+			diag_error(d, IMC_EXIT_IOERR, NULL, "cannot remove '%s'", etc);
+			ret = -1;
+		}
 		free(etc);
 	}
 	free_list(etcs, ne);

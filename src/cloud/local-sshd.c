@@ -6,7 +6,10 @@
  * hostname) and a mount namespace where each file of /etc/netns/NAME is
  * bound over its /etc namesake (as `ip netns exec` does), so every SSH
  * session sees the VM's own hostname, /etc/hosts and interfaces. Done with setns/unshare/mount in the
- * forked child, without a shell or an intermediate program. */
+ * forked child, without a shell or an intermediate program. The child then
+ * joins the VM's cgroups and forks the VM's init (vm_init below), which
+ * runs sshd in the foreground and reaps every process of the VM; ending a
+ * VM (local_vm_kill) returns once they are all gone. */
 #include "config.h"
 
 #include <errno.h>
@@ -21,7 +24,9 @@
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cloud/local.h"
@@ -233,7 +238,9 @@ struct spawn_plan {
 	int netns_fd;
 	int log_fd;
 	int null_fd;
-	int cgroup_fd;
+	int cgroup_fd[LOCAL_CG_MAX]; /* cgroup.procs of each cgroup to join */
+	int ncgroup;
+	int report_fd;               /* where the child writes the VM init's pid */
 	const char *hostname;
 	const char *bind_src[6];
 	const char *bind_dst[6];
@@ -246,11 +253,78 @@ struct spawn_plan {
 static const char *const child_step[] = {
 	"enter the network namespace", "create UTS and mount namespaces",
 	"make mounts private", "set the hostname", "join the cgroup", "execute sshd",
+	"start the VM's init process",
 };
+
+/* The cgroup file systems as the host mounts them, seen again under the
+ * VM's fresh /sys (a copy of the tree taken before /sys is replaced): a
+ * session can read its own limits, as on a cloud VM. Best effort. */
+static int cgroup_tree_copy(void)
+{
+#if defined(SYS_open_tree) && defined(OPEN_TREE_CLONE) && defined(AT_RECURSIVE)
+	return (int)syscall(SYS_open_tree, AT_FDCWD, "/sys/fs/cgroup",
+			    OPEN_TREE_CLONE | O_CLOEXEC | AT_RECURSIVE);
+#else
+	return -1;
+#endif
+}
+
+static void cgroup_tree_attach(int fd)
+{
+#if defined(SYS_move_mount) && defined(MOVE_MOUNT_F_EMPTY_PATH)
+	if (fd >= 0)
+		syscall(SYS_move_mount, fd, "", AT_FDCWD, "/sys/fs/cgroup", MOVE_MOUNT_F_EMPTY_PATH);
+#else
+	(void)fd;
+#endif
+}
+
+/* The VM's init (the process that stays, child of the forked child): the
+ * parent of sshd (run in the foreground) and the subreaper of everything
+ * under it, reaping each process the moment it ends, as init does on a
+ * real host. Without it a daemonized sshd and its sessions are children
+ * of the machine's init once imc exits, and stay zombies, counted by
+ * pgrep, for as long as that init takes to reap. It ignores SIGTERM and
+ * exits when its last child is gone (local_end_all ends its children
+ * first). Only system calls here: this runs in a fork of a threaded
+ * process. */
+static void vm_init(const struct spawn_plan *p)
+{
+	prctl(PR_SET_NAME, "imc-vm", 0, 0, 0);
+	prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
+	/* pin no directory of the caller (sshd -D does not chdir either) */
+	if (chdir("/") < 0)
+		_exit(107);
+#ifdef SYS_close_range
+	if (syscall(SYS_close_range, 3, ~0U, 0) < 0)
+#endif
+		for (int fd = 3; fd < 4096; fd++)
+			close(fd);
+	sigset_t none;
+	sigemptyset(&none);
+	pid_t g = fork();
+	if (g < 0)
+		_exit(107);
+	if (g == 0) {
+		sigprocmask(SIG_SETMASK, &none, NULL);
+		execv(p->argv[0], p->argv);
+		_exit(106);
+	}
+	struct sigaction ign;
+	memset(&ign, 0, sizeof(ign));
+	ign.sa_handler = SIG_IGN;
+	sigaction(SIGTERM, &ign, NULL);
+	sigaction(SIGHUP, &ign, NULL);
+	sigaction(SIGINT, &ign, NULL);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	for (;;)
+		if (waitpid(-1, NULL, 0) < 0 && errno == ECHILD)
+			_exit(0);
+}
 
 static void spawn_child(const struct spawn_plan *p)
 {
-	/* die with the creating process until sshd has daemonized */
+	/* die with the creating process until the VM's init is started */
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != p->parent)
 		_exit(100);
 	if (p->netns_fd >= 0) {
@@ -261,24 +335,33 @@ static void spawn_child(const struct spawn_plan *p)
 		if (mount("", "/", NULL, MS_SLAVE | MS_REC, NULL) < 0)
 			_exit(103);
 		/* /sys showing this namespace's interfaces, as ip netns exec does */
-		if (umount2("/sys", MNT_DETACH) == 0)
+		int cgt = cgroup_tree_copy();
+		if (umount2("/sys", MNT_DETACH) == 0) {
 			mount("sysfs", "/sys", "sysfs", 0, NULL);
+			cgroup_tree_attach(cgt);
+		}
+		if (cgt >= 0)
+			close(cgt);
 		for (int i = 0; i < p->nbind; i++)
 			mount(p->bind_src[i], p->bind_dst[i], NULL, MS_BIND, NULL);
 		if (p->hostname && sethostname(p->hostname, strlen(p->hostname)) < 0)
 			_exit(104);
 	}
-	if (p->cgroup_fd >= 0 && write(p->cgroup_fd, "0\n", 2) < 0)
-		_exit(105);
+	for (int i = 0; i < p->ncgroup; i++)
+		if (write(p->cgroup_fd[i], "0\n", 2) < 0)
+			_exit(105);
 	setsid();
 	dup2(p->null_fd, 0);
 	dup2(p->log_fd, 1);
 	dup2(p->log_fd, 2);
-	sigset_t none;
-	sigemptyset(&none);
-	sigprocmask(SIG_SETMASK, &none, NULL);
-	execv(p->argv[0], p->argv);
-	_exit(106);
+	pid_t init = fork();
+	if (init < 0)
+		_exit(107);
+	if (init == 0)
+		vm_init(p); /* does not return; no parent-death signal after fork */
+	if (write(p->report_fd, &init, sizeof(init)) != (ssize_t)sizeof(init))
+		_exit(107);
+	_exit(0);
 }
 
 /* True when path lies under /var/tmp (which a VM's private /var/tmp would hide). */
@@ -290,9 +373,66 @@ static bool under_var_tmp(const char *path)
 	return strncmp(real, "/var/tmp/", 9) == 0 || strcmp(real, "/var/tmp") == 0;
 }
 
+/* The last line of sshd's log (it says why sshd stopped). Malloc'd. */
+static char *last_log_line(const char *log)
+{
+	struct strbuf lb = STRBUF_INIT;
+	strbuf_init(&lb, 1 << 20);
+	strbuf_read_file(&lb, log);
+	char *txt = lb.buf ? strbuf_detach(&lb) : xstrdup("");
+	strbuf_release(&lb);
+	size_t len = strlen(txt);
+	while (len && txt[len - 1] == '\n')
+		txt[--len] = '\0';
+	char *last = strrchr(txt, '\n');
+	char *r = xstrdup(last ? last + 1 : txt);
+	free(txt);
+	return r;
+}
+
+/* sshd writes its pid file only once it listens: the forked child
+ * returning says nothing yet. Waits (up to 10 s) until the pid file names
+ * a live sshd of this VM, so that whoever asks next (local_sshd_running, a
+ * retried create) sees the one sshd that runs instead of starting a
+ * second; fails when the VM's init is gone (sshd exited: it could not
+ * listen). */
+static int wait_pidfile(const struct local_vm *vm, pid_t init, const char *pidf,
+			const char *log, struct diag *d)
+{
+	char *prefix = xasprintf("%s/", vm->dir);
+	struct timespec t0, t1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	int ret = -1;
+	for (;;) {
+		pid_t p = local_read_pidfile(pidf);
+		if (local_pid_alive(p) && local_pid_is_sshd(p, prefix)) {
+			ret = 0;
+			break;
+		}
+		/* the VM's init exits when sshd has (it could not listen) */
+		size_t n = local_pid_alive(init) ? 1 : 0;
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		double el = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+		if (n == 0 || el > 10.0) {
+			char *why = last_log_line(log);
+			diag_error(d, IMC_EXIT_UNAVAILABLE, NULL, "VM %d: sshd %s: %s", vm->num,
+				   n == 0 ? "exited" : "wrote no pid file in 10 s", why);
+			free(why);
+			break;
+		}
+		struct timespec ts = { 0, 2 * 1000 * 1000 };
+		nanosleep(&ts, NULL);
+	}
+	free(prefix);
+	return ret;
+}
+
 int local_sshd_start(struct local_ctx *c, const struct local_vm *vm, struct diag *d)
 {
-	struct spawn_plan p = { -1, -1, -1, -1, NULL, { 0 }, { 0 }, 0, NULL, 0 };
+	struct spawn_plan p = { .netns_fd = -1, .log_fd = -1, .null_fd = -1, .report_fd = -1 };
+	int report[2] = { -1, -1 };
+	struct local_cgroups cgs = { 0 };
+	pid_t init = 0;
 	/* The VM's own /var/tmp, kept in its directory: what a recipe leaves
 	 * there goes away with the VM, as on a cloud. (Not /tmp: $IMC_HOME or
 	 * the build tree often live there, and the VM must still see them.) */
@@ -301,9 +441,10 @@ int local_sshd_start(struct local_ctx *c, const struct local_vm *vm, struct diag
 	char *cfg = xasprintf("%s/sshd_config", vm->dir);
 	char *log = xasprintf("%s/sshd.log", vm->dir);
 	char *pidf = xasprintf("%s/sshd.pid", vm->dir);
-	char *srcs[4] = { 0 }, *bind_dst_own[6] = { 0 }, *cgpath = NULL, *note = NULL;
+	char *srcs[4] = { 0 }, *bind_dst_own[6] = { 0 }, *note = NULL;
 	static const char *const etc[] = { "hosts", "resolv.conf", "hostname", "passwd" };
-	const char *argv[] = { sshd_path(), "-f", cfg, "-E", log, NULL };
+	/* -D: sshd stays the child of the VM's init (vm_init) */
+	const char *argv[] = { sshd_path(), "-D", "-f", cfg, "-E", log, NULL };
 	int ret = -1;
 
 	unlink(pidf);
@@ -353,14 +494,23 @@ int local_sshd_start(struct local_ctx *c, const struct local_vm *vm, struct diag
 			p.nbind++;
 		}
 	}
-	if (local_cgroup_setup(c, vm, &cgpath, &note) == 0 && cgpath) {
-		char *procs = xasprintf("%s/cgroup.procs", cgpath);
-		p.cgroup_fd = open(procs, O_WRONLY | O_CLOEXEC);
-		if (p.cgroup_fd < 0)
-			log_warn(LOCAL_LOG, "VM %d: cannot join cgroup '%s': %s: no limits", vm->num,
-				 cgpath, strerror(errno));
-		free(procs);
+	if (local_cgroup_setup(c, vm, &cgs, &note) == 0) {
+		for (size_t i = 0; i < cgs.n; i++) {
+			char *procs = xasprintf("%s/cgroup.procs", cgs.dir[i]);
+			int fd = open(procs, O_WRONLY | O_CLOEXEC);
+			if (fd < 0)
+				log_warn(LOCAL_LOG, "VM %d: cannot join cgroup '%s': %s: no limits", vm->num,
+					 cgs.dir[i], strerror(errno));
+			else
+				p.cgroup_fd[p.ncgroup++] = fd;
+			free(procs);
+		}
 	}
+	if (pipe2(report, O_CLOEXEC) < 0) {
+		diag_error(d, IMC_EXIT_SOFTWARE, NULL, "cannot create a pipe: %s", strerror(errno));
+		goto out;
+	}
+	p.report_fd = report[1];
 	pid_t pid = fork();
 	if (pid < 0) {
 		diag_error(d, IMC_EXIT_SOFTWARE, NULL, "cannot fork: %s", strerror(errno));
@@ -373,27 +523,35 @@ int local_sshd_start(struct local_ctx *c, const struct local_vm *vm, struct diag
 		;
 	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
 		int code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-		if (code > 100 && code <= 106) {
+		if (code > 100 && code <= 107) {
 			diag_error(d, IMC_EXIT_UNAVAILABLE, NULL, "VM %d: cannot %s", vm->num,
 				   child_step[code - 101]);
 		} else {
-			struct strbuf lb = STRBUF_INIT;
-			strbuf_init(&lb, 1 << 20);
-			strbuf_read_file(&lb, log);
-			/* the last line of the log says why */
-			char *txt = lb.buf ? lb.buf : xstrdup("");
-			size_t len = strlen(txt);
-			while (len && txt[len - 1] == '\n')
-				txt[--len] = '\0';
-			char *last = strrchr(txt, '\n');
+			char *why = last_log_line(log);
 			diag_error(d, IMC_EXIT_UNAVAILABLE, NULL, "VM %d: sshd failed to start: %s",
-				   vm->num, last ? last + 1 : txt);
-			if (!lb.buf)
-				free(txt);
-			strbuf_release(&lb);
+				   vm->num, why);
+			free(why);
 		}
 		goto out;
 	}
+	close(report[1]);
+	report[1] = -1;
+	if (read(report[0], &init, sizeof(init)) != (ssize_t)sizeof(init) || init <= 0) {
+		diag_error(d, IMC_EXIT_SOFTWARE, NULL, "VM %d: the VM's init did not start", vm->num);
+		goto out;
+	}
+	{
+		/* the init, named by pid and start time (a pid may be reused) */
+		char *initf = xasprintf("%s/init.pid", vm->dir);
+		char *txt = xasprintf("%d %llu\n", (int)init, local_pid_start(init));
+		int w = local_write_file(initf, txt, strlen(txt), 0600, d);
+		free(txt);
+		free(initf);
+		if (w < 0)
+			goto out;
+	}
+	if (wait_pidfile(vm, init, pidf, log, d) < 0)
+		goto out;
 	ret = 0;
 out:
 	if (p.log_fd >= 0)
@@ -402,14 +560,17 @@ out:
 		close(p.null_fd);
 	if (p.netns_fd >= 0)
 		close(p.netns_fd);
-	if (p.cgroup_fd >= 0)
-		close(p.cgroup_fd);
+	for (int i = 0; i < p.ncgroup; i++)
+		close(p.cgroup_fd[i]);
+	for (int i = 0; i < 2; i++)
+		if (report[i] >= 0)
+			close(report[i]);
+	local_cgroups_release(&cgs);
 	for (int i = 0; i < 4; i++)
 		free(srcs[i]);
 	free(scratch_src[0]);
 	for (int i = 0; i < p.nbind; i++)
 		free(bind_dst_own[i]);
-	free(cgpath);
 	free(note);
 	free(cfg);
 	free(log);
@@ -417,14 +578,32 @@ out:
 	return ret;
 }
 
-void local_vm_kill(struct local_ctx *c, const struct local_vm *vm)
+/* The processes of a VM: those in its network namespace (netns mode) and
+ * every sshd started from its files with their descendants (both modes; a
+ * process of a netns VM always is in the namespace, but a namespace
+ * already deleted is no longer found by name). */
+static size_t vm_procs(void *arg, pid_t **out)
 {
+	const struct local_vm *vm = arg;
 	pid_t *a = NULL, *b = NULL;
 	size_t na = 0, nb = 0;
 	if (vm->netns && vm->mode == LOCAL_NETNS)
 		na = local_netns_pids(vm->netns, &a);
 	char *prefix = xasprintf("%s/", vm->dir);
-	nb = local_sshd_pids(prefix, &b);
+	/* the VM's init and what it adopted (a session's child whose session
+	 * ended), which rootless mode finds by no namespace */
+	char *initf = xasprintf("%s/init.pid", vm->dir);
+	struct strbuf sb = STRBUF_INIT;
+	strbuf_init(&sb, 128);
+	pid_t init = 0;
+	unsigned long long start = 0;
+	int ip = 0;
+	if (strbuf_read_file(&sb, initf) == 0 && sb.buf &&
+	    sscanf(sb.buf, "%d %llu", &ip, &start) == 2 && local_pid_start(ip) == start)
+		init = ip;
+	strbuf_release(&sb);
+	free(initf);
+	nb = local_sshd_pids(prefix, init, &b);
 	free(prefix);
 	pid_t *all = xcalloc(na + nb + 1, sizeof(*all));
 	size_t n = 0;
@@ -437,20 +616,53 @@ void local_vm_kill(struct local_ctx *c, const struct local_vm *vm)
 		if (!dup)
 			all[n++] = b[i];
 	}
-	if (n)
-		log_info(LOCAL_LOG, "VM %d: ending %zu process(es)", vm->num, n);
-	local_kill_pids(all, n);
-	free(all);
 	free(a);
 	free(b);
+	*out = all;
+	return n;
+}
+
+int local_vm_kill(struct local_ctx *c, const struct local_vm *vm, struct diag *d)
+{
+	(void)c;
+	union { const struct local_vm *c; void *m; } arg = { .c = vm };
+	if (local_end_all(vm_procs, arg.m) == 0)
+		return 0;
+	diag_error(d, IMC_EXIT_UNAVAILABLE, NULL, "VM %d: its processes survive SIGKILL", vm->num);
+	return -1;
 }
 
 bool local_sshd_running(const struct local_vm *vm)
 {
 	char *pidf = xasprintf("%s/sshd.pid", vm->dir);
+	char *prefix = xasprintf("%s/", vm->dir);
+	pid_t p = local_read_pidfile(pidf);
+	/* the pid file may outlive its sshd, and the pid go to another process */
+	bool r = local_pid_alive(p) && local_pid_is_sshd(p, prefix);
+	free(prefix);
+	free(pidf);
+	return r;
+}
+
+int local_sshd_settle(const struct local_vm *vm, double timeout)
+{
+	char *pidf = xasprintf("%s/sshd.pid", vm->dir);
 	pid_t p = local_read_pidfile(pidf);
 	free(pidf);
-	return local_pid_alive(p);
+	struct timespec t0, t1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (;;) {
+		pid_t *kids = NULL;
+		size_t n = p > 0 ? local_child_pids(p, &kids) : 0;
+		free(kids);
+		if (n == 0)
+			return 0;
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		if ((double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9 > timeout)
+			return -1;
+		struct timespec ts = { 0, 5 * 1000 * 1000 };
+		nanosleep(&ts, NULL);
+	}
 }
 
 char *local_host_pubkey(const struct local_vm *vm)
@@ -461,4 +673,39 @@ char *local_host_pubkey(const struct local_vm *vm)
 	diag_release(&d);
 	free(key);
 	return pub;
+}
+
+int local_vm_join_cgroups(const struct local_vm *vm, const struct local_cgroups *cgs,
+			  struct diag *d)
+{
+	union { const struct local_vm *c; void *m; } arg = { .c = vm };
+	/* twice: a process forked while the first pass ran joins its parent's
+	 * old cgroup, and is moved by the second */
+	for (int pass = 0; pass < 2; pass++) {
+		pid_t *pids = NULL;
+		size_t n = vm_procs(arg.m, &pids);
+		for (size_t k = 0; k < cgs->n; k++) {
+			char *procs = xasprintf("%s/cgroup.procs", cgs->dir[k]);
+			for (size_t i = 0; i < n; i++) {
+				char num[32];
+				int len = snprintf(num, sizeof(num), "%d\n", (int)pids[i]);
+				struct diag tmp = DIAG_INIT;
+				/* a process that ended meanwhile cannot be moved: that is fine */
+				if (local_rewrite_file(procs, num, (size_t)len, &tmp) < 0 &&
+				    local_pid_alive(pids[i])) {
+					diag_error(d, IMC_EXIT_UNAVAILABLE, NULL,
+						   "VM %d: cannot move process %d into cgroup '%s'", vm->num,
+						   (int)pids[i], cgs->dir[k]);
+					diag_release(&tmp);
+					free(procs);
+					free(pids);
+					return -1;
+				}
+				diag_release(&tmp);
+			}
+			free(procs);
+		}
+		free(pids);
+	}
+	return 0;
 }

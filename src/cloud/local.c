@@ -355,10 +355,19 @@ static int job_boot(struct job *j)
 	if (j->lv->mode == LOCAL_NETNS && local_net_configure_vm(j->c, j->lv, &j->d) < 0)
 		return -1;
 	/* creating again what exists (a retried create) keeps its sshd */
-	if (!local_sshd_running(j->lv) && local_sshd_start(j->c, j->lv, &j->d) < 0)
-		return -1;
+	bool started = false;
+	if (!local_sshd_running(j->lv)) {
+		if (local_sshd_start(j->c, j->lv, &j->d) < 0)
+			return -1;
+		started = true;
+	}
 	fault_point("sshd");
-	return local_wait_ready(j->lv, j->user, j->c->s->pubkey, j->timeout, &j->d);
+	if (local_wait_ready(j->lv, j->user, j->c->s->pubkey, j->timeout, &j->d) < 0)
+		return -1;
+	/* a new VM is handed over with its one sshd, the probe's session gone */
+	if (started)
+		local_sshd_settle(j->lv, 5.0);
+	return 0;
 }
 
 static void *worker(void *arg)
@@ -507,7 +516,8 @@ static int local_vm_create(struct cloud_session *s, struct cloud_vm *vms, size_t
 		if (!failed[i] && jobs[i].ok) {
 			fill_vm(&c, &lvs[i], &vms[i]);
 			vms[i].state = VM_RUNNING;
-			char *cg = NULL, *note = NULL;
+			struct local_cgroups cg = { 0 };
+			char *note = NULL;
 			/* the limits note, recomputed cheaply (no cgroup is created twice) */
 			if (lvs[i].cpus > 0 || lvs[i].memory > 0)
 				local_cgroup_setup(&c, &lvs[i], &cg, &note);
@@ -519,7 +529,7 @@ static int local_vm_create(struct cloud_session *s, struct cloud_vm *vms, size_t
 					    note ? "; " : "", note ? note : "");
 			set_note(&vms[i], mode_note);
 			free(mode_note);
-			free(cg);
+			local_cgroups_release(&cg);
 			free(note);
 			nok++;
 		} else {
@@ -596,12 +606,14 @@ static int local_vm_stop(struct cloud_session *s, struct cloud_vm *vm, struct di
 	struct local_vm lv;
 	int ret = -1;
 	if (load_vm(&c, vm->num, &lv, d) == 0) {
-		local_vm_kill(&c, &lv);
-		fill_vm(&c, &lv, vm);
-		vm->state = VM_STOPPED;
-		log_info(LOCAL_LOG, "VM %d stopped", vm->num);
+		/* stopped means no process of the VM is left, not asked to go */
+		if (local_vm_kill(&c, &lv, d) == 0) {
+			fill_vm(&c, &lv, vm);
+			vm->state = VM_STOPPED;
+			log_info(LOCAL_LOG, "VM %d stopped", vm->num);
+			ret = 0;
+		}
 		local_vm_release(&lv);
-		ret = 0;
 	}
 	local_ctx_release(&c);
 	return ret;
@@ -622,6 +634,7 @@ static int local_vm_start(struct cloud_session *s, struct cloud_vm *vm, struct d
 	} else if ((lv.mode != LOCAL_NETNS || local_net_configure_vm(&c, &lv, d) == 0) &&
 		   local_sshd_start(&c, &lv, d) == 0 &&
 		   local_wait_ready(&lv, user, s->pubkey, ready_timeout(), d) == 0) {
+		local_sshd_settle(&lv, 5.0);
 		ret = 0;
 	}
 	free(user);
@@ -643,6 +656,69 @@ static int local_vm_reboot(struct cloud_session *s, struct cloud_vm *vm, struct 
 	return local_vm_start(s, vm, d);
 }
 
+/* IM's alter on a local VM: the new cpu.count and memory.size become the
+ * limits of the running VM's cgroups (made and joined now when it had
+ * none) and are kept in its record, so a stop and start keeps them. A
+ * stopped VM has no process to limit (a real cloud resizes those; here
+ * start would, but the user asked for a running VM's change), and a
+ * rootless VM no cgroup: both are refused. */
+static int local_vm_alter(struct cloud_session *s, struct cloud_vm *vm, struct diag *d)
+{
+	struct local_ctx c;
+	if (local_ctx_init(&c, s, d) < 0)
+		return -1;
+	struct local_vm lv;
+	struct local_cgroups cgs = { 0 };
+	char *note = NULL;
+	int ret = -1;
+	if (load_vm(&c, vm->num, &lv, d) < 0)
+		goto out_ctx;
+	if (lv.mode != LOCAL_NETNS || geteuid() != 0) {
+		diag_error(d, IMC_EXIT_UNAVAILABLE, NULL,
+			   "VM %d runs in rootless mode: it has no cgroup to resize", vm->num);
+		goto out;
+	}
+	if (!local_sshd_running(&lv)) {
+		diag_error(d, IMC_EXIT_FAILED, NULL, "VM %d is not running: start it before altering it",
+			   vm->num);
+		goto out;
+	}
+	int old_cpus = lv.cpus;
+	long long old_mem = lv.memory;
+	if (vm->cpus > 0)
+		lv.cpus = vm->cpus;
+	if (vm->memory_bytes > 0)
+		lv.memory = vm->memory_bytes;
+	int r = local_cgroup_setup(&c, &lv, &cgs, &note);
+	if (r != 0 || local_vm_join_cgroups(&lv, &cgs, d) < 0) {
+		if (r != 0)
+			diag_error(d, IMC_EXIT_UNAVAILABLE, NULL, "VM %d: %s", vm->num,
+				   note ? note : "cannot set its limits");
+		/* put the old limits back where they were */
+		struct local_cgroups back = { 0 };
+		char *n2 = NULL;
+		lv.cpus = old_cpus;
+		lv.memory = old_mem;
+		local_cgroup_setup(&c, &lv, &back, &n2);
+		local_cgroups_release(&back);
+		free(n2);
+		goto out;
+	}
+	if (local_vm_save(&lv, d) < 0)
+		goto out;
+	fill_vm(&c, &lv, vm);
+	log_info(LOCAL_LOG, "VM %d altered: %d cpu(s), %lld bytes of memory", vm->num, lv.cpus,
+		 lv.memory);
+	ret = 0;
+out:
+	local_cgroups_release(&cgs);
+	free(note);
+	local_vm_release(&lv);
+out_ctx:
+	local_ctx_release(&c);
+	return ret;
+}
+
 static int local_vm_destroy(struct cloud_session *s, struct cloud_vm *vm, struct diag *d)
 {
 	struct local_ctx c;
@@ -662,14 +738,21 @@ static int local_vm_destroy(struct cloud_session *s, struct cloud_vm *vm, struct
 		lv.netns = local_netns_name(c.tag, vm->num);
 		lv.dir = local_vm_dir(&c, vm->num);
 	}
-	local_vm_kill(&c, &lv);
+	/* each step confirms what it removed: destroy returns only once the
+	 * VM's processes, links, namespace, files and cgroups are gone */
+	if (local_vm_kill(&c, &lv, d) < 0)
+		ret = -1;
 	int lk = infra_lock(&c, d);
 	if (local_net_remove_vm(&c, vm->num, d) < 0)
 		ret = -1;
 	char *etc = xasprintf("/etc/netns/%s", lv.netns);
-	local_rmtree(etc);
+	if (local_rmtree(etc) < 0) {
+		diag_error(d, IMC_EXIT_IOERR, NULL, "cannot remove '%s'", etc);
+		ret = -1;
+	}
 	free(etc);
-	local_cgroup_remove(c.tag, vm->num);
+	if (local_cgroup_remove(c.tag, vm->num, d) < 0)
+		ret = -1;
 	if (local_rmtree(lv.dir) < 0) {
 		diag_error(d, IMC_EXIT_IOERR, NULL, "cannot remove '%s'", lv.dir);
 		ret = -1;
@@ -689,6 +772,11 @@ static int local_vm_destroy(struct cloud_session *s, struct cloud_vm *vm, struct
 	return ret;
 }
 
+static size_t sshd_procs(void *prefix, pid_t **pids)
+{
+	return local_sshd_pids(prefix, 0, pids);
+}
+
 static int local_cleanup_infra(struct cloud_session *s, struct diag *d)
 {
 	struct local_ctx c;
@@ -697,13 +785,17 @@ static int local_cleanup_infra(struct cloud_session *s, struct diag *d)
 	int lk = infra_lock(&c, d);
 	/* every sshd started from this infrastructure's files, any mode */
 	char *prefix = xasprintf("%s/vm/", c.infra_dir);
-	pid_t *pids;
-	size_t np = local_sshd_pids(prefix, &pids);
-	local_kill_pids(pids, np);
-	free(pids);
+	int ret = 0;
+	if (local_end_all(sshd_procs, prefix) < 0) {
+		diag_error(d, IMC_EXIT_UNAVAILABLE, NULL, "processes of '%s' survive SIGKILL",
+			   s->infra_id);
+		ret = -1;
+	}
 	free(prefix);
-	int ret = local_net_cleanup(&c, d);
-	local_cgroup_cleanup(c.tag);
+	if (local_net_cleanup(&c, d) < 0)
+		ret = -1;
+	if (local_cgroup_cleanup(c.tag, d) < 0)
+		ret = -1;
 	char *vmroot = xasprintf("%s/vm", c.infra_dir);
 	if (local_rmtree(vmroot) < 0) {
 		diag_error(d, IMC_EXIT_IOERR, NULL, "cannot remove '%s'", vmroot);
@@ -766,6 +858,7 @@ const struct cloud_driver cloud_local = {
 	.vm_stop = local_vm_stop,
 	.vm_start = local_vm_start,
 	.vm_reboot = local_vm_reboot,
+	.vm_alter = local_vm_alter,
 	.vm_destroy = local_vm_destroy,
 	.cleanup_infra = local_cleanup_infra,
 };

@@ -118,12 +118,24 @@ int local_run(const char *const *argv, const char *input, struct strbuf *out,
 /* Pids of the processes whose network namespace is the one bound at
  * /run/netns/NAME. */
 size_t local_netns_pids(const char *netns, pid_t **pids);
-/* Pids of sshd processes started with a config under dir_prefix, and of all
- * their descendants. */
-size_t local_sshd_pids(const char *dir_prefix, pid_t **pids);
-/* SIGTERM, a short grace, then SIGKILL, for each pid (by pid). */
-void local_kill_pids(const pid_t *pids, size_t n);
+/* Pids of sshd processes started with a config under dir_prefix (NULL:
+ * none), of root (0: none), and of all their descendants. */
+size_t local_sshd_pids(const char *dir_prefix, pid_t root, pid_t **pids);
+/* true when pid is an sshd started with a config under dir_prefix. */
+bool local_pid_is_sshd(pid_t pid, const char *dir_prefix);
+/* Pids of the children of parent (zombies included: not reaped yet). */
+size_t local_child_pids(pid_t parent, pid_t **pids);
+/* Ends each pid (SIGTERM, 2 s of grace, SIGKILL), never hitting a process
+ * that took a pid over, and waits until each is dead and reaped: 0, or -1
+ * when one survives SIGKILL. */
+int local_kill_pids(const pid_t *pids, size_t n);
+/* Ends what collect(arg) lists, lists again and ends that, until collect
+ * finds nothing (processes forked meanwhile): 0, or -1 when processes are
+ * still there after 8 rounds. */
+int local_end_all(size_t (*collect)(void *arg, pid_t **pids), void *arg);
 bool local_pid_alive(pid_t pid);
+/* Start time of a live pid (clock ticks since boot), 0 when there is none. */
+unsigned long long local_pid_start(pid_t pid);
 pid_t local_read_pidfile(const char *path);
 
 /* local-net.c */
@@ -162,9 +174,19 @@ char *local_hosts_path(const struct local_vm *vm);
 int local_sshd_check(struct diag *d);
 int local_sshd_prepare(struct local_ctx *c, const struct local_vm *vm, struct diag *d);
 int local_sshd_start(struct local_ctx *c, const struct local_vm *vm, struct diag *d);
-/* Ends every process of the VM (sshd and what runs under it). */
-void local_vm_kill(struct local_ctx *c, const struct local_vm *vm);
+/* Ends every process of the VM (sshd and what runs under it) and returns
+ * once they are gone: 0, or -1 with d set when one survives SIGKILL. */
+int local_vm_kill(struct local_ctx *c, const struct local_vm *vm, struct diag *d);
+/* true when the VM's pid file names a live sshd of this VM. */
 bool local_sshd_running(const struct local_vm *vm);
+struct local_cgroups;
+/* Moves every process of the VM into each of cgs (alter of a VM started
+ * without limits). */
+int local_vm_join_cgroups(const struct local_vm *vm, const struct local_cgroups *cgs,
+			  struct diag *d);
+/* Waits until the VM's sshd has no session process (the readiness probe's
+ * connection gone), at most timeout seconds: 0, or -1 at the timeout. */
+int local_sshd_settle(const struct local_vm *vm, double timeout);
 char *local_host_pubkey(const struct local_vm *vm);
 
 /* local-ready.c: waits until the VM's sshd accepts pubkey (OpenSSH line)
@@ -172,11 +194,22 @@ char *local_host_pubkey(const struct local_vm *vm);
 int local_wait_ready(const struct local_vm *vm, const char *user, const char *pubkey,
 		     double timeout, struct diag *d);
 
-/* local-cgroup.c: optional cpu/memory limits (cgroup v2). Returns 0 when
- * applied or nothing asked; 1 when not available (note set). */
-int local_cgroup_setup(struct local_ctx *c, const struct local_vm *vm, char **path,
+/* local-cgroup.c: cpu/memory limits, cgroup v2 or v1 per controller. */
+#define LOCAL_CG_MAX 3
+/* The cgroup directories a VM's processes join (one per hierarchy). */
+struct local_cgroups {
+	char *dir[LOCAL_CG_MAX];
+	size_t n;
+};
+/* Creates (or updates) the VM's cgroups with vm->cpus and vm->memory as
+ * limits (0 = none) and fills cgs with the directories to join. Returns 0
+ * when applied or nothing asked; 1 when a limit could not be applied (note
+ * set, cgs holds what could be). */
+int local_cgroup_setup(struct local_ctx *c, const struct local_vm *vm, struct local_cgroups *cgs,
 		       char **note);
-void local_cgroup_remove(const char *tag, int num);
-void local_cgroup_cleanup(const char *tag);
+void local_cgroups_release(struct local_cgroups *cgs);
+/* Remove the VM's (the infrastructure's) cgroups: 0 once they are gone. */
+int local_cgroup_remove(const char *tag, int num, struct diag *d);
+int local_cgroup_cleanup(const char *tag, struct diag *d);
 
 #endif

@@ -877,6 +877,24 @@ int infra_vm_info(const struct radl_doc *doc, const struct state_vm *vm, const c
 	radl_set_string(&a->body, "provider.type", vm->cloud);
 	if (vm->cloud_id)
 		radl_set_string(&a->body, "instance_id", vm->cloud_id);
+	/* the VM's size as it is now (stored spec, changed by alter), not the
+	 * constraints the RADL asked at creation */
+	json_int_t cpus = json_integer_value(json_object_get(spec, "cpus"));
+	json_int_t mem = json_integer_value(json_object_get(spec, "memory"));
+	json_int_t gpus = json_integer_value(json_object_get(spec, "gpus"));
+	if (cpus > 0)
+		radl_set_number(&a->body, "cpu.count", (double)cpus, true);
+	if (mem > 0)
+		radl_set_number(&a->body, "memory.size", (double)mem, true);
+	if (gpus > 0)
+		radl_set_number(&a->body, "gpu.count", (double)gpus, true);
+	const char *itype = json_string_value(json_object_get(spec, "instance_type"));
+	json_t *data = itype || !vm->data ? NULL : json_loads(vm->data, 0, NULL);
+	if (!itype) /* the type the cloud chose (EC2 keeps it in its data) */
+		itype = json_string_value(json_object_get(data, "instance_type"));
+	if (itype)
+		radl_set_string(&a->body, "instance_type", itype);
+	json_decref(data);
 	const char *user = vm->user ? vm->user : json_string_value(json_object_get(spec, "user"));
 	if (user)
 		radl_set_string(&a->body, "disk.0.os.credentials.username", user);

@@ -30,6 +30,26 @@ expect_grep '^10\.' "$TMPD/out" "getinfo ATTRIBUTE prints values"
 expect_exit 0 "getvminfo --json" -- "$IMC" getvminfo --json "$ID" 1
 expect_grep '"format": 1' "$TMPD/out" "getvminfo --json has a format"
 expect_exit 66 "getvminfo of a missing VM" -- "$IMC" getvminfo "$ID" 9
+
+# alter: the cloud applies the new size, and getvminfo shows the VM as it
+# is now (its stored size), not the creation RADL's constraints
+printf 'system front (\n    cpu.count >= 4 and\n    memory.size >= 2g\n)\n' >"$TMPD/alter.radl"
+printf 'system front (\n    cpu.count >= 8 and\n    memory.size >= 8g\n)\n' >"$TMPD/alter2.radl"
+expect_exit 0 "getvminfo before alter" -- "$IMC" getvminfo "$ID" 0
+expect_grep '^ +cpu\.count = 1 and' "$TMPD/out" "getvminfo shows VM 0's cpu.count (1)"
+expect_grep '^ +memory\.size = 512000000 and' "$TMPD/out" "getvminfo shows VM 0's memory.size (512m)"
+expect_exit 0 "alter VM 0 to 4 cpus and 2g" -- "$IMC" alter "$ID" 0 "$TMPD/alter.radl"
+expect_exit 0 "getvminfo after alter" -- "$IMC" getvminfo "$ID" 0
+expect_grep '^ +cpu\.count = 4 and' "$TMPD/out" "getvminfo shows the new cpu.count"
+expect_grep '^ +memory\.size = 2000000000 and' "$TMPD/out" "getvminfo shows the new memory.size"
+expect_exit 0 "getinfo after alter" -- "$IMC" getinfo "$ID" memory.size
+expect_grep '^2000000000$' "$TMPD/out" "getinfo ATTRIBUTE shows the new memory.size"
+expect_exit 69 "a failing alter (fail-alter) exits 69" -- env IMC_DUMMY_FAIL=fail-alter "$IMC" alter "$ID" 0 "$TMPD/alter2.radl"
+expect_grep 'alter of VM 0 failed' "$TMPD/err" "the failing alter says why"
+expect_exit 0 "getvminfo cpu.count after the failed alter" -- "$IMC" getvminfo "$ID" 0 cpu.count
+expect_grep '^4$' "$TMPD/out" "a failed alter keeps the old cpu.count"
+expect_exit 0 "getvminfo memory.size after the failed alter" -- "$IMC" getvminfo "$ID" 0 memory.size
+expect_grep '^2000000000$' "$TMPD/out" "a failed alter keeps the old memory.size"
 expect_exit 0 "getradl" -- "$IMC" getradl "$ID"
 expect_grep '^deploy wn 2' "$TMPD/out" "getradl gives the RADL back"
 expect_exit 0 "getcontmsg" -- "$IMC" getcontmsg "$ID"
@@ -100,6 +120,9 @@ expect_grep '^VM ID: 0 is in state: configured\.$' "$TMPD/out" "the VM that coul
 expect_exit 0 "getvmcontmsg of a failed VM" -- "$IMC" getvmcontmsg "$FID" 2
 expect_grep "creating VM 2 failed" "$TMPD/out" "the VM log says why"
 expect_exit 1 "wait on a failed infrastructure exits 1" -- "$IMC" wait "$FID"
+printf 'system wn (\n    cpu.count >= 2\n)\n' >"$TMPD/alter-wn.radl"
+expect_exit 1 "alter of a failed VM exits 1" -- "$IMC" alter "$FID" 2 "$TMPD/alter-wn.radl"
+expect_grep "VM 2 is failed: it cannot be altered" "$TMPD/err" "alter of a failed VM says why"
 expect_exit 0 "destroy a failed infrastructure" -- "$IMC" destroy "$FID"
 # an auth line picks the cloud
 printf 'id = lab; type = dummy\n' >"$TMPD/auth.dat"

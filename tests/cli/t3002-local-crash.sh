@@ -59,7 +59,14 @@ for fault in plumb sshd; do
 	rm -f "$IMC_HOME/infra/$id/id_ed25519" "$IMC_HOME/infra/$id/id_ed25519.pub"
 done
 
-# kill -9 from outside, as soon as the first namespace shows up
+# kill -9 from outside, as soon as the first namespace shows up. The
+# contract fixes the status: local-drive create prints "created N/M" and
+# exits only after vm_create returned, and vm_create returns only once every
+# VM's sshd answers, which comes after all namespaces exist (one ip -batch
+# makes them all, then 8 sshds start). So the kill, sent the moment
+# /run/netns/imc-TAG-1 exists (a test builtin, no fork per look), always
+# finds the create running: it ends by SIGKILL, status 128+9 = 137, with no
+# "created" line. Anything else means the kill did not land mid-create.
 id=$(cat /proc/sys/kernel/random/uuid)
 IDS="$IDS $id"
 tag=$(printf %s "$id" | tr -d - | cut -c1-8)
@@ -67,13 +74,13 @@ tag=$(printf %s "$id" | tr -d - | cut -c1-8)
 "$DRIVE" create "$IMC_HOME" "$id" --net n1 1:a:n1 2:b:n1 3:c:n1 4:d:n1 5:e:n1 6:f:n1 7:g:n1 8:h:n1 \
 	>"$TMPD/out" 2>&1 &
 pid=$!
-i=0
-while [ $i -lt 20000 ] && kill -0 $pid 2>/dev/null && ! ls /run/netns 2>/dev/null | grep -q "imc-$tag-"; do
-	i=$((i + 1))
-done
+while kill -0 $pid 2>/dev/null && ! [ -e "/run/netns/imc-$tag-1" ]; do :; done
 kill -9 $pid 2>/dev/null
 wait $pid
-echo "# create ended with status $? (137 = killed mid-create)"
+rc=$?
+if [ $rc -eq 137 ]; then ok "create killed by kill -9 mid-create ends with status 137 (SIGKILL)"
+else not_ok "create killed by kill -9 mid-create ends with status 137 (SIGKILL), not $rc"; fi
+expect_no_grep '^created ' "$TMPD/out" "the killed create never reported completion"
 expect_exit 0 "cleanup_infra after kill -9" -- "$DRIVE" cleanup "$IMC_HOME" "$id"
 check_clean "$id" "kill -9 mid-create"
 done_testing

@@ -65,6 +65,9 @@ expect_exit 0 "update VM 2" -- "$DRIVE" update "$IMC_HOME" "$ID" 2
 expect_grep '^vm 2 stopped' "$TMPD/out" "VM 2 is stopped"
 expect_exit 0 "start VM 2" -- "$DRIVE" start "$IMC_HOME" "$ID" 2
 expect_grep '^vm 2 running' "$TMPD/out" "VM 2 runs again"
+# a rootless VM has no cgroup: alter is refused, not pretended
+expect_exit 1 "alter of a rootless VM fails" -- "$DRIVE" alter "$IMC_HOME" "$ID" 2 2 536870912
+expect_grep 'VM 2 runs in rootless mode: it has no cgroup to resize' "$TMPD/err" "alter of a rootless VM says why"
 
 expect_exit 0 "destroy VM 3" -- "$DRIVE" destroy "$IMC_HOME" "$ID" 3
 expect_exit 0 "cleanup_infra" -- "$DRIVE" cleanup "$IMC_HOME" "$ID"

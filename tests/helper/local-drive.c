@@ -7,6 +7,7 @@
  *                      NUM:HOST[:NET[,NET...][:CPUS[:MEM]]]...
  *   (--user: the login user of the VMs after it)
  *   local-drive update|stop|start|reboot|destroy HOME ID NUM...
+ *   local-drive alter HOME ID NUM CPUS MEMORY_BYTES   (0 = keep)
  *   local-drive cleanup HOME ID
  *
  * VMs print one line each:
@@ -56,7 +57,7 @@ static void print_vm(const struct cloud_vm *vm)
 
 static int usage(void)
 {
-	fprintf(stderr, "usage: local-drive keygen|create|update|stop|start|reboot|destroy|cleanup "
+	fprintf(stderr, "usage: local-drive keygen|create|update|stop|start|reboot|destroy|alter|cleanup "
 			"HOME ID [ARGS...]\n");
 	return 64;
 }
@@ -235,6 +236,21 @@ int main(int argc, char **argv)
 		}
 		printf("created %zu/%zu in %.3f s\n", ok, n, t1 - t0);
 		free(vms);
+	} else if (!strcmp(cmd, "alter")) {
+		if (argc != 7 || !drv->vm_alter) {
+			rc = usage();
+			goto out;
+		}
+		struct cloud_vm vm = { 0 };
+		vm.infra_id = id;
+		vm.num = (int)strtol(argv[4], NULL, 10);
+		vm.cpus = (int)strtol(argv[5], NULL, 10);
+		vm.memory_bytes = strtoll(argv[6], NULL, 10);
+		vm.state = VM_RUNNING;
+		if (drv->vm_alter(&s, &vm, &d) < 0)
+			rc = 1;
+		print_vm(&vm);
+		cloud_vm_release(&vm);
 	} else {
 		int (*op)(struct cloud_session *, struct cloud_vm *, struct diag *) = NULL;
 		if (!strcmp(cmd, "update"))

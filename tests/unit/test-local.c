@@ -204,6 +204,85 @@ static void test_info_and_hosts(void **state)
 	diag_release(&d);
 }
 
+static char *read_text(const char *dir, const char *file)
+{
+	char *p = xasprintf("%s/%s", dir, file);
+	struct strbuf sb = STRBUF_INIT;
+	strbuf_init(&sb, 4096);
+	char *r = strbuf_read_file(&sb, p) == 0 && sb.buf ? strbuf_detach(&sb) : xstrdup("");
+	strbuf_release(&sb);
+	free(p);
+	return r;
+}
+
+/* cgroup v2, with IMC_LOCAL_CGROUP_ROOT pointing at a tree that offers
+ * the cpu and memory controllers: the VM's cgroup gets cpu.max and
+ * memory.max, a new size
+ * (alter) rewrites them, and a missing controller leaves a note while the
+ * other limit is still applied. (The v1 files are checked on the real
+ * hierarchies by tests/cli/t3001 and t3005.) */
+static void test_cgroup_v2_files(void **state)
+{
+	(void)state;
+	if (geteuid() != 0)
+		skip(); /* limits are for netns mode, as root */
+	char root[] = "/tmp/imc-test-cgroup.XXXXXX";
+	assert_non_null(mkdtemp(root));
+	struct diag d = DIAG_INIT;
+	char *ctl = xasprintf("%s/cgroup.controllers", root);
+	assert_int_equal(local_write_file(ctl, "cpu memory\n", 11, 0644, &d), 0);
+	setenv("IMC_LOCAL_CGROUP_ROOT", root, 1);
+	struct local_ctx c = { 0 };
+	snprintf(c.tag, sizeof(c.tag), "a1b2c3d4");
+	struct local_vm vm = { 0 };
+	vm.num = 3;
+	vm.mode = LOCAL_NETNS;
+	vm.cpus = 2;
+	vm.memory = 268435456;
+	struct local_cgroups cgs = { 0 };
+	char *note = NULL;
+	assert_int_equal(local_cgroup_setup(&c, &vm, &cgs, &note), 0);
+	assert_null(note);
+	char *cg = xasprintf("%s/imc-local/imc-a1b2c3d4-3", root);
+	assert_int_equal(cgs.n, 1);
+	assert_string_equal(cgs.dir[0], cg);
+	char *t = read_text(cg, "cpu.max");
+	assert_string_equal(t, "200000 100000\n");
+	free(t);
+	t = read_text(cg, "memory.max");
+	assert_string_equal(t, "268435456\n");
+	free(t);
+	local_cgroups_release(&cgs);
+
+	/* alter: a new size rewrites both; cpu 0 means unlimited */
+	vm.cpus = 0;
+	vm.memory = 536870912;
+	assert_int_equal(local_cgroup_setup(&c, &vm, &cgs, &note), 0);
+	t = read_text(cg, "cpu.max");
+	assert_string_equal(t, "max 100000\n");
+	free(t);
+	t = read_text(cg, "memory.max");
+	assert_string_equal(t, "536870912\n");
+	free(t);
+	local_cgroups_release(&cgs);
+
+	/* no cpu controller: memory still limited, the note says why not cpu */
+	assert_int_equal(local_write_file(ctl, "memory\n", 7, 0644, &d), 0);
+	vm.cpus = 1;
+	assert_int_equal(local_cgroup_setup(&c, &vm, &cgs, &note), 1);
+	assert_non_null(note);
+	assert_non_null(strstr(note, "no usable cgroup cpu controller"));
+	assert_int_equal(cgs.n, 1);
+	free(note);
+	local_cgroups_release(&cgs);
+
+	unsetenv("IMC_LOCAL_CGROUP_ROOT");
+	free(cg);
+	free(ctl);
+	assert_int_equal(local_rmtree(root), 0);
+	diag_release(&d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -212,6 +291,7 @@ int main(void)
 		cmocka_unit_test(test_parse_cidr),
 		cmocka_unit_test(test_valid_word),
 		cmocka_unit_test(test_info_and_hosts),
+		cmocka_unit_test(test_cgroup_v2_files),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
