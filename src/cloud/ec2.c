@@ -55,6 +55,7 @@ struct ec2_session {
 	struct ec2_region **regions;
 	size_t nregions;
 	struct ec2_state st;
+	struct ec2_deadline dl; /* of this command's sweeps */
 };
 
 static struct ec2_session *sess(struct cloud_session *s)
@@ -144,13 +145,26 @@ static struct ec2_region *get_region(struct cloud_session *s, const char *region
 	return r;
 }
 
+/* Drops the cached group id of net (NULL: of every network) once the
+ * group is deleted, so a later vm_create in this session makes it again. */
+static void forget_groups(struct ec2_region *r, const char *net)
+{
+	size_t k = 0;
+	for (size_t i = 0; i < r->nsgs; i++) {
+		if (!net || strcmp(r->sgs[i].net, net) == 0) {
+			free(r->sgs[i].net);
+			free(r->sgs[i].id);
+		} else {
+			r->sgs[k++] = r->sgs[i];
+		}
+	}
+	r->nsgs = k;
+}
+
 static void region_free(struct ec2_region *r)
 {
 	ec2_conn_release(&r->conn);
-	for (size_t i = 0; i < r->nsgs; i++) {
-		free(r->sgs[i].net);
-		free(r->sgs[i].id);
-	}
+	forget_groups(r, NULL);
 	free(r->sgs);
 	free(r);
 }
@@ -242,6 +256,11 @@ static int ec2_net_create(struct cloud_session *s, struct cloud_net *net, struct
 	return 0;
 }
 
+/* Teardown destroys the VMs the store knows before their networks, so an
+ * instance of the infrastructure still alive here is one the store lost:
+ * it would hold the group (DependencyViolation) and stay billed, so it is
+ * terminated first. The network's store row stays until this returns 0,
+ * and so a destroy that ran out of time is finished by the next one. */
 static int ec2_net_destroy(struct cloud_session *s, struct cloud_net *net, struct diag *d)
 {
 	struct ec2_session *es = sess(s);
@@ -249,14 +268,18 @@ static int ec2_net_destroy(struct cloud_session *s, struct cloud_net *net, struc
 	int ret = 0;
 	for (size_t i = 0; i < es->st.nregions; i++) {
 		struct ec2_region *r = get_region(s, es->st.regions[i], false, d);
-		char *gid = NULL;
-		if (!r || ec2_sg_lookup(&r->conn, name, &gid, d) < 0) {
+		struct ec2_sweep sw;
+		if (!r) {
 			ret = -1;
 			continue;
 		}
-		if (gid && ec2_sg_delete(&r->conn, gid, d) < 0)
+		ec2_sweep_init(&sw, &r->conn, s->infra_id, &es->dl);
+		if (ec2_sweep_instances(&sw, d) < 0 || ec2_sweep_group_named(&sw, name, d) < 0)
 			ret = -1;
-		free(gid);
+		if (ec2_sweep_finish(&sw, d) < 0)
+			ret = -1;
+		ec2_sweep_release(&sw);
+		forget_groups(r, net->name);
 	}
 	free(name);
 	return ret;
@@ -295,31 +318,6 @@ static int ensure_key(struct cloud_session *s, struct ec2_region *r, struct diag
 	ec2_error_release(&e);
 	free(name);
 	r->key_ready = true;
-	return 0;
-}
-
-static int delete_key(struct cloud_session *s, struct ec2_region *r, struct diag *d)
-{
-	struct ec2_query q;
-	struct ec2_error e;
-	xmlDoc *doc = NULL;
-	char *name = key_name(s);
-	ec2_query_init(&q, "DeleteKeyPair");
-	ec2_query_add(&q, "KeyName", name);
-	int rc = ec2_call(&r->conn, &q, &doc, &e);
-	ec2_query_release(&q);
-	xmlFreeDoc(doc);
-	if (rc < 0 && !ec2_error_is(&e, "InvalidKeyPair.NotFound")) {
-		char *what = xasprintf("delete key pair '%s'", name);
-		ec2_error_diag(&r->conn, &e, d, what);
-		free(what);
-		ec2_error_release(&e);
-		free(name);
-		return -1;
-	}
-	ec2_error_release(&e);
-	free(name);
-	r->key_ready = false;
 	return 0;
 }
 
@@ -1015,52 +1013,20 @@ static int ec2_vm_reboot(struct cloud_session *s, struct cloud_vm *vm, struct di
 	return instance_action(s, vm, "RebootInstances", "reboot", &r, d) < 0 ? -1 : 0;
 }
 
-/* Instances of the infrastructure not yet terminated, by tag. */
-static int live_tagged(struct cloud_session *s, struct ec2_region *r, struct ec2_instance **v,
-		       size_t *n, struct diag *d)
-{
-	static const char *const live[] = { "pending", "running", "shutting-down", "stopping",
-					    "stopped" };
-	struct ec2_query q;
-	struct ec2_error e;
-	xmlDoc *doc = NULL;
-	ec2_query_init(&q, "DescribeInstances");
-	ec2_query_add(&q, "Filter.1.Name", "tag:" EC2_TAG_INFRA);
-	ec2_query_add(&q, "Filter.1.Value.1", s->infra_id);
-	ec2_query_add(&q, "Filter.2.Name", "instance-state-name");
-	for (size_t i = 0; i < sizeof(live) / sizeof(live[0]); i++)
-		ec2_query_addf(&q, live[i], "Filter.2.Value.%zu", i + 1);
-	int rc = ec2_call(&r->conn, &q, &doc, &e);
-	ec2_query_release(&q);
-	if (rc < 0) {
-		ec2_error_diag(&r->conn, &e, d, "list the infrastructure's instances");
-		ec2_error_release(&e);
-		return -1;
-	}
-	rc = ec2_xml_instances(doc, v, n);
-	xmlFreeDoc(doc);
-	return rc < 0 ? -1 : 0;
-}
-
-/* Deletes the key pair and the tagged security groups of one region. */
+/* Releases the tagged addresses, deletes the groups and the key pair of
+ * one region: the sweep's second half, once no instance is left. */
 static int region_cleanup(struct cloud_session *s, struct ec2_region *r, struct diag *d)
 {
-	int ret = 0;
-	char **ids = NULL;
-	size_t n = 0;
-	if (ec2_sg_tagged(&r->conn, s->infra_id, &ids, &n, d) < 0)
+	struct ec2_sweep sw;
+	char *key = key_name(s);
+	ec2_sweep_init(&sw, &r->conn, s->infra_id, &sess(s)->dl);
+	int ret = ec2_sweep_rest(&sw, key, d);
+	if (ec2_sweep_finish(&sw, d) < 0)
 		ret = -1;
-	for (size_t i = 0; i < n; i++)
-		if (ec2_sg_delete(&r->conn, ids[i], d) < 0)
-			ret = -1;
-	ec2_strv_free(ids, n);
-	for (size_t i = 0; i < r->nsgs; i++) {
-		free(r->sgs[i].net);
-		free(r->sgs[i].id);
-	}
-	r->nsgs = 0;
-	if (delete_key(s, r, d) < 0)
-		ret = -1;
+	ec2_sweep_release(&sw);
+	free(key);
+	forget_groups(r, NULL);
+	r->key_ready = false;
 	return ret;
 }
 
@@ -1080,70 +1046,50 @@ static int ec2_vm_destroy(struct cloud_session *s, struct cloud_vm *vm, struct d
 		return 0;
 	/* The last VM of the infrastructure in this region takes the key pair
 	 * and the security groups with it. */
+	struct ec2_sweep sw;
 	struct ec2_instance *v = NULL;
 	size_t n = 0;
-	if (live_tagged(s, r, &v, &n, d) < 0)
-		return -1;
+	ec2_sweep_init(&sw, &r->conn, s->infra_id, &sess(s)->dl);
+	rc = ec2_sweep_list_instances(&sw, &v, &n, d);
+	ec2_sweep_release(&sw);
 	ec2_instances_free(v, n);
+	if (rc < 0)
+		return -1;
 	if (n == 0)
 		return region_cleanup(s, r, d);
 	return 0;
 }
 
+/* The sweep (ec2-sweep.c) of every region the infrastructure used: the
+ * regions file (written before anything is made in a region) plus any this
+ * session touched. The file goes only once every region is clean. */
 static int ec2_cleanup_infra(struct cloud_session *s, struct diag *d)
 {
 	struct ec2_session *es = sess(s);
+	char *key = key_name(s);
 	int ret = 0;
-	/* the regions recorded, plus any this session touched */
 	for (size_t i = 0; i < es->nregions; i++)
-		if (ec2_state_add_region(&es->st, es->regions[i]->conn.region, d) < 0)
+		if (ec2_state_add_region(&es->st, es->regions[i]->conn.region, d) < 0) {
+			free(key);
 			return -1;
+		}
 	for (size_t i = 0; i < es->st.nregions; i++) {
 		struct ec2_region *r = get_region(s, es->st.regions[i], false, d);
-		struct ec2_instance *v = NULL;
-		size_t n = 0;
-		if (!r || live_tagged(s, r, &v, &n, d) < 0) {
+		struct ec2_sweep sw;
+		if (!r) {
 			ret = -1;
 			continue;
 		}
-		if (n) {
-			struct cloud_vm *vms = xcalloc(n, sizeof(*vms));
-			struct cloud_vm **pv = xcalloc(n, sizeof(*pv));
-			struct ec2_query q;
-			struct ec2_error e;
-			xmlDoc *doc = NULL;
-			ec2_query_init(&q, "TerminateInstances");
-			for (size_t k = 0; k < n; k++) {
-				ec2_query_addf(&q, v[k].id, "InstanceId.%zu", k + 1);
-				vms[k].infra_id = s->infra_id;
-				vms[k].num = -1;
-				vms[k].system = "orphan";
-				vms[k].cloud_id = xasprintf("%s;%s", r->conn.region, v[k].id);
-				pv[k] = &vms[k];
-			}
-			log_info("ec2", "%s: terminating %zu instance(s) of infrastructure %s",
-				 r->conn.region, n, s->infra_id);
-			if (ec2_call(&r->conn, &q, &doc, &e) < 0) {
-				ec2_error_diag(&r->conn, &e, d, "terminate the infrastructure's instances");
-				ec2_error_release(&e);
-				ret = -1;
-			} else {
-				wait_vms(s, pv, n, WAIT_TERMINATED, d);
-				for (size_t k = 0; k < n; k++)
-					if (vms[k].state != VM_OFF)
-						ret = -1;
-			}
-			xmlFreeDoc(doc);
-			ec2_query_release(&q);
-			for (size_t k = 0; k < n; k++)
-				cloud_vm_release(&vms[k]);
-			free(vms);
-			free(pv);
-		}
-		ec2_instances_free(v, n);
-		if (ret == 0 && region_cleanup(s, r, d) < 0)
+		ec2_sweep_init(&sw, &r->conn, s->infra_id, &es->dl);
+		if (ec2_sweep_region(&sw, key, d) < 0)
 			ret = -1;
+		if (ec2_sweep_finish(&sw, d) < 0)
+			ret = -1;
+		ec2_sweep_release(&sw);
+		forget_groups(r, NULL);
+		r->key_ready = false;
 	}
+	free(key);
 	if (ret == 0)
 		ec2_state_remove(&es->st);
 	return ret;
