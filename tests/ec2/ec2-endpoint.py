@@ -46,7 +46,9 @@ instance with InvalidInstanceID.NotFound (eventual consistency);
 --hang ACTION[:N] carries out the Nth ACTION and never answers it, after
 writing a line to --hang-fifo (so a test can kill the client mid-call).
 
-Test control (not EC2, not logged): POST /imc-test/seed with a JSON body
+Test control (not EC2, not logged): POST /imc-test/inject with an --inject
+spec as body adds an injection (from=N counted from then on); POST
+/imc-test/seed with a JSON body
 {"region": R, "instances": [{"tags": {...}, "state": S, "groups": [NAME],
 "type": T}], "groups": [{"name": N, "tags": {...}}], "keys": [{"name": N,
 "tags": {...}}], "addresses": [{"tags": {...}, "instance": N}]} creates
@@ -54,9 +56,9 @@ resources (as a crashed client or another user would have left them) and
 answers with their ids as JSON.
 
 Output: the port on stdout (then stdout is closed), a JSON line per request
-in --log (in the order served), and the resources left (instances not
-terminated, groups, key pairs, addresses; and every instance with its state
-and type) in --state after every request.
+in --log (in the order served, numbered by "seq"), and the resources left (instances not
+terminated, groups, key pairs, addresses; and every instance with its state,
+type, tags and the seq of the request during which it became terminated) in --state after every request.
 """
 import argparse
 import base64
@@ -267,16 +269,23 @@ class Shared:
         self.next_address = 0x602b5d01  # the recorded DescribeAddresses allocation id, then counting
         self.next_token = 1
         self.calls = {}  # action -> requests seen
-        self.injections = []
-        for spec in args.inject or []:
-            parts = spec.split(":")
-            opts = parts[4].split(",") if len(parts) > 4 else []
-            start = [int(o[5:]) for o in opts if o.startswith("from=")]
-            self.injections.append({"action": parts[0], "code": parts[1], "status": int(parts[2]),
-                                    "count": int(parts[3]) if len(parts) > 3 else 1,
-                                    "after": "after" in opts, "from": start[0] if start else 1})
+        self.seq = 0     # EC2 requests served
         self.not_found_left = args.not_found_first
         self.hang_seen = 0
+        self.injections = []
+        for spec in args.inject or []:
+            self.inject(spec)
+
+    def inject(self, spec):
+        """ACTION:CODE:STATUS[:COUNT[:OPTS]]; from=N counts the calls of
+        ACTION made after the injection was set."""
+        parts = spec.split(":")
+        opts = parts[4].split(",") if len(parts) > 4 else []
+        start = [int(o[5:]) for o in opts if o.startswith("from=")]
+        self.injections.append({"action": parts[0], "code": parts[1], "status": int(parts[2]),
+                                "count": int(parts[3]) if len(parts) > 3 else 1,
+                                "after": "after" in opts,
+                                "from": self.calls.get(parts[0], 0) + (start[0] if start else 1)})
 
 
 class Cloud:
@@ -382,6 +391,7 @@ class Cloud:
     def terminated(self, inst):
         """What EC2 does when an instance is gone: its elastic IPs are
         disassociated; its groups stay in use while its interface lingers."""
+        inst["terminated_seq"] = self.shared.seq
         for a in self.addresses.values():
             if a.get("instance") == inst["id"]:
                 a["instance"] = a["association"] = None
@@ -837,7 +847,8 @@ class Cloud:
                 "key_pairs": sorted(self.keys),
                 "addresses": sorted(self.addresses),
                 "launched": len(self.instances),
-                "all": {i: {"state": v["state"], "type": v["type"], "tags": v["tags"]}
+                "all": {i: {"state": v["state"], "type": v["type"], "tags": v["tags"],
+                            "terminated_seq": v.get("terminated_seq")}
                         for i, v in self.instances.items()}}
 
 
@@ -881,6 +892,14 @@ class Handler(http.server.BaseHTTPRequestHandler):
     def do_POST(self):
         if self.path == "/imc-test/seed":
             return self.seed()
+        if self.path == "/imc-test/inject":
+            spec = self.rfile.read(int(self.headers.get("Content-Length", "0"))).decode().strip()
+            with self.server.lock:
+                self.server.shared.inject(spec)
+            self.send_response(204)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            return
         with self.server.lock:
             status, root, hang = self.post()
         if hang:
@@ -944,7 +963,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
         bad_sig = sigv4_check(self, body, args.access_key, args.secret_key, args.token)
         if bad_sig:
             violations.append("SigV4: " + bad_sig)
-        entry = {"action": action, "region": region, "params": p}
+        srv.shared.seq += 1
+        entry = {"seq": srv.shared.seq, "action": action, "region": region, "params": p}
         if violations:
             status, root = Cloud.error(cloud, "ImcTestViolation", "; ".join(violations))
             entry["violations"] = violations
