@@ -142,4 +142,22 @@ expect_eq "$RC" 0 "a second destroy finishes the job"
 expect_eq "$(ep_left3)" 0/0/0 "nothing is left after the second destroy"
 expect_eq "$(ls "$IMC_HOME/ec2" 2>/dev/null | wc -l)" 0 "the regions file is gone"
 expect_no_violations
+
+# 4. The sweep fails after the networks are gone from the cloud (an elastic
+# IP refused once): the store keeps the network row, so a second destroy
+# reopens the cloud and releases it, instead of forgetting it.
+start_endpoint
+mkradl 1
+create 1
+lose 0 >/dev/null
+ep_seed '{"addresses": [{"tags": {"imc-infra-id": "'"$ID"'"}}]}' >/dev/null
+ep_inject "ReleaseAddress:UnauthorizedOperation:403:1"
+destroy
+expect_eq "$RC" 77 "a refused ReleaseAddress fails the destroy (exit 77)"
+expect_grep "left: elastic IP 192\.0\.2\." "$TMPD/err" "the error names the elastic IP left"
+expect_eq "$(ep_left3)/$(ep_left addresses)" 0/0/0/1 "instance, group and key pair are gone, the address is not"
+destroy
+expect_eq "$RC" 0 "a second destroy exits 0"
+expect_eq "$(ep_left addresses)" 0 "and releases the address"
+expect_no_violations
 done_testing
