@@ -1013,6 +1013,139 @@ static int ec2_vm_reboot(struct cloud_session *s, struct cloud_vm *vm, struct di
 	return instance_action(s, vm, "RebootInstances", "reboot", &r, d) < 0 ? -1 : 0;
 }
 
+/* The type a resize asks for: instance_type as given, else (none, or a
+ * pattern) the cheapest type of the table with the wanted size. */
+static const char *wanted_type(const struct cloud_vm *vm, struct diag *d)
+{
+	const char *itype = vm->instance_type;
+	bool pattern = itype && strpbrk(itype, "*?[");
+	if (itype && *itype && !pattern)
+		return itype;
+	const struct ec2_type *t = ec2_type_pick_pattern(pattern ? itype : NULL, vm->cpus,
+							 vm->memory_bytes, vm->gpus);
+	if (!t)
+		diag_error(d, IMC_EXIT_DATAERR, NULL,
+			   "VM %d: no EC2 instance type%s%s%s has %d CPUs, %lld MiB and %d GPUs; set instance_type",
+			   vm->num, pattern ? " matching '" : "", pattern ? itype : "", pattern ? "'" : "",
+			   vm->cpus, vm->memory_bytes >> 20, vm->gpus);
+	return t ? t->name : NULL;
+}
+
+static int modify_type(struct ec2_region *r, const char *id, const char *type, int num,
+		       struct diag *d)
+{
+	struct ec2_query q;
+	struct ec2_error e;
+	xmlDoc *doc = NULL;
+	ec2_query_init(&q, "ModifyInstanceAttribute");
+	ec2_query_add(&q, "InstanceId", id);
+	ec2_query_add(&q, "InstanceType.Value", type);
+	int rc = ec2_call(&r->conn, &q, &doc, &e);
+	ec2_query_release(&q);
+	xmlFreeDoc(doc);
+	if (rc < 0) {
+		char *what = xasprintf("change VM %d (instance %s) to type %s", num, id, type);
+		ec2_error_diag(&r->conn, &e, d, what);
+		free(what);
+		ec2_error_release(&e);
+		return -1;
+	}
+	log_info("ec2", "%s: instance %s is now %s", r->conn.region, id, type);
+	return 0;
+}
+
+/* IM's alter: EC2 changes an instance's type only while it is stopped, so
+ * StopInstances, wait 'stopped', ModifyInstanceAttribute InstanceType,
+ * StartInstances, wait 'running' and read the addresses again (a restarted
+ * instance has a new public IP). A stopped VM is left stopped; the same
+ * type is a no-op. When the type could not be changed the result is -1 and
+ * the error says what state the instance was left in (started again when
+ * it was running), so the caller keeps the stored values. When the type
+ * changed but the VM did not come back, the result is 0 (the new type is
+ * real and must be stored) with an error naming the state it is in. */
+static int ec2_vm_alter(struct cloud_session *s, struct cloud_vm *vm, struct diag *d)
+{
+	enum vm_state before = vm->state;
+	struct ec2_region *r;
+	struct ec2_instance *v = NULL;
+	size_t n = 0;
+	char *id = NULL;
+	bool notfound;
+	int ret = -1;
+	const char *want = wanted_type(vm, d);
+	if (!want)
+		return -1;
+	int rc = resolve(s, vm, &r, &id, d);
+	if (rc == 0)
+		diag_error(d, IMC_EXIT_NOINPUT, NULL, "ec2: VM %d has no instance to alter", vm->num);
+	if (rc <= 0)
+		return -1;
+	const char *ids[1] = { id };
+	if (describe_ids(r, ids, 1, &v, &n, &notfound, d) < 0)
+		goto out;
+	const struct ec2_instance *in = find_instance(v, n, id);
+	if (!in || !in->state) {
+		diag_error(d, IMC_EXIT_NOINPUT, NULL, "ec2 (%s): VM %d (instance %s) does not exist",
+			   r->conn.region, vm->num, id);
+		goto out;
+	}
+	char *old = xstrdup(in->type ? in->type : "?");
+	bool running = strcmp(in->state, "running") == 0 || strcmp(in->state, "pending") == 0;
+	if (strcmp(old, want) == 0) {
+		log_info("ec2", "%s: VM %d is already %s", r->conn.region, vm->num, want);
+		vm->instance_type = want;
+		free(old);
+		ret = 0;
+		goto out;
+	}
+	if (!running && strcmp(in->state, "stopped") != 0 && strcmp(in->state, "stopping") != 0) {
+		diag_error(d, IMC_EXIT_FAILED, NULL,
+			   "ec2 (%s): VM %d (instance %s) is '%s': only a running or stopped instance can change its type",
+			   r->conn.region, vm->num, id, in->state);
+		free(old);
+		goto out;
+	}
+	log_info("ec2", "%s: VM %d: %s -> %s", r->conn.region, vm->num, old, want);
+	if (!running && strcmp(in->state, "stopped") == 0)
+		vm->state = VM_STOPPED;
+	else if (ec2_vm_stop(s, vm, d) < 0) {
+		diag_note(d, NULL, "VM %d keeps its type %s; the instance is '%s'", vm->num, old,
+			  vm_state_name(vm->state));
+		free(old);
+		goto out;
+	}
+	if (modify_type(r, id, want, vm->num, d) < 0) {
+		if (running && ec2_vm_start(s, vm, d) == 0)
+			diag_note(d, NULL, "VM %d was started again with its type %s", vm->num, old);
+		else
+			diag_note(d, NULL, "VM %d keeps its type %s and is left '%s'", vm->num, old,
+				  vm_state_name(vm->state));
+		if (vm->state == VM_RUNNING)
+			vm->state = before;
+		free(old);
+		goto out;
+	}
+	free(old);
+	vm->instance_type = want;
+	free(vm->data);
+	vm->data = xasprintf("{\"region\":\"%s\",\"instance_id\":\"%s\",\"instance_type\":\"%s\"}",
+			     r->conn.region, id, want);
+	ret = 0;
+	if (!running)
+		goto out;
+	if (ec2_vm_start(s, vm, d) < 0) {
+		diag_error(d, IMC_EXIT_FAILED, NULL,
+			   "ec2 (%s): VM %d is now %s but did not start again: it is '%s'",
+			   r->conn.region, vm->num, want, vm_state_name(vm->state));
+		goto out;
+	}
+	vm->state = before == VM_STOPPED ? VM_RUNNING : before;
+out:
+	ec2_instances_free(v, n);
+	free(id);
+	return ret;
+}
+
 /* Releases the tagged addresses, deletes the groups and the key pair of
  * one region: the sweep's second half, once no instance is left. */
 static int region_cleanup(struct cloud_session *s, struct ec2_region *r, struct diag *d)
@@ -1109,6 +1242,7 @@ const struct cloud_driver cloud_ec2 = {
 	.vm_stop = ec2_vm_stop,
 	.vm_start = ec2_vm_start,
 	.vm_reboot = ec2_vm_reboot,
+	.vm_alter = ec2_vm_alter,
 	.vm_destroy = ec2_vm_destroy,
 	.cleanup_infra = ec2_cleanup_infra,
 };
