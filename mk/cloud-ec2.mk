@@ -1,7 +1,7 @@
 # src/cloud/ec2*: the ec2 backend (docs/ec2.md).
 libimc_la_SOURCES += src/cloud/ec2.c src/cloud/ec2.h \
 	src/cloud/ec2-http.c src/cloud/ec2-xml.c src/cloud/ec2-types.c \
-	src/cloud/ec2-sg.c src/cloud/ec2-state.c
+	src/cloud/ec2-sg.c src/cloud/ec2-state.c src/cloud/ec2-sweep.c
 
 if HAVE_CMOCKA
 check_PROGRAMS += tests/unit/test-ec2-sigv4
@@ -27,10 +27,12 @@ endif
 
 TESTS += tests/cli/t7001-ec2-lifecycle.sh tests/cli/t7002-ec2-retry.sh \
 	tests/cli/t7003-ec2-errors.sh tests/cli/t7004-ec2-cli.sh \
-	tests/cli/t7005-ec2-crash.sh
+	tests/cli/t7005-ec2-crash.sh tests/cli/t7007-ec2-sweep.sh \
+	tests/cli/t7008-ec2-alter.sh
 EXTRA_DIST += tests/ec2/lib-ec2.sh tests/cli/t7001-ec2-lifecycle.sh \
 	tests/cli/t7002-ec2-retry.sh tests/cli/t7003-ec2-errors.sh \
-	tests/cli/t7004-ec2-cli.sh tests/cli/t7005-ec2-crash.sh
+	tests/cli/t7004-ec2-cli.sh tests/cli/t7005-ec2-crash.sh \
+	tests/cli/t7007-ec2-sweep.sh tests/cli/t7008-ec2-alter.sh
 EXTRA_DIST += docs/ec2.md
 
 # fuzzing the reply readers

@@ -308,6 +308,7 @@ void ec2_error_diag(const struct ec2_conn *c, const struct ec2_error *e, struct 
 	else if (e->code && (strncmp(e->code, "InvalidAMIID.", 13) == 0 ||
 			     strncmp(e->code, "InvalidParameter", 16) == 0 ||
 			     strcmp(e->code, "MissingParameter") == 0 ||
+			     strcmp(e->code, "InvalidInstanceAttributeValue") == 0 ||
 			     strcmp(e->code, "Unsupported") == 0))
 		code = IMC_EXIT_DATAERR;
 

@@ -200,27 +200,6 @@ int ec2_sg_lookup(struct ec2_conn *c, const char *name, char **group_id, struct 
 	return 0;
 }
 
-int ec2_sg_tagged(struct ec2_conn *c, const char *infra, char ***ids, size_t *n, struct diag *d)
-{
-	struct ec2_query q;
-	struct ec2_error e;
-	xmlDoc *doc = NULL;
-
-	ec2_query_init(&q, "DescribeSecurityGroups");
-	ec2_query_add(&q, "Filter.1.Name", "tag:" EC2_TAG_INFRA);
-	ec2_query_add(&q, "Filter.1.Value.1", infra);
-	int rc = ec2_call(c, &q, &doc, &e);
-	ec2_query_release(&q);
-	if (rc < 0) {
-		ec2_error_diag(c, &e, d, "list the infrastructure's security groups");
-		ec2_error_release(&e);
-		return -1;
-	}
-	ec2_xml_set_values(doc, "securityGroupInfo", "groupId", ids, n);
-	xmlFreeDoc(doc);
-	return 0;
-}
-
 static void add_permission(struct ec2_query *q, int k, const struct ec2_rule *r, const char *self)
 {
 	if (self) {
@@ -326,37 +305,4 @@ int ec2_sg_ensure(struct ec2_conn *c, const char *infra, const char *name,
 fail:
 	free(gid);
 	return -1;
-}
-
-int ec2_sg_delete(struct ec2_conn *c, const char *group_id, struct diag *d)
-{
-	for (int attempt = 1;; attempt++) {
-		struct ec2_query q;
-		struct ec2_error e;
-		xmlDoc *doc = NULL;
-		ec2_query_init(&q, "DeleteSecurityGroup");
-		ec2_query_add(&q, "GroupId", group_id);
-		int rc = ec2_call(c, &q, &doc, &e);
-		ec2_query_release(&q);
-		xmlFreeDoc(doc);
-		if (rc == 0 || ec2_error_is(&e, "InvalidGroup.NotFound") ||
-		    ec2_error_is(&e, "InvalidGroupId.NotFound")) {
-			if (rc == 0)
-				log_info("ec2", "%s: deleted security group %s", c->region, group_id);
-			ec2_error_release(&e);
-			return 0;
-		}
-		/* Terminated instances keep their network interfaces (and so the
-		 * group) for a while: AWS answers DependencyViolation meanwhile. */
-		if (ec2_error_is(&e, "DependencyViolation") && attempt < 12) {
-			ec2_error_release(&e);
-			ec2_sleep(c, 5.0);
-			continue;
-		}
-		char *what = xasprintf("delete security group %s", group_id);
-		ec2_error_diag(c, &e, d, what);
-		free(what);
-		ec2_error_release(&e);
-		return -1;
-	}
 }

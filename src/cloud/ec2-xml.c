@@ -144,6 +144,7 @@ static void add_instance(const xmlNode *item, struct ec2_instance **v, size_t *n
 	in->public_ip = ec2_xml_text(item, "ipAddress");
 	in->reason = ec2_xml_text(ec2_xml_child(item, "stateReason"), "message");
 	in->client_token = ec2_xml_text(item, "clientToken");
+	in->type = ec2_xml_text(item, "instanceType");
 }
 
 static void items_of(const xmlNode *set, struct ec2_instance **v, size_t *n, size_t *alloc)
@@ -184,6 +185,7 @@ void ec2_instances_free(struct ec2_instance *v, size_t n)
 		free(v[i].public_ip);
 		free(v[i].reason);
 		free(v[i].client_token);
+		free(v[i].type);
 	}
 	free(v);
 }

@@ -55,6 +55,7 @@ struct ec2_session {
 	struct ec2_region **regions;
 	size_t nregions;
 	struct ec2_state st;
+	struct ec2_deadline dl; /* of this command's sweeps */
 };
 
 static struct ec2_session *sess(struct cloud_session *s)
@@ -144,13 +145,26 @@ static struct ec2_region *get_region(struct cloud_session *s, const char *region
 	return r;
 }
 
+/* Drops the cached group id of net (NULL: of every network) once the
+ * group is deleted, so a later vm_create in this session makes it again. */
+static void forget_groups(struct ec2_region *r, const char *net)
+{
+	size_t k = 0;
+	for (size_t i = 0; i < r->nsgs; i++) {
+		if (!net || strcmp(r->sgs[i].net, net) == 0) {
+			free(r->sgs[i].net);
+			free(r->sgs[i].id);
+		} else {
+			r->sgs[k++] = r->sgs[i];
+		}
+	}
+	r->nsgs = k;
+}
+
 static void region_free(struct ec2_region *r)
 {
 	ec2_conn_release(&r->conn);
-	for (size_t i = 0; i < r->nsgs; i++) {
-		free(r->sgs[i].net);
-		free(r->sgs[i].id);
-	}
+	forget_groups(r, NULL);
 	free(r->sgs);
 	free(r);
 }
@@ -242,6 +256,11 @@ static int ec2_net_create(struct cloud_session *s, struct cloud_net *net, struct
 	return 0;
 }
 
+/* Teardown destroys the VMs the store knows before their networks, so an
+ * instance of the infrastructure still alive here is one the store lost:
+ * it would hold the group (DependencyViolation) and stay billed, so it is
+ * terminated first. The network's store row stays until this returns 0,
+ * and so a destroy that ran out of time is finished by the next one. */
 static int ec2_net_destroy(struct cloud_session *s, struct cloud_net *net, struct diag *d)
 {
 	struct ec2_session *es = sess(s);
@@ -249,14 +268,18 @@ static int ec2_net_destroy(struct cloud_session *s, struct cloud_net *net, struc
 	int ret = 0;
 	for (size_t i = 0; i < es->st.nregions; i++) {
 		struct ec2_region *r = get_region(s, es->st.regions[i], false, d);
-		char *gid = NULL;
-		if (!r || ec2_sg_lookup(&r->conn, name, &gid, d) < 0) {
+		struct ec2_sweep sw;
+		if (!r) {
 			ret = -1;
 			continue;
 		}
-		if (gid && ec2_sg_delete(&r->conn, gid, d) < 0)
+		ec2_sweep_init(&sw, &r->conn, s->infra_id, &es->dl);
+		if (ec2_sweep_instances(&sw, d) < 0 || ec2_sweep_group_named(&sw, name, d) < 0)
 			ret = -1;
-		free(gid);
+		if (ec2_sweep_finish(&sw, d) < 0)
+			ret = -1;
+		ec2_sweep_release(&sw);
+		forget_groups(r, net->name);
 	}
 	free(name);
 	return ret;
@@ -295,31 +318,6 @@ static int ensure_key(struct cloud_session *s, struct ec2_region *r, struct diag
 	ec2_error_release(&e);
 	free(name);
 	r->key_ready = true;
-	return 0;
-}
-
-static int delete_key(struct cloud_session *s, struct ec2_region *r, struct diag *d)
-{
-	struct ec2_query q;
-	struct ec2_error e;
-	xmlDoc *doc = NULL;
-	char *name = key_name(s);
-	ec2_query_init(&q, "DeleteKeyPair");
-	ec2_query_add(&q, "KeyName", name);
-	int rc = ec2_call(&r->conn, &q, &doc, &e);
-	ec2_query_release(&q);
-	xmlFreeDoc(doc);
-	if (rc < 0 && !ec2_error_is(&e, "InvalidKeyPair.NotFound")) {
-		char *what = xasprintf("delete key pair '%s'", name);
-		ec2_error_diag(&r->conn, &e, d, what);
-		free(what);
-		ec2_error_release(&e);
-		free(name);
-		return -1;
-	}
-	ec2_error_release(&e);
-	free(name);
-	r->key_ready = false;
 	return 0;
 }
 
@@ -1015,52 +1013,153 @@ static int ec2_vm_reboot(struct cloud_session *s, struct cloud_vm *vm, struct di
 	return instance_action(s, vm, "RebootInstances", "reboot", &r, d) < 0 ? -1 : 0;
 }
 
-/* Instances of the infrastructure not yet terminated, by tag. */
-static int live_tagged(struct cloud_session *s, struct ec2_region *r, struct ec2_instance **v,
-		       size_t *n, struct diag *d)
+/* The type a resize asks for: instance_type as given, else (none, or a
+ * pattern) the cheapest type of the table with the wanted size. */
+static const char *wanted_type(const struct cloud_vm *vm, struct diag *d)
 {
-	static const char *const live[] = { "pending", "running", "shutting-down", "stopping",
-					    "stopped" };
+	const char *itype = vm->instance_type;
+	bool pattern = itype && strpbrk(itype, "*?[");
+	if (itype && *itype && !pattern)
+		return itype;
+	const struct ec2_type *t = ec2_type_pick_pattern(pattern ? itype : NULL, vm->cpus,
+							 vm->memory_bytes, vm->gpus);
+	if (!t)
+		diag_error(d, IMC_EXIT_DATAERR, NULL,
+			   "VM %d: no EC2 instance type%s%s%s has %d CPUs, %lld MiB and %d GPUs; set instance_type",
+			   vm->num, pattern ? " matching '" : "", pattern ? itype : "", pattern ? "'" : "",
+			   vm->cpus, vm->memory_bytes >> 20, vm->gpus);
+	return t ? t->name : NULL;
+}
+
+static int modify_type(struct ec2_region *r, const char *id, const char *type, int num,
+		       struct diag *d)
+{
 	struct ec2_query q;
 	struct ec2_error e;
 	xmlDoc *doc = NULL;
-	ec2_query_init(&q, "DescribeInstances");
-	ec2_query_add(&q, "Filter.1.Name", "tag:" EC2_TAG_INFRA);
-	ec2_query_add(&q, "Filter.1.Value.1", s->infra_id);
-	ec2_query_add(&q, "Filter.2.Name", "instance-state-name");
-	for (size_t i = 0; i < sizeof(live) / sizeof(live[0]); i++)
-		ec2_query_addf(&q, live[i], "Filter.2.Value.%zu", i + 1);
+	ec2_query_init(&q, "ModifyInstanceAttribute");
+	ec2_query_add(&q, "InstanceId", id);
+	ec2_query_add(&q, "InstanceType.Value", type);
 	int rc = ec2_call(&r->conn, &q, &doc, &e);
 	ec2_query_release(&q);
+	xmlFreeDoc(doc);
 	if (rc < 0) {
-		ec2_error_diag(&r->conn, &e, d, "list the infrastructure's instances");
+		char *what = xasprintf("change VM %d (instance %s) to type %s", num, id, type);
+		ec2_error_diag(&r->conn, &e, d, what);
+		free(what);
 		ec2_error_release(&e);
 		return -1;
 	}
-	rc = ec2_xml_instances(doc, v, n);
-	xmlFreeDoc(doc);
-	return rc < 0 ? -1 : 0;
+	log_info("ec2", "%s: instance %s is now %s", r->conn.region, id, type);
+	return 0;
 }
 
-/* Deletes the key pair and the tagged security groups of one region. */
+/* IM's alter: EC2 changes an instance's type only while it is stopped, so
+ * StopInstances, wait 'stopped', ModifyInstanceAttribute InstanceType,
+ * StartInstances, wait 'running' and read the addresses again (a restarted
+ * instance has a new public IP). A stopped VM is left stopped; the same
+ * type is a no-op. When the type could not be changed the result is -1 and
+ * the error says what state the instance was left in (started again when
+ * it was running), so the caller keeps the stored values. When the type
+ * changed but the VM did not come back, the result is 0 (the new type is
+ * real and must be stored) with an error naming the state it is in. */
+static int ec2_vm_alter(struct cloud_session *s, struct cloud_vm *vm, struct diag *d)
+{
+	enum vm_state before = vm->state;
+	struct ec2_region *r;
+	struct ec2_instance *v = NULL;
+	size_t n = 0;
+	char *id = NULL;
+	bool notfound;
+	int ret = -1;
+	const char *want = wanted_type(vm, d);
+	if (!want)
+		return -1;
+	int rc = resolve(s, vm, &r, &id, d);
+	if (rc == 0)
+		diag_error(d, IMC_EXIT_NOINPUT, NULL, "ec2: VM %d has no instance to alter", vm->num);
+	if (rc <= 0)
+		return -1;
+	const char *ids[1] = { id };
+	if (describe_ids(r, ids, 1, &v, &n, &notfound, d) < 0)
+		goto out;
+	const struct ec2_instance *in = find_instance(v, n, id);
+	if (!in || !in->state) {
+		diag_error(d, IMC_EXIT_NOINPUT, NULL, "ec2 (%s): VM %d (instance %s) does not exist",
+			   r->conn.region, vm->num, id);
+		goto out;
+	}
+	char *old = xstrdup(in->type ? in->type : "?");
+	bool running = strcmp(in->state, "running") == 0 || strcmp(in->state, "pending") == 0;
+	if (strcmp(old, want) == 0) {
+		log_info("ec2", "%s: VM %d is already %s", r->conn.region, vm->num, want);
+		vm->instance_type = want;
+		free(old);
+		ret = 0;
+		goto out;
+	}
+	if (!running && strcmp(in->state, "stopped") != 0 && strcmp(in->state, "stopping") != 0) {
+		diag_error(d, IMC_EXIT_FAILED, NULL,
+			   "ec2 (%s): VM %d (instance %s) is '%s': only a running or stopped instance can change its type",
+			   r->conn.region, vm->num, id, in->state);
+		free(old);
+		goto out;
+	}
+	log_info("ec2", "%s: VM %d: %s -> %s", r->conn.region, vm->num, old, want);
+	if (!running && strcmp(in->state, "stopped") == 0)
+		vm->state = VM_STOPPED;
+	else if (ec2_vm_stop(s, vm, d) < 0) {
+		diag_note(d, NULL, "VM %d keeps its type %s; the instance is '%s'", vm->num, old,
+			  vm_state_name(vm->state));
+		free(old);
+		goto out;
+	}
+	if (modify_type(r, id, want, vm->num, d) < 0) {
+		if (running && ec2_vm_start(s, vm, d) == 0)
+			diag_note(d, NULL, "VM %d was started again with its type %s", vm->num, old);
+		else
+			diag_note(d, NULL, "VM %d keeps its type %s and is left '%s'", vm->num, old,
+				  vm_state_name(vm->state));
+		if (vm->state == VM_RUNNING)
+			vm->state = before;
+		free(old);
+		goto out;
+	}
+	free(old);
+	vm->instance_type = want;
+	free(vm->data);
+	vm->data = xasprintf("{\"region\":\"%s\",\"instance_id\":\"%s\",\"instance_type\":\"%s\"}",
+			     r->conn.region, id, want);
+	ret = 0;
+	if (!running)
+		goto out;
+	if (ec2_vm_start(s, vm, d) < 0) {
+		diag_error(d, IMC_EXIT_FAILED, NULL,
+			   "ec2 (%s): VM %d is now %s but did not start again: it is '%s'",
+			   r->conn.region, vm->num, want, vm_state_name(vm->state));
+		goto out;
+	}
+	vm->state = before == VM_STOPPED ? VM_RUNNING : before;
+out:
+	ec2_instances_free(v, n);
+	free(id);
+	return ret;
+}
+
+/* Releases the tagged addresses, deletes the groups and the key pair of
+ * one region: the sweep's second half, once no instance is left. */
 static int region_cleanup(struct cloud_session *s, struct ec2_region *r, struct diag *d)
 {
-	int ret = 0;
-	char **ids = NULL;
-	size_t n = 0;
-	if (ec2_sg_tagged(&r->conn, s->infra_id, &ids, &n, d) < 0)
+	struct ec2_sweep sw;
+	char *key = key_name(s);
+	ec2_sweep_init(&sw, &r->conn, s->infra_id, &sess(s)->dl);
+	int ret = ec2_sweep_rest(&sw, key, d);
+	if (ec2_sweep_finish(&sw, d) < 0)
 		ret = -1;
-	for (size_t i = 0; i < n; i++)
-		if (ec2_sg_delete(&r->conn, ids[i], d) < 0)
-			ret = -1;
-	ec2_strv_free(ids, n);
-	for (size_t i = 0; i < r->nsgs; i++) {
-		free(r->sgs[i].net);
-		free(r->sgs[i].id);
-	}
-	r->nsgs = 0;
-	if (delete_key(s, r, d) < 0)
-		ret = -1;
+	ec2_sweep_release(&sw);
+	free(key);
+	forget_groups(r, NULL);
+	r->key_ready = false;
 	return ret;
 }
 
@@ -1080,70 +1179,50 @@ static int ec2_vm_destroy(struct cloud_session *s, struct cloud_vm *vm, struct d
 		return 0;
 	/* The last VM of the infrastructure in this region takes the key pair
 	 * and the security groups with it. */
+	struct ec2_sweep sw;
 	struct ec2_instance *v = NULL;
 	size_t n = 0;
-	if (live_tagged(s, r, &v, &n, d) < 0)
-		return -1;
+	ec2_sweep_init(&sw, &r->conn, s->infra_id, &sess(s)->dl);
+	rc = ec2_sweep_list_instances(&sw, &v, &n, d);
+	ec2_sweep_release(&sw);
 	ec2_instances_free(v, n);
+	if (rc < 0)
+		return -1;
 	if (n == 0)
 		return region_cleanup(s, r, d);
 	return 0;
 }
 
+/* The sweep (ec2-sweep.c) of every region the infrastructure used: the
+ * regions file (written before anything is made in a region) plus any this
+ * session touched. The file goes only once every region is clean. */
 static int ec2_cleanup_infra(struct cloud_session *s, struct diag *d)
 {
 	struct ec2_session *es = sess(s);
+	char *key = key_name(s);
 	int ret = 0;
-	/* the regions recorded, plus any this session touched */
 	for (size_t i = 0; i < es->nregions; i++)
-		if (ec2_state_add_region(&es->st, es->regions[i]->conn.region, d) < 0)
+		if (ec2_state_add_region(&es->st, es->regions[i]->conn.region, d) < 0) {
+			free(key);
 			return -1;
+		}
 	for (size_t i = 0; i < es->st.nregions; i++) {
 		struct ec2_region *r = get_region(s, es->st.regions[i], false, d);
-		struct ec2_instance *v = NULL;
-		size_t n = 0;
-		if (!r || live_tagged(s, r, &v, &n, d) < 0) {
+		struct ec2_sweep sw;
+		if (!r) {
 			ret = -1;
 			continue;
 		}
-		if (n) {
-			struct cloud_vm *vms = xcalloc(n, sizeof(*vms));
-			struct cloud_vm **pv = xcalloc(n, sizeof(*pv));
-			struct ec2_query q;
-			struct ec2_error e;
-			xmlDoc *doc = NULL;
-			ec2_query_init(&q, "TerminateInstances");
-			for (size_t k = 0; k < n; k++) {
-				ec2_query_addf(&q, v[k].id, "InstanceId.%zu", k + 1);
-				vms[k].infra_id = s->infra_id;
-				vms[k].num = -1;
-				vms[k].system = "orphan";
-				vms[k].cloud_id = xasprintf("%s;%s", r->conn.region, v[k].id);
-				pv[k] = &vms[k];
-			}
-			log_info("ec2", "%s: terminating %zu instance(s) of infrastructure %s",
-				 r->conn.region, n, s->infra_id);
-			if (ec2_call(&r->conn, &q, &doc, &e) < 0) {
-				ec2_error_diag(&r->conn, &e, d, "terminate the infrastructure's instances");
-				ec2_error_release(&e);
-				ret = -1;
-			} else {
-				wait_vms(s, pv, n, WAIT_TERMINATED, d);
-				for (size_t k = 0; k < n; k++)
-					if (vms[k].state != VM_OFF)
-						ret = -1;
-			}
-			xmlFreeDoc(doc);
-			ec2_query_release(&q);
-			for (size_t k = 0; k < n; k++)
-				cloud_vm_release(&vms[k]);
-			free(vms);
-			free(pv);
-		}
-		ec2_instances_free(v, n);
-		if (ret == 0 && region_cleanup(s, r, d) < 0)
+		ec2_sweep_init(&sw, &r->conn, s->infra_id, &es->dl);
+		if (ec2_sweep_region(&sw, key, d) < 0)
 			ret = -1;
+		if (ec2_sweep_finish(&sw, d) < 0)
+			ret = -1;
+		ec2_sweep_release(&sw);
+		forget_groups(r, NULL);
+		r->key_ready = false;
 	}
+	free(key);
 	if (ret == 0)
 		ec2_state_remove(&es->st);
 	return ret;
@@ -1163,6 +1242,7 @@ const struct cloud_driver cloud_ec2 = {
 	.vm_stop = ec2_vm_stop,
 	.vm_start = ec2_vm_start,
 	.vm_reboot = ec2_vm_reboot,
+	.vm_alter = ec2_vm_alter,
 	.vm_destroy = ec2_vm_destroy,
 	.cleanup_infra = ec2_cleanup_infra,
 };

@@ -6,6 +6,9 @@
  *   ec2-sg.c     RADL outports -> security-group rules, group lifecycle
  *   ec2-state.c  the per-infrastructure file that remembers regions and
  *                network definitions across processes (crash safety)
+ *   ec2-sweep.c  destroy's sweep: everything tagged with (or named after)
+ *                the infrastructure, removed in dependency order within a
+ *                deadline
  *   ec2.c        the driver operations and the cloud_ec2 table
  * Nothing here is used outside src/cloud/ec2* and its tests.
  *
@@ -116,6 +119,7 @@ struct ec2_instance {
 	char *public_ip;
 	char *reason;      /* stateReason/message, if any */
 	char *client_token;
+	char *type;        /* instanceType */
 };
 
 xmlDoc *ec2_xml_parse(const char *buf, size_t len);
@@ -175,11 +179,6 @@ int ec2_sg_ensure(struct ec2_conn *c, const char *infra, const char *name,
 		  const struct ec2_rule *rules, size_t n, char **group_id, struct diag *d);
 /* Group id of name, or NULL (with 0) when there is none. */
 int ec2_sg_lookup(struct ec2_conn *c, const char *name, char **group_id, struct diag *d);
-/* Deletes group id, retrying DependencyViolation while instances release
- * it; an absent group is success. */
-int ec2_sg_delete(struct ec2_conn *c, const char *group_id, struct diag *d);
-/* The ids of every group tagged with infra. */
-int ec2_sg_tagged(struct ec2_conn *c, const char *infra, char ***ids, size_t *n, struct diag *d);
 
 /* ---- ec2-state.c ---- */
 
@@ -211,5 +210,51 @@ const struct ec2_netdef *ec2_state_net(const struct ec2_state *st, const char *n
 /* Removes the file (after a complete cleanup). */
 void ec2_state_remove(struct ec2_state *st);
 void ec2_state_release(struct ec2_state *st);
+
+/* ---- ec2-sweep.c ---- */
+
+/* The time budget of one command's sweeps (destroy, cleanup): seconds from
+ * IMC_EC2_SWEEP_DEADLINE, default 600. Its clock is the monotonic clock
+ * plus the nominal delays that IMC_EC2_TIME_SCALE skipped, so a test that
+ * scales delays to 0 still reaches the deadline after as many polls as a
+ * real run would make, without sleeping. Zeroed = not started. */
+struct ec2_deadline {
+	bool started;
+	double budget;
+	double end;
+	double skipped;
+};
+
+/* One region's sweep: what it could not remove is named in left. */
+struct ec2_sweep {
+	struct ec2_conn *conn;
+	const char *infra;
+	struct ec2_deadline *dl;  /* started by ec2_sweep_init */
+	struct strbuf left;       /* "instance i-1 (shutting-down), ..." */
+};
+
+void ec2_sweep_init(struct ec2_sweep *sw, struct ec2_conn *c, const char *infra,
+		    struct ec2_deadline *dl);
+void ec2_sweep_release(struct ec2_sweep *sw);
+/* Sleeps seconds (scaled), clipped to the deadline; false once it passed. */
+bool ec2_deadline_sleep(struct ec2_deadline *dl, const struct ec2_conn *c, double seconds);
+/* The infrastructure's instances in any state but terminated (tag filter,
+ * every page). */
+int ec2_sweep_list_instances(struct ec2_sweep *sw, struct ec2_instance **v, size_t *n,
+			     struct diag *d);
+/* Terminates them and polls until every one is terminated. */
+int ec2_sweep_instances(struct ec2_sweep *sw, struct diag *d);
+/* Deletes the group named name (absent: success); DependencyViolation is
+ * retried with backoff until the deadline. */
+int ec2_sweep_group_named(struct ec2_sweep *sw, const char *name, struct diag *d);
+/* Releases the tagged elastic IPs, deletes the groups tagged or named
+ * "imc-INFRA-*", and the key pairs tagged or named key. Call once the
+ * instances are gone. */
+int ec2_sweep_rest(struct ec2_sweep *sw, const char *key, struct diag *d);
+/* Instances, then the rest. */
+int ec2_sweep_region(struct ec2_sweep *sw, const char *key, struct diag *d);
+/* When something is left, one error that names it and says that running
+ * destroy again finishes the job. Returns -1 then, else 0. */
+int ec2_sweep_finish(struct ec2_sweep *sw, struct diag *d);
 
 #endif

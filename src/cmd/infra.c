@@ -702,8 +702,6 @@ int infra_teardown(struct state_store *st, struct state_infra *in, const struct 
 			continue;
 		}
 		move_diag(d, &local, true);
-		if (state_net_delete(st, in->id, net->name, d) < 0)
-			rc = -1;
 	}
 	/* orphans the store lost (crash between a cloud call and its record) */
 	for (size_t i = 0; rc == 0 && i < cache.n; i++) {
@@ -716,6 +714,11 @@ int infra_teardown(struct state_store *st, struct state_infra *in, const struct 
 		} else
 			move_diag(d, &local, true);
 	}
+	/* The network rows go last: while one is left, a later destroy opens
+	 * its cloud again and the cleanup above gets another chance. */
+	for (size_t i = 0; rc == 0 && i < nn; i++)
+		if (state_net_delete(st, in->id, nets[i].name, d) < 0)
+			rc = -1;
 	infra_sessions_free(&cache);
 	state_vm_list_free(vms, n);
 	state_net_list_free(nets, nn);

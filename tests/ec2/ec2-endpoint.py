@@ -20,22 +20,51 @@ stdlib only). It answers from the recorded responses in
   request that breaks any rule is answered 400 "ImcTestViolation" and
   recorded in the log, so a test fails on it.
 
-Hooks: --inject ACTION:CODE:STATUS[:COUNT[:after]] answers the next COUNT
-calls of ACTION with that error (before acting; with 'after', the action is
-carried out and the reply is lost, as with a dropped connection);
+It is stateful, as EC2 is: instances move pending -> running and
+shutting-down -> terminated (stopping -> stopped) over DescribeInstances
+polls (--terminate-polls N: N polls in shutting-down); a security group
+refuses DeleteSecurityGroup with DependencyViolation while an instance
+using it is not terminated (--eni-linger N: and N more times after, as a
+terminated instance's network interface lingers); elastic IPs are
+disassociated when their instance terminates; DescribeInstances and
+DescribeSecurityGroups answer in pages of --page-size items with a
+nextToken (the model's DescribeInstancesResult/NextToken, locationName
+nextToken) that the client must follow.
+
+ModifyInstanceAttribute is not in the recorded model subset: its input
+(InstanceId, InstanceType.Value) and its reply (requestId, return) are
+those of AWS's EC2 API reference; SUPPLEMENT below holds that minimal
+model, and the reply is the recorded RebootInstances document (the same
+requestId/return shape) under its own root name.
+
+Hooks: --inject ACTION:CODE:STATUS[:COUNT[:OPTS]] answers COUNT calls of
+ACTION with that error (before acting); OPTS, comma-separated: 'after'
+(the action is carried out and the reply is lost, as with a dropped
+connection), 'from=N' (start at the Nth call of ACTION, 1-based);
 --not-found-first N answers the first N DescribeInstances naming a new
 instance with InvalidInstanceID.NotFound (eventual consistency);
 --hang ACTION[:N] carries out the Nth ACTION and never answers it, after
 writing a line to --hang-fifo (so a test can kill the client mid-call).
 
+Test control (not EC2, not logged): POST /imc-test/inject with an --inject
+spec as body adds an injection (from=N counted from then on); POST
+/imc-test/seed with a JSON body
+{"region": R, "instances": [{"tags": {...}, "state": S, "groups": [NAME],
+"type": T}], "groups": [{"name": N, "tags": {...}}], "keys": [{"name": N,
+"tags": {...}}], "addresses": [{"tags": {...}, "instance": N}]} creates
+resources (as a crashed client or another user would have left them) and
+answers with their ids as JSON.
+
 Output: the port on stdout (then stdout is closed), a JSON line per request
-in --log, and the resources left (instances not terminated, groups, key
-pairs) in --state after every request.
+in --log (in the order served, numbered by "seq"), and the resources left (instances not
+terminated, groups, key pairs, addresses; and every instance with its state,
+type, tags and the seq of the request during which it became terminated) in --state after every request.
 """
 import argparse
 import base64
 import copy
 import datetime
+import fnmatch
 import hashlib
 import hmac
 import http.server
@@ -48,6 +77,20 @@ import urllib.parse
 import xml.etree.ElementTree as ET
 
 NS = "http://ec2.amazonaws.com/doc/2016-11-15/"
+
+# ModifyInstanceAttribute, from AWS's EC2 API reference (not in the recorded
+# subset): InstanceId (required), InstanceType.Value; reply requestId, return.
+SUPPLEMENT = {
+    "operations": {"ModifyInstanceAttribute": {"input": {"shape": "ImcModifyInstanceAttributeRequest"}}},
+    "shapes": {
+        "ImcModifyInstanceAttributeRequest": {
+            "type": "structure", "required": ["InstanceId"],
+            "members": {"InstanceId": {"shape": "String", "locationName": "instanceId"},
+                        "InstanceType": {"shape": "ImcAttributeValue", "locationName": "instanceType"}}},
+        "ImcAttributeValue": {"type": "structure",
+                              "members": {"Value": {"shape": "String", "locationName": "value"}}},
+    },
+}
 STATE_CODES = {"pending": 0, "running": 16, "shutting-down": 32, "terminated": 48,
                "stopping": 64, "stopped": 80}
 
@@ -72,6 +115,8 @@ class Vectors:
         self.root = root
         self.resp = os.path.join(root, "responses", "api-2016-11-15")
         self.model = json.load(open(os.path.join(root, "model", "ec2-2016-11-15.service-2.subset.json")))
+        self.model["operations"].update(SUPPLEMENT["operations"])
+        self.model["shapes"].update(SUPPLEMENT["shapes"])
         self.pool = []  # (id, private, public) from recorded DescribeInstances
         for d in (self.resp, os.path.join(root, "responses", "older-api-versions")):
             for f in sorted(os.listdir(d)):
@@ -221,14 +266,26 @@ class Shared:
     def __init__(self, args):
         self.next_pool = 0
         self.next_group = 0x52e2f530  # the recorded CreateSecurityGroup id, then counting
-        self.injections = []
-        for spec in args.inject or []:
-            parts = spec.split(":")
-            self.injections.append({"action": parts[0], "code": parts[1], "status": int(parts[2]),
-                                    "count": int(parts[3]) if len(parts) > 3 else 1,
-                                    "after": len(parts) > 4 and parts[4] == "after"})
+        self.next_address = 0x602b5d01  # the recorded DescribeAddresses allocation id, then counting
+        self.next_token = 1
+        self.calls = {}  # action -> requests seen
+        self.seq = 0     # EC2 requests served
         self.not_found_left = args.not_found_first
         self.hang_seen = 0
+        self.injections = []
+        for spec in args.inject or []:
+            self.inject(spec)
+
+    def inject(self, spec):
+        """ACTION:CODE:STATUS[:COUNT[:OPTS]]; from=N counts the calls of
+        ACTION made after the injection was set."""
+        parts = spec.split(":")
+        opts = parts[4].split(",") if len(parts) > 4 else []
+        start = [int(o[5:]) for o in opts if o.startswith("from=")]
+        self.injections.append({"action": parts[0], "code": parts[1], "status": int(parts[2]),
+                                "count": int(parts[3]) if len(parts) > 3 else 1,
+                                "after": "after" in opts,
+                                "from": self.calls.get(parts[0], 0) + (start[0] if start else 1)})
 
 
 class Cloud:
@@ -242,6 +299,8 @@ class Cloud:
         self.tokens = {}      # client token -> id
         self.groups = {}      # id -> dict
         self.keys = {}        # name -> dict
+        self.addresses = {}   # allocation id -> dict
+        self.pages = {}       # nextToken -> the items still to send
 
     # -- helpers --
     def filters(self, p):
@@ -281,9 +340,35 @@ class Cloud:
 
     def match_tags(self, res_tags, flt):
         for name, vals in flt.items():
-            if name.startswith("tag:") and res_tags.get(name[4:]) not in vals:
+            if name.startswith("tag:") and not any(fnmatch.fnmatchcase(res_tags.get(name[4:], "\0"), v)
+                                                   for v in vals):
                 return False
         return True
+
+    def paginate(self, p, items):
+        """EC2's pagination: a first call computes the items, a NextToken
+        call gets the rest saved with its token. Returns (page, token) or
+        None for a token the endpoint never gave."""
+        token = p.get("NextToken")
+        if token is not None:
+            if token not in self.pages:
+                return None
+            items = self.pages.pop(token)
+        size = self.args.page_size
+        if size and len(items) > size:
+            tok = "imc-page-%d" % self.shared.next_token
+            self.shared.next_token += 1
+            self.pages[tok] = items[size:]
+            return items[:size], tok
+        return items, None
+
+    def add_token(self, root, tok):
+        if tok:
+            ET.SubElement(root, "{%s}nextToken" % NS).text = tok
+        return root
+
+    def bad_token(self, p):
+        return self.error("InvalidParameterValue", "Invalid value '%s' for nextToken" % p.get("NextToken"))
 
     def error(self, code, msg, status=400):
         return status, self.vec.error_doc(code, msg)
@@ -296,7 +381,23 @@ class Cloud:
             if inst["state"] == "pending" and inst["polls"] < 1:
                 inst["polls"] += 1
                 return
+            if inst["state"] == "shutting-down" and inst.get("down_polls", 0) > 0:
+                inst["down_polls"] -= 1
+                return
             inst["state"] = nxt[inst["state"]]
+            if inst["state"] == "terminated":
+                self.terminated(inst)
+
+    def terminated(self, inst):
+        """What EC2 does when an instance is gone: its elastic IPs are
+        disassociated; its groups stay in use while its interface lingers."""
+        inst["terminated_seq"] = self.shared.seq
+        for a in self.addresses.values():
+            if a.get("instance") == inst["id"]:
+                a["instance"] = a["association"] = None
+        for gid in inst["groups"]:
+            if gid in self.groups:
+                self.groups[gid]["linger"] = self.args.eni_linger
 
     def render_instances(self, root_name, insts, reservation_wrap):
         if reservation_wrap:
@@ -369,6 +470,8 @@ class Cloud:
             prev = inst["state"]
             if prev in allowed_from:
                 inst["state"] = new_state
+                if new_state == "shutting-down":
+                    inst["down_polls"] = self.args.terminate_polls
             it = copy.deepcopy(tmpl)
             child(it, "instanceId").text = iid
             cur = child(it, "currentState")
@@ -447,6 +550,15 @@ class Cloud:
             self.shared.not_found_left -= 1
             return self.error("InvalidInstanceID.NotFound",
                               "The instance IDs '%s' do not exist" % ", ".join(ids))
+        if ids and ("NextToken" in p or "MaxResults" in p):
+            return self.error("InvalidParameterCombination",
+                              "The parameter instancesSet cannot be used with the parameter maxResults")
+        if "NextToken" in p:
+            page = self.paginate(p, [])
+            if page is None:
+                return self.bad_token(p)
+            sel = [self.instances[i] for i in page[0]]
+            return 200, self.add_token(self.render_instances("DescribeInstancesResponse", sel, True), page[1])
         sel = []
         for iid, inst in self.instances.items():
             if ids and iid not in ids:
@@ -460,7 +572,11 @@ class Cloud:
             if "client-token" in flt and inst["token"] not in flt["client-token"]:
                 continue
             sel.append(inst)
-        return 200, self.render_instances("DescribeInstancesResponse", sel, True)
+        if ids:
+            return 200, self.render_instances("DescribeInstancesResponse", sel, True)
+        page, tok = self.paginate(p, [i["id"] for i in sel])
+        sel = [self.instances[i] for i in page]
+        return 200, self.add_token(self.render_instances("DescribeInstancesResponse", sel, True), tok)
 
     def op_TerminateInstances(self, p):
         return self.state_change("TerminateInstances", self.listed(p, "InstanceId"), "shutting-down",
@@ -500,7 +616,7 @@ class Cloud:
         gid = "sg-%08x" % self.shared.next_group
         self.shared.next_group += 1
         self.groups[gid] = {"name": name, "desc": p["GroupDescription"],
-                            "tags": self.tags(p, "security-group"), "perms": []}
+                            "tags": self.tags(p, "security-group"), "perms": [], "linger": 0}
         root = self.vec.load("CreateSecurityGroup")
         child(root, "groupId").text = gid
         return 200, root
@@ -515,10 +631,24 @@ class Cloud:
         tmpl = copy.deepcopy(info[0])
         for it in list(info):
             info.remove(it)
-        for gid, g in self.groups.items():
-            if "group-name" in flt and g["name"] not in flt["group-name"]:
-                continue
-            if not self.match_tags(g["tags"], flt):
+        if "NextToken" in p:
+            page = self.paginate(p, [])
+            if page is None:
+                return self.bad_token(p)
+        else:
+            sel = []
+            for gid, g in self.groups.items():
+                # EC2 filter values take * and ? wildcards
+                if "group-name" in flt and not any(fnmatch.fnmatchcase(g["name"], v)
+                                                   for v in flt["group-name"]):
+                    continue
+                if not self.match_tags(g["tags"], flt):
+                    continue
+                sel.append(gid)
+            page = self.paginate(p, sel)
+        for gid in page[0]:
+            g = self.groups.get(gid)
+            if g is None:
                 continue
             it = copy.deepcopy(tmpl)
             child(it, "groupId").text = gid
@@ -533,7 +663,7 @@ class Cloud:
                 ET.SubElement(t, "{%s}key" % NS).text = k
                 ET.SubElement(t, "{%s}value" % NS).text = v
             info.append(it)
-        return 200, root
+        return 200, self.add_token(root, page[1])
 
     def op_AuthorizeSecurityGroupIngress(self, p):
         gid = p.get("GroupId")
@@ -554,6 +684,9 @@ class Cloud:
             if gid in inst["groups"] and inst["state"] != "terminated":
                 return self.error("DependencyViolation",
                                   "resource %s has a dependent object" % gid)
+        if self.groups[gid]["linger"] > 0:
+            self.groups[gid]["linger"] -= 1
+            return self.error("DependencyViolation", "resource %s has a dependent object" % gid)
         del self.groups[gid]
         return 200, self.vec.load("DeleteSecurityGroup")
 
@@ -574,34 +707,169 @@ class Cloud:
         return 200, self.vec.load("DeleteKeyPair")
 
     def op_DescribeKeyPairs(self, p):
+        flt = self.filters(p)
+        for name in flt:
+            if not (name.startswith("tag:") or name == "key-name"):
+                return self.error("ImcTestViolation", "the test endpoint does not filter on '%s'" % name)
+        names = self.listed(p, "KeyName")
+        for n in names:
+            if n not in self.keys:
+                return self.error("InvalidKeyPair.NotFound", "The key pair '%s' does not exist" % n)
         root = self.vec.load("DescribeKeyPairs")
         ks = child(root, "keySet")
         tmpl = copy.deepcopy(ks[0])
         for it in list(ks):
             ks.remove(it)
-        for name in self.keys:
+        for name, k in self.keys.items():
+            if names and name not in names:
+                continue
+            if "key-name" in flt and not any(fnmatch.fnmatchcase(name, v) for v in flt["key-name"]):
+                continue
+            if not self.match_tags(k["tags"], flt):
+                continue
             it = copy.deepcopy(tmpl)
             child(it, "keyName").text = name
+            tagset = ET.SubElement(it, "{%s}tagSet" % NS)
+            for tk, tv in k["tags"].items():
+                t = ET.SubElement(tagset, "{%s}item" % NS)
+                ET.SubElement(t, "{%s}key" % NS).text = tk
+                ET.SubElement(t, "{%s}value" % NS).text = tv
             ks.append(it)
         return 200, root
+
+    # -- elastic IPs (only seeded: imc allocates none) --
+    def op_DescribeAddresses(self, p):
+        flt = self.filters(p)
+        for name in flt:
+            if not name.startswith("tag:"):
+                return self.error("ImcTestViolation", "the test endpoint does not filter on '%s'" % name)
+        root = self.vec.load("DescribeAddresses")
+        aset = child(root, "addressesSet")
+        tmpl = copy.deepcopy(aset[0])
+        for it in list(aset):
+            aset.remove(it)
+        for aid, a in self.addresses.items():
+            if not self.match_tags(a["tags"], flt):
+                continue
+            it = copy.deepcopy(tmpl)
+            child(it, "publicIp").text = a["ip"]
+            child(it, "allocationId").text = aid
+            if a.get("instance"):
+                child(it, "instanceId").text = a["instance"]
+                child(it, "associationId").text = a["association"]
+                child(it, "privateIpAddress").text = self.instances[a["instance"]]["private"]
+            else:
+                for name in ("instanceId", "associationId", "networkInterfaceId",
+                             "networkInterfaceOwnerId", "privateIpAddress"):
+                    it.remove(child(it, name))
+            tagset = ET.SubElement(it, "{%s}tagSet" % NS)
+            for tk, tv in a["tags"].items():
+                t = ET.SubElement(tagset, "{%s}item" % NS)
+                ET.SubElement(t, "{%s}key" % NS).text = tk
+                ET.SubElement(t, "{%s}value" % NS).text = tv
+            aset.append(it)
+        return 200, root
+
+    def op_DisassociateAddress(self, p):
+        assoc = p.get("AssociationId")
+        for a in self.addresses.values():
+            if assoc and a.get("association") == assoc:
+                a["instance"] = a["association"] = None
+                return 200, self.vec.load("DisassociateAddress")
+        return self.error("InvalidAssociationID.NotFound", "The association ID '%s' does not exist" % assoc)
+
+    def op_ReleaseAddress(self, p):
+        aid = p.get("AllocationId")
+        if aid not in self.addresses:
+            return self.error("InvalidAllocationID.NotFound", "The allocation ID '%s' does not exist" % aid)
+        if self.addresses[aid].get("instance"):
+            return self.error("InvalidIPAddress.InUse", "Address %s is in use." % self.addresses[aid]["ip"])
+        del self.addresses[aid]
+        return 200, self.vec.load("ReleaseAddress")
+
+    def op_ModifyInstanceAttribute(self, p):
+        iid = p["InstanceId"]
+        if iid not in self.instances or self.instances[iid]["state"] == "terminated":
+            return self.error("InvalidInstanceID.NotFound", "The instance ID '%s' does not exist" % iid)
+        inst = self.instances[iid]
+        if "InstanceType.Value" not in p:
+            return self.error("ImcTestViolation", "the test endpoint only modifies InstanceType")
+        if inst["state"] != "stopped":
+            return self.error("IncorrectInstanceState",
+                              "The instance '%s' is not in the 'stopped' state." % iid)
+        new = p["InstanceType.Value"]
+        if new in (self.args.bad_type or []):
+            return self.error("InvalidInstanceAttributeValue",
+                              "Value (%s) for parameter instanceType is invalid." % new)
+        inst["type"] = new
+        # the recorded requestId/return reply, under this action's root
+        root = self.vec.load("RebootInstances")
+        root.tag = "{%s}ModifyInstanceAttributeResponse" % NS
+        return 200, root
+
+    # -- test control --
+    def seed(self, spec):
+        made = {"instances": [], "groups": [], "keys": [], "addresses": []}
+        for g in spec.get("groups", []):
+            gid = "sg-%08x" % self.shared.next_group
+            self.shared.next_group += 1
+            self.groups[gid] = {"name": g["name"], "desc": g.get("desc", "seeded"),
+                                "tags": g.get("tags", {}), "perms": [], "linger": 0}
+            made["groups"].append(gid)
+        for k in spec.get("keys", []):
+            self.keys[k["name"]] = {"tags": k.get("tags", {}), "material": "ssh-ed25519 seeded"}
+            made["keys"].append(k["name"])
+        for i in spec.get("instances", []):
+            if self.shared.next_pool >= len(self.vec.pool):
+                raise ValueError("the recorded responses hold only %d instances" % len(self.vec.pool))
+            iid, priv, pub = self.vec.pool[self.shared.next_pool]
+            self.shared.next_pool += 1
+            gids = [g for g, v in self.groups.items() if v["name"] in i.get("groups", [])]
+            self.instances[iid] = {"id": iid, "private": priv, "public": pub,
+                                   "state": i.get("state", "running"), "polls": 1,
+                                   "image": i.get("image", "ami-0abc1234"), "type": i.get("type", "t3.micro"),
+                                   "key": i.get("key"), "token": i.get("token", ""), "groups": gids,
+                                   "tags": i.get("tags", {}), "new": False, "disks": 0}
+            made["instances"].append(iid)
+        for a in spec.get("addresses", []):
+            aid = "eipalloc-%08x" % self.shared.next_address
+            self.shared.next_address += 1
+            inst = made["instances"][a["instance"]] if "instance" in a else None
+            self.addresses[aid] = {"ip": "192.0.2.%d" % (len(self.addresses) + 10), "tags": a.get("tags", {}),
+                                   "instance": inst,
+                                   "association": "eipassoc-%s" % aid[9:] if inst else None}
+            made["addresses"].append(aid)
+        return made
 
     def leftovers(self):
         return {"instances": sorted(i for i, v in self.instances.items() if v["state"] != "terminated"),
                 "security_groups": sorted(g["name"] for g in self.groups.values()),
                 "key_pairs": sorted(self.keys),
-                "launched": len(self.instances)}
+                "addresses": sorted(self.addresses),
+                "launched": len(self.instances),
+                "all": {i: {"state": v["state"], "type": v["type"], "tags": v["tags"],
+                            "terminated_seq": v.get("terminated_seq")}
+                        for i, v in self.instances.items()}}
 
 
 def leftovers(clouds):
     """Everything left, summed over regions, plus the per-region detail."""
-    out = {"instances": [], "security_groups": [], "key_pairs": [], "launched": 0, "regions": {}}
+    out = {"instances": [], "security_groups": [], "key_pairs": [], "addresses": [], "launched": 0,
+           "all": {}, "regions": {}}
     for region, c in sorted(clouds.items()):
         left = c.leftovers()
         out["regions"][region] = left
-        for k in ("instances", "security_groups", "key_pairs"):
+        for k in ("instances", "security_groups", "key_pairs", "addresses"):
             out[k] += left[k]
         out["launched"] += left["launched"]
+        out["all"].update(left["all"])
     return out
+
+
+def write_state(srv):
+    with open(srv.args.state + ".tmp", "w") as f:
+        json.dump(leftovers(srv.clouds), f)
+    os.replace(srv.args.state + ".tmp", srv.args.state)
 
 
 class Handler(http.server.BaseHTTPRequestHandler):
@@ -622,6 +890,16 @@ class Handler(http.server.BaseHTTPRequestHandler):
         self.reply(400, self.server.vec.error_doc("ImcTestViolation", "EC2 requests are POSTs"))
 
     def do_POST(self):
+        if self.path == "/imc-test/seed":
+            return self.seed()
+        if self.path == "/imc-test/inject":
+            spec = self.rfile.read(int(self.headers.get("Content-Length", "0"))).decode().strip()
+            with self.server.lock:
+                self.server.shared.inject(spec)
+            self.send_response(204)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            return
         with self.server.lock:
             status, root, hang = self.post()
         if hang:
@@ -632,6 +910,24 @@ class Handler(http.server.BaseHTTPRequestHandler):
             threading.Event().wait(600)
             return
         self.reply(status, root)
+
+    def seed(self):
+        srv = self.server
+        spec = json.loads(self.rfile.read(int(self.headers.get("Content-Length", "0"))))
+        with srv.lock:
+            region = spec.get("region", "us-east-1")
+            cloud = srv.clouds.setdefault(region, Cloud(srv.vec, srv.args, srv.shared))
+            try:
+                status, made = 200, cloud.seed(spec)
+            except (KeyError, ValueError, IndexError) as e:
+                status, made = 400, {"error": str(e)}
+            write_state(srv)
+        body = json.dumps(made).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
 
     def post(self):
         srv = self.server
@@ -667,12 +963,15 @@ class Handler(http.server.BaseHTTPRequestHandler):
         bad_sig = sigv4_check(self, body, args.access_key, args.secret_key, args.token)
         if bad_sig:
             violations.append("SigV4: " + bad_sig)
-        entry = {"action": action, "region": region, "params": p}
+        srv.shared.seq += 1
+        entry = {"seq": srv.shared.seq, "action": action, "region": region, "params": p}
         if violations:
             status, root = Cloud.error(cloud, "ImcTestViolation", "; ".join(violations))
             entry["violations"] = violations
         else:
-            inj = next((i for i in srv.shared.injections if i["action"] == action and i["count"] > 0), None)
+            seen = srv.shared.calls[action] = srv.shared.calls.get(action, 0) + 1
+            inj = next((i for i in srv.shared.injections
+                        if i["action"] == action and i["count"] > 0 and seen >= i["from"]), None)
             if inj and not inj["after"]:
                 inj["count"] -= 1
                 status, root = cloud.error(inj["code"], "injected by the test", inj["status"])
@@ -689,9 +988,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
             entry["code"] = findall_local(root, "Code")[0].text
         with open(args.log, "a") as f:
             f.write(json.dumps(entry) + "\n")
-        with open(args.state + ".tmp", "w") as f:
-            json.dump(leftovers(srv.clouds), f)
-        os.replace(args.state + ".tmp", args.state)
+        write_state(srv)
         hang = None
         if status == 200 and args.hang:
             act, _, nth = args.hang.partition(":")
@@ -713,6 +1010,12 @@ def main():
     ap.add_argument("--inject", action="append")
     ap.add_argument("--not-found-first", type=int, default=0)
     ap.add_argument("--bad-ami")
+    ap.add_argument("--bad-type", action="append", help="an instance type ModifyInstanceAttribute refuses")
+    ap.add_argument("--page-size", type=int, default=0, help="items per Describe page (0: one page)")
+    ap.add_argument("--terminate-polls", type=int, default=0,
+                    help="DescribeInstances polls an instance spends in shutting-down")
+    ap.add_argument("--eni-linger", type=int, default=0,
+                    help="DependencyViolation answers a group still gives once its instances are terminated")
     ap.add_argument("--hang", help="ACTION[:N]: carry out the Nth ACTION, then never answer")
     ap.add_argument("--hang-fifo", help="written when --hang holds a reply")
     args = ap.parse_args()

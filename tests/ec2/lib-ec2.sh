@@ -78,3 +78,22 @@ expect_no_violations() {
 	fi
 }
 expect_eq() { if [ "$1" = "$2" ]; then ok "$3"; else not_ok "$3 (got '$1', want '$2')"; fi; }
+# ep_seed JSON: creates resources in the endpoint (its /imc-test/seed);
+# prints the ids made, as JSON
+ep_seed() {
+	"$PY" -c 'import sys, urllib.request
+r = urllib.request.urlopen(urllib.request.Request("http://127.0.0.1:%s/imc-test/seed" % sys.argv[1], data=sys.argv[2].encode(), method="POST"))
+print(r.read().decode())' "$PORT" "$1"
+}
+# ep_inject SPEC: adds an --inject SPEC now (from=N counts from now)
+ep_inject() {
+	"$PY" -c 'import sys, urllib.request
+urllib.request.urlopen(urllib.request.Request("http://127.0.0.1:%s/imc-test/inject" % sys.argv[1], data=sys.argv[2].encode(), method="POST"))' "$PORT" "$1"
+}
+# ep_py EXPR: evaluates EXPR with st (the state) and log (the request list)
+ep_py() {
+	"$PY" -c 'import json, sys
+st = json.load(open(sys.argv[1]))
+log = [json.loads(l) for l in open(sys.argv[2])]
+print(eval(sys.argv[3]))' "$EP_STATE" "$EP_LOG" "$1"
+}

@@ -103,6 +103,38 @@ static void test_instances(void **state)
 	expect_instances(R "TerminateInstances.xml", 1, term);
 }
 
+/* instanceType (what vm_alter compares with the wanted type), and no type
+ * where a reply has none (state changes). */
+static void test_instance_types(void **state)
+{
+	if (!have_vectors())
+		skip();
+	static const struct {
+		const char *file;
+		size_t n;
+		const char *types[2];
+	} cases[] = {
+		{ R "DescribeInstances-stopped-with-ips.xml", 2, { "m1.small", "t1.micro" } },
+		{ R "RunInstances.xml", 1, { "m1.small", NULL } },
+		{ R "StopInstances.xml", 1, { NULL, NULL } },
+	};
+	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		xmlDoc *doc = load(cases[c].file);
+		struct ec2_instance *v;
+		size_t n;
+		assert_int_equal(ec2_xml_instances(doc, &v, &n), 0);
+		assert_int_equal(n, cases[c].n);
+		for (size_t i = 0; i < n; i++) {
+			if (cases[c].types[i])
+				assert_string_equal(v[i].type, cases[c].types[i]);
+			else
+				assert_null(v[i].type);
+		}
+		ec2_instances_free(v, n);
+		xmlFreeDoc(doc);
+	}
+}
+
 static void test_other_replies(void **state)
 {
 	if (!have_vectors())
@@ -574,6 +606,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_instances),
+		cmocka_unit_test(test_instance_types),
 		cmocka_unit_test(test_other_replies),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_protocol_errors),
