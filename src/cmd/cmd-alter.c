@@ -100,6 +100,10 @@ int cmd_alter(struct imc_ctx *ctx, int argc, char **argv)
 	vm.spec = json_dumps(spec, JSON_COMPACT);
 	if (state_vm_update(st, &vm, &d) < 0 || state_log_add(st, in.id, num, "VM altered", &d) < 0)
 		goto out;
+	/* a change that took effect with an error (e.g. an EC2 instance resized
+	 * but not started again) is stored, and reported as the error */
+	if (diag_has_errors(&d))
+		goto out;
 	if (ctx->json) {
 		json_t *j = infra_json_doc();
 		json_object_set_new(j, "id", json_string(in.id));
