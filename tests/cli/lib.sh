@@ -14,11 +14,17 @@ TMPD=$(mktemp -d "${TMPDIR:-/tmp}/imc-$TEST_NAME.XXXXXX")
 export IMC_HOME="$TMPD/home"
 failures=0
 checks=0
-# lib_exit: the EXIT trap; a script that sets its own should end it with
-# lib_exit. Removes $TMPD and turns the exit status into a failure when a
-# check failed, so an early `exit 0` or `exit 77` cannot hide it.
+# at_exit COMMAND: run COMMAND (a string for eval) at exit, before $TMPD is
+# removed, latest first; use it instead of replacing the EXIT trap.
+lib_at_exit=""
+at_exit() { lib_at_exit="$1; $lib_at_exit"; }
+# lib_exit [STATUS]: the EXIT trap. Runs the at_exit commands, removes
+# $TMPD and turns the exit status into a failure when a check failed, so an
+# early `exit 0` or `exit 77` cannot hide it. A script that sets its own
+# EXIT trap should save $? first and end the trap with lib_exit STATUS.
 lib_exit() {
-	_lib_st=$?
+	_lib_st=${1:-$?}
+	eval "$lib_at_exit"
 	rm -rf "$TMPD"
 	if [ "$failures" -gt 0 ] && { [ "$_lib_st" -eq 0 ] || [ "$_lib_st" -eq 77 ]; }; then
 		echo "# $failures check(s) failed before exit $_lib_st: FAIL"

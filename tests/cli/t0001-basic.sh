@@ -45,4 +45,6 @@ lib_case no-done-testing 0 1 'ok a; exit 0'
 lib_case skip-after-ok 77 1 'ok a; skip_all "late"'
 lib_case skip-without-reason 77 1 'exit 77'
 expect_grep 'skipped after 1 check' "$TMPD/case-skip-after-ok.out" "run-test.sh says why a late skip fails"
+lib_case at-exit 0 0 'at_exit "echo cleanup-ran; false"; ok a; done_testing'
+expect_grep '^cleanup-ran$' "$TMPD/case-at-exit.out" "at_exit commands run, and their status is not the script's"
 done_testing

@@ -7,7 +7,7 @@
 [ "$(id -u)" = 0 ] || skip_all "needs root (sshd)"
 # openssh-server is installed by scripts/install-deps: its absence is a failure
 sshd_available || { not_ok "needs $SSHD and ssh-keygen (openssh-server)"; done_testing; exit 1; }
-trap 'sshd_stop_all "$TMPD"; lib_exit' EXIT
+at_exit 'sshd_stop_all "$TMPD"'
 P1=$((20000 + $$ % 20000))
 P2=$((P1 + 1))
 sshd_keys "$TMPD" && ok "user key made" || { not_ok "ssh-keygen failed"; exit 1; }
