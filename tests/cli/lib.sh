@@ -33,6 +33,9 @@ lib_exit() {
 	exit "$_lib_st"
 }
 trap lib_exit EXIT
+# killed (timeout(1) sends TERM): exit through lib_exit, so cleanups run
+trap 'exit 143' TERM
+trap 'exit 130' INT
 
 ok() { checks=$((checks + 1)); echo "ok $checks - $*"; }
 not_ok() { checks=$((checks + 1)); failures=$((failures + 1)); echo "not ok $checks - $*"; }
