@@ -36,7 +36,7 @@ imc_SOURCES += \
 	src/cmd/cmd-wait.c
 
 TESTS += tests/cli/t0001-basic.sh
-EXTRA_DIST += tests/cli/t0001-basic.sh tests/cli/lib.sh tests/cli/fuzz-lib.sh
+EXTRA_DIST += tests/cli/t0001-basic.sh tests/cli/lib.sh tests/cli/fuzz-lib.sh tests/cli/run-test.sh
 
 # the recipes checked before any cloud call (src/cmd/recipes.c)
 TESTS += tests/cli/t2008-recipe-precheck.sh

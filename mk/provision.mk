@@ -20,7 +20,7 @@ libimc_la_SOURCES += src/provision/provision.h src/provision/provision.c src/pro
 
 TESTS += tests/cli/t4001-play-local.sh tests/cli/t4002-differential.sh tests/cli/t4003-play-ssh.sh \
 	tests/cli/t4004-play-target.sh
-EXTRA_DIST += tests/differential/run.sh tests/cli/t4-lib-sshd.sh bench/provision.sh \
+EXTRA_DIST += tests/differential tests/cli/t4-lib-sshd.sh bench/provision.sh \
 	tests/cli/t4001-play-local.sh tests/cli/t4002-differential.sh tests/cli/t4003-play-ssh.sh \
 	tests/cli/t4004-play-target.sh
 

@@ -10,7 +10,7 @@ TESTS += tests/cli/t2001-lifecycle.sh tests/cli/t2002-worker-crash.sh \
 	tests/cli/t2005-plan-examples.sh tests/cli/t2006-local-deploy.sh
 EXTRA_DIST += tests/cli/t2001-lifecycle.sh tests/cli/t2002-worker-crash.sh \
 	tests/cli/t2003-concurrency.sh tests/cli/t2004-errors-secrets.sh \
-	tests/cli/t2005-plan-examples.sh tests/cli/t2006-local-deploy.sh \
+	tests/cli/t2005-plan-examples.sh tests/cli/t2006-local-deploy.sh tests/radl/conformance \
 	tests/cli/data/t2-cluster.radl tests/cli/data/t2-add.radl \
 	tests/cli/data/t2-local.radl tests/cli/data/t2-broken.radl
 

@@ -37,7 +37,7 @@ static const struct imc_cmd commands[] = {
 	{ "stopvm", cmd_stopvm, "ID VM", "stop one VM" },
 	{ "rebootvm", cmd_rebootvm, "ID VM", "reboot one VM" },
 	{ "ssh", cmd_ssh, "ID [VM] [-- COMMAND...]", "open a shell or run a command on a VM" },
-	{ "play", cmd_play, "PLAYBOOK --target ID[:VM,...] | --connection local", "run an Ansible-style play list on VMs" },
+	{ "play", cmd_play, "PLAYBOOK --target ID[:VM,...] | -H NAME=USER@ADDR[:PORT] --key FILE | --connection local", "run an Ansible-style play list on VMs" },
 	{ "getoutputs", cmd_getoutputs, "ID", "what the deployment fetched back (model, metrics)" },
 	{ "export", cmd_export, "ID [--delete]", "print the infrastructure's record as JSON" },
 	{ "import", cmd_import, "FILE", "load an exported infrastructure" },

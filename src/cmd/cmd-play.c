@@ -24,10 +24,12 @@
 
 static const char usage_text[] =
 	"usage: imc play [options] PLAYBOOK.yml\n"
-	"  -c, --connection local|ssh  where tasks run (default local)\n"
+	"  -c, --connection local|ssh  where tasks run (default: ssh with -H, --key or\n"
+	"                              --target, else local)\n"
 	"  -e, --extra-vars K=V|JSON|@FILE  extra variables (repeatable)\n"
 	"  -i, --inventory-host NAME   inventory name of the local host (default localhost)\n"
-	"  -H, --host NAME=USER@ADDR[:PORT]  an SSH host (repeatable; needs --key)\n"
+	"  -H, --host NAME=USER@ADDR[:PORT]  an SSH host (repeatable; needs --key;\n"
+	"                              implies --connection ssh)\n"
 	"  -k, --key FILE              private key for SSH hosts\n"
 	"      --known-hosts FILE      host keys: pinned on first contact (appended as\n"
 	"                              'NAME TYPE BASE64'), verified afterwards\n"
@@ -386,7 +388,7 @@ int cmd_play(struct imc_ctx *ctx, int argc, char **argv)
 		{ "list-modules", no_argument, NULL, 'L' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *connection = "local", *inv_host = "localhost", *key = NULL, *results = NULL;
+	const char *connection = NULL, *inv_host = "localhost", *key = NULL, *results = NULL;
 	const char *known_hosts = NULL;
 	bool no_fallback = false, syntax_check = false;
 	struct ssh_spec *pinctx_keep = NULL;
@@ -451,7 +453,7 @@ int cmd_play(struct imc_ctx *ctx, int argc, char **argv)
 		case 'J': json_out = true; break;
 		case 'K': known_hosts = optarg; break;
 		case 'N': no_fallback = true; break;
-		case 't': target = optarg; connection = "ssh"; break;
+		case 't': target = optarg; break;
 		case 'S': syntax_check = true; break;
 		case 'L':
 			for (const struct task_module *const *m = task_modules; *m; m++)
@@ -477,10 +479,21 @@ int cmd_play(struct imc_ctx *ctx, int argc, char **argv)
 			printf("\nplaybook: %s\n", argv[optind]);
 		goto out;
 	}
-	if (strcmp(connection, "local") && strcmp(connection, "ssh")) {
+	if (connection && strcmp(connection, "local") && strcmp(connection, "ssh")) {
 		rc = cmd_usage_error("play", "--connection must be 'local' or 'ssh'");
 		goto out;
 	}
+	/* Hosts, a key or a target ask for remote machines: running the play
+	 * here instead would change the user's own machine, so they imply SSH
+	 * and contradict an explicit --connection local. */
+	bool remote = json_array_size(ssh_hosts) || key || target;
+	if (connection && !strcmp(connection, "local") && remote) {
+		rc = cmd_usage_error("play",
+				     "--host, --key and --target run the play over SSH, not with --connection local");
+		goto out;
+	}
+	if (!connection)
+		connection = remote ? "ssh" : "local";
 	if (target && (json_array_size(ssh_hosts) || key)) {
 		rc = cmd_usage_error("play", "--target takes its hosts and key from the infrastructure");
 		goto out;

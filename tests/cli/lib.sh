@@ -1,6 +1,12 @@
 # tests/cli/lib.sh: helpers for shell tests (sourced). Each test is a
 # sequence of checks; the script exits 0 when all pass, 1 otherwise, and
-# 77 (automake's SKIP) when something it needs is absent.
+# 77 (automake's SKIP) only when a prerequisite that a supported machine
+# (Debian 12, root, scripts/install-deps run) cannot have is absent.
+# Strict on purpose, so that a failure is never hidden: once a check failed
+# the script fails whatever it does next (skip_all, exit 0, an early exit);
+# a script that ran no check fails. tests/cli/run-test.sh, through which
+# make check runs every script, enforces the same from outside, for scripts
+# that replace the EXIT trap below.
 set -u
 : "${IMC:=$top_builddir/imc}"
 TEST_NAME=$(basename "$0" .sh)
@@ -8,11 +14,41 @@ TMPD=$(mktemp -d "${TMPDIR:-/tmp}/imc-$TEST_NAME.XXXXXX")
 export IMC_HOME="$TMPD/home"
 failures=0
 checks=0
-trap 'rm -rf "$TMPD"' EXIT
+# at_exit COMMAND: run COMMAND (a string for eval) at exit, before $TMPD is
+# removed, latest first; use it instead of replacing the EXIT trap.
+lib_at_exit=""
+at_exit() { lib_at_exit="$1; $lib_at_exit"; }
+# lib_exit [STATUS]: the EXIT trap. Runs the at_exit commands, removes
+# $TMPD and turns the exit status into a failure when a check failed, so an
+# early `exit 0` or `exit 77` cannot hide it. A script that sets its own
+# EXIT trap should save $? first and end the trap with lib_exit STATUS.
+lib_exit() {
+	_lib_st=${1:-$?}
+	eval "$lib_at_exit"
+	rm -rf "$TMPD"
+	if [ "$failures" -gt 0 ] && { [ "$_lib_st" -eq 0 ] || [ "$_lib_st" -eq 77 ]; }; then
+		echo "# $failures check(s) failed before exit $_lib_st: FAIL"
+		exit 1
+	fi
+	exit "$_lib_st"
+}
+trap lib_exit EXIT
+# killed (timeout(1) sends TERM): exit through lib_exit, so cleanups run
+trap 'exit 143' TERM
+trap 'exit 130' INT
 
 ok() { checks=$((checks + 1)); echo "ok $checks - $*"; }
 not_ok() { checks=$((checks + 1)); failures=$((failures + 1)); echo "not ok $checks - $*"; }
-skip_all() { echo "SKIP: $*"; exit 77; }
+# skip_all REASON: the whole script is skipped (exit 77), unless a check
+# already failed: then it fails.
+skip_all() {
+	if [ "$failures" -gt 0 ]; then
+		echo "# skip_all after $failures failed check(s) ($*): FAIL"
+		exit 1
+	fi
+	echo "SKIP: $*"
+	exit 77
+}
 
 # expect_exit CODE DESCRIPTION -- COMMAND...: runs COMMAND, output in $TMPD/out and $TMPD/err
 expect_exit() {
@@ -31,7 +67,14 @@ expect_grep() {
 expect_no_grep() {
 	if grep -qE -- "$1" "$2"; then not_ok "$3 ('$1' found in $(basename "$2"))"; else ok "$3"; fi
 }
+# done_testing: prints the plan; fails when a check failed or none ran.
 done_testing() {
+	if [ "$checks" -eq 0 ]; then
+		echo "not ok 1 - the script ran no check"
+		failures=1
+		echo "1..1"
+		return 1
+	fi
 	echo "1..$checks"
 	[ "$failures" -eq 0 ]
 }

@@ -3,15 +3,19 @@
 # what a user without root or network namespaces gets): each VM is an sshd
 # of the invoking user on its own loopback address and port; the mode is
 # said in each VM's note; commands run over real SSH; stop/start; cleanup
-# leaves no process, subnet claim or file behind. When run as root and an
-# unprivileged user with a login shell exists, the same again as that user,
-# with the mode chosen automatically.
+# leaves no process, subnet claim or file behind. Then the same again as
+# an unprivileged user the test creates (imc-t3003, removed at exit), with
+# the mode chosen automatically.
 . "$top_srcdir/tests/cli/lib.sh"
 
 DRIVE="$top_builddir/tests/helper/local-drive"
-[ -x /usr/sbin/sshd ] || skip_all "needs /usr/sbin/sshd (openssh-server)"
-command -v ssh >/dev/null || skip_all "needs the OpenSSH client"
-[ -x "$DRIVE" ] || skip_all "tests/helper/local-drive not built"
+# root (a supported machine runs the tests as root) creates the plain user
+[ "$(id -u)" = 0 ] || skip_all "needs root to create the unprivileged user it runs as"
+# the rest comes with scripts/install-deps and make check: missing fails
+[ -x /usr/sbin/sshd ] && ok "sshd is installed" || { not_ok "needs /usr/sbin/sshd (openssh-server)"; exit 1; }
+command -v ssh >/dev/null && ok "ssh is installed" || { not_ok "needs the OpenSSH client"; exit 1; }
+command -v setpriv >/dev/null && ok "setpriv is installed" || { not_ok "needs setpriv (util-linux)"; exit 1; }
+[ -x "$DRIVE" ] && ok "local-drive is built" || { not_ok "tests/helper/local-drive not built"; exit 1; }
 
 ID=$(cat /proc/sys/kernel/random/uuid)
 INFRA="$IMC_HOME/infra/$ID"
@@ -23,9 +27,8 @@ USER_NAME=$(id -un)
 
 cleanup() {
 	"$DRIVE" cleanup "$IMC_HOME" "$ID" >/dev/null 2>&1
-	rm -rf "$TMPD"
 }
-trap cleanup EXIT INT TERM
+at_exit cleanup # the latest definition of cleanup, at exit
 
 leftovers() {
 	for p in /proc/[0-9]*; do
@@ -74,25 +77,27 @@ expect_exit 0 "cleanup_infra" -- "$DRIVE" cleanup "$IMC_HOME" "$ID"
 leftovers >"$TMPD/after"
 if [ -s "$TMPD/after" ]; then not_ok "nothing left after cleanup"; sed 's/^/#   /' "$TMPD/after"; else ok "nothing left after cleanup"; fi
 
-# a real unprivileged user, mode picked automatically
-U=$(getent passwd | awk -F: '$3 >= 1000 && $3 < 60000 && $7 !~ /(nologin|false)$/ {print $1; exit}')
-if [ "$(id -u)" -ne 0 ] || [ -z "$U" ] || ! command -v setpriv >/dev/null; then
-	echo "# no unprivileged user to run as: rootless as a plain user not tried"
-	done_testing
-	exit $?
-fi
-UID_U=$(id -u "$U")
+# a real unprivileged user, made here (one left by a killed run is
+# replaced), mode picked automatically
+U=imc-t3003
 UD="$TMPD/user"
-mkdir -p "$UD" && chown "$U" "$UD" && chmod 711 "$TMPD"
+mkdir -p "$UD"
+userdel "$U" >/dev/null 2>&1
+# at_exit runs latest first: stop the user's VMs before the user goes
+at_exit 'cleanup; userdel "$U" >/dev/null 2>&1'
+expect_exit 0 "create the unprivileged user '$U'" -- useradd -M -N -d "$UD" -s /bin/sh "$U"
+UID_U=$(id -u "$U") && [ "$UID_U" -ge 1000 ] && ok "'$U' has uid $UID_U" ||
+	{ not_ok "'$U' has no plain uid"; exit 1; }
+GID_U=$(id -g "$U")
+chown "$U" "$UD" && chmod 711 "$TMPD"
 ID2=$(cat /proc/sys/kernel/random/uuid)
 as_user() {
-	setpriv --reuid="$UID_U" --regid="$(id -g "$U")" --init-groups \
+	setpriv --reuid="$UID_U" --regid="$GID_U" --init-groups \
 		env -i PATH=/usr/bin:/bin HOME="$UD" IMC_LOCAL_RUNDIR="$UD/run" "$@"
 }
 cleanup() {
 	"$DRIVE" cleanup "$IMC_HOME" "$ID" >/dev/null 2>&1
 	as_user "$DRIVE" cleanup "$UD/home" "$ID2" >/dev/null 2>&1
-	rm -rf "$TMPD"
 }
 expect_exit 0 "keygen as '$U'" -- as_user "$DRIVE" keygen "$UD/home" "$ID2"
 expect_exit 0 "create 2 VMs as '$U'" -- as_user "$DRIVE" create "$UD/home" "$ID2" --net a 1:x:a 2:y:a

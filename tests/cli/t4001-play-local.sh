@@ -1,7 +1,9 @@
 #!/bin/sh
 # t4001: imc play --connection local: modules, keywords, roles, handlers,
 # idempotence, --results shape, the static check (unsupported module named
-# with its file:line before anything runs) and exit statuses.
+# with its file:line before anything runs) and exit statuses. Every run of
+# imc's executor is --no-fallback, so that ansible-playbook cannot stand in
+# for it; the fallback itself is checked last.
 . "$top_srcdir/tests/cli/lib.sh"
 
 S=$TMPD/scratch
@@ -46,15 +48,15 @@ cat >"$TMPD/pb/play.yml" <<'EOY'
     - name: assert
       assert:
         that:
-          - out.stdout in ['True', 'False']
-          - echoed | bool in [true, false]
+          - out.stdout == first_run
+          - echoed | bool == (first_run == 'True')
           - out.rc == 0
     - block:
         - command: /bin/false
       rescue:
         - copy: content="rescued\n" dest={{ scratch }}/rescue.txt
 EOY
-expect_exit 0 "a play runs locally" -- "$IMC" play -e scratch="$S" --results "$TMPD/r1.json" "$TMPD/pb/play.yml"
+expect_exit 0 "a play runs locally" -- "$IMC" play --no-fallback -e scratch="$S" -e first_run=True --results "$TMPD/r1.json" "$TMPD/pb/play.yml"
 expect_grep '^TASK \[r1 : role template\] \*+$' "$TMPD/out" "role task banner is Ansible's"
 expect_grep '^RUNNING HANDLER \[r1 : r1 changed\]' "$TMPD/out" "handler runs"
 expect_grep '^skipping: \[localhost\] => \(item=b\)' "$TMPD/out" "per-item when skips"
@@ -67,7 +69,7 @@ expect_grep '^rescued$' "$S/rescue.txt" "rescue ran"
 expect_grep '"plays"' "$TMPD/r1.json" "--results has plays"
 expect_grep '"failures": 0' "$TMPD/r1.json" "--results has stats"
 
-expect_exit 0 "second run" -- "$IMC" play -e scratch="$S" "$TMPD/pb/play.yml"
+expect_exit 0 "second run" -- "$IMC" play --no-fallback -e scratch="$S" -e first_run=False "$TMPD/pb/play.yml"
 expect_no_grep 'RUNNING HANDLER' "$TMPD/out" "second run: template unchanged, no handler"
 expect_grep 'changed=0 ' "$TMPD/out" "second run changes nothing"
 
@@ -90,7 +92,7 @@ cat >"$TMPD/fail.yml" <<'EOY'
     - fail: msg="stop here"
     - command: touch {{ scratch }}/never
 EOY
-expect_exit 1 "a failed task exits 1" -- "$IMC" play -e scratch="$S" "$TMPD/fail.yml"
+expect_exit 1 "a failed task exits 1" -- "$IMC" play --no-fallback -e scratch="$S" "$TMPD/fail.yml"
 expect_grep 'fatal: \[localhost\]: FAILED! => \{"changed": false, "msg": "stop here"\}' "$TMPD/out" "fatal line"
 [ ! -e "$S/never" ] && ok "the failed host stops" || not_ok "the failed host stops"
 
@@ -106,12 +108,12 @@ cat >"$TMPD/nolog.yml" <<'EOY'
       no_log: true
       ignore_errors: true
 EOY
-expect_exit 0 "no_log play" -- "$IMC" play --results "$TMPD/nolog.json" "$TMPD/nolog.yml"
+expect_exit 0 "no_log play" -- "$IMC" play --no-fallback --results "$TMPD/nolog.json" "$TMPD/nolog.yml"
 expect_no_grep 's3cr3t' "$TMPD/out" "no_log hides the value in the log"
 expect_no_grep 's3cr3t' "$TMPD/nolog.json" "no_log hides the value in the results"
 expect_grep 'censored' "$TMPD/out" "no_log says so"
 
-expect_exit 66 "a missing playbook" -- "$IMC" play "$TMPD/nope.yml"
+expect_exit 66 "a missing playbook" -- "$IMC" play --no-fallback "$TMPD/nope.yml"
 expect_exit 64 "no playbook is a usage error" -- "$IMC" play
 expect_exit 64 "a bad --forks is a usage error" -- "$IMC" play --forks abc "$TMPD/nolog.yml"
 
@@ -141,7 +143,7 @@ cat >"$TMPD/tempfile.yml" <<EOY
         that: c is failed
 EOY
 expect_exit 0 "tempfile: files and directories, prefix, suffix, path, modes" -- \
-	env TMPDIR=/tmp "$IMC" play "$TMPD/tempfile.yml"
+	env TMPDIR=/tmp "$IMC" play --no-fallback "$TMPD/tempfile.yml"
 
 # ping; and every module imc runs is documented in imc(1)
 cat >"$TMPD/ping.yml" <<'EOY'
@@ -158,7 +160,7 @@ cat >"$TMPD/ping.yml" <<'EOY'
     - assert:
         that: c is failed
 EOY
-expect_exit 0 "ping answers pong, and data=crash fails" -- "$IMC" play "$TMPD/ping.yml"
+expect_exit 0 "ping answers pong, and data=crash fails" -- "$IMC" play --no-fallback "$TMPD/ping.yml"
 expect_exit 0 "--list-modules" -- "$IMC" play --list-modules
 expect_grep '^ping$' "$TMPD/out" "--list-modules lists ping"
 missing=""
@@ -174,11 +176,29 @@ cat >"$TMPD/touch.yml" <<EOY
   tasks:
     - file: path=$TMPD/touched state=touch
 EOY
-expect_exit 0 "--syntax-check of a good playbook" -- "$IMC" play --syntax-check "$TMPD/touch.yml"
+expect_exit 0 "--syntax-check of a good playbook" -- "$IMC" play --no-fallback --syntax-check "$TMPD/touch.yml"
 expect_grep "^playbook: $TMPD/touch.yml" "$TMPD/out" "--syntax-check names the playbook"
 [ -e "$TMPD/touched" ] && not_ok "--syntax-check ran a task" || ok "--syntax-check runs nothing"
 printf -- '- hosts: all\n  tasks:\n    - command: echo\n      whenn: x\n' >"$TMPD/typo.yml"
 expect_exit 65 "--syntax-check of a playbook with a typo" -- "$IMC" play --syntax-check "$TMPD/typo.yml"
 expect_grep "typo.yml:3:[0-9]+: error: conflicting action statements: 'command', 'whenn'" "$TMPD/err" \
 	"--syntax-check locates the error"
+
+# The fallback: a module outside imc's subset runs under ansible-playbook
+# (installed by scripts/install-deps), said on stderr; never with
+# --no-fallback.
+cat >"$TMPD/fallback.yml" <<EOY
+- hosts: all
+  gather_facts: false
+  tasks:
+    - name: a module imc does not run
+      find: paths=$TMPD patterns=nothing-matches
+    - file: path=$TMPD/fallback-ran state=touch
+EOY
+expect_exit 65 "--no-fallback refuses a module outside the subset" -- "$IMC" play --no-fallback "$TMPD/fallback.yml"
+[ ! -e "$TMPD/fallback-ran" ] && ok "... and runs nothing" || not_ok "--no-fallback still ran the play"
+expect_exit 0 "without --no-fallback, ansible-playbook runs it" -- "$IMC" play "$TMPD/fallback.yml"
+expect_grep "unsupported module 'find'; running it under ansible-playbook" "$TMPD/err" \
+	"the fallback says so on stderr"
+[ -e "$TMPD/fallback-ran" ] && ok "... and the play ran" || not_ok "the fallback did not run the play"
 done_testing

@@ -4,13 +4,15 @@
 # contact, and a changed host key refused with a clear error.
 . "$top_srcdir/tests/cli/lib.sh"
 . "$top_srcdir/tests/cli/t4-lib-sshd.sh"
-sshd_available || skip_all "needs root, $SSHD and ssh-keygen"
-trap 'sshd_stop_all "$TMPD"; rm -rf "$TMPD"' EXIT
+[ "$(id -u)" = 0 ] || skip_all "needs root (sshd)"
+# openssh-server is installed by scripts/install-deps: its absence is a failure
+sshd_available || { not_ok "needs $SSHD and ssh-keygen (openssh-server)"; done_testing; exit 1; }
+at_exit 'sshd_stop_all "$TMPD"'
 P1=$((20000 + $$ % 20000))
 P2=$((P1 + 1))
-sshd_keys "$TMPD" || skip_all "ssh-keygen failed"
-sshd_start "$TMPD" 127.0.0.1 $P1 "$TMPD/hk1" || skip_all "cannot start sshd"
-sshd_start "$TMPD" 127.0.0.1 $P2 "$TMPD/hk2" || skip_all "cannot start sshd"
+sshd_keys "$TMPD" && ok "user key made" || { not_ok "ssh-keygen failed"; exit 1; }
+sshd_start "$TMPD" 127.0.0.1 $P1 "$TMPD/hk1" && ok "sshd 1 started" || { not_ok "cannot start sshd 1"; exit 1; }
+sshd_start "$TMPD" 127.0.0.1 $P2 "$TMPD/hk2" && ok "sshd 2 started" || { not_ok "cannot start sshd 2"; exit 1; }
 mkdir -p "$TMPD/s1" "$TMPD/s2"
 cat >"$TMPD/play.yml" <<'EOY'
 - hosts: all
@@ -33,20 +35,45 @@ cat >"$TMPD/play.yml" <<'EOY'
 EOY
 H="-H n1=root@127.0.0.1:$P1 -H n2=root@127.0.0.1:$P2 -k $TMPD/userkey --known-hosts $TMPD/kh"
 EV="{\"dirs\": {\"n1\": \"$TMPD/s1\", \"n2\": \"$TMPD/s2\"}}"
-expect_exit 0 "play over ssh on two hosts" -- "$IMC" play -c ssh $H -e "$EV" "$TMPD/play.yml"
+expect_exit 0 "play over ssh on two hosts" -- "$IMC" play --no-fallback -c ssh $H -e "$EV" "$TMPD/play.yml"
 expect_grep '^n1 +: ok=6 +changed=5 ' "$TMPD/out" "recap n1"
 expect_grep '^n2 +: ok=6 +changed=5 ' "$TMPD/out" "recap n2"
 expect_grep '^n1 ssh-ed25519 ' "$TMPD/kh" "host key of n1 pinned"
 expect_grep '^n2 ssh-ed25519 ' "$TMPD/kh" "host key of n2 pinned"
 expect_grep ' n1$' "$TMPD/s1/facts" "facts and register over ssh"
 [ "$(wc -l <"$TMPD/s1/once")" = 1 ] && ok "run_once ran once" || not_ok "run_once ran once"
-expect_exit 0 "second run with pinned keys" -- "$IMC" play -c ssh $H -e "$EV" "$TMPD/play.yml"
+expect_exit 0 "second run with pinned keys" -- "$IMC" play --no-fallback -c ssh $H -e "$EV" "$TMPD/play.yml"
 expect_grep '^n1 +: ok=6 +changed=3 ' "$TMPD/out" "idempotent over ssh"
 # the host key of n2 changes
 sshd_stop "$TMPD" 127.0.0.1 $P2
-sshd_start "$TMPD" 127.0.0.1 $P2 "$TMPD/hk3" || skip_all "cannot restart sshd"
-expect_exit 69 "a changed host key is refused" -- "$IMC" play -c ssh $H -e "$EV" "$TMPD/play.yml"
+sshd_start "$TMPD" 127.0.0.1 $P2 "$TMPD/hk3" && ok "sshd 2 restarted with another host key" ||
+	{ not_ok "cannot restart sshd 2"; exit 1; }
+expect_exit 69 "a changed host key is refused" -- "$IMC" play --no-fallback -c ssh $H -e "$EV" "$TMPD/play.yml"
 expect_grep "n2: host key verification failed for 127.0.0.1 port $P2" "$TMPD/err" "the error says which host and why"
 expect_grep '^n1 +: ok=6 ' "$TMPD/out" "the other host still runs"
 expect_grep '^n2 +: ok=0 +changed=0 +unreachable=1 ' "$TMPD/out" "n2 is unreachable in the recap"
+
+# -H and --key mean a remote host: never this machine, with or without -c ssh
+cat >"$TMPD/touch.yml" <<EOY
+- hosts: all
+  gather_facts: false
+  tasks:
+    - file: path=$TMPD/touched state=touch
+EOY
+expect_exit 69 "-H to a dead address without -c ssh is unreachable" -- \
+	"$IMC" play --no-fallback -H localhost=root@127.0.0.1:1 --key "$TMPD/nonexistent" "$TMPD/touch.yml"
+expect_grep 'localhost: cannot connect to 127\.0\.0\.1 port 1' "$TMPD/err" "... and says so"
+[ ! -e "$TMPD/touched" ] && ok "... and changed nothing here" || not_ok "-H to a dead address touched a local file"
+expect_exit 69 "-H to a live sshd with a missing key fails" -- \
+	"$IMC" play --no-fallback -H n1=root@127.0.0.1:$P1 --key "$TMPD/nonexistent" --known-hosts "$TMPD/kh" "$TMPD/touch.yml"
+expect_grep "nonexistent" "$TMPD/err" "... naming the key"
+[ ! -e "$TMPD/touched" ] && ok "... and changed nothing" || not_ok "a missing key still touched the file"
+expect_exit 64 "-H with -c local is a usage error" -- \
+	"$IMC" play -c local --no-fallback -H n1=root@127.0.0.1:$P1 --key "$TMPD/userkey" "$TMPD/touch.yml"
+expect_exit 64 "--key alone (no host) is a usage error" -- "$IMC" play --no-fallback --key "$TMPD/userkey" "$TMPD/touch.yml"
+[ ! -e "$TMPD/touched" ] && ok "usage errors changed nothing" || not_ok "a usage error touched the file"
+expect_exit 0 "-H with the right key and no -c runs over ssh" -- \
+	"$IMC" play --no-fallback -H n1=root@127.0.0.1:$P1 --key "$TMPD/userkey" --known-hosts "$TMPD/kh" "$TMPD/touch.yml"
+expect_grep '^n1 +: ok=1 +changed=1 ' "$TMPD/out" "... on host n1"
+[ -e "$TMPD/touched" ] && ok "... which made the file" || not_ok "the ssh run did not make the file"
 done_testing

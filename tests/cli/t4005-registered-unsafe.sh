@@ -19,7 +19,7 @@ cat >"$TMPD/pb.yml" <<'PB'
       retries: 1
       delay: 0
 PB
-expect_exit 0 "the play succeeds" -- "$IMC" play --connection local "$TMPD/pb.yml"
+expect_exit 0 "the play succeeds" -- "$IMC" play --no-fallback --connection local "$TMPD/pb.yml"
 expect_grep '"msg": "\{\{ undefined_thing \}\}"' "$TMPD/out" "the registered text is shown as it was"
 expect_grep 'ok=3 +changed=2 +unreachable=0 +failed=0' "$TMPD/out" "no task failed"
 done_testing

@@ -50,6 +50,20 @@ CASES = [
 ]
 
 
+LOGS = {}  # tool: (program, CompletedProcess), shown when a case differs
+
+
+def show_log(tool):
+    """The exit status and output of tool's run, as TAP comments."""
+    if tool not in LOGS:
+        return
+    prog, proc = LOGS[tool]
+    print("# %s exited %d; its output (last 40 lines):" % (prog, proc.returncode))
+    lines = (proc.stdout + proc.stderr).splitlines()
+    for line in lines[-40:]:
+        print("#   " + line)
+
+
 def run(tool):
     """All the cases in one playbook run by tool; their outcomes."""
     tasks, dirs = [], []
@@ -76,7 +90,8 @@ def run(tool):
         cmd = [IMC, "play", "--no-fallback", "-q", pf]
     else:
         cmd = ["ansible-playbook", "-i", "localhost,", "-c", "local", pf]
-    subprocess.run(cmd, capture_output=True)
+    proc = subprocess.run(cmd, capture_output=True, text=True, errors="replace")
+    LOGS[tool] = (cmd[0], proc)
     outcomes = []
     for d, path in dirs:
         try:
@@ -116,6 +131,9 @@ def main():
         if not same:
             print("#   imc:     %s" % json.dumps(mine))
             print("#   ansible: %s" % json.dumps(ref))
+    if bad:
+        show_log("imc")
+        show_log("ansible")
     return 1 if bad else 0
 
 

@@ -1,13 +1,13 @@
 #!/bin/sh
-# tests/differential/run.sh: runs the shared differential scenarios
-# (../shared/research/differential-tests) with `imc play --connection local`,
+# tests/differential/run.sh: runs the differential scenarios (scenarios/
+# and golden/ next to this file) with `imc play --connection local`,
 # twice on the same scratch directory as the golden runs were made, then
 # normalizes, snapshots and compares with the golden Ansible results using
 # the scenarios' own normalize.py / snapshot.py / compare.py.
 # Usage: run.sh IMC DIFFDIR OUTDIR [SCENARIO...]; prints one line per
 # scenario ("PASS name" / "FAIL name") and the diff of failures; exits 0
 # when all pass. With DIFF_SSH_HOST=USER@ADDR[:PORT] and DIFF_SSH_KEY=FILE
-# the plays run over SSH on that host instead (named localhost, as in the
+# the plays run over SSH (-c ssh) on that host instead (named localhost, as in the
 # golden runs; the scratch directory must be the same path there).
 set -u
 IMC=$1 DIFF=$2 OUT=$3
@@ -21,13 +21,16 @@ for name in "$@"; do
 	mkdir -p "$d/scratch"
 	# the golden runs used a scratch dir whose path is replaced by <scratch>;
 	# the async dir lives in $HOME: give each scenario its own
+	# --no-fallback: a scenario imc stopped loading must fail here, not be
+	# run by ansible-playbook and match the golden results that way
 	if [ -n "${DIFF_SSH_HOST:-}" ]; then
-		set -- -H "localhost=$DIFF_SSH_HOST" --key "$DIFF_SSH_KEY"
+		set -- --connection ssh -H "localhost=$DIFF_SSH_HOST" --key "$DIFF_SSH_KEY" \
+			${DIFF_SSH_KNOWN_HOSTS:+--known-hosts "$DIFF_SSH_KNOWN_HOSTS"}
 	else
 		set -- --connection local
 	fi
 	for run in 1 2; do
-		(cd "$DIFF/scenarios" && HOME="$d" "$IMC" play "$@" -q \
+		(cd "$DIFF/scenarios" && HOME="$d" "$IMC" play --no-fallback "$@" -q \
 			-e scratch="$d/scratch" --results "$d/run$run.json" "$name/play.yml") \
 			>"$d/run$run.out" 2>"$d/run$run.err"
 		echo "rc=$?" >"$d/run$run.rc"
@@ -40,6 +43,10 @@ for name in "$@"; do
 	else
 		echo "FAIL $name"
 		sed 's/^/    /' "$d/compare.txt" | head -40
+		for run in 1 2; do
+			echo "    run $run: $(cat "$d/run$run.rc"); imc play's errors:"
+			sed 's/^/      /' "$d/run$run.err" | head -10
+		done
 		fail=$((fail + 1))
 	fi
 done
