@@ -257,6 +257,15 @@ const struct tfilter *filters_core_find(const char *name);
 const struct tfilter *filters_data_find(const char *name);
 const struct tfilter *filters_jmespath_find(const char *name);
 const struct tfilter *filters_format_find(const char *name);
+const struct tfilter *filters_path_find(const char *name);
+
+/* URLs (filters-path.c): Python's urllib.parse.urlsplit. The parts are
+ * malloc'd; url_parts_release() frees them. */
+struct url_parts {
+	char *scheme, *netloc, *path, *query, *fragment;
+};
+int url_split(const char *s, size_t n, struct url_parts *u, const char **err);
+void url_parts_release(struct url_parts *u);
 
 /* Lookups (lookup.c). terms: array. Returns a list (always). */
 json_t *lookup_run(struct ev *ev, const char *name, json_t *terms, json_t *kw, size_t pos);

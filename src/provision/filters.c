@@ -208,8 +208,16 @@ F(float)
 		val_num(in, &d);
 		return json_real(d);
 	}
-	if (json_is_string(in) && parse_pyfloat(json_string_value(in), &d))
+	if (json_is_string(in) && parse_pyfloat(json_string_value(in), &d)) {
+		/* a JSON value cannot hold them, and an undefined result would
+		 * be taken for a missing variable */
+		if (!isfinite(d)) {
+			ev_error(ev, TMPL_ERR_TYPE, pos, "float: '%s' is not a finite number, which imc's templating "
+				 "cannot hold", json_string_value(in));
+			return NULL;
+		}
 		return json_real(d);
+	}
 	return dflt ? json_incref(dflt) : json_real(0.0);
 }
 
@@ -1968,6 +1976,8 @@ const struct tfilter *filter_find(const char *name)
 		f = filters_data_find(name);
 	if (!f)
 		f = filters_format_find(name);
+	if (!f)
+		f = filters_path_find(name);
 	return f ? f : filters_jmespath_find(name);
 }
 

@@ -748,6 +748,73 @@ typed += r"""
 {{ 'secret' | password_hash('blowfish', 'abcdefghijklmnopqrstuv') }}
 {{ 5 | password_hash('sha512', 'mysalt') }}
 """
+# Ansible's and Jinja2's tests: nan, issubset/issuperset, uri/url/urn, mount, same_file, link_exists, vault_encrypted, filter/test (expr-tests.c)
+typed += r"""
+{{ 1.5 is nan }}
+{{ 'nan' is nan }}
+{{ 5 is nan }}
+{{ none is isnan }}
+{{ [1, 2] is issubset([1, 2, 3]) }}
+{{ [1, 4] is issubset([1, 2, 3]) }}
+{{ [3, 2, 1] is issuperset([1, 2]) }}
+{{ [3, 2] is issuperset([1, 2]) }}
+{{ 'ab' is issubset('abc') }}
+{{ [] is issubset([]) }}
+{{ [[1]] is issubset([[1]]) }}
+{{ 5 is issubset([1]) }}
+{{ [1, 2] is subset([2, 1]) }}
+{{ {'a': 1} is issubset(['a', 'b']) }}
+{{ 'https://example.com/a?b=c#d' is uri }}
+{{ 'example.com' is uri }}
+{{ 'example.com' is url }}
+{{ 'https://example.com' is url }}
+{{ 'file:///etc/hosts' is url }}
+{{ 'mailto:a@b.c' is url }}
+{{ 'mailto:a@b.c' is uri(['mailto']) }}
+{{ 'mailto:a@b.c' is uri(schemes=['http']) }}
+{{ 'http://[::1]:80/' is url }}
+{{ 'http://[::1/' is uri }}
+{{ 'http://[1.2.3.4]/' is uri }}
+{{ 'http://[v1.x]/' is url }}
+{{ 'http://[fe80::1%eth0]/' is url }}
+{{ 'http://x[::1]/' is uri }}
+{{ 'http://[::1]x/' is uri }}
+{{ 'http://a]b/' is uri }}
+{{ 'HTTP://EXAMPLE.com' is url(['http']) }}
+{{ 'urn:isbn:0451450523' is urn }}
+{{ 'URN:x' is urn }}
+{{ 'http://x' is urn }}
+{{ 5 is uri }}
+{{ none is uri }}
+{{ none is url }}
+{{ [] is uri }}
+{{ [1] is uri }}
+{{ '' is uri }}
+{{ ' \thttps://x.y' is url }}
+{{ '//host/path' is url }}
+{{ '1http://x' is url }}
+{{ 'ht_tp://x' is url }}
+{{ '/' is mount }}
+{{ '/proc' is mount }}
+{{ '/etc' is mount }}
+{{ '/nonexistent' is is_mount }}
+{{ 5 is mount }}
+{{ '/etc/hosts' is same_file('/etc/../etc/hosts') }}
+{{ '/etc/hosts' is is_same_file('/etc/hostname') }}
+{{ '/etc/hosts' is same_file('/nonexistent') }}
+{{ '/etc/hosts' is link_exists }}
+{{ '/bin' is link_exists }}
+{{ '/nonexistent' is link_exists }}
+{{ 5 is link_exists }}
+{{ 'x' is vault_encrypted }}
+{{ 5 is vault_encrypted }}
+{{ 'upper' is filter }}
+{{ 'ansible.builtin.to_json' is filter }}
+{{ 'nosuch' is filter }}
+{{ 'defined' is test }}
+{{ 'nosuch' is test }}
+{{ 5 is filter }}
+"""
 cases = []
 for t in [x for x in typed.split('\n') if x]:
     cases.append({"vars": V, "mode": "typed", "tmpl": t})
