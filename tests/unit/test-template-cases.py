@@ -815,6 +815,79 @@ typed += r"""
 {{ 'nosuch' is test }}
 {{ 5 is filter }}
 """
+# Ansible's path and URL filters: expandvars, relpath, fileglob, win_*, urlsplit (filters-path.c)
+typed += r"""
+{{ '$HOME/x' | expandvars }}
+{{ '${HOME}/x' | expandvars }}
+{{ '$IMC_NO_SUCH_VAR/x ${IMC_NO_SUCH_VAR} $' | expandvars }}
+{{ 'a$ b ${ c $1 ${HOME' | expandvars }}
+{{ 5 | expandvars }}
+{{ '/etc/ssh/sshd_config' | relpath('/etc') }}
+{{ '/etc' | relpath('/etc/ssh/x') }}
+{{ '/a/b/../c/./d' | relpath('/a//e') }}
+{{ '/a' | relpath('/a') }}
+{{ '/' | relpath('/usr/lib') }}
+{{ '' | relpath('/a') }}
+{{ 5 | relpath('/a') }}
+{{ '/a' | relpath(5) }}
+{{ '/etc/host*' | fileglob | sort }}
+{{ '/etc/nosuch*' | fileglob }}
+{{ '/etc/*/sshd_confi?' | fileglob }}
+{{ '/etc' | fileglob }}
+{{ '/etc/hosts' | fileglob }}
+{{ '/etc/host[s]' | fileglob }}
+{{ '' | fileglob }}
+{{ 5 | fileglob }}
+{{ 'C:\\Users\\x\\file.txt' | win_basename }}
+{{ 'C:\\Users\\x\\file.txt' | win_dirname }}
+{{ 'C:\\Users\\x\\file.txt' | win_splitdrive | list }}
+{{ 'C:/Users/x/' | win_basename }}
+{{ 'C:/Users/x/' | win_dirname }}
+{{ 'C:\\' | win_dirname }}
+{{ 'C:' | win_splitdrive | list }}
+{{ 'file.txt' | win_dirname }}
+{{ 'file.txt' | win_splitdrive | list }}
+{{ '\\\\server\\share\\dir\\f.txt' | win_splitdrive | list }}
+{{ '\\\\server\\share\\dir\\f.txt' | win_dirname }}
+{{ '//server/share' | win_splitdrive | list }}
+{{ '\\\\server' | win_splitdrive | list }}
+{{ '\\\\?\\UNC\\server\\share\\x' | win_splitdrive | list }}
+{{ '\\\\.\\device\\x' | win_splitdrive | list }}
+{{ 'x\\\\\\y' | win_dirname }}
+{{ '\\\\\\' | win_dirname }}
+{{ 'é:x' | win_splitdrive | list }}
+{{ 5 | win_basename }}
+{{ 'https://user:pw@Example.COM:8080/a/b?x=1&y=2#frag' | urlsplit }}
+{{ 'https://example.com/a' | urlsplit('hostname') }}
+{{ 'https://example.com:443/a' | urlsplit('port') }}
+{{ 'https://example.com/a' | urlsplit('port') }}
+{{ url | urlsplit('path') }}
+{{ 'https://example.com/a' | urlsplit('nope') }}
+{{ 'http://h:abc/' | urlsplit }}
+{{ 'http://h:99999/' | urlsplit }}
+{{ 'http://h:/' | urlsplit('port') }}
+{{ 'http://[::1]:8/p' | urlsplit }}
+{{ 'http://[::1/p' | urlsplit }}
+{{ 'mailto:a@b.c' | urlsplit }}
+{{ 'a/b?c#d' | urlsplit }}
+{{ 'http://u@h/' | urlsplit('password') }}
+{{ 'http://:p@h/' | urlsplit('username') }}
+{{ ' http://h\n/p' | urlsplit('path') }}
+{{ 5 | urlsplit }}
+{{ ('C:\\x' | win_splitdrive)[0] }}
+{{ 'C:\\x' | win_splitdrive | last }}
+{{ '//server/share/dir/f' | win_splitdrive | list }}
+{{ '//?/UNC/server/share/x' | win_splitdrive | list }}
+{{ '//?/unc/server/share/x' | win_splitdrive | list }}
+{{ '//?/UNC/server' | win_splitdrive | list }}
+{{ '//server' | win_splitdrive | list }}
+{{ '//server/' | win_splitdrive | list }}
+{{ '//server/share/dir/f' | win_dirname }}
+{{ '//server/share/' | win_dirname }}
+{{ '//server/share' | win_basename }}
+{{ '/x' | win_splitdrive | list }}
+{{ 'a:' | win_basename }}
+"""
 cases = []
 for t in [x for x in typed.split('\n') if x]:
     cases.append({"vars": V, "mode": "typed", "tmpl": t})
