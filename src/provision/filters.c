@@ -1978,6 +1978,8 @@ const struct tfilter *filter_find(const char *name)
 		f = filters_format_find(name);
 	if (!f)
 		f = filters_path_find(name);
+	if (!f)
+		f = filters_datetime_find(name);
 	return f ? f : filters_jmespath_find(name);
 }
 

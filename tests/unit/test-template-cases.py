@@ -888,6 +888,117 @@ typed += r"""
 {{ '/x' | win_splitdrive | list }}
 {{ 'a:' | win_basename }}
 """
+# Ansible's to_datetime and the datetime/timedelta values it makes (filters-datetime.c)
+typed += r"""
+{{ '2024-03-01 12:30:45' | to_datetime }}
+{{ '2024-03-01' | to_datetime('%Y-%m-%d') }}
+{{ ('2024-03-01 12:00:00' | to_datetime - '2024-02-28 11:00:00' | to_datetime) }}
+{{ ('2024-03-01 12:00:00' | to_datetime - '2024-02-28 11:00:00' | to_datetime).days }}
+{{ ('2024-03-01 12:00:00' | to_datetime - '2024-02-28 11:00:00' | to_datetime).seconds }}
+{{ ('2024-03-01 12:00:00' | to_datetime - '2024-02-28 11:00:00' | to_datetime).microseconds }}
+{{ ('2024-03-01 12:00:00' | to_datetime - '2024-02-28 11:00:00' | to_datetime).total_seconds() }}
+{{ ('2024-02-28 11:00:00' | to_datetime - '2024-03-01 12:00:00' | to_datetime) }}
+{{ ('2024-02-28 11:00:00' | to_datetime - '2024-03-01 12:00:00' | to_datetime).days }}
+{{ ('2024-02-28 11:00:00' | to_datetime - '2024-03-01 12:00:00' | to_datetime).seconds }}
+{{ ('2024-02-28 11:00:00' | to_datetime - '2024-03-01 12:00:00' | to_datetime).total_seconds() }}
+{{ ('2024-01-01 00:00:01' | to_datetime - '2024-01-01 00:00:00' | to_datetime) }}
+{{ ('2024-01-01' | to_datetime('%Y-%m-%d') - '2024-01-01' | to_datetime('%Y-%m-%d')) }}
+{{ ('2024-01-01' | to_datetime('%Y-%m-%d') - '2024-01-01' | to_datetime('%Y-%m-%d')) | bool }}
+{{ ('2024-01-02' | to_datetime('%Y-%m-%d') - '2024-01-01' | to_datetime('%Y-%m-%d')) | string }}
+{{ (('2024-01-03' | to_datetime('%Y-%m-%d')) - ('2024-01-01' | to_datetime('%Y-%m-%d'))).days > 1 }}
+{{ '2024-01-03' | to_datetime('%Y-%m-%d') > '2024-01-01' | to_datetime('%Y-%m-%d') }}
+{{ '2024-01-03' | to_datetime('%Y-%m-%d') == '2024-01-03 00:00:00' | to_datetime }}
+{{ '2024-01-03' | to_datetime('%Y-%m-%d') > '2024-01-01' }}
+{{ '2024-01-03' | to_datetime('%Y-%m-%d') == '2024-01-03' }}
+{{ '2024-01-03' | to_datetime('%Y-%m-%d') - 1 }}
+{{ '2024-01-03' | to_datetime('%Y-%m-%d') + '2024-01-03' | to_datetime('%Y-%m-%d') }}
+{{ [('2024-01-03' | to_datetime('%Y-%m-%d'))] }}
+{{ {'a': ('2024-01-03' | to_datetime('%Y-%m-%d'))} }}
+{{ '2024-01-03' | to_datetime('%Y-%m-%d') | type_debug }}
+{{ ('2024-01-02' | to_datetime('%Y-%m-%d') - '2024-01-01' | to_datetime('%Y-%m-%d')) | type_debug }}
+{{ 'x' ~ ('2024-01-03' | to_datetime('%Y-%m-%d')) }}
+{{ ('2024-01-03 04:05:06' | to_datetime).year }}
+{{ ('2024-01-03 04:05:06' | to_datetime).month }}
+{{ ('2024-01-03 04:05:06' | to_datetime).day }}
+{{ ('2024-01-03 04:05:06' | to_datetime).hour }}
+{{ ('2024-01-03 04:05:06' | to_datetime).minute }}
+{{ ('2024-01-03 04:05:06' | to_datetime).second }}
+{{ ('2024-01-03 04:05:06' | to_datetime).microsecond }}
+{{ ('2024-01-03 04:05:06' | to_datetime).nosuch | default('undef') }}
+{{ ('2024-01-03 04:05:06' | to_datetime).strftime('%d/%m/%Y %H.%M %f %j %a %A %b %B %w %z%Z|%%') }}
+{{ ('2024-01-03 04:05:06' | to_datetime).isoformat() }}
+{{ ('2024-01-03 04:05:06.5' | to_datetime('%Y-%m-%d %H:%M:%S.%f')).isoformat(' ') }}
+{{ ('2024-01-03 04:05:06' | to_datetime).weekday() }}
+{{ ('2024-01-07 04:05:06' | to_datetime).isoweekday() }}
+{{ ('2024-01-03 04:05:06' | to_datetime).nosuch() }}
+{{ '2024-01-03 04:05:06.123' | to_datetime('%Y-%m-%d %H:%M:%S.%f') }}
+{{ '2024-01-03 04:05:06.000001' | to_datetime('%Y-%m-%d %H:%M:%S.%f') }}
+{{ '2024-01-03 04:05:06.1234567' | to_datetime('%Y-%m-%d %H:%M:%S.%f') }}
+{{ '24-1-3' | to_datetime('%y-%m-%d') }}
+{{ '69-1-3' | to_datetime('%y-%m-%d') }}
+{{ '03 Jan 2024' | to_datetime('%d %b %Y') }}
+{{ '03 january 2024' | to_datetime('%d %B %Y') }}
+{{ '03 MAY 2024' | to_datetime('%d %b %Y') }}
+{{ 'Wed, 03 Jan 2024 04:05:06' | to_datetime('%a, %d %b %Y %H:%M:%S') }}
+{{ 'Wednesday 3 Jan 2024' | to_datetime('%A %d %b %Y') }}
+{{ '12:30 AM' | to_datetime('%I:%M %p') }}
+{{ '12:30 pm' | to_datetime('%I:%M %p') }}
+{{ '1:30 PM' | to_datetime('%I:%M %p') }}
+{{ '1:30' | to_datetime('%I:%M') }}
+{{ '2024 060' | to_datetime('%Y %j') }}
+{{ '2023 365' | to_datetime('%Y %j') }}
+{{ '2023 366' | to_datetime('%Y %j') }}
+{{ '2024-02-30' | to_datetime('%Y-%m-%d') }}
+{{ '2023-02-29' | to_datetime('%Y-%m-%d') }}
+{{ '2024-02-29' | to_datetime('%Y-%m-%d') }}
+{{ '02-29' | to_datetime('%m-%d') }}
+{{ '2024-01-01 00:00:60' | to_datetime }}
+{{ '0000-01-01' | to_datetime('%Y-%m-%d') }}
+{{ '2024-01-01' | to_datetime }}
+{{ '2024-01-01 00:00:00 extra' | to_datetime }}
+{{ '2024-01-01   10:00:00' | to_datetime }}
+{{ '2024-01-01' | to_datetime('%Y-%m-%Q') }}
+{{ '2024-01-01' | to_datetime('%Y-%m-%') }}
+{{ '2024.01.01' | to_datetime('%Y.%m.%d') }}
+{{ '2024(01)' | to_datetime('%Y(%m)') }}
+{{ '100%' | to_datetime('%d%%') }}
+{{ '112' | to_datetime('%d%m') }}
+{{ ' 5/1/2024' | to_datetime('%d/%m/%Y') }}
+{{ 5 | to_datetime }}
+{{ none | to_datetime }}
+{{ '2024' | to_datetime(5) }}
+{{ '' | to_datetime('') }}
+{{ 'x' | to_datetime('') }}
+{{ ('2024-01-03' | to_datetime('%Y-%m-%d') - ('2024-01-01' | to_datetime('%Y-%m-%d'))) * 2 }}
+{{ ('2024-01-03' | to_datetime('%Y-%m-%d') - ('2024-01-01' | to_datetime('%Y-%m-%d'))) / 3 }}
+{{ ('2024-01-03' | to_datetime('%Y-%m-%d') - ('2024-01-01' | to_datetime('%Y-%m-%d'))) / 2.5 }}
+{{ ('2024-01-03' | to_datetime('%Y-%m-%d') - ('2024-01-01' | to_datetime('%Y-%m-%d'))) // 7 }}
+{{ ('2024-01-03 00:00:00' | to_datetime - ('2024-01-01 12:00:00' | to_datetime)) / ('2024-01-02' | to_datetime('%Y-%m-%d') - ('2024-01-01' | to_datetime('%Y-%m-%d'))) }}
+{{ ('2024-01-03 00:00:00' | to_datetime - ('2024-01-01 12:00:00' | to_datetime)) // ('2024-01-02' | to_datetime('%Y-%m-%d') - ('2024-01-01' | to_datetime('%Y-%m-%d'))) }}
+{{ ('2024-01-03 00:00:00' | to_datetime - ('2024-01-01 12:00:00' | to_datetime)) % ('2024-01-02' | to_datetime('%Y-%m-%d') - ('2024-01-01' | to_datetime('%Y-%m-%d'))) }}
+{{ 3 * ('2024-01-03' | to_datetime('%Y-%m-%d') - ('2024-01-01' | to_datetime('%Y-%m-%d'))) }}
+{{ ('2024-01-03' | to_datetime('%Y-%m-%d') - ('2024-01-01' | to_datetime('%Y-%m-%d'))) / 0 }}
+{{ ('2024-01-03' | to_datetime('%Y-%m-%d') - ('2024-01-01' | to_datetime('%Y-%m-%d'))) + 1 }}
+{{ '2024-01-03' | to_datetime('%Y-%m-%d') + ('2024-01-03' | to_datetime('%Y-%m-%d') - ('2024-01-01' | to_datetime('%Y-%m-%d'))) }}
+{{ '2024-01-03' | to_datetime('%Y-%m-%d') - ('2024-01-03' | to_datetime('%Y-%m-%d') - ('2024-01-01' | to_datetime('%Y-%m-%d'))) }}
+{{ ('0001-01-01' | to_datetime('%Y-%m-%d')) - ('2024-01-03' | to_datetime('%Y-%m-%d') - ('2024-01-01' | to_datetime('%Y-%m-%d'))) }}
+{{ ['2024-01-03', '2023-05-01', '2024-01-01'] | map('to_datetime', '%Y-%m-%d') | max }}
+{{ ['2024-01-03', '2023-05-01', '2024-01-01'] | map('to_datetime', '%Y-%m-%d') | sort | first }}
+{{ ('2024-01-03 10:00:00' | to_datetime - '2024-01-03 09:00:00' | to_datetime).total_seconds() / 60 }}
+{{ (('2024-01-03 10:00:00' | to_datetime) - ('2024-01-03 09:59:59.5' | to_datetime('%Y-%m-%d %H:%M:%S.%f'))) }}
+{{ (('2024-01-03 10:00:00' | to_datetime) - ('2024-01-03 09:59:59.5' | to_datetime('%Y-%m-%d %H:%M:%S.%f'))).total_seconds() }}
+{{ (('2024-01-03 09:59:59.5' | to_datetime('%Y-%m-%d %H:%M:%S.%f')) - ('2024-01-03 10:00:00' | to_datetime)) }}
+{{ '2024-01-03 04:05:06' | to_datetime | to_json }}
+{{ {'t': ('2024-01-03 04:05:06.25' | to_datetime('%Y-%m-%d %H:%M:%S.%f'))} | to_nice_json }}
+{{ ('2024-01-03 04:05:06' | to_datetime) | string }}
+{{ ('2024-01-03 04:05:06' | to_datetime).strftime('%s') | int > 0 }}
+{{ ('2024-01-03 04:05:06' | to_datetime) is string }}
+{{ ('2024-01-03 04:05:06' | to_datetime) in ['2024-01-03 04:05:06' | to_datetime] }}
+{{ ('2024-01-03 04:05:06' | to_datetime) != ('2024-01-03 04:05:07' | to_datetime) }}
+{{ ('2024-01-03 04:05:06' | to_datetime) <= ('2024-01-03 04:05:06' | to_datetime) }}
+{{ ('2024-01-03 04:05:06' | to_datetime) < ('2024-01-03 04:05:06' | to_datetime) - ('2024-01-03 04:05:06' | to_datetime) }}
+{{ '%Y' | strftime(('2024-01-03 04:05:06' | to_datetime).timestamp(), utc=true) }}
+"""
 cases = []
 for t in [x for x in typed.split('\n') if x]:
     cases.append({"vars": V, "mode": "typed", "tmpl": t})
