@@ -546,6 +546,59 @@ static json_t *do_sort(struct ev *ev, json_t *l, bool reverse, bool cs, const ch
 	return r;
 }
 
+/* Jinja2's groupby(attribute, default=None, case_sensitive=False): the items
+ * sorted by the attribute, then [grouper, items] for each run of equal
+ * keys (Ansible prints the group tuples as lists). Without case
+ * sensitivity strings compare lowercased and the grouper is the first
+ * item's own value. */
+F(groupby)
+{
+	json_t *aj = ARG(0, "attribute"), *dflt = ARG(1, "default"), *cs = ARG(2, "case_sensitive");
+	if (!aj || (!json_is_string(aj) && !json_is_integer(aj)))
+		return type_err(ev, pos, "groupby: %s", "the attribute must be a string or an integer");
+	char *attr = val_to_cstr(aj);
+	json_t *l = need_list(ev, in, "groupby", pos), *r = NULL;
+	if (!l)
+		goto out;
+	bool sens = cs && val_truthy(cs);
+	/* a missing attribute takes the default, else it stays undefined,
+	 * which Jinja cannot order: an error */
+	json_t *keyed = json_array();
+	for (size_t i = 0; i < json_array_size(l); i++) {
+		json_t *x = json_array_get(l, i), *k = attr_path(x, attr);
+		if (!k && (!dflt || json_is_null(dflt))) {
+			json_decref(keyed);
+			type_err(ev, pos, "groupby: %s", "an item has no such attribute and no default was given");
+			goto out;
+		}
+		json_array_append_new(keyed, json_pack("[OO]", k ? k : dflt, x));
+	}
+	json_t *sorted = do_sort(ev, keyed, false, sens, "0", pos);
+	json_decref(keyed);
+	if (!sorted)
+		goto out;
+	r = json_array();
+	json_t *group = NULL, *gkey = NULL;
+	for (size_t i = 0; i < json_array_size(sorted); i++) {
+		json_t *k = json_array_get(json_array_get(sorted, i), 0), *x = json_array_get(json_array_get(sorted, i), 1);
+		json_t *kk = !sens && json_is_string(k) ? map_ascii(k, 0) : json_incref(k);
+		if (!group || !val_equal(kk, gkey)) {
+			group = json_array();
+			json_array_append_new(r, json_pack("[Oo]", k, group));
+			json_decref(gkey);
+			gkey = json_incref(kk);
+		}
+		json_array_append(group, x);
+		json_decref(kk);
+	}
+	json_decref(gkey);
+	json_decref(sorted);
+out:
+	json_decref(l);
+	free(attr);
+	return r;
+}
+
 F(sort)
 {
 	json_t *l = need_list(ev, in, "sort", pos);
@@ -1267,6 +1320,45 @@ F(batch)
 	return r;
 }
 
+/* Jinja2's slice(slices, fill_with=None): the items cut into that many
+ * columns, the first (len % slices) one longer; fill_with pads the others. */
+F(slice)
+{
+	json_t *nj = ARG(0, "slices"), *fill = ARG(1, "fill_with");
+	if (!nj || !val_is_int(nj))
+		return type_err(ev, pos, "slice: %s", "the number of slices must be an integer");
+	long long slices = val_int(nj);
+	json_t *l = need_list(ev, in, "slice", pos);
+	if (!l)
+		return NULL;
+	long long len = (long long)json_array_size(l);
+	if (slices <= 0 || slices > TMPL_MAX_SEQ) {
+		json_decref(l);
+		/* range(0) yields nothing; a negative count divides by a
+		 * negative number, which Python allows but no recipe means */
+		if (slices == 0)
+			return type_err(ev, pos, "slice: %s", "integer division or modulo by zero");
+		return slices < 0 ? type_err(ev, pos, "slice: %s", "the number of slices must be positive")
+				  : type_err(ev, pos, "slice: %s", "too many slices");
+	}
+	long long per = len / slices, extra = len % slices, offset = 0;
+	json_t *r = json_array();
+	for (long long k = 0; k < slices; k++) {
+		long long start = offset + k * per;
+		if (k < extra)
+			offset++;
+		long long end = offset + (k + 1) * per;
+		json_t *part = json_array();
+		for (long long i = start; i < end && i < len; i++)
+			json_array_append(part, json_array_get(l, (size_t)i));
+		if (fill && !json_is_null(fill) && k >= extra)
+			json_array_append(part, fill);
+		json_array_append_new(r, part);
+	}
+	json_decref(l);
+	return r;
+}
+
 F(subelements)
 {
 	json_t *key = ARG(0, "subelements");
@@ -1901,6 +1993,7 @@ static const struct tfilter core_filters[] = {
 	{ "flatten", f_flatten, false },
 	{ "float", f_float, false },
 	{ "format", f_format, false },
+	{ "groupby", f_groupby, false },
 	{ "indent", f_indent, false },
 	{ "int", f_int, false },
 	{ "intersect", f_intersect, false },
@@ -1934,6 +2027,7 @@ static const struct tfilter core_filters[] = {
 	{ "shuffle", f_shuffle, false },
 	{ "skip", f_skipped_compat, false },
 	{ "skipped", f_skipped_compat, false },
+	{ "slice", f_slice, false },
 	{ "sort", f_sort, false },
 	{ "split", f_split, false },
 	{ "__rsplit", f_rsplit, false },
@@ -1980,6 +2074,8 @@ const struct tfilter *filter_find(const char *name)
 		f = filters_path_find(name);
 	if (!f)
 		f = filters_datetime_find(name);
+	if (!f)
+		f = filters_seq_find(name);
 	return f ? f : filters_jmespath_find(name);
 }
 

@@ -999,6 +999,68 @@ typed += r"""
 {{ ('2024-01-03 04:05:06' | to_datetime) < ('2024-01-03 04:05:06' | to_datetime) - ('2024-01-03 04:05:06' | to_datetime) }}
 {{ '%Y' | strftime(('2024-01-03 04:05:06' | to_datetime).timestamp(), utc=true) }}
 """
+# Jinja2's groupby and slice (filters.c), Ansible's combinations, permutations, rekey_on_member (filters-seq.c)
+typed += r"""
+{{ [1, 2, 3] | combinations(2) }}
+{{ [1, 2, 3, 4] | combinations(3) }}
+{{ [1, 2, 3] | combinations(0) }}
+{{ [1, 2, 3] | combinations(4) }}
+{{ [1, 2, 3] | combinations(r=1) }}
+{{ 'abc' | combinations(2) }}
+{{ {'a': 1, 'b': 2} | combinations(2) }}
+{{ [] | combinations(1) }}
+{{ [] | combinations(0) }}
+{{ [1, 2] | combinations(-1) }}
+{{ [1, 2] | combinations('2') }}
+{{ [1, 2] | combinations }}
+{{ 5 | combinations(1) }}
+{{ [1, 2] | combinations(true) }}
+{{ [1, 2, 3] | permutations }}
+{{ [1, 2, 3] | permutations(2) }}
+{{ [1, 2, 3] | permutations(0) }}
+{{ [1, 2, 3] | permutations(4) }}
+{{ 'ab' | permutations | map('join') | list }}
+{{ [1, 1] | permutations }}
+{{ [1, 2] | permutations(-1) }}
+{{ [1, 2] | permutations(none) }}
+{{ 5 | permutations }}
+{{ [1, 2, 3, 4, 5] | slice(2) }}
+{{ [1, 2, 3, 4, 5] | slice(3) }}
+{{ [1, 2, 3, 4, 5] | slice(3, 'x') }}
+{{ [1, 2, 3, 4, 5, 6] | slice(3, 'x') }}
+{{ [1, 2] | slice(4) }}
+{{ [1, 2] | slice(4, 0) }}
+{{ [] | slice(2) }}
+{{ 'abcde' | slice(2) }}
+{{ [1, 2] | slice(0) }}
+{{ [1, 2] | slice('2') }}
+{{ 5 | slice(2) }}
+{{ [1, 2, 3] | slice(1) }}
+{{ objs | groupby('on') }}
+{{ objs | groupby('name') | map('first') | list }}
+{{ [{'k': 'B', 'v': 1}, {'k': 'b', 'v': 2}, {'k': 'a', 'v': 3}] | groupby('k') }}
+{{ [{'k': 'B', 'v': 1}, {'k': 'b', 'v': 2}, {'k': 'a', 'v': 3}] | groupby('k', case_sensitive=true) }}
+{{ [{'k': 1, 'v': 1}, {'v': 2}] | groupby('k') }}
+{{ [{'k': 1, 'v': 1}, {'v': 2}] | groupby('k', default=0) }}
+{{ [{'k': 1, 'v': 1}, {'k': 'x', 'v': 2}] | groupby('k') }}
+{{ [{'k': 1.0}, {'k': 1}, {'k': true}] | groupby('k') }}
+{{ [{'a': {'b': 2}}, {'a': {'b': 1}}] | groupby('a.b') }}
+{{ [[1, 'x'], [0, 'y'], [1, 'z']] | groupby(0) }}
+{{ [] | groupby('x') }}
+{{ 5 | groupby('x') }}
+{{ users | rekey_on_member('name') }}
+{{ objs | rekey_on_member('name') }}
+{{ [{'n': 'a', 'v': 1}, {'n': 'a', 'v': 2}] | rekey_on_member('n') }}
+{{ [{'n': 'a', 'v': 1}, {'n': 'a', 'v': 2}] | rekey_on_member('n', duplicates='overwrite') }}
+{{ [{'n': 'a'}] | rekey_on_member('n', 'bogus') }}
+{{ [{'n': 'a'}] | rekey_on_member('x') }}
+{{ [{'n': 'a'}, 5] | rekey_on_member('n') }}
+{{ 'abc' | rekey_on_member('n') }}
+{{ 5 | rekey_on_member('n') }}
+{{ [{'n': 5}] | rekey_on_member('n') }}
+{{ [{'n': [1]}] | rekey_on_member('n') }}
+{{ [] | rekey_on_member('n') }}
+"""
 cases = []
 for t in [x for x in typed.split('\n') if x]:
     cases.append({"vars": V, "mode": "typed", "tmpl": t})
