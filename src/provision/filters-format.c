@@ -384,6 +384,52 @@ out:
 	return r;
 }
 
+/* size | filesizeformat(binary=False): Jinja2's "1 Byte", "N Bytes" below
+ * one kilo, else one decimal in the largest unit it reaches (kB..YB by
+ * 1000, KiB..YiB by 1024). */
+F(filesizeformat)
+{
+	static const char *const dec[] = { "kB", "MB", "GB", "TB", "PB", "EB", "ZB", "YB" };
+	static const char *const bin[] = { "KiB", "MiB", "GiB", "TiB", "PiB", "EiB", "ZiB", "YiB" };
+	json_t *bj = ARG(0, "binary");
+	bool binary = bj && val_truthy(bj);
+	double bytes;
+	if (to_double(in, &bytes) < 0 || json_is_null(in)) {
+		char *t = val_to_cstr(in);
+		ev_error(ev, TMPL_ERR_TYPE, pos, "could not convert %s to float: '%s'", val_typename(in), t);
+		free(t);
+		return NULL;
+	}
+	double base = binary ? 1024 : 1000;
+	if (bytes == 1)
+		return json_string("1 Byte");
+	if (bytes < base) {
+		if (!isfinite(bytes) || fabs(bytes) >= 9.2e18) {
+			ev_error(ev, TMPL_ERR_TYPE, pos, "filesizeformat: cannot convert %g to an integer", bytes);
+			return NULL;
+		}
+		char *r = xasprintf("%lld Bytes", (long long)bytes);
+		json_t *j = json_string(r);
+		free(r);
+		return j;
+	}
+	/* Python compares with the exact integer power: a long double holds
+	 * 1000**9 and 1024**9 exactly, a double does not */
+	long double unit = base;
+	size_t i;
+	for (i = 0; i < 8; i++) {
+		unit *= base;
+		if ((long double)bytes < unit)
+			break;
+	}
+	if (i == 8)
+		i = 7;
+	char *r = xasprintf("%.1f %s", base * bytes / (double)unit, binary ? bin[i] : dec[i]);
+	json_t *j = json_string(r);
+	free(r);
+	return j;
+}
+
 /* ---- urlencode / urldecode ----------------------------------------------- */
 
 /* Python's urllib.parse.quote of a value's UTF-8 bytes: letters, digits and
@@ -733,6 +779,7 @@ F(password_hash)
 
 static const struct tfilter format_filters[] = {
 	{ "comment", f_comment, false },
+	{ "filesizeformat", f_filesizeformat, false },
 	{ "human_readable", f_human_readable, false },
 	{ "human_to_bytes", f_human_to_bytes, false },
 	{ "password_hash", f_password_hash, false },

@@ -1992,6 +1992,7 @@ static const struct tfilter core_filters[] = {
 	{ "first", f_first, false },
 	{ "flatten", f_flatten, false },
 	{ "float", f_float, false },
+	{ "forceescape", f_escape, false }, /* no Markup values here: escape always escapes */
 	{ "format", f_format, false },
 	{ "groupby", f_groupby, false },
 	{ "indent", f_indent, false },
@@ -2076,6 +2077,8 @@ const struct tfilter *filter_find(const char *name)
 		f = filters_datetime_find(name);
 	if (!f)
 		f = filters_seq_find(name);
+	if (!f)
+		f = filters_markup_find(name);
 	return f ? f : filters_jmespath_find(name);
 }
 

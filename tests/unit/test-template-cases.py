@@ -1061,6 +1061,63 @@ typed += r"""
 {{ [{'n': [1]}] | rekey_on_member('n') }}
 {{ [] | rekey_on_member('n') }}
 """
+# Jinja2's filesizeformat (filters-format.c), striptags and xmlattr (filters-markup.c), forceescape
+typed += r"""
+{{ 0 | filesizeformat }}
+{{ 1 | filesizeformat }}
+{{ 1.0 | filesizeformat }}
+{{ 999 | filesizeformat }}
+{{ 1000 | filesizeformat }}
+{{ 1023 | filesizeformat(true) }}
+{{ 1024 | filesizeformat(true) }}
+{{ 123456789 | filesizeformat }}
+{{ 123456789 | filesizeformat(binary=true) }}
+{{ 1e30 | filesizeformat }}
+{{ 1e24 | filesizeformat }}
+{{ (1024 ** 8) | filesizeformat(true) }}
+{{ '2048' | filesizeformat }}
+{{ ' 1.5e3 ' | filesizeformat }}
+{{ 'abc' | filesizeformat }}
+{{ none | filesizeformat }}
+{{ true | filesizeformat }}
+{{ (-5.5) | filesizeformat }}
+{{ (-5000) | filesizeformat }}
+{{ 1950 | filesizeformat }}
+{{ 1050 | filesizeformat }}
+{{ [1] | filesizeformat }}
+{{ '<p>Hello <b>World</b></p>' | striptags }}
+{{ '<!-- c --> a  <br/>\n b ' | striptags }}
+{{ 'a < b and c > d' | striptags }}
+{{ 'x <unclosed' | striptags }}
+{{ '&lt;tag&gt; &amp;amp; &quot;q&quot; &#39;s&#39; &#x41;&#66;' | striptags }}
+{{ 'a&nbsp;b &bogus; & &#; &#x; &ampx &lt &apos &gt;' | striptags }}
+{{ '&#0; &#128; &#150; &#xD800; &#1114112; &#1;x &#13;' | striptags }}
+{{ '<a href="x>y">link</a>' | striptags }}
+{{ '<!-- a <b> -->text<!-- -->' | striptags }}
+{{ 5 | striptags }}
+{{ none | striptags }}
+{{ ['<b>x</b>'] | striptags }}
+{{ 'caf\u00e9 <i>x</i>' | striptags }}
+{{ {'class': 'my list', 'id': 'x"y', 'missing': none} | xmlattr }}
+{{ {'a': 1, 'b': true, 'c': [1, 'x']} | xmlattr }}
+{{ {'a': 'b'} | xmlattr(false) }}
+{{ {'a': 'b', 'c': 'd'} | xmlattr(autospace=false) }}
+{{ {} | xmlattr }}
+{{ {'n': none} | xmlattr }}
+{{ {'a b': 1} | xmlattr }}
+{{ {'a=': 1} | xmlattr }}
+{{ {'a/': 1} | xmlattr }}
+{{ {'<a': '<&>'} | xmlattr }}
+{{ 'x' | xmlattr }}
+{{ [1] | xmlattr }}
+{{ '<a href="x">&</a>' | forceescape }}
+{{ 5 | forceescape }}
+{{ none | forceescape }}
+{{ "it's" | forceescape }}
+{{ 1e27 | filesizeformat }}
+{{ 999999999999999999999999999 | filesizeformat }}
+{{ (1024 ** 9) | filesizeformat(true) }}
+"""
 cases = []
 for t in [x for x in typed.split('\n') if x]:
     cases.append({"vars": V, "mode": "typed", "tmpl": t})
