@@ -10,6 +10,7 @@
 #include <crypt.h>
 #include <ctype.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -384,6 +385,26 @@ out:
 	return r;
 }
 
+/* x < 10**n for x >= 1 and n <= 27, exactly, as Python compares a float
+ * with an int (a double cannot hold 10**23 and up). With x = m * 2**e
+ * (m an integer below 2**53) and 10**n = 5**n * 2**n, compare m * 2**(e-n)
+ * with 5**n, which fits in 64 bits. */
+static bool less_pow10(double x, int n)
+{
+	uint64_t p5 = 1;
+	for (int k = 0; k < n; k++)
+		p5 *= 5;
+	int e;
+	double f = frexp(x, &e);
+	uint64_t m = (uint64_t)ldexp(f, 53);
+	int d = e - 53 - n;
+	if (d >= 0)
+		return d < 11 && (m << d) < p5; /* m << 11 is past any 5**n here */
+	if (-d >= 64 || p5 > (UINT64_MAX >> -d))
+		return true;
+	return m < (p5 << -d);
+}
+
 /* size | filesizeformat(binary=False): Jinja2's "1 Byte", "N Bytes" below
  * one kilo, else one decimal in the largest unit it reaches (kB..YB by
  * 1000, KiB..YiB by 1024). */
@@ -413,18 +434,16 @@ F(filesizeformat)
 		free(r);
 		return j;
 	}
-	/* Python compares with the exact integer power: a long double holds
-	 * 1000**9 and 1024**9 exactly, a double does not */
-	long double unit = base;
+	double unit = base;
 	size_t i;
 	for (i = 0; i < 8; i++) {
 		unit *= base;
-		if ((long double)bytes < unit)
+		if (binary ? bytes < unit : less_pow10(bytes, 3 * (int)(i + 2)))
 			break;
 	}
 	if (i == 8)
 		i = 7;
-	char *r = xasprintf("%.1f %s", base * bytes / (double)unit, binary ? bin[i] : dec[i]);
+	char *r = xasprintf("%.1f %s", base * bytes / unit, binary ? bin[i] : dec[i]);
 	json_t *j = json_string(r);
 	free(r);
 	return j;

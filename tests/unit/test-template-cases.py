@@ -1118,6 +1118,57 @@ typed += r"""
 {{ 999999999999999999999999999 | filesizeformat }}
 {{ (1024 ** 9) | filesizeformat(true) }}
 """
+# Jinja2's wordwrap (filters-wrap.c)
+typed += r"""
+{{ 'The quick brown fox jumps over the lazy dog' | wordwrap(10) }}
+{{ 'The quick brown fox jumps over the lazy dog' | wordwrap(10, wrapstring='|') }}
+{{ 'short' | wordwrap }}
+{{ ('word ' * 30) | wordwrap }}
+{{ 'a\nb c d e f\n\ng' | wordwrap(3) }}
+{{ 'Supercalifragilisticexpialidocious is long' | wordwrap(10) }}
+{{ 'Supercalifragilisticexpialidocious is long' | wordwrap(10, false) }}
+{{ 'Supercalifragilisticexpialidocious is long' | wordwrap(10, break_long_words=false) }}
+{{ 'a well-known long-hyphenated-word-chain here' | wordwrap(12) }}
+{{ 'a well-known long-hyphenated-word-chain here' | wordwrap(12, break_on_hyphens=false) }}
+{{ 'Hello there -- you goof-ball, use the -b option!' | wordwrap(8) }}
+{{ 'x---y--z  a  b' | wordwrap(4) }}
+{{ '   leading and trailing   ' | wordwrap(7) }}
+{{ 'tabs\there\tand more words' | wordwrap(6) }}
+{{ 'abcdefghij-klmnopqrst' | wordwrap(8) }}
+{{ '---------- x' | wordwrap(4) }}
+{{ 'caf\u00e9 caf\u00e9 caf\u00e9 caf\u00e9' | wordwrap(9) }}
+{{ '\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9' | wordwrap(3) }}
+{{ 'line1\r\nline2\rline3' | wordwrap(20, wrapstring='/') }}
+{{ 'end with newline\n' | wordwrap(20, wrapstring='/') }}
+{{ '' | wordwrap }}
+{{ '\n' | wordwrap(5, wrapstring='/') }}
+{{ 'a b' | wordwrap(0) }}
+{{ '' | wordwrap(0) }}
+{{ 'a b' | wordwrap(-1) }}
+{{ 5 | wordwrap }}
+{{ 'ab cd' | wordwrap(1) }}
+{{ 'ab cd' | wordwrap(2) }}
+{{ 'one two three four' | wordwrap(width=9, wrapstring='<br>') }}
+{{ 'x' * 100 | wordwrap(30) }}
+{{ text | wordwrap(7) }}
+{{ 'e.g. one-two, three--four' | wordwrap(5) }}
+{{ lines | wordwrap(3) }}
+{{ lines | wordwrap(1, wrapstring='+') }}
+"""
+# wordwrap over real line breaks (text mode reads the escapes)
+text += [
+    "{{ 'a\\nb c d e f\\n\\ng' | wordwrap(3) }}",
+    "{{ 'line1\\r\\nline2\\rline3\\x0bline4\\x1cline5' | wordwrap(20, wrapstring='/') }}",
+    "{{ 'end with newline\\n' | wordwrap(20, wrapstring='/') }}",
+    "{{ '\\n' | wordwrap(5, wrapstring='/') }}",
+    "{{ '\\n\\n' | wordwrap(5, wrapstring='/') }}",
+    "{{ 'tabs\\there\\tand more words' | wordwrap(6) }}",
+    "{{ 'caf\\u00e9 caf\\u00e9 caf\\u00e9 caf\\u00e9' | wordwrap(9) }}",
+    "{{ '\\u00e9\\u00e9\\u00e9\\u00e9\\u00e9\\u00e9\\u00e9\\u00e9' | wordwrap(3) }}",
+    "{{ '\\u00e9\\u00e9\\u00e9-\\u00e9\\u00e9\\u00e9\\u00e9\\u00e9' | wordwrap(5) }}",
+    "{{ 'a\\u2028b\\u2029c\\x85d' | wordwrap(5, wrapstring='/') }}",
+    "{{ 'x\\u00a0y z' | wordwrap(2) }}",
+]
 cases = []
 for t in [x for x in typed.split('\n') if x]:
     cases.append({"vars": V, "mode": "typed", "tmpl": t})
