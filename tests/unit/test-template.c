@@ -819,6 +819,23 @@ static void test_omit_and_misc(void **state)
 	s = typed(vars, "{{ 'x' * 100000000 }}");
 	assert_non_null(strstr(s, "too large"));
 	free(s);
+	/* Ansible's 'nan'|float is a NaN, which a JSON value cannot hold: an
+	 * error that says so, not an "undefined" value (the oracle cases
+	 * cannot hold this one: Ansible succeeds) */
+	s = typed(vars, "{{ 'nan' | float }}");
+	assert_non_null(strstr(s, "is not a finite number"));
+	free(s);
+	s = typed(vars, "{{ ('-inf' | float) is nan }}");
+	assert_non_null(strstr(s, "is not a finite number"));
+	free(s);
+	/* vault/unvault need secrets the engine does not have */
+	s = typed(vars, "{{ 'x' | vault('secret') }}");
+	assert_non_null(strstr(s, "Ansible Vault secrets"));
+	free(s);
+	/* every combination of a long list is refused, not built */
+	s = typed(vars, "{{ range(60) | permutations(8) | length }}");
+	assert_non_null(strstr(s, "too large"));
+	free(s);
 	json_decref(vars);
 }
 
