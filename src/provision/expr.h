@@ -262,6 +262,7 @@ const struct tfilter *filters_datetime_find(const char *name);
 const struct tfilter *filters_seq_find(const char *name);
 const struct tfilter *filters_markup_find(const char *name);
 const struct tfilter *filters_wrap_find(const char *name);
+const struct tfilter *filters_pprint_find(const char *name);
 
 /* Python's datetime and timedelta values (filters-datetime.c), made by
  * to_datetime: JSON objects with one reserved key, which the evaluator and

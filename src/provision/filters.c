@@ -2081,6 +2081,8 @@ const struct tfilter *filter_find(const char *name)
 		f = filters_markup_find(name);
 	if (!f)
 		f = filters_wrap_find(name);
+	if (!f)
+		f = filters_pprint_find(name);
 	return f ? f : filters_jmespath_find(name);
 }
 

@@ -1169,6 +1169,77 @@ text += [
     "{{ 'a\\u2028b\\u2029c\\x85d' | wordwrap(5, wrapstring='/') }}",
     "{{ 'x\\u00a0y z' | wordwrap(2) }}",
 ]
+# Jinja2's pprint (filters-pprint.c)
+typed += r"""
+{{ d | pprint }}
+{{ users | pprint }}
+{{ objs | pprint }}
+{{ hostvars | pprint }}
+{{ 5 | pprint }}
+{{ 'x' | pprint }}
+{{ none | pprint }}
+{{ 1.5 | pprint }}
+{{ range(40) | list | pprint }}
+{{ objs * 3 | pprint }}
+{{ (objs * 3) | pprint }}
+{{ {'zeta': range(30) | list, 'alpha': 'short', 'mid': {'k': range(25) | list}} | pprint }}
+{{ ('word ' * 40) | pprint }}
+{{ ['word ' * 40] | pprint }}
+{{ {'k': 'word ' * 40} | pprint }}
+{{ ['a' * 100] | pprint }}
+{{ [[1, 2], [3, [4, 5]], 'x' * 70] | pprint }}
+{{ groups | pprint }}
+{{ [] | pprint }}
+{{ {} | pprint }}
+{{ '' | pprint }}
+{{ {'b': 1, 'a': 2, 'B': 3} | pprint }}
+{{ unicode | pprint }}
+{{ [unicode * 30] | pprint }}
+{{ {'x': none, 'y': true, 'z': [1.5, 'q']} | pprint }}
+{{ [{'name': 'n' * 50, 'items': range(12) | list}, {'name': 'm', 'items': []}] | pprint }}
+{{ 'aaaaaaaaaa bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb cc' | pprint }}
+{{ range(100) | list | map('string') | list | pprint }}
+"""
+# pprint layouts (text mode: typed mode reads most of them back as values)
+text += [
+    "{{ 'line one\\nline two ' ~ ('z' * 80) ~ '\\nthree' | pprint }}",
+    "{{ ['line one\\nline two ' ~ ('z' * 80) ~ ' end\\nthree'] | pprint }}",
+    "{{ {'k': 'a\\tb ' * 30} | pprint }}",
+    '{{ d | pprint }}',
+    '{{ \'it\\\'s "q" \' * 12 | pprint }}',
+    '{{ users | pprint }}',
+    '{{ objs | pprint }}',
+    '{{ hostvars | pprint }}',
+    '{{ 5 | pprint }}',
+    "{{ 'x' | pprint }}",
+    '{{ none | pprint }}',
+    '{{ 1.5 | pprint }}',
+    '{{ range(40) | list | pprint }}',
+    '{{ (objs * 3) | pprint }}',
+    "{{ {'zeta': range(30) | list, 'alpha': 'short', 'mid': {'k': range(25) | list}} | pprint }}",
+    "{{ ('word ' * 40) | pprint }}",
+    "{{ ['word ' * 40] | pprint }}",
+    "{{ {'k': 'word ' * 40} | pprint }}",
+    "{{ ['a' * 100] | pprint }}",
+    "{{ [[1, 2], [3, [4, 5]], 'x' * 70] | pprint }}",
+    '{{ groups | pprint }}',
+    '{{ [] | pprint }}',
+    '{{ {} | pprint }}',
+    "{{ '' | pprint }}",
+    "{{ {'b': 1, 'a': 2, 'B': 3} | pprint }}",
+    '{{ unicode | pprint }}',
+    '{{ [unicode * 30] | pprint }}',
+    "{{ {'x': none, 'y': true, 'z': [1.5, 'q']} | pprint }}",
+    "{{ [{'name': 'n' * 50, 'items': range(12) | list}, {'name': 'm', 'items': []}] | pprint }}",
+    "{{ 'aaaaaaaaaa bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb cc' | pprint }}",
+    "{{ range(100) | list | map('string') | list | pprint }}",
+    '{{ (\'it\\\'s "q" \' * 12) | pprint }}',
+    "{{ [['a', ('b ' * 37) ~ 'b']] | pprint }}",
+    "{{ [['a', ('b ' * 36) ~ 'b']] | pprint }}",
+    "{{ [{'k': ('b ' * 34) ~ 'bbb', 'j': 1}] | pprint }}",
+    "{{ [{'j': 1, 'k': ('b ' * 34) ~ 'bbb'}] | pprint }}",
+    "{{ [('b ' * 37) ~ 'b', 'a'] | pprint }}",
+]
 cases = []
 for t in [x for x in typed.split('\n') if x]:
     cases.append({"vars": V, "mode": "typed", "tmpl": t})
