@@ -775,6 +775,13 @@ json_t *tmpl_eval(struct tmpl_env *env, const char *expr, struct diag *d)
 	ev_init(&ev, env, d, expr);
 	json_t *r = eval_expr(&ev, expr, true);
 	ev_done(&ev);
+	if (r && dt_contains(r)) {
+		/* a datetime leaves the engine as Ansible prints it (debug var=) */
+		struct strbuf sb = STRBUF_INIT;
+		val_str(&sb, r);
+		json_decref(r);
+		r = typed_result(strbuf_detach(&sb), false);
+	}
 	return own(r);
 }
 

@@ -388,6 +388,14 @@ static void test_resolver_and_eval(void **state)
 	r = tmpl_eval(&env, "[x, 'a'] | length", &d);
 	assert_int_equal(json_integer_value(r), 2);
 	json_decref(r);
+	/* a datetime (or a list holding one) leaves as Ansible's debug var=
+	 * prints it, never as the engine's inner representation */
+	r = tmpl_eval(&env, "'2024-01-03 04:05:06' | to_datetime", &d);
+	assert_string_equal(json_string_value(r), "2024-01-03 04:05:06");
+	json_decref(r);
+	r = tmpl_eval(&env, "['2024-01-03' | to_datetime('%Y-%m-%d')]", &d);
+	assert_string_equal(json_string_value(r), "[datetime.datetime(2024, 1, 3, 0, 0)]");
+	json_decref(r);
 	/* results never share containers with the variables */
 	json_object_set_new(vars, "lst", jparse("[[1], {\"k\": 2}]"));
 	r = tmpl_eval(&env, "lst", &d);
