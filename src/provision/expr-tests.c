@@ -2,7 +2,8 @@
  * Jinja2's builtin tests plus Ansible's result tests (succeeded, failed,
  * changed, skipped, finished...) with Ansible's exact rules — a skipped task
  * counts as succeeded, which the thesis's async polling relies on — and the
- * `version` test with LooseVersion ordering (spec §4.5). */
+ * `version` test with LooseVersion ordering (spec §4.5), and Ansible's
+ * path, set, URL (urlsplit from filters-path.c) and NaN tests. */
 #include "config.h"
 
 #include <ctype.h>

@@ -1,6 +1,8 @@
 /* filters.c: the filter table of the templating engine (Jinja2's builtin
  * filters plus Ansible's core ones, spec §4.4), and the name lookup that
- * joins it with the other filter files (filters-regex.c, filters-data.c).
+ * joins it with the other filter files (filters-regex.c, filters-data.c,
+ * filters-jmespath.c, filters-format.c, filters-path.c, filters-datetime.c,
+ * filters-seq.c, filters-markup.c, filters-wrap.c, filters-pprint.c).
  * Each filter reproduces the Python implementation's behaviour on edge
  * cases recipes hit: `default` only for undefined unless its second arg,
  * `int` of bad text is 0, `bool` of 'yes'/'on'/'1', case-insensitive `sort`
