@@ -16,6 +16,7 @@
 
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <ctype.h>
+#include <limits.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -308,6 +309,10 @@ json_t *dt_arith(struct ev *ev, int op, json_t *a, json_t *b, size_t pos)
 		case TK_DIV:
 		case TK_FLOORDIV:
 		case TK_MOD:
+			if (y == -1 && x == LLONG_MIN) { /* the one quotient an int64 cannot hold */
+				ev_error(ev, TMPL_ERR_TYPE, pos, "timedelta: value out of range");
+				return NULL;
+			}
 			if (y == 0) {
 				ev_error(ev, TMPL_ERR_TYPE, pos, "integer division or modulo by zero");
 				return NULL;
@@ -334,6 +339,10 @@ json_t *dt_arith(struct ev *ev, int op, json_t *a, json_t *b, size_t pos)
 			ev_error(ev, TMPL_ERR_TYPE, pos, integral ? "integer division or modulo by zero" : "float division by zero");
 			return NULL;
 		}
+		if (integral && k == -1 && td == LLONG_MIN) {
+			ev_error(ev, TMPL_ERR_TYPE, pos, "timedelta: value out of range");
+			return NULL;
+		}
 		if (op == TK_FLOORDIV) {
 			if (!integral) {
 				ev_error(ev, TMPL_ERR_TYPE, pos, "unsupported operand type(s) for //: 'datetime.timedelta' and 'float'");
@@ -342,8 +351,10 @@ json_t *dt_arith(struct ev *ev, int op, json_t *a, json_t *b, size_t pos)
 			return td_new(floordiv_ll(td, k));
 		}
 		if (integral) { /* Python's _divide_and_round: half to even */
-			long long q = floordiv_ll(td, k), rem2 = fmod_ll(td, k) * 2;
-			if ((k > 0 ? rem2 > k : rem2 < k) || (rem2 == k && (q & 1)))
+			/* rem has k's sign and |rem| < |k|: k - rem cannot overflow,
+			 * where 2 * rem could */
+			long long q = floordiv_ll(td, k), rem = fmod_ll(td, k), other = k - rem;
+			if ((k > 0 ? rem > other : rem < other) || (rem == other && (q & 1)))
 				q++;
 			return td_new(q);
 		}

@@ -40,6 +40,22 @@ static int r_arg(struct ev *ev, json_t *rj, long long *r, size_t pos)
 	return 0;
 }
 
+/* Whether the n-item pool gives more results than the engine builds:
+ * C(n, r) or n!/(n-r)!, counted until it passes the limit (so the
+ * recursion of permute() never goes deep and nothing huge is started). */
+static bool too_many(size_t n, size_t r, bool ordered)
+{
+	unsigned long long count = 1, limit = TMPL_MAX_SEQ / (r ? r : 1);
+	for (size_t i = 0; i < r && i < n; i++) {
+		count *= (unsigned long long)(n - i);
+		if (!ordered)
+			count /= i + 1; /* C(n, i+1) = C(n, i) * (n-i) / (i+1), exact */
+		if (count > limit)
+			return true;
+	}
+	return false;
+}
+
 /* Adds one result to out, failing once the result would be too large. */
 static int emit(struct ev *ev, json_t *out, json_t *pool, const size_t *idx, size_t r, size_t pos)
 {
@@ -73,6 +89,10 @@ F(combinations)
 	out = json_array();
 	if ((unsigned long long)rr > n)
 		goto done;
+	if (too_many(n, r, false)) {
+		ev_error(ev, TMPL_ERR_LIMIT, pos, "result of combinations/permutations is too large");
+		goto fail;
+	}
 	size_t *idx = xcalloc(r + 1, sizeof(*idx));
 	for (size_t i = 0; i < r; i++)
 		idx[i] = i;
@@ -133,6 +153,10 @@ F(permutations)
 	json_t *out = NULL;
 	if (rj && !json_is_null(rj) && r_arg(ev, rj, &rr, pos) < 0)
 		goto out;
+	if ((unsigned long long)rr <= n && too_many(n, (size_t)rr, true)) {
+		ev_error(ev, TMPL_ERR_LIMIT, pos, "result of combinations/permutations is too large");
+		goto out;
+	}
 	out = json_array();
 	if ((unsigned long long)rr <= n) {
 		size_t *idx = xcalloc((size_t)rr + 1, sizeof(*idx));

@@ -33,10 +33,16 @@ static const char wordsep_re[] =
 	"|(?<=" WP ")(?=-{2,}\\w)))";
 static const char wordsep_simple_re[] = "(" WS "+)";
 
+/* The chunks of one line. A long word is cut from its front line after
+ * line: v[i] + off[i] is what is left of it and len[i] its length in code
+ * points, so a huge word costs linear time, not quadratic. */
 struct chunks {
 	char **v;
+	size_t *off, *len;
 	size_t n, alloc;
 };
+
+static size_t cplen(const char *s) { return utf8_len(s, strlen(s)); }
 
 static void chunk_push(struct chunks *c, const char *s, size_t n)
 {
@@ -45,8 +51,13 @@ static void chunk_push(struct chunks *c, const char *s, size_t n)
 	if (c->n == c->alloc) {
 		c->alloc = c->alloc ? 2 * c->alloc : 16;
 		c->v = xreallocarray(c->v, c->alloc, sizeof(*c->v));
+		c->off = xreallocarray(c->off, c->alloc, sizeof(*c->off));
+		c->len = xreallocarray(c->len, c->alloc, sizeof(*c->len));
 	}
-	c->v[c->n++] = xstrndup(s, n);
+	c->v[c->n] = xstrndup(s, n);
+	c->off[c->n] = 0;
+	c->len[c->n] = cplen(c->v[c->n]);
+	c->n++;
 }
 
 static void chunks_release(struct chunks *c)
@@ -54,9 +65,9 @@ static void chunks_release(struct chunks *c)
 	for (size_t i = 0; i < c->n; i++)
 		free(c->v[i]);
 	free(c->v);
+	free(c->off);
+	free(c->len);
 }
-
-static size_t cplen(const char *s) { return utf8_len(s, strlen(s)); }
 
 /* The byte offset of code point k of s (or its end). */
 static size_t cp_offset(const char *s, size_t k)
@@ -82,14 +93,19 @@ static int split_chunks(struct ev *ev, const char *line, bool hyphens, struct ch
 	int err;
 	PCRE2_SIZE off;
 	pcre2_code *re = pcre2_compile((PCRE2_SPTR)(hyphens ? wordsep_re : wordsep_simple_re), PCRE2_ZERO_TERMINATED,
-				       PCRE2_UTF | PCRE2_UCP | PCRE2_MATCH_INVALID_UTF, &err, &off, NULL);
+				       PCRE2_UTF | PCRE2_UCP, &err, &off, NULL);
 	if (!re) {
 		ev_error(ev, TMPL_ERR_TYPE, pos, "wordwrap: internal pattern failed to compile");
 		return -1;
 	}
 	pcre2_match_data *md = pcre2_match_data_create_from_pattern(re, NULL);
 	size_t len = strlen(line), at = 0, last = 0;
-	while (at <= len && pcre2_match(re, (PCRE2_SPTR)line, len, at, 0, md, NULL) >= 0) {
+	int rc = 0;
+	/* PCRE2 checks the whole subject's UTF-8 on every call (always, with
+	 * PCRE2_MATCH_INVALID_UTF): once is enough, or a long text costs
+	 * quadratic time */
+	while (at <= len &&
+	       (rc = pcre2_match(re, (PCRE2_SPTR)line, len, at, at ? PCRE2_NO_UTF_CHECK : 0, md, NULL)) >= 0) {
 		PCRE2_SIZE *ov = pcre2_get_ovector_pointer(md);
 		chunk_push(out, line + last, ov[0] - last);
 		chunk_push(out, line + ov[2], ov[3] - ov[2]);
@@ -99,6 +115,10 @@ static int split_chunks(struct ev *ev, const char *line, bool hyphens, struct ch
 	chunk_push(out, line + last, len - last);
 	pcre2_match_data_free(md);
 	pcre2_code_free(re);
+	if (rc < 0 && rc != PCRE2_ERROR_NOMATCH) {
+		ev_error(ev, TMPL_ERR_TYPE, pos, "wordwrap: the text is not valid UTF-8");
+		return -1;
+	}
 	return 0;
 }
 
@@ -113,28 +133,29 @@ static void wrap_chunks(struct chunks *c, size_t width, bool break_long, bool hy
 	while (next < c->n) {
 		struct strbuf line = STRBUF_INIT;
 		size_t cur_len = 0, line_chunks = 0;
-		char *last_chunk = NULL; /* the last chunk added, to drop trailing whitespace */
-		if (any_line && all_ws(c->v[next]))
+		const char *last_chunk = NULL; /* the last chunk added, to drop trailing whitespace */
+#define CHUNK(i) (c->v[i] + c->off[i])
+		if (any_line && all_ws(CHUNK(next)))
 			next++;
 		while (next < c->n) {
-			size_t l = cplen(c->v[next]);
+			size_t l = c->len[next];
 			if (cur_len + l > width)
 				break;
-			strbuf_addstr(&line, c->v[next]);
-			last_chunk = c->v[next];
+			strbuf_addstr(&line, CHUNK(next));
+			last_chunk = CHUNK(next);
 			cur_len += l;
 			line_chunks++;
 			next++;
 		}
-		if (next < c->n && cplen(c->v[next]) > width) {
+		if (next < c->n && c->len[next] > width) {
 			/* _handle_long_word */
-			char *chunk = c->v[next];
+			const char *chunk = CHUNK(next);
 			size_t space_left = width > cur_len ? width - cur_len : 0;
 			if (width < 1)
 				space_left = 1;
 			if (break_long) {
 				size_t end = space_left;
-				if (hyphens && cplen(chunk) > space_left) {
+				if (hyphens && c->len[next] > space_left) {
 					/* after the last hyphen before the limit, if
 					 * something other than hyphens precedes it */
 					size_t lim = cp_offset(chunk, space_left), hy = 0;
@@ -150,7 +171,8 @@ static void wrap_chunks(struct chunks *c, size_t width, bool break_long, bool hy
 				strbuf_add(&line, chunk, cut);
 				last_chunk = NULL;
 				line_chunks++;
-				memmove(chunk, chunk + cut, strlen(chunk + cut) + 1);
+				c->off[next] += cut;
+				c->len[next] -= utf8_len(chunk, cut);
 			} else if (!line_chunks) {
 				strbuf_addstr(&line, chunk);
 				last_chunk = chunk;
@@ -158,6 +180,7 @@ static void wrap_chunks(struct chunks *c, size_t width, bool break_long, bool hy
 				next++;
 			}
 		}
+#undef CHUNK
 		if (last_chunk && all_ws(last_chunk)) {
 			line.len -= strlen(last_chunk);
 			if (line.buf)
