@@ -840,6 +840,18 @@ static void test_omit_and_misc(void **state)
 	s = typed(vars, "{{ 'x' | vault('secret') }}");
 	assert_non_null(strstr(s, "Ansible Vault secrets"));
 	free(s);
+	/* a value that is not UTF-8 (set from raw bytes): the regex loops
+	 * keep PCRE2's tolerant matching, wordwrap says why it cannot */
+	json_object_set_new(vars, "raw", json_stringn_nocheck("\xff a b", 5));
+	s = typed(vars, "{{ raw | regex_replace(' ', '_') | length }}");
+	assert_string_equal(s, "\"5\"");
+	free(s);
+	s = typed(vars, "{{ raw | regex_findall('[ab]') }}");
+	assert_string_equal(s, "[\"a\",\"b\"]");
+	free(s);
+	s = typed(vars, "{{ raw | wordwrap(1) }}");
+	assert_non_null(strstr(s, "not valid UTF-8"));
+	free(s);
 	/* every combination of a long list is refused, not built */
 	s = typed(vars, "{{ range(60) | permutations(8) | length }}");
 	assert_non_null(strstr(s, "too large"));
