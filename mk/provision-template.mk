@@ -7,6 +7,9 @@ libimc_la_SOURCES += src/provision/template.h src/provision/expr.h \
 	src/provision/template.c src/provision/filters.c \
 	src/provision/filters-data.c src/provision/filters-regex.c \
 	src/provision/filters-jmespath.c src/provision/filters-format.c \
+	src/provision/filters-path.c src/provision/filters-datetime.c \
+	src/provision/filters-seq.c src/provision/filters-markup.c \
+	src/provision/filters-wrap.c src/provision/filters-pprint.c \
 	src/provision/expr-tests.c src/provision/lookup.c
 
 EXTRA_DIST += tests/unit/test-template-cases.json tests/unit/test-template-cases.py \

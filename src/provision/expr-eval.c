@@ -106,6 +106,8 @@ static const char *objname(const json_t *v)
 {
 	if (json_is_null(v))
 		return "'None'";
+	if (dt_kind(v))
+		return dt_kind(v) == DT_DATETIME ? "'datetime.datetime object'" : "'datetime.timedelta object'";
 	switch (json_typeof(v)) {
 	case JSON_OBJECT: return "'dict object'";
 	case JSON_ARRAY: return "'list object'";
@@ -235,6 +237,8 @@ json_t *ev_lookup_name(struct ev *ev, const char *name, size_t pos)
 
 static json_t *get_attr(struct ev *ev, json_t *base, const char *name)
 {
+	if (dt_kind(base))
+		return dt_attr(ev, base, name);
 	if (json_is_object(base)) {
 		json_t *v = json_object_get(base, name);
 		if (v)
@@ -438,6 +442,8 @@ static json_t *repeat(struct ev *ev, json_t *seq, long long times, size_t pos)
 
 static json_t *arith(struct ev *ev, int op, json_t *a, json_t *b, size_t pos)
 {
+	if (dt_kind(a) || dt_kind(b))
+		return dt_arith(ev, op, a, b, pos);
 	bool an = json_is_number(a) || json_is_boolean(a), bn = json_is_number(b) || json_is_boolean(b);
 	if (an && bn) {
 		bool ints = val_is_int(a) && val_is_int(b);
@@ -1252,6 +1258,8 @@ static json_t *eval_method(struct ev *ev, const struct tnode *call, const struct
 	bool known = false;
 	if (json_is_string(self))
 		r = str_method(ev, self, m, args, kw, call->pos, &known);
+	else if (dt_kind(self))
+		r = dt_method(ev, self, m, args, kw, call->pos, &known);
 	else if (json_is_object(self)) {
 		json_t *cyc;
 		if (!strcmp(m, "cycle") && (cyc = json_object_get(self, "index0")) && json_object_get(self, "revindex")) {

@@ -2,7 +2,8 @@
  * Jinja2's builtin tests plus Ansible's result tests (succeeded, failed,
  * changed, skipped, finished...) with Ansible's exact rules — a skipped task
  * counts as succeeded, which the thesis's async polling relies on — and the
- * `version` test with LooseVersion ordering (spec §4.5). */
+ * `version` test with LooseVersion ordering (spec §4.5), and Ansible's
+ * path, set, URL (urlsplit from filters-path.c) and NaN tests. */
 #include "config.h"
 
 #include <ctype.h>
@@ -413,6 +414,16 @@ T(subset)
 		ev_error(ev, TMPL_ERR_TYPE, pos, "subset/superset tests need two lists");
 		return -1;
 	}
+	/* Ansible builds Python sets of both sides */
+	for (size_t i = 0; i < json_array_size(a) + json_array_size(b); i++) {
+		json_t *x = i < json_array_size(a) ? json_array_get(a, i) : json_array_get(b, i - json_array_size(a));
+		if (json_is_array(x) || json_is_object(x)) {
+			ev_error(ev, TMPL_ERR_TYPE, pos, "unhashable type: '%s'", val_typename(x));
+			json_decref(a);
+			json_decref(b);
+			return -1;
+		}
+	}
 	*res = true;
 	for (size_t i = 0; i < json_array_size(a) && *res; i++) {
 		bool f;
@@ -501,6 +512,172 @@ T(directory) { (void)ev; (void)args; (void)kw; (void)pos; return path_test(in, r
 T(link) { (void)ev; (void)args; (void)kw; (void)pos; return path_test(in, res, 3); }
 T(abs) { (void)ev; (void)args; (void)kw; (void)pos; return path_test(in, res, 4); }
 
+/* Python's math.isnan: true only for a float NaN; other types are not
+ * numbers to it (TypeError, which Ansible's test turns into false). */
+T(nan)
+{
+	(void)ev; (void)args; (void)kw; (void)pos;
+	*res = json_is_real(in) && isnan(json_real_value(in));
+	return 0;
+}
+
+/* os.lstat's TypeError, which these tests do not catch. */
+static int need_path(struct ev *ev, const json_t *in, size_t pos)
+{
+	if (json_is_string(in))
+		return 0;
+	ev_error(ev, TMPL_ERR_TYPE, pos, "lstat: path should be string, bytes or os.PathLike, not %s", val_typename(in));
+	return -1;
+}
+
+/* os.path.lexists: the path names something, a dangling link included. */
+T(link_exists)
+{
+	(void)args; (void)kw;
+	struct stat st;
+	if (need_path(ev, in, pos) < 0)
+		return -1;
+	*res = lstat(json_string_value(in), &st) == 0;
+	return 0;
+}
+
+/* os.path.ismount: an existing path, not a symlink, on another device
+ * than its parent or the same inode as it (the root). */
+T(mount)
+{
+	(void)args; (void)kw;
+	struct stat st, pst;
+	*res = false;
+	if (need_path(ev, in, pos) < 0)
+		return -1;
+	if (lstat(json_string_value(in), &st) < 0 || S_ISLNK(st.st_mode))
+		return 0;
+	char *parent = xasprintf("%s/..", json_string_value(in));
+	char *real = realpath(parent, NULL);
+	if (real && lstat(real, &pst) == 0)
+		*res = st.st_dev != pst.st_dev || st.st_ino == pst.st_ino;
+	free(real);
+	free(parent);
+	return 0;
+}
+
+/* os.path.samefile: both paths must exist (Python raises otherwise, and
+ * so does Ansible's test); same device and inode. */
+T(same_file)
+{
+	json_t *other = ARG(0, "f2");
+	struct stat a, b;
+	if (!json_is_string(in) || !other || !json_is_string(other)) {
+		ev_error(ev, TMPL_ERR_TYPE, pos, "same_file: expected two paths, got %s and %s", val_typename(in),
+			 other ? val_typename(other) : "nothing");
+		return -1;
+	}
+	const char *missing = stat(json_string_value(in), &a) < 0 ? json_string_value(in)
+			      : stat(json_string_value(other), &b) < 0 ? json_string_value(other) : NULL;
+	if (missing) {
+		ev_error(ev, TMPL_ERR_TYPE, pos, "[Errno 2] No such file or directory: '%s'", missing);
+		return -1;
+	}
+	*res = a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+	return 0;
+}
+
+/* Ansible's uri test: urllib.parse.urlparse() accepts the value (a string,
+ * or a falsy value it reads as an empty one) and, when schemes are given,
+ * its scheme is one of them. */
+static bool uri_parts(json_t *in, json_t *schemes, struct url_parts *u)
+{
+	const char *err;
+	memset(u, 0, sizeof(*u));
+	if (!json_is_string(in) && val_truthy(in))
+		return false;
+	const char *s = json_is_string(in) ? json_string_value(in) : "";
+	if (url_split(s, json_is_string(in) ? json_string_length(in) : 0, u, &err) < 0)
+		return false;
+	if (!json_is_string(in)) {
+		/* Python answers bytes for a non-string: b'' is never 'file' */
+		free(u->scheme);
+		u->scheme = xstrdup("\x01bytes");
+	}
+	if (schemes && val_truthy(schemes)) {
+		json_t *sj = json_string(u->scheme);
+		bool found = false;
+		if (!sj || val_contains(schemes, sj, &found) < 0)
+			found = false;
+		json_decref(sj);
+		if (!found) {
+			url_parts_release(u);
+			return false;
+		}
+	}
+	return true;
+}
+
+T(uri)
+{
+	(void)ev; (void)pos;
+	struct url_parts u;
+	*res = uri_parts(in, ARG(0, "schemes"), &u);
+	url_parts_release(&u);
+	return 0;
+}
+
+/* url: a uri with a netloc, or of scheme 'file'. */
+T(url)
+{
+	(void)ev; (void)pos;
+	struct url_parts u;
+	*res = uri_parts(in, ARG(0, "schemes"), &u) && (*u.netloc || !strcmp(u.scheme, "file"));
+	url_parts_release(&u);
+	return 0;
+}
+
+T(urn)
+{
+	(void)ev; (void)pos; (void)args; (void)kw;
+	struct url_parts u;
+	json_t *schemes = json_pack("[s]", "urn");
+	*res = uri_parts(in, schemes, &u);
+	json_decref(schemes);
+	url_parts_release(&u);
+	return 0;
+}
+
+/* Ansible's vault_encrypted: true for a value loaded from a !vault tag.
+ * The engine's values are plain JSON (the executor hands vaulted recipes
+ * to Ansible), so no value here is one. */
+T(vault_encrypted) { (void)ev; (void)in; (void)args; (void)kw; (void)pos; *res = false; return 0; }
+
+/* Jinja2's `filter` and `test` tests: whether a name is a known filter or
+ * test. Under Ansible 2.14 an unknown name is an error (its plugin loader
+ * raises instead of answering false), and so is a name that is not a
+ * string. */
+static int known_name(struct ev *ev, json_t *in, bool found, size_t pos, bool *res)
+{
+	if (!json_is_string(in)) {
+		ev_error(ev, TMPL_ERR_TYPE, pos, "key must be a string, got %s instead", val_typename(in));
+		return -1;
+	}
+	if (!found) {
+		ev_error(ev, TMPL_ERR_TYPE, pos, "Could not load \"%s\"", json_string_value(in));
+		return -1;
+	}
+	*res = true;
+	return 0;
+}
+
+T(filter)
+{
+	(void)args; (void)kw;
+	return known_name(ev, in, json_is_string(in) && filter_find(json_string_value(in)), pos, res);
+}
+
+T(test)
+{
+	(void)args; (void)kw;
+	return known_name(ev, in, json_is_string(in) && test_find(json_string_value(in)), pos, res);
+}
+
 static const struct ttest tests[] = {
 	{ "!=", t_ne, false },
 	{ "<", t_lt, false },
@@ -529,6 +706,7 @@ static const struct ttest tests[] = {
 	{ "false", t_is_false, false },
 	{ "falsy", t_falsy, false },
 	{ "file", t_file, false },
+	{ "filter", t_filter, false },
 	{ "finished", t_finished, false },
 	{ "float", t_float, false },
 	{ "ge", t_ge, false },
@@ -540,20 +718,29 @@ static const struct ttest tests[] = {
 	{ "is_dir", t_directory, false },
 	{ "is_file", t_file, false },
 	{ "is_link", t_link, false },
+	{ "is_mount", t_mount, false },
+	{ "is_same_file", t_same_file, false },
+	{ "isnan", t_nan, false },
+	{ "issubset", t_subset, false },
+	{ "issuperset", t_superset, false },
 	{ "iterable", t_iterable, false },
 	{ "le", t_le, false },
 	{ "lessthan", t_lt, false },
 	{ "link", t_link, false },
+	{ "link_exists", t_link_exists, false },
 	{ "lower", t_lower, false },
 	{ "lt", t_lt, false },
 	{ "mapping", t_mapping, false },
 	{ "match", t_match, false },
+	{ "mount", t_mount, false },
+	{ "nan", t_nan, false },
 	{ "ne", t_ne, false },
 	{ "none", t_none, false },
 	{ "number", t_number, false },
 	{ "odd", t_odd, false },
 	{ "reachable", t_reachable, false },
 	{ "regex", t_regex, false },
+	{ "same_file", t_same_file, false },
 	{ "sameas", t_sameas, false },
 	{ "search", t_search, false },
 	{ "sequence", t_sequence, false },
@@ -566,11 +753,16 @@ static const struct ttest tests[] = {
 	{ "success", t_succeeded, false },
 	{ "successful", t_succeeded, false },
 	{ "superset", t_superset, false },
+	{ "test", t_test, false },
 	{ "true", t_is_true, false },
 	{ "truthy", t_truthy, false },
 	{ "undefined", t_undefined, true },
 	{ "unreachable", t_unreachable, false },
 	{ "upper", t_upper, false },
+	{ "uri", t_uri, false },
+	{ "url", t_url, false },
+	{ "urn", t_urn, false },
+	{ "vault_encrypted", t_vault_encrypted, false },
 	{ "version", t_version, false },
 	{ "version_compare", t_version, false },
 	{ NULL, NULL, false },

@@ -68,6 +68,8 @@ bool val_truthy(const json_t *v)
 {
 	if (!v)
 		return false;
+	if (dt_kind(v))
+		return dt_truthy(v);
 	switch (json_typeof(v)) {
 	case JSON_OBJECT: return json_object_size(v) > 0;
 	case JSON_ARRAY: return json_array_size(v) > 0;
@@ -135,6 +137,8 @@ bool val_equal(const json_t *a, const json_t *b)
 int val_compare(const json_t *a, const json_t *b, int *cmp)
 {
 	double x, y;
+	if (dt_kind(a) || dt_kind(b))
+		return dt_compare(a, b, cmp);
 	if ((json_is_number(a) || json_is_boolean(a)) && (json_is_number(b) || json_is_boolean(b))) {
 		if (val_is_int(a) && val_is_int(b)) {
 			long long p = val_int(a), q = val_int(b);
@@ -170,6 +174,8 @@ const char *val_typename(const json_t *v)
 {
 	if (!v)
 		return "AnsibleUndefined";
+	if (dt_kind(v))
+		return dt_typename(v);
 	switch (json_typeof(v)) {
 	case JSON_OBJECT: return "dict";
 	case JSON_ARRAY: return "list";
@@ -281,6 +287,10 @@ static void repr_depth(struct strbuf *sb, const json_t *v, bool top_str, int dep
 	}
 	if (depth > 200) {
 		strbuf_addstr(sb, "...");
+		return;
+	}
+	if (dt_kind(v)) {
+		dt_print(sb, v, !top_str);
 		return;
 	}
 	switch (json_typeof(v)) {

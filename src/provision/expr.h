@@ -257,6 +257,35 @@ const struct tfilter *filters_core_find(const char *name);
 const struct tfilter *filters_data_find(const char *name);
 const struct tfilter *filters_jmespath_find(const char *name);
 const struct tfilter *filters_format_find(const char *name);
+const struct tfilter *filters_path_find(const char *name);
+const struct tfilter *filters_datetime_find(const char *name);
+const struct tfilter *filters_seq_find(const char *name);
+const struct tfilter *filters_markup_find(const char *name);
+const struct tfilter *filters_wrap_find(const char *name);
+const struct tfilter *filters_pprint_find(const char *name);
+
+/* Python's datetime and timedelta values (filters-datetime.c), made by
+ * to_datetime: JSON objects with one reserved key, which the evaluator and
+ * expr-value.c hand to these functions instead of treating as dicts. */
+enum { DT_NONE, DT_DATETIME, DT_TIMEDELTA };
+int dt_kind(const json_t *v);
+bool dt_contains(const json_t *v);     /* v or anything inside it is one */
+void dt_print(struct strbuf *sb, const json_t *v, bool repr);
+void dt_isoformat(struct strbuf *sb, const json_t *v, const char *sep); /* a datetime */
+const char *dt_typename(const json_t *v);
+bool dt_truthy(const json_t *v);
+int dt_compare(const json_t *a, const json_t *b, int *cmp);
+json_t *dt_arith(struct ev *ev, int op, json_t *a, json_t *b, size_t pos);
+json_t *dt_attr(struct ev *ev, const json_t *v, const char *name);
+json_t *dt_method(struct ev *ev, const json_t *self, const char *m, json_t *args, json_t *kw, size_t pos, bool *known);
+
+/* URLs (filters-path.c): Python's urllib.parse.urlsplit. The parts are
+ * malloc'd; url_parts_release() frees them. */
+struct url_parts {
+	char *scheme, *netloc, *path, *query, *fragment;
+};
+int url_split(const char *s, size_t n, struct url_parts *u, const char **err);
+void url_parts_release(struct url_parts *u);
 
 /* Lookups (lookup.c). terms: array. Returns a list (always). */
 json_t *lookup_run(struct ev *ev, const char *name, json_t *terms, json_t *kw, size_t pos);

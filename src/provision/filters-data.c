@@ -96,6 +96,18 @@ static void pyjson(struct strbuf *sb, const json_t *v, const struct pyjson_opt *
 		strbuf_addstr(sb, "null");
 		return;
 	}
+	if (dt_kind(v)) {
+		/* Ansible's JSON encoder writes a datetime in ISO 8601 (a
+		 * timedelta, which it refuses, as its text) */
+		struct strbuf t = STRBUF_INIT;
+		if (dt_kind(v) == DT_DATETIME)
+			dt_isoformat(&t, v, "T");
+		else
+			dt_print(&t, v, false);
+		pyjson_str(sb, t.buf, t.len, o->ascii);
+		strbuf_release(&t);
+		return;
+	}
 	switch (json_typeof(v)) {
 	case JSON_NULL: strbuf_addstr(sb, "null"); break;
 	case JSON_TRUE: strbuf_addstr(sb, "true"); break;

@@ -10,6 +10,7 @@
 #include <crypt.h>
 #include <ctype.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -384,6 +385,70 @@ out:
 	return r;
 }
 
+/* x < 10**n for x >= 1 and n <= 27, exactly, as Python compares a float
+ * with an int (a double cannot hold 10**23 and up). With x = m * 2**e
+ * (m an integer below 2**53) and 10**n = 5**n * 2**n, compare m * 2**(e-n)
+ * with 5**n, which fits in 64 bits. */
+static bool less_pow10(double x, int n)
+{
+	uint64_t p5 = 1;
+	for (int k = 0; k < n; k++)
+		p5 *= 5;
+	int e;
+	double f = frexp(x, &e);
+	uint64_t m = (uint64_t)ldexp(f, 53);
+	int d = e - 53 - n;
+	if (d >= 0)
+		return d < 11 && (m << d) < p5; /* m << 11 is past any 5**n here */
+	if (-d >= 64 || p5 > (UINT64_MAX >> -d))
+		return true;
+	return m < (p5 << -d);
+}
+
+/* size | filesizeformat(binary=False): Jinja2's "1 Byte", "N Bytes" below
+ * one kilo, else one decimal in the largest unit it reaches (kB..YB by
+ * 1000, KiB..YiB by 1024). */
+F(filesizeformat)
+{
+	static const char *const dec[] = { "kB", "MB", "GB", "TB", "PB", "EB", "ZB", "YB" };
+	static const char *const bin[] = { "KiB", "MiB", "GiB", "TiB", "PiB", "EiB", "ZiB", "YiB" };
+	json_t *bj = ARG(0, "binary");
+	bool binary = bj && val_truthy(bj);
+	double bytes;
+	if (to_double(in, &bytes) < 0 || json_is_null(in)) {
+		char *t = val_to_cstr(in);
+		ev_error(ev, TMPL_ERR_TYPE, pos, "could not convert %s to float: '%s'", val_typename(in), t);
+		free(t);
+		return NULL;
+	}
+	double base = binary ? 1024 : 1000;
+	if (bytes == 1)
+		return json_string("1 Byte");
+	if (bytes < base) {
+		if (!isfinite(bytes) || fabs(bytes) >= 9.2e18) {
+			ev_error(ev, TMPL_ERR_TYPE, pos, "filesizeformat: cannot convert %g to an integer", bytes);
+			return NULL;
+		}
+		char *r = xasprintf("%lld Bytes", (long long)bytes);
+		json_t *j = json_string(r);
+		free(r);
+		return j;
+	}
+	double unit = base;
+	size_t i;
+	for (i = 0; i < 8; i++) {
+		unit *= base;
+		if (binary ? bytes < unit : less_pow10(bytes, 3 * (int)(i + 2)))
+			break;
+	}
+	if (i == 8)
+		i = 7;
+	char *r = xasprintf("%.1f %s", base * bytes / unit, binary ? bin[i] : dec[i]);
+	json_t *j = json_string(r);
+	free(r);
+	return j;
+}
+
 /* ---- urlencode / urldecode ----------------------------------------------- */
 
 /* Python's urllib.parse.quote of a value's UTF-8 bytes: letters, digits and
@@ -733,6 +798,7 @@ F(password_hash)
 
 static const struct tfilter format_filters[] = {
 	{ "comment", f_comment, false },
+	{ "filesizeformat", f_filesizeformat, false },
 	{ "human_readable", f_human_readable, false },
 	{ "human_to_bytes", f_human_to_bytes, false },
 	{ "password_hash", f_password_hash, false },

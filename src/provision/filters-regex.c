@@ -76,7 +76,11 @@ const pcre2_code *regex_get(struct ev *ev, const char *pat, int flags, size_t po
 	pthread_mutex_unlock(&rx_lock);
 	if (code)
 		return code;
-	uint32_t opts = PCRE2_UTF | PCRE2_UCP | PCRE2_MATCH_INVALID_UTF;
+	uint32_t opts = PCRE2_UTF | PCRE2_UCP;
+	/* flag 4: for subjects known to be valid UTF-8, matched with
+	 * PCRE2_NO_UTF_CHECK (see loop_code) */
+	if (!(flags & 4))
+		opts |= PCRE2_MATCH_INVALID_UTF;
 	if (flags & 1)
 		opts |= PCRE2_CASELESS;
 	if (flags & 2)
@@ -118,6 +122,54 @@ const pcre2_code *regex_get(struct ev *ev, const char *pat, int flags, size_t po
 	rx_count++;
 	pthread_mutex_unlock(&rx_lock);
 	return code;
+}
+
+/* Whether s is valid UTF-8 (RFC 3629: no overlongs, surrogates or values
+ * past U+10FFFF). */
+static bool utf8_ok(const unsigned char *s, size_t n)
+{
+	for (size_t i = 0; i < n;) {
+		unsigned char c = s[i];
+		size_t need;
+		unsigned char lo = 0x80, hi = 0xbf;
+		if (c < 0x80) {
+			i++;
+			continue;
+		}
+		if (c >= 0xc2 && c <= 0xdf)
+			need = 1;
+		else if (c >= 0xe0 && c <= 0xef) {
+			need = 2;
+			lo = c == 0xe0 ? 0xa0 : 0x80;
+			hi = c == 0xed ? 0x9f : 0xbf;
+		} else if (c >= 0xf0 && c <= 0xf4) {
+			need = 3;
+			lo = c == 0xf0 ? 0x90 : 0x80;
+			hi = c == 0xf4 ? 0x8f : 0xbf;
+		} else
+			return false;
+		for (size_t k = 1; k <= need; k++) {
+			if (i + k >= n || s[i + k] < lo || s[i + k] > hi)
+				return false;
+			lo = 0x80;
+			hi = 0xbf;
+		}
+		i += need + 1;
+	}
+	return true;
+}
+
+/* The code for a loop of matches over one subject, and the match option
+ * that goes with it. PCRE2 rechecks the whole subject's UTF-8 on every
+ * call (always, with PCRE2_MATCH_INVALID_UTF), which makes a loop over a
+ * long text quadratic: a valid subject is checked once here and matched
+ * with PCRE2_NO_UTF_CHECK; an invalid one keeps the tolerant code. */
+static const pcre2_code *loop_code(struct ev *ev, const char *pat, int flags, const char *s, size_t n, size_t pos,
+				   uint32_t *mopt)
+{
+	bool ok = utf8_ok((const unsigned char *)s, n);
+	*mopt = ok ? PCRE2_NO_UTF_CHECK : 0;
+	return regex_get(ev, pat, flags | (ok ? 4 : 0), pos);
 }
 
 int regex_search(struct ev *ev, const char *pat, int flags, const char *subj, size_t slen, bool anchored, size_t pos)
@@ -308,19 +360,22 @@ F(regex_replace)
 		flags |= 2;
 	long long count = ARG(4, "count") ? val_int(ARG(4, "count")) : 0;
 	long long mandatory = ARG(5, "mandatory_count") ? val_int(ARG(5, "mandatory_count")) : 0;
-	const pcre2_code *code = regex_get(ev, ps, flags, pos);
-	if (!code)
-		return NULL;
 	json_t *sj = to_str(in);
 	const char *s = json_string_value(sj);
 	size_t n = json_string_length(sj);
+	uint32_t mopt;
+	const pcre2_code *code = loop_code(ev, ps, flags, s, n, pos, &mopt);
+	if (!code) {
+		json_decref(sj);
+		return NULL;
+	}
 	pcre2_match_data *md = pcre2_match_data_create_from_pattern(code, NULL);
 	struct strbuf out = STRBUF_INIT;
 	size_t at = 0, copied = 0;
 	long long done = 0;
 	int err = 0;
 	while (at <= n && (count <= 0 || done < count)) {
-		int rc = pcre2_match(code, (PCRE2_SPTR)s, n, at, 0, md, NULL);
+		int rc = pcre2_match(code, (PCRE2_SPTR)s, n, at, mopt, md, NULL);
 		if (rc < 0)
 			break;
 		PCRE2_SIZE *ov = pcre2_get_ovector_pointer(md);
@@ -382,18 +437,21 @@ F(regex_findall)
 		flags |= 2;
 	if (val_truthy(ARG(2, "ignorecase")))
 		flags |= 1;
-	const pcre2_code *code = regex_get(ev, json_string_value(pat), flags, pos);
-	if (!code)
-		return NULL;
-	uint32_t cap;
-	pcre2_pattern_info(code, PCRE2_INFO_CAPTURECOUNT, &cap);
 	json_t *sj = to_str(in);
 	const char *s = json_string_value(sj);
 	size_t n = json_string_length(sj), at = 0;
+	uint32_t mopt;
+	const pcre2_code *code = loop_code(ev, json_string_value(pat), flags, s, n, pos, &mopt);
+	if (!code) {
+		json_decref(sj);
+		return NULL;
+	}
+	uint32_t cap;
+	pcre2_pattern_info(code, PCRE2_INFO_CAPTURECOUNT, &cap);
 	pcre2_match_data *md = pcre2_match_data_create_from_pattern(code, NULL);
 	json_t *r = json_array();
 	while (at <= n) {
-		int rc = pcre2_match(code, (PCRE2_SPTR)s, n, at, 0, md, NULL);
+		int rc = pcre2_match(code, (PCRE2_SPTR)s, n, at, mopt, md, NULL);
 		if (rc < 0)
 			break;
 		PCRE2_SIZE *ov = pcre2_get_ovector_pointer(md);

@@ -1,6 +1,8 @@
 /* filters.c: the filter table of the templating engine (Jinja2's builtin
  * filters plus Ansible's core ones, spec §4.4), and the name lookup that
- * joins it with the other filter files (filters-regex.c, filters-data.c).
+ * joins it with the other filter files (filters-regex.c, filters-data.c,
+ * filters-jmespath.c, filters-format.c, filters-path.c, filters-datetime.c,
+ * filters-seq.c, filters-markup.c, filters-wrap.c, filters-pprint.c).
  * Each filter reproduces the Python implementation's behaviour on edge
  * cases recipes hit: `default` only for undefined unless its second arg,
  * `int` of bad text is 0, `bool` of 'yes'/'on'/'1', case-insensitive `sort`
@@ -208,8 +210,16 @@ F(float)
 		val_num(in, &d);
 		return json_real(d);
 	}
-	if (json_is_string(in) && parse_pyfloat(json_string_value(in), &d))
+	if (json_is_string(in) && parse_pyfloat(json_string_value(in), &d)) {
+		/* a JSON value cannot hold them, and an undefined result would
+		 * be taken for a missing variable */
+		if (!isfinite(d)) {
+			ev_error(ev, TMPL_ERR_TYPE, pos, "float: '%s' is not a finite number, which imc's templating "
+				 "cannot hold", json_string_value(in));
+			return NULL;
+		}
 		return json_real(d);
+	}
 	return dflt ? json_incref(dflt) : json_real(0.0);
 }
 
@@ -535,6 +545,59 @@ static json_t *do_sort(struct ev *ev, json_t *l, bool reverse, bool cs, const ch
 	free(keys);
 	free(ti);
 	free(tk);
+	return r;
+}
+
+/* Jinja2's groupby(attribute, default=None, case_sensitive=False): the items
+ * sorted by the attribute, then [grouper, items] for each run of equal
+ * keys (Ansible prints the group tuples as lists). Without case
+ * sensitivity strings compare lowercased and the grouper is the first
+ * item's own value. */
+F(groupby)
+{
+	json_t *aj = ARG(0, "attribute"), *dflt = ARG(1, "default"), *cs = ARG(2, "case_sensitive");
+	if (!aj || (!json_is_string(aj) && !json_is_integer(aj)))
+		return type_err(ev, pos, "groupby: %s", "the attribute must be a string or an integer");
+	char *attr = val_to_cstr(aj);
+	json_t *l = need_list(ev, in, "groupby", pos), *r = NULL;
+	if (!l)
+		goto out;
+	bool sens = cs && val_truthy(cs);
+	/* a missing attribute takes the default, else it stays undefined,
+	 * which Jinja cannot order: an error */
+	json_t *keyed = json_array();
+	for (size_t i = 0; i < json_array_size(l); i++) {
+		json_t *x = json_array_get(l, i), *k = attr_path(x, attr);
+		if (!k && (!dflt || json_is_null(dflt))) {
+			json_decref(keyed);
+			type_err(ev, pos, "groupby: %s", "an item has no such attribute and no default was given");
+			goto out;
+		}
+		json_array_append_new(keyed, json_pack("[OO]", k ? k : dflt, x));
+	}
+	json_t *sorted = do_sort(ev, keyed, false, sens, "0", pos);
+	json_decref(keyed);
+	if (!sorted)
+		goto out;
+	r = json_array();
+	json_t *group = NULL, *gkey = NULL;
+	for (size_t i = 0; i < json_array_size(sorted); i++) {
+		json_t *k = json_array_get(json_array_get(sorted, i), 0), *x = json_array_get(json_array_get(sorted, i), 1);
+		json_t *kk = !sens && json_is_string(k) ? map_ascii(k, 0) : json_incref(k);
+		if (!group || !val_equal(kk, gkey)) {
+			group = json_array();
+			json_array_append_new(r, json_pack("[Oo]", k, group));
+			json_decref(gkey);
+			gkey = json_incref(kk);
+		}
+		json_array_append(group, x);
+		json_decref(kk);
+	}
+	json_decref(gkey);
+	json_decref(sorted);
+out:
+	json_decref(l);
+	free(attr);
 	return r;
 }
 
@@ -1259,6 +1322,45 @@ F(batch)
 	return r;
 }
 
+/* Jinja2's slice(slices, fill_with=None): the items cut into that many
+ * columns, the first (len % slices) one longer; fill_with pads the others. */
+F(slice)
+{
+	json_t *nj = ARG(0, "slices"), *fill = ARG(1, "fill_with");
+	if (!nj || !val_is_int(nj))
+		return type_err(ev, pos, "slice: %s", "the number of slices must be an integer");
+	long long slices = val_int(nj);
+	json_t *l = need_list(ev, in, "slice", pos);
+	if (!l)
+		return NULL;
+	long long len = (long long)json_array_size(l);
+	if (slices <= 0 || slices > TMPL_MAX_SEQ) {
+		json_decref(l);
+		/* range(0) yields nothing; a negative count divides by a
+		 * negative number, which Python allows but no recipe means */
+		if (slices == 0)
+			return type_err(ev, pos, "slice: %s", "integer division or modulo by zero");
+		return slices < 0 ? type_err(ev, pos, "slice: %s", "the number of slices must be positive")
+				  : type_err(ev, pos, "slice: %s", "too many slices");
+	}
+	long long per = len / slices, extra = len % slices, offset = 0;
+	json_t *r = json_array();
+	for (long long k = 0; k < slices; k++) {
+		long long start = offset + k * per;
+		if (k < extra)
+			offset++;
+		long long end = offset + (k + 1) * per;
+		json_t *part = json_array();
+		for (long long i = start; i < end && i < len; i++)
+			json_array_append(part, json_array_get(l, (size_t)i));
+		if (fill && !json_is_null(fill) && k >= extra)
+			json_array_append(part, fill);
+		json_array_append_new(r, part);
+	}
+	json_decref(l);
+	return r;
+}
+
 F(subelements)
 {
 	json_t *key = ARG(0, "subelements");
@@ -1892,7 +1994,9 @@ static const struct tfilter core_filters[] = {
 	{ "first", f_first, false },
 	{ "flatten", f_flatten, false },
 	{ "float", f_float, false },
+	{ "forceescape", f_escape, false }, /* no Markup values here: escape always escapes */
 	{ "format", f_format, false },
+	{ "groupby", f_groupby, false },
 	{ "indent", f_indent, false },
 	{ "int", f_int, false },
 	{ "intersect", f_intersect, false },
@@ -1926,6 +2030,7 @@ static const struct tfilter core_filters[] = {
 	{ "shuffle", f_shuffle, false },
 	{ "skip", f_skipped_compat, false },
 	{ "skipped", f_skipped_compat, false },
+	{ "slice", f_slice, false },
 	{ "sort", f_sort, false },
 	{ "split", f_split, false },
 	{ "__rsplit", f_rsplit, false },
@@ -1968,6 +2073,18 @@ const struct tfilter *filter_find(const char *name)
 		f = filters_data_find(name);
 	if (!f)
 		f = filters_format_find(name);
+	if (!f)
+		f = filters_path_find(name);
+	if (!f)
+		f = filters_datetime_find(name);
+	if (!f)
+		f = filters_seq_find(name);
+	if (!f)
+		f = filters_markup_find(name);
+	if (!f)
+		f = filters_wrap_find(name);
+	if (!f)
+		f = filters_pprint_find(name);
 	return f ? f : filters_jmespath_find(name);
 }
 

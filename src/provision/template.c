@@ -554,7 +554,9 @@ static char *render_text_in2(struct ev *parent, const char *text, bool raw_strin
 			*native = native_text_output(&c);
 		if (single && trailing == 0 && c.body.n == 1 && c.body.v[0]->kind == S_OUT && !(native && *native)) {
 			json_t *v = ev_need(&ev, ev_eval(&ev, c.body.v[0]->a), c.body.v[0]->a->pos);
-			if (json_is_array(v) || json_is_object(v)) {
+			/* a datetime prints as text, and a container holding one
+			 * prints its repr, which literal_eval refuses: both stay text */
+			if ((json_is_array(v) || json_is_object(v)) && !dt_contains(v)) {
 				*single = json_deep_copy(v); /* never share the caller's containers */
 			} else if (v && out_value(&ev, v, &sb, c.body.v[0]->pos) == 0) {
 				r = strbuf_detach(&sb);
@@ -773,6 +775,13 @@ json_t *tmpl_eval(struct tmpl_env *env, const char *expr, struct diag *d)
 	ev_init(&ev, env, d, expr);
 	json_t *r = eval_expr(&ev, expr, true);
 	ev_done(&ev);
+	if (r && dt_contains(r)) {
+		/* a datetime leaves the engine as Ansible prints it (debug var=) */
+		struct strbuf sb = STRBUF_INIT;
+		val_str(&sb, r);
+		json_decref(r);
+		r = typed_result(strbuf_detach(&sb), false);
+	}
 	return own(r);
 }
 

@@ -748,6 +748,498 @@ typed += r"""
 {{ 'secret' | password_hash('blowfish', 'abcdefghijklmnopqrstuv') }}
 {{ 5 | password_hash('sha512', 'mysalt') }}
 """
+# Ansible's and Jinja2's tests: nan, issubset/issuperset, uri/url/urn, mount, same_file, link_exists, vault_encrypted, filter/test (expr-tests.c)
+typed += r"""
+{{ 1.5 is nan }}
+{{ 'nan' is nan }}
+{{ 5 is nan }}
+{{ none is isnan }}
+{{ [1, 2] is issubset([1, 2, 3]) }}
+{{ [1, 4] is issubset([1, 2, 3]) }}
+{{ [3, 2, 1] is issuperset([1, 2]) }}
+{{ [3, 2] is issuperset([1, 2]) }}
+{{ 'ab' is issubset('abc') }}
+{{ [] is issubset([]) }}
+{{ [[1]] is issubset([[1]]) }}
+{{ 5 is issubset([1]) }}
+{{ [1, 2] is subset([2, 1]) }}
+{{ {'a': 1} is issubset(['a', 'b']) }}
+{{ 'https://example.com/a?b=c#d' is uri }}
+{{ 'example.com' is uri }}
+{{ 'example.com' is url }}
+{{ 'https://example.com' is url }}
+{{ 'file:///etc/hosts' is url }}
+{{ 'mailto:a@b.c' is url }}
+{{ 'mailto:a@b.c' is uri(['mailto']) }}
+{{ 'mailto:a@b.c' is uri(schemes=['http']) }}
+{{ 'http://[::1]:80/' is url }}
+{{ 'http://[::1/' is uri }}
+{{ 'http://[1.2.3.4]/' is uri }}
+{{ 'http://[v1.x]/' is url }}
+{{ 'http://[fe80::1%eth0]/' is url }}
+{{ 'http://x[::1]/' is uri }}
+{{ 'http://[::1]x/' is uri }}
+{{ 'http://a]b/' is uri }}
+{{ 'HTTP://EXAMPLE.com' is url(['http']) }}
+{{ 'urn:isbn:0451450523' is urn }}
+{{ 'URN:x' is urn }}
+{{ 'http://x' is urn }}
+{{ 5 is uri }}
+{{ none is uri }}
+{{ none is url }}
+{{ [] is uri }}
+{{ [1] is uri }}
+{{ '' is uri }}
+{{ ' \thttps://x.y' is url }}
+{{ '//host/path' is url }}
+{{ '1http://x' is url }}
+{{ 'ht_tp://x' is url }}
+{{ '/' is mount }}
+{{ '/proc' is mount }}
+{{ '/etc' is mount }}
+{{ '/nonexistent' is is_mount }}
+{{ 5 is mount }}
+{{ '/etc/hosts' is same_file('/etc/../etc/hosts') }}
+{{ '/etc/hosts' is is_same_file('/etc/hostname') }}
+{{ '/etc/hosts' is same_file('/nonexistent') }}
+{{ '/etc/hosts' is link_exists }}
+{{ '/bin' is link_exists }}
+{{ '/nonexistent' is link_exists }}
+{{ 5 is link_exists }}
+{{ 'x' is vault_encrypted }}
+{{ 5 is vault_encrypted }}
+{{ 'upper' is filter }}
+{{ 'ansible.builtin.to_json' is filter }}
+{{ 'nosuch' is filter }}
+{{ 'defined' is test }}
+{{ 'nosuch' is test }}
+{{ 5 is filter }}
+"""
+# Ansible's path and URL filters: expandvars, relpath, fileglob, win_*, urlsplit (filters-path.c)
+typed += r"""
+{{ '$HOME/x' | expandvars }}
+{{ '${HOME}/x' | expandvars }}
+{{ '$IMC_NO_SUCH_VAR/x ${IMC_NO_SUCH_VAR} $' | expandvars }}
+{{ 'a$ b ${ c $1 ${HOME' | expandvars }}
+{{ 5 | expandvars }}
+{{ '/etc/ssh/sshd_config' | relpath('/etc') }}
+{{ '/etc' | relpath('/etc/ssh/x') }}
+{{ '/a/b/../c/./d' | relpath('/a//e') }}
+{{ '/a' | relpath('/a') }}
+{{ '/' | relpath('/usr/lib') }}
+{{ '' | relpath('/a') }}
+{{ 5 | relpath('/a') }}
+{{ '/a' | relpath(5) }}
+{{ '/etc/host*' | fileglob | sort }}
+{{ '/etc/nosuch*' | fileglob }}
+{{ '/etc/*/sshd_confi?' | fileglob }}
+{{ '/etc' | fileglob }}
+{{ '/etc/hosts' | fileglob }}
+{{ '/etc/host[s]' | fileglob }}
+{{ '' | fileglob }}
+{{ 5 | fileglob }}
+{{ 'C:\\Users\\x\\file.txt' | win_basename }}
+{{ 'C:\\Users\\x\\file.txt' | win_dirname }}
+{{ 'C:\\Users\\x\\file.txt' | win_splitdrive | list }}
+{{ 'C:/Users/x/' | win_basename }}
+{{ 'C:/Users/x/' | win_dirname }}
+{{ 'C:\\' | win_dirname }}
+{{ 'C:' | win_splitdrive | list }}
+{{ 'file.txt' | win_dirname }}
+{{ 'file.txt' | win_splitdrive | list }}
+{{ '\\\\server\\share\\dir\\f.txt' | win_splitdrive | list }}
+{{ '\\\\server\\share\\dir\\f.txt' | win_dirname }}
+{{ '//server/share' | win_splitdrive | list }}
+{{ '\\\\server' | win_splitdrive | list }}
+{{ '\\\\?\\UNC\\server\\share\\x' | win_splitdrive | list }}
+{{ '\\\\.\\device\\x' | win_splitdrive | list }}
+{{ 'x\\\\\\y' | win_dirname }}
+{{ '\\\\\\' | win_dirname }}
+{{ 'é:x' | win_splitdrive | list }}
+{{ 5 | win_basename }}
+{{ 'https://user:pw@Example.COM:8080/a/b?x=1&y=2#frag' | urlsplit }}
+{{ 'https://example.com/a' | urlsplit('hostname') }}
+{{ 'https://example.com:443/a' | urlsplit('port') }}
+{{ 'https://example.com/a' | urlsplit('port') }}
+{{ url | urlsplit('path') }}
+{{ 'https://example.com/a' | urlsplit('nope') }}
+{{ 'http://h:abc/' | urlsplit }}
+{{ 'http://h:99999/' | urlsplit }}
+{{ 'http://h:/' | urlsplit('port') }}
+{{ 'http://[::1]:8/p' | urlsplit }}
+{{ 'http://[::1/p' | urlsplit }}
+{{ 'mailto:a@b.c' | urlsplit }}
+{{ 'a/b?c#d' | urlsplit }}
+{{ 'http://u@h/' | urlsplit('password') }}
+{{ 'http://:p@h/' | urlsplit('username') }}
+{{ ' http://h\n/p' | urlsplit('path') }}
+{{ 5 | urlsplit }}
+{{ ('C:\\x' | win_splitdrive)[0] }}
+{{ 'C:\\x' | win_splitdrive | last }}
+{{ '//server/share/dir/f' | win_splitdrive | list }}
+{{ '//?/UNC/server/share/x' | win_splitdrive | list }}
+{{ '//?/unc/server/share/x' | win_splitdrive | list }}
+{{ '//?/UNC/server' | win_splitdrive | list }}
+{{ '//server' | win_splitdrive | list }}
+{{ '//server/' | win_splitdrive | list }}
+{{ '//server/share/dir/f' | win_dirname }}
+{{ '//server/share/' | win_dirname }}
+{{ '//server/share' | win_basename }}
+{{ '/x' | win_splitdrive | list }}
+{{ 'a:' | win_basename }}
+"""
+# Ansible's to_datetime and the datetime/timedelta values it makes (filters-datetime.c)
+typed += r"""
+{{ '2024-03-01 12:30:45' | to_datetime }}
+{{ '2024-03-01' | to_datetime('%Y-%m-%d') }}
+{{ ('2024-03-01 12:00:00' | to_datetime - '2024-02-28 11:00:00' | to_datetime) }}
+{{ ('2024-03-01 12:00:00' | to_datetime - '2024-02-28 11:00:00' | to_datetime).days }}
+{{ ('2024-03-01 12:00:00' | to_datetime - '2024-02-28 11:00:00' | to_datetime).seconds }}
+{{ ('2024-03-01 12:00:00' | to_datetime - '2024-02-28 11:00:00' | to_datetime).microseconds }}
+{{ ('2024-03-01 12:00:00' | to_datetime - '2024-02-28 11:00:00' | to_datetime).total_seconds() }}
+{{ ('2024-02-28 11:00:00' | to_datetime - '2024-03-01 12:00:00' | to_datetime) }}
+{{ ('2024-02-28 11:00:00' | to_datetime - '2024-03-01 12:00:00' | to_datetime).days }}
+{{ ('2024-02-28 11:00:00' | to_datetime - '2024-03-01 12:00:00' | to_datetime).seconds }}
+{{ ('2024-02-28 11:00:00' | to_datetime - '2024-03-01 12:00:00' | to_datetime).total_seconds() }}
+{{ ('2024-01-01 00:00:01' | to_datetime - '2024-01-01 00:00:00' | to_datetime) }}
+{{ ('2024-01-01' | to_datetime('%Y-%m-%d') - '2024-01-01' | to_datetime('%Y-%m-%d')) }}
+{{ ('2024-01-01' | to_datetime('%Y-%m-%d') - '2024-01-01' | to_datetime('%Y-%m-%d')) | bool }}
+{{ ('2024-01-02' | to_datetime('%Y-%m-%d') - '2024-01-01' | to_datetime('%Y-%m-%d')) | string }}
+{{ (('2024-01-03' | to_datetime('%Y-%m-%d')) - ('2024-01-01' | to_datetime('%Y-%m-%d'))).days > 1 }}
+{{ '2024-01-03' | to_datetime('%Y-%m-%d') > '2024-01-01' | to_datetime('%Y-%m-%d') }}
+{{ '2024-01-03' | to_datetime('%Y-%m-%d') == '2024-01-03 00:00:00' | to_datetime }}
+{{ '2024-01-03' | to_datetime('%Y-%m-%d') > '2024-01-01' }}
+{{ '2024-01-03' | to_datetime('%Y-%m-%d') == '2024-01-03' }}
+{{ '2024-01-03' | to_datetime('%Y-%m-%d') - 1 }}
+{{ '2024-01-03' | to_datetime('%Y-%m-%d') + '2024-01-03' | to_datetime('%Y-%m-%d') }}
+{{ [('2024-01-03' | to_datetime('%Y-%m-%d'))] }}
+{{ {'a': ('2024-01-03' | to_datetime('%Y-%m-%d'))} }}
+{{ '2024-01-03' | to_datetime('%Y-%m-%d') | type_debug }}
+{{ ('2024-01-02' | to_datetime('%Y-%m-%d') - '2024-01-01' | to_datetime('%Y-%m-%d')) | type_debug }}
+{{ 'x' ~ ('2024-01-03' | to_datetime('%Y-%m-%d')) }}
+{{ ('2024-01-03 04:05:06' | to_datetime).year }}
+{{ ('2024-01-03 04:05:06' | to_datetime).month }}
+{{ ('2024-01-03 04:05:06' | to_datetime).day }}
+{{ ('2024-01-03 04:05:06' | to_datetime).hour }}
+{{ ('2024-01-03 04:05:06' | to_datetime).minute }}
+{{ ('2024-01-03 04:05:06' | to_datetime).second }}
+{{ ('2024-01-03 04:05:06' | to_datetime).microsecond }}
+{{ ('2024-01-03 04:05:06' | to_datetime).nosuch | default('undef') }}
+{{ ('2024-01-03 04:05:06' | to_datetime).strftime('%d/%m/%Y %H.%M %f %j %a %A %b %B %w %z%Z|%%') }}
+{{ ('2024-01-03 04:05:06' | to_datetime).isoformat() }}
+{{ ('2024-01-03 04:05:06.5' | to_datetime('%Y-%m-%d %H:%M:%S.%f')).isoformat(' ') }}
+{{ ('2024-01-03 04:05:06' | to_datetime).weekday() }}
+{{ ('2024-01-07 04:05:06' | to_datetime).isoweekday() }}
+{{ ('2024-01-03 04:05:06' | to_datetime).nosuch() }}
+{{ '2024-01-03 04:05:06.123' | to_datetime('%Y-%m-%d %H:%M:%S.%f') }}
+{{ '2024-01-03 04:05:06.000001' | to_datetime('%Y-%m-%d %H:%M:%S.%f') }}
+{{ '2024-01-03 04:05:06.1234567' | to_datetime('%Y-%m-%d %H:%M:%S.%f') }}
+{{ '24-1-3' | to_datetime('%y-%m-%d') }}
+{{ '69-1-3' | to_datetime('%y-%m-%d') }}
+{{ '03 Jan 2024' | to_datetime('%d %b %Y') }}
+{{ '03 january 2024' | to_datetime('%d %B %Y') }}
+{{ '03 MAY 2024' | to_datetime('%d %b %Y') }}
+{{ 'Wed, 03 Jan 2024 04:05:06' | to_datetime('%a, %d %b %Y %H:%M:%S') }}
+{{ 'Wednesday 3 Jan 2024' | to_datetime('%A %d %b %Y') }}
+{{ '12:30 AM' | to_datetime('%I:%M %p') }}
+{{ '12:30 pm' | to_datetime('%I:%M %p') }}
+{{ '1:30 PM' | to_datetime('%I:%M %p') }}
+{{ '1:30' | to_datetime('%I:%M') }}
+{{ '2024 060' | to_datetime('%Y %j') }}
+{{ '2023 365' | to_datetime('%Y %j') }}
+{{ '2023 366' | to_datetime('%Y %j') }}
+{{ '2024-02-30' | to_datetime('%Y-%m-%d') }}
+{{ '2023-02-29' | to_datetime('%Y-%m-%d') }}
+{{ '2024-02-29' | to_datetime('%Y-%m-%d') }}
+{{ '02-29' | to_datetime('%m-%d') }}
+{{ '2024-01-01 00:00:60' | to_datetime }}
+{{ '0000-01-01' | to_datetime('%Y-%m-%d') }}
+{{ '2024-01-01' | to_datetime }}
+{{ '2024-01-01 00:00:00 extra' | to_datetime }}
+{{ '2024-01-01   10:00:00' | to_datetime }}
+{{ '2024-01-01' | to_datetime('%Y-%m-%Q') }}
+{{ '2024-01-01' | to_datetime('%Y-%m-%') }}
+{{ '2024.01.01' | to_datetime('%Y.%m.%d') }}
+{{ '2024(01)' | to_datetime('%Y(%m)') }}
+{{ '100%' | to_datetime('%d%%') }}
+{{ '112' | to_datetime('%d%m') }}
+{{ ' 5/1/2024' | to_datetime('%d/%m/%Y') }}
+{{ 5 | to_datetime }}
+{{ none | to_datetime }}
+{{ '2024' | to_datetime(5) }}
+{{ '' | to_datetime('') }}
+{{ 'x' | to_datetime('') }}
+{{ ('2024-01-03' | to_datetime('%Y-%m-%d') - ('2024-01-01' | to_datetime('%Y-%m-%d'))) * 2 }}
+{{ ('2024-01-03' | to_datetime('%Y-%m-%d') - ('2024-01-01' | to_datetime('%Y-%m-%d'))) / 3 }}
+{{ ('2024-01-03' | to_datetime('%Y-%m-%d') - ('2024-01-01' | to_datetime('%Y-%m-%d'))) / 2.5 }}
+{{ ('2024-01-03' | to_datetime('%Y-%m-%d') - ('2024-01-01' | to_datetime('%Y-%m-%d'))) // 7 }}
+{{ ('2024-01-03 00:00:00' | to_datetime - ('2024-01-01 12:00:00' | to_datetime)) / ('2024-01-02' | to_datetime('%Y-%m-%d') - ('2024-01-01' | to_datetime('%Y-%m-%d'))) }}
+{{ ('2024-01-03 00:00:00' | to_datetime - ('2024-01-01 12:00:00' | to_datetime)) // ('2024-01-02' | to_datetime('%Y-%m-%d') - ('2024-01-01' | to_datetime('%Y-%m-%d'))) }}
+{{ ('2024-01-03 00:00:00' | to_datetime - ('2024-01-01 12:00:00' | to_datetime)) % ('2024-01-02' | to_datetime('%Y-%m-%d') - ('2024-01-01' | to_datetime('%Y-%m-%d'))) }}
+{{ 3 * ('2024-01-03' | to_datetime('%Y-%m-%d') - ('2024-01-01' | to_datetime('%Y-%m-%d'))) }}
+{{ ('2024-01-03' | to_datetime('%Y-%m-%d') - ('2024-01-01' | to_datetime('%Y-%m-%d'))) / 0 }}
+{{ ('2024-01-03' | to_datetime('%Y-%m-%d') - ('2024-01-01' | to_datetime('%Y-%m-%d'))) + 1 }}
+{{ '2024-01-03' | to_datetime('%Y-%m-%d') + ('2024-01-03' | to_datetime('%Y-%m-%d') - ('2024-01-01' | to_datetime('%Y-%m-%d'))) }}
+{{ '2024-01-03' | to_datetime('%Y-%m-%d') - ('2024-01-03' | to_datetime('%Y-%m-%d') - ('2024-01-01' | to_datetime('%Y-%m-%d'))) }}
+{{ ('0001-01-01' | to_datetime('%Y-%m-%d')) - ('2024-01-03' | to_datetime('%Y-%m-%d') - ('2024-01-01' | to_datetime('%Y-%m-%d'))) }}
+{{ ['2024-01-03', '2023-05-01', '2024-01-01'] | map('to_datetime', '%Y-%m-%d') | max }}
+{{ ['2024-01-03', '2023-05-01', '2024-01-01'] | map('to_datetime', '%Y-%m-%d') | sort | first }}
+{{ ('2024-01-03 10:00:00' | to_datetime - '2024-01-03 09:00:00' | to_datetime).total_seconds() / 60 }}
+{{ (('2024-01-03 10:00:00' | to_datetime) - ('2024-01-03 09:59:59.5' | to_datetime('%Y-%m-%d %H:%M:%S.%f'))) }}
+{{ (('2024-01-03 10:00:00' | to_datetime) - ('2024-01-03 09:59:59.5' | to_datetime('%Y-%m-%d %H:%M:%S.%f'))).total_seconds() }}
+{{ (('2024-01-03 09:59:59.5' | to_datetime('%Y-%m-%d %H:%M:%S.%f')) - ('2024-01-03 10:00:00' | to_datetime)) }}
+{{ '2024-01-03 04:05:06' | to_datetime | to_json }}
+{{ {'t': ('2024-01-03 04:05:06.25' | to_datetime('%Y-%m-%d %H:%M:%S.%f'))} | to_nice_json }}
+{{ ('2024-01-03 04:05:06' | to_datetime) | string }}
+{{ ('2024-01-03 04:05:06' | to_datetime).strftime('%s') | int > 0 }}
+{{ ('2024-01-03 04:05:06' | to_datetime) is string }}
+{{ ('2024-01-03 04:05:06' | to_datetime) in ['2024-01-03 04:05:06' | to_datetime] }}
+{{ ('2024-01-03 04:05:06' | to_datetime) != ('2024-01-03 04:05:07' | to_datetime) }}
+{{ ('2024-01-03 04:05:06' | to_datetime) <= ('2024-01-03 04:05:06' | to_datetime) }}
+{{ ('2024-01-03 04:05:06' | to_datetime) < ('2024-01-03 04:05:06' | to_datetime) - ('2024-01-03 04:05:06' | to_datetime) }}
+{{ '%Y' | strftime(('2024-01-03 04:05:06' | to_datetime).timestamp(), utc=true) }}
+"""
+# Jinja2's groupby and slice (filters.c), Ansible's combinations, permutations, rekey_on_member (filters-seq.c)
+typed += r"""
+{{ [1, 2, 3] | combinations(2) }}
+{{ [1, 2, 3, 4] | combinations(3) }}
+{{ [1, 2, 3] | combinations(0) }}
+{{ [1, 2, 3] | combinations(4) }}
+{{ [1, 2, 3] | combinations(r=1) }}
+{{ 'abc' | combinations(2) }}
+{{ {'a': 1, 'b': 2} | combinations(2) }}
+{{ [] | combinations(1) }}
+{{ [] | combinations(0) }}
+{{ [1, 2] | combinations(-1) }}
+{{ [1, 2] | combinations('2') }}
+{{ [1, 2] | combinations }}
+{{ 5 | combinations(1) }}
+{{ [1, 2] | combinations(true) }}
+{{ [1, 2, 3] | permutations }}
+{{ [1, 2, 3] | permutations(2) }}
+{{ [1, 2, 3] | permutations(0) }}
+{{ [1, 2, 3] | permutations(4) }}
+{{ 'ab' | permutations | map('join') | list }}
+{{ [1, 1] | permutations }}
+{{ [1, 2] | permutations(-1) }}
+{{ [1, 2] | permutations(none) }}
+{{ 5 | permutations }}
+{{ [1, 2, 3, 4, 5] | slice(2) }}
+{{ [1, 2, 3, 4, 5] | slice(3) }}
+{{ [1, 2, 3, 4, 5] | slice(3, 'x') }}
+{{ [1, 2, 3, 4, 5, 6] | slice(3, 'x') }}
+{{ [1, 2] | slice(4) }}
+{{ [1, 2] | slice(4, 0) }}
+{{ [] | slice(2) }}
+{{ 'abcde' | slice(2) }}
+{{ [1, 2] | slice(0) }}
+{{ [1, 2] | slice('2') }}
+{{ 5 | slice(2) }}
+{{ [1, 2, 3] | slice(1) }}
+{{ objs | groupby('on') }}
+{{ objs | groupby('name') | map('first') | list }}
+{{ [{'k': 'B', 'v': 1}, {'k': 'b', 'v': 2}, {'k': 'a', 'v': 3}] | groupby('k') }}
+{{ [{'k': 'B', 'v': 1}, {'k': 'b', 'v': 2}, {'k': 'a', 'v': 3}] | groupby('k', case_sensitive=true) }}
+{{ [{'k': 1, 'v': 1}, {'v': 2}] | groupby('k') }}
+{{ [{'k': 1, 'v': 1}, {'v': 2}] | groupby('k', default=0) }}
+{{ [{'k': 1, 'v': 1}, {'k': 'x', 'v': 2}] | groupby('k') }}
+{{ [{'k': 1.0}, {'k': 1}, {'k': true}] | groupby('k') }}
+{{ [{'a': {'b': 2}}, {'a': {'b': 1}}] | groupby('a.b') }}
+{{ [[1, 'x'], [0, 'y'], [1, 'z']] | groupby(0) }}
+{{ [] | groupby('x') }}
+{{ 5 | groupby('x') }}
+{{ users | rekey_on_member('name') }}
+{{ objs | rekey_on_member('name') }}
+{{ [{'n': 'a', 'v': 1}, {'n': 'a', 'v': 2}] | rekey_on_member('n') }}
+{{ [{'n': 'a', 'v': 1}, {'n': 'a', 'v': 2}] | rekey_on_member('n', duplicates='overwrite') }}
+{{ [{'n': 'a'}] | rekey_on_member('n', 'bogus') }}
+{{ [{'n': 'a'}] | rekey_on_member('x') }}
+{{ [{'n': 'a'}, 5] | rekey_on_member('n') }}
+{{ 'abc' | rekey_on_member('n') }}
+{{ 5 | rekey_on_member('n') }}
+{{ [{'n': 5}] | rekey_on_member('n') }}
+{{ [{'n': [1]}] | rekey_on_member('n') }}
+{{ [] | rekey_on_member('n') }}
+"""
+# Jinja2's filesizeformat (filters-format.c), striptags and xmlattr (filters-markup.c), forceescape
+typed += r"""
+{{ 0 | filesizeformat }}
+{{ 1 | filesizeformat }}
+{{ 1.0 | filesizeformat }}
+{{ 999 | filesizeformat }}
+{{ 1000 | filesizeformat }}
+{{ 1023 | filesizeformat(true) }}
+{{ 1024 | filesizeformat(true) }}
+{{ 123456789 | filesizeformat }}
+{{ 123456789 | filesizeformat(binary=true) }}
+{{ 1e30 | filesizeformat }}
+{{ 1e24 | filesizeformat }}
+{{ (1024 ** 8) | filesizeformat(true) }}
+{{ '2048' | filesizeformat }}
+{{ ' 1.5e3 ' | filesizeformat }}
+{{ 'abc' | filesizeformat }}
+{{ none | filesizeformat }}
+{{ true | filesizeformat }}
+{{ (-5.5) | filesizeformat }}
+{{ (-5000) | filesizeformat }}
+{{ 1950 | filesizeformat }}
+{{ 1050 | filesizeformat }}
+{{ [1] | filesizeformat }}
+{{ '<p>Hello <b>World</b></p>' | striptags }}
+{{ '<!-- c --> a  <br/>\n b ' | striptags }}
+{{ 'a < b and c > d' | striptags }}
+{{ 'x <unclosed' | striptags }}
+{{ '&lt;tag&gt; &amp;amp; &quot;q&quot; &#39;s&#39; &#x41;&#66;' | striptags }}
+{{ 'a&nbsp;b &bogus; & &#; &#x; &ampx &lt &apos &gt;' | striptags }}
+{{ '&#0; &#128; &#150; &#xD800; &#1114112; &#1;x &#13;' | striptags }}
+{{ '<a href="x>y">link</a>' | striptags }}
+{{ '<!-- a <b> -->text<!-- -->' | striptags }}
+{{ 5 | striptags }}
+{{ none | striptags }}
+{{ ['<b>x</b>'] | striptags }}
+{{ 'caf\u00e9 <i>x</i>' | striptags }}
+{{ {'class': 'my list', 'id': 'x"y', 'missing': none} | xmlattr }}
+{{ {'a': 1, 'b': true, 'c': [1, 'x']} | xmlattr }}
+{{ {'a': 'b'} | xmlattr(false) }}
+{{ {'a': 'b', 'c': 'd'} | xmlattr(autospace=false) }}
+{{ {} | xmlattr }}
+{{ {'n': none} | xmlattr }}
+{{ {'a b': 1} | xmlattr }}
+{{ {'a=': 1} | xmlattr }}
+{{ {'a/': 1} | xmlattr }}
+{{ {'<a': '<&>'} | xmlattr }}
+{{ 'x' | xmlattr }}
+{{ [1] | xmlattr }}
+{{ '<a href="x">&</a>' | forceescape }}
+{{ 5 | forceescape }}
+{{ none | forceescape }}
+{{ "it's" | forceescape }}
+{{ 1e27 | filesizeformat }}
+{{ 999999999999999999999999999 | filesizeformat }}
+{{ (1024 ** 9) | filesizeformat(true) }}
+"""
+# Jinja2's wordwrap (filters-wrap.c)
+typed += r"""
+{{ 'The quick brown fox jumps over the lazy dog' | wordwrap(10) }}
+{{ 'The quick brown fox jumps over the lazy dog' | wordwrap(10, wrapstring='|') }}
+{{ 'short' | wordwrap }}
+{{ ('word ' * 30) | wordwrap }}
+{{ 'a\nb c d e f\n\ng' | wordwrap(3) }}
+{{ 'Supercalifragilisticexpialidocious is long' | wordwrap(10) }}
+{{ 'Supercalifragilisticexpialidocious is long' | wordwrap(10, false) }}
+{{ 'Supercalifragilisticexpialidocious is long' | wordwrap(10, break_long_words=false) }}
+{{ 'a well-known long-hyphenated-word-chain here' | wordwrap(12) }}
+{{ 'a well-known long-hyphenated-word-chain here' | wordwrap(12, break_on_hyphens=false) }}
+{{ 'Hello there -- you goof-ball, use the -b option!' | wordwrap(8) }}
+{{ 'x---y--z  a  b' | wordwrap(4) }}
+{{ '   leading and trailing   ' | wordwrap(7) }}
+{{ 'tabs\there\tand more words' | wordwrap(6) }}
+{{ 'abcdefghij-klmnopqrst' | wordwrap(8) }}
+{{ '---------- x' | wordwrap(4) }}
+{{ 'caf\u00e9 caf\u00e9 caf\u00e9 caf\u00e9' | wordwrap(9) }}
+{{ '\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9' | wordwrap(3) }}
+{{ 'line1\r\nline2\rline3' | wordwrap(20, wrapstring='/') }}
+{{ 'end with newline\n' | wordwrap(20, wrapstring='/') }}
+{{ '' | wordwrap }}
+{{ '\n' | wordwrap(5, wrapstring='/') }}
+{{ 'a b' | wordwrap(0) }}
+{{ '' | wordwrap(0) }}
+{{ 'a b' | wordwrap(-1) }}
+{{ 5 | wordwrap }}
+{{ 'ab cd' | wordwrap(1) }}
+{{ 'ab cd' | wordwrap(2) }}
+{{ 'one two three four' | wordwrap(width=9, wrapstring='<br>') }}
+{{ 'x' * 100 | wordwrap(30) }}
+{{ text | wordwrap(7) }}
+{{ 'e.g. one-two, three--four' | wordwrap(5) }}
+{{ lines | wordwrap(3) }}
+{{ lines | wordwrap(1, wrapstring='+') }}
+"""
+# wordwrap over real line breaks (text mode reads the escapes)
+text += [
+    "{{ 'a\\nb c d e f\\n\\ng' | wordwrap(3) }}",
+    "{{ 'line1\\r\\nline2\\rline3\\x0bline4\\x1cline5' | wordwrap(20, wrapstring='/') }}",
+    "{{ 'end with newline\\n' | wordwrap(20, wrapstring='/') }}",
+    "{{ '\\n' | wordwrap(5, wrapstring='/') }}",
+    "{{ '\\n\\n' | wordwrap(5, wrapstring='/') }}",
+    "{{ 'tabs\\there\\tand more words' | wordwrap(6) }}",
+    "{{ 'caf\\u00e9 caf\\u00e9 caf\\u00e9 caf\\u00e9' | wordwrap(9) }}",
+    "{{ '\\u00e9\\u00e9\\u00e9\\u00e9\\u00e9\\u00e9\\u00e9\\u00e9' | wordwrap(3) }}",
+    "{{ '\\u00e9\\u00e9\\u00e9-\\u00e9\\u00e9\\u00e9\\u00e9\\u00e9' | wordwrap(5) }}",
+    "{{ 'a\\u2028b\\u2029c\\x85d' | wordwrap(5, wrapstring='/') }}",
+    "{{ 'x\\u00a0y z' | wordwrap(2) }}",
+]
+# Jinja2's pprint (filters-pprint.c)
+typed += r"""
+{{ d | pprint }}
+{{ users | pprint }}
+{{ objs | pprint }}
+{{ hostvars | pprint }}
+{{ 5 | pprint }}
+{{ 'x' | pprint }}
+{{ none | pprint }}
+{{ 1.5 | pprint }}
+{{ range(40) | list | pprint }}
+{{ objs * 3 | pprint }}
+{{ (objs * 3) | pprint }}
+{{ {'zeta': range(30) | list, 'alpha': 'short', 'mid': {'k': range(25) | list}} | pprint }}
+{{ ('word ' * 40) | pprint }}
+{{ ['word ' * 40] | pprint }}
+{{ {'k': 'word ' * 40} | pprint }}
+{{ ['a' * 100] | pprint }}
+{{ [[1, 2], [3, [4, 5]], 'x' * 70] | pprint }}
+{{ groups | pprint }}
+{{ [] | pprint }}
+{{ {} | pprint }}
+{{ '' | pprint }}
+{{ {'b': 1, 'a': 2, 'B': 3} | pprint }}
+{{ unicode | pprint }}
+{{ [unicode * 30] | pprint }}
+{{ {'x': none, 'y': true, 'z': [1.5, 'q']} | pprint }}
+{{ [{'name': 'n' * 50, 'items': range(12) | list}, {'name': 'm', 'items': []}] | pprint }}
+{{ 'aaaaaaaaaa bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb cc' | pprint }}
+{{ range(100) | list | map('string') | list | pprint }}
+"""
+# pprint layouts (text mode: typed mode reads most of them back as values)
+text += [
+    "{{ 'line one\\nline two ' ~ ('z' * 80) ~ '\\nthree' | pprint }}",
+    "{{ ['line one\\nline two ' ~ ('z' * 80) ~ ' end\\nthree'] | pprint }}",
+    "{{ {'k': 'a\\tb ' * 30} | pprint }}",
+    '{{ d | pprint }}',
+    '{{ \'it\\\'s "q" \' * 12 | pprint }}',
+    '{{ users | pprint }}',
+    '{{ objs | pprint }}',
+    '{{ hostvars | pprint }}',
+    '{{ 5 | pprint }}',
+    "{{ 'x' | pprint }}",
+    '{{ none | pprint }}',
+    '{{ 1.5 | pprint }}',
+    '{{ range(40) | list | pprint }}',
+    '{{ (objs * 3) | pprint }}',
+    "{{ {'zeta': range(30) | list, 'alpha': 'short', 'mid': {'k': range(25) | list}} | pprint }}",
+    "{{ ('word ' * 40) | pprint }}",
+    "{{ ['word ' * 40] | pprint }}",
+    "{{ {'k': 'word ' * 40} | pprint }}",
+    "{{ ['a' * 100] | pprint }}",
+    "{{ [[1, 2], [3, [4, 5]], 'x' * 70] | pprint }}",
+    '{{ groups | pprint }}',
+    '{{ [] | pprint }}',
+    '{{ {} | pprint }}',
+    "{{ '' | pprint }}",
+    "{{ {'b': 1, 'a': 2, 'B': 3} | pprint }}",
+    '{{ unicode | pprint }}',
+    '{{ [unicode * 30] | pprint }}',
+    "{{ {'x': none, 'y': true, 'z': [1.5, 'q']} | pprint }}",
+    "{{ [{'name': 'n' * 50, 'items': range(12) | list}, {'name': 'm', 'items': []}] | pprint }}",
+    "{{ 'aaaaaaaaaa bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb cc' | pprint }}",
+    "{{ range(100) | list | map('string') | list | pprint }}",
+    '{{ (\'it\\\'s "q" \' * 12) | pprint }}',
+    "{{ [['a', ('b ' * 37) ~ 'b']] | pprint }}",
+    "{{ [['a', ('b ' * 36) ~ 'b']] | pprint }}",
+    "{{ [{'k': ('b ' * 34) ~ 'bbb', 'j': 1}] | pprint }}",
+    "{{ [{'j': 1, 'k': ('b ' * 34) ~ 'bbb'}] | pprint }}",
+    "{{ [('b ' * 37) ~ 'b', 'a'] | pprint }}",
+]
 cases = []
 for t in [x for x in typed.split('\n') if x]:
     cases.append({"vars": V, "mode": "typed", "tmpl": t})
