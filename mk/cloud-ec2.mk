@@ -15,7 +15,7 @@ endif
 check_PROGRAMS += tests/helper/ec2-driver
 tests_helper_ec2_driver_SOURCES = tests/helper/ec2-driver.c
 tests_helper_ec2_driver_LDADD = libimc.la $(IMC_LIBS)
-EXTRA_DIST += tests/ec2/ec2-endpoint.py
+EXTRA_DIST += tests/vectors tests/ec2/ec2-endpoint.py
 
 if HAVE_CMOCKA
 check_PROGRAMS += tests/unit/test-ec2

@@ -1,10 +1,10 @@
 #!/bin/sh
-# t1001: the RADL conformance corpus (shared/conformance/radl): every case
+# t1001: the RADL conformance corpus (tests/radl/conformance): every case
 # must match the reference's result (compare.py), and every valid case must
 # survive RADL -> JSON -> RADL -> JSON unchanged.
 . "$top_srcdir/tests/cli/lib.sh"
 
-corpus="$top_srcdir/../shared/conformance/radl"
+corpus="$top_srcdir/tests/radl/conformance"
 [ -f "$corpus/compare.py" ] || skip_all "no conformance corpus at $corpus"
 : "${PYTHON3:=python3}"
 command -v "$PYTHON3" >/dev/null 2>&1 || skip_all "python3 is needed to run compare.py"

@@ -1,7 +1,7 @@
 # tests/ec2/lib-ec2.sh: starts the local EC2 test endpoint for tests/cli/t7*
 # (sourced after tests/cli/lib.sh). Keys are planted fakes; tests grep for
 # them in every output. Delays of the backend are scaled to zero (no sleeps).
-VEC="$top_srcdir/../shared/vectors/ec2"
+VEC="$top_srcdir/tests/vectors/ec2"
 [ -d "$VEC" ] || skip_all "$VEC absent"
 PY=${PYTHON3:-python3}
 "$PY" -c 'import http.server, xml.etree.ElementTree' 2>/dev/null || skip_all "python3 absent"

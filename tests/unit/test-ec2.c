@@ -1,5 +1,5 @@
 /* test-ec2.c: unit tests of the ec2 backend's pieces that need no network:
- * reply parsing against the recorded responses (../shared/vectors/ec2, the
+ * reply parsing against the recorded responses (tests/vectors/ec2, the
  * values its README lists), the error documents, the retry classifier
  * against botocore's policy, the query encoding against the ec2 protocol
  * tests, outports -> rules, and the instance-type choice. */
@@ -29,7 +29,7 @@ static char vec[4096];
 static int have_vectors(void)
 {
 	const char *top = getenv("top_srcdir");
-	snprintf(vec, sizeof(vec), "%s/../shared/vectors/ec2", top ? top : IMC_SRCDIR);
+	snprintf(vec, sizeof(vec), "%s/tests/vectors/ec2", top ? top : IMC_SRCDIR);
 	return access(vec, R_OK) == 0;
 }
 
@@ -73,8 +73,7 @@ static void expect_instances(const char *rel, size_t want, const char *const *ro
 
 static void test_instances(void **state)
 {
-	if (!have_vectors())
-		skip();
+	assert_true(have_vectors());
 	static const char *const run[] = { "i-2ba64342", "pending", NULL, NULL };
 	expect_instances(R "RunInstances.xml", 1, run);
 	static const char *const runsub[] = { "i-11111111", "pending", "192.0.2.5", NULL };
@@ -107,8 +106,7 @@ static void test_instances(void **state)
  * where a reply has none (state changes). */
 static void test_instance_types(void **state)
 {
-	if (!have_vectors())
-		skip();
+	assert_true(have_vectors());
 	static const struct {
 		const char *file;
 		size_t n;
@@ -137,8 +135,7 @@ static void test_instance_types(void **state)
 
 static void test_other_replies(void **state)
 {
-	if (!have_vectors())
-		skip();
+	assert_true(have_vectors());
 	xmlDoc *doc = load(R "CreateSecurityGroup.xml");
 	char *gid = ec2_xml_text(xmlDocGetRootElement(doc), "groupId");
 	assert_string_equal(gid, "sg-52e2f530");
@@ -207,8 +204,7 @@ static void expect_error(const char *rel, const char *code, const char *msg_star
 
 static void test_errors(void **state)
 {
-	if (!have_vectors())
-		skip();
+	assert_true(have_vectors());
 	expect_error("DescribeKeyPairs-Error-InvalidKeyPair.NotFound.xml", "InvalidKeyPair.NotFound",
 		     "The key pair 'test-key-pair' does not exist",
 		     "31b97300-eb8e-405e-9567-b0f57b791fed");
@@ -239,8 +235,7 @@ static void test_errors(void **state)
 /* The output protocol tests' error cases parse to their code and message. */
 static void test_protocol_errors(void **state)
 {
-	if (!have_vectors())
-		skip();
+	assert_true(have_vectors());
 	char *path = xasprintf("%s/protocol-tests/output-ec2.json", vec);
 	json_t *suites = json_load_file(path, 0, NULL);
 	assert_non_null(suites);
@@ -313,8 +308,7 @@ static void truncate_dir(const char *dir)
 
 static void test_truncated_replies(void **state)
 {
-	if (!have_vectors())
-		skip();
+	assert_true(have_vectors());
 	static const char *const dirs[] = { R, O, "errors/" };
 	for (size_t i = 0; i < 3; i++) {
 		char *dir = xasprintf("%s/%s", vec, dirs[i]);
@@ -491,8 +485,7 @@ static void flatten(json_t *shapes, const char *shape_name, json_t *member, json
 
 static void test_protocol_inputs(void **state)
 {
-	if (!have_vectors())
-		skip();
+	assert_true(have_vectors());
 	char *path = xasprintf("%s/protocol-tests/input-ec2.json", vec);
 	json_t *suites = json_load_file(path, 0, NULL);
 	assert_non_null(suites);
