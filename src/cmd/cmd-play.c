@@ -19,6 +19,7 @@
 #include "state/store.h"
 #include "provision/task.h"
 #include "util/log.h"
+#include "provision/provision.h"
 #include "util/xalloc.h"
 #include "util/banned.h"
 
@@ -89,11 +90,6 @@ static void group_add(json_t *groups, const char *g, const char *h)
 		if (!strcmp(json_string_value(e), h))
 			return;
 	json_array_append_new(a, json_string(h));
-}
-
-static bool have_ansible(void)
-{
-	return system("command -v ansible-playbook >/dev/null 2>&1") == 0;
 }
 
 /* The fallback: the same play under ansible-playbook -c local. With
@@ -507,7 +503,7 @@ int cmd_play(struct imc_ctx *ctx, int argc, char **argv)
 	pb = play_load_file(argv[optind], NULL, &d);
 	if (!pb) {
 		if (!no_fallback && !strcmp(connection, "local") && play_error_unsupported(&d) &&
-		    have_ansible()) {
+		    provision_have_ansible()) {
 			fprintf(stderr, "imc play: %s; running it under ansible-playbook\n",
 				diag_first_message(&d));
 			rc = run_ansible(argv[optind], inv_host, extra, results, quiet);

@@ -98,7 +98,7 @@ int provision_recipes_write(const struct prov_recipes *r, struct diag *d);
 void provision_recipes_remove(const struct prov_recipes *r);
 
 /* Whether ansible-playbook is installed (the fallback for what the built-in
- * executor does not implement). */
+ * executor does not implement) and allowed (not IMC_NO_FALLBACK). */
 bool provision_have_ansible(void);
 
 struct task_playbook;

@@ -38,9 +38,18 @@ static bool find_in_path(const char *prog)
 	return found;
 }
 
+/* IMC_NO_FALLBACK=1: what the built-in executor cannot run is an error, as
+ * without Ansible, so a test of imc's executor cannot pass through
+ * ansible-playbook unnoticed. */
+static bool fallback_off(void)
+{
+	const char *no = getenv("IMC_NO_FALLBACK");
+	return no && *no && strcmp(no, "0") != 0;
+}
+
 bool provision_have_ansible(void)
 {
-	return find_in_path("ansible-playbook");
+	return !fallback_off() && find_in_path("ansible-playbook");
 }
 
 static char *recipe_path(const struct prov_recipes *r, const char *name)
@@ -323,7 +332,9 @@ int provision_load_configure(const struct prov_configure *c, const char *tool, c
 				struct src_loc loc = radl_loc(it, c, recipes);
 				if (it->level == DIAG_ERROR) {
 					diag_error(d, IMC_EXIT_DATAERR, &loc, "configure '%s': %s%s", c->name, it->msg,
-						   unsupported ? " (and ansible-playbook is not installed to run it instead)" : "");
+						   !unsupported ? ""
+						   : fallback_off() ? " (and IMC_NO_FALLBACK forbids running it under ansible-playbook)"
+						   : " (and ansible-playbook is not installed to run it instead)");
 					keep = true;
 					/* in a role's file: which RADL configure loaded it */
 					if (c->file && loc.file && strcmp(loc.file, c->file)) {

@@ -12,6 +12,9 @@ set -u
 TEST_NAME=$(basename "$0" .sh)
 TMPD=$(mktemp -d "${TMPDIR:-/tmp}/imc-$TEST_NAME.XXXXXX")
 export IMC_HOME="$TMPD/home"
+# imc's own executor is what the tests check: nothing may quietly run under
+# ansible-playbook instead (tests of the fallback itself set it to 0)
+export IMC_NO_FALLBACK=1
 failures=0
 checks=0
 # at_exit COMMAND: run COMMAND (a string for eval) at exit, before $TMPD is

@@ -4,6 +4,9 @@
 # text and --json; and the plan of known files says what IM would do
 # (numbering, names, steps).
 . "$top_srcdir/tests/cli/lib.sh"
+# IM's examples name Galaxy roles that only ansible-playbook can run: plan
+# must accept them as IM does, so the fallback is on here
+export IMC_NO_FALLBACK=0
 C="$top_srcdir/tests/radl/conformance"
 R="$top_srcdir/tests/cli/data"
 : "${PYTHON3:=python3}"
