@@ -562,6 +562,53 @@ void mod_file_result(json_t *res, const struct node_stat *st, const char *path)
 						      : "file"));
 }
 
+/* Ansible's add_path_info, which every module's result (success or
+ * failure) goes through: when it names a path (or dest) that exists
+ * (following links), its owner, group, mode (of the link itself), state
+ * ('hard' for a file with more than one link) and size. */
+int mod_path_info(struct exec_ctx *x, json_t *res)
+{
+	const char *path = json_string_value(json_object_get(res, "path"));
+	if (!path)
+		path = json_string_value(json_object_get(res, "dest"));
+	if (!path)
+		return 0;
+	struct strbuf c = STRBUF_INIT;
+	strbuf_addstr(&c, "p=");
+	sh_quote(&c, path);
+	strbuf_addstr(&c, "; [ -e \"$p\" ] || exit 0; stat -c '%u %g %a %s %U %G' -- \"$p\" || exit 1; "
+			 "if [ -L \"$p\" ]; then echo link; elif [ -d \"$p\" ]; then echo directory; "
+			 "elif [ \"$(stat -L -c %h -- \"$p\")\" -gt 1 ]; then echo hard; else echo file; fi");
+	struct conn_result cr;
+	conn_result_init(&cr);
+	json_t *unr = NULL;
+	int rc = mod_sh(x, c.buf, NULL, 0, &cr, &unr);
+	strbuf_release(&c);
+	json_decref(unr);
+	long uid, gid, size;
+	unsigned long mode;
+	char owner[64], group[64], state[16];
+	if (rc == 0 && cr.rc == 0 &&
+	    sscanf(strbuf_str(&cr.out), "%ld %ld %lo %ld %63s %63s %15s", &uid, &gid, &mode, &size,
+		   owner, group, state) == 7) {
+		char mb[16];
+		json_object_set_new(res, "uid", json_integer(uid));
+		json_object_set_new(res, "gid", json_integer(gid));
+		/* stat says UNKNOWN for an id without a name; Python, the number */
+		if (!strcmp(owner, "UNKNOWN"))
+			snprintf(owner, sizeof(owner), "%ld", uid);
+		if (!strcmp(group, "UNKNOWN"))
+			snprintf(group, sizeof(group), "%ld", gid);
+		json_object_set_new(res, "owner", json_string(owner));
+		json_object_set_new(res, "group", json_string(group));
+		json_object_set_new(res, "mode", json_string(mode_str((long)mode, mb)));
+		json_object_set_new(res, "state", json_string(state));
+		json_object_set_new(res, "size", json_integer(size));
+	}
+	conn_result_release(&cr);
+	return rc;
+}
+
 json_t *mod_run_command(struct exec_ctx *x, const char *cmd, json_t *cmd_repr, const char *in,
 			const char *chdir)
 {

@@ -354,6 +354,10 @@ void mod_sha256_hex(const void *data, size_t len, char out[65]);
 /* Controller-side file lookup: role files/ or templates/, play dir. Malloc'd or NULL. */
 char *mod_find_src(struct exec_ctx *x, const char *sub, const char *src);
 void mod_file_result(json_t *res, const struct node_stat *st, const char *path);
+/* Adds Ansible's path information (owner, group, mode, state, size...) of
+ * the result's path or dest, when it exists. -1 when the node is
+ * unreachable (res left as it was). */
+int mod_path_info(struct exec_ctx *x, json_t *res);
 /* Runs a command string, Ansible command-module style result */
 json_t *mod_run_command(struct exec_ctx *x, const char *cmd, json_t *cmd_repr, const char *in,
 			const char *chdir);
