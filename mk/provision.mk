@@ -50,5 +50,7 @@ EXTRA_DIST += tests/cli/t4008-playbook-fuzz.sh
 
 # ini_file against Ansible's (live, or recorded results)
 TESTS += tests/cli/t4009-ini-file.sh
+TESTS += tests/cli/t4011-module-semantics.sh
+EXTRA_DIST += tests/cli/t4011-module-semantics.sh
 EXTRA_DIST += tests/cli/t4009-ini-file.sh tests/cli/t4009-ini-file.py \
 	tests/cli/t4009-ini-file.golden.json

@@ -28,6 +28,7 @@ static json_t *mod_put_content(struct exec_ctx *x, json_t *args, const char *des
 	if (st.exists && !force)
 		return json_pack("{s:b, s:s, s:s}", "changed", 0, "dest", dest, "src", "<controller>");
 	char sum[41], md5[33];
+	char *backup_file = NULL;
 	mod_sha1_hex(data, len, sum);
 	bool changed = false;
 	bool wrote = false;
@@ -40,39 +41,35 @@ static json_t *mod_put_content(struct exec_ctx *x, json_t *args, const char *des
 				return res_fail("bad symbolic permission for mode: %s",
 						json_is_string(mv) ? json_string_value(mv) : "?");
 		}
-		if (st.exists && args_bool(json_object_get(args, "backup"), false))
-			mod_backup(x, dest);
+		/* as Ansible's copy: the backup is made before the validation */
+		if (st.exists && args_bool(json_object_get(args, "backup"), false) &&
+		    mod_backup(x, dest, &backup_file, &res) < 0)
+			return res;
 		const char *validate = args_str(args, "validate");
 		if (validate) {
-			/* validate a temp copy first: %s is its path */
-			struct strbuf c = STRBUF_INIT;
-			strbuf_addstr(&c, "t=$(mktemp) || exit 1; cat > \"$t\"; ");
-			const char *p = strstr(validate, "%s");
-			if (!p)
-				return res_fail("validate must contain %%s: %s", validate);
-			strbuf_add(&c, validate, (size_t)(p - validate));
-			strbuf_addstr(&c, "\"$t\"");
-			strbuf_addstr(&c, p + 2);
-			strbuf_addstr(&c, "; rc=$?; rm -f \"$t\"; exit $rc");
 			struct conn_result cr;
 			conn_result_init(&cr);
-			if (mod_sh(x, c.buf, data, len, &cr, &res) < 0) {
-				strbuf_release(&c);
+			if (mod_validate(x, validate, data, len, &cr, &res) < 0) {
 				conn_result_release(&cr);
+				free(backup_file);
 				return res;
 			}
-			strbuf_release(&c);
 			if (cr.rc != 0) {
 				res = res_fail("failed to validate");
-				res_set_output(res, &cr);
+				json_object_set_new(res, "exit_status", json_integer(cr.rc));
+				json_object_set_new(res, "stdout", json_string(strbuf_str(&cr.out)));
+				json_object_set_new(res, "stderr", json_string(strbuf_str(&cr.err)));
 				conn_result_release(&cr);
+				free(backup_file);
 				return res;
 			}
 			conn_result_release(&cr);
 		}
 		if (mod_write_stat(x, dest, data, len, mode, args_str(args, "owner"),
-				   args_str(args, "group"), &st, &res) < 0)
+				   args_str(args, "group"), &st, &res) < 0) {
+			free(backup_file);
 			return res;
+		}
 		changed = true;
 		wrote = true;
 	} else if (mod_attrs_st(x, dest, args, &st, &changed, &res) < 0)
@@ -85,6 +82,9 @@ static json_t *mod_put_content(struct exec_ctx *x, json_t *args, const char *des
 		mod_md5_hex(data, len, md5);
 		json_object_set_new(res, "md5sum", json_string(md5));
 		json_object_set_new(res, "src", json_string("<controller>"));
+		if (backup_file && *backup_file)
+			json_object_set_new(res, "backup_file", json_string(backup_file));
+		free(backup_file);
 	} else
 		json_object_set_new(res, "path", json_string(dest));
 	return res;
