@@ -15,6 +15,50 @@
 #include "util/xalloc.h"
 #include "util/banned.h"
 
+/* Ansible's MAX_FILE_SIZE_FOR_DIFF default */
+#define DIFF_MAX 104448
+
+/* The diff Ansible's copy and template actions return in diff mode (the
+ * diff keyword) when the content changes: the old content (or why it is
+ * left out) and the new. Ansible's after_header names a temporary file on
+ * the controller; imc names the src argument, or "dynamically generated". */
+static json_t *put_diff(struct exec_ctx *x, json_t *args, const char *dest,
+			const struct node_stat *st, const void *data, size_t len)
+{
+	json_t *d = json_object();
+	if (!st->exists)
+		json_object_set_new(d, "before", json_string(""));
+	else if (st->size > DIFF_MAX)
+		json_object_set_new(d, "dst_larger", json_integer(DIFF_MAX));
+	else {
+		struct strbuf old = STRBUF_INIT;
+		bool exists;
+		json_t *ignored = NULL;
+		if (mod_read(x, dest, &old, &exists, &ignored) == 0 && exists) {
+			if (memchr(old.buf ? old.buf : "", 0, old.len < 8192 ? old.len : 8192))
+				json_object_set_new(d, "dst_binary", json_integer(1));
+			else {
+				json_object_set_new(d, "before_header", json_string(dest));
+				json_object_set_new(d, "before", json_stringn(old.buf ? old.buf : "", old.len));
+			}
+		}
+		json_decref(ignored);
+		strbuf_release(&old);
+	}
+	if (len > DIFF_MAX)
+		json_object_set_new(d, "src_larger", json_integer(DIFF_MAX));
+	else if (memchr(data, 0, len))
+		json_object_set_new(d, "src_binary", json_integer(1));
+	else {
+		const char *src = args_str(args, "src");
+		json_object_set_new(d, "after_header", json_string(src ? src : "dynamically generated"));
+		json_object_set_new(d, "after", json_stringn(data, len));
+	}
+	json_t *list = json_array();
+	json_array_append_new(list, d);
+	return list;
+}
+
 static json_t *mod_put_content(struct exec_ctx *x, json_t *args, const char *dest,
 			       const void *data, size_t len)
 {
@@ -32,6 +76,7 @@ static json_t *mod_put_content(struct exec_ctx *x, json_t *args, const char *des
 	mod_sha1_hex(data, len, sum);
 	bool changed = false;
 	bool wrote = false;
+	json_t *diff = NULL;
 	if (!st.exists || strcmp(sum, st.sha1)) {
 		long mode = -1;
 		json_t *mv = json_object_get(args, "mode");
@@ -65,9 +110,12 @@ static json_t *mod_put_content(struct exec_ctx *x, json_t *args, const char *des
 			}
 			conn_result_release(&cr);
 		}
+		if (mod_diff_wanted(x))
+			diff = put_diff(x, args, dest, &st, data, len);
 		if (mod_write_stat(x, dest, data, len, mode, args_str(args, "owner"),
 				   args_str(args, "group"), &st, &res) < 0) {
 			free(backup_file);
+			json_decref(diff);
 			return res;
 		}
 		changed = true;
@@ -85,8 +133,15 @@ static json_t *mod_put_content(struct exec_ctx *x, json_t *args, const char *des
 		if (backup_file && *backup_file)
 			json_object_set_new(res, "backup_file", json_string(backup_file));
 		free(backup_file);
-	} else
+		/* Ansible's copy action: a list, empty outside diff mode */
+		json_object_set_new(res, "diff", diff ? diff : json_array());
+	} else {
 		json_object_set_new(res, "path", json_string(dest));
+		/* unchanged content: the action ran the file module, whose diff
+		 * this is */
+		json_object_set_new(res, "diff", json_pack("{s:{s:s}, s:{s:s}}", "before", "path", dest,
+							   "after", "path", dest));
+	}
 	return res;
 }
 

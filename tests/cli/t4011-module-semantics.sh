@@ -178,6 +178,22 @@ cat >"$TMPD/pb/mods.yml" <<'EOY'
           - r.diff[0].before == 'one\n' and r.diff[0].after == 'one\ntwo\n'
           - r.diff[0].before_header == d ~ '/df (content)'
           - r2.diff[0].before == '' and r2.diff[0].after == ''
+    - copy: content="new\n" dest={{ d }}/df2
+      diff: true
+      register: c
+    - copy: content="newer\n" dest={{ d }}/df2
+      diff: true
+      register: c2
+    - copy: content="newest\n" dest={{ d }}/df2
+      register: c3
+    - copy: content="newest\n" dest={{ d }}/df2
+      register: c4
+    - assert:
+        that:
+          - c.diff[0].before == '' and c.diff[0].after == 'new\n'
+          - c2.diff[0].before == 'new\n' and c2.diff[0].before_header == d ~ '/df2'
+          - c2.diff[0].after == 'newer\n'
+          - c3.diff == [] and c4.diff.before.path == d ~ '/df2'
     # ---- keywords
     - set_fact:
         acc: "{{ (acc | default([])) + [item] }}"
