@@ -222,7 +222,9 @@ static json_t *execute_touch(struct exec_ctx *x, const char *path, json_t *args,
 	json_t *diff = initial_diff(path, "touch", pr.state);
 	bool changed = true; /* the times are set to now */
 	const char *fpath = attr_path(&pr, path, follow);
-	if (follow && !strcmp(pr.state, "link") && !pr.exists) {
+	/* the times are set through the link (os.utime): a dangling one
+	 * fails, followed or not */
+	if (!strcmp(pr.state, "link") && !pr.exists) {
 		res = res_fail("Error while updating modification or access time: [Errno 2] No such file or directory: b'%s'",
 			       fpath);
 		json_object_set_new(res, "path", json_string(fpath));
