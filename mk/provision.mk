@@ -52,3 +52,11 @@ EXTRA_DIST += tests/cli/t4008-playbook-fuzz.sh
 TESTS += tests/cli/t4009-ini-file.sh
 EXTRA_DIST += tests/cli/t4009-ini-file.sh tests/cli/t4009-ini-file.py \
 	tests/cli/t4009-ini-file.golden.json
+
+# file-editing modules and loop/rescue keywords, asserted under both
+TESTS += tests/cli/t4011-module-semantics.sh
+EXTRA_DIST += tests/cli/t4011-module-semantics.sh
+# the file module's states against Ansible's (live, or recorded results)
+TESTS += tests/cli/t4012-file-states.sh
+EXTRA_DIST += tests/cli/t4012-file-states.sh tests/cli/t4012-file-states.py \
+	tests/cli/t4012-file-states.golden.json

@@ -303,12 +303,9 @@ static void run_block(struct task_run *run, struct ptask *t, struct task_host **
 					json_decref(fr);
 				rh[nr++] = in[i];
 			}
-		if (nr) {
+		/* rescued was counted when the task failed (exec_task_host) */
+		if (nr)
 			run_list(run, t->rescue, t->nrescue, rh, nr, rescuable, inc_params);
-			for (size_t i = 0; i < nr; i++)
-				if (!rh[i]->failed)
-					rh[i]->st.rescued++;
-		}
 		free(rh);
 	}
 	if (t->nalways) {

@@ -370,6 +370,22 @@ static void notify_handlers(struct exec_ctx *x)
 	json_decref(names);
 }
 
+/* After one loop item: the next item sees what this one set, as in
+ * Ansible, whose items share one variables dict that each result updates
+ * (the registered name gets the item's result, facts are merged), so
+ * set_fact: acc="{{ acc + [item] }}" accumulates over the items. */
+static void loop_item_vars(struct exec_ctx *x, json_t *ir)
+{
+	const char *reg = json_string_value(json_object_get(x->task->raw, "register"));
+	if (reg) {
+		json_object_set_new(x->vars, reg, json_deep_copy(ir));
+		exec_mark_registered(x->host, reg);
+	}
+	json_t *facts = json_object_get(ir, "ansible_facts");
+	if (json_is_object(facts) && strcmp(x->task->module, "debug"))
+		json_object_update(x->vars, facts);
+}
+
 /* no_log: what is printed and recorded instead of the result */
 static json_t *censored(json_t *res)
 {
@@ -478,6 +494,7 @@ int exec_task_host(struct task_run *run, struct ptask *t, struct task_host *h, b
 		bool skipped = json_is_true(json_object_get(ir, "skipped"));
 		if (!skipped && !json_object_get(ir, "failed"))
 			json_object_set_new(ir, "failed", json_false());
+		loop_item_vars(&x, ir);
 		char *label = args_bool(exec_keyword(run, t, "no_log"), false)
 				      ? xstrdup("None") : item_label(item, lc, &x);
 		if (skipped)
@@ -566,7 +583,13 @@ done:
 			if (res_changed(res))
 				h->st.changed++;
 		} else {
-			if (!rescuable)
+			/* Ansible counts a failure inside the block section of a
+			 * block with rescue as rescued when it happens, whatever
+			 * the rescue tasks then do (a failing rescue task counts
+			 * again: as failed, or as rescued by an outer block) */
+			if (rescuable)
+				h->st.rescued++;
+			else
 				h->st.failed++;
 			h->failed = true;
 			pthread_mutex_lock(&run->lock);

@@ -124,18 +124,32 @@ static json_t *bif_run(struct exec_ctx *x, json_t *args)
 	bool changed = !exists || out.len != data.len || memcmp(strbuf_str(&out), strbuf_str(&data), out.len);
 	if (absent && bi < 0)
 		changed = false;
+	json_t *diff = mod_content_diff(x, path, &data, &out);
+	char *backup_file = NULL;
 	if (changed) {
 		msg = !exists ? "File created" : absent ? "Block removed" : "Block inserted";
-		if (mod_write(x, path, out.buf ? out.buf : "", out.len, -1, &res) < 0) {
-			strbuf_release(&out);
-			strbuf_release(&nb);
-			goto out;
-		}
+		/* as Ansible's: the backup, then the validation, then the write */
+		if ((args_bool(json_object_get(args, "backup"), false) && exists &&
+		     mod_backup(x, path, &backup_file, &res) < 0) ||
+		    mod_validated(x, args, out.buf ? out.buf : "", out.len, &res) < 0 ||
+		    mod_write(x, path, out.buf ? out.buf : "", out.len, -1, &res) < 0)
+			goto out_diff;
 	}
+	bool attrs = false;
+	if (mod_attrs(x, path, args, &attrs, &res) == 0) {
+		/* Ansible's check_file_attrs */
+		char *m = xasprintf("%s%s%s", msg, !attrs ? "" : changed ? " and " : "",
+				    attrs ? "ownership, perms or SE linux context changed" : "");
+		res = json_pack("{s:b, s:s, s:O}", "changed", changed || attrs, "msg", m, "diff", diff);
+		free(m);
+		if (backup_file && *backup_file)
+			json_object_set_new(res, "backup_file", json_string(backup_file));
+	}
+out_diff:
+	free(backup_file);
+	json_decref(diff);
 	strbuf_release(&out);
 	strbuf_release(&nb);
-	if (mod_attrs(x, path, args, &changed, &res) == 0)
-		res = json_pack("{s:b, s:s}", "changed", changed, "msg", msg);
 out:
 	for (size_t i = 0; i < n; i++)
 		free(ln[i]);

@@ -15,6 +15,50 @@
 #include "util/xalloc.h"
 #include "util/banned.h"
 
+/* Ansible's MAX_FILE_SIZE_FOR_DIFF default */
+#define DIFF_MAX 104448
+
+/* The diff Ansible's copy and template actions return in diff mode (the
+ * diff keyword) when the content changes: the old content (or why it is
+ * left out) and the new. Ansible's after_header names a temporary file on
+ * the controller; imc names the src argument, or "dynamically generated". */
+static json_t *put_diff(struct exec_ctx *x, json_t *args, const char *dest,
+			const struct node_stat *st, const void *data, size_t len)
+{
+	json_t *d = json_object();
+	if (!st->exists)
+		json_object_set_new(d, "before", json_string(""));
+	else if (st->size > DIFF_MAX)
+		json_object_set_new(d, "dst_larger", json_integer(DIFF_MAX));
+	else {
+		struct strbuf old = STRBUF_INIT;
+		bool exists;
+		json_t *ignored = NULL;
+		if (mod_read(x, dest, &old, &exists, &ignored) == 0 && exists) {
+			if (memchr(old.buf ? old.buf : "", 0, old.len < 8192 ? old.len : 8192))
+				json_object_set_new(d, "dst_binary", json_integer(1));
+			else {
+				json_object_set_new(d, "before_header", json_string(dest));
+				json_object_set_new(d, "before", json_stringn(old.buf ? old.buf : "", old.len));
+			}
+		}
+		json_decref(ignored);
+		strbuf_release(&old);
+	}
+	if (len > DIFF_MAX)
+		json_object_set_new(d, "src_larger", json_integer(DIFF_MAX));
+	else if (memchr(data, 0, len))
+		json_object_set_new(d, "src_binary", json_integer(1));
+	else {
+		const char *src = args_str(args, "src");
+		json_object_set_new(d, "after_header", json_string(src ? src : "dynamically generated"));
+		json_object_set_new(d, "after", json_stringn(data, len));
+	}
+	json_t *list = json_array();
+	json_array_append_new(list, d);
+	return list;
+}
+
 static json_t *mod_put_content(struct exec_ctx *x, json_t *args, const char *dest,
 			       const void *data, size_t len)
 {
@@ -28,9 +72,11 @@ static json_t *mod_put_content(struct exec_ctx *x, json_t *args, const char *des
 	if (st.exists && !force)
 		return json_pack("{s:b, s:s, s:s}", "changed", 0, "dest", dest, "src", "<controller>");
 	char sum[41], md5[33];
+	char *backup_file = NULL;
 	mod_sha1_hex(data, len, sum);
 	bool changed = false;
 	bool wrote = false;
+	json_t *diff = NULL;
 	if (!st.exists || strcmp(sum, st.sha1)) {
 		long mode = -1;
 		json_t *mv = json_object_get(args, "mode");
@@ -40,39 +86,38 @@ static json_t *mod_put_content(struct exec_ctx *x, json_t *args, const char *des
 				return res_fail("bad symbolic permission for mode: %s",
 						json_is_string(mv) ? json_string_value(mv) : "?");
 		}
-		if (st.exists && args_bool(json_object_get(args, "backup"), false))
-			mod_backup(x, dest);
+		/* as Ansible's copy: the backup is made before the validation */
+		if (st.exists && args_bool(json_object_get(args, "backup"), false) &&
+		    mod_backup(x, dest, &backup_file, &res) < 0)
+			return res;
 		const char *validate = args_str(args, "validate");
 		if (validate) {
-			/* validate a temp copy first: %s is its path */
-			struct strbuf c = STRBUF_INIT;
-			strbuf_addstr(&c, "t=$(mktemp) || exit 1; cat > \"$t\"; ");
-			const char *p = strstr(validate, "%s");
-			if (!p)
-				return res_fail("validate must contain %%s: %s", validate);
-			strbuf_add(&c, validate, (size_t)(p - validate));
-			strbuf_addstr(&c, "\"$t\"");
-			strbuf_addstr(&c, p + 2);
-			strbuf_addstr(&c, "; rc=$?; rm -f \"$t\"; exit $rc");
 			struct conn_result cr;
 			conn_result_init(&cr);
-			if (mod_sh(x, c.buf, data, len, &cr, &res) < 0) {
-				strbuf_release(&c);
+			if (mod_validate(x, validate, data, len, &cr, &res) < 0) {
 				conn_result_release(&cr);
+				free(backup_file);
 				return res;
 			}
-			strbuf_release(&c);
 			if (cr.rc != 0) {
 				res = res_fail("failed to validate");
-				res_set_output(res, &cr);
+				json_object_set_new(res, "exit_status", json_integer(cr.rc));
+				json_object_set_new(res, "stdout", json_string(strbuf_str(&cr.out)));
+				json_object_set_new(res, "stderr", json_string(strbuf_str(&cr.err)));
 				conn_result_release(&cr);
+				free(backup_file);
 				return res;
 			}
 			conn_result_release(&cr);
 		}
+		if (mod_diff_wanted(x))
+			diff = put_diff(x, args, dest, &st, data, len);
 		if (mod_write_stat(x, dest, data, len, mode, args_str(args, "owner"),
-				   args_str(args, "group"), &st, &res) < 0)
+				   args_str(args, "group"), &st, &res) < 0) {
+			free(backup_file);
+			json_decref(diff);
 			return res;
+		}
 		changed = true;
 		wrote = true;
 	} else if (mod_attrs_st(x, dest, args, &st, &changed, &res) < 0)
@@ -85,8 +130,18 @@ static json_t *mod_put_content(struct exec_ctx *x, json_t *args, const char *des
 		mod_md5_hex(data, len, md5);
 		json_object_set_new(res, "md5sum", json_string(md5));
 		json_object_set_new(res, "src", json_string("<controller>"));
-	} else
+		if (backup_file && *backup_file)
+			json_object_set_new(res, "backup_file", json_string(backup_file));
+		free(backup_file);
+		/* Ansible's copy action: a list, empty outside diff mode */
+		json_object_set_new(res, "diff", diff ? diff : json_array());
+	} else {
 		json_object_set_new(res, "path", json_string(dest));
+		/* unchanged content: the action ran the file module, whose diff
+		 * this is */
+		json_object_set_new(res, "diff", json_pack("{s:{s:s}, s:{s:s}}", "before", "path", dest,
+							   "after", "path", dest));
+	}
 	return res;
 }
 

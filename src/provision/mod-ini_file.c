@@ -323,6 +323,7 @@ static json_t *ini_run(struct exec_ctx *x, json_t *args)
 		.allow_no_value = args_bool(json_object_get(args, "allow_no_value"), false),
 	};
 	json_t *res = NULL;
+	char *backup_file = NULL;
 	struct strbuf data = STRBUF_INIT;
 	struct lines file = { 0 };
 	bool exists;
@@ -358,21 +359,25 @@ static json_t *ini_run(struct exec_ctx *x, json_t *args)
 		if (!exists)
 			rc = mod_mkdir_parent(x, path, &res);
 		else if (args_bool(json_object_get(args, "backup"), false))
-			mod_backup(x, path);
+			rc = mod_backup(x, path, &backup_file, &res);
 		if (rc == 0)
 			rc = mod_write(x, path, out.buf ? out.buf : "", out.len, -1, &res);
 		strbuf_release(&out);
 		if (rc < 0)
 			goto out;
 	}
-	if (mod_attrs(x, path, args, &changed, &res) == 0)
+	if (mod_attrs(x, path, args, &changed, &res) == 0) {
 		res = json_pack("{s:b, s:s, s:s}", "changed", changed, "msg", msg, "path", path);
+		if (backup_file && *backup_file)
+			json_object_set_new(res, "backup_file", json_string(backup_file));
+	}
 out:
 	for (size_t i = 0; i < a.nvalues; i++)
 		free(a.values[i]);
 	free(a.values);
 	lines_free(&file);
 	strbuf_release(&data);
+	free(backup_file);
 	return res;
 }
 

@@ -123,6 +123,7 @@ static json_t *lif_run(struct exec_ctx *x, json_t *args)
 	const char *ia = args_str(args, "insertafter");
 	const char *ib = args_str(args, "insertbefore");
 	json_t *res = NULL;
+	char *backupdest = NULL;
 	pcre2_code *re = NULL, *ins = NULL;
 	pcre2_match_data *md = NULL;
 	struct lines l = { 0 };
@@ -165,8 +166,9 @@ static json_t *lif_run(struct exec_ctx *x, json_t *args)
 	bool changed = false;
 	const char *msg = "";
 	char msgbuf[64];
+	size_t found = 0;
 	if (absent) {
-		size_t found = 0, k = 0;
+		size_t k = 0;
 		for (size_t i = 0; i < l.n; i++) {
 			bool m = re ? re_search(re, l.v[i], NULL) : search ? strstr(l.v[i], search) != NULL
 				 : eq_stripped(line, l.v[i]);
@@ -276,24 +278,41 @@ static json_t *lif_run(struct exec_ctx *x, json_t *args)
 			changed = true;
 		}
 	}
+	struct strbuf outb = STRBUF_INIT;
+	for (size_t i = 0; i < l.n; i++)
+		strbuf_addstr(&outb, l.v[i]);
+	json_t *diff = mod_content_diff(x, path, &data, &outb);
 	if (changed) {
-		struct strbuf outb = STRBUF_INIT;
-		for (size_t i = 0; i < l.n; i++)
-			strbuf_addstr(&outb, l.v[i]);
 		if (!exists)
 			mod_mkdir_parent(x, path, NULL);
-		if (args_bool(json_object_get(args, "backup"), false) && exists)
-			mod_backup(x, path);
-		int rc = mod_write(x, path, outb.buf ? outb.buf : "", outb.len, -1, &res);
-		strbuf_release(&outb);
-		if (rc < 0)
-			goto out;
+		/* as Ansible's: the backup, then the validation, then the write */
+		if (args_bool(json_object_get(args, "backup"), false) && exists &&
+		    mod_backup(x, path, &backupdest, &res) < 0)
+			goto out_diff;
+		if (mod_validated(x, args, outb.buf ? outb.buf : "", outb.len, &res) < 0)
+			goto out_diff;
+		if (mod_write(x, path, outb.buf ? outb.buf : "", outb.len, -1, &res) < 0)
+			goto out_diff;
 	}
-	if (mod_attrs(x, path, args, &changed, &res) < 0)
-		goto out;
-	res = json_pack("{s:b, s:s, s:s}", "changed", changed, "msg", msg, "backup", "");
-	if (absent && !changed)
-		json_object_set_new(res, "found", json_integer(0));
+	bool attrs = false;
+	if (mod_attrs(x, path, args, &attrs, &res) < 0)
+		goto out_diff;
+	struct strbuf m = STRBUF_INIT;
+	strbuf_addstr(&m, msg);
+	if (attrs) {
+		/* Ansible's check_file_attrs */
+		strbuf_addstr(&m, changed ? " and " : "");
+		strbuf_addstr(&m, "ownership, perms or SE linux context changed");
+		changed = true;
+	}
+	res = json_pack("{s:b, s:s, s:s, s:O}", "changed", changed, "msg", strbuf_str(&m), "backup",
+			backupdest ? backupdest : "", "diff", diff);
+	strbuf_release(&m);
+	if (absent)
+		json_object_set_new(res, "found", json_integer((json_int_t)found));
+out_diff:
+	json_decref(diff);
+	strbuf_release(&outb);
 out:
 	if (md)
 		pcre2_match_data_free(md);
@@ -304,6 +323,7 @@ out:
 	lines_free(&l);
 	strbuf_release(&data);
 	free(line);
+	free(backupdest);
 	return res;
 }
 

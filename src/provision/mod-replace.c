@@ -88,17 +88,34 @@ static json_t *replace_run(struct exec_ctx *x, json_t *args)
 		goto out;
 	}
 	bool changed = n > 0 && (outlen != data.len || memcmp(outbuf, data.buf, outlen));
-	if (changed && mod_write(x, path, outbuf, outlen, -1, &res) < 0) {
-		free(outbuf);
-		goto out;
-	}
+	char *backup_file = NULL;
+	res = NULL;
+	/* as Ansible's: the backup, then the validation, then the write */
+	if (changed &&
+	    ((args_bool(json_object_get(args, "backup"), false) &&
+	      mod_backup(x, path, &backup_file, &res) < 0) ||
+	     mod_validated(x, args, outbuf, outlen, &res) < 0 ||
+	     mod_write(x, path, outbuf, outlen, -1, &res) < 0))
+		goto out_buf;
+	bool attrs = false;
+	if (mod_attrs(x, path, args, &attrs, &res) < 0)
+		goto out_buf;
+	struct strbuf msg = STRBUF_INIT;
+	if (changed)
+		strbuf_addf(&msg, "%d replacements made", n);
+	if (attrs) /* Ansible's check_file_attrs */
+		strbuf_addf(&msg, "%sownership, perms or SE linux context changed", changed ? " and " : "");
+	res = res_new(changed || attrs);
+	json_object_set_new(res, "msg", json_string(strbuf_str(&msg)));
+	strbuf_release(&msg);
+	if (backup_file && *backup_file)
+		json_object_set_new(res, "backup_file", json_string(backup_file));
+	if (changed && mod_diff_wanted(x))
+		json_object_set_new(res, "diff", json_pack("{s:s, s:s, s:s, s:s%}", "before_header", path,
+			"before", strbuf_str(&data), "after_header", path, "after", (const char *)outbuf, (size_t)outlen));
+out_buf:
+	free(backup_file);
 	free(outbuf);
-	if (mod_attrs(x, path, args, &changed, &res) < 0)
-		goto out;
-	res = res_new(changed);
-	char *m = changed ? xasprintf("%d replacements made", n) : xstrdup("");
-	json_object_set_new(res, "msg", json_string(m));
-	free(m);
 out:
 	strbuf_release(&data);
 	return res;

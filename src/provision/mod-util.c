@@ -253,19 +253,93 @@ int mod_read(struct exec_ctx *x, const char *path, struct strbuf *data, bool *ex
 	return 0;
 }
 
-void mod_backup(struct exec_ctx *x, const char *path)
+int mod_backup(struct exec_ctx *x, const char *path, char **dest, json_t **res)
 {
+	*dest = NULL;
 	struct strbuf c = STRBUF_INIT;
-	strbuf_addstr(&c, "cp -p -- ");
+	strbuf_addstr(&c, "p=");
 	sh_quote(&c, path);
-	strbuf_addch(&c, ' ');
-	sh_quote(&c, path);
-	strbuf_addstr(&c, ".$(date +%Y-%m-%d@%H:%M:%S~)");
+	/* the shell's PID stands for the module process's in Ansible's name */
+	strbuf_addstr(&c, "; [ -e \"$p\" ] || exit 0; b=\"$p.$$.$(date +%Y-%m-%d@%H:%M:%S~)\"; "
+			 "cp -p -- \"$p\" \"$b\" || exit 1; printf '%s' \"$b\"");
 	struct conn_result cr;
 	conn_result_init(&cr);
-	mod_sh(x, c.buf, NULL, 0, &cr, NULL);
-	conn_result_release(&cr);
+	int rc = mod_sh(x, c.buf, NULL, 0, &cr, res);
 	strbuf_release(&c);
+	if (rc == 0 && cr.rc != 0) {
+		*res = res_fail("Could not make backup of %s: %s", path, strbuf_str(&cr.err));
+		rc = -1;
+	}
+	if (rc == 0)
+		*dest = xstrdup(strbuf_str(&cr.out));
+	conn_result_release(&cr);
+	return rc;
+}
+
+int mod_validate(struct exec_ctx *x, const char *validate, const void *data, size_t len,
+		 struct conn_result *cr, json_t **res)
+{
+	const char *pct = strstr(validate, "%s");
+	if (!pct) {
+		*res = res_fail("validate must contain %%s: %s", validate);
+		return -1;
+	}
+	/* the temporary file's name goes into the command as text, as
+	 * Ansible's validate % tmpfile does, so that it reaches a command
+	 * quoted inside it (sh -c '... %s'): mktemp names need no quoting */
+	if (mod_sh(x, "t=$(mktemp) && cat > \"$t\" && printf '%s' \"$t\"", data, len, cr, res) < 0)
+		return -1;
+	if (cr->rc != 0 || strspn(strbuf_str(&cr->out), "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+				  "0123456789/._-") != cr->out.len || !cr->out.len) {
+		*res = res_fail("cannot write a temporary file to validate: %s", strbuf_str(&cr->err));
+		return -1;
+	}
+	char *tmp = xstrdup(strbuf_str(&cr->out));
+	conn_result_release(cr);
+	conn_result_init(cr);
+	struct strbuf c = STRBUF_INIT;
+	strbuf_add(&c, validate, (size_t)(pct - validate));
+	strbuf_addstr(&c, tmp);
+	strbuf_addstr(&c, pct + 2);
+	strbuf_addstr(&c, "\nrc=$?; rm -f -- ");
+	sh_quote(&c, tmp);
+	strbuf_addstr(&c, "; exit $rc");
+	int rc = mod_sh(x, c.buf, NULL, 0, cr, res);
+	strbuf_release(&c);
+	free(tmp);
+	return rc;
+}
+
+int mod_validated(struct exec_ctx *x, json_t *args, const void *data, size_t len, json_t **res)
+{
+	const char *validate = args_str(args, "validate");
+	if (!validate)
+		return 0;
+	struct conn_result cr;
+	conn_result_init(&cr);
+	int rc = mod_validate(x, validate, data, len, &cr, res);
+	if (rc == 0 && cr.rc != 0) {
+		*res = res_fail("failed to validate: rc:%d error:%s", cr.rc, strbuf_str(&cr.err));
+		rc = -1;
+	}
+	conn_result_release(&cr);
+	return rc;
+}
+
+json_t *mod_content_diff(struct exec_ctx *x, const char *path, const struct strbuf *before,
+			 const struct strbuf *after)
+{
+	bool want = mod_diff_wanted(x);
+	char *h = xasprintf("%s (content)", path);
+	char *ha = xasprintf("%s (file attributes)", path);
+	json_t *d = json_pack("[{s:s, s:s, s:s, s:s}, {s:s, s:s}]",
+			      "before", want ? strbuf_str(before) : "",
+			      "after", want ? strbuf_str(after) : "",
+			      "before_header", h, "after_header", h,
+			      "before_header", ha, "after_header", ha);
+	free(h);
+	free(ha);
+	return d;
 }
 
 int mod_mkdir_parent(struct exec_ctx *x, const char *path, json_t **res)
@@ -560,6 +634,64 @@ void mod_file_result(json_t *res, const struct node_stat *st, const char *path)
 	json_object_set_new(res, "size", json_integer(st->size));
 	json_object_set_new(res, "state", json_string(st->islnk ? "link" : st->isdir ? "directory"
 						      : "file"));
+}
+
+bool mod_diff_wanted(struct exec_ctx *x)
+{
+	struct diag d = DIAG_INIT;
+	json_t *kw = exec_keyword(x->run, x->task, "diff");
+	json_t *v = kw ? xt_value(x, kw, &d) : NULL;
+	bool want = args_bool(v, false);
+	json_decref(v);
+	diag_release(&d);
+	return want;
+}
+
+/* Ansible's add_path_info, which every module's result (success or
+ * failure) goes through: when it names a path (or dest) that exists
+ * (following links), its owner, group, mode (of the link itself), state
+ * ('hard' for a file with more than one link) and size. */
+int mod_path_info(struct exec_ctx *x, json_t *res)
+{
+	const char *path = json_string_value(json_object_get(res, "path"));
+	if (!path)
+		path = json_string_value(json_object_get(res, "dest"));
+	if (!path)
+		return 0;
+	struct strbuf c = STRBUF_INIT;
+	strbuf_addstr(&c, "p=");
+	sh_quote(&c, path);
+	strbuf_addstr(&c, "; [ -e \"$p\" ] || exit 0; stat -c '%u %g %a %s %U %G' -- \"$p\" || exit 1; "
+			 "if [ -L \"$p\" ]; then echo link; elif [ -d \"$p\" ]; then echo directory; "
+			 "elif [ \"$(stat -L -c %h -- \"$p\")\" -gt 1 ]; then echo hard; else echo file; fi");
+	struct conn_result cr;
+	conn_result_init(&cr);
+	json_t *unr = NULL;
+	int rc = mod_sh(x, c.buf, NULL, 0, &cr, &unr);
+	strbuf_release(&c);
+	json_decref(unr);
+	long uid, gid, size;
+	unsigned long mode;
+	char owner[64], group[64], state[16];
+	if (rc == 0 && cr.rc == 0 &&
+	    sscanf(strbuf_str(&cr.out), "%ld %ld %lo %ld %63s %63s %15s", &uid, &gid, &mode, &size,
+		   owner, group, state) == 7) {
+		char mb[16];
+		json_object_set_new(res, "uid", json_integer(uid));
+		json_object_set_new(res, "gid", json_integer(gid));
+		/* stat says UNKNOWN for an id without a name; Python, the number */
+		if (!strcmp(owner, "UNKNOWN"))
+			snprintf(owner, sizeof(owner), "%ld", uid);
+		if (!strcmp(group, "UNKNOWN"))
+			snprintf(group, sizeof(group), "%ld", gid);
+		json_object_set_new(res, "owner", json_string(owner));
+		json_object_set_new(res, "group", json_string(group));
+		json_object_set_new(res, "mode", json_string(mode_str((long)mode, mb)));
+		json_object_set_new(res, "state", json_string(state));
+		json_object_set_new(res, "size", json_integer(size));
+	}
+	conn_result_release(&cr);
+	return rc;
 }
 
 json_t *mod_run_command(struct exec_ctx *x, const char *cmd, json_t *cmd_repr, const char *in,

@@ -342,9 +342,25 @@ int mod_attrs_st(struct exec_ctx *x, const char *path, json_t *args, struct node
 		 bool *changed, json_t **res);
 /* Applies mode/owner/group from args to path; sets *changed. */
 int mod_attrs(struct exec_ctx *x, const char *path, json_t *args, bool *changed, json_t **res);
-/* backup=yes: copies path to path.DATE@TIME~ beside it, as Ansible names
- * backups (best effort, like Ansible's). */
-void mod_backup(struct exec_ctx *x, const char *path);
+/* backup=yes: copies path (when it exists) to path.PID.DATE@TIME~ beside
+ * it, as Ansible's backup_local names backups. Returns 0 with *dest the
+ * backup's name ("" when path is missing; malloc'd), or -1 with *res set
+ * (Ansible's "Could not make backup" failure, or unreachable). */
+int mod_backup(struct exec_ctx *x, const char *path, char **dest, json_t **res);
+/* validate=: writes data to a temporary file on the node, runs the command
+ * with its %s replaced by that file's name, and removes the file. Returns 0
+ * when the command ran (its status and output in cr), -1 with *res set
+ * (no %s, as Ansible's "validate must contain %s", or unreachable). */
+int mod_validate(struct exec_ctx *x, const char *validate, const void *data, size_t len,
+		 struct conn_result *cr, json_t **res);
+/* The validate= argument of lineinfile, blockinfile and replace: 0 when
+ * absent or the command accepts data, else -1 with *res Ansible's
+ * "failed to validate: rc:N error:..." (or unreachable). */
+int mod_validated(struct exec_ctx *x, json_t *args, const void *data, size_t len, json_t **res);
+/* lineinfile's and blockinfile's diff list: the content (before and after
+ * only in diff mode) and the file attributes' headers (new reference). */
+json_t *mod_content_diff(struct exec_ctx *x, const char *path, const struct strbuf *before,
+			 const struct strbuf *after);
 /* mkdir -p of path's directory on the node, for modules that create the
  * file they edit. Returns 0, or -1 unreachable (*res set when res). */
 int mod_mkdir_parent(struct exec_ctx *x, const char *path, json_t **res);
@@ -354,6 +370,13 @@ void mod_sha256_hex(const void *data, size_t len, char out[65]);
 /* Controller-side file lookup: role files/ or templates/, play dir. Malloc'd or NULL. */
 char *mod_find_src(struct exec_ctx *x, const char *sub, const char *src);
 void mod_file_result(json_t *res, const struct node_stat *st, const char *path);
+/* The diff keyword of the task (or its blocks, or play): modules then
+ * return the before and after content in their diff, as with --diff. */
+bool mod_diff_wanted(struct exec_ctx *x);
+/* Adds Ansible's path information (owner, group, mode, state, size...) of
+ * the result's path or dest, when it exists. -1 when the node is
+ * unreachable (res left as it was). */
+int mod_path_info(struct exec_ctx *x, json_t *res);
 /* Runs a command string, Ansible command-module style result */
 json_t *mod_run_command(struct exec_ctx *x, const char *cmd, json_t *cmd_repr, const char *in,
 			const char *chdir);
