@@ -1410,9 +1410,11 @@ int ps_run(const struct ps_config *cfg, struct diag *d)
 		goto out;
 	}
 	log_progress(ps, now_s(), true);
-	log_info(MOD, "ps:%zu: shut down cleanly at step %llu (%llu bytes in, %llu bytes out)",
-		 cfg->index, (unsigned long long)ps->step, (unsigned long long)ps->st.bytes_in,
-		 (unsigned long long)ps->st.bytes_out);
+	/* the pushes applied are what every worker's own count must add up to
+	 * (tests check that no gradient was lost or applied twice) */
+	log_info(MOD, "ps:%zu: shut down cleanly at step %llu (%llu pushes applied, %llu bytes in, %llu bytes out)",
+		 cfg->index, (unsigned long long)ps->step, (unsigned long long)ps->st.pushes,
+		 (unsigned long long)ps->st.bytes_in, (unsigned long long)ps->st.bytes_out);
 	rc = 0;
 out:
 	for (size_t i = 0; i < ps->nconns; i++)
