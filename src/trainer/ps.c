@@ -673,6 +673,13 @@ static int handle_hello(struct ps *ps, struct conn *c, const unsigned char *p, s
 	}
 	if (c->role == WIRE_ROLE_PROBE)
 		c->worker_id = -2; /* registered, but not a worker */
+	/* A worker arriving during the shutdown wait (it started after a short
+	 * job was over) is no longer counted as late, so the wait would end
+	 * 10 s after SHUTDOWN, maybe before its first request: give it those
+	 * 10 s from now, to ask and be told that the job ended. Each worker
+	 * id connects once, so this cannot go on. */
+	if (ps->shutting_down && c->worker_id >= 0)
+		ps->shutdown_at = now_s();
 	log_info(MOD, "ps:%zu: %s connected from %s", ps->cfg->index, c->who, c->peer);
 	struct wire_welcome w = { .step = ps->step, .initialized = ps->initialized,
 				  .shard_offset = ps->off, .shard_count = ps->count };
