@@ -31,8 +31,12 @@ expect_grep 'shard \[0, \+101765\) of 203530' "$TMPD/ps0.log" "ps:0 holds the fi
 expect_grep 'shard \[101765, \+101765\) of 203530' "$TMPD/ps1.log" "ps:1 holds the second half"
 expect_grep 'final: step 300,' "$TMPD/ps0.log" "ps:0 applied 300 steps"
 expect_grep 'final: step 300,' "$TMPD/ps1.log" "ps:1 applied 300 steps"
-py_check "3 workers, 2 PS, global batch 192, test accuracy >= 0.80" \
-	'j["workers"] == 3 and j["ps"] == 2 and j["global_batch"] == 192 and j["test_accuracy"] >= 0.80' "$TMPD/chief.out"
+# Sync with seed 1 is deterministic up to the order in which three
+# gradients are summed: test accuracy 0.8235 on 3 of 3 runs. Seeds 1-20
+# spread over 0.8027-0.8235 (median 0.8174), so the old '>= 0.80' sat just
+# under the lowest seed; the band for this seed is +-0.005.
+py_check "3 workers, 2 PS, global batch 192, test accuracy 0.8235 +- 0.005" \
+	'j["workers"] == 3 and j["ps"] == 2 and j["global_batch"] == 192 and abs(j["test_accuracy"] - 0.8235) <= 0.005' "$TMPD/chief.out"
 
 make_cluster "$TMPD/cluster-async.json" 2 2
 run_job a --cluster "$TMPD/cluster-async.json" --model mlp --steps 1500 --async --threads 1
