@@ -59,6 +59,11 @@ struct job {
 	double log_t, log_cpu;
 	uint64_t log_step, log_in, log_out, log_own;
 	uint64_t own_steps;
+	/* this run's PUSHes: sent, answered with new parameters (applied by
+	 * the PS), answered END (the job was over: not applied). Logged at the
+	 * end so that the PS's count of applied pushes can be checked against
+	 * the workers' (no gradient lost or applied twice). */
+	uint64_t pushes_sent, pushes_applied, pushes_ended;
 	uint64_t stale_sum, stale_n;
 	uint32_t stale_max;
 	double stats_t;
@@ -326,15 +331,18 @@ static int run(struct job *j, struct diag *d, double t_main)
 		batcher_get(&j->bt, epoch, index, xb, yb);
 		double s0 = trainer_wall_now();
 		float loss = model_forward_backward(m, xb, yb, (int)j->batch);
+		j->pushes_sent++;
 		rc = worker_client_push(&j->wc, model_grads(m), model_params(m), step,
 					(uint32_t)j->batch, loss, d);
 		double dt = trainer_wall_now() - s0;
 		if (rc < 0)
 			goto out;
 		if (rc > 0) {
+			j->pushes_ended++;
 			ended = true;
 			break;
 		}
+		j->pushes_applied++;
 		step = j->wc.step;
 		j->own_steps++;
 		steps_run++;
@@ -396,6 +404,9 @@ static int run(struct job *j, struct diag *d, double t_main)
 	if (epoch_n)
 		last_loss = epoch_loss / (double)epoch_n;
 	progress(j, true);
+	log_info(MOD, "%s: pushes: %llu sent, %llu applied, %llu answered by the end of the job",
+		 j->who, (unsigned long long)j->pushes_sent, (unsigned long long)j->pushes_applied,
+		 (unsigned long long)j->pushes_ended);
 
 	if (!j->chief) {
 		if (!ended && worker_client_bye(&j->wc, d) < 0)

@@ -306,12 +306,25 @@ static void add_to(float *sum, const float *g, size_t n)
 /* ---- output ---- */
 
 static int flush_out(struct ps *ps, struct conn *c);
+static bool out_pending(const struct conn *c);
+static void conn_drop(struct ps *ps, struct conn *c, const char *why);
 
-/* Queues a reply: small bytes (copied), then up to two float segments. */
+/* Queues a reply: small bytes (copied), then up to two float segments.
+ * The output slot holds one reply: it takes a reference to ref and owns
+ * 'owned' until the reply is flushed or the connection freed. A reply
+ * queued over one still pending would interleave two frames on the wire
+ * and drop the first one's reference (the parameter buffer it points into
+ * would never return to the free list), so that connection is closed
+ * instead; callers check out_pending() first. */
 static void conn_reply(struct ps *ps, struct conn *c, unsigned type, const void *fixed,
 		       size_t fixed_len, const float *a, const float *b, size_t nfloats,
 		       struct pbuf *ref, float *owned)
 {
+	if (out_pending(c)) {
+		free(owned);
+		conn_drop(ps, c, "internal error: a reply was queued over a pending one");
+		return;
+	}
 	size_t flen = nfloats * sizeof(float) * (a ? 1 : 0) + nfloats * sizeof(float) * (b ? 1 : 0);
 	wire_hdr_encode(c->small, type, (uint32_t)(fixed_len + flen));
 	if (fixed_len)
@@ -332,6 +345,14 @@ static void conn_reply(struct ps *ps, struct conn *c, unsigned type, const void 
 
 static void send_error(struct ps *ps, struct conn *c, uint32_t code, const char *text)
 {
+	/* an ERROR cannot follow a partly sent reply on the same stream (a
+	 * peer that pipelines requests while a large PARAMS is going out):
+	 * close at once */
+	if (out_pending(c)) {
+		conn_drop(ps, c, text);
+		return;
+	}
+	c->waiting = WAIT_NONE; /* nothing else is sent after the ERROR */
 	size_t len;
 	unsigned char *p = wire_error_encode(code, text, &len);
 	c->close_after = true; /* before the reply: it may be flushed at once */
@@ -652,6 +673,13 @@ static int handle_hello(struct ps *ps, struct conn *c, const unsigned char *p, s
 	}
 	if (c->role == WIRE_ROLE_PROBE)
 		c->worker_id = -2; /* registered, but not a worker */
+	/* A worker arriving during the shutdown wait (it started after a short
+	 * job was over) is no longer counted as late, so the wait would end
+	 * 10 s after SHUTDOWN, maybe before its first request: give it those
+	 * 10 s from now, to ask and be told that the job ended. Each worker
+	 * id connects once, so this cannot go on. */
+	if (ps->shutting_down && c->worker_id >= 0)
+		ps->shutdown_at = now_s();
 	log_info(MOD, "ps:%zu: %s connected from %s", ps->cfg->index, c->who, c->peer);
 	struct wire_welcome w = { .step = ps->step, .initialized = ps->initialized,
 				  .shard_offset = ps->off, .shard_count = ps->count };
@@ -1389,9 +1417,11 @@ int ps_run(const struct ps_config *cfg, struct diag *d)
 		goto out;
 	}
 	log_progress(ps, now_s(), true);
-	log_info(MOD, "ps:%zu: shut down cleanly at step %llu (%llu bytes in, %llu bytes out)",
-		 cfg->index, (unsigned long long)ps->step, (unsigned long long)ps->st.bytes_in,
-		 (unsigned long long)ps->st.bytes_out);
+	/* the pushes applied are what every worker's own count must add up to
+	 * (tests check that no gradient was lost or applied twice) */
+	log_info(MOD, "ps:%zu: shut down cleanly at step %llu (%llu pushes applied, %llu bytes in, %llu bytes out)",
+		 cfg->index, (unsigned long long)ps->step, (unsigned long long)ps->st.pushes,
+		 (unsigned long long)ps->st.bytes_in, (unsigned long long)ps->st.bytes_out);
 	rc = 0;
 out:
 	for (size_t i = 0; i < ps->nconns; i++)

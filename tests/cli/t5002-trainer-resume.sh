@@ -47,8 +47,22 @@ keys = ["model", "params", "batch", "threads", "lr", "momentum", "seed", "steps"
 missing = [k for k in keys if k not in s]
 assert not missing, missing
 assert s["model"] == "mlp" and s["params"] == 203530 and s["steps"] == 32 and s["batch"] == 16
-assert len(s["epoch_test_accuracy"]) == 2 and 0 <= s["test_accuracy"] <= 1
+assert len(s["epoch_test_accuracy"]) == 2, s["epoch_test_accuracy"]
 assert s["diverged"] is False
+PYEOF
+# The run is deterministic (one process, --threads 1, the default seed 1):
+# test accuracy 0.775 (31 of 40) and test loss 0.9893 on each of 20 runs, and
+# the same with each OpenBLAS kernel this machine can run (OPENBLAS_CORETYPE
+# Haswell, Sandybridge, Prescott). The band allows two test examples and
+# rounding noise of another CPU's kernels, not a change in what is learned.
+# Across seeds 1-20 the accuracy spreads over 0.525-0.85 (median 0.66),
+# and chance is 0.1.
+if "$PY" - "$TMPD/summary.json" <<'PYEOF'; then ok "the deterministic run learns what it always learns (accuracy 0.775, loss 0.9893)"; else not_ok "the deterministic run's accuracy and loss"; cat "$TMPD/summary.json"; fi
+import json, sys
+s = json.loads(open(sys.argv[1]).read())
+assert abs(s["test_accuracy"] - 0.775) <= 0.05, s["test_accuracy"]
+assert abs(s["epoch_test_accuracy"][0] - 0.525) <= 0.05, s["epoch_test_accuracy"]
+assert abs(s["test_loss"] - 0.9893) <= 0.005, s["test_loss"]
 PYEOF
 expect_grep '"event":"step","step":4,' "$TMPD/m.jsonl" "metrics: step lines"
 expect_grep '"event":"eval","step":16,"epoch":1,"test_accuracy":' "$TMPD/m.jsonl" "metrics: per-epoch test accuracy"

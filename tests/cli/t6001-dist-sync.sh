@@ -1,8 +1,9 @@
 #!/bin/sh
 # t6001: a real synchronous job on loopback: 1 PS, the chief and 1 worker
-# train the mlp for one epoch on Fashion-MNIST; the loss falls, test accuracy
-# >= 80%, the chief evaluates at the epoch's end, every task exits 0 and the
-# PS shuts down because the chief told it to. Usage errors first.
+# train the mlp for one epoch on Fashion-MNIST; the loss falls, test
+# accuracy and loss are the deterministic run's, the chief
+# evaluates at the epoch's end, every task exits 0 and the PS shuts down
+# because the chief told it to. Usage errors first.
 . "$top_srcdir/tests/cli/lib.sh"
 require_long
 . "$top_srcdir/tests/cli/t6-dist-lib.sh"
@@ -41,12 +42,21 @@ expect_grep 'steps/s, in .* MB/s, out .* MB/s' "$TMPD/ps.log" "the PS logs steps
 expect_grep 'final: step [0-9]+, [1-9][0-9]*\.[0-9] steps/s, in [1-9][0-9]*\.[0-9] MB/s' "$TMPD/ps.log" \
 	"the PS's final line has the run's steps/s and bytes/s"
 expect_grep 'steps/s, .* ex/s, out .* MB/s' "$TMPD/worker.log" "the worker logs steps/s and bytes/s"
-py_check "test accuracy >= 0.80" 'j["test_accuracy"] >= 0.80' "$TMPD/chief.out"
+# Sync training with two workers is deterministic: the seed (1) fixes the
+# initial parameters and every worker's batches, and the PS averages the
+# two gradients in an order that does not change the sum. Test accuracy
+# 0.8269 and test loss 0.4848 on 3 of 3 runs here; OpenBLAS's Sandybridge
+# and Prescott kernels (another CPU's roundings) give 0.8267 and 0.4839.
+# Seeds 1-20 spread over 0.8039-0.8344 (median 0.8257). Accuracy alone
+# hardly tells a mistake: a PS that summed the gradients instead of
+# averaging them still reached 0.8266, but not the same loss (below).
+py_check "test accuracy 0.8269 and test loss 0.4848 (+-0.005: deterministic)" \
+	'abs(j["test_accuracy"] - 0.8269) <= 0.005 and abs(j["test_loss"] - 0.4848) <= 0.005' "$TMPD/chief.out"
 # one epoch: each worker's shard is 30000 examples, 468 steps of 64 (x2 workers)
 py_check "summary: sync, 2 workers, one epoch = 468 steps of 128 examples" \
 	'j["mode"] == "sync" and j["workers"] == 2 and j["global_step"] == 468 and j["global_batch"] == 128 and j["job_examples"] == 468 * 128' "$TMPD/chief.out"
 py_check "the chief evaluated at the end of the epoch" \
-	'len(j["epoch_test_accuracy"]) == 1 and j["epoch_test_accuracy"][0] >= 0.80' "$TMPD/chief.out"
+	'len(j["epoch_test_accuracy"]) == 1 and abs(j["epoch_test_accuracy"][0] - 0.8269) <= 0.005' "$TMPD/chief.out"
 expect_grep '"event":"eval","step":468' "$TMPD/metrics.jsonl" "the epoch's evaluation is in the metrics"
 py_check "summary has the reference keys" \
 	'all(k in j for k in ("model","params","batch","threads","lr","momentum","seed","steps","epochs","train_examples_per_sec","train_examples_per_sec_median_step","infer_examples_per_sec","infer_examples_per_cpu_sec","eval_batch","test_accuracy","test_loss","epoch_test_accuracy","train_loss_last_epoch","diverged","wall_seconds","data_load_seconds","peak_rss_mib"))' "$TMPD/chief.out"
@@ -55,7 +65,13 @@ import json, sys
 steps = [json.loads(l) for l in open(sys.argv[1]) if '"step"' in l and '"event":"step"' in l]
 assert len(steps) >= 4, steps
 assert all("global_step" in s and "examples_per_sec" in s for s in steps)
-assert steps[-1]["loss"] < 0.7 * steps[0]["loss"], (steps[0]["loss"], steps[-1]["loss"])
+# last/first window: 0.336 with seed 1, 0.333-0.367 over seeds 1-20
+assert steps[-1]["loss"] < 0.5 * steps[0]["loss"], (steps[0]["loss"], steps[-1]["loss"])
+# deterministic: the first window's mean loss is 1.4071 with every
+# OpenBLAS kernel tried (1.2043 when the PS summed instead of averaging),
+# the last 0.4734 (0.4733 with other kernels)
+assert abs(steps[0]["loss"] - 1.4071) <= 0.005, steps[0]["loss"]
+assert abs(steps[-1]["loss"] - 0.4734) <= 0.005, steps[-1]["loss"]
 PYEOF
 then ok "the loss falls (metrics: first vs last window)"; else not_ok "the loss falls"; fi
 done_testing

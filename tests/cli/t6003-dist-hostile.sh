@@ -32,7 +32,13 @@ if [ "$arc" -eq 0 ]; then ok "the PS closed every hostile connection and kept we
 expect_rc chief 0 "chief exits 0 despite the attacks"
 expect_rc worker 0 "worker exits 0 despite the attacks"
 expect_rc ps 0 "the PS shuts down cleanly (no crash)"
-py_check "the job still learns (test accuracy >= 0.80)" 'j["test_accuracy"] >= 0.80' "$TMPD/chief.out"
+# The attacks must not touch the training: this sync job is deterministic
+# (seed 1): 400 steps of it reach test accuracy 0.8286 and test loss
+# 0.4905 unattacked (over seeds 1-20 the accuracy spreads over
+# 0.7867-0.8300, median 0.8187; another CPU's roundings move the loss by
+# about 0.001). A refused PUSH that still moved the parameters would show.
+py_check "the job learns what it learns unattacked (accuracy 0.8286, loss 0.4905, +-0.005)" \
+	'abs(j["test_accuracy"] - 0.8286) <= 0.005 and abs(j["test_loss"] - 0.4905) <= 0.005' "$TMPD/chief.out"
 for pat in 'bad magic' 'unsupported protocol version 9' 'unknown message type 99' \
 	'reserved header bits' 'HELLO of 104857600 bytes' 'truncated frame' \
 	"model mismatch: tensor 0 is 'fc1.weight' \[256x784\] here, peer sent 'fc1.weight' \[256x783\]" \

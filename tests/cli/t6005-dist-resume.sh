@@ -65,6 +65,12 @@ expect_rc ps 0 "the PS shuts down cleanly"
 r2=$(resumed_step)
 [ -n "$r2" ] && [ "$r2" -ge "$s2" ] && ok "resumed from the newer checkpoint (step $r2)" ||
 	not_ok "resumed from the newer checkpoint ($r2 vs $s2)"
+# The job is sync with seed 1, so its result depends only on where it
+# ends, $final (= the checkpoint before the PS was killed + 400, >= 600;
+# when the kill lands depends on the machine's speed). Uninterrupted runs
+# of it: test accuracy 0.8320 at 500 steps, 0.8392 at 600, 0.8428 at 700,
+# 0.8394 at 800, 0.8483 at 1000, 0.8524 at 1200, 0.8538 at 1500. 0.80 is
+# far below any of them.
 py_check "the job ends at global step $final and still learns" \
 	"j['global_step'] == $final and j['test_accuracy'] >= 0.80" "$TMPD/chief.out"
 done_testing

@@ -38,7 +38,12 @@ py_ok() { # DESCRIPTION EXPR: EXPR over j, the outputs (the chief's summary)
 }
 py_ok "the chief's summary: async, 2 PS, 2 workers, >= 200 updates" \
 	'j["mode"] == "async" and j["ps"] == 2 and j["workers"] == 2 and j["global_step"] >= 200'
-py_ok "the job learned (test accuracy >= 0.65 after 200 async mlp updates)" 'j["test_accuracy"] >= 0.65'
+# Test accuracy of this job (2 PS, the chief and a worker, async mlp, 200
+# updates, global batch 64) run on loopback over seeds 1-20, async
+# scheduling varying, on a loaded 2-core machine: min 0.6489, median
+# 0.7263, max 0.7859 (mean 0.725, sd 0.029): the old 0.65 sat inside that
+# spread. 0.50 is 7 sd below the mean (chance is 0.10).
+py_ok "the job learned (test accuracy >= 0.50 after 200 async mlp updates)" 'j["test_accuracy"] >= 0.50'
 expect_exit 0 "ps:1 serves the second half of the parameters" -- \
 	"$IMC" ssh "$id" 1 -- "grep -h 'ps:1: serving ps-1:2222, shard \[101765, +101765) of 203530' /var/tmp/imc-train/$id/ps-1/ps.log"
 expect_exit 0 "destroy works" -- "$IMC" destroy "$id"
