@@ -1,6 +1,6 @@
 # mk/fuzz.mk: the test suite's own checks: what every build needs of the
 # fuzz harnesses (their libFuzzer programs are in each subsystem's
-# fragment).
+# fragment) and the valgrind wrapper's files (Makefile.am's LOG_COMPILER).
 #
 # Without --enable-fuzzing, each harness is linked with the plain replay
 # driver tests/fuzz/replay.c as tests/fuzz/replay-NAME, which the
@@ -29,5 +29,6 @@ tests_fuzz_replay_ec2_xml_SOURCES = tests/fuzz/replay.c tests/fuzz/fuzz-ec2-xml.
 tests_fuzz_replay_ec2_xml_LDADD = libimc.la $(IMC_LIBS)
 endif
 EXTRA_DIST += scripts/fuzz tests/fuzz/harnesses.sh tests/fuzz/replay.c \
+	tests/unit/valgrind.sh tests/unit/valgrind.supp \
 	tests/fuzz/corpus tests/fuzz/regress
 
