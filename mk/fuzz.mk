@@ -1,6 +1,7 @@
 # mk/fuzz.mk: the test suite's own checks: what every build needs of the
 # fuzz harnesses (their libFuzzer programs are in each subsystem's
-# fragment) and the valgrind wrapper's files (Makefile.am's LOG_COMPILER).
+# fragment), the valgrind wrapper's files (Makefile.am's LOG_COMPILER) and
+# the last test, t9999-hygiene.
 #
 # Without --enable-fuzzing, each harness is linked with the plain replay
 # driver tests/fuzz/replay.c as tests/fuzz/replay-NAME, which the
@@ -32,3 +33,15 @@ EXTRA_DIST += scripts/fuzz tests/fuzz/harnesses.sh tests/fuzz/replay.c \
 	tests/unit/valgrind.sh tests/unit/valgrind.supp \
 	tests/fuzz/corpus tests/fuzz/regress
 
+# t9999-hygiene runs after every other test (its log depends on theirs)
+# and compares what imc-named things exist then with what existed before
+# the first test: tests/cli/hygiene-before.txt, remade by every make check
+# (check_DATA is made before the tests run).
+TESTS += tests/cli/t9999-hygiene.sh
+EXTRA_DIST += tests/cli/t9999-hygiene.sh tests/cli/hygiene-list.sh
+check_DATA = tests/cli/hygiene-before.txt
+CLEANFILES += tests/cli/hygiene-before.txt
+.PHONY: tests/cli/hygiene-before.txt
+tests/cli/hygiene-before.txt:
+	$(AM_V_GEN)$(MKDIR_P) tests/cli && $(SHELL) $(top_srcdir)/tests/cli/hygiene-list.sh >$@
+tests/cli/t9999-hygiene.log: $(filter-out tests/cli/t9999-hygiene.log,$(TEST_LOGS))
