@@ -12,9 +12,10 @@
 #
 # With "--procs BUILDDIR" it lists processes instead, as "proc PID COMMAND":
 # those whose environment holds top_builddir=BUILDDIR (the tests export it,
-# and imc's workers and the sshds it starts inherit it), so that processes
-# of another build or another user are never counted; the calling shell
-# and its ancestors are left out.
+# and imc's workers and the sshds it starts inherit it) or that run a
+# program of BUILDDIR (imc, imc-train), so that processes of another build
+# or another user are never counted; the calling shell and its ancestors
+# are left out.
 #
 # Used by make check (mk/fuzz.mk) for a snapshot before the tests and by
 # t9999-hygiene.sh after them. Never changes anything.
@@ -33,8 +34,14 @@ if [ "${1:-}" = "--procs" ]; then
 		pid=${d#/proc/}
 		case $skip in *" $pid "*) continue ;; esac
 		[ "$pid" = $$ ] && continue
-		# environ is NUL-separated: one entry per line, exact match
-		{ tr '\0' '\n' <"$d/environ"; } 2>/dev/null | grep -qxF -- "$want" || continue
+		# environ is NUL-separated: one entry per line, exact match; or
+		# a program of this build (imc-train started over SSH on a local
+		# VM gets a fresh environment from sshd)
+		exe=$(readlink "$d/exe" 2>/dev/null)
+		case $exe in
+		"$2"/*) ;;
+		*) { tr '\0' '\n' <"$d/environ"; } 2>/dev/null | grep -qxF -- "$want" || continue ;;
+		esac
 		# this script's own pipeline children have its environment too
 		ppid=$(sed -n 's/^PPid:[[:space:]]*//p' "$d/status" 2>/dev/null)
 		[ "$ppid" = $$ ] && continue
