@@ -1905,12 +1905,24 @@ int py_percent_format(struct ev *ev, struct strbuf *out, const char *fmt, json_t
 		}
 		while (*p && strchr("-+ #0", *p) && sl < 8)
 			spec[sl++] = *p++;
-		while (*p && isdigit((unsigned char)*p) && sl < 16)
+		/* width and precision are bounded as a repeated string is: a
+		 * 30-byte template must not ask for gigabytes of padding */
+		unsigned long long width = 0, prec = 0;
+		while (*p && isdigit((unsigned char)*p) && sl < 16) {
+			width = width * 10 + (unsigned)(*p - '0');
 			spec[sl++] = *p++;
+		}
 		if (*p == '.') {
 			spec[sl++] = *p++;
-			while (*p && isdigit((unsigned char)*p) && sl < 24)
+			while (*p && isdigit((unsigned char)*p) && sl < 24) {
+				prec = prec * 10 + (unsigned)(*p - '0');
 				spec[sl++] = *p++;
+			}
+		}
+		if (width > TMPL_MAX_SEQ || prec > TMPL_MAX_SEQ) {
+			ev_error(ev, TMPL_ERR_LIMIT, pos, "format width or precision too large (over %d)", TMPL_MAX_SEQ);
+			rc = -1;
+			break;
 		}
 		char conv = *p;
 		if (!conv || !strchr("sridfFxXoeEgGc", conv)) {

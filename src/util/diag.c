@@ -109,7 +109,9 @@ static const struct diag_source *find_source(const struct diag *d, const char *f
 
 /* Prints the line'th line of src and a caret under col (tabs kept so the
  * caret lines up in a terminal). A long line is cut to a window around the
- * column, marked with "...", so one huge line is not repeated per error. */
+ * column, marked with "...", so one huge line is not repeated per error.
+ * Secrets are masked in the whole line before it is cut: masking only the
+ * window would show the part of a secret that the cut leaves in it. */
 #define EXCERPT_WIDTH 240
 
 static void print_excerpt(FILE *fp, const struct diag_source *src, int line, int col)
@@ -124,24 +126,32 @@ static void print_excerpt(FILE *fp, const struct diag_source *src, int line, int
 	if (p >= end && line > 1)
 		return;
 	const char *eol = memchr(p, '\n', (size_t)(end - p));
-	size_t n = eol ? (size_t)(eol - p) : (size_t)(end - p);
-	if (n && p[n - 1] == '\r')
-		n--;
-	size_t c = col > 0 ? (size_t)col - 1 : 0; /* 0-based column */
+	size_t raw_n = eol ? (size_t)(eol - p) : (size_t)(end - p);
+	if (raw_n && p[raw_n - 1] == '\r')
+		raw_n--;
+	size_t raw_c = col > 0 ? (size_t)col - 1 : 0; /* 0-based column */
+	char *raw = xstrndup(p, raw_n);
+	char *safe = redact(raw);
+	/* the column in the masked line: after the masked text before it */
+	raw[raw_c < raw_n ? raw_c : raw_n] = '\0';
+	char *safe_before = redact(raw);
+	size_t n = strlen(safe), c = strlen(safe_before);
+	if (c > n)
+		c = n;
 	size_t from = 0;
 	if (n > EXCERPT_WIDTH && c > EXCERPT_WIDTH / 2)
 		from = c - EXCERPT_WIDTH / 2 < n ? c - EXCERPT_WIDTH / 2 : n;
 	size_t len = n - from > EXCERPT_WIDTH ? EXCERPT_WIDTH : n - from;
-	char *text = xstrndup(p + from, len);
-	char *safe = redact(text);
-	fprintf(fp, "  %s%s%s\n  ", from ? "..." : "", safe, from + len < n ? "..." : "");
+	fprintf(fp, "  %s%.*s%s\n  ", from ? "..." : "", (int)len, safe + from,
+		from + len < n ? "..." : "");
 	if (from)
 		fputs("   ", fp);
 	for (size_t i = from; i < c && i < from + len; i++)
-		fputc(p[i] == '\t' ? '\t' : ' ', fp);
+		fputc(safe[i] == '\t' ? '\t' : ' ', fp);
 	fputs("^\n", fp);
+	free(safe_before);
 	free(safe);
-	free(text);
+	free(raw);
 }
 
 static const char *program = "imc";
@@ -161,15 +171,19 @@ void diag_print(const struct diag *d, FILE *fp)
 	static const char *const names[] = { "error", "warning", "note" };
 	for (size_t i = 0; i < d->n; i++) {
 		const struct diag_item *it = &d->items[i];
-		char *msg = redact(it->msg);
+		char *text;
 		if (it->file && it->line > 0)
-			fprintf(fp, "%s:%d:%d: %s: %s\n", it->file, it->line,
-				it->col > 0 ? it->col : 1, names[it->level], msg);
-		else if (it->file)
-			fprintf(fp, "%s: %s: %s\n", it->file, names[it->level], msg);
+			text = xasprintf("%s:%d:%d: %s: %s", it->file, it->line,
+					 it->col > 0 ? it->col : 1, names[it->level], it->msg);
 		else
-			fprintf(fp, "%s: %s: %s\n", program, names[it->level], msg);
-		free(msg);
+			text = xasprintf("%s: %s: %s", it->file ? it->file : program,
+					 names[it->level], it->msg);
+		/* the whole line, not the message alone: a secret must not show
+		 * even where the location and the message meet */
+		char *safe = redact(text);
+		fprintf(fp, "%s\n", safe);
+		free(safe);
+		free(text);
 		const struct diag_source *src = find_source(d, it->file);
 		if (src && it->line > 0)
 			print_excerpt(fp, src, it->line, it->col);

@@ -152,6 +152,17 @@ int secret_count(void)
 	return n;
 }
 
+void secret_forget_all(void)
+{
+	pthread_mutex_lock(&secret_lock);
+	for (int i = 0; i < nsecrets; i++)
+		free(secrets[i]);
+	free(secrets);
+	secrets = NULL;
+	nsecrets = 0;
+	pthread_mutex_unlock(&secret_lock);
+}
+
 char *redact(const char *s)
 {
 	if (!s)

@@ -38,5 +38,9 @@ void secret_register(const char *secret);
 char *redact(const char *s);
 /* Number of registered secrets (for tests). */
 int secret_count(void);
+/* Forgets every registered secret. Only for programs that read many
+ * unrelated inputs in one process (the fuzz harnesses), where the set would
+ * otherwise grow with every input and slow every redact(). */
+void secret_forget_all(void);
 
 #endif

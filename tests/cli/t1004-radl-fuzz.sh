@@ -1,18 +1,10 @@
 #!/bin/sh
-# t1004: a short run of the RADL fuzz harness (built with --enable-fuzzing)
-# over a seed corpus made of tests/radl and, when present, the conformance
-# corpus. Longer runs: tests/fuzz/fuzz-radl -max_total_time=60 DIR.
+# t1004: the RADL parser's fuzz harness (fuzz-radl: RADL text and
+# RADL-JSON, with the round trips 'imc radl' promises) on its committed
+# inputs (tests/radl, the conformance corpus when present, the regression
+# inputs) and, in the fuzz build, a short fuzzing run from them
+# (tests/cli/fuzz-lib.sh). Longer runs: scripts/fuzz 600 fuzz-radl.
 . "$top_srcdir/tests/cli/lib.sh"
-
-fuzzer="$top_builddir/tests/fuzz/fuzz-radl"
-[ -x "$fuzzer" ] || skip_all "fuzz-radl not built (configure with CC=clang --enable-fuzzing)"
-mkdir -p "$TMPD/corpus" "$TMPD/seeds"
-cp "$top_srcdir"/tests/radl/*.radl "$TMPD/seeds/"
-corpus="$top_srcdir/../shared/conformance/radl"
-[ -d "$corpus" ] && cp "$corpus"/*.radl "$TMPD/seeds/"
-if "$fuzzer" -runs=2000 -seed=1 -max_len=4096 "$TMPD/corpus" "$TMPD/seeds" >"$TMPD/log" 2>&1; then
-	ok "fuzz-radl: 2000 runs without a crash"
-else
-	not_ok "fuzz-radl found a problem"; tail -30 "$TMPD/log" | sed 's/^/#   /'
-fi
+. "$top_srcdir/tests/cli/fuzz-lib.sh"
+fuzz_test fuzz-radl
 done_testing

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """ec2-endpoint.py: a local EC2 Query API endpoint for imc's tests (python3
 stdlib only). It answers from the recorded responses in
-../shared/vectors/ec2 and never makes up a reply format:
+tests/vectors/ec2 and never makes up a reply format:
 
 - every reply is one of the recorded response files, parsed and re-emitted
   with only the identifying fields rewritten so that it describes the

@@ -2,7 +2,8 @@
  * (cloud/ec2.h, ec2-xml.c): error documents, instance lists and set values,
  * what imc reads from whatever answers at the EC2 endpoint. Any body must be
  * read or refused, never crash (an instance may lack any field: the callers
- * check). Built only with --enable-fuzzing (CC=clang). */
+ * check). Built as a libFuzzer program with --enable-fuzzing (CC=clang), and
+ * as a plain replay program (replay.c) without it. */
 #include "config.h"
 
 #include <stdint.h>

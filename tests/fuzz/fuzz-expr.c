@@ -1,8 +1,9 @@
-/* fuzz-expr.c: libFuzzer harness for the templating engine's expression
- * path (bare expressions as in `when:`, tmpl_eval, the static check and the
+/* fuzz-expr.c: libFuzzer harness for the templating engine's expression path
+ * (bare expressions as in `when:`, tmpl_eval, the static check and the
  * Python-literal reader behind Ansible's result typing): any input must be
- * evaluated or rejected with an error, never crash, hang or leak. Built only
- * with --enable-fuzzing (CC=clang). */
+ * evaluated or rejected with an error, never crash, hang or leak. Built as a
+ * libFuzzer program with --enable-fuzzing (CC=clang), and as a plain replay
+ * program (replay.c) without it. */
 #include "config.h"
 
 #include <stdint.h>

@@ -1,12 +1,14 @@
-/* fuzz-playbook.c: libFuzzer harness for the recipe loader: a RADL
- * configure block's YAML (play-yaml.c, with PyYAML's YAML 1.1 scalars)
- * turned into plays and tasks (play-load.c), with and without IM's header.
- * Any text must load or be refused with located errors, never crash, hang
- * or leak. The loader reads the files a recipe names (import_playbook,
- * vars_files, roles...) relative to its directory, here one that does not
- * exist; inputs with a '/' (an absolute path) or a backslash (a YAML escape that
- * could make one) are left out, so that a fuzz input never picks a file to
- * read (/dev/zero, /proc/kmsg). Built only with --enable-fuzzing (CC=clang). */
+/* fuzz-playbook.c: libFuzzer harness for the recipe loader: a RADL configure
+ * block's YAML (play-yaml.c, with PyYAML's YAML 1.1 scalars) turned into
+ * plays and tasks (play-load.c), with and without IM's header. Any text must
+ * load or be refused with located errors, never crash, hang or leak. The
+ * loader reads the files a recipe names (import_playbook, vars_files,
+ * roles...) relative to its directory, here one that does not exist; inputs
+ * with a '/' (an absolute path) or a backslash (a YAML escape that could
+ * make one) are left out, so that a fuzz input never picks a file to read
+ * (/dev/zero, /proc/kmsg). Built as a libFuzzer program with
+ * --enable-fuzzing (CC=clang), and as a plain replay program (replay.c)
+ * without it. */
 #include "config.h"
 
 #include <stdint.h>

@@ -2,8 +2,9 @@
  * tests/jq_fuzz_parse.c, tmux's fuzz/cmd-parse-fuzzer.c). Any input must be
  * parsed or rejected with diagnostics, never crash; and a document that is
  * accepted must print as RADL-JSON and as RADL text that both read back to
- * the same RADL-JSON (the round trip 'imc radl' promises). Built only with
- * --enable-fuzzing (CC=clang). */
+ * the same RADL-JSON (the round trip 'imc radl' promises). Built as a
+ * libFuzzer program with --enable-fuzzing (CC=clang), and as a plain replay
+ * program (replay.c) without it. */
 #include "config.h"
 
 #include <stdint.h>

@@ -3,8 +3,9 @@
  * or fail with exactly one recorded error and an error kind, never crash,
  * hang or leak. The input is rendered three ways — as a template file, as
  * task-argument text and with Ansible's result typing — over a fixed set of
- * variables that includes lazily templated ones. Built only with
- * --enable-fuzzing (CC=clang). */
+ * variables that includes lazily templated ones. Built as a libFuzzer
+ * program with --enable-fuzzing (CC=clang), and as a plain replay program
+ * (replay.c) without it. */
 #include "config.h"
 
 #include <stdint.h>

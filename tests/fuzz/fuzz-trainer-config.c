@@ -1,10 +1,11 @@
 /* fuzz-trainer-config.c: libFuzzer harness for what imc-train reads before
- * it trains: the cluster description (--cluster FILE or TF_CONFIG, JSON)
- * and model spec files (model-spec.h). The first input byte picks the
- * reader; the rest is the text. Any text must be read or refused with a
- * located error, never crash; an accepted cluster must answer every query
- * the roles make of it (tasks, addresses, shards) consistently. Built only
- * with --enable-fuzzing (CC=clang). */
+ * it trains: the cluster description (--cluster FILE or TF_CONFIG, JSON) and
+ * model spec files (model-spec.h). The first input byte picks the reader;
+ * the rest is the text. Any text must be read or refused with a located
+ * error, never crash; an accepted cluster must answer every query the roles
+ * make of it (tasks, addresses, shards) consistently. Built as a libFuzzer
+ * program with --enable-fuzzing (CC=clang), and as a plain replay program
+ * (replay.c) without it. */
 #include "config.h"
 
 #include <stdint.h>

@@ -1,12 +1,13 @@
 /* fuzz-wire.c: libFuzzer harness for imc-train's wire protocol decoders
- * (docs/imc-train-protocol.md), what a PS and its clients run on every
- * byte a peer sends. The first input byte picks the message (header, HELLO,
+ * (docs/imc-train-protocol.md), what a PS and its clients run on every byte
+ * a peer sends. The first input byte picks the message (header, HELLO,
  * WELCOME, PUSH, PARAMS, INIT, STATS, ERROR); the rest is its payload. Any
  * payload must be decoded or refused with an error, never crash or read out
  * of bounds; a decoded HELLO must encode back to the very same bytes (every
  * byte of it means something) and its layout is compared with the mlp's as
  * the PS does; the fixed-size messages must survive decode, encode, decode
- * unchanged. Built only with --enable-fuzzing (CC=clang). */
+ * unchanged. Built as a libFuzzer program with --enable-fuzzing (CC=clang),
+ * and as a plain replay program (replay.c) without it. */
 #include "config.h"
 
 #include <stdint.h>

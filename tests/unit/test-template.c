@@ -856,6 +856,16 @@ static void test_omit_and_misc(void **state)
 	s = typed(vars, "{{ range(60) | permutations(8) | length }}");
 	assert_non_null(strstr(s, "too large"));
 	free(s);
+	/* a format width is a repetition too (fuzz-template ran out of memory) */
+	s = typed(vars, "{{ '%999999999d' | format(1) }}");
+	assert_non_null(strstr(s, "too large"));
+	free(s);
+	s = typed(vars, "{{ '%.1000001f' | format(1) }}");
+	assert_non_null(strstr(s, "too large"));
+	free(s);
+	s = typed(vars, "{{ '%5d|%-4s|%.2f' | format(42, 'ab', 3.14159) }}");
+	assert_string_equal(s, "\"   42|ab  |3.14\"");
+	free(s);
 	json_decref(vars);
 }
 

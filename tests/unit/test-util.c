@@ -148,6 +148,39 @@ static void test_diag_long_line_is_cut(void **state)
 	diag_release(&d);
 }
 
+/* A secret that the excerpt window would cut in two is masked whole, not
+ * shown in part; and one that happens to match the location text is masked
+ * there too (both found by fuzz-auth). */
+static void test_diag_never_prints_part_of_a_secret(void **state)
+{
+	(void)state;
+	struct diag d = DIAG_INIT;
+	char src[2001];
+	memset(src, 'a', 2000);
+	src[2000] = '\0';
+	src[1000] = 'X';
+	/* the window is 240 columns around the X: [880, 1120) */
+	memcpy(src + 1110, "PARTSECRETPARTSECRET", 20);
+	secret_register("PARTSECRETPARTSECRET");
+	secret_register("ong.radl:1:1001: er");
+	diag_add_source(&d, "long.radl", src, 2000);
+	struct src_loc loc = { "long.radl", 1, 1001 };
+	diag_error(&d, IMC_EXIT_DATAERR, &loc, "bad");
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *fp = open_memstream(&buf, &len);
+	diag_print(&d, fp);
+	fclose(fp);
+	assert_null(strstr(buf, "PARTSEC"));
+	assert_null(strstr(buf, "ong.radl:1:1001: er"));
+	assert_non_null(strstr(buf, "l***ror: bad\n"));
+	/* the caret still sits under the X */
+	char *l2 = strchr(buf, '\n') + 1, *l3 = strchr(l2, '\n') + 1;
+	assert_int_equal(strchr(l2, 'X') - l2, strchr(l3, '^') - l3);
+	free(buf);
+	diag_release(&d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -158,6 +191,7 @@ int main(void)
 		cmocka_unit_test(test_log_never_prints_a_secret),
 		cmocka_unit_test(test_diag_excerpt_and_caret),
 		cmocka_unit_test(test_diag_long_line_is_cut),
+		cmocka_unit_test(test_diag_never_prints_part_of_a_secret),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
