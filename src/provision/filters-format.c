@@ -322,7 +322,7 @@ F(human_readable)
 F(human_to_bytes)
 {
 	json_t *dflt = ARG(0, "default_unit"), *isbits = ARG(1, "isbits");
-	char *txt = val_to_cstr(in);
+	char *txt = val_to_cstr(in), *unit = NULL;
 	json_t *r = NULL;
 	const char *p = txt;
 	while (isspace((unsigned char)*p))
@@ -346,7 +346,8 @@ F(human_to_bytes)
 	const char *u0 = p;
 	while (isalpha((unsigned char)*p))
 		p++;
-	char *unit = p > u0 ? xstrndup(u0, (size_t)(p - u0)) : NULL;
+	if (p > u0)
+		unit = xstrndup(u0, (size_t)(p - u0));
 	if (!unit && dflt && !json_is_null(dflt)) {
 		if (!json_is_string(dflt) || !*json_string_value(dflt)) {
 			ev_error(ev, TMPL_ERR_TYPE, pos, "human_to_bytes() failed on bad input: default_unit must be a unit");
@@ -356,7 +357,7 @@ F(human_to_bytes)
 	}
 	if (!unit) {
 		r = json_integer((json_int_t)nearbyint(num));
-		goto out_num;
+		goto out;
 	}
 	double factor = 0;
 	for (size_t i = 0; size_units[i].letter; i++)
@@ -377,9 +378,8 @@ F(human_to_bytes)
 		ev_error(ev, TMPL_ERR_TYPE, pos, "human_to_bytes(): %s is too large", txt);
 	else
 		r = json_integer((json_int_t)nearbyint(num * factor));
-out_num:
-	free(unit);
 out:
+	free(unit);
 	free(numtxt);
 	free(txt);
 	return r;
