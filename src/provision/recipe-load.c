@@ -52,6 +52,21 @@ bool provision_have_ansible(void)
 	return !fallback_off() && find_in_path("ansible-playbook");
 }
 
+/* Writes all of text to fd: 0, or -1 with errno set. */
+static int write_text(int fd, const char *text)
+{
+	size_t len = strlen(text), off = 0;
+	while (off < len) {
+		ssize_t w = write(fd, text + off, len - off);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return -1;
+		off += (size_t)w;
+	}
+	return 0;
+}
+
 static char *recipe_path(const struct prov_recipes *r, const char *name)
 {
 	return xasprintf("%s/%s.yml", r->dir, name);
@@ -63,20 +78,15 @@ int provision_recipes_write(const struct prov_recipes *r, struct diag *d)
 		const struct prov_configure *c = &r->confs[i];
 		char *path = recipe_path(r, c->name);
 		int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
-		const char *text = c->recipe ? c->recipe : "";
-		size_t len = strlen(text), off = 0;
-		while (fd >= 0 && off < len) {
-			ssize_t w = write(fd, text + off, len - off);
-			if (w < 0 && errno == EINTR)
-				continue;
-			if (w <= 0)
-				break;
-			off += (size_t)w;
-		}
-		if (fd < 0 || off < len || close(fd) < 0) {
+		bool ok = fd >= 0 && write_text(fd, c->recipe ? c->recipe : "") == 0;
+		if (!ok && fd >= 0) {
+			int e = errno;
+			close(fd);
+			errno = e;
+		} else if (ok && close(fd) < 0)
+			ok = false;
+		if (!ok) {
 			diag_error(d, IMC_EXIT_IOERR, NULL, "cannot write '%s': %s", path, strerror(errno));
-			if (fd >= 0 && off < len)
-				close(fd);
 			free(path);
 			return -1;
 		}
@@ -178,16 +188,8 @@ static int write_secret_file(const char *path, const char *text)
 	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
 	if (fd < 0)
 		return -1;
-	size_t len = strlen(text), off = 0;
-	while (off < len) {
-		ssize_t w = write(fd, text + off, len - off);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			break;
-		off += (size_t)w;
-	}
-	return close(fd) == 0 && off == len ? 0 : -1;
+	int r = write_text(fd, text);
+	return close(fd) == 0 && r == 0 ? 0 : -1;
 }
 
 #define VAULT_MAX_TEXT (16 << 20)
