@@ -5,17 +5,17 @@ libimc_la_SOURCES += src/provision/provision.h src/provision/provision.c src/pro
 	src/provision/play-yaml.c src/provision/play-load.c \
 	src/provision/exec-args.c src/provision/exec-vars.c src/provision/exec-tmpl.c \
 	src/provision/exec-task.c src/provision/exec-play.c src/provision/exec-async.c \
-	src/provision/conn-local.c src/provision/conn-ssh.c \
+	src/provision/conn/conn-local.c src/provision/conn/conn-ssh.c \
 	src/provision/output.c \
-	src/provision/mod-table.c src/provision/mod-util.c src/provision/mod-hash.c \
-	src/provision/mod-command.c src/provision/mod-raw.c src/provision/mod-copy.c \
-	src/provision/mod-file.c src/provision/mod-lineinfile.c src/provision/mod-stat.c \
-	src/provision/mod-control.c src/provision/mod-setup.c \
-	src/provision/mod-apt.c src/provision/mod-pip.c src/provision/mod-git.c \
-	src/provision/mod-service.c src/provision/mod-user.c src/provision/mod-get_url.c \
-	src/provision/mod-fetch.c src/provision/mod-blockinfile.c \
-	src/provision/mod-replace.c src/provision/mod-hostname.c src/provision/mod-ping.c \
-	src/provision/mod-ini_file.c src/provision/mod-tempfile.c \
+	src/provision/modules/mod-table.c src/provision/modules/mod-util.c src/provision/modules/mod-hash.c \
+	src/provision/modules/mod-command.c src/provision/modules/mod-raw.c src/provision/modules/mod-copy.c \
+	src/provision/modules/mod-file.c src/provision/modules/mod-lineinfile.c src/provision/modules/mod-stat.c \
+	src/provision/modules/mod-control.c src/provision/modules/mod-setup.c \
+	src/provision/modules/mod-apt.c src/provision/modules/mod-pip.c src/provision/modules/mod-git.c \
+	src/provision/modules/mod-service.c src/provision/modules/mod-user.c src/provision/modules/mod-get_url.c \
+	src/provision/modules/mod-fetch.c src/provision/modules/mod-blockinfile.c \
+	src/provision/modules/mod-replace.c src/provision/modules/mod-hostname.c src/provision/modules/mod-ping.c \
+	src/provision/modules/mod-ini_file.c src/provision/modules/mod-tempfile.c \
 	src/provision/lines.c src/provision/lines.h
 
 TESTS += tests/cli/t4001-play-local.sh tests/cli/t4002-differential.sh tests/cli/t4003-play-ssh.sh \

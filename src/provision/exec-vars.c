@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "provision/task.h"
-#include "provision/template.h"
+#include "template/template.h"
 #include "util/xalloc.h"
 #include "util/banned.h"
 

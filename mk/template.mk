@@ -1,16 +1,16 @@
 # src/provision templating: template*, expr*, filters*, lookup* (Jinja2 subset).
 # The Jinja2-style engine of the built-in Ansible executor (template.h is
 # its contract with the executor; expr.h is internal).
-libimc_la_SOURCES += src/provision/template.h src/provision/expr.h \
-	src/provision/template-lex.c src/provision/expr-parse.c \
-	src/provision/expr-value.c src/provision/expr-eval.c \
-	src/provision/template.c src/provision/filters.c \
-	src/provision/filters-data.c src/provision/filters-regex.c \
-	src/provision/filters-jmespath.c src/provision/filters-format.c \
-	src/provision/filters-path.c src/provision/filters-datetime.c \
-	src/provision/filters-seq.c src/provision/filters-markup.c \
-	src/provision/filters-wrap.c src/provision/filters-pprint.c \
-	src/provision/expr-tests.c src/provision/lookup.c
+libimc_la_SOURCES += src/template/template.h src/template/expr.h \
+	src/template/template-lex.c src/template/expr-parse.c \
+	src/template/expr-value.c src/template/expr-eval.c \
+	src/template/template.c src/template/filters.c \
+	src/template/filters-data.c src/template/filters-regex.c \
+	src/template/filters-jmespath.c src/template/filters-format.c \
+	src/template/filters-path.c src/template/filters-datetime.c \
+	src/template/filters-seq.c src/template/filters-markup.c \
+	src/template/filters-wrap.c src/template/filters-pprint.c \
+	src/template/expr-tests.c src/template/lookup.c
 
 EXTRA_DIST += tests/unit/test-template-cases.json tests/unit/test-template-cases.py \
 	tests/unit/test-template-oracle.py

@@ -12,7 +12,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "provision/expr.h"
+#include "template/expr.h"
 #include "util/strbuf.h"
 #include "util/xalloc.h"
 #include "util/banned.h"

@@ -15,7 +15,7 @@
 
 #include <yaml.h>
 
-#include "provision/expr.h"
+#include "template/expr.h"
 #include "provision/task.h" /* mod_sha1_hex, mod_md5_hex, mod_sha256_hex */
 #include "util/base64.h"
 #include "util/strbuf.h"

@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 #include "provision/task.h"
-#include "provision/template.h"
+#include "template/template.h"
 #include "util/xalloc.h"
 #include "util/banned.h"
 
