@@ -1,8 +1,8 @@
 #!/bin/sh
 # bench/provision.sh: imc's built-in executor vs ansible-playbook on the
-# same 20-task playbook (../shared/research/ansible-bench/playbook/bench.yml)
-# over SSH to 1, 4 and 16 nodes, with Ansible at its best setting
-# (pipelining, ControlPersist, forks 16; ansible-baseline.md). Prints seconds
+# same 20-task playbook (bench/playbook/bench.yml) over SSH to 1, 4 and 16
+# nodes, with Ansible at its best setting (pipelining, ControlPersist,
+# forks 16). Prints seconds
 # per task and host for both, their ratio, and imc against the floor of a
 # bare SSH exec round trip over an established connection. Not a test: it
 # reports figures and never fails on time.
@@ -21,8 +21,7 @@ IMC=${1:-./imc}
 [ $# -gt 0 ] && shift
 NS=${*:-1 4 16}
 REPS=${REPS:-3}
-SHARED=${SHARED:-$top/../shared}
-PB=$SHARED/research/ansible-bench/playbook/bench.yml
+PB=$here/playbook/bench.yml
 [ -f "$PB" ] || { echo "bench/provision: no playbook at $PB" >&2; exit 1; }
 [ "$(id -u)" = 0 ] || { echo "bench/provision: needs root (sshd, a throw-away user)" >&2; exit 1; }
 case $IMC in /*) ;; *) IMC=$(pwd)/$IMC ;; esac

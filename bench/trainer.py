@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """bench/trainer.py: imc-train against torch_reference.py, same machine, same run.
 
-Runs the PyTorch reference (../shared/bench/torch_reference.py) and imc-train
+Runs the PyTorch reference (tests/trainer/torch_reference_dump.py, the
+reference trainer unchanged but for a dump option it does not use here) and imc-train
 --local with the same model, batch, lr, momentum and seed, alternating the two
 programs so that both see the same host load, at each thread count, and prints
 training throughput (mean over timed steps, batch/median step, examples per
@@ -63,8 +64,8 @@ def med(rows, key):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--imc-train", default=default_imc_train())
-    ap.add_argument("--torch-ref", default=os.path.join(SRC, "..", "shared", "bench",
-                                                        "torch_reference.py"))
+    ap.add_argument("--torch-ref", default=os.path.join(SRC, "tests", "trainer",
+                                                        "torch_reference_dump.py"))
     ap.add_argument("--python", default="/usr/bin/python3")
     ap.add_argument("--model", default="cnn")
     ap.add_argument("--batch", type=int, default=64)

@@ -1,7 +1,7 @@
 /* parse.c: the RADL parser, recursive descent with one function per rule
  * (the rule in the comment above it), building the AST of radl.h.
  *
- * The language is IM's (see radl(5) and shared/research/radl-grammar.md):
+ * The language is IM's (radl(5) describes it):
  * same sentences, same one-token look-ahead quirks (a bare word after
  * 'deploy S N' is the cloud id even on the next line), same errors while
  * building (duplicate ids, contradicting constraints). After an error the

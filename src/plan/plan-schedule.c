@@ -1,7 +1,12 @@
-/* plan-schedule.c: the contextualization schedule, with IM's semantics
- * (im-inventory.md §3 "RADL semantics"): which configure runs on which VM
- * at which step. Kept apart from plan.c because reconfigure and addresource
- * recompute it for the VMs an infrastructure has now, not for a fresh plan. */
+/* plan-schedule.c: the contextualization schedule, with IM's semantics:
+ * which configure runs on which VM at which step. Each item 'system S
+ * configure C [step N]' of the contextualize block runs C on every VM of S
+ * at step N (0 when not given); steps run in increasing order, the items of
+ * a step in the RADL's order. Without a contextualize block each system
+ * runs the configure of its own name; an empty 'contextualize ()' turns
+ * contextualization off. Kept apart from plan.c because reconfigure and
+ * addresource recompute it for the VMs an infrastructure has now, not for
+ * a fresh plan. */
 #include "config.h"
 
 #include <stdlib.h>

@@ -1,5 +1,6 @@
 /* plan-vars.c: the variables, groups and /etc/hosts IM gives recipes
- * (im-inventory.md §3 "Inventory variables"), computed from the VMs as the
+ * (IM_NODE_*, IM_MASTER_*, IM_INFRASTRUCTURE_ID, one group per system),
+ * computed from the VMs as the
  * store knows them (spec plus the addresses the cloud gave), so recipes
  * written for IM find the same names with the same values. */
 #include "config.h"

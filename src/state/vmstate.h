@@ -1,5 +1,6 @@
 /* vmstate.h: the states of a VM and of an infrastructure, with IM's names
- * (im-inventory.md §2). Shared by the state store, the backends and the
+ * (pending, running, configured, unconfigured, stopped, off, failed,
+ * unknown, deleting). Shared by the state store, the backends and the
  * provisioner. Implemented in src/state/vmstate.c. */
 #ifndef IMC_VMSTATE_H
 #define IMC_VMSTATE_H

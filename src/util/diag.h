@@ -1,6 +1,6 @@
 /* diag.h: diagnostics. Library functions return 0 or -1 and record what went
  * wrong in the struct diag they were given; only main() prints and picks the
- * exit status (STYLE.md, "Errors and exit status").
+ * exit status (the codes of util/exitcode.h).
  *
  * A diag owns its items and copies every string it is given. Input files can
  * be registered with diag_add_source() so that printing shows the offending
