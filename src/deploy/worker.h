@@ -1,50 +1,41 @@
-/* worker.h: the deployment worker, a detached process that owns one
- * infrastructure while it creates networks and VMs through the cloud
- * drivers and contextualizes them through provision_run(), writing every
- * transition to the state store before acting on it. Commands start it
- * with worker_spawn() while holding the infrastructure's lock, which the
- * worker inherits and keeps until it exits (so the lock is free exactly
- * when no worker runs, whatever killed it), and follow it with
- * worker_follow().
- *
- * Test hook: with IMC_TEST_PAUSE_AT=POINT and IMC_TEST_PAUSE_DIR=DIR in its
- * environment, the worker, on reaching POINT, opens the fifo DIR/reached
- * for writing, writes "POINT PID\n", then opens the fifo DIR/resume for
- * reading and waits for a writer to close it. Points, in order: started,
- * networks (networks created), vms-intent (about to call the cloud for
- * VMs, rows in 'pending'), vms (VMs created and recorded), configure
- * (about to contextualize), done (before the final write). */
-#ifndef IMC_CMD_WORKER_H
-#define IMC_CMD_WORKER_H
+/* worker.h: the pieces of the deployment worker, the detached process
+ * deploy_spawn() starts (spawn.h): its main loop (worker.c), the creation
+ * of networks and VMs (create.c) and the contextualization
+ * (contextualize.c). Internal to src/deploy; commands use spawn.h. */
+#ifndef IMC_DEPLOY_WORKER_H
+#define IMC_DEPLOY_WORKER_H
 
 #include <stdbool.h>
 
-#include "cmd/cmd.h"
+#include "cloud/auth.h"
+#include "deploy/deploy.h"
+#include "deploy/spawn.h"
 #include "state/store.h"
 #include "util/diag.h"
 
-enum worker_task {
-	WORKER_DEPLOY,      /* create what is pending, then contextualize everything */
-	WORKER_CONFIGURE,   /* contextualize again (reconfigure) */
-	WORKER_CREATE,      /* create what is pending, no contextualization */
-};
+/* The worker process for infrastructure id, after the fork: records its
+ * PID, tells the parent by writing to ready_fd, does the task, records
+ * the end. only restricts WORKER_CONFIGURE to a comma list of VM numbers.
+ * Returns the process's exit status. */
+int worker_main(const char *home, const char *id, int ready_fd, enum worker_task task, const char *only);
 
-/* Starts the worker for infrastructure id. The caller holds the lock
- * (lock_fd), which passes to the worker; *st is closed before the fork and
- * reopened after. vms (may be NULL) restricts WORKER_CONFIGURE to a comma
- * list of VM numbers. Returns 0 once the worker has recorded its PID. */
-int worker_spawn(struct imc_ctx *ctx, struct state_store **st, const char *id, int lock_fd,
-		 enum worker_task task, const char *vms, struct diag *d);
+/* The test hook of spawn.h (pause.c): pauses at point when the
+ * environment asks. */
+void worker_pause_at(const char *point);
 
-/* Follows an infrastructure until its worker is done (or died), printing
- * per-VM state changes on stdout when verbose (and, on a terminal, a live
- * status line). max_seconds <= 0: no limit. Returns 0 and the final state
- * in *final, 1 on timeout, 2 when interrupted (Ctrl-C, see below), -1 on
- * error. */
-int worker_follow(struct state_store *st, const char *id, double max_seconds, bool verbose,
-		  enum vm_state *final, struct diag *d);
-/* Makes Ctrl-C stop worker_follow() (not the worker, which is in a session
- * of its own) instead of killing the command. */
-void worker_follow_catch_interrupt(void);
+/* Creates the networks not created yet, then the VMs still 'pending',
+ * through the sessions of ss; what fails is logged, not returned. */
+int worker_create_networks(struct state_store *st, struct state_infra *in, const struct auth_file *af,
+			   struct deploy_sessions *ss, struct diag *d);
+int worker_create_vms(struct state_store *st, struct state_infra *in, const struct auth_file *af,
+		      struct deploy_sessions *ss, struct diag *d);
+
+/* Contextualizes the alive VMs of in (only: a comma list of VM numbers, or
+ * NULL for all): -1 when it could not start (nothing ran). */
+int worker_contextualize(struct state_store *st, struct state_infra *in, const char *only, struct diag *d);
+/* Whether num is in the comma list (NULL or empty: every VM is). */
+bool worker_in_list(const char *list, int num);
+/* Kills the provisioning child, if one runs (async-signal-safe). */
+void worker_kill_provisioner(void);
 
 #endif
