@@ -1,7 +1,11 @@
 /* contextualize.c: the deployment worker's contextualization (see
- * worker.h): the VMs that take part, the schedule of their configures, the
- * intent recorded before anything runs, the provisioner run in a child
- * process within the RADL's time limit, and the outcome recorded. */
+ * worker.h), in the order it happens: pick the VMs that take part and
+ * build the schedule of their configures; record the intent (each VM's
+ * state, a 'pending' row per step) before anything runs; build the
+ * provisioner's job; run the provisioner in a child process and wait for
+ * it within the RADL's time limit; record the outcome. Each stage is one
+ * function over one struct ctxt, so a stage can be read, changed and
+ * tested without the others. */
 #include "config.h"
 
 #include <dirent.h>
@@ -229,61 +233,105 @@ bool worker_in_list(const char *list, int num)
 	return false;
 }
 
-int worker_contextualize(struct state_store *st, struct state_infra *in, const char *only, struct diag *d)
+/* ---- the stages ---- */
+
+/* One contextualization: what each stage finds and leaves for the next. */
+struct ctxt {
+	struct state_store *st;
+	struct state_infra *in;
+	const char *only;        /* comma list of VM numbers, or NULL: all */
+	struct state_vm *vms;
+	size_t n;
+	struct radl_doc *doc;
+	/* select_vms: the VMs that take part (schedule VM index k) */
+	size_t *sel;             /* k -> index in vms */
+	const char **systems;    /* k -> system name */
+	int *nums;               /* k -> VM number */
+	size_t ns;
+	struct plan_schedule sched;
+	bool *ctxt;              /* k -> the RADL contextualizes it */
+	/* record_intent: the hosts the provisioner connects to */
+	size_t *host_of;         /* k -> host index, or SIZE_MAX */
+	struct prov_host *hosts;
+	int *host_num;           /* host index -> VM number */
+	size_t nh;
+	json_t *specs;           /* every VM's spec */
+	json_t *sel_specs;       /* k -> spec */
+	char *key;
+	/* build_job: the provisioner's input */
+	struct prov_job job;
+	struct prov_configure *confs;
+	size_t nconf;
+	json_t *host_specs;
+	char *etc_hosts;
+	char *roles_path;
+	char *idir;
+	char *outdir;
+	char *recdir;
+	char **roles;
+	struct prov_recipes recipes;
+	struct run r;
+	bool have_run;           /* r.lock initialised */
+};
+
+/* The VMs that take part (alive, and in c->only when given), the RADL,
+ * and the schedule of their configures; its notes go to the log. */
+static int select_vms(struct ctxt *c, struct diag *d)
 {
-	struct state_vm *vms = NULL;
-	size_t n = 0;
-	int rc = 0;
-	struct radl_doc *doc = NULL;
-	if (state_vm_list(st, in->id, &vms, &n, d) < 0)
+	if (state_vm_list(c->st, c->in->id, &c->vms, &c->n, d) < 0)
 		return -1;
-	doc = deploy_radl(in, d);
-	if (!doc) {
-		state_vm_list_free(vms, n);
+	c->doc = deploy_radl(c->in, d);
+	if (!c->doc)
 		return -1;
-	}
-	/* the VMs that take part: alive, and in the VM list when one was given */
-	size_t *sel = xcalloc(n + 1, sizeof(*sel));
-	const char **systems = xcalloc(n + 1, sizeof(*systems));
-	int *nums = xcalloc(n + 1, sizeof(*nums));
-	size_t ns = 0;
-	for (size_t i = 0; i < n; i++) {
-		enum vm_state s = vms[i].state;
-		if ((s == VM_RUNNING || s == VM_CONFIGURED || s == VM_UNCONFIGURED) && worker_in_list(only, vms[i].num)) {
-			sel[ns] = i;
-			systems[ns] = vms[i].system;
-			nums[ns] = vms[i].num;
-			ns++;
+	c->sel = xcalloc(c->n + 1, sizeof(*c->sel));
+	c->systems = xcalloc(c->n + 1, sizeof(*c->systems));
+	c->nums = xcalloc(c->n + 1, sizeof(*c->nums));
+	for (size_t i = 0; i < c->n; i++) {
+		enum vm_state s = c->vms[i].state;
+		if ((s == VM_RUNNING || s == VM_CONFIGURED || s == VM_UNCONFIGURED) &&
+		    worker_in_list(c->only, c->vms[i].num)) {
+			c->sel[c->ns] = i;
+			c->systems[c->ns] = c->vms[i].system;
+			c->nums[c->ns] = c->vms[i].num;
+			c->ns++;
 		}
 	}
-	struct plan_schedule sched;
-	bool *ctxt = xcalloc(ns + 1, sizeof(*ctxt));
-	plan_schedule_build(doc, systems, ns, &sched, ctxt, d);
-	for (size_t i = 0; i < sched.nnotes; i++)
-		state_log_add(st, in->id, -1, sched.notes[i], d);
+	c->ctxt = xcalloc(c->ns + 1, sizeof(*c->ctxt));
+	plan_schedule_build(c->doc, c->systems, c->ns, &c->sched, c->ctxt, d);
+	for (size_t i = 0; i < c->sched.nnotes; i++)
+		state_log_add(c->st, c->in->id, -1, c->sched.notes[i], d);
+	return 0;
+}
 
-	/* hosts: contextualized VMs on clouds reachable over SSH */
-	size_t *host_of = xcalloc(ns + 1, sizeof(*host_of));
-	struct prov_host *hosts = xcalloc(ns + 1, sizeof(*hosts));
-	int *host_num = xcalloc(ns + 1, sizeof(*host_num));
-	size_t nh = 0;
-	json_t *specs = deploy_vm_specs(vms, n);
-	json_t *sel_specs = json_array();
-	for (size_t k = 0; k < ns; k++)
-		json_array_append(sel_specs, json_array_get(specs, sel[k]));
-	char *key = deploy_key_path(state_home(st), in->id);
+/* In one transaction, before anything runs: the old step rows go, each VM
+ * not contextualized (disabled, or on a cloud without SSH) becomes
+ * configured, each other one 'running' with its contextualization
+ * unfinished (what deploy_recover reads after a crash) and becomes a
+ * host; every (step, VM, configure) of a host gets a 'pending' row. */
+static int record_intent(struct ctxt *c, struct diag *d)
+{
+	struct state_store *st = c->st;
+	const char *id = c->in->id;
+	c->host_of = xcalloc(c->ns + 1, sizeof(*c->host_of));
+	c->hosts = xcalloc(c->ns + 1, sizeof(*c->hosts));
+	c->host_num = xcalloc(c->ns + 1, sizeof(*c->host_num));
+	c->specs = deploy_vm_specs(c->vms, c->n);
+	c->sel_specs = json_array();
+	for (size_t k = 0; k < c->ns; k++)
+		json_array_append(c->sel_specs, json_array_get(c->specs, c->sel[k]));
+	c->key = deploy_key_path(state_home(st), id);
 	if (state_begin(st, d) < 0)
-		goto out;
-	state_step_clear(st, in->id, d);
-	for (size_t k = 0; k < ns; k++) {
-		struct state_vm *vm = &vms[sel[k]];
+		return -1;
+	state_step_clear(st, id, d);
+	for (size_t k = 0; k < c->ns; k++) {
+		struct state_vm *vm = &c->vms[c->sel[k]];
 		const struct cloud_driver *drv = cloud_driver_find(vm->cloud);
-		host_of[k] = (size_t)-1;
-		if (!ctxt[k] || sched.disabled) {
+		c->host_of[k] = (size_t)-1;
+		if (!c->ctxt[k] || c->sched.disabled) {
 			vm->state = VM_CONFIGURED;
 			vm->ctxt = 1;
 			state_vm_update(st, vm, d);
-			state_log_add(st, in->id, vm->num, sched.disabled
+			state_log_add(st, id, vm->num, c->sched.disabled
 				      ? "Contextualization disabled by the RADL template."
 				      : "Contextualization disabled", d);
 			continue;
@@ -293,214 +341,256 @@ int worker_contextualize(struct state_store *st, struct state_infra *in, const c
 			vm->ctxt = 1;
 			state_vm_update(st, vm, d);
 			char *msg = xasprintf("Contextualization skipped: cloud '%s' has no SSH access", vm->cloud);
-			state_log_add(st, in->id, vm->num, msg, d);
+			state_log_add(st, id, vm->num, msg, d);
 			free(msg);
 			continue;
 		}
 		vm->state = VM_RUNNING;
 		vm->ctxt = -1;
 		state_vm_update(st, vm, d);
-		host_of[k] = nh;
-		host_num[nh] = vm->num;
-		struct prov_host *h = &hosts[nh];
-		json_t *sp = json_array_get(sel_specs, k);
+		c->host_of[k] = c->nh;
+		c->host_num[c->nh] = vm->num;
+		struct prov_host *h = &c->hosts[c->nh];
+		json_t *sp = json_array_get(c->sel_specs, k);
 		h->name = json_string_value(json_object_get(sp, "fqdn"));
 		h->vm_num = vm->num;
 		h->system = vm->system;
 		h->address = vm->public_ip ? vm->public_ip : vm->private_ip;
 		h->port = vm->ssh_port;
 		h->user = vm->user ? vm->user : json_string_value(json_object_get(sp, "user"));
-		h->key_path = key;
+		h->key_path = c->key;
 		h->hostkey = vm->hostkey;
-		h->vars = plan_host_vars(sel_specs, k, in->id);
-		nh++;
+		h->vars = plan_host_vars(c->sel_specs, k, id);
+		c->nh++;
 	}
 	/* the step rows, before anything runs */
-	for (size_t s = 0; s < sched.nsteps; s++)
-		for (size_t i = 0; i < sched.steps[s].nitems; i++) {
-			const struct plan_item *it = &sched.steps[s].items[i];
-			if (host_of[it->vm] == (size_t)-1)
+	for (size_t s = 0; s < c->sched.nsteps; s++)
+		for (size_t i = 0; i < c->sched.steps[s].nitems; i++) {
+			const struct plan_item *it = &c->sched.steps[s].items[i];
+			if (c->host_of[it->vm] == (size_t)-1)
 				continue;
-			struct state_step row = { .step = sched.steps[s].step, .vm = nums[it->vm],
+			struct state_step row = { .step = c->sched.steps[s].step, .vm = c->nums[it->vm],
 						  .configure = (char *)(uintptr_t)it->conf->id, .status = STEP_PENDING };
-			state_step_set(st, in->id, &row, d);
+			state_step_set(st, id, &row, d);
 		}
-	if (state_commit(st, d) < 0)
-		goto out;
-	if (nh == 0)
-		goto out;
+	return state_commit(st, d);
+}
 
-	worker_pause_at("configure");
-	struct prov_job job = { 0 };
-	/* the recipes, loaded as 'imc create' checked them (recipes.c) */
-	size_t nconf = 0;
-	struct prov_configure *confs = recipes_configures(doc, in->radl_path ? in->radl_path : "infrastructure.radl",
-							  &nconf);
-	job.infra_id = in->id;
-	job.hosts = hosts;
-	job.nhosts = nh;
-	json_t *host_specs = json_array();
-	for (size_t k = 0; k < ns; k++)
-		if (host_of[k] != (size_t)-1)
-			json_array_append(host_specs, json_array_get(sel_specs, k));
-	job.groups = plan_groups(host_specs);
-	job.vars = plan_infra_vars(sel_specs, plan_master(sel_specs), in->id, doc);
-	job.extra_vars = in->extra_vars ? json_loads(in->extra_vars, 0, NULL) : json_object();
-	char *etc_hosts = plan_etc_hosts(specs);
-	job.etc_hosts = etc_hosts;
-	job.steps = xcalloc(sched.nsteps + 1, sizeof(*job.steps));
-	for (size_t s = 0; s < sched.nsteps; s++) {
-		struct prov_step *ps = &job.steps[job.nsteps];
-		ps->step = sched.steps[s].step;
-		ps->items = xcalloc(sched.steps[s].nitems + 1, sizeof(*ps->items));
-		for (size_t i = 0; i < sched.steps[s].nitems; i++) {
-			const struct plan_item *it = &sched.steps[s].items[i];
-			if (host_of[it->vm] == (size_t)-1)
+/* The provisioner's job: the hosts' groups and variables, the steps with
+ * the recipes loaded as 'imc create' checked them (recipes.c), the role
+ * path, the output directory, IM's NAME.yml of every configure, and the
+ * callbacks that write each step's outcome to the store. */
+static void build_job(struct ctxt *c, struct diag *d)
+{
+	struct state_store *st = c->st;
+	struct state_infra *in = c->in;
+	struct prov_job *job = &c->job;
+	c->confs = recipes_configures(c->doc, in->radl_path ? in->radl_path : "infrastructure.radl", &c->nconf);
+	job->infra_id = in->id;
+	job->hosts = c->hosts;
+	job->nhosts = c->nh;
+	c->host_specs = json_array();
+	for (size_t k = 0; k < c->ns; k++)
+		if (c->host_of[k] != (size_t)-1)
+			json_array_append(c->host_specs, json_array_get(c->sel_specs, k));
+	job->groups = plan_groups(c->host_specs);
+	job->vars = plan_infra_vars(c->sel_specs, plan_master(c->sel_specs), in->id, c->doc);
+	job->extra_vars = in->extra_vars ? json_loads(in->extra_vars, 0, NULL) : json_object();
+	c->etc_hosts = plan_etc_hosts(c->specs);
+	job->etc_hosts = c->etc_hosts;
+	job->steps = xcalloc(c->sched.nsteps + 1, sizeof(*job->steps));
+	for (size_t s = 0; s < c->sched.nsteps; s++) {
+		struct prov_step *ps = &job->steps[job->nsteps];
+		ps->step = c->sched.steps[s].step;
+		ps->items = xcalloc(c->sched.steps[s].nitems + 1, sizeof(*ps->items));
+		for (size_t i = 0; i < c->sched.steps[s].nitems; i++) {
+			const struct plan_item *it = &c->sched.steps[s].items[i];
+			if (c->host_of[it->vm] == (size_t)-1)
 				continue;
-			const struct prov_configure *c = recipes_find(confs, nconf, it->conf->id);
-			if (!c)
+			const struct prov_configure *conf = recipes_find(c->confs, c->nconf, it->conf->id);
+			if (!conf)
 				continue;
-			ps->items[ps->nitems].host = host_of[it->vm];
-			ps->items[ps->nitems].conf = c;
+			ps->items[ps->nitems].host = c->host_of[it->vm];
+			ps->items[ps->nitems].conf = conf;
 			ps->items[ps->nitems].tool = it->tool;
 			ps->nitems++;
 		}
 		if (ps->nitems)
-			job.nsteps++;
+			job->nsteps++;
 		else
 			free(ps->items);
 	}
-	job.max_time = sched.max_time;
-	char *rp = recipes_roles_path(in->radl_path);
-	job.roles_path = rp;
-	char *idir = state_infra_dir(st, in->id, d);
-	char *outdir = xasprintf("%s/outputs", idir ? idir : state_home(st));
-	mkdir(outdir, 0700);
-	job.output_dir = outdir;
+	job->max_time = c->sched.max_time;
+	c->roles_path = recipes_roles_path(in->radl_path);
+	job->roles_path = c->roles_path;
+	c->idir = state_infra_dir(st, in->id, d);
+	c->outdir = xasprintf("%s/outputs", c->idir ? c->idir : state_home(st));
+	mkdir(c->outdir, 0700);
+	job->output_dir = c->outdir;
 	/* IM's NAME.yml of every configure, in the recipes' own directory */
-	char *recdir = xasprintf("%s/recipes", idir ? idir : state_home(st));
-	mkdir(recdir, 0700);
+	c->recdir = xasprintf("%s/recipes", c->idir ? c->idir : state_home(st));
+	mkdir(c->recdir, 0700);
 	size_t nroles = 0;
-	char **roles = recipes_runtime_roles(doc, &nroles);
-	struct prov_recipes recipes = { .dir = recdir, .confs = confs, .nconfs = nconf, .runtime_roles = roles,
-					.nruntime_roles = nroles };
+	c->roles = recipes_runtime_roles(c->doc, &nroles);
+	c->recipes = (struct prov_recipes){ .dir = c->recdir, .confs = c->confs, .nconfs = c->nconf,
+					    .runtime_roles = c->roles, .nruntime_roles = nroles };
 	struct diag wd = DIAG_INIT;
-	if (provision_recipes_write(&recipes, &wd) < 0)
+	if (provision_recipes_write(&c->recipes, &wd) < 0)
 		state_log_add(st, in->id, -1, diag_first_message(&wd), d);
 	diag_release(&wd);
-	job.recipes = &recipes;
-	struct run r = { .st = st, .id = in->id, .vm_num = host_num, .nhosts = nh, .sched = &sched,
-			 .host_of = host_of, .sched_num = nums };
-	pthread_mutex_init(&r.lock, NULL);
-	r.failed = xcalloc(nh + 1, sizeof(*r.failed));
-	r.last = xcalloc(nh + 1, sizeof(*r.last));
+	job->recipes = &c->recipes;
+	c->r = (struct run){ .st = st, .id = in->id, .vm_num = c->host_num, .nhosts = c->nh, .sched = &c->sched,
+			     .host_of = c->host_of, .sched_num = c->nums };
+	pthread_mutex_init(&c->r.lock, NULL);
+	c->have_run = true;
+	c->r.failed = xcalloc(c->nh + 1, sizeof(*c->r.failed));
+	c->r.last = xcalloc(c->nh + 1, sizeof(*c->r.last));
 	double t0 = now();
-	for (size_t h = 0; h < nh; h++)
-		r.last[h] = t0;
-	job.on_log = cb_log;
-	job.on_hostkey = cb_hostkey;
-	job.on_step_done = cb_step;
-	job.opaque = &r;
-	state_log_add(st, in->id, -1, "Contextualization started", d);
-	/* The provisioner runs in a child process of its own, so that a crash in
-	 * it (or in a recipe's module) is recorded as such by the worker instead
-	 * of taking the worker down. The child writes through its own
-	 * connection; it dies with the worker (PR_SET_PDEATHSIG). */
+	for (size_t h = 0; h < c->nh; h++)
+		c->r.last[h] = t0;
+	job->on_log = cb_log;
+	job->on_hostkey = cb_hostkey;
+	job->on_step_done = cb_step;
+	job->opaque = &c->r;
+}
+
+/* The provisioner runs in a child process of its own, so that a crash in
+ * it (or in a recipe's module) is recorded as such by the worker instead
+ * of taking the worker down. The child writes through its own connection
+ * and records the outcome itself; it dies with the worker
+ * (PR_SET_PDEATHSIG). Returns the child (-1 when fork failed) and its
+ * wait status in *status. */
+static pid_t run_provisioner(struct ctxt *c, int *status, struct diag *d)
+{
+	struct state_store *st = c->st;
+	const char *id = c->in->id;
+	*status = 0;
 	pid_t child = fork();
 	if (child == 0) {
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		if (getppid() == 1)
 			_exit(3);
 		struct diag cd = DIAG_INIT;
-		r.st = state_open(state_home(st), &cd);
-		if (!r.st)
+		c->r.st = state_open(state_home(st), &cd);
+		if (!c->r.st)
 			_exit(3);
 		/* relative 'fetch' destinations land in the output directory */
-		if (chdir(outdir) < 0)
-			log_warn(MOD, "cannot enter '%s'", outdir);
+		if (chdir(c->outdir) < 0)
+			log_warn(MOD, "cannot enter '%s'", c->outdir);
 		struct diag pd = DIAG_INIT;
-		int prc = provision_run(&job, &pd);
-		pthread_mutex_lock(&r.lock);
+		int prc = provision_run(&c->job, &pd);
+		pthread_mutex_lock(&c->r.lock);
 		if (prc < 0) {
 			char *msg = xasprintf("Contextualization stopped: %s", diag_first_message(&pd));
-			state_log_add(r.st, in->id, -1, msg, &cd);
+			state_log_add(c->r.st, id, -1, msg, &cd);
 			free(msg);
 		}
-		int orc = record_outcome(r.st, in->id, host_num, r.failed, nh, prc, outdir, &cd);
-		pthread_mutex_unlock(&r.lock);
+		int orc = record_outcome(c->r.st, id, c->host_num, c->r.failed, c->nh, prc, c->outdir, &cd);
+		pthread_mutex_unlock(&c->r.lock);
 		_exit(orc < 0 ? 3 : 0);
 	}
-	int status = 0;
 	if (child < 0) {
-		state_log_add(st, in->id, -1, "Contextualization not run: cannot fork", d);
-		status = -1;
-	} else {
-		prov_child = child;
-		/* contextualize MAX: the provisioner enforces it; should it not
-		 * return, the worker stops it a little later (IM's wording) */
-		double deadline = sched.max_time > 0 ? now() + sched.max_time + 30 : 0;
-		bool expired = false;
-		for (;;) {
-			pid_t w = waitpid(child, &status, deadline > 0 ? WNOHANG : 0);
-			if (w == child || (w < 0 && errno != EINTR))
-				break;
-			if (w == 0 && now() >= deadline && !expired) {
-				expired = true;
-				kill(child, SIGKILL);
-				state_log_add(st, in->id, -1, "ERROR: Max contextualization time passed.", d);
-			}
-			if (w == 0) {
-				struct timespec ts = { 0, 100 * 1000 * 1000 };
-				nanosleep(&ts, NULL);
-			}
+		state_log_add(st, id, -1, "Contextualization not run: cannot fork", d);
+		return child;
+	}
+	prov_child = child;
+	/* contextualize MAX: the provisioner enforces it; should it not
+	 * return, the worker stops it a little later (IM's wording) */
+	double deadline = c->sched.max_time > 0 ? now() + c->sched.max_time + 30 : 0;
+	bool expired = false;
+	for (;;) {
+		pid_t w = waitpid(child, status, deadline > 0 ? WNOHANG : 0);
+		if (w == child || (w < 0 && errno != EINTR))
+			break;
+		if (w == 0 && now() >= deadline && !expired) {
+			expired = true;
+			kill(child, SIGKILL);
+			state_log_add(st, id, -1, "ERROR: Max contextualization time passed.", d);
 		}
-		prov_child = 0;
+		if (w == 0) {
+			struct timespec ts = { 0, 100 * 1000 * 1000 };
+			nanosleep(&ts, NULL);
+		}
 	}
-	if (child < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-		char *msg = child > 0 && WIFSIGNALED(status)
-			? xasprintf("Contextualization stopped: the provisioner %s (signal %d)",
-				    WTERMSIG(status) == SIGKILL ? "was stopped" : "crashed", WTERMSIG(status))
-			: xstrdup("Contextualization stopped: the provisioner failed");
-		state_log_add(st, in->id, -1, msg, d);
-		free(msg);
-		for (size_t h = 0; h < nh; h++)
-			r.failed[h] = true;
-		if (record_outcome(st, in->id, host_num, r.failed, nh, -1, outdir, d) < 0)
-			rc = -1;
+	prov_child = 0;
+	return child;
+}
+
+/* When the provisioner's child did not record the outcome (it could not
+ * start, crashed, was killed or failed), the worker does: every host
+ * failed. */
+static int record_failure(struct ctxt *c, pid_t child, int status, struct diag *d)
+{
+	char *msg = child > 0 && WIFSIGNALED(status)
+		? xasprintf("Contextualization stopped: the provisioner %s (signal %d)",
+			    WTERMSIG(status) == SIGKILL ? "was stopped" : "crashed", WTERMSIG(status))
+		: xstrdup("Contextualization stopped: the provisioner failed");
+	state_log_add(c->st, c->in->id, -1, msg, d);
+	free(msg);
+	for (size_t h = 0; h < c->nh; h++)
+		c->r.failed[h] = true;
+	return record_outcome(c->st, c->in->id, c->host_num, c->r.failed, c->nh, -1, c->outdir, d);
+}
+
+static void ctxt_release(struct ctxt *c)
+{
+	if (c->have_run) {
+		pthread_mutex_unlock(&c->r.lock);
+		pthread_mutex_destroy(&c->r.lock);
 	}
-	pthread_mutex_unlock(&r.lock);
-	pthread_mutex_destroy(&r.lock);
-	free(r.failed);
-	free(r.last);
-	for (size_t s = 0; s < job.nsteps; s++)
-		free(job.steps[s].items);
-	free(job.steps);
-	free(confs);
-	json_decref(job.groups);
-	json_decref(job.vars);
-	json_decref(job.extra_vars);
-	json_decref(host_specs);
-	free(etc_hosts);
-	free(rp);
-	free(idir);
-	free(outdir);
-	free(recdir);
-	recipes_roles_free(roles);
+	free(c->r.failed);
+	free(c->r.last);
+	for (size_t s = 0; s < c->job.nsteps; s++)
+		free(c->job.steps[s].items);
+	free(c->job.steps);
+	free(c->confs);
+	json_decref(c->job.groups);
+	json_decref(c->job.vars);
+	json_decref(c->job.extra_vars);
+	json_decref(c->host_specs);
+	free(c->etc_hosts);
+	free(c->roles_path);
+	free(c->idir);
+	free(c->outdir);
+	free(c->recdir);
+	recipes_roles_free(c->roles);
+	for (size_t h = 0; h < c->nh; h++)
+		json_decref(c->hosts[h].vars);
+	free(c->hosts);
+	free(c->host_num);
+	free(c->host_of);
+	free(c->key);
+	json_decref(c->specs);
+	json_decref(c->sel_specs);
+	plan_schedule_release(&c->sched);
+	free(c->ctxt);
+	free(c->sel);
+	free(c->systems);
+	free(c->nums);
+	radl_doc_free(c->doc);
+	state_vm_list_free(c->vms, c->n);
+}
+
+int worker_contextualize(struct state_store *st, struct state_infra *in, const char *only, struct diag *d)
+{
+	struct ctxt c = { .st = st, .in = in, .only = only };
+	int rc = 0;
+	if (select_vms(&c, d) < 0) {
+		rc = -1;
+		goto out;
+	}
+	/* a store error recording the intent is in d; nothing ran, and the
+	 * worker goes on to its final write */
+	if (record_intent(&c, d) < 0 || c.nh == 0)
+		goto out;
+	worker_pause_at("configure");
+	build_job(&c, d);
+	state_log_add(st, in->id, -1, "Contextualization started", d);
+	int status;
+	pid_t child = run_provisioner(&c, &status, d);
+	if ((child < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) && record_failure(&c, child, status, d) < 0)
+		rc = -1;
 out:
-	for (size_t h = 0; h < nh; h++)
-		json_decref(hosts[h].vars);
-	free(hosts);
-	free(host_num);
-	free(host_of);
-	free(key);
-	json_decref(specs);
-	json_decref(sel_specs);
-	plan_schedule_release(&sched);
-	free(ctxt);
-	free(sel);
-	free(systems);
-	free(nums);
-	radl_doc_free(doc);
-	state_vm_list_free(vms, n);
+	ctxt_release(&c);
 	return rc;
 }
