@@ -94,6 +94,36 @@ static enum vm_state vm_state_of(struct state_store *st, int num)
 	return s;
 }
 
+/* The stored row of infrastructure ID, as the commands pass it. */
+static void get_infra(struct state_store *st, struct state_infra *in)
+{
+	struct diag d = DIAG_INIT;
+	assert_int_equal(state_infra_get(st, ID, in, &d), 0);
+	diag_release(&d);
+}
+
+static size_t count_vms(struct state_store *st)
+{
+	struct diag d = DIAG_INIT;
+	struct state_vm *vms = NULL;
+	size_t n = 0;
+	assert_int_equal(state_vm_list(st, ID, &vms, &n, &d), 0);
+	state_vm_list_free(vms, n);
+	diag_release(&d);
+	return n;
+}
+
+static size_t count_nets(struct state_store *st)
+{
+	struct diag d = DIAG_INIT;
+	struct state_net *nets = NULL;
+	size_t n = 0;
+	assert_int_equal(state_net_list(st, ID, &nets, &n, &d), 0);
+	state_net_list_free(nets, n);
+	diag_release(&d);
+	return n;
+}
+
 static char *read_calls(void)
 {
 	struct strbuf sb = STRBUF_INIT;
@@ -119,7 +149,7 @@ static void test_recover_dead_worker(void **state)
 	add_step(st, 2, 1, "b", STEP_RUNNING);
 	add_step(st, 3, 1, "c", STEP_PENDING);
 	struct state_infra in;
-	assert_int_equal(state_infra_get(st, ID, &in, &d), 0);
+	get_infra(st, &in);
 	assert_int_equal(deploy_recover(st, &in, &d), 0);
 	assert_false(diag_has_errors(&d));
 	assert_int_equal(in.phase, PHASE_INTERRUPTED);
@@ -163,7 +193,7 @@ static void test_recover_live_worker(void **state)
 	assert_int_equal(state_infra_set_worker(st, ID, getpid(), state_proc_start_time(getpid()), &d), 0);
 	add_vm(st, 0, VM_PENDING, -1, NULL);
 	struct state_infra in;
-	assert_int_equal(state_infra_get(st, ID, &in, &d), 0);
+	get_infra(st, &in);
 	assert_int_equal(deploy_recover(st, &in, &d), 0);
 	assert_int_equal(in.phase, PHASE_CREATING);
 	assert_int_equal(vm_state_of(st, 0), VM_PENDING);
@@ -181,7 +211,7 @@ static void test_session_cache(void **state)
 	struct diag d = DIAG_INIT;
 	struct state_store *st = open_with_infra(PHASE_DONE, 0);
 	struct state_infra in;
-	assert_int_equal(state_infra_get(st, ID, &in, &d), 0);
+	get_infra(st, &in);
 	struct deploy_sessions c = { 0 };
 	const char *err = NULL;
 	enum imc_exit code = IMC_EXIT_OK;
@@ -226,7 +256,7 @@ static void test_teardown(void **state)
 				 .cloud = (char *)(uintptr_t)"dummy", .cloud_id = (char *)(uintptr_t)"dummy-net" };
 	assert_int_equal(state_net_upsert(st, &net, &d), 0);
 	struct state_infra in;
-	assert_int_equal(state_infra_get(st, ID, &in, &d), 0);
+	get_infra(st, &in);
 
 	/* the cloud refuses to destroy VM 1 */
 	setenv("IMC_DUMMY_FAIL", "fail-destroy", 1);
@@ -241,23 +271,15 @@ static void test_teardown(void **state)
 	assert_int_equal(vms[0].num, 1);
 	assert_int_equal(vms[0].state, VM_STOPPED);
 	state_vm_list_free(vms, n);
-	struct state_net *nets = NULL;
-	size_t nn = 0;
-	assert_int_equal(state_net_list(st, ID, &nets, &nn, &d), 0);
-	assert_int_equal(nn, 1);
-	state_net_list_free(nets, nn);
+	assert_int_equal(count_nets(st), 1);
 
 	/* it accepts now: everything goes, in order */
 	unsetenv("IMC_DUMMY_FAIL");
 	unsetenv("IMC_DUMMY_FAIL_VM");
 	assert_int_equal(deploy_teardown(st, &in, NULL, false, &d), 0);
 	assert_false(diag_has_errors(&d));
-	assert_int_equal(state_vm_list(st, ID, &vms, &n, &d), 0);
-	assert_int_equal(n, 0);
-	state_vm_list_free(vms, n);
-	assert_int_equal(state_net_list(st, ID, &nets, &nn, &d), 0);
-	assert_int_equal(nn, 0);
-	state_net_list_free(nets, nn);
+	assert_int_equal(count_vms(st), 0);
+	assert_int_equal(count_nets(st), 0);
 	char *log = read_calls();
 	assert_string_equal(log, "vm_destroy 0\nvm_destroy 1\nvm_destroy 1\nnet_destroy pub\ncleanup_infra " ID "\n");
 	free(log);
@@ -275,16 +297,12 @@ static void test_teardown_force(void **state)
 	struct state_store *st = open_with_infra(PHASE_DONE, 0);
 	add_vm(st, 0, VM_CONFIGURED, 1, "dummy-0");
 	struct state_infra in;
-	assert_int_equal(state_infra_get(st, ID, &in, &d), 0);
+	get_infra(st, &in);
 	setenv("IMC_DUMMY_FAIL", "fail-destroy", 1);
 	assert_int_equal(deploy_teardown(st, &in, NULL, true, &d), 0);
 	assert_false(diag_has_errors(&d));
 	assert_true(d.n > 0);
-	struct state_vm *vms = NULL;
-	size_t n = 0;
-	assert_int_equal(state_vm_list(st, ID, &vms, &n, &d), 0);
-	assert_int_equal(n, 0);
-	state_vm_list_free(vms, n);
+	assert_int_equal(count_vms(st), 0);
 	state_infra_release(&in);
 	state_close(st);
 	diag_release(&d);
@@ -299,7 +317,7 @@ static void test_vm_op(void **state)
 	struct state_store *st = open_with_infra(PHASE_DONE, 0);
 	add_vm(st, 0, VM_CONFIGURED, 1, "dummy-0");
 	struct state_infra in;
-	assert_int_equal(state_infra_get(st, ID, &in, &d), 0);
+	get_infra(st, &in);
 	struct state_vm vm;
 	assert_int_equal(state_vm_get(st, ID, 0, &vm, &d), 0);
 	assert_int_equal(deploy_vm_op(st, &in, NULL, &vm, VMOP_STOP, &d), 0);
