@@ -309,7 +309,7 @@ static void test_teardown_force(void **state)
 }
 
 /* A configured VM stopped and started again is configured, not merely
- * running; a stopped VM cannot be stopped by a cloud that failed. */
+ * running; a reboot the cloud refuses leaves the state alone. */
 static void test_vm_op(void **state)
 {
 	(void)state;
