@@ -38,7 +38,7 @@
 /* The provisioning child, killed with the worker when destroy cancels it. */
 static volatile pid_t prov_child;
 
-void worker_kill_provisioner(void)
+void deploy_kill_provisioner(void)
 {
 	pid_t c = prov_child;
 	if (c > 0)
@@ -219,7 +219,7 @@ static int record_outcome(struct state_store *st, const char *id, const int *hos
 	return state_commit(st, d);
 }
 
-bool worker_in_list(const char *list, int num)
+bool deploy_in_list(const char *list, int num)
 {
 	if (!list || !*list)
 		return true;
@@ -289,7 +289,7 @@ static int select_vms(struct ctxt *c, struct diag *d)
 	for (size_t i = 0; i < c->n; i++) {
 		enum vm_state s = c->vms[i].state;
 		if ((s == VM_RUNNING || s == VM_CONFIGURED || s == VM_UNCONFIGURED) &&
-		    worker_in_list(c->only, c->vms[i].num)) {
+		    deploy_in_list(c->only, c->vms[i].num)) {
 			c->sel[c->ns] = i;
 			c->systems[c->ns] = c->vms[i].system;
 			c->nums[c->ns] = c->vms[i].num;
@@ -571,7 +571,7 @@ static void ctxt_release(struct ctxt *c)
 	state_vm_list_free(c->vms, c->n);
 }
 
-int worker_contextualize(struct state_store *st, struct state_infra *in, const char *only, struct diag *d)
+int deploy_contextualize(struct state_store *st, struct state_infra *in, const char *only, struct diag *d)
 {
 	struct ctxt c = { .st = st, .in = in, .only = only };
 	int rc = 0;
@@ -583,7 +583,7 @@ int worker_contextualize(struct state_store *st, struct state_infra *in, const c
 	 * worker goes on to its final write */
 	if (record_intent(&c, d) < 0 || c.nh == 0)
 		goto out;
-	worker_pause_at("configure");
+	deploy_pause_at("configure");
 	build_job(&c, d);
 	state_log_add(st, in->id, -1, "Contextualization started", d);
 	int status;

@@ -23,7 +23,7 @@ static void log_diag(struct state_store *st, const char *id, int vm, struct diag
 		state_log_add(st, id, vm, ld->items[i].msg, d);
 }
 
-int worker_create_networks(struct state_store *st, struct state_infra *in, const struct auth_file *af,
+int deploy_create_networks(struct state_store *st, struct state_infra *in, const struct auth_file *af,
 			   struct deploy_sessions *ss, struct diag *d)
 {
 	struct state_net *nets = NULL;
@@ -67,7 +67,7 @@ int worker_create_networks(struct state_store *st, struct state_infra *in, const
 	return 0;
 }
 
-int worker_create_vms(struct state_store *st, struct state_infra *in, const struct auth_file *af,
+int deploy_create_vms(struct state_store *st, struct state_infra *in, const struct auth_file *af,
 		      struct deploy_sessions *ss, struct diag *d)
 {
 	struct state_vm *vms = NULL;
@@ -99,7 +99,7 @@ int worker_create_vms(struct state_store *st, struct state_infra *in, const stru
 		struct diag ld = DIAG_INIT;
 		int rc = -1;
 		if (s && s->drv->vm_create) {
-			worker_pause_at("vms-intent");
+			deploy_pause_at("vms-intent");
 			rc = s->drv->vm_create(s, cvs, nb, &ld);
 		} else if (s)
 			diag_error(&ld, IMC_EXIT_UNAVAILABLE, NULL, "cloud '%s' cannot create VMs in this build",

@@ -18,7 +18,7 @@
 
 #define MOD "worker"
 
-void worker_pause_at(const char *point)
+void deploy_pause_at(const char *point)
 {
 	const char *want = getenv("IMC_TEST_PAUSE_AT");
 	const char *dir = getenv("IMC_TEST_PAUSE_DIR");

@@ -109,7 +109,7 @@ int deploy_spawn(struct state_store **st, const char *id, int lock_fd, enum work
 			close(fd);
 		}
 		close_inherited(lock_fd, p[1]);
-		int wrc = worker_main(home, id, p[1], task, vms);
+		int wrc = deploy_worker_main(home, id, p[1], task, vms);
 		free(home);
 		free(logpath);
 		_exit(wrc);

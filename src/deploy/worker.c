@@ -23,11 +23,11 @@
  * it. */
 static void on_term(int sig)
 {
-	worker_kill_provisioner();
+	deploy_kill_provisioner();
 	_exit(128 + sig);
 }
 
-int worker_main(const char *home, const char *id, int ready_fd, enum worker_task task, const char *only)
+int deploy_worker_main(const char *home, const char *id, int ready_fd, enum worker_task task, const char *only)
 {
 	signal(SIGINT, SIG_IGN);
 	signal(SIGHUP, SIG_IGN);
@@ -52,7 +52,7 @@ int worker_main(const char *home, const char *id, int ready_fd, enum worker_task
 	close(ready_fd);
 	ready_fd = -1;
 	log_info(MOD, "worker %d for infrastructure %s", (int)getpid(), id);
-	worker_pause_at("started");
+	deploy_pause_at("started");
 	if (in.auth_path) {
 		af = auth_file_load(in.auth_path, &d);
 		if (!af) {
@@ -62,17 +62,17 @@ int worker_main(const char *home, const char *id, int ready_fd, enum worker_task
 		}
 	}
 	if (task == WORKER_DEPLOY || task == WORKER_CREATE) {
-		worker_create_networks(st, &in, af, &ss, &d);
-		worker_pause_at("networks");
-		worker_create_vms(st, &in, af, &ss, &d);
-		worker_pause_at("vms");
+		deploy_create_networks(st, &in, af, &ss, &d);
+		deploy_pause_at("networks");
+		deploy_create_vms(st, &in, af, &ss, &d);
+		deploy_pause_at("vms");
 		state_infra_set_phase(st, id, PHASE_CONFIGURING, &d);
 	}
 	struct diag cd = DIAG_INIT;
 	if (task == WORKER_CREATE) {
 		/* IM's context=0: the new VMs stay 'running', nothing is run */
 		state_log_add(st, id, -1, "VMs added without contextualization", &d);
-	} else if (worker_contextualize(st, &in, only, &cd) < 0) {
+	} else if (deploy_contextualize(st, &in, only, &cd) < 0) {
 		char *msg = xasprintf("contextualization not run: %s", diag_first_message(&cd));
 		state_log_add(st, id, -1, msg, &d);
 		free(msg);
@@ -81,7 +81,7 @@ int worker_main(const char *home, const char *id, int ready_fd, enum worker_task
 		size_t n = 0;
 		state_vm_list(st, id, &vms, &n, &d);
 		for (size_t i = 0; i < n; i++)
-			if (vms[i].state == VM_RUNNING && worker_in_list(only, vms[i].num)) {
+			if (vms[i].state == VM_RUNNING && deploy_in_list(only, vms[i].num)) {
 				vms[i].state = VM_UNCONFIGURED;
 				vms[i].ctxt = 0;
 				state_vm_update(st, &vms[i], &d);
@@ -89,7 +89,7 @@ int worker_main(const char *home, const char *id, int ready_fd, enum worker_task
 		state_vm_list_free(vms, n);
 	}
 	diag_release(&cd);
-	worker_pause_at("done");
+	deploy_pause_at("done");
 	if (state_begin(st, &d) == 0) {
 		state_infra_set_phase(st, id, PHASE_DONE, &d);
 		state_infra_set_worker(st, id, 0, 0, &d);

@@ -17,25 +17,25 @@
  * PID, tells the parent by writing to ready_fd, does the task, records
  * the end. only restricts WORKER_CONFIGURE to a comma list of VM numbers.
  * Returns the process's exit status. */
-int worker_main(const char *home, const char *id, int ready_fd, enum worker_task task, const char *only);
+int deploy_worker_main(const char *home, const char *id, int ready_fd, enum worker_task task, const char *only);
 
 /* The test hook of spawn.h (pause.c): pauses at point when the
  * environment asks. */
-void worker_pause_at(const char *point);
+void deploy_pause_at(const char *point);
 
 /* Creates the networks not created yet, then the VMs still 'pending',
  * through the sessions of ss; what fails is logged, not returned. */
-int worker_create_networks(struct state_store *st, struct state_infra *in, const struct auth_file *af,
+int deploy_create_networks(struct state_store *st, struct state_infra *in, const struct auth_file *af,
 			   struct deploy_sessions *ss, struct diag *d);
-int worker_create_vms(struct state_store *st, struct state_infra *in, const struct auth_file *af,
+int deploy_create_vms(struct state_store *st, struct state_infra *in, const struct auth_file *af,
 		      struct deploy_sessions *ss, struct diag *d);
 
 /* Contextualizes the alive VMs of in (only: a comma list of VM numbers, or
  * NULL for all): -1 when it could not start (nothing ran). */
-int worker_contextualize(struct state_store *st, struct state_infra *in, const char *only, struct diag *d);
+int deploy_contextualize(struct state_store *st, struct state_infra *in, const char *only, struct diag *d);
 /* Whether num is in the comma list (NULL or empty: every VM is). */
-bool worker_in_list(const char *list, int num);
+bool deploy_in_list(const char *list, int num);
 /* Kills the provisioning child, if one runs (async-signal-safe). */
-void worker_kill_provisioner(void);
+void deploy_kill_provisioner(void);
 
 #endif
