@@ -4,7 +4,8 @@
  * cache opening one session per (cloud, credential), teardown removing the
  * rows of what the cloud removed (and keeping them when it refused), a VM
  * stopped and started again coming back to its contextualization outcome,
- * and the infrastructure's aggregate state. */
+ * the contextualization's choice of VMs on a cloud without SSH, and the
+ * infrastructure's aggregate state. */
 #include "config.h"
 
 #include <setjmp.h>
@@ -19,11 +20,14 @@
 #include <cmocka.h>
 
 #include "deploy/deploy.h"
+#include "deploy/worker.h"
 #include "state/store.h"
 #include "util/strbuf.h"
 #include "util/xalloc.h"
 
 #define ID "dddd0000-0000-4000-8000-000000000001"
+/* the RADL of every test: system s, contextualized by its configure */
+#define RADL "system s ()\nconfigure s (\n@begin\n- hosts: all\n  tasks:\n    - debug: msg=x\n@end\n)\n"
 
 static char home[64];
 static char calls[96];     /* the dummy cloud's call log (IMC_DUMMY_LOG) */
@@ -57,7 +61,7 @@ static struct state_store *open_with_infra(enum infra_phase phase, pid_t worker)
 	struct diag d = DIAG_INIT;
 	struct state_store *st = state_open(home, &d);
 	assert_non_null(st);
-	struct state_infra in = { .id = (char *)(uintptr_t)ID, .radl = (char *)(uintptr_t)"system s ()\n",
+	struct state_infra in = { .id = (char *)(uintptr_t)ID, .radl = (char *)(uintptr_t)RADL,
 				  .phase = phase, .worker_pid = worker,
 				  .worker_start = worker ? 1 : 0 };
 	assert_int_equal(state_infra_insert(st, &in, &d), 0);
@@ -335,6 +339,34 @@ static void test_vm_op(void **state)
 	diag_release(&d);
 }
 
+/* Contextualization of VMs on a cloud without SSH access (the dummy):
+ * the VMs that take part (alive and in the list) are recorded configured
+ * without running anything, and why is logged; a VM outside the list or
+ * not alive is left as it was. */
+static void test_contextualize_no_ssh(void **state)
+{
+	(void)state;
+	struct diag d = DIAG_INIT;
+	struct state_store *st = open_with_infra(PHASE_CONFIGURING, 0);
+	add_vm(st, 0, VM_RUNNING, -1, "dummy-0");
+	add_vm(st, 1, VM_RUNNING, -1, "dummy-1");
+	add_vm(st, 2, VM_FAILED, -1, NULL);
+	struct state_infra in;
+	get_infra(st, &in);
+	assert_int_equal(deploy_contextualize(st, &in, "0,2", &d), 0);
+	assert_false(diag_has_errors(&d));
+	assert_int_equal(vm_state_of(st, 0), VM_CONFIGURED);
+	assert_int_equal(vm_state_of(st, 1), VM_RUNNING);
+	assert_int_equal(vm_state_of(st, 2), VM_FAILED);
+	struct strbuf log = STRBUF_INIT;
+	assert_int_equal(state_log_get(st, ID, 0, &log, &d), 0);
+	assert_non_null(strstr(strbuf_str(&log), "has no SSH access"));
+	strbuf_release(&log);
+	state_infra_release(&in);
+	state_close(st);
+	diag_release(&d);
+}
+
 /* The aggregate: deleting while destroying, pending with no VMs while the
  * worker has not started them, failed with no VMs afterwards. */
 static void test_state(void **state)
@@ -359,6 +391,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_teardown, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_teardown_force, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_vm_op, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_contextualize_no_ssh, setup, teardown),
 		cmocka_unit_test(test_state),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
