@@ -1,8 +1,7 @@
 # src/imc.c and src/cmd: the imc program and its subcommands (one file each).
 bin_PROGRAMS += imc
 imc_SOURCES = src/imc.c src/cmd/cmd.h src/cmd/cmd-list.h
-imc_SOURCES += src/cmd/infra.c src/cmd/infra.h src/cmd/worker.c src/cmd/worker.h
-imc_SOURCES += src/cmd/recipes.c src/cmd/recipes.h
+imc_SOURCES += src/cmd/infra.c src/cmd/infra.h
 imc_SOURCES += src/cmd/vmops.c src/cmd/vmops.h
 imc_LDADD = libimc.la $(IMC_LIBS)
 # every command file is listed here (they are already all present)
@@ -38,6 +37,6 @@ imc_SOURCES += \
 TESTS += tests/cli/t0001-basic.sh
 EXTRA_DIST += tests/cli/t0001-basic.sh tests/cli/lib.sh tests/cli/fuzz-lib.sh tests/cli/run-test.sh
 
-# the recipes checked before any cloud call (src/cmd/recipes.c)
+# the recipes checked before any cloud call (src/deploy/recipes.c)
 TESTS += tests/cli/t2008-recipe-precheck.sh
 EXTRA_DIST += tests/cli/t2008-recipe-precheck.sh

@@ -16,7 +16,8 @@
 #include "cloud/cloud.h"
 #include "cmd/cmd.h"
 #include "cmd/infra.h"
-#include "cmd/worker.h"
+#include "deploy/deploy.h"
+#include "deploy/spawn.h"
 #include "plan/plan.h"
 #include "util/strbuf.h"
 #include "util/xalloc.h"
@@ -86,7 +87,7 @@ int cmd_addresource(struct imc_ctx *ctx, int argc, char **argv)
 	int lock = -1;
 	struct strbuf ids = STRBUF_INIT;
 	struct state_store *st = infra_store(ctx, &d);
-	if (!st || infra_lookup(st, pos[0], &in, &d) < 0 || infra_recover(st, &in, &d) < 0)
+	if (!st || infra_lookup(st, pos[0], &in, &d) < 0 || deploy_recover(st, &in, &d) < 0)
 		goto out;
 	vars = in.extra_vars ? json_loads(in.extra_vars, 0, NULL) : NULL;
 	if (!vars)
@@ -98,9 +99,9 @@ int cmd_addresource(struct imc_ctx *ctx, int argc, char **argv)
 		goto out;
 	state_infra_release(&in);
 	if (infra_lookup(st, pos[0], &in, &d) < 0 ||
-	    infra_auth(ctx, state_home(st), in.auth_path, &af, NULL, &d) < 0 || !(base = infra_radl(&in, &d)))
+	    deploy_auth(ctx->auth_file, state_home(st), in.auth_path, &af, NULL, &d) < 0 || !(base = deploy_radl(&in, &d)))
 		goto out;
-	add = infra_load_radl(pos[1], vars, true, &text, &d);
+	add = deploy_load_radl(pos[1], vars, true, &text, &d);
 	if (!add)
 		goto out;
 	struct plan_opts o = { .first_num = in.next_vm, .cloud_override = in.cloud, .auth = af, .base = base };
@@ -158,12 +159,12 @@ int cmd_addresource(struct imc_ctx *ctx, int argc, char **argv)
 	}
 	if (state_infra_set_phase(st, in.id, PHASE_NEW, &d) < 0 || state_commit(st, &d) < 0)
 		goto fail;
-	if (worker_spawn(ctx, &st, in.id, lock, no_context ? WORKER_CREATE : WORKER_DEPLOY, NULL, &d) < 0)
+	if (deploy_spawn(&st, in.id, lock, no_context ? WORKER_CREATE : WORKER_DEPLOY, NULL, &d) < 0)
 		goto out;
 	state_unlock_infra(lock);
 	lock = -1;
 	enum vm_state final = VM_CONFIGURED;
-	if (!detach && worker_follow(st, in.id, 0, false, &final, &d) < 0)
+	if (!detach && deploy_follow(st, in.id, 0, false, &final, &d) < 0)
 		goto out;
 	bool bad = false;
 	for (size_t i = 0; i < p->nvms && !detach; i++) {

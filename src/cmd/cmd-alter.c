@@ -13,6 +13,7 @@
 
 #include "cmd/cmd.h"
 #include "cmd/infra.h"
+#include "deploy/deploy.h"
 #include "util/xalloc.h"
 #include "util/banned.h"
 
@@ -37,7 +38,7 @@ int cmd_alter(struct imc_ctx *ctx, int argc, char **argv)
 	int lock = -1;
 	struct state_store *st = infra_store(ctx, &d);
 	if (!st || infra_vm_arg(pos[1], &num, &d) < 0 || infra_lookup(st, pos[0], &in, &d) < 0 ||
-	    !(doc = infra_load_radl(pos[2], vars, true, &text, &d)) ||
+	    !(doc = deploy_load_radl(pos[2], vars, true, &text, &d)) ||
 	    state_lock_infra(st, in.id, true, &lock, &d) != 0)
 		goto out;
 	int g = state_vm_get(st, in.id, num, &vm, &d);
@@ -59,15 +60,15 @@ int cmd_alter(struct imc_ctx *ctx, int argc, char **argv)
 			   vm_state_name(vm.state));
 		goto out;
 	}
-	if (infra_auth(ctx, state_home(st), in.auth_path, &af, NULL, &d) < 0 ||
-	    infra_cloud_open(st, &in, vm.cloud, vm.cloud_cred, af, &s, &d) < 0)
+	if (deploy_auth(ctx->auth_file, state_home(st), in.auth_path, &af, NULL, &d) < 0 ||
+	    deploy_cloud_open(st, &in, vm.cloud, vm.cloud_cred, af, &s, &d) < 0)
 		goto out;
 	opened = true;
 	if (!s.drv->vm_alter) {
 		diag_error(&d, IMC_EXIT_UNAVAILABLE, NULL, "cloud '%s' cannot resize its VMs", vm.cloud);
 		goto out;
 	}
-	infra_cloud_vm(&vm, &spec, &cv);
+	deploy_cloud_vm(&vm, &spec, &cv);
 	have_cv = true;
 	double v;
 	bool resized = false;
@@ -95,7 +96,7 @@ int cmd_alter(struct imc_ctx *ctx, int argc, char **argv)
 		goto out;
 	if (cv.instance_type)
 		json_object_set_new(spec, "instance_type", json_string(cv.instance_type));
-	infra_vm_take(&vm, &cv);
+	deploy_vm_take(&vm, &cv);
 	free(vm.spec);
 	vm.spec = json_dumps(spec, JSON_COMPACT);
 	if (state_vm_update(st, &vm, &d) < 0 || state_log_add(st, in.id, num, "VM altered", &d) < 0)
@@ -116,9 +117,9 @@ out:
 	rc = d.n ? cmd_report(ctx, &d) : IMC_EXIT_OK;
 	state_unlock_infra(lock);
 	if (have_cv)
-		infra_cloud_vm_release(&cv);
+		deploy_cloud_vm_release(&cv);
 	if (opened)
-		infra_cloud_close(&s);
+		deploy_cloud_close(&s);
 	auth_file_free(af);
 	json_decref(spec);
 	json_decref(vars);

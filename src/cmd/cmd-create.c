@@ -18,8 +18,9 @@
 #include "cloud/cloud.h"
 #include "cmd/cmd.h"
 #include "cmd/infra.h"
-#include "cmd/recipes.h"
-#include "cmd/worker.h"
+#include "deploy/deploy.h"
+#include "deploy/recipes.h"
+#include "deploy/spawn.h"
 #include "plan/plan.h"
 #include "util/sshkey.h"
 #include "util/xalloc.h"
@@ -110,9 +111,9 @@ int cmd_create(struct imc_ctx *ctx, int argc, char **argv)
 	for (size_t i = 0; i < nev; i++)
 		if (plan_parse_extra_var(&vars, evars[i], &d) < 0)
 			goto out;
-	if (infra_auth(ctx, home, NULL, &af, &auth_path, &d) < 0)
+	if (deploy_auth(ctx->auth_file, home, NULL, &af, &auth_path, &d) < 0)
 		goto out;
-	doc = infra_load_radl(pos[0], vars, true, &text, &d);
+	doc = deploy_load_radl(pos[0], vars, true, &text, &d);
 	if (!doc)
 		goto out;
 	struct plan_opts o = { .cloud_override = cloud, .auth = af };
@@ -126,11 +127,11 @@ int cmd_create(struct imc_ctx *ctx, int argc, char **argv)
 	st = state_open(home, &d);
 	if (!st)
 		goto out;
-	id = infra_new_id();
+	id = deploy_new_id();
 	if (state_lock_infra(st, id, true, &lock, &d) != 0)
 		goto out;
 	dir = state_infra_dir(st, id, &d);
-	key = infra_key_path(home, id);
+	key = deploy_key_path(home, id);
 	if (!dir || sshkey_generate(key, id, &d) < 0)
 		goto out;
 	char *pub = xasprintf("%s.pub", key);
@@ -150,8 +151,8 @@ int cmd_create(struct imc_ctx *ctx, int argc, char **argv)
 		goto out;
 	/* before the worker exists: a Ctrl-C from then on stops following */
 	if (!detach)
-		worker_follow_catch_interrupt();
-	if (worker_spawn(ctx, &st, id, lock, WORKER_DEPLOY, NULL, &d) < 0)
+		deploy_follow_catch_interrupt();
+	if (deploy_spawn(&st, id, lock, WORKER_DEPLOY, NULL, &d) < 0)
 		goto out;
 	state_unlock_infra(lock);
 	lock = -1;
@@ -168,7 +169,7 @@ int cmd_create(struct imc_ctx *ctx, int argc, char **argv)
 		goto out;
 	}
 	enum vm_state final = VM_UNKNOWN;
-	int w = worker_follow(st, id, 0, !ctx->json, &final, &d);
+	int w = deploy_follow(st, id, 0, !ctx->json, &final, &d);
 	if (w < 0)
 		goto out;
 	if (w == 2) {

@@ -16,6 +16,7 @@
 
 #include "cmd/cmd.h"
 #include "cmd/infra.h"
+#include "deploy/deploy.h"
 #include "util/log.h"
 #include "util/banned.h"
 
@@ -88,22 +89,22 @@ int cmd_destroy(struct imc_ctx *ctx, int argc, char **argv)
 		goto out;
 	if (in.deleted) {
 		already = true;
-		infra_remove_dir(state_home(st), id); /* the lock file taken just now */
+		deploy_remove_dir(state_home(st), id); /* the lock file taken just now */
 		goto done;
 	}
-	if (infra_auth(ctx, state_home(st), in.auth_path, &af, NULL, &d) < 0 && !force)
+	if (deploy_auth(ctx->auth_file, state_home(st), in.auth_path, &af, NULL, &d) < 0 && !force)
 		goto out;
 	enum infra_phase before = in.phase;
 	if (state_infra_set_phase(st, id, PHASE_DESTROYING, &d) < 0 ||
 	    state_log_add(st, id, -1, "destroying the infrastructure", &d) < 0)
 		goto out;
-	if (infra_teardown(st, &in, af, force, &d) < 0) {
+	if (deploy_teardown(st, &in, af, force, &d) < 0) {
 		state_infra_set_phase(st, id, before == PHASE_DONE ? PHASE_DONE : PHASE_INTERRUPTED, &d);
 		goto out;
 	}
 	if (state_infra_tombstone(st, id, &d) < 0)
 		goto out;
-	infra_remove_dir(state_home(st), id);
+	deploy_remove_dir(state_home(st), id);
 done:
 	if (ctx->json) {
 		json_t *j = infra_json_doc();

@@ -10,6 +10,7 @@
 
 #include "cmd/cmd.h"
 #include "cmd/infra.h"
+#include "deploy/deploy.h"
 #include "util/banned.h"
 
 #define EXPORT_KIND "imc-infrastructure"
@@ -45,7 +46,7 @@ int cmd_export(struct imc_ctx *ctx, int argc, char **argv)
 	struct strbuf log = STRBUF_INIT;
 	int lock = -1;
 	struct state_store *st = infra_store(ctx, &d);
-	if (!st || infra_lookup(st, pos[0], &in, &d) < 0 || infra_recover(st, &in, &d) < 0)
+	if (!st || infra_lookup(st, pos[0], &in, &d) < 0 || deploy_recover(st, &in, &d) < 0)
 		goto out;
 	if (del && state_lock_infra(st, in.id, true, &lock, &d) != 0)
 		goto out;

@@ -7,6 +7,7 @@
 
 #include "cmd/cmd.h"
 #include "cmd/infra.h"
+#include "deploy/deploy.h"
 #include "util/banned.h"
 
 int cmd_getcontmsg(struct imc_ctx *ctx, int argc, char **argv)
@@ -23,13 +24,13 @@ int cmd_getcontmsg(struct imc_ctx *ctx, int argc, char **argv)
 	struct state_step *steps = NULL;
 	size_t ns = 0;
 	struct state_store *st = infra_store(ctx, &d);
-	if (!st || infra_lookup(st, pos[0], &in, &d) < 0 || infra_recover(st, &in, &d) < 0 ||
+	if (!st || infra_lookup(st, pos[0], &in, &d) < 0 || deploy_recover(st, &in, &d) < 0 ||
 	    state_log_get(st, in.id, -2, &log, &d) < 0 || state_step_list(st, in.id, &steps, &ns, &d) < 0)
 		goto out;
 	if (ctx->json) {
 		json_t *j = infra_json_doc();
 		json_object_set_new(j, "contmsg", json_string(strbuf_str(&log)));
-		json_object_set_new(j, "steps", infra_steps_json(in.created, steps, ns));
+		json_object_set_new(j, "steps", deploy_steps_json(in.created, steps, ns));
 		infra_json_print(j);
 	} else if (!log.len && !ns) {
 		printf("No Msg Contextualizator avaliable\n");
@@ -38,7 +39,7 @@ int cmd_getcontmsg(struct imc_ctx *ctx, int argc, char **argv)
 		strbuf_addf(&sb, "Msg Contextualizator: \n\n%s", strbuf_str(&log));
 		if (ns) {
 			strbuf_addstr(&sb, "\nContextualization steps:\n");
-			infra_print_steps(&sb, in.created, steps, ns);
+			deploy_steps_text(&sb, in.created, steps, ns);
 		}
 		fputs(sb.buf, stdout);
 		strbuf_release(&sb);

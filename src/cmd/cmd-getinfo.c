@@ -10,6 +10,7 @@
 
 #include "cmd/cmd.h"
 #include "cmd/infra.h"
+#include "deploy/deploy.h"
 #include "util/log.h"
 #include "util/banned.h"
 
@@ -33,8 +34,8 @@ int cmd_getinfo(struct imc_ctx *ctx, int argc, char **argv)
 	size_t n = 0;
 	struct radl_doc *doc = NULL;
 	struct state_store *st = infra_store(ctx, &d);
-	if (!st || infra_lookup(st, pos[0], &in, &d) < 0 || infra_recover(st, &in, &d) < 0 ||
-	    infra_refresh(ctx, st, &in, &d) < 0 || state_vm_list(st, in.id, &vms, &n, &d) < 0 || !(doc = infra_radl(&in, &d)))
+	if (!st || infra_lookup(st, pos[0], &in, &d) < 0 || deploy_recover(st, &in, &d) < 0 ||
+	    deploy_refresh(st, &in, ctx->auth_file, &d) < 0 || state_vm_list(st, in.id, &vms, &n, &d) < 0 || !(doc = deploy_radl(&in, &d)))
 		goto out;
 	json_t *arr = json_array();
 	struct strbuf sb = STRBUF_INIT;
@@ -44,7 +45,7 @@ int cmd_getinfo(struct imc_ctx *ctx, int argc, char **argv)
 		json_t *j = NULL;
 		char *value = NULL;
 		struct strbuf one = STRBUF_INIT;
-		if (infra_vm_info(doc, &vms[i], attr, &one, &j, attr ? &value : NULL, &d) < 0) {
+		if (deploy_vm_info(doc, &vms[i], attr, &one, &j, attr ? &value : NULL, &d) < 0) {
 			strbuf_release(&one);
 			continue;
 		}

@@ -8,6 +8,7 @@
 
 #include "cmd/cmd.h"
 #include "cmd/infra.h"
+#include "deploy/deploy.h"
 #include "util/log.h"
 #include "util/banned.h"
 
@@ -25,13 +26,13 @@ int cmd_getradl(struct imc_ctx *ctx, int argc, char **argv)
 	if (!st || infra_lookup(st, pos[0], &in, &d) < 0)
 		goto out;
 	if (ctx->json) {
-		radl_doc_free(infra_radl(&in, &d));
+		radl_doc_free(deploy_radl(&in, &d));
 		json_t *j = infra_json_doc();
 		json_object_set_new(j, "radl", json_string(in.radl ? in.radl : ""));
 		infra_json_print(j);
 	} else {
-		/* credentials written in the RADL are masked (registered by infra_radl) */
-		radl_doc_free(infra_radl(&in, &d));
+		/* credentials written in the RADL are masked (registered by deploy_radl) */
+		radl_doc_free(deploy_radl(&in, &d));
 		char *r = redact(in.radl ? in.radl : "");
 		fputs(r, stdout);
 		if (*r && r[strlen(r) - 1] != '\n')

@@ -6,6 +6,7 @@
 
 #include "cmd/cmd.h"
 #include "cmd/infra.h"
+#include "deploy/deploy.h"
 #include "util/banned.h"
 
 int cmd_getvmcontmsg(struct imc_ctx *ctx, int argc, char **argv)
@@ -22,7 +23,7 @@ int cmd_getvmcontmsg(struct imc_ctx *ctx, int argc, char **argv)
 	struct strbuf log = STRBUF_INIT;
 	struct state_store *st = infra_store(ctx, &d);
 	if (!st || infra_vm_arg(pos[1], &num, &d) < 0 || infra_lookup(st, pos[0], &in, &d) < 0 ||
-	    infra_recover(st, &in, &d) < 0)
+	    deploy_recover(st, &in, &d) < 0)
 		goto out;
 	int g = state_vm_get(st, in.id, num, &vm, &d);
 	if (g > 0)

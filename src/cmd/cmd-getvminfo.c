@@ -8,6 +8,7 @@
 
 #include "cmd/cmd.h"
 #include "cmd/infra.h"
+#include "deploy/deploy.h"
 #include "util/log.h"
 #include "util/banned.h"
 
@@ -29,13 +30,13 @@ int cmd_getvminfo(struct imc_ctx *ctx, int argc, char **argv)
 	char *value = NULL;
 	struct state_store *st = infra_store(ctx, &d);
 	if (!st || infra_vm_arg(pos[1], &num, &d) < 0 || infra_lookup(st, pos[0], &in, &d) < 0 ||
-	    infra_recover(st, &in, &d) < 0 || infra_refresh(ctx, st, &in, &d) < 0)
+	    deploy_recover(st, &in, &d) < 0 || deploy_refresh(st, &in, ctx->auth_file, &d) < 0)
 		goto out;
 	int g = state_vm_get(st, in.id, num, &vm, &d);
 	if (g > 0)
 		diag_error(&d, IMC_EXIT_NOINPUT, NULL, "infrastructure '%s' has no VM %d", in.id, num);
-	if (g != 0 || !(doc = infra_radl(&in, &d)) ||
-	    infra_vm_info(doc, &vm, attr, &sb, &j, attr ? &value : NULL, &d) < 0)
+	if (g != 0 || !(doc = deploy_radl(&in, &d)) ||
+	    deploy_vm_info(doc, &vm, attr, &sb, &j, attr ? &value : NULL, &d) < 0)
 		goto out;
 	if (attr && !value) {
 		diag_error(&d, IMC_EXIT_NOINPUT, NULL, "VM %d has no attribute '%s'", num, attr);

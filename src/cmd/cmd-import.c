@@ -13,6 +13,7 @@
 
 #include "cmd/cmd.h"
 #include "cmd/infra.h"
+#include "deploy/deploy.h"
 #include "util/strbuf.h"
 #include "util/xalloc.h"
 #include "util/banned.h"
@@ -185,7 +186,7 @@ int cmd_import(struct imc_ctx *ctx, int argc, char **argv)
 	if (g < 0)
 		goto out;
 	state_infra_release(&probe);
-	id = g == 0 ? infra_new_id() : xstrdup(old);
+	id = g == 0 ? deploy_new_id() : xstrdup(old);
 	if (state_begin(st, &d) < 0)
 		goto out;
 	if (load(st, j, id, &d) < 0 || state_commit(st, &d) < 0) {

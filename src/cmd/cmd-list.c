@@ -10,6 +10,7 @@
 
 #include "cmd/cmd.h"
 #include "cmd/infra.h"
+#include "deploy/deploy.h"
 #include "util/banned.h"
 
 int cmd_list(struct imc_ctx *ctx, int argc, char **argv)
@@ -34,7 +35,7 @@ int cmd_list(struct imc_ctx *ctx, int argc, char **argv)
 		struct state_infra in;
 		if (state_infra_get(st, ids[i], &in, &d) != 0)
 			continue;
-		infra_recover(st, &in, &d);
+		deploy_recover(st, &in, &d);
 		bool match = !npos || regexec(&re, in.id, 0, NULL, 0) == 0 ||
 			     (in.radl && regexec(&re, in.radl, 0, NULL, 0) == 0);
 		if (match) {
@@ -42,7 +43,7 @@ int cmd_list(struct imc_ctx *ctx, int argc, char **argv)
 			size_t nv = 0;
 			state_vm_list(st, in.id, &vms, &nv, &d);
 			json_array_append_new(arr, json_pack("{s:s, s:s, s:i}", "id", in.id, "state",
-							     vm_state_name(infra_state(&in, vms, nv)), "vms", (int)nv));
+							     vm_state_name(deploy_state(&in, vms, nv)), "vms", (int)nv));
 			state_vm_list_free(vms, nv);
 		}
 		state_infra_release(&in);

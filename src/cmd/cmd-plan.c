@@ -11,7 +11,8 @@
 
 #include "cmd/cmd.h"
 #include "cmd/infra.h"
-#include "cmd/recipes.h"
+#include "deploy/deploy.h"
+#include "deploy/recipes.h"
 #include "plan/plan.h"
 #include "util/strbuf.h"
 #include "util/xalloc.h"
@@ -44,9 +45,9 @@ int cmd_plan(struct imc_ctx *ctx, int argc, char **argv)
 	for (size_t i = 0; i < nev; i++)
 		if (plan_parse_extra_var(&vars, evars[i], &d) < 0)
 			goto out;
-	if (infra_auth(ctx, home, NULL, &af, NULL, &d) < 0)
+	if (deploy_auth(ctx->auth_file, home, NULL, &af, NULL, &d) < 0)
 		goto out;
-	doc = infra_load_radl(pos[0], vars, false, &text, &d);
+	doc = deploy_load_radl(pos[0], vars, false, &text, &d);
 	if (!doc)
 		goto out;
 	struct plan_opts o = { .cloud_override = cloud, .auth = af, .lenient = true };

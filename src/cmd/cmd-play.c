@@ -16,6 +16,7 @@
 
 #include "cmd/cmd.h"
 #include "cmd/infra.h"
+#include "deploy/deploy.h"
 #include "state/store.h"
 #include "provision/task.h"
 #include "util/log.h"
@@ -253,7 +254,7 @@ static int target_hosts(struct state_store *st, const char *target, struct task_
 			goto out;
 		}
 	}
-	char *key = infra_key_path(state_home(st), in.id);
+	char *key = deploy_key_path(state_home(st), in.id);
 	run->hosts = xcalloc(nvm + 1, sizeof(*run->hosts));
 	*pins = xcalloc(nvm + 1, sizeof(**pins));
 	for (size_t i = 0; i < nvm; i++) {

@@ -13,7 +13,8 @@
 
 #include "cmd/cmd.h"
 #include "cmd/infra.h"
-#include "cmd/worker.h"
+#include "deploy/deploy.h"
+#include "deploy/spawn.h"
 #include "util/strbuf.h"
 #include "util/xalloc.h"
 #include "util/banned.h"
@@ -90,7 +91,7 @@ int cmd_reconfigure(struct imc_ctx *ctx, int argc, char **argv)
 	json_t *vars = NULL;
 	int lock = -1;
 	struct state_store *st = infra_store(ctx, &d);
-	if (!st || infra_lookup(st, pos[0], &in, &d) < 0 || infra_recover(st, &in, &d) < 0 ||
+	if (!st || infra_lookup(st, pos[0], &in, &d) < 0 || deploy_recover(st, &in, &d) < 0 ||
 	    state_lock_infra(st, in.id, true, &lock, &d) != 0)
 		goto out;
 	state_infra_release(&in);
@@ -98,7 +99,7 @@ int cmd_reconfigure(struct imc_ctx *ctx, int argc, char **argv)
 		goto out;
 	if (file) {
 		vars = in.extra_vars ? json_loads(in.extra_vars, 0, NULL) : json_object();
-		if (!(old = infra_radl(&in, &d)) || !(add = infra_load_radl_unchecked(file, vars, true, &text, &d)))
+		if (!(old = deploy_radl(&in, &d)) || !(add = deploy_load_radl_unchecked(file, vars, true, &text, &d)))
 			goto out;
 		merged = replace_configures(old, add);
 		struct diag cd = DIAG_INIT;
@@ -114,12 +115,12 @@ int cmd_reconfigure(struct imc_ctx *ctx, int argc, char **argv)
 			goto out;
 	}
 	if (state_infra_set_phase(st, in.id, PHASE_NEW, &d) < 0 ||
-	    worker_spawn(ctx, &st, in.id, lock, WORKER_CONFIGURE, list, &d) < 0)
+	    deploy_spawn(&st, in.id, lock, WORKER_CONFIGURE, list, &d) < 0)
 		goto out;
 	state_unlock_infra(lock);
 	lock = -1;
 	enum vm_state final = VM_CONFIGURED;
-	if (!detach && worker_follow(st, in.id, 0, false, &final, &d) < 0)
+	if (!detach && deploy_follow(st, in.id, 0, false, &final, &d) < 0)
 		goto out;
 	if (ctx->json) {
 		json_t *j = infra_json_doc();

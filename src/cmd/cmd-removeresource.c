@@ -12,7 +12,8 @@
 
 #include "cmd/cmd.h"
 #include "cmd/infra.h"
-#include "cmd/worker.h"
+#include "deploy/deploy.h"
+#include "deploy/spawn.h"
 #include "util/strbuf.h"
 #include "util/xalloc.h"
 #include "util/banned.h"
@@ -56,9 +57,9 @@ int cmd_removeresource(struct imc_ctx *ctx, int argc, char **argv)
 	struct state_store *st = infra_store(ctx, &d);
 	if (!st)
 		goto out;
-	if (infra_lookup(st, pos[0], &in, &d) < 0 || infra_recover(st, &in, &d) < 0 ||
+	if (infra_lookup(st, pos[0], &in, &d) < 0 || deploy_recover(st, &in, &d) < 0 ||
 	    state_lock_infra(st, in.id, true, &lock, &d) != 0 ||
-	    infra_auth(ctx, state_home(st), in.auth_path, &af, NULL, &d) < 0 ||
+	    deploy_auth(ctx->auth_file, state_home(st), in.auth_path, &af, NULL, &d) < 0 ||
 	    state_vm_list(st, in.id, &vms, &n, &d) < 0)
 		goto close;
 	for (int k = 0; k < nnums; k++) {
@@ -81,17 +82,17 @@ int cmd_removeresource(struct imc_ctx *ctx, int argc, char **argv)
 				goto close;
 			struct cloud_session s;
 			int ok = -1;
-			if (infra_cloud_open(st, &in, vm->cloud, vm->cloud_cred, af, &s, &d) == 0) {
+			if (deploy_cloud_open(st, &in, vm->cloud, vm->cloud_cred, af, &s, &d) == 0) {
 				ok = 0;
 				if (s.drv->vm_destroy) {
 					json_t *spec;
 					struct cloud_vm cv;
-					infra_cloud_vm(vm, &spec, &cv);
+					deploy_cloud_vm(vm, &spec, &cv);
 					ok = s.drv->vm_destroy(&s, &cv, &d);
-					infra_cloud_vm_release(&cv);
+					deploy_cloud_vm_release(&cv);
 					json_decref(spec);
 				}
-				infra_cloud_close(&s);
+				deploy_cloud_close(&s);
 			}
 			if (ok < 0) {
 				state_vm_set_state(st, in.id, vm->num, before, &d);
@@ -117,7 +118,7 @@ int cmd_removeresource(struct imc_ctx *ctx, int argc, char **argv)
 	}
 	if (done.len && ssh && !no_context) {
 		if (state_infra_set_phase(st, in.id, PHASE_NEW, &d) < 0 ||
-		    worker_spawn(ctx, &st, in.id, lock, WORKER_CONFIGURE, NULL, &d) < 0)
+		    deploy_spawn(&st, in.id, lock, WORKER_CONFIGURE, NULL, &d) < 0)
 			goto close;
 	}
 	if (done.len) {

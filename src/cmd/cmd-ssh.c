@@ -25,6 +25,7 @@
 
 #include "cmd/cmd.h"
 #include "cmd/infra.h"
+#include "deploy/deploy.h"
 #include "state/store.h"
 #include "util/log.h"
 #include "util/strbuf.h"
@@ -193,7 +194,7 @@ int cmd_ssh(struct imc_ctx *ctx, int argc, char **argv)
 	hostkey = key_words(vm->hostkey);
 	if (!hostkey)
 		hostkey = key_words(json_string_value(json_object_get(data, "host_key")));
-	key = infra_key_path(state_home(st), in.id);
+	key = deploy_key_path(state_home(st), in.id);
 	if (access(key, R_OK) < 0) {
 		diag_error(&d, IMC_EXIT_NOINPUT, NULL, "the key of infrastructure '%s' is gone (%s)",
 			   in.id, key);

@@ -11,7 +11,7 @@
 
 #include "cmd/cmd.h"
 #include "cmd/infra.h"
-#include "cmd/worker.h"
+#include "deploy/spawn.h"
 #include "util/banned.h"
 
 int cmd_wait(struct imc_ctx *ctx, int argc, char **argv)
@@ -36,8 +36,8 @@ int cmd_wait(struct imc_ctx *ctx, int argc, char **argv)
 	struct state_store *st = infra_store(ctx, &d);
 	if (!st || infra_lookup(st, pos[0], &in, &d) < 0)
 		goto out;
-	worker_follow_catch_interrupt();
-	int w = worker_follow(st, in.id, max, false, &final, &d);
+	deploy_follow_catch_interrupt();
+	int w = deploy_follow(st, in.id, max, false, &final, &d);
 	if (w < 0)
 		goto out;
 	if (w == 2) {

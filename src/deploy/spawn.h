@@ -1,11 +1,11 @@
-/* worker.h: the deployment worker, a detached process that owns one
- * infrastructure while it creates networks and VMs through the cloud
- * drivers and contextualizes them through provision_run(), writing every
- * transition to the state store before acting on it. Commands start it
- * with worker_spawn() while holding the infrastructure's lock, which the
- * worker inherits and keeps until it exits (so the lock is free exactly
- * when no worker runs, whatever killed it), and follow it with
- * worker_follow().
+/* spawn.h: starting and following the deployment worker, a detached
+ * process that owns one infrastructure while it creates networks and VMs
+ * through the cloud drivers and contextualizes them through
+ * provision_run(), writing every transition to the state store before
+ * acting on it. Commands start it with deploy_spawn() while holding the
+ * infrastructure's lock, which the worker inherits and keeps until it
+ * exits (so the lock is free exactly when no worker runs, whatever killed
+ * it), and follow it with deploy_follow().
  *
  * Test hook: with IMC_TEST_PAUSE_AT=POINT and IMC_TEST_PAUSE_DIR=DIR in its
  * environment, the worker, on reaching POINT, opens the fifo DIR/reached
@@ -14,12 +14,11 @@
  * networks (networks created), vms-intent (about to call the cloud for
  * VMs, rows in 'pending'), vms (VMs created and recorded), configure
  * (about to contextualize), done (before the final write). */
-#ifndef IMC_CMD_WORKER_H
-#define IMC_CMD_WORKER_H
+#ifndef IMC_DEPLOY_SPAWN_H
+#define IMC_DEPLOY_SPAWN_H
 
 #include <stdbool.h>
 
-#include "cmd/cmd.h"
 #include "state/store.h"
 #include "util/diag.h"
 
@@ -33,18 +32,18 @@ enum worker_task {
  * (lock_fd), which passes to the worker; *st is closed before the fork and
  * reopened after. vms (may be NULL) restricts WORKER_CONFIGURE to a comma
  * list of VM numbers. Returns 0 once the worker has recorded its PID. */
-int worker_spawn(struct imc_ctx *ctx, struct state_store **st, const char *id, int lock_fd,
-		 enum worker_task task, const char *vms, struct diag *d);
+int deploy_spawn(struct state_store **st, const char *id, int lock_fd, enum worker_task task, const char *vms,
+		 struct diag *d);
 
 /* Follows an infrastructure until its worker is done (or died), printing
  * per-VM state changes on stdout when verbose (and, on a terminal, a live
  * status line). max_seconds <= 0: no limit. Returns 0 and the final state
  * in *final, 1 on timeout, 2 when interrupted (Ctrl-C, see below), -1 on
  * error. */
-int worker_follow(struct state_store *st, const char *id, double max_seconds, bool verbose,
+int deploy_follow(struct state_store *st, const char *id, double max_seconds, bool verbose,
 		  enum vm_state *final, struct diag *d);
-/* Makes Ctrl-C stop worker_follow() (not the worker, which is in a session
+/* Makes Ctrl-C stop deploy_follow() (not the worker, which is in a session
  * of its own) instead of killing the command. */
-void worker_follow_catch_interrupt(void);
+void deploy_follow_catch_interrupt(void);
 
 #endif

@@ -1,8 +1,8 @@
 /* recipes.h: the configures of a RADL as the provisioner takes them, for
  * the deployment worker and for the check 'imc create' and 'imc plan' make
  * before any cloud call (recipes.c). */
-#ifndef IMC_CMD_RECIPES_H
-#define IMC_CMD_RECIPES_H
+#ifndef IMC_DEPLOY_RECIPES_H
+#define IMC_DEPLOY_RECIPES_H
 
 #include <stddef.h>
 

@@ -10,7 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cmd/recipes.h"
+#include "deploy/recipes.h"
 #include "util/strbuf.h"
 #include "util/xalloc.h"
 #include "util/banned.h"

@@ -1,0 +1,29 @@
+# src/deploy: the deployment engine (networks and VMs through the clouds,
+# the detached worker that contextualizes them, recovery, teardown, cloud
+# sessions, reports), in libimc.la so unit tests reach it without the CLI.
+libimc_la_SOURCES += \
+	src/deploy/deploy.h \
+	src/deploy/auth.c \
+	src/deploy/ids.c \
+	src/deploy/radl.c \
+	src/deploy/sessions.c \
+	src/deploy/vms.c \
+	src/deploy/recover.c \
+	src/deploy/refresh.c \
+	src/deploy/report.c \
+	src/deploy/teardown.c \
+	src/deploy/vmops.c \
+	src/deploy/recipes.c src/deploy/recipes.h \
+	src/deploy/spawn.c src/deploy/spawn.h \
+	src/deploy/worker.c src/deploy/worker.h \
+	src/deploy/pause.c \
+	src/deploy/create.c \
+	src/deploy/contextualize.c
+
+# the engine without the command line: recovery, sessions, teardown, VM
+# operations on the dummy cloud in a temporary IMC_HOME
+check_PROGRAMS += tests/unit/test-deploy
+TESTS += tests/unit/test-deploy
+tests_unit_test_deploy_SOURCES = tests/unit/test-deploy.c
+tests_unit_test_deploy_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_deploy_LDADD = $(UNIT_LIBS)

@@ -1,0 +1,147 @@
+/* deploy.h: the deployment engine, what turns a stored infrastructure into
+ * networks and VMs on clouds and back: cloud sessions, recovery from a
+ * worker that died, asking the clouds how the VMs are, start/stop/reboot
+ * of a VM, teardown, loading RADL inputs, and the reports a command or a
+ * server shows. The detached deployment worker is in deploy/spawn.h, the
+ * recipes it runs in deploy/recipes.h.
+ *
+ * Nothing here knows the command line: what a command got from its options
+ * (the auth file given with -a, --json) comes in as arguments, errors go to
+ * a struct diag, and reports are built into a strbuf or a JSON document the
+ * caller prints. */
+#ifndef IMC_DEPLOY_DEPLOY_H
+#define IMC_DEPLOY_DEPLOY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <jansson.h>
+
+#include "cloud/auth.h"
+#include "cloud/cloud.h"
+#include "parser/radl.h"
+#include "state/store.h"
+#include "util/diag.h"
+#include "util/exitcode.h"
+#include "util/strbuf.h"
+
+/* ---- inputs (deploy/auth.c, deploy/radl.c, deploy/ids.c) ---- */
+
+/* The auth file: given (-a), else stored (the one used at creation), else
+ * HOME/auth.dat when it exists, else none (*af = NULL: the embedded local
+ * cloud). *used gets the path actually read (malloc'd) or NULL. */
+int deploy_auth(const char *given, const char *home, const char *stored, struct auth_file **af,
+		char **used, struct diag *d);
+
+/* Reads a RADL (or RADL-JSON) file, substitutes @input.KEY@ from vars
+ * (asking on a terminal when interactive), parses and checks it. *text
+ * gets the substituted text (malloc'd). NULL with d set on error. */
+struct radl_doc *deploy_load_radl(const char *path, json_t *vars, bool interactive, char **text,
+				  struct diag *d);
+/* The same without the semantic checks: for a file that refers to an
+ * infrastructure's sentences, checked once merged with them. */
+struct radl_doc *deploy_load_radl_unchecked(const char *path, json_t *vars, bool interactive, char **text,
+					    struct diag *d);
+/* The stored RADL of an infrastructure, parsed (NULL with d set). */
+struct radl_doc *deploy_radl(const struct state_infra *in, struct diag *d);
+
+/* A new infrastructure id (random UUID, version 4). Malloc'd. */
+char *deploy_new_id(void);
+/* The per-infrastructure private key path (HOME/infra/ID/id_ed25519). */
+char *deploy_key_path(const char *home, const char *id);
+
+/* ---- cloud sessions and VM rows (deploy/sessions.c, deploy/vms.c) ---- */
+
+/* A cloud session for (cloud, cred id) of an infrastructure. */
+int deploy_cloud_open(struct state_store *st, const struct state_infra *in, const char *cloud,
+		      const char *cred_id, const struct auth_file *af, struct cloud_session *s,
+		      struct diag *d);
+void deploy_cloud_close(struct cloud_session *s);
+/* Cloud sessions opened on demand, one per (cloud, cred id) pair met. */
+struct deploy_sessions {
+	struct cloud_session *s;
+	char **keys;
+	char **err;             /* NULL when s[i] is open, else why not */
+	enum imc_exit *code;
+	size_t n;
+};
+/* The session for (cloud, cred_id), opened at the first call; NULL when it
+ * could not be opened, at every call, with the reason in *err (owned by c)
+ * and, when code is not NULL, the exit status it suggests in *code. */
+struct cloud_session *deploy_session(struct deploy_sessions *c, struct state_store *st,
+				     const struct state_infra *in, const char *cloud,
+				     const char *cred_id, const struct auth_file *af, const char **err,
+				     enum imc_exit *code);
+void deploy_sessions_free(struct deploy_sessions *c);
+
+/* A cloud_vm for a stored VM: strings borrowed from vm and from *spec
+ * (parsed from vm->spec; the caller json_decref()s it and calls
+ * deploy_cloud_vm_release). */
+void deploy_cloud_vm(const struct state_vm *vm, json_t **spec, struct cloud_vm *cv);
+void deploy_cloud_vm_release(struct cloud_vm *cv);
+/* Copies what the backend set in cv into vm (state, ids, addresses, data). */
+void deploy_vm_take(struct state_vm *vm, const struct cloud_vm *cv);
+/* A JSON array of the VMs' specs completed with their addresses (the input
+ * of plan-vars.c). */
+json_t *deploy_vm_specs(const struct state_vm *vms, size_t n);
+
+/* ---- what happened to a deployment (deploy/recover.c, deploy/refresh.c) ---- */
+
+/* When the infrastructure's deployment worker died (its lock is free while
+ * the phase says it is working), records the truth: VMs whose creation was
+ * never confirmed become 'failed', VMs whose contextualization never ended
+ * 'unconfigured', the phase 'interrupted'. in is refreshed. */
+int deploy_recover(struct state_store *st, struct state_infra *in, struct diag *d);
+/* Asks the clouds how the VMs are (vm_update), when no worker or command
+ * holds the infrastructure: a VM found stopped, off or unknown is recorded
+ * so; a running one keeps its contextualization outcome. Clouds that
+ * cannot be reached leave the stored states alone. auth_given is the auth
+ * file the command was given (-a), or NULL (deploy_auth). */
+int deploy_refresh(struct state_store *st, const struct state_infra *in, const char *auth_given,
+		   struct diag *d);
+
+/* ---- operations on VMs (deploy/vmops.c, deploy/teardown.c) ---- */
+
+enum vmop { VMOP_START, VMOP_STOP, VMOP_REBOOT };
+/* Starts, stops or reboots one VM through its cloud, recording the new
+ * state and a log line. The caller holds the infrastructure's lock. A VM
+ * that starts again comes back to the outcome its contextualization had. */
+int deploy_vm_op(struct state_store *st, struct state_infra *in, const struct auth_file *af,
+		 struct state_vm *vm, enum vmop op, struct diag *d);
+/* "started", "stopped" or "rebooted": the operation in messages. */
+const char *deploy_vmop_verb(enum vmop op);
+
+/* Cloud-side teardown of every VM and network of the infrastructure, then
+ * cleanup_infra per cloud; rows of what was removed are deleted. With
+ * force, failures are reported as warnings and the rows deleted anyway. */
+int deploy_teardown(struct state_store *st, struct state_infra *in, const struct auth_file *af,
+		    bool force, struct diag *d);
+/* Removes HOME/infra/ID (keys, logs, outputs). */
+void deploy_remove_dir(const char *home, const char *id);
+
+/* ---- reports (deploy/report.c) ---- */
+
+/* The infrastructure's state (vm_state_aggregate; deleting while
+ * destroying; pending while the worker starts; failed when it has no VMs). */
+enum vm_state deploy_state(const struct state_infra *in, const struct state_vm *vms, size_t n);
+/* The state of infrastructure id in IM's words ("The infrastructure is in
+ * state: S", "VM ID: N is in state: S.") with the contextualization steps
+ * and their durations, appended to text; or, when doc is not NULL, added
+ * to it instead: {"id" (with_id), "state": {"state": S, "vm_states":
+ * {"N": S}}, "phase", "steps": [...]}. */
+int deploy_state_report(struct state_store *st, const char *id, bool with_id, json_t *doc,
+			struct strbuf *text, struct diag *d);
+/* Step rows as text lines ("  step N: VM n configure C: ok (1.2 s)"). */
+void deploy_steps_text(struct strbuf *sb, double created, const struct state_step *steps, size_t n);
+json_t *deploy_steps_json(double created, const struct state_step *steps, size_t n);
+/* One VM as IM's getvminfo shows it: the networks it connects to and its
+ * system with the runtime features set (state, provider.type,
+ * instance_id, the expanded dns names, net_interface.N.ip,
+ * disk.0.os.credentials.username). Never a private key or password.
+ * Appends RADL text to sb (may be NULL); *json (may be NULL) gets
+ * {"id", "state", "radl": RADL-JSON array}; with attr, *value gets that
+ * feature's value (malloc'd, NULL when unset). */
+int deploy_vm_info(const struct radl_doc *doc, const struct state_vm *vm, const char *attr,
+		   struct strbuf *sb, json_t **json, char **value, struct diag *d);
+
+#endif

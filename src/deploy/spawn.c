@@ -1,0 +1,261 @@
+/* spawn.c: starting the deployment worker and following it (see
+ * spawn.h). The worker is detached (setsid, double fork) so that it
+ * outlives the command and the terminal, logs to HOME/infra/ID/worker.log,
+ * and tells the command it started through a pipe once its PID is
+ * recorded. Following it is polling the store: the worker is another
+ * process, and the store is where it says what it did. */
+#include "config.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/time.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "deploy/deploy.h"
+#include "deploy/spawn.h"
+#include "deploy/worker.h"
+#include "util/xalloc.h"
+#include "util/banned.h"
+
+static double now(void)
+{
+	struct timeval tv;
+	gettimeofday(&tv, NULL);
+	return (double)tv.tv_sec + (double)tv.tv_usec / 1e6;
+}
+
+/* The worker keeps nothing of its parent but stdio and the lock: no pipe
+ * of a build's job server, no terminal, nothing a VM daemon could inherit. */
+static void close_inherited(int keep1, int keep2)
+{
+	DIR *dir = opendir("/proc/self/fd");
+	if (!dir)
+		return;
+	int *fds = NULL;
+	size_t n = 0;
+	struct dirent *e;
+	while ((e = readdir(dir))) {
+		char *end;
+		long fd = strtol(e->d_name, &end, 10);
+		if (*end || end == e->d_name || fd <= 2 || fd == keep1 || fd == keep2 || fd == dirfd(dir))
+			continue;
+		fds = xreallocarray(fds, n + 1, sizeof(*fds));
+		fds[n++] = (int)fd;
+	}
+	closedir(dir);
+	for (size_t i = 0; i < n; i++)
+		close(fds[i]);
+	free(fds);
+}
+
+int deploy_spawn(struct state_store **st, const char *id, int lock_fd, enum worker_task task, const char *vms,
+		 struct diag *d)
+{
+	char *home = xstrdup(state_home(*st));
+	char *dir = state_infra_dir(*st, id, d);
+	if (!dir) {
+		free(home);
+		return -1;
+	}
+	char *logpath = xasprintf("%s/worker.log", dir);
+	free(dir);
+	int p[2];
+	if (pipe2(p, O_CLOEXEC) < 0) {
+		diag_error(d, IMC_EXIT_IOERR, NULL, "pipe: %s", strerror(errno));
+		free(home);
+		free(logpath);
+		return -1;
+	}
+	state_close(*st);
+	*st = NULL;
+	fflush(stdout);
+	fflush(stderr);
+	pid_t pid = fork();
+	if (pid < 0) {
+		diag_error(d, IMC_EXIT_IOERR, NULL, "fork: %s", strerror(errno));
+		close(p[0]);
+		close(p[1]);
+		*st = state_open(home, d);
+		free(home);
+		free(logpath);
+		return -1;
+	}
+	if (pid == 0) {
+		close(p[0]);
+		setsid();
+		pid_t pid2 = fork();
+		if (pid2 != 0) {
+			free(home);
+			free(logpath);
+			_exit(pid2 < 0 ? 1 : 0);
+		}
+		/* the worker: keeps lock_fd (the infrastructure's lock) open */
+		int fd = open("/dev/null", O_RDONLY);
+		if (fd >= 0) {
+			dup2(fd, STDIN_FILENO);
+			close(fd);
+		}
+		fd = open(logpath, O_WRONLY | O_CREAT | O_APPEND, 0600);
+		if (fd >= 0) {
+			dup2(fd, STDOUT_FILENO);
+			dup2(fd, STDERR_FILENO);
+			close(fd);
+		}
+		close_inherited(lock_fd, p[1]);
+		int wrc = deploy_worker_main(home, id, p[1], task, vms);
+		free(home);
+		free(logpath);
+		_exit(wrc);
+	}
+	close(p[1]);
+	int status;
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	char c;
+	ssize_t r;
+	while ((r = read(p[0], &c, 1)) < 0 && errno == EINTR)
+		;
+	close(p[0]);
+	*st = state_open(home, d);
+	free(home);
+	free(logpath);
+	if (r != 1) {
+		if (diag_has_errors(d) || !*st)
+			return -1;
+		diag_error(d, IMC_EXIT_SOFTWARE, NULL, "the deployment worker did not start (see %s/infra/%s/worker.log)",
+			   state_home(*st), id);
+		return -1;
+	}
+	return *st ? 0 : -1;
+}
+
+static volatile sig_atomic_t follow_stop;
+
+static void on_interrupt(int sig)
+{
+	(void)sig;
+	follow_stop = 1;
+}
+
+void deploy_follow_catch_interrupt(void)
+{
+	struct sigaction sa;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_interrupt;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+}
+
+/* The live status line on a terminal: counts of VMs per state. */
+static void status_line(const struct state_vm *vms, size_t n, double elapsed)
+{
+	int count[VM_DELETING + 1] = { 0 };
+	for (size_t i = 0; i < n; i++)
+		if ((unsigned)vms[i].state <= VM_DELETING)
+			count[vms[i].state]++;
+	printf("\r\033[K%zu VM%s:", n, n == 1 ? "" : "s");
+	const char *sep = " ";
+	for (int s = 0; s <= VM_DELETING; s++)
+		if (count[s]) {
+			printf("%s%d %s", sep, count[s], vm_state_name((enum vm_state)s));
+			sep = ", ";
+		}
+	printf(" (%.0f s)", elapsed);
+	fflush(stdout);
+}
+
+int deploy_follow(struct state_store *st, const char *id, double max_seconds, bool verbose,
+		  enum vm_state *final, struct diag *d)
+{
+	bool live = verbose && isatty(STDOUT_FILENO);
+	double t0 = now();
+	int *seen_num = NULL;
+	enum vm_state *seen = NULL;
+	size_t nseen = 0;
+	int rc = -1;
+	for (;;) {
+		struct state_infra in;
+		int g = state_infra_get(st, id, &in, d);
+		if (g != 0) {
+			if (g > 0)
+				diag_error(d, IMC_EXIT_NOINPUT, NULL, "infrastructure '%s' disappeared", id);
+			break;
+		}
+		if (in.deleted) {
+			*final = VM_OFF;
+			state_infra_release(&in);
+			rc = 0;
+			break;
+		}
+		if (deploy_recover(st, &in, d) < 0) {
+			state_infra_release(&in);
+			break;
+		}
+		struct state_vm *vms = NULL;
+		size_t n = 0;
+		if (state_vm_list(st, id, &vms, &n, d) < 0) {
+			state_infra_release(&in);
+			break;
+		}
+		for (size_t i = 0; i < n; i++) {
+			size_t k = 0;
+			while (k < nseen && seen_num[k] != vms[i].num)
+				k++;
+			if (k == nseen) {
+				seen_num = xreallocarray(seen_num, nseen + 1, sizeof(*seen_num));
+				seen = xreallocarray(seen, nseen + 1, sizeof(*seen));
+				seen_num[nseen] = vms[i].num;
+				seen[nseen] = (enum vm_state)-1;
+				nseen++;
+			}
+			if (seen[k] != vms[i].state) {
+				if (verbose) {
+					if (live)
+						fputs("\r\033[K", stdout);
+					printf("VM %d (%s): %s\n", vms[i].num, vms[i].system, vm_state_name(vms[i].state));
+					fflush(stdout);
+				}
+				seen[k] = vms[i].state;
+			}
+		}
+		bool working = in.phase == PHASE_NEW || in.phase == PHASE_CREATING ||
+			       in.phase == PHASE_CONFIGURING || in.phase == PHASE_DESTROYING;
+		enum vm_state s = deploy_state(&in, vms, n);
+		if (live && working)
+			status_line(vms, n, now() - t0);
+		state_vm_list_free(vms, n);
+		state_infra_release(&in);
+		if (follow_stop) {
+			*final = s;
+			rc = 2;
+			break;
+		}
+		if (!working) {
+			*final = s;
+			rc = 0;
+			break;
+		}
+		if (max_seconds > 0 && now() - t0 >= max_seconds) {
+			*final = s;
+			rc = 1;
+			break;
+		}
+		/* following a separate process: poll the store */
+		struct timespec ts = { 0, 100 * 1000 * 1000 };
+		nanosleep(&ts, NULL);
+	}
+	if (live) {
+		fputs("\r\033[K", stdout);
+		fflush(stdout);
+	}
+	free(seen_num);
+	free(seen);
+	return rc;
+}
