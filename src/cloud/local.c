@@ -850,7 +850,9 @@ static int local_net_destroy_op(struct cloud_session *s, struct cloud_net *net, 
 
 const struct cloud_driver cloud_local = {
 	.name = "local",
-	.caps = CLOUD_CAP_SSH | CLOUD_CAP_STOP | CLOUD_CAP_NETWORKS,
+	.caps = CLOUD_CAP_SSH | CLOUD_CAP_STOP | CLOUD_CAP_NETWORKS | CLOUD_CAP_NO_CREDENTIALS |
+		CLOUD_CAP_EMBEDDED,
+	.schemes = (const char *const[]){ "local", NULL },
 	.net_create = local_net_create_op,
 	.net_destroy = local_net_destroy_op,
 	.vm_create = local_vm_create,
