@@ -25,11 +25,6 @@ tests_unit_test_local_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_local_LDADD = $(UNIT_LIBS)
 endif
 
-# test driver of the backend (tests/cli/t3*.sh, bench/local_up)
-check_PROGRAMS += tests/helper/local-drive
-tests_helper_local_drive_SOURCES = tests/helper/local-drive.c
-tests_helper_local_drive_LDADD = libimc.la $(IMC_LIBS)
-
 LOCAL_CLI_TESTS = tests/cli/t3001-local-cloud.sh tests/cli/t3002-local-crash.sh \
 	tests/cli/t3003-local-rootless.sh tests/cli/t3004-local-imc-ssh.sh \
 	tests/cli/t3005-local-lifecycle.sh
