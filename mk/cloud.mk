@@ -6,6 +6,8 @@ libimc_la_SOURCES += \
 check_PROGRAMS += tests/helper/cloud-drive
 tests_helper_cloud_drive_SOURCES = tests/helper/cloud-drive.c
 tests_helper_cloud_drive_LDADD = libimc.la $(IMC_LIBS)
+TESTS += tests/cli/t3006-cloud-conformance.sh
+EXTRA_DIST += tests/cli/t3006-cloud-conformance.sh
 # each backend has its own fragment
 include mk/cloud-dummy.mk
 include mk/cloud-local.mk
