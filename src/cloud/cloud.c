@@ -10,6 +10,11 @@
 #include "cloud/cloud.h"
 #include "util/banned.h"
 
+/* Each backend's table, defined at the end of its own file. */
+extern const struct cloud_driver cloud_local;
+extern const struct cloud_driver cloud_dummy;
+extern const struct cloud_driver cloud_ec2;
+
 const struct cloud_driver *const cloud_drivers[] = {
 	&cloud_local,
 	&cloud_dummy,

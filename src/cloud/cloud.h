@@ -6,8 +6,9 @@
  * auth line, which image URLs go to it, its default login user, which auth
  * keys are secrets) is in its table too, asked through the cloud_*()
  * functions below, so that no caller tests a backend's name. Adding
- * backend foo: write src/cloud/foo.c, declare its table here, add it to
- * cloud_drivers[] (src/cloud/cloud.c) and its file to mk/cloud.mk.
+ * backend foo: write src/cloud/foo.c ending with its table cloud_foo,
+ * declare and register it in src/cloud/cloud.c (one line each, side by
+ * side), and add its file to mk/ (mk/cloud-foo.mk, included by cloud.mk).
  *
  * Crash safety: the caller records its intent in the state store before
  * calling an operation, and every backend names what it creates
@@ -140,11 +141,8 @@ struct cloud_driver {
 	int (*cleanup_infra)(struct cloud_session *s, struct diag *d);
 };
 
-extern const struct cloud_driver cloud_dummy;
-extern const struct cloud_driver cloud_local;
-extern const struct cloud_driver cloud_ec2;
-
-/* The registered backends, NULL-terminated. */
+/* The registered backends, NULL-terminated (each backend's table is
+ * declared where it is registered, in cloud.c: no caller names one). */
 extern const struct cloud_driver *const cloud_drivers[];
 /* Backend by auth type (case-insensitive), or NULL. */
 const struct cloud_driver *cloud_driver_find(const char *type);

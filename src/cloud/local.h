@@ -1,6 +1,6 @@
 /* local.h: internals shared by the files of the 'local' cloud backend
  * (local*.c). Not a public interface: the rest of imc sees only the
- * cloud_local table (cloud.h).
+ * cloud_local table (registered in cloud.c).
  *
  * Two modes:
  *  - netns (root): each VM is a network namespace "imc-TAG-NUM" with one veth
