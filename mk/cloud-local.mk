@@ -29,7 +29,7 @@ LOCAL_CLI_TESTS = tests/cli/t3001-local-cloud.sh tests/cli/t3002-local-crash.sh 
 	tests/cli/t3003-local-rootless.sh tests/cli/t3004-local-imc-ssh.sh \
 	tests/cli/t3005-local-lifecycle.sh
 TESTS += $(LOCAL_CLI_TESTS)
-EXTRA_DIST += $(LOCAL_CLI_TESTS)
+EXTRA_DIST += $(LOCAL_CLI_TESTS) tests/local/lib-local.sh
 # bench: top_builddir=. sh $(top_srcdir)/bench/local_up.sh [COUNT...]
 EXTRA_DIST += bench/local_up.sh docs/local.md
 

@@ -9,6 +9,7 @@
 # leaves nothing behind (namespaces, veths, bridges, processes, /etc/netns,
 # cgroups, keys).
 . "$top_srcdir/tests/cli/lib.sh"
+. "$top_srcdir/tests/local/lib-local.sh"
 
 DRIVE="$top_builddir/tests/helper/cloud-drive"
 require_netns
@@ -31,20 +32,7 @@ cleanup() {
 trap cleanup EXIT INT TERM
 
 # everything of this infrastructure the machine still has, one per line
-leftovers() {
-	ip netns list 2>/dev/null | grep "imc-$TAG-" | sed 's/^/netns /'
-	ip -o link show 2>/dev/null | grep -o "imc$TAG[^:@ ]*" | sed 's/^/link /'
-	ls /etc/netns 2>/dev/null | grep "imc-$TAG-" | sed 's/^/etc-netns /'
-	for p in /proc/[0-9]*; do
-		tr '\0' ' ' 2>/dev/null <"$p/cmdline" | grep -q "$INFRA/vm/" && echo "process ${p#/proc/}"
-	done
-	[ -d "$INFRA/vm" ] && find "$INFRA/vm" -type f | sed 's/^/file /'
-	[ -d "$INFRA/local" ] && echo "dir $INFRA/local"
-	for r in $CGROOTS; do ls -d "$r/imc-local/imc-$TAG-"* 2>/dev/null | sed 's/^/cgroup /'; done
-	true
-}
-# every cgroup hierarchy, v1 and v2
-CGROOTS=$(awk '$3 == "cgroup2" || $3 == "cgroup" {print $2}' /proc/self/mounts)
+leftovers() { local_leftovers "$IMC_HOME" "$ID"; }
 
 leftovers >"$TMPD/before"
 if [ -s "$TMPD/before" ]; then not_ok "nothing of $TAG exists before"; else ok "nothing of $TAG exists before"; fi

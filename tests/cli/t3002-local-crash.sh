@@ -5,6 +5,7 @@
 # appear); cleanup_infra, knowing nothing but the infrastructure id, then
 # leaves no namespace, link, /etc/netns entry, process or file behind.
 . "$top_srcdir/tests/cli/lib.sh"
+. "$top_srcdir/tests/local/lib-local.sh"
 
 DRIVE="$top_builddir/tests/helper/cloud-drive"
 require_netns
@@ -20,18 +21,7 @@ cleanup() {
 }
 trap cleanup EXIT INT TERM
 
-leftovers() { # ID
-	tag=$(printf %s "$1" | tr -d - | cut -c1-8)
-	ip netns list 2>/dev/null | grep "imc-$tag-" | sed 's/^/netns /'
-	ip -o link show 2>/dev/null | grep -o "imc$tag[^:@ ]*" | sed 's/^/link /'
-	ls /etc/netns 2>/dev/null | grep "imc-$tag-" | sed 's/^/etc-netns /'
-	for p in /proc/[0-9]*; do
-		tr '\0' ' ' 2>/dev/null <"$p/cmdline" | grep -q "$IMC_HOME/infra/$1/vm/" && echo "process ${p#/proc/}"
-	done
-	[ -d "$IMC_HOME/infra/$1/vm" ] && find "$IMC_HOME/infra/$1/vm" -type f | sed 's/^/file /'
-	[ -d "$IMC_HOME/infra/$1/local" ] && echo "dir local"
-	true
-}
+leftovers() { local_leftovers "$IMC_HOME" "$1"; } # ID
 
 check_clean() { # ID WHAT
 	leftovers "$1" >"$TMPD/left"

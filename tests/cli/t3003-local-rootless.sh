@@ -7,6 +7,7 @@
 # an unprivileged user the test creates (imc-t3003, removed at exit), with
 # the mode chosen automatically.
 . "$top_srcdir/tests/cli/lib.sh"
+. "$top_srcdir/tests/local/lib-local.sh"
 
 DRIVE="$top_builddir/tests/helper/cloud-drive"
 # root (a supported machine runs the tests as root) creates the plain user
@@ -30,14 +31,7 @@ cleanup() {
 }
 at_exit cleanup # the latest definition of cleanup, at exit
 
-leftovers() {
-	for p in /proc/[0-9]*; do
-		tr '\0' ' ' 2>/dev/null <"$p/cmdline" | grep -q "$INFRA/vm/" && echo "process ${p#/proc/}"
-	done
-	ls "$IMC_LOCAL_RUNDIR" 2>/dev/null | grep '^claim-' | sed 's/^/claim /'
-	[ -d "$INFRA/vm" ] && find "$INFRA/vm" -type f | sed 's/^/file /'
-	true
-}
+leftovers() { local_leftovers "$IMC_HOME" "$ID"; }
 
 expect_exit 0 "keygen" -- "$DRIVE" -c local -H "$IMC_HOME" -i "$ID" keygen
 expect_exit 69 "create without an sshd fails" -- env IMC_LOCAL_SSHD=/nonexistent/sshd \

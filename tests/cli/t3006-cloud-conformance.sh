@@ -11,6 +11,7 @@
 # '-c NAME' when it needs no credentials, else is not runnable here) and
 # left_NAME (what the cloud still holds, one line each).
 . "$top_srcdir/tests/cli/lib.sh"
+. "$top_srcdir/tests/local/lib-local.sh"
 # the EC2 test endpoint (tests/ec2/ec2-endpoint.py), for the ec2 backend;
 # lib-ec2.sh replaces the EXIT trap: put lib.sh's back
 . "$top_srcdir/tests/ec2/lib-ec2.sh"
@@ -44,18 +45,7 @@ setup_local() {
 	# its VMs are real processes and namespaces: gone even if a check aborts
 	at_exit "\"$DRIVE\" -c local -H \"$IMC_HOME\" -i $ID cleanup >/dev/null 2>&1"
 }
-left_local() {
-	tag=$(printf %s "$ID" | tr -d - | cut -c1-8)
-	ip netns list 2>/dev/null | grep "imc-$tag-" | sed 's/^/netns /'
-	ip -o link show 2>/dev/null | grep -o "imc$tag[^:@ ]*" | sed 's/^/link /'
-	ls /etc/netns 2>/dev/null | grep "imc-$tag-" | sed 's/^/etc-netns /'
-	for p in /proc/[0-9]*; do
-		tr '\0' ' ' 2>/dev/null <"$p/cmdline" | grep -q "$INFRA/vm/" && echo "process ${p#/proc/}"
-	done
-	ls "$IMC_LOCAL_RUNDIR" 2>/dev/null | grep '^claim-' | sed 's/^/claim /'
-	[ -d "$INFRA/vm" ] && find "$INFRA/vm" -type f | sed 's/^/file /'
-	true
-}
+left_local() { local_leftovers "$IMC_HOME" "$ID"; }
 setup_ec2() {
 	start_endpoint
 	ARGS="-a $AUTH"
