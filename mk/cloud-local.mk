@@ -1,5 +1,6 @@
 # src/cloud/local*: the local backend (network namespaces running OpenSSH; docs/local.md),
-# the ed25519 key generation it and the deployment worker use, and its tests.
+# the ed25519 key generation it and the deployment worker use, mkdir -p (util/mkdir.c,
+# shared with tests/helper/cloud-drive), and its tests.
 libimc_la_SOURCES += \
 	src/cloud/local.c src/cloud/local.h \
 	src/cloud/local-name.c \
@@ -10,7 +11,7 @@ libimc_la_SOURCES += \
 	src/cloud/local-sshd.c \
 	src/cloud/local-ready.c \
 	src/cloud/local-cgroup.c
-libimc_la_SOURCES += src/util/sshkey.c
+libimc_la_SOURCES += src/util/sshkey.c src/util/mkdir.c src/util/mkdir.h
 
 if HAVE_CMOCKA
 check_PROGRAMS += tests/unit/test-sshkey

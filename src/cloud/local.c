@@ -28,6 +28,7 @@
 
 #include "cloud/local.h"
 #include "util/log.h"
+#include "util/mkdir.h"
 #include "util/strbuf.h"
 #include "util/xalloc.h"
 #include "util/banned.h"
@@ -102,7 +103,7 @@ int local_ctx_init(struct local_ctx *c, struct cloud_session *s, struct diag *d)
 		c->run_dir = xasprintf("%s/imc-local", getenv("XDG_RUNTIME_DIR"));
 	else
 		c->run_dir = xasprintf("/tmp/imc-local-%u", (unsigned)geteuid());
-	if (local_mkdirs(c->local_dir, 0700, d) < 0 || local_mkdirs(c->run_dir, 0700, d) < 0) {
+	if (mkdir_p(c->local_dir, 0700, d) < 0 || mkdir_p(c->run_dir, 0700, d) < 0) {
 		local_ctx_release(c);
 		return -1;
 	}

@@ -97,7 +97,6 @@ void local_veth_prefix(const char *tag, int num, char out[LOCAL_IFNAMSIZ]);
 char *local_vm_dir(const struct local_ctx *c, int num);
 bool local_valid_word(const char *s, size_t max);
 unsigned local_hash(const char *s);
-int local_mkdirs(const char *path, mode_t mode, struct diag *d);
 int local_rmtree(const char *path);
 int local_write_file(const char *path, const char *data, size_t len, mode_t mode,
 		     struct diag *d);

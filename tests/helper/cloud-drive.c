@@ -44,12 +44,10 @@
  * when an op failed or a created VM is not running, else 0. */
 #include "config.h"
 
-#include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -57,6 +55,7 @@
 #include "cloud/cloud.h"
 #include "util/diag.h"
 #include "util/log.h"
+#include "util/mkdir.h"
 #include "util/sshkey.h"
 #include "util/xalloc.h"
 #include "util/banned.h"
@@ -276,26 +275,6 @@ static int describe_vm(const char *infra, char *p)
 	return 0;
 }
 
-static int mkdirs(const char *path)
-{
-	char *p = xstrdup(path);
-	for (char *q = p + 1;; q++) {
-		if (*q != '/' && *q)
-			continue;
-		char c = *q;
-		*q = '\0';
-		if (mkdir(p, 0700) < 0 && errno != EEXIST) {
-			free(p);
-			return -1;
-		}
-		*q = c;
-		if (!c)
-			break;
-	}
-	free(p);
-	return 0;
-}
-
 /* One VM operation on VM num, or on every VM described when num is NULL. */
 static int vm_op(struct cloud_session *s, const char *infra, const char *num,
 		 int (*op)(struct cloud_session *, struct cloud_vm *, struct diag *), struct diag *d)
@@ -440,9 +419,8 @@ int main(int argc, char **argv)
 	}
 	idir = xasprintf("%s/infra/%s", home, infra);
 	keypath = xasprintf("%s/id_ed25519", idir);
-	if (mkdirs(idir) < 0) {
-		fprintf(stderr, "cloud-drive: cannot create %s\n", idir);
-		status = 1;
+	if (mkdir_p(idir, 0700, &d) < 0) {
+		status = d.code;
 		goto out;
 	}
 	if (!pubkey && access(keypath, F_OK) == 0) {
