@@ -71,7 +71,9 @@ struct dvm {
 
 static struct cloud_net *nets;
 static size_t nnets;
-static struct dvm *vms;
+/* pointers: a VM's disks point into its own struct dvm, which must not
+ * move when the list grows */
+static struct dvm **vms;
 static size_t nvms;
 
 static double now(void)
@@ -115,7 +117,7 @@ static void print_vms(const char *op)
 {
 	printf("# after %s\n", op);
 	for (size_t i = 0; i < nvms; i++) {
-		const struct cloud_vm *vm = &vms[i].vm;
+		const struct cloud_vm *vm = &vms[i]->vm;
 		printf("vm %d %s %s %s %s %d", vm->num, vm_state_name(vm->state), dash(vm->cloud_id),
 		       dash(vm->public_ip), dash(vm->private_ip), vm->ssh_port ? vm->ssh_port : 22);
 		for (size_t k = 0; k < vm->nnics; k++)
@@ -159,8 +161,8 @@ static long long memory_bytes(const char *s)
 static struct dvm *vm_find(int num)
 {
 	for (size_t i = 0; i < nvms; i++)
-		if (vms[i].vm.num == num)
-			return &vms[i];
+		if (vms[i]->vm.num == num)
+			return vms[i];
 	return NULL;
 }
 
@@ -171,8 +173,7 @@ static struct dvm *vm_get(const char *infra, int num)
 	if (v)
 		return v;
 	vms = xreallocarray(vms, nvms + 1, sizeof(*vms));
-	v = &vms[nvms++];
-	memset(v, 0, sizeof(*v));
+	v = vms[nvms++] = xcalloc(1, sizeof(*v));
 	v->vm.infra_id = infra;
 	v->vm.num = num;
 	v->vm.state = VM_UNKNOWN;
@@ -238,6 +239,7 @@ static void vm_free(struct dvm *v)
 	free(v->image);
 	free(v->type);
 	free(v->user);
+	free(v);
 }
 
 /* vm:NUM:SYSTEM[:IMAGE|-[:TYPE|-[:CPUS[:MEMORY[:GPUS[:DISK1_GB]]]]]] */
@@ -283,7 +285,7 @@ static int vm_op(struct cloud_session *s, const char *infra, const char *num,
 	if (num)
 		return op(s, &vm_get(infra, (int)strtol(num, NULL, 10))->vm, d);
 	for (size_t k = 0; k < nvms; k++)
-		if (op(s, &vms[k].vm, d) < 0)
+		if (op(s, &vms[k]->vm, d) < 0)
 			rc = -1;
 	return rc;
 }
@@ -301,13 +303,13 @@ static int create(struct cloud_session *s, bool *all_running, struct diag *d)
 		return -1;
 	struct cloud_vm *list = xcalloc(nvms + 1, sizeof(*list));
 	for (size_t k = 0; k < nvms; k++)
-		list[k] = vms[k].vm;
+		list[k] = vms[k]->vm;
 	double t0 = now();
 	rc = drv->vm_create(s, list, nvms, d);
 	double t1 = now();
 	size_t ok = 0;
 	for (size_t k = 0; k < nvms; k++) {
-		vms[k].vm = list[k];
+		vms[k]->vm = list[k];
 		if (list[k].state == VM_RUNNING)
 			ok++;
 		else
@@ -322,7 +324,7 @@ static int destroy_all(struct cloud_session *s, struct diag *d)
 {
 	int rc = 0;
 	for (size_t k = 0; k < nvms; k++)
-		if (s->drv->vm_destroy(s, &vms[k].vm, d) < 0)
+		if (s->drv->vm_destroy(s, &vms[k]->vm, d) < 0)
 			rc = -1;
 	for (size_t k = 0; k < nnets; k++)
 		if (s->drv->net_destroy && s->drv->net_destroy(s, &nets[k], d) < 0)
@@ -504,7 +506,7 @@ out:
 	if (d.n)
 		diag_print(&d, stderr);
 	for (size_t k = 0; k < nvms; k++)
-		vm_free(&vms[k]);
+		vm_free(vms[k]);
 	free(vms);
 	for (size_t k = 0; k < nnets; k++) {
 		cloud_net_release(&nets[k]);
