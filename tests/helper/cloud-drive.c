@@ -294,7 +294,7 @@ static int create(struct cloud_session *s, bool *all_running, struct diag *d)
 {
 	const struct cloud_driver *drv = s->drv;
 	int rc = 0;
-	for (size_t k = 0; k < nnets && rc == 0; k++) {
+	for (size_t k = 0; k < nnets && rc == 0 && drv->net_create; k++) {
 		rc = drv->net_create(s, &nets[k], d);
 		if (rc == 0)
 			printf("net %s %s %s\n", nets[k].name, dash(nets[k].cloud_id), dash(nets[k].cidr_assigned));
@@ -333,12 +333,12 @@ static int destroy_all(struct cloud_session *s, struct diag *d)
 }
 
 /* Runs op arg (its text after the op's name in p). Returns 0, -1 when the
- * op failed, or 64 when it is not an op. */
+ * op failed, or 64 when it is not an op or the backend lacks it (NULL). */
 static int run_op(struct cloud_session *s, const char *kind, char *p, bool *all_running, struct diag *d)
 {
 	const struct cloud_driver *drv = s->drv;
 	const char *infra = s->infra_id;
-	if (strcmp(kind, "create") == 0)
+	if (strcmp(kind, "create") == 0 && drv->vm_create)
 		return create(s, all_running, d);
 	if (strcmp(kind, "update") == 0 && drv->vm_update)
 		return vm_op(s, infra, p, drv->vm_update, d);
@@ -348,9 +348,9 @@ static int run_op(struct cloud_session *s, const char *kind, char *p, bool *all_
 		return vm_op(s, infra, p, drv->vm_start, d);
 	if (strcmp(kind, "reboot") == 0 && drv->vm_reboot)
 		return vm_op(s, infra, p, drv->vm_reboot, d);
-	if (strcmp(kind, "destroy") == 0)
+	if (strcmp(kind, "destroy") == 0 && drv->vm_destroy)
 		return p ? vm_op(s, infra, p, drv->vm_destroy, d) : destroy_all(s, d);
-	if (strcmp(kind, "cleanup") == 0)
+	if (strcmp(kind, "cleanup") == 0 && drv->cleanup_infra)
 		return drv->cleanup_infra(s, d);
 	if (strcmp(kind, "forget") == 0 && p) {
 		struct dvm *v = vm_get(infra, (int)strtol(p, NULL, 10));
