@@ -1,6 +1,6 @@
 # src/cloud/dummy*: the dummy backend; also src/cloud/auth.c (the auth file
 # reader), kept in this fragment because the same engineer owns both.
-libimc_la_SOURCES += src/cloud/dummy.c src/cloud/auth.c
+libimc_la_SOURCES += src/cloud/dummy.c src/cloud/auth.c src/cloud/auth-lookup.c
 
 if HAVE_CMOCKA
 check_PROGRAMS += tests/unit/test-auth

@@ -11,10 +11,6 @@ tests_unit_test_ec2_sigv4_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_ec2_sigv4_LDADD = $(UNIT_LIBS)
 endif
 
-# tests/helper/ec2-driver: the backend through the cloud_ec2 table, for t7*.
-check_PROGRAMS += tests/helper/ec2-driver
-tests_helper_ec2_driver_SOURCES = tests/helper/ec2-driver.c
-tests_helper_ec2_driver_LDADD = libimc.la $(IMC_LIBS)
 EXTRA_DIST += tests/vectors tests/ec2/ec2-endpoint.py
 
 if HAVE_CMOCKA

@@ -1,5 +1,6 @@
 # src/cloud/local*: the local backend (network namespaces running OpenSSH; docs/local.md),
-# the ed25519 key generation it and the deployment worker use, and its tests.
+# the ed25519 key generation it and the deployment worker use, mkdir -p (util/mkdir.c,
+# shared with tests/helper/cloud-drive), and its tests.
 libimc_la_SOURCES += \
 	src/cloud/local.c src/cloud/local.h \
 	src/cloud/local-name.c \
@@ -10,7 +11,7 @@ libimc_la_SOURCES += \
 	src/cloud/local-sshd.c \
 	src/cloud/local-ready.c \
 	src/cloud/local-cgroup.c
-libimc_la_SOURCES += src/util/sshkey.c
+libimc_la_SOURCES += src/util/sshkey.c src/util/mkdir.c src/util/mkdir.h
 
 if HAVE_CMOCKA
 check_PROGRAMS += tests/unit/test-sshkey
@@ -25,16 +26,11 @@ tests_unit_test_local_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_local_LDADD = $(UNIT_LIBS)
 endif
 
-# test driver of the backend (tests/cli/t3*.sh, bench/local_up)
-check_PROGRAMS += tests/helper/local-drive
-tests_helper_local_drive_SOURCES = tests/helper/local-drive.c
-tests_helper_local_drive_LDADD = libimc.la $(IMC_LIBS)
-
 LOCAL_CLI_TESTS = tests/cli/t3001-local-cloud.sh tests/cli/t3002-local-crash.sh \
 	tests/cli/t3003-local-rootless.sh tests/cli/t3004-local-imc-ssh.sh \
 	tests/cli/t3005-local-lifecycle.sh
 TESTS += $(LOCAL_CLI_TESTS)
-EXTRA_DIST += $(LOCAL_CLI_TESTS)
+EXTRA_DIST += $(LOCAL_CLI_TESTS) tests/local/lib-local.sh
 # bench: top_builddir=. sh $(top_srcdir)/bench/local_up.sh [COUNT...]
 EXTRA_DIST += bench/local_up.sh docs/local.md
 

@@ -1,6 +1,13 @@
 # src/cloud: backend registry, auth file, and one file per backend.
 libimc_la_SOURCES += \
 	src/cloud/cloud.c src/cloud/cloud.h src/cloud/auth.h
+# tests/helper/cloud-drive: any registered backend through its table (the
+# t3* and t7* tests, bench/local_up, and t3006, which runs every backend)
+check_PROGRAMS += tests/helper/cloud-drive
+tests_helper_cloud_drive_SOURCES = tests/helper/cloud-drive.c
+tests_helper_cloud_drive_LDADD = libimc.la $(IMC_LIBS)
+TESTS += tests/cli/t3006-cloud-conformance.sh
+EXTRA_DIST += tests/cli/t3006-cloud-conformance.sh
 # each backend has its own fragment
 include mk/cloud-dummy.mk
 include mk/cloud-local.mk

@@ -3,7 +3,7 @@
  * credential is, registers every secret value the moment it is read (so no
  * log or error can ever show it) and reports bad lines by number.
  *
- * Line format (IM's, im-inventory.md §5): one credential per line, items
+ * Line format (IM's): one credential per line, items
  * `key = value` separated by `;`, `'..'` and `".."` protect `;` and `=`,
  * `#` lines and blank lines are skipped, the two characters `\n` in a value
  * are a newline, a value `file(PATH)` is replaced by the file's contents.
@@ -22,6 +22,7 @@
 #include <jansson.h>
 
 #include "cloud/auth.h"
+#include "cloud/cloud.h"
 #include "util/log.h"
 #include "util/strbuf.h"
 #include "util/xalloc.h"
@@ -40,11 +41,9 @@ static bool key_is_secret(const char *key, const char *type)
 	for (size_t i = 0; secret_words[i]; i++)
 		if (strcasestr(key, secret_words[i]))
 			return true;
-	/* EC2 puts the access key in 'username' (im-inventory.md §5). */
-	if (type && (strcasecmp(type, "ec2") == 0 || strcasecmp(type, "libcloud") == 0) &&
-	    strcasecmp(key, "username") == 0)
-		return true;
-	return false;
+	/* and what the line's cloud keeps secret (EC2's access key in
+	 * 'username'): its backend's table says */
+	return type && cloud_auth_key_is_secret(type, key);
 }
 
 static void register_secrets(struct auth_cred *c)
@@ -83,35 +82,6 @@ void auth_file_free(struct auth_file *af)
 	free(af->creds);
 	free(af->path);
 	free(af);
-}
-
-const char *auth_get(const struct auth_cred *cred, const char *key)
-{
-	if (!cred)
-		return NULL;
-	for (size_t i = 0; i < cred->n; i++)
-		if (strcmp(cred->items[i].key, key) == 0)
-			return cred->items[i].value;
-	return NULL;
-}
-
-const struct auth_cred *auth_find(const struct auth_file *af, const char *id, const char *type)
-{
-	if (!af)
-		return NULL;
-	for (size_t i = 0; i < af->n; i++) {
-		const struct auth_cred *c = &af->creds[i];
-		if (id) {
-			const char *cid = auth_get(c, "id");
-			if (cid && strcmp(cid, id) == 0)
-				return c;
-		} else if (type) {
-			const char *ct = auth_get(c, "type");
-			if (ct && strcasecmp(ct, type) == 0)
-				return c;
-		}
-	}
-	return NULL;
 }
 
 static void error_at(struct diag *d, const char *path, int line, const char *fmt, ...)

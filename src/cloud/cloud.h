@@ -1,8 +1,14 @@
 /* cloud.h: the cloud backend interface. A backend is one const table of
  * operations at the end of its own file (curl lib/vtls, libvirt's test
  * driver), registered in cloud_drivers[] (src/cloud/cloud.c). Operations a
- * backend cannot do are NULL. Adding backend foo: write src/cloud/foo.c,
- * declare its table here, add it to cloud_drivers[].
+ * backend cannot do are NULL (alter's refusal is vm_alter == NULL). What a
+ * caller must know about a backend without calling it (does it need an
+ * auth line, which image URLs go to it, its default login user, which auth
+ * keys are secrets) is in its table too, asked through the cloud_*()
+ * functions below, so that no caller tests a backend's name. Adding
+ * backend foo: write src/cloud/foo.c ending with its table cloud_foo,
+ * declare and register it in src/cloud/cloud.c (one line each, side by
+ * side), and add its file to mk/ (mk/cloud-foo.mk, included by cloud.mk).
  *
  * Crash safety: the caller records its intent in the state store before
  * calling an operation, and every backend names what it creates
@@ -87,11 +93,26 @@ enum cloud_caps {
 	CLOUD_CAP_SSH = 1 << 0,      /* VMs are reachable over SSH (not dummy) */
 	CLOUD_CAP_STOP = 1 << 1,     /* stop/start supported */
 	CLOUD_CAP_NETWORKS = 1 << 2, /* creates networks of its own */
+	/* Works without an auth line (no account to log in to): local, dummy. */
+	CLOUD_CAP_NO_CREDENTIALS = 1 << 3,
+	/* The embedded cloud: a system whose image has no URL scheme (or no
+	 * image) goes to it. One registered backend has it. */
+	CLOUD_CAP_EMBEDDED = 1 << 4,
 };
 
 struct cloud_driver {
 	const char *name;  /* the auth 'type', lowercase: "local", "dummy", "ec2" */
-	unsigned caps;
+	unsigned caps;     /* enum cloud_caps */
+	/* Image URL schemes routed to this backend ("aws" for aws://...),
+	 * NULL-terminated; NULL: none. */
+	const char *const *schemes;
+	/* The login user of a system whose RADL names none; NULL: "root". */
+	const char *default_user;
+	/* Auth keys whose values are secrets for this type beyond the keys
+	 * every type treats as secret (password, token, ...: auth.c), e.g. EC2's
+	 * 'username', which holds the access key id. NULL-terminated; NULL:
+	 * none. */
+	const char *const *secret_keys;
 	/* Per-session setup from the credential (endpoint, keys); may be NULL. */
 	int (*open)(struct cloud_session *s, struct diag *d);
 	void (*close)(struct cloud_session *s);
@@ -120,14 +141,33 @@ struct cloud_driver {
 	int (*cleanup_infra)(struct cloud_session *s, struct diag *d);
 };
 
-extern const struct cloud_driver cloud_dummy;
-extern const struct cloud_driver cloud_local;
-extern const struct cloud_driver cloud_ec2;
-
-/* The registered backends, NULL-terminated. */
+/* The registered backends, NULL-terminated (each backend's table is
+ * declared where it is registered, in cloud.c: no caller names one). */
 extern const struct cloud_driver *const cloud_drivers[];
 /* Backend by auth type (case-insensitive), or NULL. */
 const struct cloud_driver *cloud_driver_find(const char *type);
+
+/* What callers ask instead of testing names. 'type' is an auth type,
+ * case-insensitive; besides the registered backends these also know IM's
+ * connectors that imc does not implement (OpenStack, OpenNebula, ...: their
+ * schemes, default users and secret keys), so that a plan names them and
+ * their auth lines' secrets are registered; cloud_driver_find() still
+ * returns NULL for those. */
+
+/* The embedded backend (CLOUD_CAP_EMBEDDED): where a system without an
+ * image URL scheme goes. Never NULL. */
+const struct cloud_driver *cloud_embedded(void);
+/* The cloud type an image URL scheme routes to (scheme: the n characters
+ * before "://", case-insensitive), or NULL when no cloud has it. */
+const char *cloud_type_of_scheme(const char *scheme, size_t n);
+/* Whether a session of type needs an auth line: false only for a
+ * registered backend with CLOUD_CAP_NO_CREDENTIALS. */
+bool cloud_needs_credentials(const char *type);
+/* The login user of a system of type whose RADL names none. */
+const char *cloud_default_user(const char *type);
+/* Whether the value of auth key 'key' is a secret on a line of type
+ * (beyond the keys auth.c treats as secret on every line). */
+bool cloud_auth_key_is_secret(const char *type, const char *key);
 void cloud_vm_release(struct cloud_vm *vm);
 void cloud_net_release(struct cloud_net *net);
 

@@ -191,7 +191,8 @@ static int dummy_cleanup_infra(struct cloud_session *s, struct diag *d)
 
 const struct cloud_driver cloud_dummy = {
 	.name = "dummy",
-	.caps = CLOUD_CAP_STOP | CLOUD_CAP_NETWORKS,
+	.caps = CLOUD_CAP_STOP | CLOUD_CAP_NETWORKS | CLOUD_CAP_NO_CREDENTIALS,
+	.schemes = (const char *const[]){ "dummy", NULL },
 	.net_create = dummy_net_create,
 	.net_destroy = dummy_net_destroy,
 	.vm_create = dummy_vm_create,

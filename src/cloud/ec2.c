@@ -1233,6 +1233,11 @@ const struct cloud_driver cloud_ec2 = {
 	/* NETWORKS: net_create records each RADL network (its security group is
 	 * made per region by vm_create), so the worker must call it. */
 	.caps = CLOUD_CAP_SSH | CLOUD_CAP_STOP | CLOUD_CAP_NETWORKS,
+	.schemes = (const char *const[]){ "aws", NULL },
+	/* IM's default for images that name no user */
+	.default_user = "cloudadm",
+	/* the access key id travels in 'username' */
+	.secret_keys = (const char *const[]){ "username", NULL },
 	.open = ec2_open,
 	.close = ec2_close,
 	.net_create = ec2_net_create,

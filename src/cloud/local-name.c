@@ -1,6 +1,6 @@
 /* local-name.c: the deterministic naming scheme of the local backend (so
  * cleanup can find what a crashed process created, see local.h) and the
- * small file helpers (mkdir -p, rm -r, atomic-mode file writes, locks,
+ * small file helpers (rm -r, atomic-mode file writes, locks,
  * IPv4 text) its other files share. */
 #include "config.h"
 
@@ -92,28 +92,6 @@ unsigned local_hash(const char *s)
 		h *= 16777619u;
 	}
 	return h;
-}
-
-int local_mkdirs(const char *path, mode_t mode, struct diag *d)
-{
-	char *p = xstrdup(path);
-	for (char *q = p + 1;; q++) {
-		if (*q != '/' && *q != '\0')
-			continue;
-		char save = *q;
-		*q = '\0';
-		if (mkdir(p, mode) < 0 && errno != EEXIST) {
-			diag_error(d, IMC_EXIT_IOERR, NULL, "cannot create directory '%s': %s", p,
-				   strerror(errno));
-			free(p);
-			return -1;
-		}
-		*q = save;
-		if (!save)
-			break;
-	}
-	free(p);
-	return 0;
 }
 
 int local_rmtree(const char *path)

@@ -31,6 +31,7 @@
 
 #include "cloud/local.h"
 #include "util/log.h"
+#include "util/mkdir.h"
 #include "util/sshkey.h"
 #include "util/strbuf.h"
 #include "util/xalloc.h"
@@ -119,7 +120,7 @@ static int write_etc(struct local_ctx *c, const struct local_vm *vm, struct diag
 {
 	char *dir = xasprintf("/etc/netns/%s", vm->netns);
 	int ret = -1;
-	if (local_mkdirs(dir, 0755, d) < 0)
+	if (mkdir_p(dir, 0755, d) < 0)
 		goto out;
 	char *p = xasprintf("%s/hostname", dir);
 	char *t = xasprintf("%s\n", vm->hostname ? vm->hostname : vm->netns);
@@ -187,7 +188,7 @@ out:
 
 int local_sshd_prepare(struct local_ctx *c, const struct local_vm *vm, struct diag *d)
 {
-	if (local_mkdirs(vm->dir, 0700, d) < 0)
+	if (mkdir_p(vm->dir, 0700, d) < 0)
 		return -1;
 	char *key = xasprintf("%s/ssh_host_ed25519_key", vm->dir);
 	struct stat st;

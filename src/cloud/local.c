@@ -28,6 +28,7 @@
 
 #include "cloud/local.h"
 #include "util/log.h"
+#include "util/mkdir.h"
 #include "util/strbuf.h"
 #include "util/xalloc.h"
 #include "util/banned.h"
@@ -102,7 +103,7 @@ int local_ctx_init(struct local_ctx *c, struct cloud_session *s, struct diag *d)
 		c->run_dir = xasprintf("%s/imc-local", getenv("XDG_RUNTIME_DIR"));
 	else
 		c->run_dir = xasprintf("/tmp/imc-local-%u", (unsigned)geteuid());
-	if (local_mkdirs(c->local_dir, 0700, d) < 0 || local_mkdirs(c->run_dir, 0700, d) < 0) {
+	if (mkdir_p(c->local_dir, 0700, d) < 0 || mkdir_p(c->run_dir, 0700, d) < 0) {
 		local_ctx_release(c);
 		return -1;
 	}
@@ -850,7 +851,9 @@ static int local_net_destroy_op(struct cloud_session *s, struct cloud_net *net, 
 
 const struct cloud_driver cloud_local = {
 	.name = "local",
-	.caps = CLOUD_CAP_SSH | CLOUD_CAP_STOP | CLOUD_CAP_NETWORKS,
+	.caps = CLOUD_CAP_SSH | CLOUD_CAP_STOP | CLOUD_CAP_NETWORKS | CLOUD_CAP_NO_CREDENTIALS |
+		CLOUD_CAP_EMBEDDED,
+	.schemes = (const char *const[]){ "local", NULL },
 	.net_create = local_net_create_op,
 	.net_destroy = local_net_destroy_op,
 	.vm_create = local_vm_create,

@@ -1,6 +1,6 @@
 /* local.h: internals shared by the files of the 'local' cloud backend
  * (local*.c). Not a public interface: the rest of imc sees only the
- * cloud_local table (cloud.h).
+ * cloud_local table (registered in cloud.c).
  *
  * Two modes:
  *  - netns (root): each VM is a network namespace "imc-TAG-NUM" with one veth
@@ -97,7 +97,6 @@ void local_veth_prefix(const char *tag, int num, char out[LOCAL_IFNAMSIZ]);
 char *local_vm_dir(const struct local_ctx *c, int num);
 bool local_valid_word(const char *s, size_t max);
 unsigned local_hash(const char *s);
-int local_mkdirs(const char *path, mode_t mode, struct diag *d);
 int local_rmtree(const char *path);
 int local_write_file(const char *path, const char *data, size_t len, mode_t mode,
 		     struct diag *d);

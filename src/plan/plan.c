@@ -16,37 +16,14 @@
 #include "util/xalloc.h"
 #include "util/banned.h"
 
-/* Image URL scheme -> backend name (IM's connectors, im-inventory.md §4). */
-static const struct { const char *scheme, *cloud; } schemes[] = {
-	{ "aws", "ec2" }, { "ost", "openstack" }, { "docker", "docker" },
-	{ "local", "local" }, { "dummy", "dummy" }, { "one", "opennebula" },
-	{ "gce", "gce" }, { "azr", "azure" }, { "kvr", "kubevirt" },
-	{ "vsp", "vsphere" }, { "cst", "cloudstack" }, { "lin", "linode" },
-	{ "ora", "orange" }, { "egi", "openstack" }, { "oscar", "oscar" },
-	{ "appdb", "openstack" },
-};
-
+/* The URL's scheme picks the cloud (each backend lists its schemes,
+ * cloud.h); no scheme means the embedded cloud. */
 const char *plan_cloud_of_url(const char *url)
 {
-	if (!url || !*url)
-		return "local";
-	const char *colon = strstr(url, "://");
+	const char *colon = url ? strstr(url, "://") : NULL;
 	if (!colon)
-		return "local";
-	size_t n = (size_t)(colon - url);
-	for (size_t i = 0; i < sizeof(schemes) / sizeof(schemes[0]); i++)
-		if (strlen(schemes[i].scheme) == n && strncasecmp(url, schemes[i].scheme, n) == 0)
-			return schemes[i].cloud;
-	return NULL;
-}
-
-/* Default login user per cloud (IM's connectors). */
-static const char *default_user(const char *cloud)
-{
-	if (strcmp(cloud, "ec2") == 0 || strcmp(cloud, "openstack") == 0 ||
-	    strcmp(cloud, "cloudstack") == 0 || strcmp(cloud, "kubevirt") == 0)
-		return "cloudadm";
-	return "root";
+		return cloud_embedded()->name;
+	return cloud_type_of_scheme(url, (size_t)(colon - url));
 }
 
 /* s with every "#N#" replaced by num; malloc'd. */
@@ -323,7 +300,7 @@ struct plan *plan_build(const struct radl_doc *doc, const struct plan_opts *o, s
 				break;
 			}
 			if (!vm->user)
-				vm->user = xstrdup(default_user(vm->cloud));
+				vm->user = xstrdup(cloud_default_user(vm->cloud));
 			for (size_t n = 0; n < vm->nnics; n++) {
 				const char *netname = vm->nics[n].net;
 				if (!netname)

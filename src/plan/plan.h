@@ -125,7 +125,9 @@ int plan_schedule_build(const struct radl_doc *doc, const char *const *systems, 
 			struct plan_schedule *out, bool *ctxt_out, struct diag *d);
 void plan_schedule_release(struct plan_schedule *s);
 
-/* The cloud backend an image URL routes to ("local" for NULL). */
+/* The cloud type an image URL routes to by its scheme: the embedded cloud
+ * (local) for NULL or a URL without a scheme, NULL for a scheme no cloud
+ * has. */
 const char *plan_cloud_of_url(const char *url);
 
 /* JSON of one VM (stored with it in the state store as its 'spec'). */

@@ -1,6 +1,6 @@
 #!/bin/sh
 # t3001: the local cloud in netns mode, driven directly through the
-# cloud_local table (tests/helper/local-drive): a 3-VM infrastructure on two
+# cloud_local table (tests/helper/cloud-drive): a 3-VM infrastructure on two
 # networks; names resolve from VM 1 to the addresses on shared networks;
 # VMs see each other only through the networks they share; a command runs
 # on each over real SSH with the pinned host key; VM 3's cpu and memory
@@ -9,13 +9,14 @@
 # leaves nothing behind (namespaces, veths, bridges, processes, /etc/netns,
 # cgroups, keys).
 . "$top_srcdir/tests/cli/lib.sh"
+. "$top_srcdir/tests/local/lib-local.sh"
 
-DRIVE="$top_builddir/tests/helper/local-drive"
+DRIVE="$top_builddir/tests/helper/cloud-drive"
 require_netns
 [ -x /usr/sbin/sshd ] || skip_all "needs /usr/sbin/sshd (openssh-server)"
 command -v ip >/dev/null || skip_all "needs iproute2"
 command -v ssh >/dev/null || skip_all "needs the OpenSSH client"
-[ -x "$DRIVE" ] || skip_all "tests/helper/local-drive not built"
+[ -x "$DRIVE" ] || skip_all "tests/helper/cloud-drive not built"
 
 ID=$(cat /proc/sys/kernel/random/uuid)
 TAG=$(printf %s "$ID" | tr -d - | cut -c1-8)
@@ -25,34 +26,23 @@ export IMC_LOCAL_MODE=netns
 unset IMC_LOCAL_FAULT
 
 cleanup() {
-	"$DRIVE" cleanup "$IMC_HOME" "$ID" >/dev/null 2>&1
+	"$DRIVE" -c local -H "$IMC_HOME" -i "$ID" cleanup >/dev/null 2>&1
 	rm -rf "$TMPD"
 }
 trap cleanup EXIT INT TERM
 
 # everything of this infrastructure the machine still has, one per line
-leftovers() {
-	ip netns list 2>/dev/null | grep "imc-$TAG-" | sed 's/^/netns /'
-	ip -o link show 2>/dev/null | grep -o "imc$TAG[^:@ ]*" | sed 's/^/link /'
-	ls /etc/netns 2>/dev/null | grep "imc-$TAG-" | sed 's/^/etc-netns /'
-	for p in /proc/[0-9]*; do
-		tr '\0' ' ' 2>/dev/null <"$p/cmdline" | grep -q "$INFRA/vm/" && echo "process ${p#/proc/}"
-	done
-	[ -d "$INFRA/vm" ] && find "$INFRA/vm" -type f | sed 's/^/file /'
-	[ -d "$INFRA/local" ] && echo "dir $INFRA/local"
-	for r in $CGROOTS; do ls -d "$r/imc-local/imc-$TAG-"* 2>/dev/null | sed 's/^/cgroup /'; done
-	true
-}
-# every cgroup hierarchy, v1 and v2
-CGROOTS=$(awk '$3 == "cgroup2" || $3 == "cgroup" {print $2}' /proc/self/mounts)
+leftovers() { local_leftovers "$IMC_HOME" "$ID"; }
 
 leftovers >"$TMPD/before"
 if [ -s "$TMPD/before" ]; then not_ok "nothing of $TAG exists before"; else ok "nothing of $TAG exists before"; fi
 
-expect_exit 0 "keygen makes the infrastructure key" -- "$DRIVE" keygen "$IMC_HOME" "$ID"
+expect_exit 0 "keygen makes the infrastructure key" -- "$DRIVE" -c local -H "$IMC_HOME" -i "$ID" keygen
 expect_exit 0 "create 3 VMs on networks pub (public) and priv" -- \
-	"$DRIVE" create "$IMC_HOME" "$ID" --net pub:public --net priv \
-	1:front:pub,priv --user ubuntu 2:back:priv 3:web:pub:1:268435456
+	"$DRIVE" -c local -H "$IMC_HOME" -i "$ID" net:pub:public net:priv \
+	vm:1:node host:1:front nics:1:pub,priv \
+	vm:2:node host:2:back nics:2:priv user:2:ubuntu \
+	vm:3:node:-:-:1:256Mi host:3:web nics:3:pub user:3:ubuntu create
 cp "$TMPD/out" "$TMPD/create"
 sed 's/^/#   /' "$TMPD/create"
 expect_grep '^created 3/3 ' "$TMPD/create" "all 3 VMs are running"
@@ -137,16 +127,16 @@ expect_exit 0 "VM 3 probes the others" -- vssh "$WEB" "ip route add 10.0.0.0/8 v
 expect_grep "^noreach-$BACK" "$TMPD/out" "VM 3 cannot reach back even routing through the host"
 expect_grep "^reach-$FRONT_PUB" "$TMPD/out" "VM 3 reaches front through pub"
 
-expect_exit 0 "stop VM 2" -- "$DRIVE" stop "$IMC_HOME" "$ID" 2
+expect_exit 0 "stop VM 2" -- "$DRIVE" -c local -H "$IMC_HOME" -i "$ID" stop:2
 expect_grep '^vm 2 stopped' "$TMPD/out" "VM 2 is stopped"
 if [ -z "$(ip netns pids "imc-$TAG-2")" ]; then ok "no process left in VM 2"; else not_ok "no process left in VM 2"; fi
-expect_exit 0 "update sees VM 2 stopped" -- "$DRIVE" update "$IMC_HOME" "$ID" 2
+expect_exit 0 "update sees VM 2 stopped" -- "$DRIVE" -c local -H "$IMC_HOME" -i "$ID" update:2
 expect_grep "^vm 2 stopped imc-$TAG-2 - $BACK" "$TMPD/out" "VM 2 keeps its namespace and address"
-expect_exit 0 "start VM 2" -- "$DRIVE" start "$IMC_HOME" "$ID" 2
+expect_exit 0 "start VM 2" -- "$DRIVE" -c local -H "$IMC_HOME" -i "$ID" start:2
 expect_grep '^vm 2 running' "$TMPD/out" "VM 2 runs again"
 expect_exit 0 "ssh to VM 2 after start" -- vssh "$BACK" hostname
 expect_exit 0 "creating VM 2 again (a retried create) succeeds" -- \
-	"$DRIVE" create "$IMC_HOME" "$ID" --user ubuntu 2:back:priv
+	"$DRIVE" -c local -H "$IMC_HOME" -i "$ID" vm:2:node host:2:back nics:2:priv user:2:ubuntu create
 expect_grep "^vm 2 running imc-$TAG-2 - $BACK " "$TMPD/out" "VM 2 keeps its namespace and address"
 # the one sshd listening is the child of the VM's init ("imc-vm"); sessions
 # (this test's own, just closed) are its children and may still be ending
@@ -160,27 +150,27 @@ listeners() { # NS: sshd processes of NS whose parent is the VM's init
 expect_exit 0 "VM 2's pid file names a live sshd" -- sh -c "[ \$(cat /proc/\$(cat $INFRA/vm/2/sshd.pid)/comm) = sshd ]"
 [ "$(listeners "imc-$TAG-2" | wc -l)" -eq 1 ] && ok "VM 2 has exactly one listening sshd" || not_ok "VM 2 has exactly one listening sshd ($(listeners "imc-$TAG-2" | wc -l))"
 # alter through the backend: VM 3's limits change as its sessions see them
-expect_exit 0 "alter VM 3 to 2 cpus and 512 MiB" -- "$DRIVE" alter "$IMC_HOME" "$ID" 3 2 536870912
+expect_exit 0 "alter VM 3 to 2 cpus and 512 MiB" -- "$DRIVE" -c local -H "$IMC_HOME" -i "$ID" alter:3:2:512Mi
 expect_exit 0 "VM 3 reads its altered limits" -- vssh "$WEB" "$LIMITS"
 expect_grep '^cpu 200000 100000$' "$TMPD/out" "inside VM 3, 2 cpus after alter"
 expect_grep '^mem 536870912$' "$TMPD/out" "inside VM 3, 512 MiB after alter"
-expect_exit 1 "alter of stopped VM 2 fails" -- sh -c "\"$DRIVE\" stop \"$IMC_HOME\" $ID 2 && \"$DRIVE\" alter \"$IMC_HOME\" $ID 2 1 0"
+expect_exit 1 "alter of stopped VM 2 fails" -- sh -c "\"$DRIVE\" -c local -H \"$IMC_HOME\" -i $ID stop:2 && \"$DRIVE\" -c local -H \"$IMC_HOME\" -i $ID alter:2:1:0"
 expect_grep 'VM 2 is not running' "$TMPD/err" "alter of a stopped VM says why"
-expect_exit 0 "start VM 2 again" -- "$DRIVE" start "$IMC_HOME" "$ID" 2
-expect_exit 0 "reboot VM 1" -- "$DRIVE" reboot "$IMC_HOME" "$ID" 1
+expect_exit 0 "start VM 2 again" -- "$DRIVE" -c local -H "$IMC_HOME" -i "$ID" start:2
+expect_exit 0 "reboot VM 1" -- "$DRIVE" -c local -H "$IMC_HOME" -i "$ID" reboot:1
 expect_exit 0 "ssh to VM 1 after reboot" -- vssh "$FRONT_PUB" hostname
 
-expect_exit 0 "destroy VM 3" -- "$DRIVE" destroy "$IMC_HOME" "$ID" 3
+expect_exit 0 "destroy VM 3" -- "$DRIVE" -c local -H "$IMC_HOME" -i "$ID" destroy:3
 expect_grep '^vm 3 off' "$TMPD/out" "VM 3 is off"
 leftovers >"$TMPD/mid"
 expect_no_grep "imc-$TAG-3|/vm/3/" "$TMPD/mid" "nothing of VM 3 is left"
 expect_exit 0 "getent on VM 1 after VM 3 went" -- vssh "$FRONT_PUB" 'getent hosts web || echo no-web'
 expect_grep '^no-web' "$TMPD/out" "VM 3's name is gone from VM 1's /etc/hosts"
-expect_exit 0 "destroying VM 3 again succeeds" -- "$DRIVE" destroy "$IMC_HOME" "$ID" 3
+expect_exit 0 "destroying VM 3 again succeeds" -- "$DRIVE" -c local -H "$IMC_HOME" -i "$ID" destroy:3
 
-expect_exit 0 "destroy VMs 1 and 2" -- "$DRIVE" destroy "$IMC_HOME" "$ID" 1 2
-expect_exit 0 "cleanup_infra" -- "$DRIVE" cleanup "$IMC_HOME" "$ID"
+expect_exit 0 "destroy VMs 1 and 2" -- "$DRIVE" -c local -H "$IMC_HOME" -i "$ID" destroy:1 destroy:2
+expect_exit 0 "cleanup_infra" -- "$DRIVE" -c local -H "$IMC_HOME" -i "$ID" cleanup
 leftovers >"$TMPD/after"
 if [ -s "$TMPD/after" ]; then not_ok "nothing left after destroy"; sed 's/^/#   /' "$TMPD/after"; else ok "nothing left after destroy"; fi
-expect_exit 0 "cleanup_infra again is a no-op" -- "$DRIVE" cleanup "$IMC_HOME" "$ID"
+expect_exit 0 "cleanup_infra again is a no-op" -- "$DRIVE" -c local -H "$IMC_HOME" -i "$ID" cleanup
 done_testing

@@ -5,33 +5,23 @@
 # appear); cleanup_infra, knowing nothing but the infrastructure id, then
 # leaves no namespace, link, /etc/netns entry, process or file behind.
 . "$top_srcdir/tests/cli/lib.sh"
+. "$top_srcdir/tests/local/lib-local.sh"
 
-DRIVE="$top_builddir/tests/helper/local-drive"
+DRIVE="$top_builddir/tests/helper/cloud-drive"
 require_netns
 [ -x /usr/sbin/sshd ] || skip_all "needs /usr/sbin/sshd (openssh-server)"
 command -v ip >/dev/null || skip_all "needs iproute2"
-[ -x "$DRIVE" ] || skip_all "tests/helper/local-drive not built"
+[ -x "$DRIVE" ] || skip_all "tests/helper/cloud-drive not built"
 export IMC_LOCAL_MODE=netns
 
 IDS=""
 cleanup() {
-	for id in $IDS; do "$DRIVE" cleanup "$IMC_HOME" "$id" >/dev/null 2>&1; done
+	for id in $IDS; do "$DRIVE" -c local -H "$IMC_HOME" -i "$id" cleanup >/dev/null 2>&1; done
 	rm -rf "$TMPD"
 }
 trap cleanup EXIT INT TERM
 
-leftovers() { # ID
-	tag=$(printf %s "$1" | tr -d - | cut -c1-8)
-	ip netns list 2>/dev/null | grep "imc-$tag-" | sed 's/^/netns /'
-	ip -o link show 2>/dev/null | grep -o "imc$tag[^:@ ]*" | sed 's/^/link /'
-	ls /etc/netns 2>/dev/null | grep "imc-$tag-" | sed 's/^/etc-netns /'
-	for p in /proc/[0-9]*; do
-		tr '\0' ' ' 2>/dev/null <"$p/cmdline" | grep -q "$IMC_HOME/infra/$1/vm/" && echo "process ${p#/proc/}"
-	done
-	[ -d "$IMC_HOME/infra/$1/vm" ] && find "$IMC_HOME/infra/$1/vm" -type f | sed 's/^/file /'
-	[ -d "$IMC_HOME/infra/$1/local" ] && echo "dir local"
-	true
-}
+leftovers() { local_leftovers "$IMC_HOME" "$1"; } # ID
 
 check_clean() { # ID WHAT
 	leftovers "$1" >"$TMPD/left"
@@ -42,25 +32,25 @@ check_clean() { # ID WHAT
 	fi
 }
 
-VMS="1:a:n1 2:b:n1,n2 3:c:n2 4:d:n1"
+VMS="vm:1:node host:1:a nics:1:n1 vm:2:node host:2:b nics:2:n1,n2 vm:3:node host:3:c nics:3:n2 vm:4:node host:4:d nics:4:n1"
 for fault in plumb sshd; do
 	id=$(cat /proc/sys/kernel/random/uuid)
 	IDS="$IDS $id"
-	"$DRIVE" keygen "$IMC_HOME" "$id" || not_ok "keygen"
-	IMC_LOCAL_FAULT=$fault "$DRIVE" create "$IMC_HOME" "$id" --net n1:public --net n2 $VMS \
+	"$DRIVE" -c local -H "$IMC_HOME" -i "$id" keygen || not_ok "keygen"
+	IMC_LOCAL_FAULT=$fault "$DRIVE" -c local -H "$IMC_HOME" -i "$id" net:n1:public net:n2 $VMS create \
 		>"$TMPD/out" 2>"$TMPD/err"
 	rc=$?
 	if [ $rc -eq 137 ]; then ok "create killed at '$fault' (SIGKILL)"; else not_ok "create killed at '$fault' (exit $rc)"; fi
 	leftovers "$id" >"$TMPD/mid"
 	expect_grep '^netns ' "$TMPD/mid" "namespaces exist after the crash at '$fault'"
 	[ $fault = sshd ] && expect_grep '^process ' "$TMPD/mid" "an sshd runs after the crash at '$fault'"
-	expect_exit 0 "cleanup_infra after the crash at '$fault'" -- "$DRIVE" cleanup "$IMC_HOME" "$id"
+	expect_exit 0 "cleanup_infra after the crash at '$fault'" -- "$DRIVE" -c local -H "$IMC_HOME" -i "$id" cleanup
 	check_clean "$id" "the crash at '$fault'"
 	rm -f "$IMC_HOME/infra/$id/id_ed25519" "$IMC_HOME/infra/$id/id_ed25519.pub"
 done
 
 # kill -9 from outside, as soon as the first namespace shows up. The
-# contract fixes the status: local-drive create prints "created N/M" and
+# contract fixes the status: cloud-drive create prints "created N/M" and
 # exits only after vm_create returned, and vm_create returns only once every
 # VM's sshd answers, which comes after all namespaces exist (one ip -batch
 # makes them all, then 8 sshds start). So the kill, sent the moment
@@ -70,8 +60,8 @@ done
 id=$(cat /proc/sys/kernel/random/uuid)
 IDS="$IDS $id"
 tag=$(printf %s "$id" | tr -d - | cut -c1-8)
-"$DRIVE" keygen "$IMC_HOME" "$id" || not_ok "keygen"
-"$DRIVE" create "$IMC_HOME" "$id" --net n1 1:a:n1 2:b:n1 3:c:n1 4:d:n1 5:e:n1 6:f:n1 7:g:n1 8:h:n1 \
+"$DRIVE" -c local -H "$IMC_HOME" -i "$id" keygen || not_ok "keygen"
+"$DRIVE" -c local -H "$IMC_HOME" -i "$id" net:n1 $(n=0; for h in a b c d e f g h; do n=$((n + 1)); echo vm:$n:node host:$n:$h nics:$n:n1; done) create \
 	>"$TMPD/out" 2>&1 &
 pid=$!
 while kill -0 $pid 2>/dev/null && ! [ -e "/run/netns/imc-$tag-1" ]; do :; done
@@ -81,6 +71,6 @@ rc=$?
 if [ $rc -eq 137 ]; then ok "create killed by kill -9 mid-create ends with status 137 (SIGKILL)"
 else not_ok "create killed by kill -9 mid-create ends with status 137 (SIGKILL), not $rc"; fi
 expect_no_grep '^created ' "$TMPD/out" "the killed create never reported completion"
-expect_exit 0 "cleanup_infra after kill -9" -- "$DRIVE" cleanup "$IMC_HOME" "$id"
+expect_exit 0 "cleanup_infra after kill -9" -- "$DRIVE" -c local -H "$IMC_HOME" -i "$id" cleanup
 check_clean "$id" "kill -9 mid-create"
 done_testing

@@ -7,15 +7,16 @@
 # an unprivileged user the test creates (imc-t3003, removed at exit), with
 # the mode chosen automatically.
 . "$top_srcdir/tests/cli/lib.sh"
+. "$top_srcdir/tests/local/lib-local.sh"
 
-DRIVE="$top_builddir/tests/helper/local-drive"
+DRIVE="$top_builddir/tests/helper/cloud-drive"
 # root (a supported machine runs the tests as root) creates the plain user
 [ "$(id -u)" = 0 ] || skip_all "needs root to create the unprivileged user it runs as"
 # the rest comes with scripts/install-deps and make check: missing fails
 [ -x /usr/sbin/sshd ] && ok "sshd is installed" || { not_ok "needs /usr/sbin/sshd (openssh-server)"; exit 1; }
 command -v ssh >/dev/null && ok "ssh is installed" || { not_ok "needs the OpenSSH client"; exit 1; }
 command -v setpriv >/dev/null && ok "setpriv is installed" || { not_ok "needs setpriv (util-linux)"; exit 1; }
-[ -x "$DRIVE" ] && ok "local-drive is built" || { not_ok "tests/helper/local-drive not built"; exit 1; }
+[ -x "$DRIVE" ] && ok "cloud-drive is built" || { not_ok "tests/helper/cloud-drive not built"; exit 1; }
 
 ID=$(cat /proc/sys/kernel/random/uuid)
 INFRA="$IMC_HOME/infra/$ID"
@@ -26,25 +27,19 @@ unset IMC_LOCAL_FAULT
 USER_NAME=$(id -un)
 
 cleanup() {
-	"$DRIVE" cleanup "$IMC_HOME" "$ID" >/dev/null 2>&1
+	"$DRIVE" -c local -H "$IMC_HOME" -i "$ID" cleanup >/dev/null 2>&1
 }
 at_exit cleanup # the latest definition of cleanup, at exit
 
-leftovers() {
-	for p in /proc/[0-9]*; do
-		tr '\0' ' ' 2>/dev/null <"$p/cmdline" | grep -q "$INFRA/vm/" && echo "process ${p#/proc/}"
-	done
-	ls "$IMC_LOCAL_RUNDIR" 2>/dev/null | grep '^claim-' | sed 's/^/claim /'
-	[ -d "$INFRA/vm" ] && find "$INFRA/vm" -type f | sed 's/^/file /'
-	true
-}
+leftovers() { local_leftovers "$IMC_HOME" "$ID"; }
 
-expect_exit 0 "keygen" -- "$DRIVE" keygen "$IMC_HOME" "$ID"
-expect_exit 1 "create without an sshd fails" -- env IMC_LOCAL_SSHD=/nonexistent/sshd \
-	"$DRIVE" create "$IMC_HOME" "$ID" 1:x:pub
+expect_exit 0 "keygen" -- "$DRIVE" -c local -H "$IMC_HOME" -i "$ID" keygen
+expect_exit 69 "create without an sshd fails" -- env IMC_LOCAL_SSHD=/nonexistent/sshd \
+	"$DRIVE" -c local -H "$IMC_HOME" -i "$ID" vm:1:node host:1:x nics:1:pub create
 expect_grep "needs OpenSSH's sshd \\(Debian package 'openssh-server'\\)" "$TMPD/err" "the error names the missing package"
-expect_exit 0 "create 3 rootless VMs" -- "$DRIVE" create "$IMC_HOME" "$ID" \
-	--net pub:public --net priv 1:front:pub,priv 2:back:priv 3:web:pub
+expect_exit 0 "create 3 rootless VMs" -- "$DRIVE" -c local -H "$IMC_HOME" -i "$ID" \
+	net:pub:public net:priv vm:1:node host:1:front nics:1:pub,priv \
+	vm:2:node host:2:back nics:2:priv vm:3:node host:3:web nics:3:pub create
 cp "$TMPD/out" "$TMPD/create"
 sed 's/^/#   /' "$TMPD/create"
 expect_grep '^created 3/3 ' "$TMPD/create" "all 3 VMs are running"
@@ -63,17 +58,17 @@ for n in 1 2 3; do
 	expect_grep "^hello-$USER_NAME\$" "$TMPD/out" "VM $n runs a command as '$USER_NAME'"
 done
 
-expect_exit 0 "stop VM 2" -- "$DRIVE" stop "$IMC_HOME" "$ID" 2
-expect_exit 0 "update VM 2" -- "$DRIVE" update "$IMC_HOME" "$ID" 2
+expect_exit 0 "stop VM 2" -- "$DRIVE" -c local -H "$IMC_HOME" -i "$ID" stop:2
+expect_exit 0 "update VM 2" -- "$DRIVE" -c local -H "$IMC_HOME" -i "$ID" update:2
 expect_grep '^vm 2 stopped' "$TMPD/out" "VM 2 is stopped"
-expect_exit 0 "start VM 2" -- "$DRIVE" start "$IMC_HOME" "$ID" 2
+expect_exit 0 "start VM 2" -- "$DRIVE" -c local -H "$IMC_HOME" -i "$ID" start:2
 expect_grep '^vm 2 running' "$TMPD/out" "VM 2 runs again"
 # a rootless VM has no cgroup: alter is refused, not pretended
-expect_exit 1 "alter of a rootless VM fails" -- "$DRIVE" alter "$IMC_HOME" "$ID" 2 2 536870912
+expect_exit 69 "alter of a rootless VM fails" -- "$DRIVE" -c local -H "$IMC_HOME" -i "$ID" alter:2:2:512Mi
 expect_grep 'VM 2 runs in rootless mode: it has no cgroup to resize' "$TMPD/err" "alter of a rootless VM says why"
 
-expect_exit 0 "destroy VM 3" -- "$DRIVE" destroy "$IMC_HOME" "$ID" 3
-expect_exit 0 "cleanup_infra" -- "$DRIVE" cleanup "$IMC_HOME" "$ID"
+expect_exit 0 "destroy VM 3" -- "$DRIVE" -c local -H "$IMC_HOME" -i "$ID" destroy:3
+expect_exit 0 "cleanup_infra" -- "$DRIVE" -c local -H "$IMC_HOME" -i "$ID" cleanup
 leftovers >"$TMPD/after"
 if [ -s "$TMPD/after" ]; then not_ok "nothing left after cleanup"; sed 's/^/#   /' "$TMPD/after"; else ok "nothing left after cleanup"; fi
 
@@ -96,11 +91,11 @@ as_user() {
 		env -i PATH=/usr/bin:/bin HOME="$UD" IMC_LOCAL_RUNDIR="$UD/run" "$@"
 }
 cleanup() {
-	"$DRIVE" cleanup "$IMC_HOME" "$ID" >/dev/null 2>&1
-	as_user "$DRIVE" cleanup "$UD/home" "$ID2" >/dev/null 2>&1
+	"$DRIVE" -c local -H "$IMC_HOME" -i "$ID" cleanup >/dev/null 2>&1
+	as_user "$DRIVE" -c local -H "$UD/home" -i "$ID2" cleanup >/dev/null 2>&1
 }
-expect_exit 0 "keygen as '$U'" -- as_user "$DRIVE" keygen "$UD/home" "$ID2"
-expect_exit 0 "create 2 VMs as '$U'" -- as_user "$DRIVE" create "$UD/home" "$ID2" --net a 1:x:a 2:y:a
+expect_exit 0 "keygen as '$U'" -- as_user "$DRIVE" -c local -H "$UD/home" -i "$ID2" keygen
+expect_exit 0 "create 2 VMs as '$U'" -- as_user "$DRIVE" -c local -H "$UD/home" -i "$ID2" net:a vm:1:node host:1:x nics:1:a vm:2:node host:2:y nics:2:a create
 cp "$TMPD/out" "$TMPD/create2"
 expect_grep '^note 1 rootless mode' "$TMPD/create2" "a plain user gets rootless mode"
 ip=$(awk '$1=="vm" && $2==1 {print $8}' "$TMPD/create2")
@@ -109,7 +104,7 @@ expect_exit 0 "ssh as '$U' to its VM" -- as_user ssh -n -p "$port" -i "$UD/home/
 	-o BatchMode=yes -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null \
 	-o ConnectTimeout=5 -o LogLevel=ERROR "$U@$ip" 'id -un'
 expect_grep "^$U\$" "$TMPD/out" "the command ran as '$U'"
-expect_exit 0 "cleanup_infra as '$U'" -- as_user "$DRIVE" cleanup "$UD/home" "$ID2"
+expect_exit 0 "cleanup_infra as '$U'" -- as_user "$DRIVE" -c local -H "$UD/home" -i "$ID2" cleanup
 n=0
 for p in /proc/[0-9]*; do
 	tr '\0' ' ' 2>/dev/null <"$p/cmdline" | grep -q "$UD/home/infra/$ID2/vm/" && n=$((n + 1))

@@ -7,7 +7,7 @@
 # file of the infrastructure behind.
 . "$top_srcdir/tests/cli/lib.sh"
 
-DRIVE="$top_builddir/tests/helper/local-drive"
+DRIVE="$top_builddir/tests/helper/cloud-drive"
 require_netns
 [ -x /usr/sbin/sshd ] || skip_all "needs /usr/sbin/sshd (openssh-server)"
 command -v ssh >/dev/null || skip_all "needs the OpenSSH client"
@@ -18,7 +18,7 @@ ID=""
 cleanup() {
 	if [ -n "$ID" ]; then
 		"$IMC" destroy "$ID" >/dev/null 2>&1
-		[ -x "$DRIVE" ] && "$DRIVE" cleanup "$IMC_HOME" "$ID" >/dev/null 2>&1
+		[ -x "$DRIVE" ] && "$DRIVE" -c local -H "$IMC_HOME" -i "$ID" cleanup >/dev/null 2>&1
 	fi
 	rm -rf "$TMPD"
 }

@@ -1,5 +1,5 @@
 #!/bin/sh
-# t7001: the ec2 backend through the cloud_ec2 table (tests/helper/ec2-driver)
+# t7001: the ec2 backend through the cloud_ec2 table (tests/helper/cloud-drive)
 # against the local endpoint answering from the recorded EC2 responses:
 # a 1 PS + 2 worker infrastructure reaches running VMs with addresses,
 # stop/start/reboot work, destroy terminates everything and deletes the key
@@ -13,8 +13,8 @@ VMS="vm:0:ps:$IMG:t3.micro vm:1:wn:$IMG:-:2:4000:0:20 vm:2:wn:$IMG:-:2:4000"
 
 drive $NETS $VMS user:0:ubuntu user:2:trainer create update
 drive_ok "create 1 ps + 2 workers"
-expect_grep '^vm 0 ps running us-east-1;i-[0-9a-f]+ [0-9.]+ [0-9.]+$' "$DOUT" "ps is running with a private and a public address"
-expect_eq "$(grep -c '^vm [12] wn running us-east-1;i-' "$DOUT")" 4 "both workers running after create and after update"
+expect_grep '^vm 0 running us-east-1;i-[0-9a-f]+ [0-9.]+ [0-9.]+ ' "$DOUT" "ps is running with a private and a public address"
+expect_eq "$(grep -c '^vm [12] running us-east-1;i-' "$DOUT")" 4 "both workers running after create and after update"
 expect_eq "$(ep_count RunInstances)" 3 "three RunInstances"
 expect_eq "$(ep_count DescribeInstances InvalidInstanceID.NotFound)" 1 "a NotFound right after launch was waited out"
 expect_eq "$(ep_count ImportKeyPair)" 1 "the public key is imported once"
@@ -43,14 +43,14 @@ expect_grep "^      - \"$PUBKEY\"\$" "$TMPD/ud" "with the infrastructure's publi
 : >"$EP_LOG"
 drive $NETS $VMS update stop:1 start:1 reboot:2
 drive_ok "stop/start/reboot"
-expect_grep '^vm 1 wn stopped ' "$DOUT" "stop reaches stopped"
-expect_eq "$(grep -A3 '^# after start:1' "$DOUT" | grep -cE '^vm 1 wn running us-east-1;i-.* [0-9.]+$')" 1 "start reaches running again with addresses"
+expect_grep '^vm 1 stopped ' "$DOUT" "stop reaches stopped"
+expect_eq "$(grep -A3 '^# after start:1' "$DOUT" | grep -cE '^vm 1 running us-east-1;i-[^ ]+ [0-9.]+ [0-9.]+ ')" 1 "start reaches running again with addresses"
 expect_eq "$(ep_count RebootInstances)" 1 "reboot sends RebootInstances"
 
 : >"$EP_LOG"
 drive $NETS $VMS update destroy
 drive_ok "destroy"
-expect_eq "$(grep -c '^vm [0-2] .* off ' "$DOUT")" 3 "every VM is off after destroy"
+expect_eq "$(grep -c '^vm [0-2] off ' "$DOUT")" 3 "every VM is off after destroy"
 expect_eq "$(ep_count TerminateInstances)" 3 "destroy terminates the three instances"
 expect_eq "$(ep_count DeleteKeyPair)" 1 "destroy deletes the key pair"
 expect_eq "$(ep_count DeleteSecurityGroup)" 1 "destroy deletes the security group"
@@ -62,7 +62,7 @@ expect_no_violations
 start_endpoint
 drive $NETS $VMS create forget:1 destroy
 drive_ok "destroy with a lost instance id"
-expect_grep '^vm 1 wn off us-east-1;i-' "$DOUT" "a VM whose id was lost is found by its client token and destroyed"
+expect_grep '^vm 1 off us-east-1;i-' "$DOUT" "a VM whose id was lost is found by its client token and destroyed"
 expect_eq "$(ep_left3)" 0/0/0 "nothing is left after destroy of a VM with a lost id"
 start_endpoint
 drive $NETS vm:0:ps:$IMG:t3.micro vm:1:wn:$IMG:t3.micro create
@@ -81,7 +81,7 @@ expect_no_violations
 start_endpoint
 drive $NETS vm:0:ps:$IMG:t3.micro vm:1:wn:aws://eu-west-1/ami-0def5678:t3.micro create
 drive_ok "create across us-east-1 and eu-west-1"
-expect_grep '^vm 1 wn running eu-west-1;i-' "$DOUT" "the eu-west-1 VM runs there"
+expect_grep '^vm 1 running eu-west-1;i-' "$DOUT" "the eu-west-1 VM runs there"
 "$PY" -c 'import json,sys; r=json.load(open(sys.argv[1]))["regions"]; print(" ".join("%s:%d/%d/%d" % (k, len(v["instances"]), len(v["security_groups"]), len(v["key_pairs"])) for k, v in sorted(r.items())))' "$EP_STATE" >"$TMPD/regions"
 expect_grep '^eu-west-1:1/1/1 us-east-1:1/1/1$' "$TMPD/regions" "one instance, group and key pair in each region"
 drive $NETS cleanup

@@ -5,8 +5,8 @@ VEC="$top_srcdir/tests/vectors/ec2"
 [ -d "$VEC" ] || skip_all "$VEC absent"
 PY=${PYTHON3:-python3}
 "$PY" -c 'import http.server, xml.etree.ElementTree' 2>/dev/null || skip_all "python3 absent"
-EC2_DRIVER="$top_builddir/tests/helper/ec2-driver"
-[ -x "$EC2_DRIVER" ] || skip_all "tests/helper/ec2-driver not built"
+CLOUD_DRIVE="$top_builddir/tests/helper/cloud-drive"
+[ -x "$CLOUD_DRIVE" ] || skip_all "tests/helper/cloud-drive not built"
 AK=AKIDPLANTEDTESTKEY77
 SK='pLaNtEd/SeCrEt+Key/0123456789abcdefXYZ'
 TOKEN='PlantedSessionToken//FwoGZXIvYXdzEXAMPLEtoken+abc='
@@ -35,12 +35,13 @@ start_endpoint() {
 stop_endpoint() {
 	if [ -n "$EP_PID" ]; then kill "$EP_PID" 2>/dev/null; wait "$EP_PID" 2>/dev/null; EP_PID=; fi
 }
-# drive [-a AUTHLINE] ARGS...: runs the helper; output in $DOUT, $DERR, status in $DRC
+# drive [-a AUTHLINE] ARGS...: runs the helper on the ec2 backend (the auth
+# line's type); output in $DOUT, $DERR, status in $DRC
 DOUT="$TMPD/drv.out"; DERR="$TMPD/drv.err"
 drive() {
 	local a="$AUTH"
 	if [ "$1" = -a ]; then a=$2; shift 2; fi
-	"$EC2_DRIVER" -a "$a" -i "$INFRA" -k "$PUBKEY" -H "$TMPD" "$@" >"$DOUT" 2>"$DERR"
+	"$CLOUD_DRIVE" -a "$a" -i "$INFRA" -k "$PUBKEY" -H "$TMPD" "$@" >"$DOUT" 2>"$DERR"
 	DRC=$?
 }
 # drive_ok DESCRIPTION: the last drive exited 0 with nothing on stderr

@@ -68,6 +68,17 @@ static void test_secrets_registered(void **state)
 	assert_non_null(strstr(r, "ssh-ed25519-not-secret"));
 	free(r);
 	auth_file_free(af);
+	/* which usernames are secret is the line's cloud's to say: LibCloud's
+	 * (case-insensitive type) is the access key, OpenNebula's a login */
+	af = parse("type = libCloud; username = LibcloudKeyId7\n"
+		   "type = OpenNebula; username = plainlogin8; password = OneSecret8\n", &d);
+	assert_non_null(af);
+	r = redact("LibcloudKeyId7 plainlogin8 OneSecret8");
+	assert_null(strstr(r, "LibcloudKeyId7"));
+	assert_non_null(strstr(r, "plainlogin8"));
+	assert_null(strstr(r, "OneSecret8"));
+	free(r);
+	auth_file_free(af);
 	/* a line with an error still registers what it read */
 	af = parse("id = b; type = dummy; password = BadLineSecret9; token = 'open\n", &d);
 	assert_null(af);

@@ -18,6 +18,7 @@
 #include <cmocka.h>
 
 #include "cloud/local.h"
+#include "util/mkdir.h"
 #include "util/strbuf.h"
 #include "util/xalloc.h"
 
@@ -153,7 +154,7 @@ static void test_info_and_hosts(void **state)
 	struct local_vm v[3] = { make_vm(&c, 1, "front", n1, i1, 2), make_vm(&c, 2, "back", n2, i2, 1),
 				 make_vm(&c, 3, "web", n3, i3, 1) };
 	for (int i = 0; i < 3; i++) {
-		assert_int_equal(local_mkdirs(v[i].dir, 0700, &d), 0);
+		assert_int_equal(mkdir_p(v[i].dir, 0700, &d), 0);
 		assert_int_equal(local_vm_save(&v[i], &d), 0);
 	}
 	struct local_vm back;

@@ -14,6 +14,7 @@
 
 #include <cmocka.h>
 
+#include "cloud/cloud.h"
 #include "plan/plan.h"
 #include "util/xalloc.h"
 
@@ -111,6 +112,18 @@ static void test_clouds(void **state)
 	assert_string_equal(plan_cloud_of_url("local://debian"), "local");
 	assert_string_equal(plan_cloud_of_url("dummy://"), "dummy");
 	assert_null(plan_cloud_of_url("weird://x"));
+	assert_string_equal(plan_cloud_of_url("debian-12"), "local"); /* no scheme */
+	assert_string_equal(plan_cloud_of_url("APPDB://site/img"), "openstack");
+	/* the login user a system gets when its RADL names none */
+	assert_string_equal(cloud_default_user("ec2"), "cloudadm");
+	assert_string_equal(cloud_default_user("openstack"), "cloudadm");
+	assert_string_equal(cloud_default_user("local"), "root");
+	assert_string_equal(cloud_default_user("opennebula"), "root");
+	/* an auth line is needed except by the clouds that have no account */
+	assert_false(cloud_needs_credentials("local"));
+	assert_false(cloud_needs_credentials("Dummy"));
+	assert_true(cloud_needs_credentials("ec2"));
+	assert_true(cloud_needs_credentials("openstack"));
 
 	struct fixture f;
 	/* --cloud retargets every system */
