@@ -31,7 +31,7 @@ int deploy_cloud_open(struct state_store *st, const struct state_infra *in, cons
 		s->cred = auth_find(af, cred_id, NULL);
 	if (!s->cred)
 		s->cred = auth_find(af, NULL, cloud);
-	if (!s->cred && strcmp(cloud, "local") != 0 && strcmp(cloud, "dummy") != 0) {
+	if (!s->cred && cloud_needs_credentials(cloud)) {
 		diag_error(d, IMC_EXIT_NOPERM, NULL, "no credentials for cloud '%s'%s%s%s in the auth file", cloud,
 			   cred_id ? " (auth id '" : "", cred_id ? cred_id : "", cred_id ? "')" : "");
 		return -1;
