@@ -1,6 +1,6 @@
 # src/imc.c and src/cmd: the imc program and its subcommands (one file each).
 bin_PROGRAMS += imc
-imc_SOURCES = src/imc.c src/cmd/cmd.h src/cmd/cmd-list.h
+imc_SOURCES = src/imc.c src/cmd/cmd.h src/cmd/cmd-list.h src/cmd/cli.c src/cmd/cli.h
 imc_SOURCES += src/cmd/infra.c src/cmd/infra.h src/cmd/worker.c src/cmd/worker.h
 imc_SOURCES += src/cmd/recipes.c src/cmd/recipes.h
 imc_SOURCES += src/cmd/vmops.c src/cmd/vmops.h
@@ -19,6 +19,7 @@ imc_SOURCES += \
 	src/cmd/cmd-getstate.c \
 	src/cmd/cmd-getvmcontmsg.c \
 	src/cmd/cmd-getvminfo.c \
+	src/cmd/cmd-help.c \
 	src/cmd/cmd-import.c \
 	src/cmd/cmd-list.c \
 	src/cmd/cmd-plan.c \

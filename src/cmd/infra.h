@@ -1,6 +1,5 @@
-/* infra.h: what the commands acting on infrastructures share: option
- * parsing (every command takes --json after its name), opening the state
- * store and the auth file, finding an infrastructure by id, recovering from
+/* infra.h: what the commands acting on infrastructures share: the auth
+ * file, recovering from
  * a deployment worker that died, cloud sessions, and printing --json
  * documents. The deployment worker itself is in worker.h. */
 #ifndef IMC_CMD_INFRA_H
@@ -17,32 +16,6 @@
 #include "parser/radl.h"
 #include "state/store.h"
 #include "util/diag.h"
-
-/* One option of a command: --long / -s, with an argument or a flag. A
- * repeatable option with an argument appends to *list (malloc'd array of
- * borrowed argv strings). */
-struct infra_opt {
-	const char *lng;
-	char shrt;
-	const char **val;     /* has an argument: the last one given */
-	bool *flag;           /* a flag */
-	const char ***list;   /* repeatable argument */
-	size_t *nlist;
-};
-
-/* Parses argv (argv[0] is the command name): --json, the options, then up
- * to maxpos positional arguments into pos[] (count in *npos). Returns 0, or
- * a usage exit status (already printed). */
-int infra_args(struct imc_ctx *ctx, int argc, char **argv, const struct infra_opt *opts,
-	       char **pos, int minpos, int maxpos, int *npos);
-
-/* Opens the store in the context's home. */
-struct state_store *infra_store(struct imc_ctx *ctx, struct diag *d);
-/* Finds a live infrastructure by (a unique prefix of) its id: 0, or -1 with
- * d set (66 when unknown or destroyed). */
-int infra_lookup(struct state_store *st, const char *arg, struct state_infra *out, struct diag *d);
-/* Parses a VM number argument. */
-int infra_vm_arg(const char *arg, int *num, struct diag *d);
 
 /* The auth file: path (-a), else stored (the one used at creation), else
  * $IMC_HOME/auth.dat when it exists, else none (*af = NULL: the embedded
@@ -129,13 +102,9 @@ json_t *infra_steps_json(double created, const struct state_step *steps, size_t 
 int infra_vm_info(const struct radl_doc *doc, const struct state_vm *vm, const char *attr,
 		  struct strbuf *sb, json_t **json, char **value, struct diag *d);
 
-/* A new --json document {"format": IMC_JSON_FORMAT}. */
+/* cli_json_doc and cli_json_print (cmd/cli.h), for infra_print_state. */
 json_t *infra_json_doc(void);
-/* Prints a JSON document (indented) on stdout and drops the reference. */
 void infra_json_print(json_t *doc);
-
-/* Reports d (stderr) and returns its exit status (cmd_report). */
-int infra_fail(struct imc_ctx *ctx, struct diag *d);
 
 /* A new infrastructure id (random UUID, version 4). Malloc'd. */
 char *infra_new_id(void);

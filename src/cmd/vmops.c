@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cmd/cli.h"
 #include "cmd/infra.h"
 #include "cmd/vmops.h"
 #include "util/xalloc.h"
@@ -53,26 +54,20 @@ static int one(struct state_store *st, struct state_infra *in, const struct auth
 	return rc;
 }
 
-int vmop_command(struct imc_ctx *ctx, int argc, char **argv, enum vmop op, bool one_vm)
+int vmop_command(struct cmd_args *a, enum vmop op)
 {
-	if (cmd_help_requested(argc, argv))
-		return IMC_EXIT_OK;
-	char *pos[2];
-	int npos, num = -1, rc = infra_args(ctx, argc, argv, NULL, pos, one_vm ? 2 : 1, one_vm ? 2 : 1, &npos);
-	if (rc)
-		return rc;
-	struct diag d = DIAG_INIT;
-	struct state_infra in = { 0 };
+	struct state_store *st = a->st;
+	struct state_infra *in = &a->in;
+	struct diag *d = &a->d;
+	bool one_vm = a->cmd->flags & CMD_NEEDS_VM;
+	int num = a->vm;
 	struct state_vm *vms = NULL;
 	size_t n = 0;
 	struct auth_file *af = NULL;
 	int lock = -1;
 	bool found = false;
-	struct state_store *st = infra_store(ctx, &d);
-	if (!st || (one_vm && infra_vm_arg(pos[1], &num, &d) < 0) || infra_lookup(st, pos[0], &in, &d) < 0 ||
-	    infra_recover(st, &in, &d) < 0 || state_lock_infra(st, in.id, true, &lock, &d) != 0 ||
-	    state_vm_list(st, in.id, &vms, &n, &d) < 0 ||
-	    infra_auth(ctx, state_home(st), in.auth_path, &af, NULL, &d) < 0)
+	if (state_lock_infra(st, in->id, true, &lock, d) != 0 || state_vm_list(st, in->id, &vms, &n, d) < 0 ||
+	    infra_auth(a->ctx, state_home(st), in->auth_path, &af, NULL, d) < 0)
 		goto out;
 	for (size_t i = 0; i < n; i++) {
 		if (one_vm && vms[i].num != num)
@@ -80,30 +75,26 @@ int vmop_command(struct imc_ctx *ctx, int argc, char **argv, enum vmop op, bool 
 		found = true;
 		if (!one_vm && (vms[i].state == VM_FAILED || vms[i].state == VM_OFF))
 			continue; /* nothing there to start or stop */
-		one(st, &in, af, &vms[i], op, &d);
+		one(st, in, af, &vms[i], op, d);
 	}
 	if (one_vm && !found)
-		diag_error(&d, IMC_EXIT_NOINPUT, NULL, "infrastructure '%s' has no VM %d", in.id, num);
-	if (diag_has_errors(&d))
+		diag_error(d, IMC_EXIT_NOINPUT, NULL, "infrastructure '%s' has no VM %d", in->id, num);
+	if (diag_has_errors(d))
 		goto out;
-	if (ctx->json) {
-		json_t *j = infra_json_doc();
-		json_object_set_new(j, "id", json_string(in.id));
+	if (a->ctx->json) {
+		json_t *j = cli_json_doc();
+		json_object_set_new(j, "id", json_string(in->id));
 		if (one_vm)
 			json_object_set_new(j, "vm", json_integer(num));
 		json_object_set_new(j, verbs[op], json_true());
-		infra_json_print(j);
+		cli_json_print(j);
 	} else if (one_vm)
 		printf("VM successfully %s\n", verbs[op]);
 	else
 		printf("Infrastructure successfully %s\n", verbs[op]);
 out:
-	rc = d.n ? cmd_report(ctx, &d) : IMC_EXIT_OK;
 	state_unlock_infra(lock);
 	auth_file_free(af);
 	state_vm_list_free(vms, n);
-	state_infra_release(&in);
-	state_close(st);
-	diag_release(&d);
-	return rc;
+	return IMC_EXIT_OK;
 }
