@@ -37,6 +37,9 @@ imc_SOURCES += \
 	src/cmd/cmd-wait.c
 
 TESTS += tests/cli/t0001-basic.sh
+# the command table against imc help, imc.1 and the bash completion
+TESTS += tests/cli/t0002-help.sh
+EXTRA_DIST += tests/cli/t0002-help.sh docs/imc.bash
 EXTRA_DIST += tests/cli/t0001-basic.sh tests/cli/lib.sh tests/cli/fuzz-lib.sh tests/cli/run-test.sh
 
 # the recipes checked before any cloud call (src/cmd/recipes.c)

@@ -479,3 +479,53 @@ void cli_print_completion(FILE *fp)
 	      "complete -F _imc imc\n", fp);
 	strbuf_release(&names);
 }
+
+/* s for roff: '-' is a hyphen unless written "\-", and a backslash starts
+ * an escape; a line break of the help is a space. */
+static void roff_escape(struct strbuf *sb, const char *s)
+{
+	for (; *s; s++) {
+		if (*s == '-' || *s == '\\')
+			strbuf_addch(sb, '\\');
+		strbuf_addch(sb, *s == '\n' ? ' ' : *s);
+	}
+}
+
+void cli_print_man(FILE *fp)
+{
+	size_t n;
+	const struct imc_cmd *const *cmds = imc_commands(&n);
+	struct strbuf sb = STRBUF_INIT;
+	for (size_t i = 0; i < n; i++) {
+		const struct imc_cmd *cmd = cmds[i];
+		if (cmd->flags & CMD_HIDDEN)
+			continue;
+		strbuf_addf(&sb, ".\\\" %s\n.B \"", cmd->name);
+		roff_escape(&sb, cmd->name);
+		if (*cmd->synopsis)
+			strbuf_addch(&sb, ' ');
+		roff_escape(&sb, cmd->synopsis);
+		strbuf_addstr(&sb, "\"\n");
+		if (cmd->options && cmd->options[0].lng)
+			strbuf_addstr(&sb, ".RS\n");
+		for (int k = 0; cmd->options && cmd->options[k].lng; k++) {
+			const struct cmd_option *o = &cmd->options[k];
+			strbuf_addstr(&sb, ".TP\n.B \"");
+			if (o->shrt)
+				strbuf_addf(&sb, "\\-%c, ", o->shrt);
+			strbuf_addstr(&sb, "\\-\\-");
+			roff_escape(&sb, o->lng);
+			if (o->kind != CMD_OPT_FLAG) {
+				strbuf_addch(&sb, ' ');
+				roff_escape(&sb, o->arg ? o->arg : "VALUE");
+			}
+			strbuf_addstr(&sb, "\"\n");
+			roff_escape(&sb, o->help ? o->help : "");
+			strbuf_addch(&sb, '\n');
+		}
+		if (cmd->options && cmd->options[0].lng)
+			strbuf_addstr(&sb, ".RE\n");
+	}
+	fputs(strbuf_str(&sb), fp);
+	strbuf_release(&sb);
+}

@@ -23,6 +23,10 @@ void cli_print_usage(FILE *fp);
 void cli_print_help(const struct imc_cmd *cmd, FILE *fp);
 /* Prints the bash completion script (`imc help --completion`). */
 void cli_print_completion(FILE *fp);
+/* Prints, for each visible command, a roff comment naming it, the header
+ * line of its entry in imc(1) and the list of its options, as imc.1 has
+ * them (`imc help --man`; t0002 checks imc.1 against it). */
+void cli_print_man(FILE *fp);
 
 /* Prints "imc NAME: MESSAGE" and the usage line to stderr; returns 64. */
 int cmd_usage_error(const char *name, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

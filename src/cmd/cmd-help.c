@@ -1,7 +1,8 @@
 /* cmd-help.c: 'imc help [COMMAND]' and 'imc version'. The help of a command
  * is generated from its entry (cli_print_help), the same text 'imc COMMAND
  * -h' prints; 'imc help --completion' prints the bash completion script,
- * generated from the same entries (docs/imc.bash is its output). */
+ * generated from the same entries (docs/imc.bash is its output), and
+ * 'imc help --man' the commands' synopses and options as imc(1) has them. */
 #include "config.h"
 
 #include <stdio.h>
@@ -10,10 +11,12 @@
 #include "cmd/cmd.h"
 #include "util/banned.h"
 
-enum { OPT_COMPLETION };
+enum { OPT_COMPLETION, OPT_MAN };
 
 static const struct cmd_option help_options[] = {
 	[OPT_COMPLETION] = { "completion", 0, CMD_OPT_FLAG, NULL, "print the bash completion script of imc" },
+	[OPT_MAN] = { "man", 0, CMD_OPT_FLAG, NULL,
+		      "print each command's synopsis and options in roff,\nas imc(1) has them" },
 	{ 0 },
 };
 
@@ -21,6 +24,10 @@ static int run_help(struct cmd_args *a)
 {
 	if (a->opt[OPT_COMPLETION].set) {
 		cli_print_completion(stdout);
+		return IMC_EXIT_OK;
+	}
+	if (a->opt[OPT_MAN].set) {
+		cli_print_man(stdout);
 		return IMC_EXIT_OK;
 	}
 	if (a->noperands == 0) {
@@ -36,7 +43,7 @@ static int run_help(struct cmd_args *a)
 
 const struct imc_cmd cmd_help_entry = {
 	.name = "help",
-	.synopsis = "[--completion] [COMMAND]",
+	.synopsis = "[--completion|--man] [COMMAND]",
 	.summary = "show help for a command",
 	.options = help_options,
 	.max_operands = -1, /* as before: what follows COMMAND is ignored */
