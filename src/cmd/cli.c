@@ -191,18 +191,18 @@ static int setup(struct cmd_args *a)
 	unsigned f = a->cmd->flags;
 	if (!(f & (CMD_NEEDS_STORE | CMD_NEEDS_INFRA)))
 		return 0;
-	a->st = cli_store(a->ctx, &a->d);
+	a->st = cli_store(a->ctx, a->d);
 	if (!a->st)
 		return -1;
-	if ((f & CMD_NEEDS_VM) && cli_vm_arg(a->operands[1], &a->vm, &a->d) < 0)
+	if ((f & CMD_NEEDS_VM) && cli_vm_arg(a->operands[1], &a->vm, a->d) < 0)
 		return -1;
 	if (!(f & CMD_NEEDS_INFRA))
 		return 0;
-	if (cli_lookup(a->st, a->operands[0], &a->in, &a->d) < 0)
+	if (cli_lookup(a->st, a->operands[0], a->in, a->d) < 0)
 		return -1;
-	if ((f & CMD_RECOVER) && infra_recover(a->st, &a->in, &a->d) < 0)
+	if ((f & CMD_RECOVER) && infra_recover(a->st, a->in, a->d) < 0)
 		return -1;
-	if ((f & CMD_REFRESH) && infra_refresh(a->ctx, a->st, &a->in, &a->d) < 0)
+	if ((f & CMD_REFRESH) && infra_refresh(a->ctx, a->st, a->in, a->d) < 0)
 		return -1;
 	return 0;
 }
@@ -212,14 +212,16 @@ static void release(struct cmd_args *a)
 	for (int k = 0; k < CMD_MAX_OPTIONS; k++)
 		free(a->opt[k].list);
 	free(a->operands);
-	state_infra_release(&a->in);
+	state_infra_release(a->in);
 	state_close(a->st);
-	diag_release(&a->d);
+	diag_release(a->d);
 }
 
 int cli_run(struct imc_ctx *ctx, const struct imc_cmd *cmd, int argc, char **argv)
 {
-	struct cmd_args a = { .ctx = ctx, .cmd = cmd, .vm = -1, .d = DIAG_INIT };
+	struct state_infra in = { 0 };
+	struct diag d = DIAG_INIT;
+	struct cmd_args a = { .ctx = ctx, .cmd = cmd, .in = &in, .vm = -1, .d = &d };
 	int rc;
 	if (help_requested(argc, argv)) {
 		cli_print_help(cmd, stdout);
@@ -230,10 +232,10 @@ int cli_run(struct imc_ctx *ctx, const struct imc_cmd *cmd, int argc, char **arg
 		rc = cmd->check(&a);
 	if (rc)
 		goto out;
-	if (!diag_has_errors(&a.d) && setup(&a) == 0)
+	if (!diag_has_errors(a.d) && setup(&a) == 0)
 		rc = cmd->run(&a);
-	if (a.d.n && (diag_has_errors(&a.d) || !(cmd->flags & CMD_ERRORS_ONLY))) {
-		int r = cmd_report(ctx, &a.d);
+	if (d.n && (diag_has_errors(&d) || !(cmd->flags & CMD_ERRORS_ONLY))) {
+		int r = cmd_report(ctx, &d);
 		if (r)
 			rc = r;
 	}

@@ -69,9 +69,6 @@ static const struct cmd_option options[] = {
 
 static int run(struct cmd_args *a)
 {
-	struct imc_ctx *ctx = a->ctx;
-	struct state_infra *in = &a->in;
-	struct diag *d = &a->d;
 	bool detach = a->opt[OPT_DETACH].set, no_context = a->opt[OPT_NO_CONTEXT].set;
 	struct auth_file *af = NULL;
 	struct radl_doc *base = NULL, *add = NULL;
@@ -80,43 +77,43 @@ static int run(struct cmd_args *a)
 	char *text = NULL, *merged = NULL;
 	int lock = -1, rc = IMC_EXIT_OK;
 	struct strbuf ids = STRBUF_INIT;
-	vars = in->extra_vars ? json_loads(in->extra_vars, 0, NULL) : NULL;
+	vars = a->in->extra_vars ? json_loads(a->in->extra_vars, 0, NULL) : NULL;
 	if (!vars)
 		vars = json_object();
-	if (cli_extra_vars(&vars, &a->opt[OPT_EXTRA_VAR], d) < 0)
+	if (cli_extra_vars(&vars, &a->opt[OPT_EXTRA_VAR], a->d) < 0)
 		goto out;
-	if (state_lock_infra(a->st, in->id, true, &lock, d) != 0)
+	if (state_lock_infra(a->st, a->in->id, true, &lock, a->d) != 0)
 		goto out;
-	state_infra_release(in);
-	if (cli_lookup(a->st, a->operands[0], in, d) < 0 ||
-	    infra_auth(ctx, state_home(a->st), in->auth_path, &af, NULL, d) < 0 || !(base = infra_radl(in, d)))
+	state_infra_release(a->in);
+	if (cli_lookup(a->st, a->operands[0], a->in, a->d) < 0 ||
+	    infra_auth(a->ctx, state_home(a->st), a->in->auth_path, &af, NULL, a->d) < 0 || !(base = infra_radl(a->in, a->d)))
 		goto out;
-	add = infra_load_radl(a->operands[1], vars, true, &text, d);
+	add = infra_load_radl(a->operands[1], vars, true, &text, a->d);
 	if (!add)
 		goto out;
-	struct plan_opts o = { .first_num = in->next_vm, .cloud_override = in->cloud, .auth = af, .base = base };
-	p = plan_build(add, &o, d);
+	struct plan_opts o = { .first_num = a->in->next_vm, .cloud_override = a->in->cloud, .auth = af, .base = base };
+	p = plan_build(add, &o, a->d);
 	if (!p)
 		goto out;
 	if (p->nvms == 0) {
-		diag_error(d, IMC_EXIT_DATAERR, NULL, "'%s' deploys no VM", a->operands[1]);
+		diag_error(a->d, IMC_EXIT_DATAERR, NULL, "'%s' deploys no VM", a->operands[1]);
 		goto out;
 	}
 	for (size_t i = 0; i < p->nvms; i++)
 		if (!cloud_driver_find(p->vms[i].cloud)) {
-			diag_error(d, IMC_EXIT_UNAVAILABLE, NULL, "VM %d would go to cloud '%s', which this imc does not support",
+			diag_error(a->d, IMC_EXIT_UNAVAILABLE, NULL, "VM %d would go to cloud '%s', which this imc does not support",
 				   p->vms[i].num, p->vms[i].cloud);
 			goto out;
 		}
-	merged = merged_radl(in, base, add);
+	merged = merged_radl(a->in, base, add);
 	int first;
-	if (state_begin(a->st, d) < 0)
+	if (state_begin(a->st, a->d) < 0)
 		goto out;
-	if (state_infra_take_nums(a->st, in->id, (int)p->nvms, &first, d) < 0 || state_infra_set_radl(a->st, in->id, merged, d) < 0)
+	if (state_infra_take_nums(a->st, a->in->id, (int)p->nvms, &first, a->d) < 0 || state_infra_set_radl(a->st, a->in->id, merged, a->d) < 0)
 		goto fail;
 	struct state_net *nets = NULL;
 	size_t nn = 0;
-	state_net_list(a->st, in->id, &nets, &nn, d);
+	state_net_list(a->st, a->in->id, &nets, &nn, a->d);
 	for (size_t i = 0; i < p->nnets; i++) {
 		bool have = false;
 		for (size_t k = 0; k < nn; k++)
@@ -124,10 +121,10 @@ static int run(struct cmd_args *a)
 					strcmp(nets[k].cloud, p->nets[i].cloud) == 0);
 		if (have || !p->nets[i].cloud)
 			continue;
-		struct state_net net = { .infra_id = in->id, .name = (char *)(uintptr_t)p->nets[i].name,
+		struct state_net net = { .infra_id = a->in->id, .name = (char *)(uintptr_t)p->nets[i].name,
 					 .cloud = p->nets[i].cloud, .cidr = (char *)(uintptr_t)p->nets[i].cidr,
 					 .public = p->nets[i].public, .outports = (char *)(uintptr_t)p->nets[i].outports };
-		if (state_net_upsert(a->st, &net, d) < 0) {
+		if (state_net_upsert(a->st, &net, a->d) < 0) {
 			state_net_list_free(nets, nn);
 			goto fail;
 		}
@@ -137,38 +134,38 @@ static int run(struct cmd_args *a)
 		json_t *spec = plan_vm_to_json(&p->vms[i]);
 		char *s = json_dumps(spec, JSON_COMPACT);
 		json_decref(spec);
-		struct state_vm vm = { .infra_id = in->id, .num = p->vms[i].num,
+		struct state_vm vm = { .infra_id = a->in->id, .num = p->vms[i].num,
 				       .system = (char *)(uintptr_t)p->vms[i].system, .cloud = p->vms[i].cloud,
 				       .cloud_cred = p->vms[i].cloud_cred, .state = VM_PENDING,
 				       .user = p->vms[i].user, .spec = s, .ctxt = -1 };
-		int r = state_vm_insert(a->st, &vm, d);
+		int r = state_vm_insert(a->st, &vm, a->d);
 		free(s);
 		if (r < 0)
 			goto fail;
 		strbuf_addf(&ids, "%s%d", i ? "," : "", p->vms[i].num);
 	}
-	if (state_infra_set_phase(a->st, in->id, PHASE_NEW, d) < 0 || state_commit(a->st, d) < 0)
+	if (state_infra_set_phase(a->st, a->in->id, PHASE_NEW, a->d) < 0 || state_commit(a->st, a->d) < 0)
 		goto fail;
-	if (worker_spawn(ctx, &a->st, in->id, lock, no_context ? WORKER_CREATE : WORKER_DEPLOY, NULL, d) < 0)
+	if (worker_spawn(a->ctx, &a->st, a->in->id, lock, no_context ? WORKER_CREATE : WORKER_DEPLOY, NULL, a->d) < 0)
 		goto out;
 	state_unlock_infra(lock);
 	lock = -1;
 	enum vm_state final = VM_CONFIGURED;
-	if (!detach && worker_follow(a->st, in->id, 0, false, &final, d) < 0)
+	if (!detach && worker_follow(a->st, a->in->id, 0, false, &final, a->d) < 0)
 		goto out;
 	bool bad = false;
 	for (size_t i = 0; i < p->nvms && !detach; i++) {
 		struct state_vm vm;
-		if (state_vm_get(a->st, in->id, p->vms[i].num, &vm, d) == 0) {
+		if (state_vm_get(a->st, a->in->id, p->vms[i].num, &vm, a->d) == 0) {
 			bad = bad || vm.state == VM_FAILED || vm.state == VM_UNCONFIGURED;
 			state_vm_release(&vm);
 		}
 	}
-	if (ctx->json) {
+	if (a->ctx->json) {
 		json_t *j = cli_json_doc(), *added = json_array();
 		for (size_t i = 0; i < p->nvms; i++)
 			json_array_append_new(added, json_integer(p->vms[i].num));
-		json_object_set_new(j, "id", json_string(in->id));
+		json_object_set_new(j, "id", json_string(a->in->id));
 		json_object_set_new(j, "added", added);
 		cli_json_print(j);
 	} else

@@ -19,10 +19,6 @@
 
 static int run(struct cmd_args *a)
 {
-	struct imc_ctx *ctx = a->ctx;
-	struct state_store *st = a->st;
-	struct state_infra *in = &a->in;
-	struct diag *d = &a->d;
 	int num = a->vm;
 	struct state_vm vm = { 0 };
 	struct radl_doc *doc = NULL;
@@ -33,12 +29,12 @@ static int run(struct cmd_args *a)
 	struct cloud_vm cv;
 	bool opened = false, have_cv = false;
 	int lock = -1;
-	if (!(doc = infra_load_radl(a->operands[2], vars, true, &text, d)) ||
-	    state_lock_infra(st, in->id, true, &lock, d) != 0)
+	if (!(doc = infra_load_radl(a->operands[2], vars, true, &text, a->d)) ||
+	    state_lock_infra(a->st, a->in->id, true, &lock, a->d) != 0)
 		goto out;
-	int g = state_vm_get(st, in->id, num, &vm, d);
+	int g = state_vm_get(a->st, a->in->id, num, &vm, a->d);
 	if (g > 0)
-		diag_error(d, IMC_EXIT_NOINPUT, NULL, "infrastructure '%s' has no VM %d", in->id, num);
+		diag_error(a->d, IMC_EXIT_NOINPUT, NULL, "infrastructure '%s' has no VM %d", a->in->id, num);
 	if (g != 0)
 		goto out;
 	const struct radl_aspect *sys = NULL;
@@ -46,21 +42,21 @@ static int run(struct cmd_args *a)
 		if (!doc->systems[i].reference)
 			sys = &doc->systems[i];
 	if (!sys) {
-		diag_error(d, IMC_EXIT_DATAERR, NULL, "'%s' has no system with features to apply", a->operands[2]);
+		diag_error(a->d, IMC_EXIT_DATAERR, NULL, "'%s' has no system with features to apply", a->operands[2]);
 		goto out;
 	}
 	if (vm.state != VM_RUNNING && vm.state != VM_CONFIGURED && vm.state != VM_UNCONFIGURED &&
 	    vm.state != VM_STOPPED) {
-		diag_error(d, IMC_EXIT_FAILED, NULL, "VM %d is %s: it cannot be altered", num,
+		diag_error(a->d, IMC_EXIT_FAILED, NULL, "VM %d is %s: it cannot be altered", num,
 			   vm_state_name(vm.state));
 		goto out;
 	}
-	if (infra_auth(ctx, state_home(st), in->auth_path, &af, NULL, d) < 0 ||
-	    infra_cloud_open(st, in, vm.cloud, vm.cloud_cred, af, &s, d) < 0)
+	if (infra_auth(a->ctx, state_home(a->st), a->in->auth_path, &af, NULL, a->d) < 0 ||
+	    infra_cloud_open(a->st, a->in, vm.cloud, vm.cloud_cred, af, &s, a->d) < 0)
 		goto out;
 	opened = true;
 	if (!s.drv->vm_alter) {
-		diag_error(d, IMC_EXIT_UNAVAILABLE, NULL, "cloud '%s' cannot resize its VMs", vm.cloud);
+		diag_error(a->d, IMC_EXIT_UNAVAILABLE, NULL, "cloud '%s' cannot resize its VMs", vm.cloud);
 		goto out;
 	}
 	infra_cloud_vm(&vm, &spec, &cv);
@@ -87,22 +83,22 @@ static int run(struct cmd_args *a)
 	cv.memory_bytes = (long long)json_integer_value(json_object_get(spec, "memory"));
 	cv.gpus = (int)json_integer_value(json_object_get(spec, "gpus"));
 	cv.instance_type = json_string_value(json_object_get(spec, "instance_type"));
-	if (s.drv->vm_alter(&s, &cv, d) < 0)
+	if (s.drv->vm_alter(&s, &cv, a->d) < 0)
 		goto out;
 	if (cv.instance_type)
 		json_object_set_new(spec, "instance_type", json_string(cv.instance_type));
 	infra_vm_take(&vm, &cv);
 	free(vm.spec);
 	vm.spec = json_dumps(spec, JSON_COMPACT);
-	if (state_vm_update(st, &vm, d) < 0 || state_log_add(st, in->id, num, "VM altered", d) < 0)
+	if (state_vm_update(a->st, &vm, a->d) < 0 || state_log_add(a->st, a->in->id, num, "VM altered", a->d) < 0)
 		goto out;
 	/* a change that took effect with an error (e.g. an EC2 instance resized
 	 * but not started again) is stored, and reported as the error */
-	if (diag_has_errors(d))
+	if (diag_has_errors(a->d))
 		goto out;
-	if (ctx->json) {
+	if (a->ctx->json) {
 		json_t *j = cli_json_doc();
-		json_object_set_new(j, "id", json_string(in->id));
+		json_object_set_new(j, "id", json_string(a->in->id));
 		json_object_set_new(j, "vm", json_integer(num));
 		json_object_set_new(j, "spec", json_incref(spec));
 		cli_json_print(j);

@@ -89,8 +89,6 @@ static const struct cmd_option options[] = {
 
 static int run(struct cmd_args *a)
 {
-	struct imc_ctx *ctx = a->ctx;
-	struct diag *d = &a->d;
 	const char *file = a->operands[0], *cloud = a->opt[OPT_CLOUD].val;
 	bool detach = a->opt[OPT_DETACH].set;
 	json_t *vars = json_object();
@@ -98,33 +96,33 @@ static int run(struct cmd_args *a)
 	struct radl_doc *doc = NULL;
 	struct plan *p = NULL;
 	struct state_infra in = { 0 };
-	char *text = NULL, *auth_path = NULL, *home = state_default_home(ctx->home);
+	char *text = NULL, *auth_path = NULL, *home = state_default_home(a->ctx->home);
 	char *id = NULL, *key = NULL, *dir = NULL, *abs = NULL, *ev = NULL;
 	int lock = -1, rc = IMC_EXIT_OK;
-	if (cli_extra_vars(&vars, &a->opt[OPT_EXTRA_VAR], d) < 0)
+	if (cli_extra_vars(&vars, &a->opt[OPT_EXTRA_VAR], a->d) < 0)
 		goto out;
-	if (infra_auth(ctx, home, NULL, &af, &auth_path, d) < 0)
+	if (infra_auth(a->ctx, home, NULL, &af, &auth_path, a->d) < 0)
 		goto out;
-	doc = infra_load_radl(file, vars, true, &text, d);
+	doc = infra_load_radl(file, vars, true, &text, a->d);
 	if (!doc)
 		goto out;
 	struct plan_opts o = { .cloud_override = cloud, .auth = af };
-	p = plan_build(doc, &o, d);
-	if (!p || check_clouds(p, d) < 0)
+	p = plan_build(doc, &o, a->d);
+	if (!p || check_clouds(p, a->d) < 0)
 		goto out;
 	/* the recipes load before anything exists: a bad one costs no VM */
 	abs = realpath(file, NULL);
-	if (recipes_precheck(p, doc->file, abs, d) < 0)
+	if (recipes_precheck(p, doc->file, abs, a->d) < 0)
 		goto out;
-	a->st = state_open(home, d);
+	a->st = state_open(home, a->d);
 	if (!a->st)
 		goto out;
 	id = infra_new_id();
-	if (state_lock_infra(a->st, id, true, &lock, d) != 0)
+	if (state_lock_infra(a->st, id, true, &lock, a->d) != 0)
 		goto out;
-	dir = state_infra_dir(a->st, id, d);
+	dir = state_infra_dir(a->st, id, a->d);
 	key = infra_key_path(home, id);
-	if (!dir || sshkey_generate(key, id, d) < 0)
+	if (!dir || sshkey_generate(key, id, a->d) < 0)
 		goto out;
 	char *pub = xasprintf("%s.pub", key);
 	chmod(pub, 0600); /* everything in $IMC_HOME is 0600 */
@@ -139,21 +137,21 @@ static int run(struct cmd_args *a)
 	in.phase = PHASE_NEW;
 	in.next_vm = (int)p->nvms;
 	in.ctxt_max = p->sched.max_time;
-	if (store_plan(a->st, &in, p, d) < 0)
+	if (store_plan(a->st, &in, p, a->d) < 0)
 		goto out;
 	/* before the worker exists: a Ctrl-C from then on stops following */
 	if (!detach)
 		worker_follow_catch_interrupt();
-	if (worker_spawn(ctx, &a->st, id, lock, WORKER_DEPLOY, NULL, d) < 0)
+	if (worker_spawn(a->ctx, &a->st, id, lock, WORKER_DEPLOY, NULL, a->d) < 0)
 		goto out;
 	state_unlock_infra(lock);
 	lock = -1;
-	if (!ctx->json) {
+	if (!a->ctx->json) {
 		printf("%s\n", id);
 		fflush(stdout);
 	}
 	if (detach) {
-		if (ctx->json) {
+		if (a->ctx->json) {
 			json_t *j = cli_json_doc();
 			json_object_set_new(j, "id", json_string(id));
 			cli_json_print(j);
@@ -161,7 +159,7 @@ static int run(struct cmd_args *a)
 		goto out;
 	}
 	enum vm_state final = VM_UNKNOWN;
-	int w = worker_follow(a->st, id, 0, !ctx->json, &final, d);
+	int w = worker_follow(a->st, id, 0, !a->ctx->json, &final, a->d);
 	if (w < 0)
 		goto out;
 	if (w == 2) {
@@ -169,8 +167,8 @@ static int run(struct cmd_args *a)
 		rc = IMC_EXIT_TEMPFAIL;
 		goto out;
 	}
-	infra_print_state(ctx, a->st, id, true, d);
-	if (!diag_has_errors(d) && final != VM_CONFIGURED)
+	infra_print_state(a->ctx, a->st, id, true, a->d);
+	if (!diag_has_errors(a->d) && final != VM_CONFIGURED)
 		rc = IMC_EXIT_FAILED;
 out:
 	state_unlock_infra(lock);

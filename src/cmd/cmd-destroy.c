@@ -64,46 +64,42 @@ static const struct cmd_option options[] = {
 
 static int run(struct cmd_args *a)
 {
-	struct imc_ctx *ctx = a->ctx;
-	struct state_store *st = a->st;
-	struct diag *d = &a->d;
 	bool force = a->opt[OPT_FORCE].set;
-	struct state_infra *in = &a->in;
 	struct auth_file *af = NULL;
 	char *id = NULL;
 	int lock = -1;
 	bool already = false;
-	int r = state_infra_resolve(st, a->operands[0], &id, d);
+	int r = state_infra_resolve(a->st, a->operands[0], &id, a->d);
 	if (r < 0)
 		goto out;
 	if (r > 0) {
-		diag_error(d, IMC_EXIT_NOINPUT, NULL, "infrastructure '%s' does not exist", a->operands[0]);
+		diag_error(a->d, IMC_EXIT_NOINPUT, NULL, "infrastructure '%s' does not exist", a->operands[0]);
 		goto out;
 	}
-	if (lock_cancelling(st, id, &lock, d) < 0)
+	if (lock_cancelling(a->st, id, &lock, a->d) < 0)
 		goto out;
-	if (state_infra_get(st, id, in, d) != 0)
+	if (state_infra_get(a->st, id, a->in, a->d) != 0)
 		goto out;
-	if (in->deleted) {
+	if (a->in->deleted) {
 		already = true;
-		infra_remove_dir(state_home(st), id); /* the lock file taken just now */
+		infra_remove_dir(state_home(a->st), id); /* the lock file taken just now */
 		goto done;
 	}
-	if (infra_auth(ctx, state_home(st), in->auth_path, &af, NULL, d) < 0 && !force)
+	if (infra_auth(a->ctx, state_home(a->st), a->in->auth_path, &af, NULL, a->d) < 0 && !force)
 		goto out;
-	enum infra_phase before = in->phase;
-	if (state_infra_set_phase(st, id, PHASE_DESTROYING, d) < 0 ||
-	    state_log_add(st, id, -1, "destroying the infrastructure", d) < 0)
+	enum infra_phase before = a->in->phase;
+	if (state_infra_set_phase(a->st, id, PHASE_DESTROYING, a->d) < 0 ||
+	    state_log_add(a->st, id, -1, "destroying the infrastructure", a->d) < 0)
 		goto out;
-	if (infra_teardown(st, in, af, force, d) < 0) {
-		state_infra_set_phase(st, id, before == PHASE_DONE ? PHASE_DONE : PHASE_INTERRUPTED, d);
+	if (infra_teardown(a->st, a->in, af, force, a->d) < 0) {
+		state_infra_set_phase(a->st, id, before == PHASE_DONE ? PHASE_DONE : PHASE_INTERRUPTED, a->d);
 		goto out;
 	}
-	if (state_infra_tombstone(st, id, d) < 0)
+	if (state_infra_tombstone(a->st, id, a->d) < 0)
 		goto out;
-	infra_remove_dir(state_home(st), id);
+	infra_remove_dir(state_home(a->st), id);
 done:
-	if (ctx->json) {
+	if (a->ctx->json) {
 		json_t *j = cli_json_doc();
 		json_object_set_new(j, "id", json_string(id));
 		json_object_set_new(j, "destroyed", json_true());

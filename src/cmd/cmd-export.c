@@ -35,9 +35,6 @@ static const struct cmd_option options[] = {
 
 static int run(struct cmd_args *a)
 {
-	struct state_store *st = a->st;
-	struct state_infra *in = &a->in;
-	struct diag *d = &a->d;
 	bool del = a->opt[OPT_DELETE].set;
 	struct state_vm *vms = NULL;
 	size_t nv = 0, nn = 0, ns = 0, no = 0;
@@ -46,25 +43,25 @@ static int run(struct cmd_args *a)
 	struct state_output *outs = NULL;
 	struct strbuf log = STRBUF_INIT;
 	int lock = -1;
-	if (del && state_lock_infra(st, in->id, true, &lock, d) != 0)
+	if (del && state_lock_infra(a->st, a->in->id, true, &lock, a->d) != 0)
 		goto out;
-	if (state_vm_list(st, in->id, &vms, &nv, d) < 0 || state_net_list(st, in->id, &nets, &nn, d) < 0 ||
-	    state_step_list(st, in->id, &steps, &ns, d) < 0 || state_output_list(st, in->id, &outs, &no, d) < 0 ||
-	    state_log_get(st, in->id, -1, &log, d) < 0)
+	if (state_vm_list(a->st, a->in->id, &vms, &nv, a->d) < 0 || state_net_list(a->st, a->in->id, &nets, &nn, a->d) < 0 ||
+	    state_step_list(a->st, a->in->id, &steps, &ns, a->d) < 0 || state_output_list(a->st, a->in->id, &outs, &no, a->d) < 0 ||
+	    state_log_get(a->st, a->in->id, -1, &log, a->d) < 0)
 		goto out;
 	json_t *j = cli_json_doc();
 	json_object_set_new(j, "kind", json_string(EXPORT_KIND));
 	json_object_set_new(j, "infrastructure", json_pack("{s:s, s:f, s:s, s:o, s:o, s:o, s:o, s:s, s:i, s:i}",
-		"id", in->id, "created", in->created, "radl", in->radl ? in->radl : "",
-		"radl_path", jstr(in->radl_path), "cloud", jstr(in->cloud), "extra_vars", jraw(in->extra_vars),
-		"auth_path", jstr(in->auth_path), "phase", infra_phase_name(in->phase), "next_vm", in->next_vm,
-		"ctxt_max", in->ctxt_max));
+		"id", a->in->id, "created", a->in->created, "radl", a->in->radl ? a->in->radl : "",
+		"radl_path", jstr(a->in->radl_path), "cloud", jstr(a->in->cloud), "extra_vars", jraw(a->in->extra_vars),
+		"auth_path", jstr(a->in->auth_path), "phase", infra_phase_name(a->in->phase), "next_vm", a->in->next_vm,
+		"ctxt_max", a->in->ctxt_max));
 	json_object_set_new(json_object_get(j, "infrastructure"), "contmsg", json_string(strbuf_str(&log)));
 	json_t *arr = json_array();
 	for (size_t i = 0; i < nv; i++) {
 		struct state_vm *v = &vms[i];
 		struct strbuf vl = STRBUF_INIT;
-		state_log_get(st, in->id, v->num, &vl, d);
+		state_log_get(a->st, a->in->id, v->num, &vl, a->d);
 		json_array_append_new(arr, json_pack("{s:i, s:s, s:s, s:o, s:s, s:o, s:o, s:o, s:i, s:o, s:o, s:o, s:o, s:o, s:o, s:i, s:f, s:s}",
 			"num", v->num, "system", v->system, "cloud", v->cloud, "cloud_cred", jstr(v->cloud_cred),
 			"state", vm_state_name(v->state), "cloud_id", jstr(v->cloud_id), "public_ip", jstr(v->public_ip),
@@ -93,7 +90,7 @@ static int run(struct cmd_args *a)
 						   "value", jstr(outs[i].value)));
 	json_object_set_new(j, "outputs", arr);
 	cli_json_print(j);
-	if (del && state_infra_forget(st, in->id, d) < 0)
+	if (del && state_infra_forget(a->st, a->in->id, a->d) < 0)
 		goto out;
 out:
 	state_unlock_infra(lock);

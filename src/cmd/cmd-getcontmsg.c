@@ -12,19 +12,15 @@
 
 static int run(struct cmd_args *a)
 {
-	struct imc_ctx *ctx = a->ctx;
-	struct state_store *st = a->st;
-	struct state_infra *in = &a->in;
-	struct diag *d = &a->d;
 	struct strbuf log = STRBUF_INIT;
 	struct state_step *steps = NULL;
 	size_t ns = 0;
-	if (state_log_get(st, in->id, -2, &log, d) < 0 || state_step_list(st, in->id, &steps, &ns, d) < 0)
+	if (state_log_get(a->st, a->in->id, -2, &log, a->d) < 0 || state_step_list(a->st, a->in->id, &steps, &ns, a->d) < 0)
 		goto out;
-	if (ctx->json) {
+	if (a->ctx->json) {
 		json_t *j = cli_json_doc();
 		json_object_set_new(j, "contmsg", json_string(strbuf_str(&log)));
-		json_object_set_new(j, "steps", infra_steps_json(in->created, steps, ns));
+		json_object_set_new(j, "steps", infra_steps_json(a->in->created, steps, ns));
 		cli_json_print(j);
 	} else if (!log.len && !ns) {
 		printf("No Msg Contextualizator avaliable\n");
@@ -33,7 +29,7 @@ static int run(struct cmd_args *a)
 		strbuf_addf(&sb, "Msg Contextualizator: \n\n%s", strbuf_str(&log));
 		if (ns) {
 			strbuf_addstr(&sb, "\nContextualization steps:\n");
-			infra_print_steps(&sb, in->created, steps, ns);
+			infra_print_steps(&sb, a->in->created, steps, ns);
 		}
 		fputs(sb.buf, stdout);
 		strbuf_release(&sb);

@@ -23,16 +23,12 @@ static const struct cmd_option options[] = {
 
 static int run(struct cmd_args *a)
 {
-	struct imc_ctx *ctx = a->ctx;
-	struct state_store *st = a->st;
-	struct state_infra *in = &a->in;
-	struct diag *d = &a->d;
 	const char *system = a->opt[OPT_SYSTEM].val;
 	const char *attr = a->noperands > 1 ? a->operands[1] : NULL;
 	struct state_vm *vms = NULL;
 	size_t n = 0;
 	struct radl_doc *doc = NULL;
-	if (state_vm_list(st, in->id, &vms, &n, d) < 0 || !(doc = infra_radl(in, d)))
+	if (state_vm_list(a->st, a->in->id, &vms, &n, a->d) < 0 || !(doc = infra_radl(a->in, a->d)))
 		goto out;
 	json_t *arr = json_array();
 	struct strbuf sb = STRBUF_INIT;
@@ -42,7 +38,7 @@ static int run(struct cmd_args *a)
 		json_t *j = NULL;
 		char *value = NULL;
 		struct strbuf one = STRBUF_INIT;
-		if (infra_vm_info(doc, &vms[i], attr, &one, &j, attr ? &value : NULL, d) < 0) {
+		if (infra_vm_info(doc, &vms[i], attr, &one, &j, attr ? &value : NULL, a->d) < 0) {
 			strbuf_release(&one);
 			continue;
 		}
@@ -57,9 +53,9 @@ static int run(struct cmd_args *a)
 		free(value);
 		strbuf_release(&one);
 	}
-	if (ctx->json) {
+	if (a->ctx->json) {
 		json_t *j = cli_json_doc();
-		json_object_set_new(j, "id", json_string(in->id));
+		json_object_set_new(j, "id", json_string(a->in->id));
 		if (attr)
 			json_object_set_new(j, "attribute", json_string(attr));
 		json_object_set_new(j, "vms", arr);

@@ -15,15 +15,11 @@
 
 static int run(struct cmd_args *a)
 {
-	struct imc_ctx *ctx = a->ctx;
-	struct state_store *st = a->st;
-	struct state_infra *in = &a->in;
-	struct diag *d = &a->d;
 	struct state_output *outs = NULL;
 	size_t n = 0;
-	if (state_output_list(st, in->id, &outs, &n, d) < 0)
+	if (state_output_list(a->st, a->in->id, &outs, &n, a->d) < 0)
 		goto out;
-	if (ctx->json) {
+	if (a->ctx->json) {
 		/* {"format": 1, "outputs": {NAME: VALUE}, "files": {NAME: PATH}};
 		 * each named value (not a file) is also a top-level member, for
 		 * scripts: d["test_accuracy"] */

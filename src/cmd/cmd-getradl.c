@@ -14,18 +14,15 @@
 
 static int run(struct cmd_args *a)
 {
-	struct imc_ctx *ctx = a->ctx;
-	struct state_infra *in = &a->in;
-	struct diag *d = &a->d;
-	if (ctx->json) {
-		radl_doc_free(infra_radl(in, d));
+	if (a->ctx->json) {
+		radl_doc_free(infra_radl(a->in, a->d));
 		json_t *j = cli_json_doc();
-		json_object_set_new(j, "radl", json_string(in->radl ? in->radl : ""));
+		json_object_set_new(j, "radl", json_string(a->in->radl ? a->in->radl : ""));
 		cli_json_print(j);
 	} else {
 		/* credentials written in the RADL are masked (registered by infra_radl) */
-		radl_doc_free(infra_radl(in, d));
-		char *r = redact(in->radl ? in->radl : "");
+		radl_doc_free(infra_radl(a->in, a->d));
+		char *r = redact(a->in->radl ? a->in->radl : "");
 		fputs(r, stdout);
 		if (*r && r[strlen(r) - 1] != '\n')
 			fputc('\n', stdout);

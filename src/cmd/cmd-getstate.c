@@ -11,7 +11,7 @@
 
 static int run(struct cmd_args *a)
 {
-	infra_print_state(a->ctx, a->st, a->in.id, false, &a->d);
+	infra_print_state(a->ctx, a->st, a->in->id, false, a->d);
 	return IMC_EXIT_OK;
 }
 

@@ -11,19 +11,15 @@
 
 static int run(struct cmd_args *a)
 {
-	struct imc_ctx *ctx = a->ctx;
-	struct state_store *st = a->st;
-	struct state_infra *in = &a->in;
-	struct diag *d = &a->d;
 	int num = a->vm;
 	struct state_vm vm = { 0 };
 	struct strbuf log = STRBUF_INIT;
-	int g = state_vm_get(st, in->id, num, &vm, d);
+	int g = state_vm_get(a->st, a->in->id, num, &vm, a->d);
 	if (g > 0)
-		diag_error(d, IMC_EXIT_NOINPUT, NULL, "infrastructure '%s' has no VM %d", in->id, num);
-	if (g != 0 || state_log_get(st, in->id, num, &log, d) < 0)
+		diag_error(a->d, IMC_EXIT_NOINPUT, NULL, "infrastructure '%s' has no VM %d", a->in->id, num);
+	if (g != 0 || state_log_get(a->st, a->in->id, num, &log, a->d) < 0)
 		goto out;
-	if (ctx->json) {
+	if (a->ctx->json) {
 		json_t *j = cli_json_doc();
 		json_object_set_new(j, "vm", json_integer(num));
 		json_object_set_new(j, "contmsg", json_string(strbuf_str(&log)));

@@ -14,10 +14,6 @@
 
 static int run(struct cmd_args *a)
 {
-	struct imc_ctx *ctx = a->ctx;
-	struct state_store *st = a->st;
-	struct state_infra *in = &a->in;
-	struct diag *d = &a->d;
 	int num = a->vm;
 	const char *attr = a->noperands > 2 ? a->operands[2] : NULL;
 	struct state_vm vm = { 0 };
@@ -25,17 +21,17 @@ static int run(struct cmd_args *a)
 	struct strbuf sb = STRBUF_INIT;
 	json_t *j = NULL;
 	char *value = NULL;
-	int g = state_vm_get(st, in->id, num, &vm, d);
+	int g = state_vm_get(a->st, a->in->id, num, &vm, a->d);
 	if (g > 0)
-		diag_error(d, IMC_EXIT_NOINPUT, NULL, "infrastructure '%s' has no VM %d", in->id, num);
-	if (g != 0 || !(doc = infra_radl(in, d)) ||
-	    infra_vm_info(doc, &vm, attr, &sb, &j, attr ? &value : NULL, d) < 0)
+		diag_error(a->d, IMC_EXIT_NOINPUT, NULL, "infrastructure '%s' has no VM %d", a->in->id, num);
+	if (g != 0 || !(doc = infra_radl(a->in, a->d)) ||
+	    infra_vm_info(doc, &vm, attr, &sb, &j, attr ? &value : NULL, a->d) < 0)
 		goto out;
 	if (attr && !value) {
-		diag_error(d, IMC_EXIT_NOINPUT, NULL, "VM %d has no attribute '%s'", num, attr);
+		diag_error(a->d, IMC_EXIT_NOINPUT, NULL, "VM %d has no attribute '%s'", num, attr);
 		goto out;
 	}
-	if (ctx->json) {
+	if (a->ctx->json) {
 		json_t *doc_j = cli_json_doc();
 		if (attr) {
 			json_object_set_new(doc_j, "id", json_integer(num));

@@ -154,8 +154,6 @@ static int load(struct state_store *st, json_t *j, const char *id, struct diag *
 
 static int run(struct cmd_args *a)
 {
-	struct imc_ctx *ctx = a->ctx;
-	struct diag *d = &a->d;
 	const char *file = a->operands[0];
 	struct state_store *st = NULL;
 	json_error_t jerr;
@@ -163,35 +161,35 @@ static int run(struct cmd_args *a)
 	json_t *j = strcmp(file, "-") == 0 ? json_loadf(stdin, 0, &jerr) : json_load_file(file, 0, &jerr);
 	if (!j) {
 		if (jerr.line < 1) {
-			diag_error(d, errno == ENOENT ? IMC_EXIT_NOINPUT : IMC_EXIT_DATAERR, NULL, "cannot read '%s': %s",
+			diag_error(a->d, errno == ENOENT ? IMC_EXIT_NOINPUT : IMC_EXIT_DATAERR, NULL, "cannot read '%s': %s",
 				   file, jerr.text);
 		} else {
 			struct src_loc loc = { file, jerr.line, jerr.column };
-			diag_error(d, IMC_EXIT_DATAERR, &loc, "invalid JSON: %s", jerr.text);
+			diag_error(a->d, IMC_EXIT_DATAERR, &loc, "invalid JSON: %s", jerr.text);
 		}
 		goto out;
 	}
-	if (check_doc(j, file, d) < 0)
+	if (check_doc(j, file, a->d) < 0)
 		goto out;
 	/* the store opens once the document is known good: a bad file
 	 * creates no home */
-	st = a->st = cli_store(ctx, d);
+	st = a->st = cli_store(a->ctx, a->d);
 	if (!st)
 		goto out;
 	const char *old = opt_str(json_object_get(j, "infrastructure"), "id");
 	struct state_infra probe;
-	int g = state_infra_get(st, old, &probe, d);
+	int g = state_infra_get(st, old, &probe, a->d);
 	if (g < 0)
 		goto out;
 	state_infra_release(&probe);
 	id = g == 0 ? infra_new_id() : xstrdup(old);
-	if (state_begin(st, d) < 0)
+	if (state_begin(st, a->d) < 0)
 		goto out;
-	if (load(st, j, id, d) < 0 || state_commit(st, d) < 0) {
+	if (load(st, j, id, a->d) < 0 || state_commit(st, a->d) < 0) {
 		state_rollback(st);
 		goto out;
 	}
-	if (ctx->json) {
+	if (a->ctx->json) {
 		json_t *o = cli_json_doc();
 		json_object_set_new(o, "id", json_string(id));
 		cli_json_print(o);

@@ -26,36 +26,33 @@ static int check_operands(struct cmd_args *a)
 
 static int run(struct cmd_args *a)
 {
-	struct imc_ctx *ctx = a->ctx;
-	struct state_store *st = a->st;
-	struct diag *d = &a->d;
 	int npos = a->noperands;
 	regex_t re;
 	if (npos && regcomp(&re, a->operands[0], REG_EXTENDED | REG_NOSUB) != 0)
 		return IMC_EXIT_SOFTWARE; /* compiled once by check_operands */
 	char **ids = NULL;
 	size_t n = 0;
-	if (state_infra_list(st, &ids, &n, d) < 0)
+	if (state_infra_list(a->st, &ids, &n, a->d) < 0)
 		goto out;
 	json_t *arr = json_array();
 	for (size_t i = 0; i < n; i++) {
 		struct state_infra in;
-		if (state_infra_get(st, ids[i], &in, d) != 0)
+		if (state_infra_get(a->st, ids[i], &in, a->d) != 0)
 			continue;
-		infra_recover(st, &in, d);
+		infra_recover(a->st, &in, a->d);
 		bool match = !npos || regexec(&re, in.id, 0, NULL, 0) == 0 ||
 			     (in.radl && regexec(&re, in.radl, 0, NULL, 0) == 0);
 		if (match) {
 			struct state_vm *vms = NULL;
 			size_t nv = 0;
-			state_vm_list(st, in.id, &vms, &nv, d);
+			state_vm_list(a->st, in.id, &vms, &nv, a->d);
 			json_array_append_new(arr, json_pack("{s:s, s:s, s:i}", "id", in.id, "state",
 							     vm_state_name(infra_state(&in, vms, nv)), "vms", (int)nv));
 			state_vm_list_free(vms, nv);
 		}
 		state_infra_release(&in);
 	}
-	if (ctx->json) {
+	if (a->ctx->json) {
 		json_t *j = cli_json_doc();
 		json_object_set_new(j, "infrastructures", arr);
 		cli_json_print(j);

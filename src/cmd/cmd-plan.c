@@ -28,30 +28,28 @@ static const struct cmd_option options[] = {
 
 static int run(struct cmd_args *a)
 {
-	struct imc_ctx *ctx = a->ctx;
-	struct diag *d = &a->d;
 	const char *file = a->operands[0];
 	json_t *vars = json_object();
 	struct auth_file *af = NULL;
 	struct radl_doc *doc = NULL;
 	struct plan *p = NULL;
-	char *text = NULL, *abs = NULL, *home = state_default_home(ctx->home);
-	if (cli_extra_vars(&vars, &a->opt[OPT_EXTRA_VAR], d) < 0)
+	char *text = NULL, *abs = NULL, *home = state_default_home(a->ctx->home);
+	if (cli_extra_vars(&vars, &a->opt[OPT_EXTRA_VAR], a->d) < 0)
 		goto out;
-	if (infra_auth(ctx, home, NULL, &af, NULL, d) < 0)
+	if (infra_auth(a->ctx, home, NULL, &af, NULL, a->d) < 0)
 		goto out;
-	doc = infra_load_radl(file, vars, false, &text, d);
+	doc = infra_load_radl(file, vars, false, &text, a->d);
 	if (!doc)
 		goto out;
 	struct plan_opts o = { .cloud_override = a->opt[OPT_CLOUD].val, .auth = af, .lenient = true };
-	p = plan_build(doc, &o, d);
+	p = plan_build(doc, &o, a->d);
 	if (!p)
 		goto out;
 	/* what 'imc create' would refuse, plan refuses the same way */
 	abs = realpath(file, NULL);
-	if (recipes_precheck(p, doc->file, abs, d) < 0)
+	if (recipes_precheck(p, doc->file, abs, a->d) < 0)
 		goto out;
-	if (ctx->json) {
+	if (a->ctx->json) {
 		json_t *j = cli_json_doc();
 		json_t *pj = plan_to_json(p);
 		json_object_update(j, pj);

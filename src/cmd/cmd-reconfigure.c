@@ -97,9 +97,6 @@ static int check_operands(struct cmd_args *a)
 
 static int run(struct cmd_args *a)
 {
-	struct imc_ctx *ctx = a->ctx;
-	struct state_infra *in = &a->in;
-	struct diag *d = &a->d;
 	bool detach = a->opt[OPT_DETACH].set;
 	const char *file, *list;
 	struct radl_doc *old = NULL, *add = NULL, *check = NULL;
@@ -107,39 +104,39 @@ static int run(struct cmd_args *a)
 	json_t *vars = NULL;
 	int lock = -1, rc = IMC_EXIT_OK;
 	file_and_list(a, &file, &list);
-	if (state_lock_infra(a->st, in->id, true, &lock, d) != 0)
+	if (state_lock_infra(a->st, a->in->id, true, &lock, a->d) != 0)
 		goto out;
-	state_infra_release(in);
-	if (cli_lookup(a->st, a->operands[0], in, d) < 0)
+	state_infra_release(a->in);
+	if (cli_lookup(a->st, a->operands[0], a->in, a->d) < 0)
 		goto out;
 	if (file) {
-		vars = in->extra_vars ? json_loads(in->extra_vars, 0, NULL) : json_object();
-		if (!(old = infra_radl(in, d)) || !(add = infra_load_radl_unchecked(file, vars, true, &text, d)))
+		vars = a->in->extra_vars ? json_loads(a->in->extra_vars, 0, NULL) : json_object();
+		if (!(old = infra_radl(a->in, a->d)) || !(add = infra_load_radl_unchecked(file, vars, true, &text, a->d)))
 			goto out;
 		merged = replace_configures(old, add);
 		struct diag cd = DIAG_INIT;
-		check = radl_parse(in->radl_path ? in->radl_path : "infrastructure.radl", merged, strlen(merged), &cd);
+		check = radl_parse(a->in->radl_path ? a->in->radl_path : "infrastructure.radl", merged, strlen(merged), &cd);
 		if (!check || radl_check(check, &cd) < 0) {
-			diag_error(d, IMC_EXIT_DATAERR, NULL, "the configures of '%s' do not fit the infrastructure: %s",
+			diag_error(a->d, IMC_EXIT_DATAERR, NULL, "the configures of '%s' do not fit the infrastructure: %s",
 				   file, diag_first_message(&cd));
 			diag_release(&cd);
 			goto out;
 		}
 		diag_release(&cd);
-		if (state_infra_set_radl(a->st, in->id, merged, d) < 0)
+		if (state_infra_set_radl(a->st, a->in->id, merged, a->d) < 0)
 			goto out;
 	}
-	if (state_infra_set_phase(a->st, in->id, PHASE_NEW, d) < 0 ||
-	    worker_spawn(ctx, &a->st, in->id, lock, WORKER_CONFIGURE, list, d) < 0)
+	if (state_infra_set_phase(a->st, a->in->id, PHASE_NEW, a->d) < 0 ||
+	    worker_spawn(a->ctx, &a->st, a->in->id, lock, WORKER_CONFIGURE, list, a->d) < 0)
 		goto out;
 	state_unlock_infra(lock);
 	lock = -1;
 	enum vm_state final = VM_CONFIGURED;
-	if (!detach && worker_follow(a->st, in->id, 0, false, &final, d) < 0)
+	if (!detach && worker_follow(a->st, a->in->id, 0, false, &final, a->d) < 0)
 		goto out;
-	if (ctx->json) {
+	if (a->ctx->json) {
 		json_t *j = cli_json_doc();
-		json_object_set_new(j, "id", json_string(in->id));
+		json_object_set_new(j, "id", json_string(a->in->id));
 		json_object_set_new(j, "state", json_string(detach ? "running" : vm_state_name(final)));
 		cli_json_print(j);
 	} else

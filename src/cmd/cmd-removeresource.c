@@ -51,16 +51,13 @@ static int parse_vms(const char *list, int **nums, int *nnums, struct diag *d)
 static int check_operands(struct cmd_args *a)
 {
 	int *nums, nnums;
-	parse_vms(a->operands[1], &nums, &nnums, &a->d);
+	parse_vms(a->operands[1], &nums, &nnums, a->d);
 	free(nums);
 	return 0;
 }
 
 static int run(struct cmd_args *a)
 {
-	struct imc_ctx *ctx = a->ctx;
-	struct state_infra *in = &a->in;
-	struct diag *d = &a->d;
 	bool no_context = a->opt[OPT_NO_CONTEXT].set;
 	struct auth_file *af = NULL;
 	struct state_vm *vms = NULL;
@@ -70,17 +67,17 @@ static int run(struct cmd_args *a)
 	struct strbuf done = STRBUF_INIT;
 	strbuf_addstr(&done, "");
 	json_t *removed = json_array();
-	parse_vms(a->operands[1], &nums, &nnums, d);
-	if (state_lock_infra(a->st, in->id, true, &lock, d) != 0 ||
-	    infra_auth(ctx, state_home(a->st), in->auth_path, &af, NULL, d) < 0 ||
-	    state_vm_list(a->st, in->id, &vms, &n, d) < 0)
+	parse_vms(a->operands[1], &nums, &nnums, a->d);
+	if (state_lock_infra(a->st, a->in->id, true, &lock, a->d) != 0 ||
+	    infra_auth(a->ctx, state_home(a->st), a->in->auth_path, &af, NULL, a->d) < 0 ||
+	    state_vm_list(a->st, a->in->id, &vms, &n, a->d) < 0)
 		goto out;
 	for (int k = 0; k < nnums; k++) {
 		bool found = false;
 		for (size_t i = 0; i < n; i++)
 			found = found || vms[i].num == nums[k];
 		if (!found) {
-			diag_error(d, IMC_EXIT_NOINPUT, NULL, "infrastructure '%s' has no VM %d", in->id, nums[k]);
+			diag_error(a->d, IMC_EXIT_NOINPUT, NULL, "infrastructure '%s' has no VM %d", a->in->id, nums[k]);
 			goto out;
 		}
 	}
@@ -91,30 +88,30 @@ static int run(struct cmd_args *a)
 			if (vm->num != nums[k] || gone[i])
 				continue;
 			enum vm_state before = vm->state;
-			if (state_vm_set_state(a->st, in->id, vm->num, VM_DELETING, d) < 0)
+			if (state_vm_set_state(a->st, a->in->id, vm->num, VM_DELETING, a->d) < 0)
 				goto out;
 			struct cloud_session s;
 			int ok = -1;
-			if (infra_cloud_open(a->st, in, vm->cloud, vm->cloud_cred, af, &s, d) == 0) {
+			if (infra_cloud_open(a->st, a->in, vm->cloud, vm->cloud_cred, af, &s, a->d) == 0) {
 				ok = 0;
 				if (s.drv->vm_destroy) {
 					json_t *spec;
 					struct cloud_vm cv;
 					infra_cloud_vm(vm, &spec, &cv);
-					ok = s.drv->vm_destroy(&s, &cv, d);
+					ok = s.drv->vm_destroy(&s, &cv, a->d);
 					infra_cloud_vm_release(&cv);
 					json_decref(spec);
 				}
 				infra_cloud_close(&s);
 			}
 			if (ok < 0) {
-				state_vm_set_state(a->st, in->id, vm->num, before, d);
+				state_vm_set_state(a->st, a->in->id, vm->num, before, a->d);
 				continue;
 			}
 			char *msg = xasprintf("VM %d removed", vm->num);
-			state_log_add(a->st, in->id, -1, msg, d);
+			state_log_add(a->st, a->in->id, -1, msg, a->d);
 			free(msg);
-			if (state_vm_delete(a->st, in->id, vm->num, d) < 0)
+			if (state_vm_delete(a->st, a->in->id, vm->num, a->d) < 0)
 				goto out;
 			strbuf_addf(&done, "%s%d", done.len ? "," : "", vm->num);
 			json_array_append_new(removed, json_integer(vm->num));
@@ -130,14 +127,14 @@ static int run(struct cmd_args *a)
 			      (vms[i].state == VM_CONFIGURED || vms[i].state == VM_UNCONFIGURED));
 	}
 	if (done.len && ssh && !no_context) {
-		if (state_infra_set_phase(a->st, in->id, PHASE_NEW, d) < 0 ||
-		    worker_spawn(ctx, &a->st, in->id, lock, WORKER_CONFIGURE, NULL, d) < 0)
+		if (state_infra_set_phase(a->st, a->in->id, PHASE_NEW, a->d) < 0 ||
+		    worker_spawn(a->ctx, &a->st, a->in->id, lock, WORKER_CONFIGURE, NULL, a->d) < 0)
 			goto out;
 	}
 	if (done.len) {
-		if (ctx->json) {
+		if (a->ctx->json) {
 			json_t *j = cli_json_doc();
-			json_object_set_new(j, "id", json_string(in->id));
+			json_object_set_new(j, "id", json_string(a->in->id));
 			json_object_set_new(j, "removed", json_incref(removed));
 			cli_json_print(j);
 		} else

@@ -143,10 +143,6 @@ static int check_operands(struct cmd_args *a)
 
 static int run(struct cmd_args *a)
 {
-	struct imc_ctx *ctx = a->ctx;
-	struct state_store *st = a->st;
-	struct state_infra *in = &a->in;
-	struct diag *d = &a->d;
 	int ncmd = a->nrest;
 	struct state_vm *vms = NULL;
 	size_t nvm = 0;
@@ -156,9 +152,9 @@ static int run(struct cmd_args *a)
 	json_t *data = NULL;
 	int want = -1, rc = IMC_EXIT_OK;
 
-	if (a->noperands == 2 && cli_vm_arg(a->operands[1], &want, d) < 0)
+	if (a->noperands == 2 && cli_vm_arg(a->operands[1], &want, a->d) < 0)
 		goto out;
-	if (state_vm_list(st, in->id, &vms, &nvm, d) < 0)
+	if (state_vm_list(a->st, a->in->id, &vms, &nvm, a->d) < 0)
 		goto out;
 	struct state_vm *vm = NULL;
 	for (size_t i = 0; i < nvm; i++)
@@ -166,15 +162,15 @@ static int run(struct cmd_args *a)
 			vm = &vms[i];
 	if (!vm) {
 		if (want < 0)
-			diag_error(d, IMC_EXIT_NOINPUT, NULL, "infrastructure '%s' has no VM", in->id);
+			diag_error(a->d, IMC_EXIT_NOINPUT, NULL, "infrastructure '%s' has no VM", a->in->id);
 		else
-			diag_error(d, IMC_EXIT_NOINPUT, NULL, "infrastructure '%s' has no VM %d", in->id,
+			diag_error(a->d, IMC_EXIT_NOINPUT, NULL, "infrastructure '%s' has no VM %d", a->in->id,
 				   want);
 		goto out;
 	}
 	const char *addr = vm->public_ip ? vm->public_ip : vm->private_ip;
 	if (!reachable_state(vm->state) || !addr) {
-		diag_error(d, IMC_EXIT_UNAVAILABLE, NULL, "VM %d is %s%s: no SSH to it", vm->num,
+		diag_error(a->d, IMC_EXIT_UNAVAILABLE, NULL, "VM %d is %s%s: no SSH to it", vm->num,
 			   vm_state_name(vm->state), addr ? "" : " and has no address");
 		goto out;
 	}
@@ -184,13 +180,13 @@ static int run(struct cmd_args *a)
 	hostkey = key_words(vm->hostkey);
 	if (!hostkey)
 		hostkey = key_words(json_string_value(json_object_get(data, "host_key")));
-	key = infra_key_path(state_home(st), in->id);
+	key = infra_key_path(state_home(a->st), a->in->id);
 	if (access(key, R_OK) < 0) {
-		diag_error(d, IMC_EXIT_NOINPUT, NULL, "the key of infrastructure '%s' is gone (%s)",
-			   in->id, key);
+		diag_error(a->d, IMC_EXIT_NOINPUT, NULL, "the key of infrastructure '%s' is gone (%s)",
+			   a->in->id, key);
 		goto out;
 	}
-	char *idir = state_infra_dir(st, in->id, d);
+	char *idir = state_infra_dir(a->st, a->in->id, a->d);
 	if (!idir)
 		goto out;
 	known = xasprintf("%s/known_hosts", idir);
@@ -205,7 +201,7 @@ static int run(struct cmd_args *a)
 			close(fd);
 		free(line);
 		if (!okw) {
-			diag_error(d, IMC_EXIT_IOERR, NULL, "cannot write '%s': %s", known,
+			diag_error(a->d, IMC_EXIT_IOERR, NULL, "cannot write '%s': %s", known,
 				   strerror(errno));
 			goto out;
 		}
@@ -229,7 +225,7 @@ static int run(struct cmd_args *a)
 	size_t k = 0;
 	for (size_t i = 0; i < nf; i++)
 		av[k++] = xstrdup(fixed[i]);
-	if (ctx->json)
+	if (a->ctx->json)
 		av[k++] = xstrdup("-T"); /* else ssh picks: a tty for a shell */
 	av[k++] = xstrdup(dest);
 	if (ncmd) {
@@ -244,23 +240,23 @@ static int run(struct cmd_args *a)
 
 	log_info("ssh", "VM %d: %s port %d", vm->num, dest, port);
 	int status = 0;
-	if (ctx->json) {
+	if (a->ctx->json) {
 		strbuf_init(&out, OUTPUT_CAP);
 		strbuf_init(&err, OUTPUT_CAP);
 	}
-	if (run_ssh(av, ctx->json ? &out : NULL, ctx->json ? &err : NULL, &status, d) < 0)
+	if (run_ssh(av, a->ctx->json ? &out : NULL, a->ctx->json ? &err : NULL, &status, a->d) < 0)
 		goto out;
 	if (status == 255 || status == 127) {
-		diag_error(d, IMC_EXIT_UNAVAILABLE, NULL, "cannot reach VM %d over SSH (%s port %d)",
+		diag_error(a->d, IMC_EXIT_UNAVAILABLE, NULL, "cannot reach VM %d over SSH (%s port %d)",
 			   vm->num, dest, port);
-		if (ctx->json && err.len)
-			diag_note(d, NULL, "%.*s", (int)strcspn(strbuf_str(&err), "\n"), strbuf_str(&err));
+		if (a->ctx->json && err.len)
+			diag_note(a->d, NULL, "%.*s", (int)strcspn(strbuf_str(&err), "\n"), strbuf_str(&err));
 		goto out;
 	}
-	if (ctx->json) {
+	if (a->ctx->json) {
 		json_t *doc = cli_json_doc();
 		char *ro = redact(strbuf_str(&out)), *re = redact(strbuf_str(&err));
-		json_object_set_new(doc, "id", json_string(in->id));
+		json_object_set_new(doc, "id", json_string(a->in->id));
 		json_object_set_new(doc, "vm", json_integer(vm->num));
 		json_object_set_new(doc, "exit_status", json_integer(status));
 		json_object_set_new(doc, "stdout", text_json(ro));

@@ -34,24 +34,20 @@ static int check_operands(struct cmd_args *a)
 
 static int run(struct cmd_args *a)
 {
-	struct imc_ctx *ctx = a->ctx;
-	struct state_store *st = a->st;
-	struct state_infra *in = &a->in;
-	struct diag *d = &a->d;
 	double max = 36000; /* IM's default: 10 h */
 	enum vm_state final = VM_UNKNOWN;
 	int rc;
 	if (a->noperands == 2)
 		parse_max(a->operands[1], &max);
 	worker_follow_catch_interrupt();
-	int w = worker_follow(st, in->id, max, false, &final, d);
+	int w = worker_follow(a->st, a->in->id, max, false, &final, a->d);
 	if (w < 0)
 		return IMC_EXIT_OK;
 	if (w == 2)
 		return IMC_EXIT_TEMPFAIL;
-	if (ctx->json) {
+	if (a->ctx->json) {
 		json_t *j = cli_json_doc();
-		json_object_set_new(j, "id", json_string(in->id));
+		json_object_set_new(j, "id", json_string(a->in->id));
 		json_object_set_new(j, "state", json_string(vm_state_name(final)));
 		json_object_set_new(j, "timeout", json_boolean(w == 1));
 		cli_json_print(j);

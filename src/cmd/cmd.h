@@ -84,9 +84,9 @@ struct cmd_args {
 	int nrest;
 	bool dashdash;         /* CMD_REST: "--" was given */
 	struct state_store *st;/* CMD_NEEDS_STORE, else NULL (run may open one here) */
-	struct state_infra in; /* CMD_NEEDS_INFRA */
+	struct state_infra *in;/* CMD_NEEDS_INFRA: the infrastructure (else zeroed) */
 	int vm;                /* CMD_NEEDS_VM */
-	struct diag d;         /* reported by the caller after run */
+	struct diag *d;        /* reported by the caller after run */
 };
 
 struct imc_cmd {

@@ -56,9 +56,6 @@ static int one(struct state_store *st, struct state_infra *in, const struct auth
 
 int vmop_command(struct cmd_args *a, enum vmop op)
 {
-	struct state_store *st = a->st;
-	struct state_infra *in = &a->in;
-	struct diag *d = &a->d;
 	bool one_vm = a->cmd->flags & CMD_NEEDS_VM;
 	int num = a->vm;
 	struct state_vm *vms = NULL;
@@ -66,8 +63,8 @@ int vmop_command(struct cmd_args *a, enum vmop op)
 	struct auth_file *af = NULL;
 	int lock = -1;
 	bool found = false;
-	if (state_lock_infra(st, in->id, true, &lock, d) != 0 || state_vm_list(st, in->id, &vms, &n, d) < 0 ||
-	    infra_auth(a->ctx, state_home(st), in->auth_path, &af, NULL, d) < 0)
+	if (state_lock_infra(a->st, a->in->id, true, &lock, a->d) != 0 || state_vm_list(a->st, a->in->id, &vms, &n, a->d) < 0 ||
+	    infra_auth(a->ctx, state_home(a->st), a->in->auth_path, &af, NULL, a->d) < 0)
 		goto out;
 	for (size_t i = 0; i < n; i++) {
 		if (one_vm && vms[i].num != num)
@@ -75,15 +72,15 @@ int vmop_command(struct cmd_args *a, enum vmop op)
 		found = true;
 		if (!one_vm && (vms[i].state == VM_FAILED || vms[i].state == VM_OFF))
 			continue; /* nothing there to start or stop */
-		one(st, in, af, &vms[i], op, d);
+		one(a->st, a->in, af, &vms[i], op, a->d);
 	}
 	if (one_vm && !found)
-		diag_error(d, IMC_EXIT_NOINPUT, NULL, "infrastructure '%s' has no VM %d", in->id, num);
-	if (diag_has_errors(d))
+		diag_error(a->d, IMC_EXIT_NOINPUT, NULL, "infrastructure '%s' has no VM %d", a->in->id, num);
+	if (diag_has_errors(a->d))
 		goto out;
 	if (a->ctx->json) {
 		json_t *j = cli_json_doc();
-		json_object_set_new(j, "id", json_string(in->id));
+		json_object_set_new(j, "id", json_string(a->in->id));
 		if (one_vm)
 			json_object_set_new(j, "vm", json_integer(num));
 		json_object_set_new(j, verbs[op], json_true());
