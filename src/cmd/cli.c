@@ -149,6 +149,33 @@ static int parse_short(struct cmd_args *a, int argc, char **argv, int *i)
 	return 0;
 }
 
+/* How many operands the synopsis allows, so that the usage line and what
+ * the command accepts cannot differ: a WORD is one, a [WORD] one more at
+ * most, WORD... or [WORD]... any number more; a bracket that starts with
+ * '-' is an option ("[-d]", "[-e KEY=VALUE]...", "[-- COMMAND...]"). */
+static void synopsis_operands(const char *syn, int *min, int *max)
+{
+	*min = *max = 0;
+	for (const char *p = syn; *p;) {
+		const char *w = p;
+		int depth = 0;
+		while (*p && (depth > 0 || *p != ' ')) {
+			depth += *p == '[' ? 1 : *p == ']' ? -1 : 0;
+			p++;
+		}
+		size_t len = (size_t)(p - w);
+		bool optional = w[0] == '[', many = len >= 3 && strncmp(p - 3, "...", 3) == 0;
+		while (*p == ' ')
+			p++;
+		if (len == 0 || (optional && w[1] == '-'))
+			continue;
+		if (!optional)
+			++*min;
+		if (*max >= 0)
+			*max = many ? -1 : *max + 1;
+	}
+}
+
 /* Options anywhere among the operands, as ansible-playbook takes them;
  * "--" ends the options (with CMD_REST, what follows is a->rest). */
 static int parse(struct cmd_args *a, int argc, char **argv)
@@ -176,9 +203,13 @@ static int parse(struct cmd_args *a, int argc, char **argv)
 		if (rc)
 			return rc;
 	}
-	if (cmd->max_operands >= 0 && a->noperands > cmd->max_operands)
+	if (cmd->flags & CMD_ANY_OPERANDS)
+		return 0;
+	int min, max;
+	synopsis_operands(cmd->synopsis, &min, &max);
+	if (max >= 0 && a->noperands > max)
 		return cmd_usage_error(cmd->name, "too many arguments");
-	if (a->noperands < cmd->min_operands)
+	if (a->noperands < min)
 		return cmd_usage_error(cmd->name, "missing argument");
 	return 0;
 }

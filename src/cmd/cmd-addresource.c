@@ -61,7 +61,8 @@ static char *merged_radl(const struct state_infra *in, const struct radl_doc *ba
 enum { OPT_NO_CONTEXT, OPT_EXTRA_VAR, OPT_DETACH };
 
 static const struct cmd_option options[] = {
-	[OPT_NO_CONTEXT] = { "no-context", 0, CMD_OPT_FLAG, NULL, "only create the new VMs (they stay running)" },
+	[OPT_NO_CONTEXT] = { "no-context", 0, CMD_OPT_FLAG, NULL,
+			     "only create the new VMs (they stay running)" },
 	[OPT_EXTRA_VAR] = CMD_OPTION_EXTRA_VAR,
 	[OPT_DETACH] = CMD_OPTION_DETACH,
 	{ 0 },
@@ -189,12 +190,7 @@ out:
 }
 
 const struct imc_cmd cmd_addresource_entry = {
-	.name = "addresource",
-	.synopsis = "[-d] [--no-context] [-e KEY=VALUE]... ID FILE",
+	.name = "addresource", .synopsis = "[-d] [--no-context] [-e KEY=VALUE]... ID FILE",
 	.summary = "add VMs to an infrastructure",
-	.options = options,
-	.min_operands = 2,
-	.max_operands = 2,
-	.flags = CMD_NEEDS_INFRA | CMD_RECOVER,
-	.run = run,
+	.options = options, .flags = CMD_NEEDS_INFRA | CMD_RECOVER, .run = run,
 };

@@ -120,11 +120,6 @@ out:
 }
 
 const struct imc_cmd cmd_alter_entry = {
-	.name = "alter",
-	.synopsis = "ID VM FILE",
-	.summary = "change the features of a VM",
-	.min_operands = 3,
-	.max_operands = 3,
-	.flags = CMD_NEEDS_INFRA | CMD_NEEDS_VM,
-	.run = run,
+	.name = "alter", .synopsis = "ID VM FILE", .summary = "change the features of a VM",
+	.flags = CMD_NEEDS_INFRA | CMD_NEEDS_VM, .run = run,
 };

@@ -188,12 +188,7 @@ out:
 }
 
 const struct imc_cmd cmd_create_entry = {
-	.name = "create",
-	.synopsis = "[-d] [--cloud ID] [-e KEY=VALUE]... FILE",
+	.name = "create", .synopsis = "[-d] [--cloud ID] [-e KEY=VALUE]... FILE",
 	.summary = "deploy an infrastructure and follow it until configured",
-	.options = options,
-	.min_operands = 1,
-	.max_operands = 1,
-	.flags = CMD_ERRORS_ONLY,
-	.run = run,
+	.options = options, .flags = CMD_ERRORS_ONLY, .run = run,
 };

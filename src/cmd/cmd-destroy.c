@@ -56,9 +56,12 @@ static int lock_cancelling(struct state_store *st, const char *id, int *fd, stru
 enum { OPT_FORCE, OPT_YES };
 
 static const struct cmd_option options[] = {
-	[OPT_FORCE] = { "force", 'f', CMD_OPT_FLAG, NULL, "forget what a cloud that cannot be reached still holds\n(reported as warnings)" },
+	[OPT_FORCE] = { "force", 'f', CMD_OPT_FLAG, NULL,
+			"forget what a cloud that cannot be reached still holds\n"
+			"(reported as warnings)" },
 	/* IM's client -y: accepted, never asked anyway */
-	[OPT_YES] = { "yes", 'y', CMD_OPT_FLAG, NULL, "accepted for IM's client; imc asks no question" },
+	[OPT_YES] = { "yes", 'y', CMD_OPT_FLAG, NULL,
+		      "accepted for IM's client; imc asks no question" },
 	{ 0 },
 };
 
@@ -117,12 +120,7 @@ out:
 }
 
 const struct imc_cmd cmd_destroy_entry = {
-	.name = "destroy",
-	.synopsis = "[-f|--force] [-y|--yes] ID",
+	.name = "destroy", .synopsis = "[-f|--force] [-y|--yes] ID",
 	.summary = "delete the infrastructure and everything it created",
-	.options = options,
-	.min_operands = 1,
-	.max_operands = 1,
-	.flags = CMD_NEEDS_STORE,
-	.run = run,
+	.options = options, .flags = CMD_NEEDS_STORE, .run = run,
 };

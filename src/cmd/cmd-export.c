@@ -29,7 +29,8 @@ static json_t *jraw(const char *s)
 enum { OPT_DELETE };
 
 static const struct cmd_option options[] = {
-	[OPT_DELETE] = { "delete", 0, CMD_OPT_FLAG, NULL, "then forget the infrastructure (its cloud resources stay)" },
+	[OPT_DELETE] = { "delete", 0, CMD_OPT_FLAG, NULL,
+			 "then forget the infrastructure (its cloud resources stay)" },
 	{ 0 },
 };
 
@@ -103,12 +104,7 @@ out:
 }
 
 const struct imc_cmd cmd_export_entry = {
-	.name = "export",
-	.synopsis = "[--delete] ID",
+	.name = "export", .synopsis = "[--delete] ID",
 	.summary = "print the infrastructure's record as JSON",
-	.options = options,
-	.min_operands = 1,
-	.max_operands = 1,
-	.flags = CMD_NEEDS_INFRA | CMD_RECOVER,
-	.run = run,
+	.options = options, .flags = CMD_NEEDS_INFRA | CMD_RECOVER, .run = run,
 };

@@ -41,11 +41,7 @@ out:
 }
 
 const struct imc_cmd cmd_getcontmsg_entry = {
-	.name = "getcontmsg",
-	.synopsis = "ID",
+	.name = "getcontmsg", .synopsis = "ID",
 	.summary = "contextualization log of the infrastructure",
-	.min_operands = 1,
-	.max_operands = 1,
-	.flags = CMD_NEEDS_INFRA | CMD_RECOVER,
-	.run = run,
+	.flags = CMD_NEEDS_INFRA | CMD_RECOVER, .run = run,
 };

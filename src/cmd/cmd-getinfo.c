@@ -17,7 +17,8 @@
 enum { OPT_SYSTEM };
 
 static const struct cmd_option options[] = {
-	[OPT_SYSTEM] = { "system", 's', CMD_OPT_VALUE, "SYSTEM", "only the VMs of this system (IM's client -s)" },
+	[OPT_SYSTEM] = { "system", 's', CMD_OPT_VALUE, "SYSTEM",
+			 "only the VMs of this system (IM's client -s)" },
 	{ 0 },
 };
 
@@ -74,12 +75,7 @@ out:
 }
 
 const struct imc_cmd cmd_getinfo_entry = {
-	.name = "getinfo",
-	.synopsis = "[-s SYSTEM] ID [ATTRIBUTE]",
+	.name = "getinfo", .synopsis = "[-s SYSTEM] ID [ATTRIBUTE]",
 	.summary = "RADL of every VM of the infrastructure",
-	.options = options,
-	.min_operands = 1,
-	.max_operands = 2,
-	.flags = CMD_NEEDS_INFRA | CMD_RECOVER | CMD_REFRESH,
-	.run = run,
+	.options = options, .flags = CMD_NEEDS_INFRA | CMD_RECOVER | CMD_REFRESH, .run = run,
 };

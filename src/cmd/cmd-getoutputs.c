@@ -66,11 +66,7 @@ out:
 }
 
 const struct imc_cmd cmd_getoutputs_entry = {
-	.name = "getoutputs",
-	.synopsis = "ID",
+	.name = "getoutputs", .synopsis = "ID",
 	.summary = "what the deployment fetched back (model, metrics)",
-	.min_operands = 1,
-	.max_operands = 1,
-	.flags = CMD_NEEDS_INFRA,
-	.run = run,
+	.flags = CMD_NEEDS_INFRA, .run = run,
 };

@@ -32,11 +32,7 @@ static int run(struct cmd_args *a)
 }
 
 const struct imc_cmd cmd_getradl_entry = {
-	.name = "getradl",
-	.synopsis = "ID",
+	.name = "getradl", .synopsis = "ID",
 	.summary = "the RADL the infrastructure was created from",
-	.min_operands = 1,
-	.max_operands = 1,
-	.flags = CMD_NEEDS_INFRA,
-	.run = run,
+	.flags = CMD_NEEDS_INFRA, .run = run,
 };

@@ -16,11 +16,6 @@ static int run(struct cmd_args *a)
 }
 
 const struct imc_cmd cmd_getstate_entry = {
-	.name = "getstate",
-	.synopsis = "ID",
-	.summary = "state of the infrastructure and each VM",
-	.min_operands = 1,
-	.max_operands = 1,
-	.flags = CMD_NEEDS_INFRA | CMD_RECOVER | CMD_REFRESH | CMD_ERRORS_ONLY,
-	.run = run,
+	.name = "getstate", .synopsis = "ID", .summary = "state of the infrastructure and each VM",
+	.flags = CMD_NEEDS_INFRA | CMD_RECOVER | CMD_REFRESH | CMD_ERRORS_ONLY, .run = run,
 };

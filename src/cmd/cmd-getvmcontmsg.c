@@ -33,11 +33,6 @@ out:
 }
 
 const struct imc_cmd cmd_getvmcontmsg_entry = {
-	.name = "getvmcontmsg",
-	.synopsis = "ID VM",
-	.summary = "contextualization log of one VM",
-	.min_operands = 2,
-	.max_operands = 2,
-	.flags = CMD_NEEDS_INFRA | CMD_NEEDS_VM | CMD_RECOVER,
-	.run = run,
+	.name = "getvmcontmsg", .synopsis = "ID VM", .summary = "contextualization log of one VM",
+	.flags = CMD_NEEDS_INFRA | CMD_NEEDS_VM | CMD_RECOVER, .run = run,
 };

@@ -58,11 +58,6 @@ out:
 }
 
 const struct imc_cmd cmd_getvminfo_entry = {
-	.name = "getvminfo",
-	.synopsis = "ID VM [ATTRIBUTE]",
-	.summary = "RADL of one VM",
-	.min_operands = 2,
-	.max_operands = 3,
-	.flags = CMD_NEEDS_INFRA | CMD_NEEDS_VM | CMD_RECOVER | CMD_REFRESH,
-	.run = run,
+	.name = "getvminfo", .synopsis = "ID VM [ATTRIBUTE]", .summary = "RADL of one VM",
+	.flags = CMD_NEEDS_INFRA | CMD_NEEDS_VM | CMD_RECOVER | CMD_REFRESH, .run = run,
 };

@@ -14,7 +14,8 @@
 enum { OPT_COMPLETION, OPT_MAN };
 
 static const struct cmd_option help_options[] = {
-	[OPT_COMPLETION] = { "completion", 0, CMD_OPT_FLAG, NULL, "print the bash completion script of imc" },
+	[OPT_COMPLETION] = { "completion", 0, CMD_OPT_FLAG, NULL,
+			     "print the bash completion script of imc" },
 	[OPT_MAN] = { "man", 0, CMD_OPT_FLAG, NULL,
 		      "print each command's synopsis and options in roff,\nas imc(1) has them" },
 	{ 0 },
@@ -42,12 +43,9 @@ static int run_help(struct cmd_args *a)
 }
 
 const struct imc_cmd cmd_help_entry = {
-	.name = "help",
-	.synopsis = "[--completion|--man] [COMMAND]",
+	.name = "help", .synopsis = "[--completion|--man] [COMMAND]",
 	.summary = "show help for a command",
-	.options = help_options,
-	.max_operands = -1, /* as before: what follows COMMAND is ignored */
-	.run = run_help,
+	.options = help_options, .flags = CMD_ANY_OPERANDS, .run = run_help,
 };
 
 static int run_version(struct cmd_args *a)
@@ -58,10 +56,6 @@ static int run_version(struct cmd_args *a)
 }
 
 const struct imc_cmd cmd_version_entry = {
-	.name = "version",
-	.synopsis = "",
-	.summary = "print the version",
-	.max_operands = -1,
-	.flags = CMD_HIDDEN,
-	.run = run_version,
+	.name = "version", .synopsis = "", .summary = "print the version",
+	.flags = CMD_HIDDEN | CMD_ANY_OPERANDS, .run = run_version,
 };

@@ -202,10 +202,6 @@ out:
 }
 
 const struct imc_cmd cmd_import_entry = {
-	.name = "import",
-	.synopsis = "FILE",
-	.summary = "load an exported infrastructure",
-	.min_operands = 1,
-	.max_operands = 1,
+	.name = "import", .synopsis = "FILE", .summary = "load an exported infrastructure",
 	.run = run,
 };

@@ -78,12 +78,6 @@ out:
 }
 
 const struct imc_cmd cmd_list_entry = {
-	.name = "list",
-	.synopsis = "[REGEX]",
-	.summary = "list the infrastructures",
-	.min_operands = 0,
-	.max_operands = 1,
-	.flags = CMD_NEEDS_STORE,
-	.check = check_operands,
-	.run = run,
+	.name = "list", .synopsis = "[REGEX]", .summary = "list the infrastructures",
+	.flags = CMD_NEEDS_STORE, .check = check_operands, .run = run,
 };

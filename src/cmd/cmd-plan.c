@@ -73,12 +73,7 @@ out:
 }
 
 const struct imc_cmd cmd_plan_entry = {
-	.name = "plan",
-	.synopsis = "[--cloud ID] [-e KEY=VALUE]... FILE",
+	.name = "plan", .synopsis = "[--cloud ID] [-e KEY=VALUE]... FILE",
 	.summary = "show the VMs, networks and steps a RADL file would create",
-	.options = options,
-	.min_operands = 1,
-	.max_operands = 1,
-	.flags = CMD_ERRORS_ONLY,
-	.run = run,
+	.options = options, .flags = CMD_ERRORS_ONLY, .run = run,
 };

@@ -31,26 +31,36 @@ enum {
 
 static const struct cmd_option options[] = {
 	[OPT_CONNECTION] = { "connection", 'c', CMD_OPT_VALUE, "local|ssh",
-			     "where tasks run (default: ssh with -H, --key or\n--target, else local)" },
-	[OPT_EXTRA_VARS] = { "extra-vars", 'e', CMD_OPT_LIST, "K=V|JSON|@FILE", "extra variables (repeatable)" },
+			     "where tasks run (default: ssh with -H, --key or\n"
+			     "--target, else local)" },
+	[OPT_EXTRA_VARS] = { "extra-vars", 'e', CMD_OPT_LIST, "K=V|JSON|@FILE",
+			     "extra variables (repeatable)" },
 	[OPT_INVENTORY_HOST] = { "inventory-host", 'i', CMD_OPT_VALUE, "NAME",
 				 "inventory name of the local host (default localhost)" },
 	[OPT_HOST] = { "host", 'H', CMD_OPT_LIST, "NAME=USER@ADDR[:PORT]",
 		       "an SSH host (repeatable; needs --key;\nimplies --connection ssh)" },
 	[OPT_KEY] = { "key", 'k', CMD_OPT_VALUE, "FILE", "private key for SSH hosts" },
 	[OPT_KNOWN_HOSTS] = { "known-hosts", 0, CMD_OPT_VALUE, "FILE",
-			      "host keys: pinned on first contact (appended as\n'NAME TYPE BASE64'), verified afterwards" },
-	[OPT_GROUP] = { "group", 'g', CMD_OPT_LIST, "GROUP=NAME[,NAME]", "put hosts in a group (repeatable)" },
+			      "host keys: pinned on first contact (appended as\n"
+			      "'NAME TYPE BASE64'), verified afterwards" },
+	[OPT_GROUP] = { "group", 'g', CMD_OPT_LIST, "GROUP=NAME[,NAME]",
+			"put hosts in a group (repeatable)" },
 	[OPT_FORKS] = { "forks", 'f', CMD_OPT_VALUE, "N", "hosts run in parallel (default 16)" },
-	[OPT_RESULTS] = { "results", 'r', CMD_OPT_VALUE, "FILE", "write the results as Ansible's json callback" },
-	[OPT_JSON] = { "json", 0, CMD_OPT_FLAG, NULL, "print that document on stdout instead of the log" },
+	[OPT_RESULTS] = { "results", 'r', CMD_OPT_VALUE, "FILE",
+			  "write the results as Ansible's json callback" },
+	[OPT_JSON] = { "json", 0, CMD_OPT_FLAG, NULL,
+		       "print that document on stdout instead of the log" },
 	[OPT_QUIET] = { "quiet", 'q', CMD_OPT_FLAG, NULL, "do not print the task log" },
 	[OPT_TARGET] = { "target", 't', CMD_OPT_VALUE, "ID[:VM[,VM]]",
-			 "the VMs of an existing infrastructure (over SSH with\nits key; host keys verified against the pinned ones)" },
-	[OPT_NO_FALLBACK] = { "no-fallback", 0, CMD_OPT_FLAG, NULL, "never hand the playbook to ansible-playbook" },
+			 "the VMs of an existing infrastructure (over SSH with\n"
+			 "its key; host keys verified against the pinned ones)" },
+	[OPT_NO_FALLBACK] = { "no-fallback", 0, CMD_OPT_FLAG, NULL,
+			      "never hand the playbook to ansible-playbook" },
 	[OPT_SYNTAX_CHECK] = { "syntax-check", 0, CMD_OPT_FLAG, NULL,
-			       "only load the playbook and report its errors\n(with file:line:col); run nothing" },
-	[OPT_LIST_MODULES] = { "list-modules", 0, CMD_OPT_FLAG, NULL, "print the modules imc runs itself, and exit" },
+			       "only load the playbook and report its errors\n"
+			       "(with file:line:col); run nothing" },
+	[OPT_LIST_MODULES] = { "list-modules", 0, CMD_OPT_FLAG, NULL,
+			       "print the modules imc runs itself, and exit" },
 	{ 0 },
 };
 
@@ -617,12 +627,11 @@ out:
 
 const struct imc_cmd cmd_play_entry = {
 	.name = "play",
-	.synopsis = "[OPTIONS] PLAYBOOK --target ID[:VM,...] | -H NAME=USER@ADDR[:PORT] --key FILE | --connection local",
+	.synopsis = "[OPTIONS] PLAYBOOK --target ID[:VM,...] | -H NAME=USER@ADDR[:PORT] --key FILE"
+		    " | --connection local",
 	.summary = "run an Ansible-style play list on VMs",
 	.help = "Options may come before or after PLAYBOOK, as with ansible-playbook. A playbook\n"
 		"using a module, keyword, filter or lookup outside imc's subset is run by\n"
 		"ansible-playbook when it is installed (local connection), else refused.\n",
-	.options = options,
-	.max_operands = -1,
-	.run = run_play,
+	.options = options, .flags = CMD_ANY_OPERANDS, .run = run_play,
 };

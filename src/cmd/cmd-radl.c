@@ -51,10 +51,14 @@ static struct radl_doc *load(const char *path, enum fmt from, struct diag *d, en
 enum { OPT_JSON, OPT_RADL, OPT_FROM, OPT_NO_CHECK };
 
 static const struct cmd_option options[] = {
-	[OPT_JSON] = { "json", 0, CMD_OPT_FLAG, NULL, "print RADL-JSON (the default for RADL input)" },
-	[OPT_RADL] = { "radl", 0, CMD_OPT_FLAG, NULL, "print RADL text (the default for JSON input)" },
-	[OPT_FROM] = { "from", 0, CMD_OPT_VALUE, "radl|json", "read the input as this format (default: by content)" },
-	[OPT_NO_CHECK] = { "no-check", 0, CMD_OPT_FLAG, NULL, "skip the semantic checks (syntax only)" },
+	[OPT_JSON] = { "json", 0, CMD_OPT_FLAG, NULL,
+		       "print RADL-JSON (the default for RADL input)" },
+	[OPT_RADL] = { "radl", 0, CMD_OPT_FLAG, NULL,
+		       "print RADL text (the default for JSON input)" },
+	[OPT_FROM] = { "from", 0, CMD_OPT_VALUE, "radl|json",
+		       "read the input as this format (default: by content)" },
+	[OPT_NO_CHECK] = { "no-check", 0, CMD_OPT_FLAG, NULL,
+			   "skip the semantic checks (syntax only)" },
 	{ 0 },
 };
 
@@ -119,11 +123,8 @@ static int run(struct cmd_args *a)
 }
 
 const struct imc_cmd cmd_radl_entry = {
-	.name = "radl",
-	.synopsis = "[--json|--radl] [--from radl|json] [--no-check] FILE",
+	.name = "radl", .synopsis = "[--json|--radl] [--from radl|json] [--no-check] FILE",
 	.summary = "convert RADL to RADL-JSON and back",
 	.help = "FILE may be '-' for standard input.\n",
-	.options = options,
-	.max_operands = -1,
-	.run = run,
+	.options = options, .flags = CMD_ANY_OPERANDS, .run = run,
 };

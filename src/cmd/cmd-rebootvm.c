@@ -11,11 +11,6 @@ static int run(struct cmd_args *a)
 }
 
 const struct imc_cmd cmd_rebootvm_entry = {
-	.name = "rebootvm",
-	.synopsis = "ID VM",
-	.summary = "reboot one VM",
-	.min_operands = 2,
-	.max_operands = 2,
-	.flags = CMD_NEEDS_INFRA | CMD_NEEDS_VM | CMD_RECOVER,
-	.run = run,
+	.name = "rebootvm", .synopsis = "ID VM", .summary = "reboot one VM",
+	.flags = CMD_NEEDS_INFRA | CMD_NEEDS_VM | CMD_RECOVER, .run = run,
 };

@@ -155,13 +155,8 @@ out:
 }
 
 const struct imc_cmd cmd_reconfigure_entry = {
-	.name = "reconfigure",
-	.synopsis = "[-d] ID [FILE] [VM,...]",
+	.name = "reconfigure", .synopsis = "[-d] ID [FILE] [VM,...]",
 	.summary = "run the contextualization again",
-	.options = options,
-	.min_operands = 1,
-	.max_operands = 3,
-	.flags = CMD_NEEDS_INFRA | CMD_RECOVER,
-	.check = check_operands,
-	.run = run,
+	.options = options, .flags = CMD_NEEDS_INFRA | CMD_RECOVER,
+	.check = check_operands, .run = run,
 };

@@ -21,7 +21,8 @@
 enum { OPT_NO_CONTEXT };
 
 static const struct cmd_option options[] = {
-	[OPT_NO_CONTEXT] = { "no-context", 0, CMD_OPT_FLAG, NULL, "do not contextualize the VMs left again" },
+	[OPT_NO_CONTEXT] = { "no-context", 0, CMD_OPT_FLAG, NULL,
+			     "do not contextualize the VMs left again" },
 	{ 0 },
 };
 
@@ -152,13 +153,8 @@ out:
 }
 
 const struct imc_cmd cmd_removeresource_entry = {
-	.name = "removeresource",
-	.synopsis = "[--no-context] ID VM[,VM...]",
+	.name = "removeresource", .synopsis = "[--no-context] ID VM[,VM...]",
 	.summary = "remove VMs from an infrastructure",
-	.options = options,
-	.min_operands = 2,
-	.max_operands = 2,
-	.flags = CMD_NEEDS_INFRA | CMD_RECOVER,
-	.check = check_operands,
-	.run = run,
+	.options = options, .flags = CMD_NEEDS_INFRA | CMD_RECOVER,
+	.check = check_operands, .run = run,
 };

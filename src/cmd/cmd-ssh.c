@@ -284,12 +284,7 @@ out:
 }
 
 const struct imc_cmd cmd_ssh_entry = {
-	.name = "ssh",
-	.synopsis = "ID [VM] [-- COMMAND...]",
+	.name = "ssh", .synopsis = "ID [VM] [-- COMMAND...]",
 	.summary = "open a shell or run a command on a VM",
-	.min_operands = 1,
-	.max_operands = 2,
-	.flags = CMD_NEEDS_INFRA | CMD_REST | CMD_ERRORS_ONLY,
-	.check = check_operands,
-	.run = run,
+	.flags = CMD_NEEDS_INFRA | CMD_REST | CMD_ERRORS_ONLY, .check = check_operands, .run = run,
 };

@@ -11,11 +11,6 @@ static int run(struct cmd_args *a)
 }
 
 const struct imc_cmd cmd_start_entry = {
-	.name = "start",
-	.synopsis = "ID",
-	.summary = "start every VM of the infrastructure",
-	.min_operands = 1,
-	.max_operands = 1,
-	.flags = CMD_NEEDS_INFRA | CMD_RECOVER,
-	.run = run,
+	.name = "start", .synopsis = "ID", .summary = "start every VM of the infrastructure",
+	.flags = CMD_NEEDS_INFRA | CMD_RECOVER, .run = run,
 };

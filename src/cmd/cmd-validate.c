@@ -123,12 +123,9 @@ static int run(struct cmd_args *a)
 }
 
 const struct imc_cmd cmd_validate_entry = {
-	.name = "validate",
-	.synopsis = "FILE...",
-	.summary = "check RADL files and summarise them",
+	.name = "validate", .synopsis = "FILE...", .summary = "check RADL files and summarise them",
 	.help = "Each FILE is RADL or RADL-JSON (chosen by content). Prints one line per\n"
 		"valid file; errors go to stderr as FILE:LINE:COL: error: MESSAGE.\n"
 		"Exit status: 0 all valid, 65 some file is invalid, 66 some file is missing.\n",
-	.max_operands = -1,
-	.run = run,
+	.flags = CMD_ANY_OPERANDS, .run = run,
 };

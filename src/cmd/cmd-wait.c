@@ -60,12 +60,7 @@ static int run(struct cmd_args *a)
 }
 
 const struct imc_cmd cmd_wait_entry = {
-	.name = "wait",
-	.synopsis = "ID [MAX_SECONDS]",
+	.name = "wait", .synopsis = "ID [MAX_SECONDS]",
 	.summary = "wait until an infrastructure is configured (exit 0) or fails",
-	.min_operands = 1,
-	.max_operands = 2,
-	.flags = CMD_NEEDS_INFRA,
-	.check = check_operands,
-	.run = run,
+	.flags = CMD_NEEDS_INFRA, .check = check_operands, .run = run,
 };

@@ -36,6 +36,7 @@ enum {
 	CMD_REFRESH = 1 << 5,     /* then the clouds are asked how the VMs are (infra_refresh) */
 	CMD_REST = 1 << 6,        /* what follows "--" is a->rest, not operands */
 	CMD_ERRORS_ONLY = 1 << 7, /* warnings left in a->d are not printed */
+	CMD_ANY_OPERANDS = 1 << 8,/* run checks the operands, else the synopsis says how many */
 };
 
 /* How an option takes its value. */
@@ -91,11 +92,11 @@ struct cmd_args {
 
 struct imc_cmd {
 	const char *name;
-	const char *synopsis; /* after the name, e.g. "[-d] [--cloud ID] FILE" */
+	const char *synopsis; /* after the name, e.g. "[-d] [--cloud ID] FILE"; its
+			       * operands are what the command accepts */
 	const char *summary;  /* one line for `imc --help` */
 	const char *help;     /* more text for `imc help NAME`, or NULL */
 	const struct cmd_option *options; /* ends with { 0 }; NULL: none */
-	int min_operands, max_operands;   /* max -1: any number */
 	unsigned flags;
 	/* Optional: checks of the operands, before any setup: returns 0 (with
 	 * errors in a->d, which are reported) or a usage status already
