@@ -22,20 +22,6 @@ static const struct imc_cmd *const commands[] = {
 #undef X
 };
 
-const struct imc_cmd *const *imc_commands(size_t *n)
-{
-	*n = sizeof(commands) / sizeof(commands[0]);
-	return commands;
-}
-
-const struct imc_cmd *imc_find_cmd(const char *name)
-{
-	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		if (strcmp(commands[i]->name, name) == 0)
-			return commands[i];
-	return NULL;
-}
-
 /* Recipes run on the local cloud use the imc-train built or installed next
  * to this imc; the deployment and the recipes find it through IMC_TRAIN. */
 static void export_trainer_path(void)
@@ -66,7 +52,8 @@ int main(int argc, char **argv)
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct imc_ctx ctx = { .argv0 = argv[0] };
+	struct imc_ctx ctx = { .argv0 = argv[0], .commands = commands,
+			       .ncommands = sizeof(commands) / sizeof(commands[0]) };
 	int c;
 
 	/* '+': stop at the command name, so its options are its own */
@@ -76,7 +63,7 @@ int main(int argc, char **argv)
 		case 'H': ctx.home = optarg; break;
 		case 'j': ctx.json = true; break;
 		case 'v': ctx.verbose++; break;
-		case 'h': cli_print_usage(stdout); return IMC_EXIT_OK;
+		case 'h': cli_print_usage(&ctx, stdout); return IMC_EXIT_OK;
 		case 'V': printf("imc %s\n", PACKAGE_VERSION); return IMC_EXIT_OK;
 		default:
 			fputs("Try 'imc --help'.\n", stderr);
@@ -88,10 +75,10 @@ int main(int argc, char **argv)
 	if (!ctx.home)
 		ctx.home = getenv("IMC_HOME");
 	if (optind >= argc) {
-		cli_print_usage(stderr);
+		cli_print_usage(&ctx, stderr);
 		return IMC_EXIT_USAGE;
 	}
-	const struct imc_cmd *cmd = imc_find_cmd(argv[optind]);
+	const struct imc_cmd *cmd = cli_find(&ctx, argv[optind]);
 	if (!cmd) {
 		fprintf(stderr, "imc: unknown command '%s'\nTry 'imc --help'.\n", argv[optind]);
 		return IMC_EXIT_USAGE;

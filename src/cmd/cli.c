@@ -101,13 +101,13 @@ static int parse_long(struct cmd_args *a, int argc, char **argv, int *i)
 	size_t len = eq ? (size_t)(eq - name) : strlen(name);
 	int k = match_long(cmd->options, name, len);
 	if (k == OPT_AMBIGUOUS)
-		return cmd_usage_error(cmd->name, "option '%s' is ambiguous", arg);
+		return cmd_usage_error(cmd, "option '%s' is ambiguous", arg);
 	if (k == OPT_NONE)
-		return cmd_usage_error(cmd->name, "unknown option '%s'", arg);
+		return cmd_usage_error(cmd, "unknown option '%s'", arg);
 	const struct cmd_option *o = k == OPT_JSON ? &json_option : &cmd->options[k];
 	if (o->kind == CMD_OPT_FLAG) {
 		if (eq)
-			return cmd_usage_error(cmd->name, "option '%s' takes no value", arg);
+			return cmd_usage_error(cmd, "option '%s' takes no value", arg);
 		if (k == OPT_JSON)
 			a->ctx->json = true;
 		else
@@ -117,7 +117,7 @@ static int parse_long(struct cmd_args *a, int argc, char **argv, int *i)
 	const char *v = eq ? eq + 1 : NULL;
 	if (!v) {
 		if (*i + 1 >= argc)
-			return cmd_usage_error(cmd->name, "option '%s' needs a value", arg);
+			return cmd_usage_error(cmd, "option '%s' needs a value", arg);
 		v = argv[++*i];
 	}
 	set_value(&a->opt[k], o->kind, v, *i);
@@ -131,7 +131,7 @@ static int parse_short(struct cmd_args *a, int argc, char **argv, int *i)
 	for (const char *p = argv[*i] + 1; *p; p++) {
 		int k = match_short(cmd->options, *p);
 		if (k == OPT_NONE)
-			return cmd_usage_error(cmd->name, "unknown option '-%c'", *p);
+			return cmd_usage_error(cmd, "unknown option '-%c'", *p);
 		const struct cmd_option *o = &cmd->options[k];
 		if (o->kind == CMD_OPT_FLAG) {
 			set_value(&a->opt[k], o->kind, NULL, *i);
@@ -140,7 +140,7 @@ static int parse_short(struct cmd_args *a, int argc, char **argv, int *i)
 		const char *v = p[1] ? p + 1 : NULL;
 		if (!v) {
 			if (*i + 1 >= argc)
-				return cmd_usage_error(cmd->name, "option '-%c' needs a value", *p);
+				return cmd_usage_error(cmd, "option '-%c' needs a value", *p);
 			v = argv[++*i];
 		}
 		set_value(&a->opt[k], o->kind, v, *i);
@@ -208,9 +208,9 @@ static int parse(struct cmd_args *a, int argc, char **argv)
 	int min, max;
 	synopsis_operands(cmd->synopsis, &min, &max);
 	if (max >= 0 && a->noperands > max)
-		return cmd_usage_error(cmd->name, "too many arguments");
+		return cmd_usage_error(cmd, "too many arguments");
 	if (a->noperands < min)
-		return cmd_usage_error(cmd->name, "missing argument");
+		return cmd_usage_error(cmd, "missing argument");
 	return 0;
 }
 
@@ -275,18 +275,24 @@ out:
 	return rc;
 }
 
-int cmd_usage_error(const char *name, const char *fmt, ...)
+int cmd_usage_error(const struct imc_cmd *cmd, const char *fmt, ...)
 {
 	va_list ap;
-	fprintf(stderr, "imc %s: ", name);
+	fprintf(stderr, "imc %s: ", cmd->name);
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
-	const struct imc_cmd *cmd = imc_find_cmd(name);
-	if (cmd)
-		fprintf(stderr, "usage: imc %s %s\n", cmd->name, cmd->synopsis);
+	fprintf(stderr, "usage: imc %s %s\n", cmd->name, cmd->synopsis);
 	return IMC_EXIT_USAGE;
+}
+
+const struct imc_cmd *cli_find(const struct imc_ctx *ctx, const char *name)
+{
+	for (size_t i = 0; i < ctx->ncommands; i++)
+		if (strcmp(ctx->commands[i]->name, name) == 0)
+			return ctx->commands[i];
+	return NULL;
 }
 
 int cmd_report(struct imc_ctx *ctx, struct diag *d)
@@ -408,10 +414,10 @@ void cli_print_help(const struct imc_cmd *cmd, FILE *fp)
 		fprintf(fp, "\n%s", cmd->help);
 }
 
-void cli_print_usage(FILE *fp)
+void cli_print_usage(const struct imc_ctx *ctx, FILE *fp)
 {
-	size_t n;
-	const struct imc_cmd *const *cmds = imc_commands(&n);
+	size_t n = ctx->ncommands;
+	const struct imc_cmd *const *cmds = ctx->commands;
 	fputs("usage: imc [-a AUTHFILE] [--home DIR] [--json] [-v] COMMAND [ARGS]\n"
 	      "\n"
 	      "imc deploys and provisions the infrastructure a RADL file describes.\n"
@@ -460,10 +466,10 @@ static void completion_valued(const struct imc_cmd *cmd, struct strbuf *sb)
 	}
 }
 
-void cli_print_completion(FILE *fp)
+void cli_print_completion(const struct imc_ctx *ctx, FILE *fp)
 {
-	size_t n;
-	const struct imc_cmd *const *cmds = imc_commands(&n);
+	size_t n = ctx->ncommands;
+	const struct imc_cmd *const *cmds = ctx->commands;
 	struct strbuf names = STRBUF_INIT;
 	for (size_t i = 0; i < n; i++)
 		if (!(cmds[i]->flags & CMD_HIDDEN))
@@ -524,10 +530,10 @@ static void roff_escape(struct strbuf *sb, const char *s)
 	}
 }
 
-void cli_print_man(FILE *fp)
+void cli_print_man(const struct imc_ctx *ctx, FILE *fp)
 {
-	size_t n;
-	const struct imc_cmd *const *cmds = imc_commands(&n);
+	size_t n = ctx->ncommands;
+	const struct imc_cmd *const *cmds = ctx->commands;
 	struct strbuf sb = STRBUF_INIT;
 	for (size_t i = 0; i < n; i++) {
 		const struct imc_cmd *cmd = cmds[i];

@@ -17,19 +17,23 @@
  * a->d and releases everything. Returns the exit status. */
 int cli_run(struct imc_ctx *ctx, const struct imc_cmd *cmd, int argc, char **argv);
 
+/* The command of ctx named name, hidden ones included, or NULL. */
+const struct imc_cmd *cli_find(const struct imc_ctx *ctx, const char *name);
+
 /* Prints `imc --help` (the global options and the visible commands). */
-void cli_print_usage(FILE *fp);
+void cli_print_usage(const struct imc_ctx *ctx, FILE *fp);
 /* Prints the help of cmd: usage line, summary, options, cmd->help. */
 void cli_print_help(const struct imc_cmd *cmd, FILE *fp);
 /* Prints the bash completion script (`imc help --completion`). */
-void cli_print_completion(FILE *fp);
+void cli_print_completion(const struct imc_ctx *ctx, FILE *fp);
 /* Prints, for each visible command, a roff comment naming it, the header
  * line of its entry in imc(1) and the list of its options, as imc.1 has
  * them (`imc help --man`; t0002 checks imc.1 against it). */
-void cli_print_man(FILE *fp);
+void cli_print_man(const struct imc_ctx *ctx, FILE *fp);
 
-/* Prints "imc NAME: MESSAGE" and the usage line to stderr; returns 64. */
-int cmd_usage_error(const char *name, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Prints "imc NAME: MESSAGE" and the usage line of cmd to stderr; returns 64. */
+int cmd_usage_error(const struct imc_cmd *cmd, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
 /* Prints d on stderr and returns the exit status it implies (0 when it
  * holds no error). With --json stdout stays empty on errors. */
 int cmd_report(struct imc_ctx *ctx, struct diag *d);

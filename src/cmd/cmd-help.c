@@ -24,20 +24,20 @@ static const struct cmd_option help_options[] = {
 static int run_help(struct cmd_args *a)
 {
 	if (a->opt[OPT_COMPLETION].set) {
-		cli_print_completion(stdout);
+		cli_print_completion(a->ctx, stdout);
 		return IMC_EXIT_OK;
 	}
 	if (a->opt[OPT_MAN].set) {
-		cli_print_man(stdout);
+		cli_print_man(a->ctx, stdout);
 		return IMC_EXIT_OK;
 	}
 	if (a->noperands == 0) {
-		cli_print_usage(stdout);
+		cli_print_usage(a->ctx, stdout);
 		return IMC_EXIT_OK;
 	}
-	const struct imc_cmd *cmd = imc_find_cmd(a->operands[0]);
+	const struct imc_cmd *cmd = cli_find(a->ctx, a->operands[0]);
 	if (!cmd)
-		return cmd_usage_error("help", "unknown command '%s'", a->operands[0]);
+		return cmd_usage_error(a->cmd, "unknown command '%s'", a->operands[0]);
 	cli_print_help(cmd, stdout);
 	return IMC_EXIT_OK;
 }

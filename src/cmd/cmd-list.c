@@ -18,7 +18,7 @@ static int check_operands(struct cmd_args *a)
 {
 	regex_t re;
 	if (a->noperands && regcomp(&re, a->operands[0], REG_EXTENDED | REG_NOSUB) != 0)
-		return cmd_usage_error("list", "invalid regular expression '%s'", a->operands[0]);
+		return cmd_usage_error(a->cmd, "invalid regular expression '%s'", a->operands[0]);
 	if (a->noperands)
 		regfree(&re);
 	return 0;

@@ -411,7 +411,7 @@ static int run_play(struct cmd_args *a)
 	for (size_t i = 0; i < opt[OPT_GROUP].n; i++) {
 		const char *arg = opt[OPT_GROUP].list[i], *eq = strchr(arg, '=');
 		if (!eq) {
-			rc = cmd_usage_error("play", "--group wants GROUP=NAME[,NAME]");
+			rc = cmd_usage_error(a->cmd, "--group wants GROUP=NAME[,NAME]");
 			goto out;
 		}
 		char *g = xstrndup(arg, (size_t)(eq - arg));
@@ -426,7 +426,7 @@ static int run_play(struct cmd_args *a)
 		char *end;
 		long v = strtol(arg, &end, 10);
 		if (end == arg || *end || v < 1 || v > 1024) {
-			rc = cmd_usage_error("play", "--forks wants a number from 1 to 1024, not '%s'", arg);
+			rc = cmd_usage_error(a->cmd, "--forks wants a number from 1 to 1024, not '%s'", arg);
 			goto out;
 		}
 		forks = (int)v;
@@ -437,7 +437,7 @@ static int run_play(struct cmd_args *a)
 		goto out;
 	}
 	if (a->noperands != 1) {
-		rc = cmd_usage_error("play", "one PLAYBOOK file is required");
+		rc = cmd_usage_error(a->cmd, "one PLAYBOOK file is required");
 		goto out;
 	}
 	const char *playbook = a->operands[0];
@@ -453,7 +453,7 @@ static int run_play(struct cmd_args *a)
 		goto out;
 	}
 	if (connection && strcmp(connection, "local") && strcmp(connection, "ssh")) {
-		rc = cmd_usage_error("play", "--connection must be 'local' or 'ssh'");
+		rc = cmd_usage_error(a->cmd, "--connection must be 'local' or 'ssh'");
 		goto out;
 	}
 	/* Hosts, a key or a target ask for remote machines: running the play
@@ -461,18 +461,18 @@ static int run_play(struct cmd_args *a)
 	 * and contradict an explicit --connection local. */
 	bool remote = json_array_size(ssh_hosts) || key || target;
 	if (connection && !strcmp(connection, "local") && remote) {
-		rc = cmd_usage_error("play",
+		rc = cmd_usage_error(a->cmd,
 				     "--host, --key and --target run the play over SSH, not with --connection local");
 		goto out;
 	}
 	if (!connection)
 		connection = remote ? "ssh" : "local";
 	if (target && (json_array_size(ssh_hosts) || key)) {
-		rc = cmd_usage_error("play", "--target takes its hosts and key from the infrastructure");
+		rc = cmd_usage_error(a->cmd, "--target takes its hosts and key from the infrastructure");
 		goto out;
 	}
 	if (!target && !strcmp(connection, "ssh") && (!json_array_size(ssh_hosts) || !key)) {
-		rc = cmd_usage_error("play", "--connection ssh needs -H NAME=USER@ADDR[:PORT] and --key");
+		rc = cmd_usage_error(a->cmd, "--connection ssh needs -H NAME=USER@ADDR[:PORT] and --key");
 		goto out;
 	}
 	signal(SIGPIPE, SIG_IGN);
@@ -521,7 +521,7 @@ static int run_play(struct cmd_args *a)
 			const char *spec = json_string_value(e);
 			const char *eq = strchr(spec, '='), *at = eq ? strchr(eq, '@') : NULL;
 			if (!eq || !at) {
-				rc = cmd_usage_error("play", "bad --host '%s' (want NAME=USER@ADDR[:PORT])", spec);
+				rc = cmd_usage_error(a->cmd, "bad --host '%s' (want NAME=USER@ADDR[:PORT])", spec);
 				json_decref(all);
 				specs_free(sp, i);
 				goto out;
@@ -535,7 +535,7 @@ static int run_play(struct cmd_args *a)
 				char *end;
 				long port = strtol(colon + 1, &end, 10);
 				if (end == colon + 1 || *end || port < 1 || port > 65535) {
-					rc = cmd_usage_error("play", "bad port in --host '%s'", spec);
+					rc = cmd_usage_error(a->cmd, "bad port in --host '%s'", spec);
 					json_decref(all);
 					specs_free(sp, i + 1);
 					goto out;

@@ -79,11 +79,11 @@ static int run(struct cmd_args *a)
 	else if (v && strcmp(v, "json") == 0)
 		from = FMT_JSON;
 	else if (v)
-		return cmd_usage_error("radl", "--from takes 'radl' or 'json'");
+		return cmd_usage_error(a->cmd, "--from takes 'radl' or 'json'");
 	if (a->noperands > 1)
-		return cmd_usage_error("radl", "only one FILE can be converted at a time");
+		return cmd_usage_error(a->cmd, "only one FILE can be converted at a time");
 	if (a->noperands == 0)
-		return cmd_usage_error("radl", "missing FILE");
+		return cmd_usage_error(a->cmd, "missing FILE");
 	const char *file = a->operands[0];
 
 	struct diag d;

@@ -83,7 +83,7 @@ static int file_and_list(struct cmd_args *a, const char **file, const char **lis
 		else if (!*list && is_vm_list(a->operands[i]))
 			*list = a->operands[i];
 		else
-			return cmd_usage_error("reconfigure", "'%s' is neither a RADL file nor a VM list",
+			return cmd_usage_error(a->cmd, "'%s' is neither a RADL file nor a VM list",
 					       a->operands[i]);
 	}
 	return 0;

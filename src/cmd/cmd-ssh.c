@@ -137,7 +137,7 @@ static int run_ssh(char **argv, struct strbuf *out, struct strbuf *err, int *sta
 static int check_operands(struct cmd_args *a)
 {
 	if (a->ctx->json && a->nrest == 0)
-		return cmd_usage_error("ssh", "--json needs a COMMAND after '--'");
+		return cmd_usage_error(a->cmd, "--json needs a COMMAND after '--'");
 	return 0;
 }
 

@@ -70,7 +70,7 @@ static int run(struct cmd_args *a)
 	int rc = IMC_EXIT_OK;
 
 	if (a->noperands == 0)
-		return cmd_usage_error("validate", "missing FILE");
+		return cmd_usage_error(a->cmd, "missing FILE");
 	json_t *files = json_array();
 	struct strbuf out = STRBUF_INIT;
 	for (int i = 0; i < a->noperands; i++) {

@@ -16,20 +16,20 @@
 #include "util/banned.h"
 
 /* MAX_SECONDS, when given, is checked before anything is opened. */
-static int parse_max(const char *arg, double *max)
+static int parse_max(struct cmd_args *a, const char *arg, double *max)
 {
 	char *end;
 	errno = 0;
 	*max = strtod(arg, &end);
 	if (errno || end == arg || *end || *max < 0)
-		return cmd_usage_error("wait", "'%s' is not a number of seconds", arg);
+		return cmd_usage_error(a->cmd, "'%s' is not a number of seconds", arg);
 	return 0;
 }
 
 static int check_operands(struct cmd_args *a)
 {
 	double max;
-	return a->noperands == 2 ? parse_max(a->operands[1], &max) : 0;
+	return a->noperands == 2 ? parse_max(a, a->operands[1], &max) : 0;
 }
 
 static int run(struct cmd_args *a)
@@ -38,7 +38,7 @@ static int run(struct cmd_args *a)
 	enum vm_state final = VM_UNKNOWN;
 	int rc;
 	if (a->noperands == 2)
-		parse_max(a->operands[1], &max);
+		parse_max(a, a->operands[1], &max);
 	worker_follow_catch_interrupt();
 	int w = worker_follow(a->st, a->in->id, max, false, &final, a->d);
 	if (w < 0)

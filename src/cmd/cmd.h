@@ -24,6 +24,8 @@ struct imc_ctx {
 	bool json;             /* --json: one JSON document on stdout */
 	int verbose;           /* count of -v */
 	const char *argv0;
+	const struct imc_cmd *const *commands; /* every command (src/imc.c) */
+	size_t ncommands;
 };
 
 /* Table flags: the shared setup a command needs, done before run. */
@@ -107,11 +109,6 @@ struct imc_cmd {
 	 * holds errors). */
 	int (*run)(struct cmd_args *a);
 };
-
-/* The command named name, hidden ones included, or NULL (src/imc.c). */
-const struct imc_cmd *imc_find_cmd(const char *name);
-/* Every command, in the order of `imc --help`; *n gets their number. */
-const struct imc_cmd *const *imc_commands(size_t *n);
 
 #define IMC_JSON_FORMAT 1 /* the "format" version of every --json document */
 
