@@ -182,13 +182,18 @@ static int parse(struct cmd_args *a, int argc, char **argv)
 {
 	const struct imc_cmd *cmd = a->cmd;
 	bool only_operands = false;
+	for (int k = 0; cmd->options && cmd->options[k].lng; k++)
+		if (k >= CMD_MAX_OPTIONS) {
+			fprintf(stderr, "imc %s: error: more than %d options (CMD_MAX_OPTIONS)\n", cmd->name,
+				CMD_MAX_OPTIONS);
+			return IMC_EXIT_SOFTWARE;
+		}
 	a->operands = xcalloc((size_t)argc + 1, sizeof(*a->operands));
 	for (int i = 1; i < argc; i++) {
 		const char *arg = argv[i];
 		int rc = 0;
 		if (!only_operands && strcmp(arg, "--") == 0) {
 			if (cmd->flags & CMD_REST) {
-				a->dashdash = true;
 				a->rest = argv + i + 1;
 				a->nrest = argc - i - 1;
 				break;

@@ -85,7 +85,6 @@ struct cmd_args {
 	int noperands;
 	char **rest;           /* CMD_REST: the words after "--" */
 	int nrest;
-	bool dashdash;         /* CMD_REST: "--" was given */
 	struct state_store *st;/* CMD_NEEDS_STORE, else NULL (run may open one here) */
 	struct state_infra *in;/* CMD_NEEDS_INFRA: the infrastructure (else zeroed) */
 	int vm;                /* CMD_NEEDS_VM */
