@@ -39,7 +39,10 @@ imc_SOURCES += \
 TESTS += tests/cli/t0001-basic.sh
 # the command table against imc help, imc.1 and the bash completion
 TESTS += tests/cli/t0002-help.sh
-EXTRA_DIST += tests/cli/t0002-help.sh docs/imc.bash
+EXTRA_DIST += tests/cli/t0002-help.sh
+# the bash completion, 'imc help --completion' (bash-completion loads NAME.bash)
+bashcompletiondir = $(datadir)/bash-completion/completions
+dist_bashcompletion_DATA = docs/imc.bash
 EXTRA_DIST += tests/cli/t0001-basic.sh tests/cli/lib.sh tests/cli/fuzz-lib.sh tests/cli/run-test.sh
 
 # the recipes checked before any cloud call (src/cmd/recipes.c)
