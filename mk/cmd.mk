@@ -1,7 +1,6 @@
 # src/imc.c and src/cmd: the imc program and its subcommands (one file each).
 bin_PROGRAMS += imc
-imc_SOURCES = src/imc.c src/cmd/cmd.h src/cmd/cmd-list.h
-imc_SOURCES += src/cmd/infra.c src/cmd/infra.h
+imc_SOURCES = src/imc.c src/cmd/cmd.h src/cmd/cmd-list.h src/cmd/cli.c src/cmd/cli.h
 imc_SOURCES += src/cmd/vmops.c src/cmd/vmops.h
 imc_LDADD = libimc.la $(IMC_LIBS)
 # every command file is listed here (they are already all present)
@@ -18,6 +17,7 @@ imc_SOURCES += \
 	src/cmd/cmd-getstate.c \
 	src/cmd/cmd-getvmcontmsg.c \
 	src/cmd/cmd-getvminfo.c \
+	src/cmd/cmd-help.c \
 	src/cmd/cmd-import.c \
 	src/cmd/cmd-list.c \
 	src/cmd/cmd-plan.c \
@@ -35,6 +35,12 @@ imc_SOURCES += \
 	src/cmd/cmd-wait.c
 
 TESTS += tests/cli/t0001-basic.sh
+# the command table against imc help, imc.1 and the bash completion
+TESTS += tests/cli/t0002-help.sh
+EXTRA_DIST += tests/cli/t0002-help.sh
+# the bash completion, 'imc help --completion' (bash-completion loads NAME.bash)
+bashcompletiondir = $(datadir)/bash-completion/completions
+dist_bashcompletion_DATA = docs/imc.bash
 EXTRA_DIST += tests/cli/t0001-basic.sh tests/cli/lib.sh tests/cli/fuzz-lib.sh tests/cli/run-test.sh
 
 # the recipes checked before any cloud call (src/deploy/recipes.c)

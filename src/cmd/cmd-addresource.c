@@ -14,8 +14,8 @@
 #include <string.h>
 
 #include "cloud/cloud.h"
+#include "cmd/cli.h"
 #include "cmd/cmd.h"
-#include "cmd/infra.h"
 #include "deploy/deploy.h"
 #include "deploy/spawn.h"
 #include "plan/plan.h"
@@ -58,75 +58,63 @@ static char *merged_radl(const struct state_infra *in, const struct radl_doc *ba
 	return strbuf_detach(&sb);
 }
 
-int cmd_addresource(struct imc_ctx *ctx, int argc, char **argv)
+enum { OPT_NO_CONTEXT, OPT_EXTRA_VAR, OPT_DETACH };
+
+static const struct cmd_option options[] = {
+	[OPT_NO_CONTEXT] = { "no-context", 0, CMD_OPT_FLAG, NULL,
+			     "only create the new VMs (they stay running)" },
+	[OPT_EXTRA_VAR] = CMD_OPTION_EXTRA_VAR,
+	[OPT_DETACH] = CMD_OPTION_DETACH,
+	{ 0 },
+};
+
+static int run(struct cmd_args *a)
 {
-	if (cmd_help_requested(argc, argv))
-		return IMC_EXIT_OK;
-	const char **evars = NULL;
-	size_t nev = 0;
-	bool detach = false, no_context = false;
-	const struct infra_opt opts[] = {
-		{ .lng = "no-context", .flag = &no_context },
-		{ .lng = "extra-var", .shrt = 'e', .list = &evars, .nlist = &nev },
-		{ .lng = "detach", .shrt = 'd', .flag = &detach },
-		{ 0 },
-	};
-	char *pos[2];
-	int npos, rc = infra_args(ctx, argc, argv, opts, pos, 2, 2, &npos);
-	if (rc) {
-		free(evars);
-		return rc;
-	}
-	struct diag d = DIAG_INIT;
-	struct state_infra in = { 0 };
+	bool detach = a->opt[OPT_DETACH].set, no_context = a->opt[OPT_NO_CONTEXT].set;
 	struct auth_file *af = NULL;
 	struct radl_doc *base = NULL, *add = NULL;
 	struct plan *p = NULL;
 	json_t *vars = NULL;
 	char *text = NULL, *merged = NULL;
-	int lock = -1;
+	int lock = -1, rc = IMC_EXIT_OK;
 	struct strbuf ids = STRBUF_INIT;
-	struct state_store *st = infra_store(ctx, &d);
-	if (!st || infra_lookup(st, pos[0], &in, &d) < 0 || deploy_recover(st, &in, &d) < 0)
-		goto out;
-	vars = in.extra_vars ? json_loads(in.extra_vars, 0, NULL) : NULL;
+	vars = a->in->extra_vars ? json_loads(a->in->extra_vars, 0, NULL) : NULL;
 	if (!vars)
 		vars = json_object();
-	for (size_t i = 0; i < nev; i++)
-		if (plan_parse_extra_var(&vars, evars[i], &d) < 0)
-			goto out;
-	if (state_lock_infra(st, in.id, true, &lock, &d) != 0)
+	if (cli_extra_vars(&vars, &a->opt[OPT_EXTRA_VAR], a->d) < 0)
 		goto out;
-	state_infra_release(&in);
-	if (infra_lookup(st, pos[0], &in, &d) < 0 ||
-	    deploy_auth(ctx->auth_file, state_home(st), in.auth_path, &af, NULL, &d) < 0 || !(base = deploy_radl(&in, &d)))
+	if (state_lock_infra(a->st, a->in->id, true, &lock, a->d) != 0)
 		goto out;
-	add = deploy_load_radl(pos[1], vars, true, &text, &d);
+	state_infra_release(a->in);
+	if (cli_lookup(a->st, a->operands[0], a->in, a->d) < 0 ||
+	    deploy_auth(a->ctx->auth_file, state_home(a->st), a->in->auth_path, &af, NULL, a->d) < 0 || !(base = deploy_radl(a->in, a->d)))
+		goto out;
+	add = deploy_load_radl(a->operands[1], vars, true, &text, a->d);
 	if (!add)
 		goto out;
-	struct plan_opts o = { .first_num = in.next_vm, .cloud_override = in.cloud, .auth = af, .base = base };
-	p = plan_build(add, &o, &d);
+	struct plan_opts o = { .first_num = a->in->next_vm, .cloud_override = a->in->cloud, .auth = af, .base = base };
+	p = plan_build(add, &o, a->d);
 	if (!p)
 		goto out;
 	if (p->nvms == 0) {
-		diag_error(&d, IMC_EXIT_DATAERR, NULL, "'%s' deploys no VM", pos[1]);
+		diag_error(a->d, IMC_EXIT_DATAERR, NULL, "'%s' deploys no VM", a->operands[1]);
 		goto out;
 	}
 	for (size_t i = 0; i < p->nvms; i++)
 		if (!cloud_driver_find(p->vms[i].cloud)) {
-			diag_error(&d, IMC_EXIT_UNAVAILABLE, NULL, "VM %d would go to cloud '%s', which this imc does not support",
+			diag_error(a->d, IMC_EXIT_UNAVAILABLE, NULL, "VM %d would go to cloud '%s', which this imc does not support",
 				   p->vms[i].num, p->vms[i].cloud);
 			goto out;
 		}
-	merged = merged_radl(&in, base, add);
+	merged = merged_radl(a->in, base, add);
 	int first;
-	if (state_begin(&*st, &d) < 0)
+	if (state_begin(a->st, a->d) < 0)
 		goto out;
-	if (state_infra_take_nums(st, in.id, (int)p->nvms, &first, &d) < 0 || state_infra_set_radl(st, in.id, merged, &d) < 0)
+	if (state_infra_take_nums(a->st, a->in->id, (int)p->nvms, &first, a->d) < 0 || state_infra_set_radl(a->st, a->in->id, merged, a->d) < 0)
 		goto fail;
 	struct state_net *nets = NULL;
 	size_t nn = 0;
-	state_net_list(st, in.id, &nets, &nn, &d);
+	state_net_list(a->st, a->in->id, &nets, &nn, a->d);
 	for (size_t i = 0; i < p->nnets; i++) {
 		bool have = false;
 		for (size_t k = 0; k < nn; k++)
@@ -134,10 +122,10 @@ int cmd_addresource(struct imc_ctx *ctx, int argc, char **argv)
 					strcmp(nets[k].cloud, p->nets[i].cloud) == 0);
 		if (have || !p->nets[i].cloud)
 			continue;
-		struct state_net net = { .infra_id = in.id, .name = (char *)(uintptr_t)p->nets[i].name,
+		struct state_net net = { .infra_id = a->in->id, .name = (char *)(uintptr_t)p->nets[i].name,
 					 .cloud = p->nets[i].cloud, .cidr = (char *)(uintptr_t)p->nets[i].cidr,
 					 .public = p->nets[i].public, .outports = (char *)(uintptr_t)p->nets[i].outports };
-		if (state_net_upsert(st, &net, &d) < 0) {
+		if (state_net_upsert(a->st, &net, a->d) < 0) {
 			state_net_list_free(nets, nn);
 			goto fail;
 		}
@@ -147,53 +135,48 @@ int cmd_addresource(struct imc_ctx *ctx, int argc, char **argv)
 		json_t *spec = plan_vm_to_json(&p->vms[i]);
 		char *s = json_dumps(spec, JSON_COMPACT);
 		json_decref(spec);
-		struct state_vm vm = { .infra_id = in.id, .num = p->vms[i].num,
+		struct state_vm vm = { .infra_id = a->in->id, .num = p->vms[i].num,
 				       .system = (char *)(uintptr_t)p->vms[i].system, .cloud = p->vms[i].cloud,
 				       .cloud_cred = p->vms[i].cloud_cred, .state = VM_PENDING,
 				       .user = p->vms[i].user, .spec = s, .ctxt = -1 };
-		int r = state_vm_insert(st, &vm, &d);
+		int r = state_vm_insert(a->st, &vm, a->d);
 		free(s);
 		if (r < 0)
 			goto fail;
 		strbuf_addf(&ids, "%s%d", i ? "," : "", p->vms[i].num);
 	}
-	if (state_infra_set_phase(st, in.id, PHASE_NEW, &d) < 0 || state_commit(st, &d) < 0)
+	if (state_infra_set_phase(a->st, a->in->id, PHASE_NEW, a->d) < 0 || state_commit(a->st, a->d) < 0)
 		goto fail;
-	if (deploy_spawn(&st, in.id, lock, no_context ? WORKER_CREATE : WORKER_DEPLOY, NULL, &d) < 0)
+	if (deploy_spawn(&a->st, a->in->id, lock, no_context ? WORKER_CREATE : WORKER_DEPLOY, NULL, a->d) < 0)
 		goto out;
 	state_unlock_infra(lock);
 	lock = -1;
 	enum vm_state final = VM_CONFIGURED;
-	if (!detach && deploy_follow(st, in.id, 0, false, &final, &d) < 0)
+	if (!detach && deploy_follow(a->st, a->in->id, 0, false, &final, a->d) < 0)
 		goto out;
 	bool bad = false;
 	for (size_t i = 0; i < p->nvms && !detach; i++) {
 		struct state_vm vm;
-		if (state_vm_get(st, in.id, p->vms[i].num, &vm, &d) == 0) {
+		if (state_vm_get(a->st, a->in->id, p->vms[i].num, &vm, a->d) == 0) {
 			bad = bad || vm.state == VM_FAILED || vm.state == VM_UNCONFIGURED;
 			state_vm_release(&vm);
 		}
 	}
-	if (ctx->json) {
-		json_t *j = infra_json_doc(), *a = json_array();
+	if (a->ctx->json) {
+		json_t *j = cli_json_doc(), *added = json_array();
 		for (size_t i = 0; i < p->nvms; i++)
-			json_array_append_new(a, json_integer(p->vms[i].num));
-		json_object_set_new(j, "id", json_string(in.id));
-		json_object_set_new(j, "added", a);
-		infra_json_print(j);
+			json_array_append_new(added, json_integer(p->vms[i].num));
+		json_object_set_new(j, "id", json_string(a->in->id));
+		json_object_set_new(j, "added", added);
+		cli_json_print(j);
 	} else
 		printf("Resources with IDs: %s successfully added.\n", ids.buf);
 	if (bad)
 		rc = IMC_EXIT_FAILED;
 	goto out;
 fail:
-	state_rollback(st);
+	state_rollback(a->st);
 out:
-	if (d.n) {
-		int r = cmd_report(ctx, &d);
-		if (r)
-			rc = r;
-	}
 	state_unlock_infra(lock);
 	strbuf_release(&ids);
 	plan_free(p);
@@ -203,9 +186,11 @@ out:
 	json_decref(vars);
 	free(text);
 	free(merged);
-	free(evars);
-	state_infra_release(&in);
-	state_close(st);
-	diag_release(&d);
 	return rc;
 }
+
+const struct imc_cmd cmd_addresource_entry = {
+	.name = "addresource", .synopsis = "[-d] [--no-context] [-e KEY=VALUE]... ID FILE",
+	.summary = "add VMs to an infrastructure",
+	.options = options, .flags = CMD_NEEDS_INFRA | CMD_RECOVER, .run = run,
+};

@@ -11,22 +11,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cmd/cli.h"
 #include "cmd/cmd.h"
-#include "cmd/infra.h"
 #include "deploy/deploy.h"
 #include "util/xalloc.h"
 #include "util/banned.h"
 
-int cmd_alter(struct imc_ctx *ctx, int argc, char **argv)
+static int run(struct cmd_args *a)
 {
-	if (cmd_help_requested(argc, argv))
-		return IMC_EXIT_OK;
-	char *pos[3];
-	int npos, num, rc = infra_args(ctx, argc, argv, NULL, pos, 3, 3, &npos);
-	if (rc)
-		return rc;
-	struct diag d = DIAG_INIT;
-	struct state_infra in = { 0 };
+	int num = a->vm;
 	struct state_vm vm = { 0 };
 	struct radl_doc *doc = NULL;
 	json_t *vars = json_object(), *spec = NULL;
@@ -36,14 +29,12 @@ int cmd_alter(struct imc_ctx *ctx, int argc, char **argv)
 	struct cloud_vm cv;
 	bool opened = false, have_cv = false;
 	int lock = -1;
-	struct state_store *st = infra_store(ctx, &d);
-	if (!st || infra_vm_arg(pos[1], &num, &d) < 0 || infra_lookup(st, pos[0], &in, &d) < 0 ||
-	    !(doc = deploy_load_radl(pos[2], vars, true, &text, &d)) ||
-	    state_lock_infra(st, in.id, true, &lock, &d) != 0)
+	if (!(doc = deploy_load_radl(a->operands[2], vars, true, &text, a->d)) ||
+	    state_lock_infra(a->st, a->in->id, true, &lock, a->d) != 0)
 		goto out;
-	int g = state_vm_get(st, in.id, num, &vm, &d);
+	int g = state_vm_get(a->st, a->in->id, num, &vm, a->d);
 	if (g > 0)
-		diag_error(&d, IMC_EXIT_NOINPUT, NULL, "infrastructure '%s' has no VM %d", in.id, num);
+		diag_error(a->d, IMC_EXIT_NOINPUT, NULL, "infrastructure '%s' has no VM %d", a->in->id, num);
 	if (g != 0)
 		goto out;
 	const struct radl_aspect *sys = NULL;
@@ -51,21 +42,21 @@ int cmd_alter(struct imc_ctx *ctx, int argc, char **argv)
 		if (!doc->systems[i].reference)
 			sys = &doc->systems[i];
 	if (!sys) {
-		diag_error(&d, IMC_EXIT_DATAERR, NULL, "'%s' has no system with features to apply", pos[2]);
+		diag_error(a->d, IMC_EXIT_DATAERR, NULL, "'%s' has no system with features to apply", a->operands[2]);
 		goto out;
 	}
 	if (vm.state != VM_RUNNING && vm.state != VM_CONFIGURED && vm.state != VM_UNCONFIGURED &&
 	    vm.state != VM_STOPPED) {
-		diag_error(&d, IMC_EXIT_FAILED, NULL, "VM %d is %s: it cannot be altered", num,
+		diag_error(a->d, IMC_EXIT_FAILED, NULL, "VM %d is %s: it cannot be altered", num,
 			   vm_state_name(vm.state));
 		goto out;
 	}
-	if (deploy_auth(ctx->auth_file, state_home(st), in.auth_path, &af, NULL, &d) < 0 ||
-	    deploy_cloud_open(st, &in, vm.cloud, vm.cloud_cred, af, &s, &d) < 0)
+	if (deploy_auth(a->ctx->auth_file, state_home(a->st), a->in->auth_path, &af, NULL, a->d) < 0 ||
+	    deploy_cloud_open(a->st, a->in, vm.cloud, vm.cloud_cred, af, &s, a->d) < 0)
 		goto out;
 	opened = true;
 	if (!s.drv->vm_alter) {
-		diag_error(&d, IMC_EXIT_UNAVAILABLE, NULL, "cloud '%s' cannot resize its VMs", vm.cloud);
+		diag_error(a->d, IMC_EXIT_UNAVAILABLE, NULL, "cloud '%s' cannot resize its VMs", vm.cloud);
 		goto out;
 	}
 	deploy_cloud_vm(&vm, &spec, &cv);
@@ -92,29 +83,28 @@ int cmd_alter(struct imc_ctx *ctx, int argc, char **argv)
 	cv.memory_bytes = (long long)json_integer_value(json_object_get(spec, "memory"));
 	cv.gpus = (int)json_integer_value(json_object_get(spec, "gpus"));
 	cv.instance_type = json_string_value(json_object_get(spec, "instance_type"));
-	if (s.drv->vm_alter(&s, &cv, &d) < 0)
+	if (s.drv->vm_alter(&s, &cv, a->d) < 0)
 		goto out;
 	if (cv.instance_type)
 		json_object_set_new(spec, "instance_type", json_string(cv.instance_type));
 	deploy_vm_take(&vm, &cv);
 	free(vm.spec);
 	vm.spec = json_dumps(spec, JSON_COMPACT);
-	if (state_vm_update(st, &vm, &d) < 0 || state_log_add(st, in.id, num, "VM altered", &d) < 0)
+	if (state_vm_update(a->st, &vm, a->d) < 0 || state_log_add(a->st, a->in->id, num, "VM altered", a->d) < 0)
 		goto out;
 	/* a change that took effect with an error (e.g. an EC2 instance resized
 	 * but not started again) is stored, and reported as the error */
-	if (diag_has_errors(&d))
+	if (diag_has_errors(a->d))
 		goto out;
-	if (ctx->json) {
-		json_t *j = infra_json_doc();
-		json_object_set_new(j, "id", json_string(in.id));
+	if (a->ctx->json) {
+		json_t *j = cli_json_doc();
+		json_object_set_new(j, "id", json_string(a->in->id));
 		json_object_set_new(j, "vm", json_integer(num));
 		json_object_set_new(j, "spec", json_incref(spec));
-		infra_json_print(j);
+		cli_json_print(j);
 	} else
 		printf("VM successfully modified.\n");
 out:
-	rc = d.n ? cmd_report(ctx, &d) : IMC_EXIT_OK;
 	state_unlock_infra(lock);
 	if (have_cv)
 		deploy_cloud_vm_release(&cv);
@@ -126,8 +116,10 @@ out:
 	free(text);
 	radl_doc_free(doc);
 	state_vm_release(&vm);
-	state_infra_release(&in);
-	state_close(st);
-	diag_release(&d);
-	return rc;
+	return IMC_EXIT_OK;
 }
+
+const struct imc_cmd cmd_alter_entry = {
+	.name = "alter", .synopsis = "ID VM FILE", .summary = "change the features of a VM",
+	.flags = CMD_NEEDS_INFRA | CMD_NEEDS_VM, .run = run,
+};

@@ -16,8 +16,8 @@
 #include <sys/stat.h>
 
 #include "cloud/cloud.h"
+#include "cmd/cli.h"
 #include "cmd/cmd.h"
-#include "cmd/infra.h"
 #include "deploy/deploy.h"
 #include "deploy/recipes.h"
 #include "deploy/spawn.h"
@@ -78,61 +78,51 @@ static int check_clouds(const struct plan *p, struct diag *d)
 	return rc;
 }
 
-int cmd_create(struct imc_ctx *ctx, int argc, char **argv)
+enum { OPT_CLOUD, OPT_EXTRA_VAR, OPT_DETACH };
+
+static const struct cmd_option options[] = {
+	[OPT_CLOUD] = CMD_OPTION_CLOUD,
+	[OPT_EXTRA_VAR] = CMD_OPTION_EXTRA_VAR,
+	[OPT_DETACH] = CMD_OPTION_DETACH,
+	{ 0 },
+};
+
+static int run(struct cmd_args *a)
 {
-	if (cmd_help_requested(argc, argv))
-		return IMC_EXIT_OK;
-	const char *cloud = NULL;
-	const char **evars = NULL;
-	size_t nev = 0;
-	bool detach = false;
-	const struct infra_opt opts[] = {
-		{ .lng = "cloud", .val = &cloud },
-		{ .lng = "extra-var", .shrt = 'e', .list = &evars, .nlist = &nev },
-		{ .lng = "detach", .shrt = 'd', .flag = &detach },
-		{ 0 },
-	};
-	char *pos[1];
-	int npos, rc = infra_args(ctx, argc, argv, opts, pos, 1, 1, &npos);
-	if (rc) {
-		free(evars);
-		return rc;
-	}
-	struct diag d = DIAG_INIT;
+	const char *file = a->operands[0], *cloud = a->opt[OPT_CLOUD].val;
+	bool detach = a->opt[OPT_DETACH].set;
 	json_t *vars = json_object();
 	struct auth_file *af = NULL;
 	struct radl_doc *doc = NULL;
 	struct plan *p = NULL;
-	struct state_store *st = NULL;
 	struct state_infra in = { 0 };
-	char *text = NULL, *auth_path = NULL, *home = state_default_home(ctx->home);
+	char *text = NULL, *auth_path = NULL, *home = state_default_home(a->ctx->home);
 	char *id = NULL, *key = NULL, *dir = NULL, *abs = NULL, *ev = NULL;
-	int lock = -1;
-	for (size_t i = 0; i < nev; i++)
-		if (plan_parse_extra_var(&vars, evars[i], &d) < 0)
-			goto out;
-	if (deploy_auth(ctx->auth_file, home, NULL, &af, &auth_path, &d) < 0)
+	int lock = -1, rc = IMC_EXIT_OK;
+	if (cli_extra_vars(&vars, &a->opt[OPT_EXTRA_VAR], a->d) < 0)
 		goto out;
-	doc = deploy_load_radl(pos[0], vars, true, &text, &d);
+	if (deploy_auth(a->ctx->auth_file, home, NULL, &af, &auth_path, a->d) < 0)
+		goto out;
+	doc = deploy_load_radl(file, vars, true, &text, a->d);
 	if (!doc)
 		goto out;
 	struct plan_opts o = { .cloud_override = cloud, .auth = af };
-	p = plan_build(doc, &o, &d);
-	if (!p || check_clouds(p, &d) < 0)
+	p = plan_build(doc, &o, a->d);
+	if (!p || check_clouds(p, a->d) < 0)
 		goto out;
 	/* the recipes load before anything exists: a bad one costs no VM */
-	abs = realpath(pos[0], NULL);
-	if (recipes_precheck(p, doc->file, abs, &d) < 0)
+	abs = realpath(file, NULL);
+	if (recipes_precheck(p, doc->file, abs, a->d) < 0)
 		goto out;
-	st = state_open(home, &d);
-	if (!st)
+	a->st = state_open(home, a->d);
+	if (!a->st)
 		goto out;
 	id = deploy_new_id();
-	if (state_lock_infra(st, id, true, &lock, &d) != 0)
+	if (state_lock_infra(a->st, id, true, &lock, a->d) != 0)
 		goto out;
-	dir = state_infra_dir(st, id, &d);
+	dir = state_infra_dir(a->st, id, a->d);
 	key = deploy_key_path(home, id);
-	if (!dir || sshkey_generate(key, id, &d) < 0)
+	if (!dir || sshkey_generate(key, id, a->d) < 0)
 		goto out;
 	char *pub = xasprintf("%s.pub", key);
 	chmod(pub, 0600); /* everything in $IMC_HOME is 0600 */
@@ -147,29 +137,29 @@ int cmd_create(struct imc_ctx *ctx, int argc, char **argv)
 	in.phase = PHASE_NEW;
 	in.next_vm = (int)p->nvms;
 	in.ctxt_max = p->sched.max_time;
-	if (store_plan(st, &in, p, &d) < 0)
+	if (store_plan(a->st, &in, p, a->d) < 0)
 		goto out;
 	/* before the worker exists: a Ctrl-C from then on stops following */
 	if (!detach)
 		deploy_follow_catch_interrupt();
-	if (deploy_spawn(&st, id, lock, WORKER_DEPLOY, NULL, &d) < 0)
+	if (deploy_spawn(&a->st, id, lock, WORKER_DEPLOY, NULL, a->d) < 0)
 		goto out;
 	state_unlock_infra(lock);
 	lock = -1;
-	if (!ctx->json) {
+	if (!a->ctx->json) {
 		printf("%s\n", id);
 		fflush(stdout);
 	}
 	if (detach) {
-		if (ctx->json) {
-			json_t *j = infra_json_doc();
+		if (a->ctx->json) {
+			json_t *j = cli_json_doc();
 			json_object_set_new(j, "id", json_string(id));
-			infra_json_print(j);
+			cli_json_print(j);
 		}
 		goto out;
 	}
 	enum vm_state final = VM_UNKNOWN;
-	int w = deploy_follow(st, id, 0, !ctx->json, &final, &d);
+	int w = deploy_follow(a->st, id, 0, !a->ctx->json, &final, a->d);
 	if (w < 0)
 		goto out;
 	if (w == 2) {
@@ -177,14 +167,11 @@ int cmd_create(struct imc_ctx *ctx, int argc, char **argv)
 		rc = IMC_EXIT_TEMPFAIL;
 		goto out;
 	}
-	infra_print_state(ctx, st, id, true, &d);
-	if (!diag_has_errors(&d) && final != VM_CONFIGURED)
+	cli_print_state(a->ctx, a->st, id, true, a->d);
+	if (!diag_has_errors(a->d) && final != VM_CONFIGURED)
 		rc = IMC_EXIT_FAILED;
 out:
-	if (diag_has_errors(&d))
-		rc = cmd_report(ctx, &d);
 	state_unlock_infra(lock);
-	state_close(st);
 	plan_free(p);
 	radl_doc_free(doc);
 	auth_file_free(af);
@@ -197,7 +184,11 @@ out:
 	free(dir);
 	free(abs);
 	free(ev);
-	free(evars);
-	diag_release(&d);
 	return rc;
 }
+
+const struct imc_cmd cmd_create_entry = {
+	.name = "create", .synopsis = "[-d] [--cloud ID] [-e KEY=VALUE]... FILE",
+	.summary = "deploy an infrastructure and follow it until configured",
+	.options = options, .flags = CMD_ERRORS_ONLY, .run = run,
+};

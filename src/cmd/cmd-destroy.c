@@ -14,8 +14,8 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "cmd/cli.h"
 #include "cmd/cmd.h"
-#include "cmd/infra.h"
 #include "deploy/deploy.h"
 #include "util/log.h"
 #include "util/banned.h"
@@ -53,76 +53,74 @@ static int lock_cancelling(struct state_store *st, const char *id, int *fd, stru
 	}
 }
 
-int cmd_destroy(struct imc_ctx *ctx, int argc, char **argv)
+enum { OPT_FORCE, OPT_YES };
+
+static const struct cmd_option options[] = {
+	[OPT_FORCE] = { "force", 'f', CMD_OPT_FLAG, NULL,
+			"forget what a cloud that cannot be reached still holds\n"
+			"(reported as warnings)" },
+	/* IM's client -y: accepted, never asked anyway */
+	[OPT_YES] = { "yes", 'y', CMD_OPT_FLAG, NULL,
+		      "accepted for IM's client; imc asks no question" },
+	{ 0 },
+};
+
+static int run(struct cmd_args *a)
 {
-	if (cmd_help_requested(argc, argv))
-		return IMC_EXIT_OK;
-	bool force = false, yes = false;
-	const struct infra_opt opts[] = {
-		{ .lng = "force", .shrt = 'f', .flag = &force },
-		{ .lng = "yes", .shrt = 'y', .flag = &yes }, /* IM's client -y: accepted, never asked anyway */
-		{ 0 },
-	};
-	char *pos[1];
-	int npos, rc = infra_args(ctx, argc, argv, opts, pos, 1, 1, &npos);
-	if (rc)
-		return rc;
-	struct diag d = DIAG_INIT;
-	struct state_infra in = { 0 };
+	bool force = a->opt[OPT_FORCE].set;
 	struct auth_file *af = NULL;
 	char *id = NULL;
 	int lock = -1;
 	bool already = false;
-	struct state_store *st = infra_store(ctx, &d);
-	if (!st)
-		goto out;
-	int r = state_infra_resolve(st, pos[0], &id, &d);
+	int r = state_infra_resolve(a->st, a->operands[0], &id, a->d);
 	if (r < 0)
 		goto out;
 	if (r > 0) {
-		diag_error(&d, IMC_EXIT_NOINPUT, NULL, "infrastructure '%s' does not exist", pos[0]);
+		diag_error(a->d, IMC_EXIT_NOINPUT, NULL, "infrastructure '%s' does not exist", a->operands[0]);
 		goto out;
 	}
-	if (lock_cancelling(st, id, &lock, &d) < 0)
+	if (lock_cancelling(a->st, id, &lock, a->d) < 0)
 		goto out;
-	if (state_infra_get(st, id, &in, &d) != 0)
+	if (state_infra_get(a->st, id, a->in, a->d) != 0)
 		goto out;
-	if (in.deleted) {
+	if (a->in->deleted) {
 		already = true;
-		deploy_remove_dir(state_home(st), id); /* the lock file taken just now */
+		deploy_remove_dir(state_home(a->st), id); /* the lock file taken just now */
 		goto done;
 	}
-	if (deploy_auth(ctx->auth_file, state_home(st), in.auth_path, &af, NULL, &d) < 0 && !force)
+	if (deploy_auth(a->ctx->auth_file, state_home(a->st), a->in->auth_path, &af, NULL, a->d) < 0 && !force)
 		goto out;
-	enum infra_phase before = in.phase;
-	if (state_infra_set_phase(st, id, PHASE_DESTROYING, &d) < 0 ||
-	    state_log_add(st, id, -1, "destroying the infrastructure", &d) < 0)
+	enum infra_phase before = a->in->phase;
+	if (state_infra_set_phase(a->st, id, PHASE_DESTROYING, a->d) < 0 ||
+	    state_log_add(a->st, id, -1, "destroying the infrastructure", a->d) < 0)
 		goto out;
-	if (deploy_teardown(st, &in, af, force, &d) < 0) {
-		state_infra_set_phase(st, id, before == PHASE_DONE ? PHASE_DONE : PHASE_INTERRUPTED, &d);
+	if (deploy_teardown(a->st, a->in, af, force, a->d) < 0) {
+		state_infra_set_phase(a->st, id, before == PHASE_DONE ? PHASE_DONE : PHASE_INTERRUPTED, a->d);
 		goto out;
 	}
-	if (state_infra_tombstone(st, id, &d) < 0)
+	if (state_infra_tombstone(a->st, id, a->d) < 0)
 		goto out;
-	deploy_remove_dir(state_home(st), id);
+	deploy_remove_dir(state_home(a->st), id);
 done:
-	if (ctx->json) {
-		json_t *j = infra_json_doc();
+	if (a->ctx->json) {
+		json_t *j = cli_json_doc();
 		json_object_set_new(j, "id", json_string(id));
 		json_object_set_new(j, "destroyed", json_true());
 		json_object_set_new(j, "already_destroyed", json_boolean(already));
-		infra_json_print(j);
+		cli_json_print(j);
 	} else if (already)
 		printf("Infrastructure %s was already destroyed\n", id);
 	else
 		printf("Infrastructure successfully destroyed\n");
 out:
-	rc = d.n ? cmd_report(ctx, &d) : IMC_EXIT_OK; /* also the warnings of --force */
 	state_unlock_infra(lock);
-	state_infra_release(&in);
 	auth_file_free(af);
 	free(id);
-	state_close(st);
-	diag_release(&d);
-	return rc;
+	return IMC_EXIT_OK; /* a->d, also the warnings of --force, is reported by the caller */
 }
+
+const struct imc_cmd cmd_destroy_entry = {
+	.name = "destroy", .synopsis = "[-f|--force] [-y|--yes] ID",
+	.summary = "delete the infrastructure and everything it created",
+	.options = options, .flags = CMD_NEEDS_STORE, .run = run,
+};

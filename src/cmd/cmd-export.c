@@ -8,8 +8,8 @@
 
 #include <stdio.h>
 
+#include "cmd/cli.h"
 #include "cmd/cmd.h"
-#include "cmd/infra.h"
 #include "deploy/deploy.h"
 #include "util/banned.h"
 
@@ -26,18 +26,17 @@ static json_t *jraw(const char *s)
 	return j ? j : json_null();
 }
 
-int cmd_export(struct imc_ctx *ctx, int argc, char **argv)
+enum { OPT_DELETE };
+
+static const struct cmd_option options[] = {
+	[OPT_DELETE] = { "delete", 0, CMD_OPT_FLAG, NULL,
+			 "then forget the infrastructure (its cloud resources stay)" },
+	{ 0 },
+};
+
+static int run(struct cmd_args *a)
 {
-	if (cmd_help_requested(argc, argv))
-		return IMC_EXIT_OK;
-	bool del = false;
-	const struct infra_opt opts[] = { { .lng = "delete", .flag = &del }, { 0 } };
-	char *pos[1];
-	int npos, rc = infra_args(ctx, argc, argv, opts, pos, 1, 1, &npos);
-	if (rc)
-		return rc;
-	struct diag d = DIAG_INIT;
-	struct state_infra in = { 0 };
+	bool del = a->opt[OPT_DELETE].set;
 	struct state_vm *vms = NULL;
 	size_t nv = 0, nn = 0, ns = 0, no = 0;
 	struct state_net *nets = NULL;
@@ -45,29 +44,26 @@ int cmd_export(struct imc_ctx *ctx, int argc, char **argv)
 	struct state_output *outs = NULL;
 	struct strbuf log = STRBUF_INIT;
 	int lock = -1;
-	struct state_store *st = infra_store(ctx, &d);
-	if (!st || infra_lookup(st, pos[0], &in, &d) < 0 || deploy_recover(st, &in, &d) < 0)
+	if (del && state_lock_infra(a->st, a->in->id, true, &lock, a->d) != 0)
 		goto out;
-	if (del && state_lock_infra(st, in.id, true, &lock, &d) != 0)
+	if (state_vm_list(a->st, a->in->id, &vms, &nv, a->d) < 0 || state_net_list(a->st, a->in->id, &nets, &nn, a->d) < 0 ||
+	    state_step_list(a->st, a->in->id, &steps, &ns, a->d) < 0 || state_output_list(a->st, a->in->id, &outs, &no, a->d) < 0 ||
+	    state_log_get(a->st, a->in->id, -1, &log, a->d) < 0)
 		goto out;
-	if (state_vm_list(st, in.id, &vms, &nv, &d) < 0 || state_net_list(st, in.id, &nets, &nn, &d) < 0 ||
-	    state_step_list(st, in.id, &steps, &ns, &d) < 0 || state_output_list(st, in.id, &outs, &no, &d) < 0 ||
-	    state_log_get(st, in.id, -1, &log, &d) < 0)
-		goto out;
-	json_t *j = infra_json_doc();
+	json_t *j = cli_json_doc();
 	json_object_set_new(j, "kind", json_string(EXPORT_KIND));
 	json_object_set_new(j, "infrastructure", json_pack("{s:s, s:f, s:s, s:o, s:o, s:o, s:o, s:s, s:i, s:i}",
-		"id", in.id, "created", in.created, "radl", in.radl ? in.radl : "",
-		"radl_path", jstr(in.radl_path), "cloud", jstr(in.cloud), "extra_vars", jraw(in.extra_vars),
-		"auth_path", jstr(in.auth_path), "phase", infra_phase_name(in.phase), "next_vm", in.next_vm,
-		"ctxt_max", in.ctxt_max));
+		"id", a->in->id, "created", a->in->created, "radl", a->in->radl ? a->in->radl : "",
+		"radl_path", jstr(a->in->radl_path), "cloud", jstr(a->in->cloud), "extra_vars", jraw(a->in->extra_vars),
+		"auth_path", jstr(a->in->auth_path), "phase", infra_phase_name(a->in->phase), "next_vm", a->in->next_vm,
+		"ctxt_max", a->in->ctxt_max));
 	json_object_set_new(json_object_get(j, "infrastructure"), "contmsg", json_string(strbuf_str(&log)));
-	json_t *a = json_array();
+	json_t *arr = json_array();
 	for (size_t i = 0; i < nv; i++) {
 		struct state_vm *v = &vms[i];
 		struct strbuf vl = STRBUF_INIT;
-		state_log_get(st, in.id, v->num, &vl, &d);
-		json_array_append_new(a, json_pack("{s:i, s:s, s:s, s:o, s:s, s:o, s:o, s:o, s:i, s:o, s:o, s:o, s:o, s:o, s:o, s:i, s:f, s:s}",
+		state_log_get(a->st, a->in->id, v->num, &vl, a->d);
+		json_array_append_new(arr, json_pack("{s:i, s:s, s:s, s:o, s:s, s:o, s:o, s:o, s:i, s:o, s:o, s:o, s:o, s:o, s:o, s:i, s:f, s:s}",
 			"num", v->num, "system", v->system, "cloud", v->cloud, "cloud_cred", jstr(v->cloud_cred),
 			"state", vm_state_name(v->state), "cloud_id", jstr(v->cloud_id), "public_ip", jstr(v->public_ip),
 			"private_ip", jstr(v->private_ip), "ssh_port", v->ssh_port, "user", jstr(v->user),
@@ -76,37 +72,39 @@ int cmd_export(struct imc_ctx *ctx, int argc, char **argv)
 			"contmsg", strbuf_str(&vl)));
 		strbuf_release(&vl);
 	}
-	json_object_set_new(j, "vms", a);
-	a = json_array();
+	json_object_set_new(j, "vms", arr);
+	arr = json_array();
 	for (size_t i = 0; i < nn; i++)
-		json_array_append_new(a, json_pack("{s:s, s:s, s:o, s:o, s:b, s:o, s:o}", "name", nets[i].name,
+		json_array_append_new(arr, json_pack("{s:s, s:s, s:o, s:o, s:b, s:o, s:o}", "name", nets[i].name,
 			"cloud", nets[i].cloud, "cloud_id", jstr(nets[i].cloud_id), "cidr", jstr(nets[i].cidr),
 			"public", nets[i].public, "outports", jstr(nets[i].outports), "data", jraw(nets[i].data)));
-	json_object_set_new(j, "networks", a);
-	a = json_array();
+	json_object_set_new(j, "networks", arr);
+	arr = json_array();
 	for (size_t i = 0; i < ns; i++)
-		json_array_append_new(a, json_pack("{s:i, s:i, s:s, s:s, s:f, s:f, s:o}", "step", steps[i].step,
+		json_array_append_new(arr, json_pack("{s:i, s:i, s:s, s:s, s:f, s:f, s:o}", "step", steps[i].step,
 			"vm", steps[i].vm, "configure", steps[i].configure, "status", step_status_name(steps[i].status),
 			"started", steps[i].started, "ended", steps[i].ended, "error", jstr(steps[i].error)));
-	json_object_set_new(j, "steps", a);
-	a = json_array();
+	json_object_set_new(j, "steps", arr);
+	arr = json_array();
 	for (size_t i = 0; i < no; i++)
-		json_array_append_new(a, json_pack("{s:s, s:o, s:o}", "name", outs[i].name, "path", jstr(outs[i].path),
+		json_array_append_new(arr, json_pack("{s:s, s:o, s:o}", "name", outs[i].name, "path", jstr(outs[i].path),
 						   "value", jstr(outs[i].value)));
-	json_object_set_new(j, "outputs", a);
-	infra_json_print(j);
-	if (del && state_infra_forget(st, in.id, &d) < 0)
+	json_object_set_new(j, "outputs", arr);
+	cli_json_print(j);
+	if (del && state_infra_forget(a->st, a->in->id, a->d) < 0)
 		goto out;
 out:
-	rc = d.n ? cmd_report(ctx, &d) : IMC_EXIT_OK;
 	state_unlock_infra(lock);
 	strbuf_release(&log);
 	state_output_list_free(outs, no);
 	state_step_list_free(steps, ns);
 	state_net_list_free(nets, nn);
 	state_vm_list_free(vms, nv);
-	state_infra_release(&in);
-	state_close(st);
-	diag_release(&d);
-	return rc;
+	return IMC_EXIT_OK;
 }
+
+const struct imc_cmd cmd_export_entry = {
+	.name = "export", .synopsis = "[--delete] ID",
+	.summary = "print the infrastructure's record as JSON",
+	.options = options, .flags = CMD_NEEDS_INFRA | CMD_RECOVER, .run = run,
+};

@@ -8,34 +8,28 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cmd/cli.h"
 #include "cmd/cmd.h"
-#include "cmd/infra.h"
 #include "deploy/deploy.h"
 #include "util/log.h"
 #include "util/banned.h"
 
-int cmd_getinfo(struct imc_ctx *ctx, int argc, char **argv)
+enum { OPT_SYSTEM };
+
+static const struct cmd_option options[] = {
+	[OPT_SYSTEM] = { "system", 's', CMD_OPT_VALUE, "SYSTEM",
+			 "only the VMs of this system (IM's client -s)" },
+	{ 0 },
+};
+
+static int run(struct cmd_args *a)
 {
-	if (cmd_help_requested(argc, argv))
-		return IMC_EXIT_OK;
-	const char *system = NULL;
-	const struct infra_opt opts[] = {
-		{ .lng = "system", .shrt = 's', .val = &system }, /* IM's client -s: only this system's VMs */
-		{ 0 },
-	};
-	char *pos[2];
-	int npos, rc = infra_args(ctx, argc, argv, opts, pos, 1, 2, &npos);
-	if (rc)
-		return rc;
-	const char *attr = npos > 1 ? pos[1] : NULL;
-	struct diag d = DIAG_INIT;
-	struct state_infra in = { 0 };
+	const char *system = a->opt[OPT_SYSTEM].val;
+	const char *attr = a->noperands > 1 ? a->operands[1] : NULL;
 	struct state_vm *vms = NULL;
 	size_t n = 0;
 	struct radl_doc *doc = NULL;
-	struct state_store *st = infra_store(ctx, &d);
-	if (!st || infra_lookup(st, pos[0], &in, &d) < 0 || deploy_recover(st, &in, &d) < 0 ||
-	    deploy_refresh(st, &in, ctx->auth_file, &d) < 0 || state_vm_list(st, in.id, &vms, &n, &d) < 0 || !(doc = deploy_radl(&in, &d)))
+	if (state_vm_list(a->st, a->in->id, &vms, &n, a->d) < 0 || !(doc = deploy_radl(a->in, a->d)))
 		goto out;
 	json_t *arr = json_array();
 	struct strbuf sb = STRBUF_INIT;
@@ -45,7 +39,7 @@ int cmd_getinfo(struct imc_ctx *ctx, int argc, char **argv)
 		json_t *j = NULL;
 		char *value = NULL;
 		struct strbuf one = STRBUF_INIT;
-		if (deploy_vm_info(doc, &vms[i], attr, &one, &j, attr ? &value : NULL, &d) < 0) {
+		if (deploy_vm_info(doc, &vms[i], attr, &one, &j, attr ? &value : NULL, a->d) < 0) {
 			strbuf_release(&one);
 			continue;
 		}
@@ -60,13 +54,13 @@ int cmd_getinfo(struct imc_ctx *ctx, int argc, char **argv)
 		free(value);
 		strbuf_release(&one);
 	}
-	if (ctx->json) {
-		json_t *j = infra_json_doc();
-		json_object_set_new(j, "id", json_string(in.id));
+	if (a->ctx->json) {
+		json_t *j = cli_json_doc();
+		json_object_set_new(j, "id", json_string(a->in->id));
 		if (attr)
 			json_object_set_new(j, "attribute", json_string(attr));
 		json_object_set_new(j, "vms", arr);
-		infra_json_print(j);
+		cli_json_print(j);
 	} else {
 		char *safe = redact(strbuf_str(&sb));
 		fputs(safe, stdout);
@@ -75,11 +69,13 @@ int cmd_getinfo(struct imc_ctx *ctx, int argc, char **argv)
 	}
 	strbuf_release(&sb);
 out:
-	rc = d.n ? cmd_report(ctx, &d) : IMC_EXIT_OK;
 	radl_doc_free(doc);
 	state_vm_list_free(vms, n);
-	state_infra_release(&in);
-	state_close(st);
-	diag_release(&d);
-	return rc;
+	return IMC_EXIT_OK;
 }
+
+const struct imc_cmd cmd_getinfo_entry = {
+	.name = "getinfo", .synopsis = "[-s SYSTEM] ID [ATTRIBUTE]",
+	.summary = "RADL of every VM of the infrastructure",
+	.options = options, .flags = CMD_NEEDS_INFRA | CMD_RECOVER | CMD_REFRESH, .run = run,
+};

@@ -8,30 +8,21 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cmd/cli.h"
 #include "cmd/cmd.h"
-#include "cmd/infra.h"
 #include "util/banned.h"
 
-int cmd_getoutputs(struct imc_ctx *ctx, int argc, char **argv)
+static int run(struct cmd_args *a)
 {
-	if (cmd_help_requested(argc, argv))
-		return IMC_EXIT_OK;
-	char *pos[1];
-	int npos, rc = infra_args(ctx, argc, argv, NULL, pos, 1, 1, &npos);
-	if (rc)
-		return rc;
-	struct diag d = DIAG_INIT;
-	struct state_infra in = { 0 };
 	struct state_output *outs = NULL;
 	size_t n = 0;
-	struct state_store *st = infra_store(ctx, &d);
-	if (!st || infra_lookup(st, pos[0], &in, &d) < 0 || state_output_list(st, in.id, &outs, &n, &d) < 0)
+	if (state_output_list(a->st, a->in->id, &outs, &n, a->d) < 0)
 		goto out;
-	if (ctx->json) {
+	if (a->ctx->json) {
 		/* {"format": 1, "outputs": {NAME: VALUE}, "files": {NAME: PATH}};
 		 * each named value (not a file) is also a top-level member, for
 		 * scripts: d["test_accuracy"] */
-		json_t *j = infra_json_doc(), *o = json_object(), *files = json_object(), *top = json_object();
+		json_t *j = cli_json_doc(), *o = json_object(), *files = json_object(), *top = json_object();
 		for (size_t i = 0; i < n; i++) {
 			json_t *v = NULL;
 			if (!outs[i].path && outs[i].value) {
@@ -54,7 +45,7 @@ int cmd_getoutputs(struct imc_ctx *ctx, int argc, char **argv)
 		json_object_set_new(j, "files", files);
 		json_object_update(j, top);
 		json_decref(top);
-		infra_json_print(j);
+		cli_json_print(j);
 	} else {
 		for (size_t i = 0; i < n; i++) {
 			const char *v = outs[i].value ? outs[i].value : outs[i].path ? outs[i].path : "";
@@ -69,10 +60,12 @@ int cmd_getoutputs(struct imc_ctx *ctx, int argc, char **argv)
 		}
 	}
 out:
-	rc = d.n ? cmd_report(ctx, &d) : IMC_EXIT_OK;
 	state_output_list_free(outs, n);
-	state_infra_release(&in);
-	state_close(st);
-	diag_release(&d);
-	return rc;
+	return IMC_EXIT_OK;
 }
+
+const struct imc_cmd cmd_getoutputs_entry = {
+	.name = "getoutputs", .synopsis = "ID",
+	.summary = "what the deployment fetched back (model, metrics)",
+	.flags = CMD_NEEDS_INFRA, .run = run,
+};

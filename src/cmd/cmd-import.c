@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cmd/cli.h"
 #include "cmd/cmd.h"
-#include "cmd/infra.h"
 #include "deploy/deploy.h"
 #include "util/strbuf.h"
 #include "util/xalloc.h"
@@ -152,58 +152,56 @@ static int load(struct state_store *st, json_t *j, const char *id, struct diag *
 	return 0;
 }
 
-int cmd_import(struct imc_ctx *ctx, int argc, char **argv)
+static int run(struct cmd_args *a)
 {
-	if (cmd_help_requested(argc, argv))
-		return IMC_EXIT_OK;
-	char *pos[1];
-	int npos, rc = infra_args(ctx, argc, argv, NULL, pos, 1, 1, &npos);
-	if (rc)
-		return rc;
-	struct diag d = DIAG_INIT;
-	json_error_t jerr;
+	const char *file = a->operands[0];
 	struct state_store *st = NULL;
+	json_error_t jerr;
 	char *id = NULL;
-	json_t *j = strcmp(pos[0], "-") == 0 ? json_loadf(stdin, 0, &jerr) : json_load_file(pos[0], 0, &jerr);
+	json_t *j = strcmp(file, "-") == 0 ? json_loadf(stdin, 0, &jerr) : json_load_file(file, 0, &jerr);
 	if (!j) {
 		if (jerr.line < 1) {
-			diag_error(&d, errno == ENOENT ? IMC_EXIT_NOINPUT : IMC_EXIT_DATAERR, NULL, "cannot read '%s': %s",
-				   pos[0], jerr.text);
+			diag_error(a->d, errno == ENOENT ? IMC_EXIT_NOINPUT : IMC_EXIT_DATAERR, NULL, "cannot read '%s': %s",
+				   file, jerr.text);
 		} else {
-			struct src_loc loc = { pos[0], jerr.line, jerr.column };
-			diag_error(&d, IMC_EXIT_DATAERR, &loc, "invalid JSON: %s", jerr.text);
+			struct src_loc loc = { file, jerr.line, jerr.column };
+			diag_error(a->d, IMC_EXIT_DATAERR, &loc, "invalid JSON: %s", jerr.text);
 		}
 		goto out;
 	}
-	if (check_doc(j, pos[0], &d) < 0)
+	if (check_doc(j, file, a->d) < 0)
 		goto out;
-	st = infra_store(ctx, &d);
+	/* the store opens once the document is known good: a bad file
+	 * creates no home */
+	st = a->st = cli_store(a->ctx, a->d);
 	if (!st)
 		goto out;
 	const char *old = opt_str(json_object_get(j, "infrastructure"), "id");
 	struct state_infra probe;
-	int g = state_infra_get(st, old, &probe, &d);
+	int g = state_infra_get(st, old, &probe, a->d);
 	if (g < 0)
 		goto out;
 	state_infra_release(&probe);
 	id = g == 0 ? deploy_new_id() : xstrdup(old);
-	if (state_begin(st, &d) < 0)
+	if (state_begin(st, a->d) < 0)
 		goto out;
-	if (load(st, j, id, &d) < 0 || state_commit(st, &d) < 0) {
+	if (load(st, j, id, a->d) < 0 || state_commit(st, a->d) < 0) {
 		state_rollback(st);
 		goto out;
 	}
-	if (ctx->json) {
-		json_t *o = infra_json_doc();
+	if (a->ctx->json) {
+		json_t *o = cli_json_doc();
 		json_object_set_new(o, "id", json_string(id));
-		infra_json_print(o);
+		cli_json_print(o);
 	} else
 		printf("New Inf: %s\n", id);
 out:
-	rc = d.n ? cmd_report(ctx, &d) : IMC_EXIT_OK;
 	free(id);
 	json_decref(j);
-	state_close(st);
-	diag_release(&d);
-	return rc;
+	return IMC_EXIT_OK;
 }
+
+const struct imc_cmd cmd_import_entry = {
+	.name = "import", .synopsis = "FILE", .summary = "load an exported infrastructure",
+	.run = run,
+};

@@ -8,50 +8,54 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "cmd/cli.h"
 #include "cmd/cmd.h"
-#include "cmd/infra.h"
 #include "deploy/deploy.h"
 #include "util/banned.h"
 
-int cmd_list(struct imc_ctx *ctx, int argc, char **argv)
+/* A bad REGEX is refused before the store is opened (or created). */
+static int check_operands(struct cmd_args *a)
 {
-	if (cmd_help_requested(argc, argv))
-		return IMC_EXIT_OK;
-	char *pos[1];
-	int npos, rc = infra_args(ctx, argc, argv, NULL, pos, 0, 1, &npos);
-	if (rc)
-		return rc;
 	regex_t re;
-	if (npos && regcomp(&re, pos[0], REG_EXTENDED | REG_NOSUB) != 0)
-		return cmd_usage_error("list", "invalid regular expression '%s'", pos[0]);
-	struct diag d = DIAG_INIT;
+	if (a->noperands && regcomp(&re, a->operands[0], REG_EXTENDED | REG_NOSUB) != 0)
+		return cmd_usage_error(a->cmd, "invalid regular expression '%s'", a->operands[0]);
+	if (a->noperands)
+		regfree(&re);
+	return 0;
+}
+
+static int run(struct cmd_args *a)
+{
+	int npos = a->noperands;
+	regex_t re;
+	if (npos && regcomp(&re, a->operands[0], REG_EXTENDED | REG_NOSUB) != 0)
+		return IMC_EXIT_SOFTWARE; /* compiled once by check_operands */
 	char **ids = NULL;
 	size_t n = 0;
-	struct state_store *st = infra_store(ctx, &d);
-	if (!st || state_infra_list(st, &ids, &n, &d) < 0)
+	if (state_infra_list(a->st, &ids, &n, a->d) < 0)
 		goto out;
 	json_t *arr = json_array();
 	for (size_t i = 0; i < n; i++) {
 		struct state_infra in;
-		if (state_infra_get(st, ids[i], &in, &d) != 0)
+		if (state_infra_get(a->st, ids[i], &in, a->d) != 0)
 			continue;
-		deploy_recover(st, &in, &d);
+		deploy_recover(a->st, &in, a->d);
 		bool match = !npos || regexec(&re, in.id, 0, NULL, 0) == 0 ||
 			     (in.radl && regexec(&re, in.radl, 0, NULL, 0) == 0);
 		if (match) {
 			struct state_vm *vms = NULL;
 			size_t nv = 0;
-			state_vm_list(st, in.id, &vms, &nv, &d);
+			state_vm_list(a->st, in.id, &vms, &nv, a->d);
 			json_array_append_new(arr, json_pack("{s:s, s:s, s:i}", "id", in.id, "state",
 							     vm_state_name(deploy_state(&in, vms, nv)), "vms", (int)nv));
 			state_vm_list_free(vms, nv);
 		}
 		state_infra_release(&in);
 	}
-	if (ctx->json) {
-		json_t *j = infra_json_doc();
+	if (a->ctx->json) {
+		json_t *j = cli_json_doc();
 		json_object_set_new(j, "infrastructures", arr);
-		infra_json_print(j);
+		cli_json_print(j);
 	} else {
 		if (json_array_size(arr) == 0)
 			printf("No Infrastructures.\n");
@@ -65,13 +69,15 @@ int cmd_list(struct imc_ctx *ctx, int argc, char **argv)
 		json_decref(arr);
 	}
 out:
-	rc = d.n ? cmd_report(ctx, &d) : IMC_EXIT_OK;
 	for (size_t i = 0; i < n; i++)
 		free(ids[i]);
 	free(ids);
 	if (npos)
 		regfree(&re);
-	state_close(st);
-	diag_release(&d);
-	return rc;
+	return IMC_EXIT_OK;
 }
+
+const struct imc_cmd cmd_list_entry = {
+	.name = "list", .synopsis = "[REGEX]", .summary = "list the infrastructures",
+	.flags = CMD_NEEDS_STORE, .check = check_operands, .run = run,
+};

@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cmd/cli.h"
 #include "cmd/cmd.h"
-#include "cmd/infra.h"
 #include "deploy/deploy.h"
 #include "deploy/recipes.h"
 #include "plan/plan.h"
@@ -18,52 +18,43 @@
 #include "util/xalloc.h"
 #include "util/banned.h"
 
-int cmd_plan(struct imc_ctx *ctx, int argc, char **argv)
+enum { OPT_CLOUD, OPT_EXTRA_VAR };
+
+static const struct cmd_option options[] = {
+	[OPT_CLOUD] = CMD_OPTION_CLOUD,
+	[OPT_EXTRA_VAR] = CMD_OPTION_EXTRA_VAR,
+	{ 0 },
+};
+
+static int run(struct cmd_args *a)
 {
-	if (cmd_help_requested(argc, argv))
-		return IMC_EXIT_OK;
-	const char *cloud = NULL;
-	const char **evars = NULL;
-	size_t nev = 0;
-	const struct infra_opt opts[] = {
-		{ .lng = "cloud", .val = &cloud },
-		{ .lng = "extra-var", .shrt = 'e', .list = &evars, .nlist = &nev },
-		{ 0 },
-	};
-	char *pos[1];
-	int npos, rc = infra_args(ctx, argc, argv, opts, pos, 1, 1, &npos);
-	if (rc) {
-		free(evars);
-		return rc;
-	}
-	struct diag d = DIAG_INIT;
+	const char *file = a->operands[0];
 	json_t *vars = json_object();
 	struct auth_file *af = NULL;
 	struct radl_doc *doc = NULL;
 	struct plan *p = NULL;
-	char *text = NULL, *abs = NULL, *home = state_default_home(ctx->home);
-	for (size_t i = 0; i < nev; i++)
-		if (plan_parse_extra_var(&vars, evars[i], &d) < 0)
-			goto out;
-	if (deploy_auth(ctx->auth_file, home, NULL, &af, NULL, &d) < 0)
+	char *text = NULL, *abs = NULL, *home = state_default_home(a->ctx->home);
+	if (cli_extra_vars(&vars, &a->opt[OPT_EXTRA_VAR], a->d) < 0)
 		goto out;
-	doc = deploy_load_radl(pos[0], vars, false, &text, &d);
+	if (deploy_auth(a->ctx->auth_file, home, NULL, &af, NULL, a->d) < 0)
+		goto out;
+	doc = deploy_load_radl(file, vars, false, &text, a->d);
 	if (!doc)
 		goto out;
-	struct plan_opts o = { .cloud_override = cloud, .auth = af, .lenient = true };
-	p = plan_build(doc, &o, &d);
+	struct plan_opts o = { .cloud_override = a->opt[OPT_CLOUD].val, .auth = af, .lenient = true };
+	p = plan_build(doc, &o, a->d);
 	if (!p)
 		goto out;
 	/* what 'imc create' would refuse, plan refuses the same way */
-	abs = realpath(pos[0], NULL);
-	if (recipes_precheck(p, doc->file, abs, &d) < 0)
+	abs = realpath(file, NULL);
+	if (recipes_precheck(p, doc->file, abs, a->d) < 0)
 		goto out;
-	if (ctx->json) {
-		json_t *j = infra_json_doc();
+	if (a->ctx->json) {
+		json_t *j = cli_json_doc();
 		json_t *pj = plan_to_json(p);
 		json_object_update(j, pj);
 		json_decref(pj);
-		infra_json_print(j);
+		cli_json_print(j);
 	} else {
 		struct strbuf sb = STRBUF_INIT;
 		plan_print(&sb, p);
@@ -71,7 +62,6 @@ int cmd_plan(struct imc_ctx *ctx, int argc, char **argv)
 		strbuf_release(&sb);
 	}
 out:
-	rc = diag_has_errors(&d) ? cmd_report(ctx, &d) : IMC_EXIT_OK;
 	plan_free(p);
 	radl_doc_free(doc);
 	auth_file_free(af);
@@ -79,7 +69,11 @@ out:
 	free(text);
 	free(abs);
 	free(home);
-	free(evars);
-	diag_release(&d);
-	return rc;
+	return IMC_EXIT_OK;
 }
+
+const struct imc_cmd cmd_plan_entry = {
+	.name = "plan", .synopsis = "[--cloud ID] [-e KEY=VALUE]... FILE",
+	.summary = "show the VMs, networks and steps a RADL file would create",
+	.options = options, .flags = CMD_ERRORS_ONLY, .run = run,
+};

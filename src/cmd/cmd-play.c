@@ -7,15 +7,14 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "cmd/cli.h"
 #include "cmd/cmd.h"
-#include "cmd/infra.h"
 #include "deploy/deploy.h"
 #include "state/store.h"
 #include "provision/task.h"
@@ -24,30 +23,46 @@
 #include "util/xalloc.h"
 #include "util/banned.h"
 
-static const char usage_text[] =
-	"usage: imc play [options] PLAYBOOK.yml\n"
-	"  -c, --connection local|ssh  where tasks run (default: ssh with -H, --key or\n"
-	"                              --target, else local)\n"
-	"  -e, --extra-vars K=V|JSON|@FILE  extra variables (repeatable)\n"
-	"  -i, --inventory-host NAME   inventory name of the local host (default localhost)\n"
-	"  -H, --host NAME=USER@ADDR[:PORT]  an SSH host (repeatable; needs --key;\n"
-	"                              implies --connection ssh)\n"
-	"  -k, --key FILE              private key for SSH hosts\n"
-	"      --known-hosts FILE      host keys: pinned on first contact (appended as\n"
-	"                              'NAME TYPE BASE64'), verified afterwards\n"
-	"  -g, --group GROUP=NAME[,NAME]  put hosts in a group (repeatable)\n"
-	"  -f, --forks N               hosts run in parallel (default 16)\n"
-	"  -r, --results FILE          write the results as Ansible's json callback\n"
-	"      --json                  print that document on stdout instead of the log\n"
-	"  -q, --quiet                 do not print the task log\n"
-	"  -t, --target ID[:VM[,VM]]   the VMs of an existing infrastructure (over SSH with\n"
-	"                              its key; host keys verified against the pinned ones)\n"
-	"      --no-fallback           never hand the playbook to ansible-playbook\n"
-	"      --syntax-check          only load the playbook and report its errors\n"
-	"                              (with file:line:col); run nothing\n"
-	"      --list-modules          print the modules imc runs itself, and exit\n"
-	"A playbook using a module, keyword, filter or lookup outside imc's subset is\n"
-	"run by ansible-playbook when it is installed (local connection), else refused.\n";
+enum {
+	OPT_CONNECTION, OPT_EXTRA_VARS, OPT_INVENTORY_HOST, OPT_HOST, OPT_KEY, OPT_KNOWN_HOSTS,
+	OPT_GROUP, OPT_FORKS, OPT_RESULTS, OPT_JSON, OPT_QUIET, OPT_TARGET, OPT_NO_FALLBACK,
+	OPT_SYNTAX_CHECK, OPT_LIST_MODULES,
+};
+
+static const struct cmd_option options[] = {
+	[OPT_CONNECTION] = { "connection", 'c', CMD_OPT_VALUE, "local|ssh",
+			     "where tasks run (default: ssh with -H, --key or\n"
+			     "--target, else local)" },
+	[OPT_EXTRA_VARS] = { "extra-vars", 'e', CMD_OPT_LIST, "K=V|JSON|@FILE",
+			     "extra variables (repeatable)" },
+	[OPT_INVENTORY_HOST] = { "inventory-host", 'i', CMD_OPT_VALUE, "NAME",
+				 "inventory name of the local host (default localhost)" },
+	[OPT_HOST] = { "host", 'H', CMD_OPT_LIST, "NAME=USER@ADDR[:PORT]",
+		       "an SSH host (repeatable; needs --key;\nimplies --connection ssh)" },
+	[OPT_KEY] = { "key", 'k', CMD_OPT_VALUE, "FILE", "private key for SSH hosts" },
+	[OPT_KNOWN_HOSTS] = { "known-hosts", 0, CMD_OPT_VALUE, "FILE",
+			      "host keys: pinned on first contact (appended as\n"
+			      "'NAME TYPE BASE64'), verified afterwards" },
+	[OPT_GROUP] = { "group", 'g', CMD_OPT_LIST, "GROUP=NAME[,NAME]",
+			"put hosts in a group (repeatable)" },
+	[OPT_FORKS] = { "forks", 'f', CMD_OPT_VALUE, "N", "hosts run in parallel (default 16)" },
+	[OPT_RESULTS] = { "results", 'r', CMD_OPT_VALUE, "FILE",
+			  "write the results as Ansible's json callback" },
+	[OPT_JSON] = { "json", 0, CMD_OPT_FLAG, NULL,
+		       "print that document on stdout instead of the log" },
+	[OPT_QUIET] = { "quiet", 'q', CMD_OPT_FLAG, NULL, "do not print the task log" },
+	[OPT_TARGET] = { "target", 't', CMD_OPT_VALUE, "ID[:VM[,VM]]",
+			 "the VMs of an existing infrastructure (over SSH with\n"
+			 "its key; host keys verified against the pinned ones)" },
+	[OPT_NO_FALLBACK] = { "no-fallback", 0, CMD_OPT_FLAG, NULL,
+			      "never hand the playbook to ansible-playbook" },
+	[OPT_SYNTAX_CHECK] = { "syntax-check", 0, CMD_OPT_FLAG, NULL,
+			       "only load the playbook and report its errors\n"
+			       "(with file:line:col); run nothing" },
+	[OPT_LIST_MODULES] = { "list-modules", 0, CMD_OPT_FLAG, NULL,
+			       "print the modules imc runs itself, and exit" },
+	{ 0 },
+};
 
 static int add_extra(json_t *extra, const char *arg, struct diag *d)
 {
@@ -235,14 +250,14 @@ static int target_hosts(struct state_store *st, const char *target, struct task_
 		char *save = NULL;
 		want = xcalloc(strlen(vmlist) / 2 + 1, sizeof(*want));
 		for (char *t = strtok_r(vmlist, ",", &save); t; t = strtok_r(NULL, ",", &save))
-			if (infra_vm_arg(t, &want[nwant++], d) < 0)
+			if (cli_vm_arg(t, &want[nwant++], d) < 0)
 				goto out;
 		if (!nwant) {
 			diag_error(d, IMC_EXIT_USAGE, NULL, "--target: no VM number after ':'");
 			goto out;
 		}
 	}
-	if (infra_lookup(st, id, &in, d) < 0 || state_vm_list(st, in.id, &vms, &nvm, d) < 0)
+	if (cli_lookup(st, id, &in, d) < 0 || state_vm_list(st, in.id, &vms, &nvm, d) < 0)
 		goto out;
 	for (size_t k = 0; k < nwant; k++) {
 		bool found = false;
@@ -361,41 +376,21 @@ static void specs_free(struct ssh_spec *sp, size_t n)
 	free(sp);
 }
 
-int cmd_play(struct imc_ctx *ctx, int argc, char **argv)
+static int run_play(struct cmd_args *a)
 {
-	if (cmd_help_requested(argc, argv)) {
-		fputs(usage_text, stdout);
-		return IMC_EXIT_OK;
-	}
-	static const struct option opts[] = {
-		{ "connection", required_argument, NULL, 'c' },
-		{ "extra-vars", required_argument, NULL, 'e' },
-		{ "inventory-host", required_argument, NULL, 'i' },
-		{ "host", required_argument, NULL, 'H' },
-		{ "key", required_argument, NULL, 'k' },
-		{ "group", required_argument, NULL, 'g' },
-		{ "forks", required_argument, NULL, 'f' },
-		{ "results", required_argument, NULL, 'r' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "json", no_argument, NULL, 'J' },
-		{ "known-hosts", required_argument, NULL, 'K' },
-		{ "no-fallback", no_argument, NULL, 'N' },
-		{ "target", required_argument, NULL, 't' },
-		{ "syntax-check", no_argument, NULL, 'S' },
-		{ "list-modules", no_argument, NULL, 'L' },
-		{ NULL, 0, NULL, 0 },
-	};
-	const char *connection = NULL, *inv_host = "localhost", *key = NULL, *results = NULL;
-	const char *known_hosts = NULL;
-	bool no_fallback = false, syntax_check = false;
+	struct imc_ctx *ctx = a->ctx;
+	const struct cmd_value *opt = a->opt;
+	const char *connection = opt[OPT_CONNECTION].val, *key = opt[OPT_KEY].val;
+	const char *inv_host = opt[OPT_INVENTORY_HOST].set ? opt[OPT_INVENTORY_HOST].val : "localhost";
+	const char *results = opt[OPT_RESULTS].val, *known_hosts = opt[OPT_KNOWN_HOSTS].val;
+	const char *target = opt[OPT_TARGET].val;
+	bool no_fallback = opt[OPT_NO_FALLBACK].set, syntax_check = opt[OPT_SYNTAX_CHECK].set;
+	bool json_out = ctx->json || opt[OPT_JSON].set, quiet = opt[OPT_QUIET].set;
 	struct ssh_spec *pinctx_keep = NULL;
 	size_t pinctx_n = 0;
 	struct target_pin *pins = NULL; /* --target: the connections' pin contexts */
 	size_t npins = 0;
-	bool json_out = ctx->json;
-	const char *target = NULL;
 	struct state_store *st = NULL;
-	bool quiet = false;
 	int forks = 16;
 	struct diag d = DIAG_INIT;
 	json_t *extra = json_object();
@@ -406,78 +401,59 @@ int cmd_play(struct imc_ctx *ctx, int argc, char **argv)
 	struct task_run *run = NULL;
 	struct task_out out;
 	out_init(&out);
-	int c;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "+c:e:i:H:k:g:f:r:qt:", opts, NULL)) != -1) {
-		switch (c) {
-		case 'c': connection = optarg; break;
-		case 'e':
-			if (add_extra(extra, optarg, &d) < 0) {
-				rc = cmd_report(ctx, &d);
-				goto out;
-			}
-			break;
-		case 'i': inv_host = optarg; break;
-		case 'H': json_array_append_new(ssh_hosts, json_string(optarg)); break;
-		case 'k': key = optarg; break;
-		case 'g': {
-			const char *eq = strchr(optarg, '=');
-			if (!eq) {
-				rc = cmd_usage_error("play", "--group wants GROUP=NAME[,NAME]");
-				goto out;
-			}
-			char *g = xstrndup(optarg, (size_t)(eq - optarg));
-			char *list = xstrdup(eq + 1), *save = NULL;
-			for (char *t = strtok_r(list, ",", &save); t; t = strtok_r(NULL, ",", &save))
-				group_add(groups, g, t);
-			free(g);
-			free(list);
-			break;
-		}
-		case 'f': {
-			char *end;
-			long v = strtol(optarg, &end, 10);
-			if (end == optarg || *end || v < 1 || v > 1024) {
-				rc = cmd_usage_error("play", "--forks wants a number from 1 to 1024, not '%s'",
-						     optarg);
-				goto out;
-			}
-			forks = (int)v;
-			break;
-		}
-		case 'r': results = optarg; break;
-		case 'q': quiet = true; break;
-		case 'J': json_out = true; break;
-		case 'K': known_hosts = optarg; break;
-		case 'N': no_fallback = true; break;
-		case 't': target = optarg; break;
-		case 'S': syntax_check = true; break;
-		case 'L':
-			for (const struct task_module *const *m = task_modules; *m; m++)
-				printf("%s\n", (*m)->name);
-			goto out;
-		default:
-			rc = cmd_usage_error("play", "unknown option");
+	for (size_t i = 0; i < opt[OPT_EXTRA_VARS].n; i++)
+		if (add_extra(extra, opt[OPT_EXTRA_VARS].list[i], &d) < 0) {
+			rc = cmd_report(ctx, &d);
 			goto out;
 		}
+	for (size_t i = 0; i < opt[OPT_HOST].n; i++)
+		json_array_append_new(ssh_hosts, json_string(opt[OPT_HOST].list[i]));
+	for (size_t i = 0; i < opt[OPT_GROUP].n; i++) {
+		const char *arg = opt[OPT_GROUP].list[i], *eq = strchr(arg, '=');
+		if (!eq) {
+			rc = cmd_usage_error(a->cmd, "--group wants GROUP=NAME[,NAME]");
+			goto out;
+		}
+		char *g = xstrndup(arg, (size_t)(eq - arg));
+		char *list = xstrdup(eq + 1), *save = NULL;
+		for (char *t = strtok_r(list, ",", &save); t; t = strtok_r(NULL, ",", &save))
+			group_add(groups, g, t);
+		free(g);
+		free(list);
 	}
-	if (optind != argc - 1) {
-		rc = cmd_usage_error("play", "one PLAYBOOK file is required");
+	if (opt[OPT_FORKS].set) {
+		const char *arg = opt[OPT_FORKS].val;
+		char *end;
+		long v = strtol(arg, &end, 10);
+		if (end == arg || *end || v < 1 || v > 1024) {
+			rc = cmd_usage_error(a->cmd, "--forks wants a number from 1 to 1024, not '%s'", arg);
+			goto out;
+		}
+		forks = (int)v;
+	}
+	if (opt[OPT_LIST_MODULES].set) {
+		for (const struct task_module *const *m = task_modules; *m; m++)
+			printf("%s\n", (*m)->name);
 		goto out;
 	}
+	if (a->noperands != 1) {
+		rc = cmd_usage_error(a->cmd, "one PLAYBOOK file is required");
+		goto out;
+	}
+	const char *playbook = a->operands[0];
 	if (syntax_check) {
 		/* as ansible-playbook --syntax-check: load, report, run nothing */
-		pb = play_load_file(argv[optind], NULL, &d);
+		pb = play_load_file(playbook, NULL, &d);
 		if (!pb) {
 			rc = cmd_report(ctx, &d);
 			goto out;
 		}
 		if (!ctx->json)
-			printf("\nplaybook: %s\n", argv[optind]);
+			printf("\nplaybook: %s\n", playbook);
 		goto out;
 	}
 	if (connection && strcmp(connection, "local") && strcmp(connection, "ssh")) {
-		rc = cmd_usage_error("play", "--connection must be 'local' or 'ssh'");
+		rc = cmd_usage_error(a->cmd, "--connection must be 'local' or 'ssh'");
 		goto out;
 	}
 	/* Hosts, a key or a target ask for remote machines: running the play
@@ -485,29 +461,29 @@ int cmd_play(struct imc_ctx *ctx, int argc, char **argv)
 	 * and contradict an explicit --connection local. */
 	bool remote = json_array_size(ssh_hosts) || key || target;
 	if (connection && !strcmp(connection, "local") && remote) {
-		rc = cmd_usage_error("play",
+		rc = cmd_usage_error(a->cmd,
 				     "--host, --key and --target run the play over SSH, not with --connection local");
 		goto out;
 	}
 	if (!connection)
 		connection = remote ? "ssh" : "local";
 	if (target && (json_array_size(ssh_hosts) || key)) {
-		rc = cmd_usage_error("play", "--target takes its hosts and key from the infrastructure");
+		rc = cmd_usage_error(a->cmd, "--target takes its hosts and key from the infrastructure");
 		goto out;
 	}
 	if (!target && !strcmp(connection, "ssh") && (!json_array_size(ssh_hosts) || !key)) {
-		rc = cmd_usage_error("play", "--connection ssh needs -H NAME=USER@ADDR[:PORT] and --key");
+		rc = cmd_usage_error(a->cmd, "--connection ssh needs -H NAME=USER@ADDR[:PORT] and --key");
 		goto out;
 	}
 	signal(SIGPIPE, SIG_IGN);
 	log_init(ctx->verbose);
-	pb = play_load_file(argv[optind], NULL, &d);
+	pb = play_load_file(playbook, NULL, &d);
 	if (!pb) {
 		if (!no_fallback && !strcmp(connection, "local") && play_error_unsupported(&d) &&
 		    provision_have_ansible()) {
 			fprintf(stderr, "imc play: %s; running it under ansible-playbook\n",
 				diag_first_message(&d));
-			rc = run_ansible(argv[optind], inv_host, extra, results, quiet);
+			rc = run_ansible(playbook, inv_host, extra, results, quiet);
 			goto out;
 		}
 		rc = cmd_report(ctx, &d);
@@ -523,7 +499,7 @@ int cmd_play(struct imc_ctx *ctx, int argc, char **argv)
 	run->out = &out;
 	json_t *all = json_array();
 	if (target) {
-		st = infra_store(ctx, &d);
+		st = cli_store(ctx, &d);
 		if (!st || target_hosts(st, target, run, all, groups, &pins, &npins, &d) < 0) {
 			json_decref(all);
 			rc = cmd_report(ctx, &d);
@@ -545,7 +521,7 @@ int cmd_play(struct imc_ctx *ctx, int argc, char **argv)
 			const char *spec = json_string_value(e);
 			const char *eq = strchr(spec, '='), *at = eq ? strchr(eq, '@') : NULL;
 			if (!eq || !at) {
-				rc = cmd_usage_error("play", "bad --host '%s' (want NAME=USER@ADDR[:PORT])", spec);
+				rc = cmd_usage_error(a->cmd, "bad --host '%s' (want NAME=USER@ADDR[:PORT])", spec);
 				json_decref(all);
 				specs_free(sp, i);
 				goto out;
@@ -559,7 +535,7 @@ int cmd_play(struct imc_ctx *ctx, int argc, char **argv)
 				char *end;
 				long port = strtol(colon + 1, &end, 10);
 				if (end == colon + 1 || *end || port < 1 || port > 65535) {
-					rc = cmd_usage_error("play", "bad port in --host '%s'", spec);
+					rc = cmd_usage_error(a->cmd, "bad port in --host '%s'", spec);
 					json_decref(all);
 					specs_free(sp, i + 1);
 					goto out;
@@ -648,3 +624,14 @@ out:
 	diag_release(&d);
 	return rc;
 }
+
+const struct imc_cmd cmd_play_entry = {
+	.name = "play",
+	.synopsis = "[OPTIONS] PLAYBOOK --target ID[:VM,...] | -H NAME=USER@ADDR[:PORT] --key FILE"
+		    " | --connection local",
+	.summary = "run an Ansible-style play list on VMs",
+	.help = "Options may come before or after PLAYBOOK, as with ansible-playbook. A playbook\n"
+		"using a module, keyword, filter or lookup outside imc's subset is run by\n"
+		"ansible-playbook when it is installed (local connection), else refused.\n",
+	.options = options, .flags = CMD_ANY_OPERANDS, .run = run_play,
+};

@@ -14,6 +14,7 @@
 
 #include <jansson.h>
 
+#include "cmd/cli.h"
 #include "cmd/cmd.h"
 #include "parser/radl.h"
 #include "util/strbuf.h"
@@ -47,51 +48,43 @@ static struct radl_doc *load(const char *path, enum fmt from, struct diag *d, en
 	return doc;
 }
 
-int cmd_radl(struct imc_ctx *ctx, int argc, char **argv)
-{
-	enum fmt out = FMT_AUTO, from = FMT_AUTO, was = FMT_RADL;
-	const char *file = NULL;
-	bool no_check = false;
+enum { OPT_JSON, OPT_RADL, OPT_FROM, OPT_NO_CHECK };
 
-	if (cmd_help_requested(argc, argv)) {
-		fputs("\nOptions:\n"
-		      "  --json           print RADL-JSON (the default for RADL input)\n"
-		      "  --radl           print RADL text (the default for JSON input)\n"
-		      "  --from radl|json read the input as this format (default: by content)\n"
-		      "  --no-check       skip the semantic checks (syntax only)\n"
-		      "FILE may be '-' for standard input.\n", stdout);
-		return IMC_EXIT_OK;
-	}
+static const struct cmd_option options[] = {
+	[OPT_JSON] = { "json", 0, CMD_OPT_FLAG, NULL,
+		       "print RADL-JSON (the default for RADL input)" },
+	[OPT_RADL] = { "radl", 0, CMD_OPT_FLAG, NULL,
+		       "print RADL text (the default for JSON input)" },
+	[OPT_FROM] = { "from", 0, CMD_OPT_VALUE, "radl|json",
+		       "read the input as this format (default: by content)" },
+	[OPT_NO_CHECK] = { "no-check", 0, CMD_OPT_FLAG, NULL,
+			   "skip the semantic checks (syntax only)" },
+	{ 0 },
+};
+
+static int run(struct cmd_args *a)
+{
+	struct imc_ctx *ctx = a->ctx;
+	enum fmt out = FMT_AUTO, from = FMT_AUTO, was = FMT_RADL;
+	const char *v = a->opt[OPT_FROM].val;
+	bool no_check = a->opt[OPT_NO_CHECK].set;
+
+	/* --json and --radl: the last one given wins */
 	if (ctx->json)
 		out = FMT_JSON;
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		if (strcmp(a, "--json") == 0) {
-			out = FMT_JSON;
-		} else if (strcmp(a, "--radl") == 0) {
-			out = FMT_RADL;
-		} else if (strcmp(a, "--no-check") == 0) {
-			no_check = true;
-		} else if (strcmp(a, "--from") == 0 || strncmp(a, "--from=", 7) == 0) {
-			const char *v = a[6] == '=' ? a + 7 : (i + 1 < argc ? argv[++i] : NULL);
-			if (v && strcmp(v, "radl") == 0)
-				from = FMT_RADL;
-			else if (v && strcmp(v, "json") == 0)
-				from = FMT_JSON;
-			else
-				return cmd_usage_error("radl", "--from takes 'radl' or 'json'");
-		} else if (strcmp(a, "--") == 0 && i + 1 < argc && !file) {
-			file = argv[++i];
-		} else if (a[0] == '-' && a[1] != '\0') {
-			return cmd_usage_error("radl", "unknown option '%s'", a);
-		} else if (!file) {
-			file = a;
-		} else {
-			return cmd_usage_error("radl", "only one FILE can be converted at a time");
-		}
-	}
-	if (!file)
-		return cmd_usage_error("radl", "missing FILE");
+	if (a->opt[OPT_JSON].set || a->opt[OPT_RADL].set)
+		out = a->opt[OPT_JSON].where > a->opt[OPT_RADL].where ? FMT_JSON : FMT_RADL;
+	if (v && strcmp(v, "radl") == 0)
+		from = FMT_RADL;
+	else if (v && strcmp(v, "json") == 0)
+		from = FMT_JSON;
+	else if (v)
+		return cmd_usage_error(a->cmd, "--from takes 'radl' or 'json'");
+	if (a->noperands > 1)
+		return cmd_usage_error(a->cmd, "only one FILE can be converted at a time");
+	if (a->noperands == 0)
+		return cmd_usage_error(a->cmd, "missing FILE");
+	const char *file = a->operands[0];
 
 	struct diag d;
 	diag_init(&d);
@@ -128,3 +121,10 @@ int cmd_radl(struct imc_ctx *ctx, int argc, char **argv)
 	diag_release(&d);
 	return rc;
 }
+
+const struct imc_cmd cmd_radl_entry = {
+	.name = "radl", .synopsis = "[--json|--radl] [--from radl|json] [--no-check] FILE",
+	.summary = "convert RADL to RADL-JSON and back",
+	.help = "FILE may be '-' for standard input.\n",
+	.options = options, .flags = CMD_ANY_OPERANDS, .run = run,
+};

@@ -11,8 +11,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cmd/cli.h"
 #include "cmd/cmd.h"
-#include "cmd/infra.h"
 #include "deploy/deploy.h"
 #include "deploy/spawn.h"
 #include "util/strbuf.h"
@@ -65,78 +65,85 @@ static char *replace_configures(const struct radl_doc *old, const struct radl_do
 	return strbuf_detach(&sb);
 }
 
-int cmd_reconfigure(struct imc_ctx *ctx, int argc, char **argv)
+enum { OPT_DETACH };
+
+static const struct cmd_option options[] = {
+	[OPT_DETACH] = CMD_OPTION_DETACH,
+	{ 0 },
+};
+
+/* Operands 1 and 2: a RADL file (one that exists) and a VM list, in either
+ * order: 0, or the usage status. */
+static int file_and_list(struct cmd_args *a, const char **file, const char **list)
 {
-	if (cmd_help_requested(argc, argv))
-		return IMC_EXIT_OK;
-	bool detach = false;
-	const struct infra_opt opts[] = { { .lng = "detach", .shrt = 'd', .flag = &detach }, { 0 } };
-	char *pos[3];
-	int npos, rc = infra_args(ctx, argc, argv, opts, pos, 1, 3, &npos);
-	if (rc)
-		return rc;
-	const char *file = NULL, *list = NULL;
-	for (int i = 1; i < npos; i++) {
-		if (!file && access(pos[i], F_OK) == 0)
-			file = pos[i];
-		else if (!list && is_vm_list(pos[i]))
-			list = pos[i];
+	*file = *list = NULL;
+	for (int i = 1; i < a->noperands; i++) {
+		if (!*file && access(a->operands[i], F_OK) == 0)
+			*file = a->operands[i];
+		else if (!*list && is_vm_list(a->operands[i]))
+			*list = a->operands[i];
 		else
-			return cmd_usage_error("reconfigure", "'%s' is neither a RADL file nor a VM list", pos[i]);
+			return cmd_usage_error(a->cmd, "'%s' is neither a RADL file nor a VM list",
+					       a->operands[i]);
 	}
-	struct diag d = DIAG_INIT;
-	struct state_infra in = { 0 };
+	return 0;
+}
+
+static int check_operands(struct cmd_args *a)
+{
+	const char *file, *list;
+	return file_and_list(a, &file, &list);
+}
+
+static int run(struct cmd_args *a)
+{
+	bool detach = a->opt[OPT_DETACH].set;
+	const char *file, *list;
 	struct radl_doc *old = NULL, *add = NULL, *check = NULL;
 	char *text = NULL, *merged = NULL;
 	json_t *vars = NULL;
-	int lock = -1;
-	struct state_store *st = infra_store(ctx, &d);
-	if (!st || infra_lookup(st, pos[0], &in, &d) < 0 || deploy_recover(st, &in, &d) < 0 ||
-	    state_lock_infra(st, in.id, true, &lock, &d) != 0)
+	int lock = -1, rc = IMC_EXIT_OK;
+	file_and_list(a, &file, &list);
+	if (state_lock_infra(a->st, a->in->id, true, &lock, a->d) != 0)
 		goto out;
-	state_infra_release(&in);
-	if (infra_lookup(st, pos[0], &in, &d) < 0)
+	state_infra_release(a->in);
+	if (cli_lookup(a->st, a->operands[0], a->in, a->d) < 0)
 		goto out;
 	if (file) {
-		vars = in.extra_vars ? json_loads(in.extra_vars, 0, NULL) : json_object();
-		if (!(old = deploy_radl(&in, &d)) || !(add = deploy_load_radl_unchecked(file, vars, true, &text, &d)))
+		vars = a->in->extra_vars ? json_loads(a->in->extra_vars, 0, NULL) : json_object();
+		if (!(old = deploy_radl(a->in, a->d)) || !(add = deploy_load_radl_unchecked(file, vars, true, &text, a->d)))
 			goto out;
 		merged = replace_configures(old, add);
 		struct diag cd = DIAG_INIT;
-		check = radl_parse(in.radl_path ? in.radl_path : "infrastructure.radl", merged, strlen(merged), &cd);
+		check = radl_parse(a->in->radl_path ? a->in->radl_path : "infrastructure.radl", merged, strlen(merged), &cd);
 		if (!check || radl_check(check, &cd) < 0) {
-			diag_error(&d, IMC_EXIT_DATAERR, NULL, "the configures of '%s' do not fit the infrastructure: %s",
+			diag_error(a->d, IMC_EXIT_DATAERR, NULL, "the configures of '%s' do not fit the infrastructure: %s",
 				   file, diag_first_message(&cd));
 			diag_release(&cd);
 			goto out;
 		}
 		diag_release(&cd);
-		if (state_infra_set_radl(st, in.id, merged, &d) < 0)
+		if (state_infra_set_radl(a->st, a->in->id, merged, a->d) < 0)
 			goto out;
 	}
-	if (state_infra_set_phase(st, in.id, PHASE_NEW, &d) < 0 ||
-	    deploy_spawn(&st, in.id, lock, WORKER_CONFIGURE, list, &d) < 0)
+	if (state_infra_set_phase(a->st, a->in->id, PHASE_NEW, a->d) < 0 ||
+	    deploy_spawn(&a->st, a->in->id, lock, WORKER_CONFIGURE, list, a->d) < 0)
 		goto out;
 	state_unlock_infra(lock);
 	lock = -1;
 	enum vm_state final = VM_CONFIGURED;
-	if (!detach && deploy_follow(st, in.id, 0, false, &final, &d) < 0)
+	if (!detach && deploy_follow(a->st, a->in->id, 0, false, &final, a->d) < 0)
 		goto out;
-	if (ctx->json) {
-		json_t *j = infra_json_doc();
-		json_object_set_new(j, "id", json_string(in.id));
+	if (a->ctx->json) {
+		json_t *j = cli_json_doc();
+		json_object_set_new(j, "id", json_string(a->in->id));
 		json_object_set_new(j, "state", json_string(detach ? "running" : vm_state_name(final)));
-		infra_json_print(j);
+		cli_json_print(j);
 	} else
 		printf("Infrastructure successfully reconfigured.\n");
 	if (!detach && final != VM_CONFIGURED)
 		rc = IMC_EXIT_FAILED;
 out:
-	if (d.n) {
-		int r = cmd_report(ctx, &d);
-		if (r)
-			rc = r;
-	}
 	state_unlock_infra(lock);
 	radl_doc_free(old);
 	radl_doc_free(add);
@@ -144,8 +151,12 @@ out:
 	json_decref(vars);
 	free(text);
 	free(merged);
-	state_infra_release(&in);
-	state_close(st);
-	diag_release(&d);
 	return rc;
 }
+
+const struct imc_cmd cmd_reconfigure_entry = {
+	.name = "reconfigure", .synopsis = "[-d] ID [FILE] [VM,...]",
+	.summary = "run the contextualization again",
+	.options = options, .flags = CMD_NEEDS_INFRA | CMD_RECOVER,
+	.check = check_operands, .run = run,
+};

@@ -23,8 +23,8 @@
 
 #include <jansson.h>
 
+#include "cmd/cli.h"
 #include "cmd/cmd.h"
-#include "cmd/infra.h"
 #include "deploy/deploy.h"
 #include "state/store.h"
 #include "util/log.h"
@@ -133,42 +133,28 @@ static int run_ssh(char **argv, struct strbuf *out, struct strbuf *err, int *sta
 	return 0;
 }
 
-int cmd_ssh(struct imc_ctx *ctx, int argc, char **argv)
+/* Before anything is opened: --json captures a command's output. */
+static int check_operands(struct cmd_args *a)
 {
-	if (cmd_help_requested(argc, argv))
-		return IMC_EXIT_OK;
-	/* our own arguments end at "--"; the rest is the remote command */
-	int ours = argc;
-	for (int i = 1; i < argc; i++)
-		if (!strcmp(argv[i], "--")) {
-			ours = i;
-			break;
-		}
-	char *pos[2];
-	int npos, rc = infra_args(ctx, ours, argv, NULL, pos, 1, 2, &npos);
-	if (rc)
-		return rc;
-	int ncmd = ours < argc ? argc - ours - 1 : 0;
-	if (ctx->json && ncmd == 0)
-		return cmd_usage_error("ssh", "--json needs a COMMAND after '--'");
+	if (a->ctx->json && a->nrest == 0)
+		return cmd_usage_error(a->cmd, "--json needs a COMMAND after '--'");
+	return 0;
+}
 
-	struct diag d = DIAG_INIT;
-	struct state_infra in = { 0 };
+static int run(struct cmd_args *a)
+{
+	int ncmd = a->nrest;
 	struct state_vm *vms = NULL;
 	size_t nvm = 0;
 	struct strbuf out = STRBUF_INIT, err = STRBUF_INIT;
 	char *key = NULL, *known = NULL, *hostkey = NULL, *user = NULL, *dest = NULL;
 	char **av = NULL;
 	json_t *data = NULL;
-	int want = -1;
-	rc = IMC_EXIT_OK;
+	int want = -1, rc = IMC_EXIT_OK;
 
-	struct state_store *st = infra_store(ctx, &d);
-	if (!st || infra_lookup(st, pos[0], &in, &d) < 0)
+	if (a->noperands == 2 && cli_vm_arg(a->operands[1], &want, a->d) < 0)
 		goto out;
-	if (npos == 2 && infra_vm_arg(pos[1], &want, &d) < 0)
-		goto out;
-	if (state_vm_list(st, in.id, &vms, &nvm, &d) < 0)
+	if (state_vm_list(a->st, a->in->id, &vms, &nvm, a->d) < 0)
 		goto out;
 	struct state_vm *vm = NULL;
 	for (size_t i = 0; i < nvm; i++)
@@ -176,15 +162,15 @@ int cmd_ssh(struct imc_ctx *ctx, int argc, char **argv)
 			vm = &vms[i];
 	if (!vm) {
 		if (want < 0)
-			diag_error(&d, IMC_EXIT_NOINPUT, NULL, "infrastructure '%s' has no VM", in.id);
+			diag_error(a->d, IMC_EXIT_NOINPUT, NULL, "infrastructure '%s' has no VM", a->in->id);
 		else
-			diag_error(&d, IMC_EXIT_NOINPUT, NULL, "infrastructure '%s' has no VM %d", in.id,
+			diag_error(a->d, IMC_EXIT_NOINPUT, NULL, "infrastructure '%s' has no VM %d", a->in->id,
 				   want);
 		goto out;
 	}
 	const char *addr = vm->public_ip ? vm->public_ip : vm->private_ip;
 	if (!reachable_state(vm->state) || !addr) {
-		diag_error(&d, IMC_EXIT_UNAVAILABLE, NULL, "VM %d is %s%s: no SSH to it", vm->num,
+		diag_error(a->d, IMC_EXIT_UNAVAILABLE, NULL, "VM %d is %s%s: no SSH to it", vm->num,
 			   vm_state_name(vm->state), addr ? "" : " and has no address");
 		goto out;
 	}
@@ -194,13 +180,13 @@ int cmd_ssh(struct imc_ctx *ctx, int argc, char **argv)
 	hostkey = key_words(vm->hostkey);
 	if (!hostkey)
 		hostkey = key_words(json_string_value(json_object_get(data, "host_key")));
-	key = deploy_key_path(state_home(st), in.id);
+	key = deploy_key_path(state_home(a->st), a->in->id);
 	if (access(key, R_OK) < 0) {
-		diag_error(&d, IMC_EXIT_NOINPUT, NULL, "the key of infrastructure '%s' is gone (%s)",
-			   in.id, key);
+		diag_error(a->d, IMC_EXIT_NOINPUT, NULL, "the key of infrastructure '%s' is gone (%s)",
+			   a->in->id, key);
 		goto out;
 	}
-	char *idir = state_infra_dir(st, in.id, &d);
+	char *idir = state_infra_dir(a->st, a->in->id, a->d);
 	if (!idir)
 		goto out;
 	known = xasprintf("%s/known_hosts", idir);
@@ -215,7 +201,7 @@ int cmd_ssh(struct imc_ctx *ctx, int argc, char **argv)
 			close(fd);
 		free(line);
 		if (!okw) {
-			diag_error(&d, IMC_EXIT_IOERR, NULL, "cannot write '%s': %s", known,
+			diag_error(a->d, IMC_EXIT_IOERR, NULL, "cannot write '%s': %s", known,
 				   strerror(errno));
 			goto out;
 		}
@@ -239,13 +225,13 @@ int cmd_ssh(struct imc_ctx *ctx, int argc, char **argv)
 	size_t k = 0;
 	for (size_t i = 0; i < nf; i++)
 		av[k++] = xstrdup(fixed[i]);
-	if (ctx->json)
+	if (a->ctx->json)
 		av[k++] = xstrdup("-T"); /* else ssh picks: a tty for a shell */
 	av[k++] = xstrdup(dest);
 	if (ncmd) {
 		av[k++] = xstrdup("--");
-		for (int i = ours + 1; i < argc; i++)
-			av[k++] = xstrdup(argv[i]);
+		for (int i = 0; i < ncmd; i++)
+			av[k++] = xstrdup(a->rest[i]);
 	}
 	av[k] = NULL;
 	free(portstr);
@@ -254,23 +240,23 @@ int cmd_ssh(struct imc_ctx *ctx, int argc, char **argv)
 
 	log_info("ssh", "VM %d: %s port %d", vm->num, dest, port);
 	int status = 0;
-	if (ctx->json) {
+	if (a->ctx->json) {
 		strbuf_init(&out, OUTPUT_CAP);
 		strbuf_init(&err, OUTPUT_CAP);
 	}
-	if (run_ssh(av, ctx->json ? &out : NULL, ctx->json ? &err : NULL, &status, &d) < 0)
+	if (run_ssh(av, a->ctx->json ? &out : NULL, a->ctx->json ? &err : NULL, &status, a->d) < 0)
 		goto out;
 	if (status == 255 || status == 127) {
-		diag_error(&d, IMC_EXIT_UNAVAILABLE, NULL, "cannot reach VM %d over SSH (%s port %d)",
+		diag_error(a->d, IMC_EXIT_UNAVAILABLE, NULL, "cannot reach VM %d over SSH (%s port %d)",
 			   vm->num, dest, port);
-		if (ctx->json && err.len)
-			diag_note(&d, NULL, "%.*s", (int)strcspn(strbuf_str(&err), "\n"), strbuf_str(&err));
+		if (a->ctx->json && err.len)
+			diag_note(a->d, NULL, "%.*s", (int)strcspn(strbuf_str(&err), "\n"), strbuf_str(&err));
 		goto out;
 	}
-	if (ctx->json) {
-		json_t *doc = infra_json_doc();
+	if (a->ctx->json) {
+		json_t *doc = cli_json_doc();
 		char *ro = redact(strbuf_str(&out)), *re = redact(strbuf_str(&err));
-		json_object_set_new(doc, "id", json_string(in.id));
+		json_object_set_new(doc, "id", json_string(a->in->id));
 		json_object_set_new(doc, "vm", json_integer(vm->num));
 		json_object_set_new(doc, "exit_status", json_integer(status));
 		json_object_set_new(doc, "stdout", text_json(ro));
@@ -278,12 +264,10 @@ int cmd_ssh(struct imc_ctx *ctx, int argc, char **argv)
 		json_object_set_new(doc, "truncated", json_boolean(out.truncated || err.truncated));
 		free(ro);
 		free(re);
-		infra_json_print(doc);
+		cli_json_print(doc);
 	}
 	rc = status;
 out:
-	if (diag_has_errors(&d))
-		rc = cmd_report(ctx, &d);
 	for (size_t i = 0; av && av[i]; i++)
 		free(av[i]);
 	free(av);
@@ -296,8 +280,11 @@ out:
 	free(user);
 	free(dest);
 	state_vm_list_free(vms, nvm);
-	state_infra_release(&in);
-	state_close(st);
-	diag_release(&d);
 	return rc;
 }
+
+const struct imc_cmd cmd_ssh_entry = {
+	.name = "ssh", .synopsis = "ID [VM] [-- COMMAND...]",
+	.summary = "open a shell or run a command on a VM",
+	.flags = CMD_NEEDS_INFRA | CMD_REST | CMD_ERRORS_ONLY, .check = check_operands, .run = run,
+};

@@ -1,11 +1,16 @@
-/* cmd-start.c: 'imc start': start every VM of an infrastructure (vmops.c does the work). */
+/* cmd-start.c: 'imc start ID': start every VM of an infrastructure (vmops.c does the work). */
 #include "config.h"
 
 #include "cmd/cmd.h"
 #include "cmd/vmops.h"
 #include "util/banned.h"
 
-int cmd_start(struct imc_ctx *ctx, int argc, char **argv)
+static int run(struct cmd_args *a)
 {
-	return vmop_command(ctx, argc, argv, VMOP_START, false);
+	return vmop_command(a, VMOP_START);
 }
+
+const struct imc_cmd cmd_start_entry = {
+	.name = "start", .synopsis = "ID", .summary = "start every VM of the infrastructure",
+	.flags = CMD_NEEDS_INFRA | CMD_RECOVER, .run = run,
+};

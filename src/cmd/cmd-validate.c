@@ -12,6 +12,7 @@
 
 #include <jansson.h>
 
+#include "cmd/cli.h"
 #include "cmd/cmd.h"
 #include "parser/radl.h"
 #include "util/banned.h"
@@ -62,42 +63,18 @@ static const char *plural(size_t n, const char *one, const char *many)
 	return n == 1 ? one : many;
 }
 
-int cmd_validate(struct imc_ctx *ctx, int argc, char **argv)
+static int run(struct cmd_args *a)
 {
+	struct imc_ctx *ctx = a->ctx;
 	bool json = ctx->json;
-	int nfiles = 0, rc = IMC_EXIT_OK;
+	int rc = IMC_EXIT_OK;
 
-	if (cmd_help_requested(argc, argv)) {
-		fputs("\nEach FILE is RADL or RADL-JSON (chosen by content). Prints one line per\n"
-		      "valid file; errors go to stderr as FILE:LINE:COL: error: MESSAGE.\n"
-		      "Exit status: 0 all valid, 65 some file is invalid, 66 some file is missing.\n",
-		      stdout);
-		return IMC_EXIT_OK;
-	}
-	for (int i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "--json") == 0)
-			json = true;
-		else if (strcmp(argv[i], "--") == 0)
-			break;
-		else if (argv[i][0] == '-' && argv[i][1] != '\0')
-			return cmd_usage_error("validate", "unknown option '%s'", argv[i]);
-		else
-			nfiles++;
-	}
-	if (nfiles == 0)
-		return cmd_usage_error("validate", "missing FILE");
-
+	if (a->noperands == 0)
+		return cmd_usage_error(a->cmd, "missing FILE");
 	json_t *files = json_array();
 	struct strbuf out = STRBUF_INIT;
-	bool dashdash = false;
-	for (int i = 1; i < argc; i++) {
-		const char *path = argv[i];
-		if (!dashdash && strcmp(path, "--") == 0) {
-			dashdash = true;
-			continue;
-		}
-		if (!dashdash && strcmp(path, "--json") == 0)
-			continue;
+	for (int i = 0; i < a->noperands; i++) {
+		const char *path = a->operands[i];
 		struct diag d;
 		diag_init(&d);
 		struct radl_doc *doc = radl_load_file(path, &d);
@@ -144,3 +121,11 @@ int cmd_validate(struct imc_ctx *ctx, int argc, char **argv)
 	strbuf_release(&out);
 	return rc;
 }
+
+const struct imc_cmd cmd_validate_entry = {
+	.name = "validate", .synopsis = "FILE...", .summary = "check RADL files and summarise them",
+	.help = "Each FILE is RADL or RADL-JSON (chosen by content). Prints one line per\n"
+		"valid file; errors go to stderr as FILE:LINE:COL: error: MESSAGE.\n"
+		"Exit status: 0 all valid, 65 some file is invalid, 66 some file is missing.\n",
+	.flags = CMD_ANY_OPERANDS, .run = run,
+};

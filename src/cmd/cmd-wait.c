@@ -9,60 +9,57 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "cmd/cli.h"
 #include "cmd/cmd.h"
-#include "cmd/infra.h"
 #include "deploy/spawn.h"
 #include "util/banned.h"
 
-int cmd_wait(struct imc_ctx *ctx, int argc, char **argv)
+/* MAX_SECONDS, when given, is checked before anything is opened. */
+static int parse_max(struct cmd_args *a, const char *arg, double *max)
 {
-	if (cmd_help_requested(argc, argv))
-		return IMC_EXIT_OK;
-	char *pos[2];
-	int npos, rc = infra_args(ctx, argc, argv, NULL, pos, 1, 2, &npos);
-	if (rc)
-		return rc;
+	char *end;
+	errno = 0;
+	*max = strtod(arg, &end);
+	if (errno || end == arg || *end || *max < 0)
+		return cmd_usage_error(a->cmd, "'%s' is not a number of seconds", arg);
+	return 0;
+}
+
+static int check_operands(struct cmd_args *a)
+{
+	double max;
+	return a->noperands == 2 ? parse_max(a, a->operands[1], &max) : 0;
+}
+
+static int run(struct cmd_args *a)
+{
 	double max = 36000; /* IM's default: 10 h */
-	if (npos == 2) {
-		char *end;
-		errno = 0;
-		max = strtod(pos[1], &end);
-		if (errno || end == pos[1] || *end || max < 0)
-			return cmd_usage_error("wait", "'%s' is not a number of seconds", pos[1]);
-	}
-	struct diag d = DIAG_INIT;
-	struct state_infra in = { 0 };
 	enum vm_state final = VM_UNKNOWN;
-	struct state_store *st = infra_store(ctx, &d);
-	if (!st || infra_lookup(st, pos[0], &in, &d) < 0)
-		goto out;
+	int rc;
+	if (a->noperands == 2)
+		parse_max(a, a->operands[1], &max);
 	deploy_follow_catch_interrupt();
-	int w = deploy_follow(st, in.id, max, false, &final, &d);
+	int w = deploy_follow(a->st, a->in->id, max, false, &final, a->d);
 	if (w < 0)
-		goto out;
-	if (w == 2) {
-		rc = IMC_EXIT_TEMPFAIL;
-		goto out;
-	}
-	if (ctx->json) {
-		json_t *j = infra_json_doc();
-		json_object_set_new(j, "id", json_string(in.id));
+		return IMC_EXIT_OK;
+	if (w == 2)
+		return IMC_EXIT_TEMPFAIL;
+	if (a->ctx->json) {
+		json_t *j = cli_json_doc();
+		json_object_set_new(j, "id", json_string(a->in->id));
 		json_object_set_new(j, "state", json_string(vm_state_name(final)));
 		json_object_set_new(j, "timeout", json_boolean(w == 1));
-		infra_json_print(j);
+		cli_json_print(j);
 	} else if (w == 1)
 		printf("Timeout waiting.\n");
 	else
 		printf("The infrastructure is in state: %s\n", vm_state_name(final));
 	rc = w == 1 ? IMC_EXIT_TEMPFAIL : final == VM_CONFIGURED ? IMC_EXIT_OK : IMC_EXIT_FAILED;
-out:
-	if (d.n) {
-		int r = cmd_report(ctx, &d);
-		if (r)
-			rc = r;
-	}
-	state_infra_release(&in);
-	state_close(st);
-	diag_release(&d);
 	return rc;
 }
+
+const struct imc_cmd cmd_wait_entry = {
+	.name = "wait", .synopsis = "ID [MAX_SECONDS]",
+	.summary = "wait until an infrastructure is configured (exit 0) or fails",
+	.flags = CMD_NEEDS_INFRA, .check = check_operands, .run = run,
+};

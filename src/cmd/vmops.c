@@ -1,35 +1,30 @@
 /* vmops.c: the commands start, stop, startvm, stopvm and rebootvm (see
- * vmops.h): the arguments, the lock, the scope (every VM or one) and the
- * message; the operation on each VM is deploy_vm_op (deploy/vmops.c). */
+ * vmops.h): the infrastructure locked so they never race a worker or
+ * another command, each VM in scope through deploy_vm_op
+ * (deploy/vmops.c), and the message. */
 #include "config.h"
 
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
-#include "cmd/infra.h"
+#include "cmd/cli.h"
 #include "cmd/vmops.h"
 #include "deploy/deploy.h"
+#include "util/xalloc.h"
 #include "util/banned.h"
 
-int vmop_command(struct imc_ctx *ctx, int argc, char **argv, enum vmop op, bool one_vm)
+int vmop_command(struct cmd_args *a, enum vmop op)
 {
-	if (cmd_help_requested(argc, argv))
-		return IMC_EXIT_OK;
-	char *pos[2];
-	int npos, num = -1, rc = infra_args(ctx, argc, argv, NULL, pos, one_vm ? 2 : 1, one_vm ? 2 : 1, &npos);
-	if (rc)
-		return rc;
-	struct diag d = DIAG_INIT;
-	struct state_infra in = { 0 };
+	bool one_vm = a->cmd->flags & CMD_NEEDS_VM;
+	int num = a->vm;
 	struct state_vm *vms = NULL;
 	size_t n = 0;
 	struct auth_file *af = NULL;
 	int lock = -1;
 	bool found = false;
-	struct state_store *st = infra_store(ctx, &d);
-	if (!st || (one_vm && infra_vm_arg(pos[1], &num, &d) < 0) || infra_lookup(st, pos[0], &in, &d) < 0 ||
-	    deploy_recover(st, &in, &d) < 0 || state_lock_infra(st, in.id, true, &lock, &d) != 0 ||
-	    state_vm_list(st, in.id, &vms, &n, &d) < 0 ||
-	    deploy_auth(ctx->auth_file, state_home(st), in.auth_path, &af, NULL, &d) < 0)
+	if (state_lock_infra(a->st, a->in->id, true, &lock, a->d) != 0 || state_vm_list(a->st, a->in->id, &vms, &n, a->d) < 0 ||
+	    deploy_auth(a->ctx->auth_file, state_home(a->st), a->in->auth_path, &af, NULL, a->d) < 0)
 		goto out;
 	for (size_t i = 0; i < n; i++) {
 		if (one_vm && vms[i].num != num)
@@ -37,30 +32,26 @@ int vmop_command(struct imc_ctx *ctx, int argc, char **argv, enum vmop op, bool 
 		found = true;
 		if (!one_vm && (vms[i].state == VM_FAILED || vms[i].state == VM_OFF))
 			continue; /* nothing there to start or stop */
-		deploy_vm_op(st, &in, af, &vms[i], op, &d);
+		deploy_vm_op(a->st, a->in, af, &vms[i], op, a->d);
 	}
 	if (one_vm && !found)
-		diag_error(&d, IMC_EXIT_NOINPUT, NULL, "infrastructure '%s' has no VM %d", in.id, num);
-	if (diag_has_errors(&d))
+		diag_error(a->d, IMC_EXIT_NOINPUT, NULL, "infrastructure '%s' has no VM %d", a->in->id, num);
+	if (diag_has_errors(a->d))
 		goto out;
-	if (ctx->json) {
-		json_t *j = infra_json_doc();
-		json_object_set_new(j, "id", json_string(in.id));
+	if (a->ctx->json) {
+		json_t *j = cli_json_doc();
+		json_object_set_new(j, "id", json_string(a->in->id));
 		if (one_vm)
 			json_object_set_new(j, "vm", json_integer(num));
 		json_object_set_new(j, deploy_vmop_verb(op), json_true());
-		infra_json_print(j);
+		cli_json_print(j);
 	} else if (one_vm)
 		printf("VM successfully %s\n", deploy_vmop_verb(op));
 	else
 		printf("Infrastructure successfully %s\n", deploy_vmop_verb(op));
 out:
-	rc = d.n ? cmd_report(ctx, &d) : IMC_EXIT_OK;
 	state_unlock_infra(lock);
 	auth_file_free(af);
 	state_vm_list_free(vms, n);
-	state_infra_release(&in);
-	state_close(st);
-	diag_release(&d);
-	return rc;
+	return IMC_EXIT_OK;
 }

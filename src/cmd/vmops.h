@@ -8,7 +8,8 @@
 #include "cmd/cmd.h"
 #include "deploy/deploy.h"
 
-/* Runs the command (argv: NAME ID, or NAME ID VM when one_vm). */
-int vmop_command(struct imc_ctx *ctx, int argc, char **argv, enum vmop op, bool one_vm);
+/* Runs the command on a->in, on VM a->vm when the command's entry has
+ * CMD_NEEDS_VM, else on every VM. */
+int vmop_command(struct cmd_args *a, enum vmop op);
 
 #endif
