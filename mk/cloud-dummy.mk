@@ -2,13 +2,7 @@
 # reader), kept in this fragment because the same engineer owns both.
 libimc_la_SOURCES += src/cloud/dummy.c src/cloud/auth.c src/cloud/auth-lookup.c
 
-if HAVE_CMOCKA
-check_PROGRAMS += tests/unit/test-auth
-TESTS += tests/unit/test-auth
-tests_unit_test_auth_SOURCES = tests/unit/test-auth.c
-tests_unit_test_auth_CFLAGS = $(UNIT_CFLAGS)
-tests_unit_test_auth_LDADD = $(UNIT_LIBS)
-endif
+UNIT_TESTS += tests/unit/test-auth
 
 # fuzzing the auth file reader
 if ENABLE_FUZZING

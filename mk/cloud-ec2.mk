@@ -3,23 +3,11 @@ libimc_la_SOURCES += src/cloud/ec2.c src/cloud/ec2.h \
 	src/cloud/ec2-http.c src/cloud/ec2-xml.c src/cloud/ec2-types.c \
 	src/cloud/ec2-sg.c src/cloud/ec2-state.c src/cloud/ec2-sweep.c
 
-if HAVE_CMOCKA
-check_PROGRAMS += tests/unit/test-ec2-sigv4
-TESTS += tests/unit/test-ec2-sigv4
-tests_unit_test_ec2_sigv4_SOURCES = tests/unit/test-ec2-sigv4.c
-tests_unit_test_ec2_sigv4_CFLAGS = $(UNIT_CFLAGS)
-tests_unit_test_ec2_sigv4_LDADD = $(UNIT_LIBS)
-endif
+UNIT_TESTS += tests/unit/test-ec2-sigv4
 
 EXTRA_DIST += tests/vectors tests/ec2/ec2-endpoint.py
 
-if HAVE_CMOCKA
-check_PROGRAMS += tests/unit/test-ec2
-TESTS += tests/unit/test-ec2
-tests_unit_test_ec2_SOURCES = tests/unit/test-ec2.c
-tests_unit_test_ec2_CFLAGS = $(UNIT_CFLAGS)
-tests_unit_test_ec2_LDADD = $(UNIT_LIBS)
-endif
+UNIT_TESTS += tests/unit/test-ec2
 
 TESTS += tests/cli/t7001-ec2-lifecycle.sh tests/cli/t7002-ec2-retry.sh \
 	tests/cli/t7003-ec2-errors.sh tests/cli/t7004-ec2-cli.sh \

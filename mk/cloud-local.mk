@@ -13,18 +13,8 @@ libimc_la_SOURCES += \
 	src/cloud/local-cgroup.c
 libimc_la_SOURCES += src/util/sshkey.c src/util/mkdir.c src/util/mkdir.h
 
-if HAVE_CMOCKA
-check_PROGRAMS += tests/unit/test-sshkey
-TESTS += tests/unit/test-sshkey
-tests_unit_test_sshkey_SOURCES = tests/unit/test-sshkey.c
-tests_unit_test_sshkey_CFLAGS = $(UNIT_CFLAGS)
-tests_unit_test_sshkey_LDADD = $(UNIT_LIBS)
-check_PROGRAMS += tests/unit/test-local
-TESTS += tests/unit/test-local
-tests_unit_test_local_SOURCES = tests/unit/test-local.c
-tests_unit_test_local_CFLAGS = $(UNIT_CFLAGS)
-tests_unit_test_local_LDADD = $(UNIT_LIBS)
-endif
+UNIT_TESTS += tests/unit/test-sshkey
+UNIT_TESTS += tests/unit/test-local
 
 LOCAL_CLI_TESTS = tests/cli/t3001-local-cloud.sh tests/cli/t3002-local-crash.sh \
 	tests/cli/t3003-local-rootless.sh tests/cli/t3004-local-imc-ssh.sh \

@@ -22,8 +22,4 @@ libimc_la_SOURCES += \
 
 # the engine without the command line: recovery, sessions, teardown, VM
 # operations on the dummy cloud in a temporary IMC_HOME
-check_PROGRAMS += tests/unit/test-deploy
-TESTS += tests/unit/test-deploy
-tests_unit_test_deploy_SOURCES = tests/unit/test-deploy.c
-tests_unit_test_deploy_CFLAGS = $(UNIT_CFLAGS)
-tests_unit_test_deploy_LDADD = $(UNIT_LIBS)
+UNIT_TESTS += tests/unit/test-deploy

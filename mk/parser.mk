@@ -6,13 +6,7 @@ libimc_la_SOURCES += \
 	src/parser/features.c src/parser/units.c src/parser/check.c src/parser/json.c \
 	src/parser/print.c src/parser/load.c
 
-if HAVE_CMOCKA
-check_PROGRAMS += tests/unit/test-radl
-TESTS += tests/unit/test-radl
-tests_unit_test_radl_SOURCES = tests/unit/test-radl.c
-tests_unit_test_radl_CFLAGS = $(UNIT_CFLAGS)
-tests_unit_test_radl_LDADD = $(UNIT_LIBS)
-endif
+UNIT_TESTS += tests/unit/test-radl
 
 # imc's own RADL cases (tests/radl), commands, conformance corpus, fuzzing
 TESTS += tests/cli/t1001-radl-conformance.sh tests/cli/t1002-radl-commands.sh \

@@ -14,13 +14,7 @@ EXTRA_DIST += tests/cli/t2001-lifecycle.sh tests/cli/t2002-worker-crash.sh \
 	tests/cli/data/t2-cluster.radl tests/cli/data/t2-add.radl \
 	tests/cli/data/t2-local.radl tests/cli/data/t2-broken.radl
 
-if HAVE_CMOCKA
-check_PROGRAMS += tests/unit/test-state
-TESTS += tests/unit/test-state
-tests_unit_test_state_SOURCES = tests/unit/test-state.c
-tests_unit_test_state_CFLAGS = $(UNIT_CFLAGS)
-tests_unit_test_state_LDADD = $(UNIT_LIBS)
-endif
+UNIT_TESTS += tests/unit/test-state
 
 # the manual page of imc (commands, options, files, exit codes)
 dist_man_MANS += docs/imc.1

@@ -8,10 +8,4 @@ libimc_la_SOURCES += \
 	src/util/base64.c src/util/base64.h \
 	src/util/exitcode.h src/util/sshkey.h
 
-if HAVE_CMOCKA
-check_PROGRAMS += tests/unit/test-util
-TESTS += tests/unit/test-util
-tests_unit_test_util_SOURCES = tests/unit/test-util.c
-tests_unit_test_util_CFLAGS = $(UNIT_CFLAGS)
-tests_unit_test_util_LDADD = $(UNIT_LIBS)
-endif
+UNIT_TESTS += tests/unit/test-util
