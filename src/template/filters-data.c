@@ -16,8 +16,8 @@
 #include <yaml.h>
 
 #include "template/expr.h"
-#include "provision/task.h" /* mod_sha1_hex, mod_md5_hex, mod_sha256_hex */
 #include "util/base64.h"
+#include "util/hash.h"
 #include "util/strbuf.h"
 #include "util/xalloc.h"
 #include "util/banned.h"
@@ -712,18 +712,18 @@ F(b64decode)
 
 /* ---- digests ---------------------------------------------------------------- */
 
-/* The digests are mod-hash.c's (libcrypto). */
+/* The digests are util/hash.c's (libcrypto). */
 static json_t *digest(struct ev *ev, json_t *in, const char *algo, size_t pos)
 {
 	char *s = val_to_cstr(in);
 	size_t n = json_is_string(in) ? json_string_length(in) : strlen(s);
 	char out[65];
 	if (!strcmp(algo, "sha1"))
-		mod_sha1_hex(s, n, out);
+		hash_sha1_hex(s, n, out);
 	else if (!strcmp(algo, "md5"))
-		mod_md5_hex(s, n, out);
+		hash_md5_hex(s, n, out);
 	else if (!strcmp(algo, "sha256"))
-		mod_sha256_hex(s, n, out);
+		hash_sha256_hex(s, n, out);
 	else {
 		free(s);
 		ev_error(ev, TMPL_ERR_TYPE, pos, "hash: unsupported hash type '%s' (sha1, sha256, md5)", algo);

@@ -13,8 +13,8 @@
 
 #include <jansson.h>
 
-#include "provision/expr.h"
-#include "provision/template.h"
+#include "template/expr.h"
+#include "template/template.h"
 #include "util/diag.h"
 
 #include "fuzz-lookups.h"
