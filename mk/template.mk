@@ -1,7 +1,7 @@
 # src/provision templating: template*, expr*, filters*, lookup* (Jinja2 subset).
 # The Jinja2-style engine of the built-in Ansible executor (template.h is
-# its contract with the executor; expr.h is internal).
-libimc_la_SOURCES += src/template/template.h src/template/expr.h \
+# its contract with the executor; engine.h is internal).
+libimc_la_SOURCES += src/template/template.h src/template/engine.h \
 	src/template/template-lex.c src/template/expr-parse.c \
 	src/template/expr-value.c src/template/expr-eval.c \
 	src/template/template.c src/template/filters.c \
@@ -10,7 +10,7 @@ libimc_la_SOURCES += src/template/template.h src/template/expr.h \
 	src/template/filters-path.c src/template/filters-datetime.c \
 	src/template/filters-seq.c src/template/filters-markup.c \
 	src/template/filters-wrap.c src/template/filters-pprint.c \
-	src/template/expr-tests.c src/template/lookup.c
+	src/template/tests.c src/template/lookup.c
 
 EXTRA_DIST += tests/unit/test-template-cases.json tests/unit/test-template-cases.py \
 	tests/unit/test-template-oracle.py

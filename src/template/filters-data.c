@@ -15,7 +15,7 @@
 
 #include <yaml.h>
 
-#include "template/expr.h"
+#include "template/engine.h"
 #include "util/base64.h"
 #include "util/hash.h"
 #include "util/strbuf.h"

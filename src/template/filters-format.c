@@ -19,7 +19,7 @@
 
 #include <openssl/evp.h>
 
-#include "template/expr.h"
+#include "template/engine.h"
 #include "util/strbuf.h"
 #include "util/xalloc.h"
 #include "util/banned.h"

@@ -17,7 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "template/expr.h"
+#include "template/engine.h"
 #include "util/strbuf.h"
 #include "util/xalloc.h"
 #include "util/banned.h"

@@ -14,7 +14,7 @@
 
 #include <pcre2.h>
 
-#include "template/expr.h"
+#include "template/engine.h"
 #include "util/strbuf.h"
 #include "util/xalloc.h"
 #include "util/banned.h"

@@ -20,7 +20,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "template/expr.h"
+#include "template/engine.h"
 #include "util/strbuf.h"
 #include "util/xalloc.h"
 #include "util/banned.h"

@@ -22,7 +22,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "template/expr.h"
+#include "template/engine.h"
 #include "util/diag.h"
 #include "util/log.h"
 #include "util/strbuf.h"

@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "template/expr.h"
+#include "template/engine.h"
 #include "util/strbuf.h"
 #include "util/xalloc.h"
 #include "util/banned.h"

@@ -13,7 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "template/expr.h"
+#include "template/engine.h"
 #include "util/diag.h"
 #include "util/strbuf.h"
 #include "util/xalloc.h"

@@ -1,4 +1,4 @@
-/* expr-tests.c: the test table of the templating engine (`x is name(args)`):
+/* tests.c: the test table of the templating engine (`x is name(args)`):
  * Jinja2's builtin tests plus Ansible's result tests (succeeded, failed,
  * changed, skipped, finished...) with Ansible's exact rules — a skipped task
  * counts as succeeded, which the thesis's async polling relies on — and the
@@ -12,7 +12,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "template/expr.h"
+#include "template/engine.h"
 #include "util/strbuf.h"
 #include "util/xalloc.h"
 #include "util/banned.h"

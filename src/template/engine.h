@@ -1,4 +1,4 @@
-/* expr.h: internals shared by the files of the templating engine (lexer,
+/* engine.h: internals shared by the files of the templating engine (lexer,
  * parser, evaluator, renderer, filters, tests, lookups). Not a public
  * contract: the executor uses template.h only.
  *
@@ -7,8 +7,8 @@
  * json_t references; NULL means either an error (ev->failed set, one error
  * recorded in ev->d) or an undefined value (ev->failed clear, the reason in
  * ev->undef). */
-#ifndef IMC_EXPR_H
-#define IMC_EXPR_H
+#ifndef IMC_TEMPLATE_ENGINE_H
+#define IMC_TEMPLATE_ENGINE_H
 
 #include <stdbool.h>
 #include <stddef.h>
