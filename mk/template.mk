@@ -1,7 +1,8 @@
 # src/provision templating: template*, expr*, filters*, lookup* (Jinja2 subset).
 # The Jinja2-style engine of the built-in Ansible executor (template.h is
 # its contract with the executor; engine.h is internal).
-libimc_la_SOURCES += src/template/template.h src/template/engine.h \
+libimc_la_SOURCES += src/template/template.h src/template/engine.h src/template/functions.h \
+	src/template/runtime.c src/template/registry.c src/template/globals.c \
 	src/template/template-lex.c src/template/expr-parse.c \
 	src/template/expr-value.c src/template/expr-eval.c \
 	src/template/template.c src/template/filters.c \

@@ -145,7 +145,16 @@ struct macro {
 	struct macro *next;
 };
 
+struct registry;
+struct ev_ops;
+
+/* The context of one evaluation (Jinja2's Context with its Environment):
+ * filters, tests, lookups and globals are found through reg, and the
+ * evaluator's entry points through ops, so that what they call never needs
+ * a symbol of the evaluator or of each other. */
 struct ev {
+	const struct registry *reg;
+	const struct ev_ops *ops;
 	struct tmpl_env *env;
 	struct diag *d;
 	const char *src;      /* text being evaluated (for positions) */
@@ -184,21 +193,46 @@ json_t *ev_undef(struct ev *ev, const char *fmt, ...) __attribute__((format(prin
 /* Turns an undefined NULL into an error ("'x' is undefined"); returns v. */
 json_t *ev_need(struct ev *ev, json_t *v, size_t pos);
 
+/* ---- evaluator (expr-eval.c; statements: template.c) ------------------ */
+
 json_t *ev_eval(struct ev *ev, const struct tnode *n);
+/* Deep-templates a value taken from the variables (lazy templating). */
+json_t *ev_template_value(struct ev *ev, json_t *v);
+/* Reads a variable (frames, then env vars with lazy templating, then the
+ * resolver, then globals); NULL = undefined (ev->undef set). Others reach
+ * it as ev_lookup_name(). */
+json_t *eval_name(struct ev *ev, const char *name, size_t pos);
+
+/* The evaluator's entry points the runtime calls back (template.c fills
+ * them in every context it makes). */
+struct ev_ops {
+	json_t *(*render_typed)(struct ev *ev, const char *text);
+	char *(*render_text)(struct ev *ev, const char *text, bool raw_var_strings);
+	json_t *(*render_body)(struct ev *ev, const struct nlist *body);
+	json_t *(*lookup_name)(struct ev *ev, const char *name, size_t pos);
+};
+
+/* ---- runtime (runtime.c): what filters, tests, lookups and globals call */
+
 /* Renders text in the current environment with result typing (lazy vars). */
 json_t *ev_render_typed(struct ev *ev, const char *text);
 /* Renders text (no typing) into a malloc'd string; NULL on error. */
 char *ev_render_text(struct ev *ev, const char *text, bool raw_var_strings);
-/* Deep-templates a value taken from the variables (lazy templating). */
-json_t *ev_template_value(struct ev *ev, json_t *v);
-/* Reads a variable (frames, then env vars with lazy templating, then the
- * resolver, then globals); NULL = undefined (ev->undef set). */
+/* Renders a statement list to a string value (macro bodies). */
+json_t *ev_render_body(struct ev *ev, const struct nlist *body);
+/* eval_name() through the context. */
 json_t *ev_lookup_name(struct ev *ev, const char *name, size_t pos);
 
 /* Calls a filter / test by name (used by map/select/...). in may be NULL
  * (undefined). args: JSON array of positional args; kw: object or NULL. */
 json_t *ev_call_filter(struct ev *ev, const char *name, json_t *in, json_t *args, json_t *kw, size_t pos);
 int ev_call_test(struct ev *ev, const char *name, json_t *in, json_t *args, json_t *kw, size_t pos, bool *res);
+/* Runs a lookup: the caller's callback (env->lookup) first, then the
+ * registry's. terms: array. Returns a list (always), or NULL. */
+json_t *ev_call_lookup(struct ev *ev, const char *name, json_t *terms, json_t *kw, size_t pos);
+/* A file of lookup('file'), {% include %}... on env->search_path:
+ * malloc'd path, or NULL. */
+char *ev_find_file(struct ev *ev, const char *name);
 
 /* ---- values (expr-value.c) ------------------------------------------- */
 
@@ -233,11 +267,14 @@ char *val_to_cstr(const json_t *v);
 /* A string value holding sb's bytes (any bytes: no UTF-8 check); releases sb. */
 json_t *val_str_take(struct strbuf *sb);
 
-/* ---- tables ------------------------------------------------------------ */
+/* ---- registry (registry.c) ------------------------------------------- */
 
 /* Positional args as a JSON array; keyword args as an object (may be NULL). */
 typedef json_t *(*tfilter_fn)(struct ev *ev, json_t *in, json_t *args, json_t *kw, size_t pos);
 typedef int (*ttest_fn)(struct ev *ev, json_t *in, json_t *args, json_t *kw, size_t pos, bool *res);
+/* terms: array; kw: object or NULL. Returns a list (always). */
+typedef json_t *(*tlookup_fn)(struct ev *ev, json_t *terms, json_t *kw, size_t pos);
+typedef json_t *(*tglobal_fn)(struct ev *ev, json_t *args, json_t *kw, size_t pos);
 
 struct tfilter {
 	const char *name;
@@ -249,20 +286,40 @@ struct ttest {
 	ttest_fn fn;
 	bool takes_undef;
 };
+struct tlookup {
+	const char *name;
+	tlookup_fn fn;
+};
+struct tglobal {
+	const char *name;
+	tglobal_fn fn;
+};
 
-const struct tfilter *filter_find(const char *name);
-const struct ttest *test_find(const char *name);
-/* Filters table parts (filters.c, filters-regex.c, filters-data.c). */
-const struct tfilter *filters_core_find(const char *name);
-const struct tfilter *filters_data_find(const char *name);
-const struct tfilter *filters_jmespath_find(const char *name);
-const struct tfilter *filters_format_find(const char *name);
-const struct tfilter *filters_path_find(const char *name);
-const struct tfilter *filters_datetime_find(const char *name);
-const struct tfilter *filters_seq_find(const char *name);
-const struct tfilter *filters_markup_find(const char *name);
-const struct tfilter *filters_wrap_find(const char *name);
-const struct tfilter *filters_pprint_find(const char *name);
+/* Jinja2's Environment: the names a template can call. Each table ends
+ * with a NULL name. */
+struct registry {
+	const struct tfilter *filters;
+	const struct ttest *tests;
+	const struct tlookup *lookups;
+	const struct tglobal *globals;
+};
+
+/* The one registry of imc's filters, tests, lookups and globals. */
+extern const struct registry tmpl_registry;
+
+/* Finds a name in reg (runtime.c); a collection prefix
+ * (ansible.builtin.x) is ignored except for globals. NULL if unknown. */
+const struct tfilter *reg_filter(const struct registry *reg, const char *name);
+const struct ttest *reg_test(const struct registry *reg, const char *name);
+const struct tlookup *reg_lookup(const struct registry *reg, const char *name);
+const struct tglobal *reg_global(const struct registry *reg, const char *name);
+
+/* The functions the registry lists, one family per file. */
+#define FILTER_FN(name) json_t *filter_##name(struct ev *ev, json_t *in, json_t *args, json_t *kw, size_t pos)
+#define TEST_FN(name) int test_##name(struct ev *ev, json_t *in, json_t *args, json_t *kw, size_t pos, bool *res)
+#define LOOKUP_FN(name) json_t *lookup_##name(struct ev *ev, json_t *terms, json_t *kw, size_t pos)
+#define GLOBAL_FN(name) json_t *global_##name(struct ev *ev, json_t *args, json_t *kw, size_t pos)
+#include "template/functions.h"
 
 /* Python's datetime and timedelta values (filters-datetime.c), made by
  * to_datetime: JSON objects with one reserved key, which the evaluator and
@@ -286,9 +343,6 @@ struct url_parts {
 };
 int url_split(const char *s, size_t n, struct url_parts *u, const char **err);
 void url_parts_release(struct url_parts *u);
-
-/* Lookups (lookup.c). terms: array. Returns a list (always). */
-json_t *lookup_run(struct ev *ev, const char *name, json_t *terms, json_t *kw, size_t pos);
 
 /* Regex (filters-regex.c): compiled and cached; Python re syntax mapped to
  * PCRE2. flags: 1 = ignorecase, 2 = multiline. */

@@ -25,83 +25,6 @@
 
 /* ---- errors ------------------------------------------------------------ */
 
-void ev_error(struct ev *ev, enum tmpl_err_kind kind, size_t pos, const char *fmt, ...)
-{
-	if (ev->failed)
-		return;
-	ev->failed = true;
-	ev->env->err_kind = kind;
-	struct strbuf msg = STRBUF_INIT;
-	va_list ap;
-	va_start(ap, fmt);
-	strbuf_vaddf(&msg, fmt, ap);
-	va_end(ap);
-	int line = 1, col = 1;
-	bool haspos = pos != (size_t)-1 && ev->src && pos <= ev->srclen;
-	if (haspos) {
-		for (size_t i = 0; i < pos; i++) {
-			if (ev->src[i] == '\n') {
-				line++;
-				col = 1;
-			} else if (((unsigned char)ev->src[i] & 0xc0) != 0x80) {
-				col++;
-			}
-		}
-	}
-	if (ev->env->origin && !ev->foreign_src) {
-		struct src_loc loc = { ev->env->origin, 0, 0 };
-		if (haspos) {
-			loc.line = line + (ev->env->line_base > 0 ? ev->env->line_base - 1 : 0);
-			loc.col = col + (line == 1 && ev->env->col_base > 0 ? ev->env->col_base - 1 : 0);
-		}
-		diag_error(ev->d, IMC_EXIT_FAILED, &loc, "%s", strbuf_str(&msg));
-	} else if (ev->src) {
-		/* show the snippet: the whole text when short, else the line */
-		const char *s = ev->src;
-		size_t a = 0, b = ev->srclen;
-		if (haspos && b > 120) {
-			a = pos;
-			while (a > 0 && s[a - 1] != '\n' && pos - a < 60)
-				a--;
-			b = pos;
-			while (b < ev->srclen && s[b] != '\n' && b - pos < 60)
-				b++;
-		} else if (b > 120) {
-			b = 120;
-		}
-		if (haspos && strchr(s, '\n'))
-			diag_error(ev->d, IMC_EXIT_FAILED, NULL, "%s (in '%.*s%s%.*s%s', line %d column %d)",
-				   strbuf_str(&msg), 0, "", a ? "..." : "", (int)(b - a), s + a,
-				   b < ev->srclen ? "..." : "", line, col);
-		else if (haspos)
-			diag_error(ev->d, IMC_EXIT_FAILED, NULL, "%s (in '%s%.*s%s', column %d)",
-				   strbuf_str(&msg), a ? "..." : "", (int)(b - a), s + a,
-				   b < ev->srclen ? "..." : "", col);
-		else
-			diag_error(ev->d, IMC_EXIT_FAILED, NULL, "%s (in '%s%.*s%s')", strbuf_str(&msg),
-				   a ? "..." : "", (int)(b - a), s + a, b < ev->srclen ? "..." : "");
-	} else {
-		diag_error(ev->d, IMC_EXIT_FAILED, NULL, "%s", strbuf_str(&msg));
-	}
-	strbuf_release(&msg);
-}
-
-json_t *ev_undef(struct ev *ev, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(ev->undef, sizeof(ev->undef), fmt, ap);
-	va_end(ap);
-	return NULL;
-}
-
-json_t *ev_need(struct ev *ev, json_t *v, size_t pos)
-{
-	if (!v && !ev->failed)
-		ev_error(ev, TMPL_ERR_UNDEFINED, pos, "%s", ev->undef[0] ? ev->undef : "value is undefined");
-	return v;
-}
-
 static const char *objname(const json_t *v)
 {
 	if (json_is_null(v))
@@ -221,7 +144,7 @@ static json_t *lookup_raw(struct ev *ev, const char *name, bool *raw)
 	return ev_undef(ev, "'%s' is undefined", name);
 }
 
-json_t *ev_lookup_name(struct ev *ev, const char *name, size_t pos)
+json_t *eval_name(struct ev *ev, const char *name, size_t pos)
 {
 	bool raw;
 	json_t *v = lookup_raw(ev, name, &raw);
@@ -584,213 +507,16 @@ fail:
 	return -1;
 }
 
-json_t *arg_get(json_t *args, json_t *kw, size_t i, const char *name)
-{
-	if (args && i < json_array_size(args))
-		return json_array_get(args, i);
-	if (kw && name)
-		return json_object_get(kw, name);
-	return NULL;
-}
-
-int arg_str(struct ev *ev, json_t *args, json_t *kw, size_t i, const char *name, const char *dflt,
-	    const char **out, size_t pos)
-{
-	json_t *v = arg_get(args, kw, i, name);
-	if (!v) {
-		if (!dflt) {
-			ev_error(ev, TMPL_ERR_TYPE, pos, "missing required argument '%s'", name ? name : "?");
-			return -1;
-		}
-		*out = dflt;
-		return 0;
-	}
-	if (!json_is_string(v)) {
-		ev_error(ev, TMPL_ERR_TYPE, pos, "argument '%s' must be a string, got %s", name ? name : "?", val_typename(v));
-		return -1;
-	}
-	*out = json_string_value(v);
-	return 0;
-}
-
-static json_t *fn_range(struct ev *ev, json_t *args, size_t pos)
-{
-	size_t n = json_array_size(args);
-	long long a = 0, b, s = 1;
-	for (size_t i = 0; i < n; i++)
-		if (!json_is_integer(json_array_get(args, i))) {
-			ev_error(ev, TMPL_ERR_TYPE, pos, "'%s' object cannot be interpreted as an integer",
-				 val_typename(json_array_get(args, i)));
-			return NULL;
-		}
-	if (n == 1) {
-		b = val_int(json_array_get(args, 0));
-	} else if (n == 2 || n == 3) {
-		a = val_int(json_array_get(args, 0));
-		b = val_int(json_array_get(args, 1));
-		if (n == 3)
-			s = val_int(json_array_get(args, 2));
-	} else {
-		ev_error(ev, TMPL_ERR_TYPE, pos, "range expected 1 to 3 arguments, got %zu", n);
-		return NULL;
-	}
-	if (s == 0) {
-		ev_error(ev, TMPL_ERR_TYPE, pos, "range() arg 3 must not be zero");
-		return NULL;
-	}
-	double cnt = s > 0 ? ((double)b - (double)a) / (double)s : ((double)a - (double)b) / (double)-s;
-	if (cnt > MAX_SEQ) {
-		ev_error(ev, TMPL_ERR_LIMIT, pos, "range too big, maximum size for range is %d", MAX_SEQ);
-		return NULL;
-	}
-	json_t *r = json_array();
-	for (long long i = a; s > 0 ? i < b : i > b;) {
-		json_array_append_new(r, json_integer(i));
-		if (__builtin_add_overflow(i, s, &i))
-			break;
-	}
-	return r;
-}
-
-static json_t *fn_lookup(struct ev *ev, json_t *args, json_t *kw, bool query, size_t pos)
-{
-	if (json_array_size(args) < 1 || !json_is_string(json_array_get(args, 0))) {
-		ev_error(ev, TMPL_ERR_TYPE, pos, "lookup requires the name of a lookup plugin as first argument");
-		return NULL;
-	}
-	const char *name = json_string_value(json_array_get(args, 0));
-	const char *dot = strrchr(name, '.');
-	if (dot)
-		name = dot + 1;
-	json_t *terms = json_array();
-	for (size_t i = 1; i < json_array_size(args); i++) {
-		json_t *t = json_array_get(args, i);
-		/* terms are templated first (nested "{{ }}" in lookup terms) */
-		if (json_is_string(t) && tmpl_has_template(json_string_value(t))) {
-			json_t *r = ev_render_typed(ev, json_string_value(t));
-			if (!r) {
-				json_decref(terms);
-				return NULL;
-			}
-			json_array_append_new(terms, r);
-		} else {
-			json_array_append(terms, t);
-		}
-	}
-	bool wantlist = query;
-	json_t *kw2 = kw ? json_copy(kw) : json_object();
-	json_t *wl = json_object_get(kw2, "wantlist");
-	if (wl) {
-		wantlist = wantlist || val_truthy(wl);
-		json_object_del(kw2, "wantlist");
-	}
-	const char *errors = "strict";
-	json_t *je = json_object_get(kw2, "errors");
-	char *errbuf = NULL;
-	if (json_is_string(je)) {
-		errbuf = xstrdup(json_string_value(je));
-		errors = errbuf;
-		json_object_del(kw2, "errors");
-	}
-	json_t *r = NULL;
-	if (strcmp(errors, "strict")) {
-		/* errors=warn|ignore: a failing lookup yields None / [] */
-		struct diag tmp = DIAG_INIT;
-		struct diag *save = ev->d;
-		ev->d = &tmp;
-		r = lookup_run(ev, name, terms, kw2, pos);
-		ev->d = save;
-		if (!r) {
-			ev->failed = false;
-			ev->env->err_kind = TMPL_ERR_NONE;
-			r = query ? json_array() : json_null();
-			json_decref(terms);
-			json_decref(kw2);
-			diag_release(&tmp);
-			free(errbuf);
-			return r;
-		}
-		diag_release(&tmp);
-	} else {
-		r = lookup_run(ev, name, terms, kw2, pos);
-	}
-	free(errbuf);
-	json_decref(terms);
-	json_decref(kw2);
-	if (!r)
-		return NULL;
-	if (wantlist || !json_is_array(r))
-		return r;
-	size_t n = json_array_size(r);
-	if (n == 0)
-		return r;
-	bool allstr = true;
-	for (size_t i = 0; i < n; i++)
-		if (!json_is_string(json_array_get(r, i)))
-			allstr = false;
-	if (allstr) {
-		struct strbuf sb = STRBUF_INIT;
-		for (size_t i = 0; i < n; i++) {
-			if (i)
-				strbuf_addch(&sb, ',');
-			strbuf_add(&sb, val_s(json_array_get(r, i)), val_slen(json_array_get(r, i)));
-		}
-		json_decref(r);
-		r = json_stringn_nocheck(sb.buf ? sb.buf : "", sb.len);
-		strbuf_release(&sb);
-		return r;
-	}
-	if (n == 1) {
-		json_t *x = json_incref(json_array_get(r, 0));
-		json_decref(r);
-		return x;
-	}
-	return r;
-}
-
 static json_t *call_macro(struct ev *ev, struct macro *m, json_t *args, json_t *kw, size_t pos);
-json_t *tmpl_render_body_to_string(struct ev *ev, const struct nlist *body);
 
 static json_t *call_global(struct ev *ev, const char *name, json_t *args, json_t *kw, size_t pos)
 {
 	for (struct macro *m = ev->macros; m; m = m->next)
 		if (!strcmp(m->name, name))
 			return call_macro(ev, m, args, kw, pos);
-	if (!strcmp(name, "range"))
-		return fn_range(ev, args, pos);
-	if (!strcmp(name, "lookup"))
-		return fn_lookup(ev, args, kw, false, pos);
-	if (!strcmp(name, "query") || !strcmp(name, "q"))
-		return fn_lookup(ev, args, kw, true, pos);
-	if (!strcmp(name, "dict") || !strcmp(name, "namespace")) {
-		json_t *r = json_object();
-		if (json_array_size(args) == 1 && json_is_object(json_array_get(args, 0))) {
-			json_object_update(r, json_array_get(args, 0));
-		} else if (json_array_size(args) == 1 && json_is_array(json_array_get(args, 0))) {
-			json_t *l = json_array_get(args, 0);
-			for (size_t i = 0; i < json_array_size(l); i++) {
-				json_t *pr = json_array_get(l, i);
-				if (!json_is_array(pr) || json_array_size(pr) != 2) {
-					json_decref(r);
-					ev_error(ev, TMPL_ERR_TYPE, pos, "dictionary update sequence element #%zu has the wrong length", i);
-					return NULL;
-				}
-				char *k = val_to_cstr(json_array_get(pr, 0));
-				json_object_set(r, k, json_array_get(pr, 1));
-				free(k);
-			}
-		} else if (json_array_size(args) > 0) {
-			json_decref(r);
-			ev_error(ev, TMPL_ERR_TYPE, pos, "%s expected at most 1 argument", name);
-			return NULL;
-		}
-		if (kw)
-			json_object_update(r, kw);
-		return r;
-	}
-	if (!strcmp(name, "zip"))
-		return ev_call_filter(ev, "zip", json_array_size(args) ? json_array_get(args, 0) : json_array(),
-				      json_array_size(args) > 1 ? args : NULL, NULL, pos);
+	const struct tglobal *g = reg_global(ev->reg, name);
+	if (g)
+		return g->fn(ev, args, kw, pos);
 	ev_error(ev, TMPL_ERR_UNDEFINED, pos, "'%s' is undefined", name);
 	return NULL;
 }
@@ -828,7 +554,7 @@ static json_t *call_macro(struct ev *ev, struct macro *m, json_t *args, json_t *
 	json_object_set_new(f.vars, "kwargs", json_object());
 	ev->frame = &f;
 	ev->depth++;
-	json_t *r = tmpl_render_body_to_string(ev, &def->body);
+	json_t *r = ev_render_body(ev, &def->body);
 	ev->depth--;
 	ev->frame = f.up;
 	json_decref(f.vars);
@@ -1219,7 +945,7 @@ static json_t *eval_method(struct ev *ev, const struct tnode *call, const struct
 			if ((v = json_object_get(f->vars, vn)))
 				break;
 		if (!v) {
-			v = ev_lookup_name(ev, vn, ga->a->pos);
+			v = eval_name(ev, vn, ga->a->pos);
 			if (!v)
 				return ev_need(ev, NULL, ga->a->pos);
 			f = ev->frame;
@@ -1305,55 +1031,6 @@ static json_t *eval_call(struct ev *ev, const struct tnode *n)
 
 /* ---- filters and tests ------------------------------------------------- */
 
-json_t *ev_call_filter(struct ev *ev, const char *name, json_t *in, json_t *args, json_t *kw, size_t pos)
-{
-	if (!ev_step(ev, pos))
-		return NULL;
-	const struct tfilter *f = filter_find(name);
-	if (!f && test_find(name)) {
-		/* compat shim: before Ansible 2.9 every test was also a filter
-		 * (`result|success`, `v|version_compare('2.0', '>=')`), and the
-		 * recipes of that time still use them (spec §1.4) */
-		bool res;
-		if (ev_call_test(ev, name, in, args, kw, pos, &res) < 0)
-			return NULL;
-		return json_boolean(res);
-	}
-	if (!f) {
-		ev_error(ev, TMPL_ERR_SYNTAX, pos, "template error while templating string: No filter named '%s'.", name);
-		return NULL;
-	}
-	if (!in && !f->takes_undef)
-		return ev_need(ev, NULL, pos);
-	json_t *empty = NULL;
-	if (!args)
-		args = empty = json_array();
-	json_t *r = f->fn(ev, in, args, kw, pos);
-	json_decref(empty);
-	return r;
-}
-
-int ev_call_test(struct ev *ev, const char *name, json_t *in, json_t *args, json_t *kw, size_t pos, bool *res)
-{
-	if (!ev_step(ev, pos))
-		return -1;
-	const struct ttest *t = test_find(name);
-	if (!t) {
-		ev_error(ev, TMPL_ERR_SYNTAX, pos, "template error while templating string: No test named '%s'.", name);
-		return -1;
-	}
-	if (!in && !t->takes_undef) {
-		ev_need(ev, NULL, pos);
-		return -1;
-	}
-	json_t *empty = NULL;
-	if (!args)
-		args = empty = json_array();
-	int rc = t->fn(ev, in, args, kw, pos, res);
-	json_decref(empty);
-	return rc;
-}
-
 /* ---- the evaluator ----------------------------------------------------- */
 
 static json_t *eval_cmp(struct ev *ev, const struct tnode *n)
@@ -1404,17 +1081,6 @@ static json_t *eval_cmp(struct ev *ev, const struct tnode *n)
 	}
 	json_decref(l);
 	return json_boolean(res);
-}
-
-bool ev_step(struct ev *ev, size_t pos)
-{
-	if (!ev->steps)
-		ev->steps = &ev->steps_local;
-	if (++*ev->steps > TMPL_MAX_STEPS) {
-		ev_error(ev, TMPL_ERR_LIMIT, pos, "template too expensive to evaluate (over %lu steps)", TMPL_MAX_STEPS);
-		return false;
-	}
-	return true;
 }
 
 json_t *ev_eval(struct ev *ev, const struct tnode *n)

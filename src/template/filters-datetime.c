@@ -573,7 +573,7 @@ static int name_index(const char *const *names, size_t n, const char *s, bool ab
 }
 
 /* string | to_datetime(format='%Y-%m-%d %H:%M:%S'): datetime.strptime. */
-static json_t *f_to_datetime(struct ev *ev, json_t *in, json_t *args, json_t *kw, size_t pos)
+FILTER_FN(to_datetime)
 {
 	json_t *fj = arg_get(args, kw, 0, "format");
 	if (!json_is_string(in) || (fj && !json_is_string(fj))) {
@@ -671,17 +671,4 @@ out:
 	pcre2_match_data_free(md);
 	strbuf_release(&re);
 	return r;
-}
-
-static const struct tfilter datetime_filters[] = {
-	{ "to_datetime", f_to_datetime, false },
-	{ NULL, NULL, false },
-};
-
-const struct tfilter *filters_datetime_find(const char *name)
-{
-	for (size_t i = 0; datetime_filters[i].name; i++)
-		if (!strcmp(datetime_filters[i].name, name))
-			return &datetime_filters[i];
-	return NULL;
 }

@@ -22,7 +22,6 @@
 #include "util/xalloc.h"
 #include "util/banned.h"
 
-#define F(name) static json_t *f_##name(struct ev *ev, json_t *in, json_t *args, json_t *kw, size_t pos)
 #define ARG(i, n) arg_get(args, kw, (i), (n))
 
 /* The argument of a Python function that calls os.fspath(): only a string
@@ -40,7 +39,7 @@ static const char *need_path(struct ev *ev, const json_t *v, const char *fn, siz
 
 /* posixpath.expandvars: $name (ASCII word characters) and ${name} are
  * replaced by the environment's value; unknown names stay as written. */
-F(expandvars)
+FILTER_FN(expandvars)
 {
 	(void)args; (void)kw;
 	const char *s = need_path(ev, in, "expandvars", pos);
@@ -119,7 +118,7 @@ static json_t *abs_parts(const char *path)
 }
 
 /* path | relpath(start='.'): posixpath.relpath. */
-F(relpath)
+FILTER_FN(relpath)
 {
 	const char *path = need_path(ev, in, "relpath", pos);
 	if (!path)
@@ -158,7 +157,7 @@ F(relpath)
  * the controller. Python's glob has no backslash escapes, braces or tilde,
  * hides dot files from wildcards and lists directories in their own order,
  * as glob(3) does with these flags. */
-F(fileglob)
+FILTER_FN(fileglob)
 {
 	(void)args; (void)kw;
 	const char *pat = need_path(ev, in, "fileglob", pos);
@@ -224,7 +223,7 @@ static void nt_split(const char *p, size_t n, size_t *headlen, size_t *tailstart
 #undef NTSEP
 }
 
-F(win_basename)
+FILTER_FN(win_basename)
 {
 	(void)args; (void)kw;
 	const char *p = need_path(ev, in, "win_basename", pos);
@@ -235,7 +234,7 @@ F(win_basename)
 	return json_stringn_nocheck(p + t, json_string_length(in) - t);
 }
 
-F(win_dirname)
+FILTER_FN(win_dirname)
 {
 	(void)args; (void)kw;
 	const char *p = need_path(ev, in, "win_dirname", pos);
@@ -246,7 +245,7 @@ F(win_dirname)
 	return json_stringn_nocheck(p, h);
 }
 
-F(win_splitdrive)
+FILTER_FN(win_splitdrive)
 {
 	(void)args; (void)kw;
 	const char *p = need_path(ev, in, "win_splitdrive", pos);
@@ -427,7 +426,7 @@ static int url_netloc_dict(struct ev *ev, const char *netloc, json_t *d, size_t 
 
 /* url | urlsplit(query=''): the URL's parts as a dict, or the one part named
  * by query. */
-F(urlsplit)
+FILTER_FN(urlsplit)
 {
 	if (!json_is_string(in)) {
 		ev_error(ev, TMPL_ERR_TYPE, pos, "urlsplit: expected a string, got %s", val_typename(in));
@@ -476,31 +475,10 @@ out:
 /* The engine has no vault secrets: a recipe that encrypts or decrypts in a
  * template fails here with a message that says so, instead of writing
  * something that is not what Ansible would. */
-F(vault)
+FILTER_FN(vault)
 {
 	(void)in; (void)args; (void)kw;
 	ev_error(ev, TMPL_ERR_TYPE, pos, "the vault and unvault filters need Ansible Vault secrets, which imc's "
 		 "built-in executor does not have");
-	return NULL;
-}
-
-static const struct tfilter path_filters[] = {
-	{ "expandvars", f_expandvars, false },
-	{ "fileglob", f_fileglob, false },
-	{ "relpath", f_relpath, false },
-	{ "unvault", f_vault, false },
-	{ "urlsplit", f_urlsplit, false },
-	{ "vault", f_vault, false },
-	{ "win_basename", f_win_basename, false },
-	{ "win_dirname", f_win_dirname, false },
-	{ "win_splitdrive", f_win_splitdrive, false },
-	{ NULL, NULL, false },
-};
-
-const struct tfilter *filters_path_find(const char *name)
-{
-	for (size_t i = 0; path_filters[i].name; i++)
-		if (!strcmp(path_filters[i].name, name))
-			return &path_filters[i];
 	return NULL;
 }

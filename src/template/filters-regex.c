@@ -19,7 +19,6 @@
 #include "util/xalloc.h"
 #include "util/banned.h"
 
-#define F(name) static json_t *f_##name(struct ev *ev, json_t *in, json_t *args, json_t *kw, size_t pos)
 #define ARG(i, n) arg_get(args, kw, (i), (n))
 
 #define CACHE_SLOTS 256
@@ -221,7 +220,7 @@ static json_t *group_str(pcre2_match_data *md, const char *s, uint32_t g, uint32
 	return json_stringn_nocheck(s + ov[2 * g], ov[2 * g + 1] - ov[2 * g]);
 }
 
-F(regex_search)
+FILTER_FN(regex_search)
 {
 	json_t *pat = ARG(0, "regex");
 	if (!json_is_string(pat)) {
@@ -348,7 +347,7 @@ static int expand_repl(struct ev *ev, struct strbuf *out, const char *repl, cons
 	return 0;
 }
 
-F(regex_replace)
+FILTER_FN(regex_replace)
 {
 	json_t *pat = ARG(0, "pattern"), *rep = ARG(1, "replacement");
 	const char *ps = json_is_string(pat) ? json_string_value(pat) : "";
@@ -425,7 +424,7 @@ F(regex_replace)
 	return r;
 }
 
-F(regex_findall)
+FILTER_FN(regex_findall)
 {
 	json_t *pat = ARG(0, "regex");
 	if (!json_is_string(pat)) {
@@ -491,7 +490,7 @@ F(regex_findall)
 	return r;
 }
 
-F(regex_escape)
+FILTER_FN(regex_escape)
 {
 	(void)ev; (void)args; (void)kw; (void)pos;
 	json_t *sj = to_str(in);
@@ -506,21 +505,4 @@ F(regex_escape)
 	json_t *r = json_stringn_nocheck(sb.buf ? sb.buf : "", sb.len);
 	strbuf_release(&sb);
 	return r;
-}
-
-static const struct tfilter regex_filters[] = {
-	{ "regex_escape", f_regex_escape, false },
-	{ "regex_findall", f_regex_findall, false },
-	{ "regex_replace", f_regex_replace, false },
-	{ "regex_search", f_regex_search, false },
-	{ NULL, NULL, false },
-};
-
-const struct tfilter *filters_regex_find(const char *name);
-const struct tfilter *filters_regex_find(const char *name)
-{
-	for (size_t i = 0; regex_filters[i].name; i++)
-		if (!strcmp(regex_filters[i].name, name))
-			return &regex_filters[i];
-	return NULL;
 }

@@ -25,7 +25,6 @@
 #include "util/xalloc.h"
 #include "util/banned.h"
 
-#define F(name) static json_t *f_##name(struct ev *ev, json_t *in, json_t *args, json_t *kw, size_t pos)
 #define ARG(i, n) arg_get(args, kw, (i), (n))
 
 static json_t *type_err(struct ev *ev, size_t pos, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -61,7 +60,7 @@ static json_t *pystr(const json_t *v)
 	return r;
 }
 
-F(default)
+FILTER_FN(default)
 {
 	json_t *dv = ARG(0, "default_value");
 	bool boolean = val_truthy(ARG(1, "boolean"));
@@ -70,7 +69,7 @@ F(default)
 	return json_incref(in);
 }
 
-F(mandatory)
+FILTER_FN(mandatory)
 {
 	if (!in) {
 		json_t *msg = ARG(0, "msg");
@@ -83,7 +82,7 @@ F(mandatory)
 	return json_incref(in);
 }
 
-F(bool)
+FILTER_FN(bool)
 {
 	if (json_is_boolean(in))
 		return json_incref(in);
@@ -178,7 +177,7 @@ static bool parse_pyfloat(const char *s, double *out)
 	return true;
 }
 
-F(int)
+FILTER_FN(int)
 {
 	json_t *dflt = ARG(0, "default");
 	json_t *jb = ARG(1, "base");
@@ -202,7 +201,7 @@ F(int)
 	return dflt ? json_incref(dflt) : json_integer(0);
 }
 
-F(float)
+FILTER_FN(float)
 {
 	json_t *dflt = ARG(0, "default");
 	double d;
@@ -223,7 +222,7 @@ F(float)
 	return dflt ? json_incref(dflt) : json_real(0.0);
 }
 
-F(string) { return pystr(in); }
+FILTER_FN(string) { return pystr(in); }
 
 /* Case mapping of one code point for the scripts recipes meet: ASCII,
  * Latin-1, Latin Extended-A, Greek and Cyrillic. */
@@ -306,12 +305,12 @@ static json_t *map_ascii(json_t *in, int mode)
 	return val_str_take(&sb);
 }
 
-F(lower) { return map_ascii(in, 0); }
-F(upper) { return map_ascii(in, 1); }
-F(capitalize) { return map_ascii(in, 2); }
-F(title) { return map_ascii(in, 3); }
+FILTER_FN(lower) { return map_ascii(in, 0); }
+FILTER_FN(upper) { return map_ascii(in, 1); }
+FILTER_FN(capitalize) { return map_ascii(in, 2); }
+FILTER_FN(title) { return map_ascii(in, 3); }
 
-F(replace)
+FILTER_FN(replace)
 {
 	json_t *jo = ARG(0, "old"), *jn = ARG(1, "new"), *jc = ARG(2, "count");
 	if (!jo || !jn)
@@ -353,7 +352,7 @@ F(replace)
 	return val_str_take(&sb);
 }
 
-F(trim)
+FILTER_FN(trim)
 {
 	json_t *chars = ARG(0, "chars");
 	json_t *s = pystr(in);
@@ -369,7 +368,7 @@ F(trim)
 	return r;
 }
 
-F(length)
+FILTER_FN(length)
 {
 	if (json_is_string(in))
 		return json_integer((json_int_t)utf8_len(json_string_value(in), json_string_length(in)));
@@ -404,7 +403,7 @@ static json_t *attr_path(json_t *v, const char *path)
 	return cur;
 }
 
-F(join)
+FILTER_FN(join)
 {
 	json_t *sep = ARG(0, "d");
 	json_t *attr = ARG(1, "attribute");
@@ -431,7 +430,7 @@ F(join)
 	return val_str_take(&sb);
 }
 
-F(list) { return need_list(ev, in, "list", pos); }
+FILTER_FN(list) { return need_list(ev, in, "list", pos); }
 
 static json_t *first_last(struct ev *ev, json_t *in, bool last, size_t pos)
 {
@@ -446,8 +445,8 @@ static json_t *first_last(struct ev *ev, json_t *in, bool last, size_t pos)
 	return r;
 }
 
-F(first) { return first_last(ev, in, false, pos); }
-F(last) { return first_last(ev, in, true, pos); }
+FILTER_FN(first) { return first_last(ev, in, false, pos); }
+FILTER_FN(last) { return first_last(ev, in, true, pos); }
 
 /* ---- sorting ---------------------------------------------------------- */
 
@@ -553,7 +552,7 @@ static json_t *do_sort(struct ev *ev, json_t *l, bool reverse, bool cs, const ch
  * keys (Ansible prints the group tuples as lists). Without case
  * sensitivity strings compare lowercased and the grouper is the first
  * item's own value. */
-F(groupby)
+FILTER_FN(groupby)
 {
 	json_t *aj = ARG(0, "attribute"), *dflt = ARG(1, "default"), *cs = ARG(2, "case_sensitive");
 	if (!aj || (!json_is_string(aj) && !json_is_integer(aj)))
@@ -601,7 +600,7 @@ out:
 	return r;
 }
 
-F(sort)
+FILTER_FN(sort)
 {
 	json_t *l = need_list(ev, in, "sort", pos);
 	if (!l)
@@ -613,7 +612,7 @@ F(sort)
 	return r;
 }
 
-F(dictsort)
+FILTER_FN(dictsort)
 {
 	if (!json_is_object(in))
 		return type_err(ev, pos, "dictsort: expected a dict, got %s", val_typename(in));
@@ -692,7 +691,7 @@ static bool memberset_has(struct memberset *m, json_t *v)
 	return f;
 }
 
-F(unique)
+FILTER_FN(unique)
 {
 	json_t *l = need_list(ev, in, "unique", pos);
 	if (!l)
@@ -743,10 +742,10 @@ static json_t *setop(struct ev *ev, json_t *in, json_t *args, json_t *kw, size_t
 	return r;
 }
 
-F(union) { return setop(ev, in, args, kw, pos, 0); }
-F(intersect) { return setop(ev, in, args, kw, pos, 1); }
-F(difference) { return setop(ev, in, args, kw, pos, 2); }
-F(symmetric_difference) { return setop(ev, in, args, kw, pos, 3); }
+FILTER_FN(union) { return setop(ev, in, args, kw, pos, 0); }
+FILTER_FN(intersect) { return setop(ev, in, args, kw, pos, 1); }
+FILTER_FN(difference) { return setop(ev, in, args, kw, pos, 2); }
+FILTER_FN(symmetric_difference) { return setop(ev, in, args, kw, pos, 3); }
 
 static json_t *minmax(struct ev *ev, json_t *in, json_t *args, json_t *kw, size_t pos, bool max)
 {
@@ -783,10 +782,10 @@ static json_t *minmax(struct ev *ev, json_t *in, json_t *args, json_t *kw, size_
 	return r;
 }
 
-F(min) { return minmax(ev, in, args, kw, pos, false); }
-F(max) { return minmax(ev, in, args, kw, pos, true); }
+FILTER_FN(min) { return minmax(ev, in, args, kw, pos, false); }
+FILTER_FN(max) { return minmax(ev, in, args, kw, pos, true); }
 
-F(sum)
+FILTER_FN(sum)
 {
 	json_t *l = need_list(ev, in, "sum", pos);
 	if (!l)
@@ -823,7 +822,7 @@ F(sum)
 	return acc;
 }
 
-F(abs)
+FILTER_FN(abs)
 {
 	if (json_is_integer(in) || json_is_boolean(in)) {
 		long long x = val_int(in);
@@ -834,7 +833,7 @@ F(abs)
 	return type_err(ev, pos, "bad operand type for abs(): '%s'", val_typename(in));
 }
 
-F(round)
+FILTER_FN(round)
 {
 	double d;
 	if (!val_num(in, &d))
@@ -858,7 +857,7 @@ F(round)
 	return json_real(x / f);
 }
 
-F(log)
+FILTER_FN(log)
 {
 	double d, b = M_E;
 	if (!val_num(in, &d))
@@ -870,7 +869,7 @@ F(log)
 	return json_real(b == 10 ? log10(d) : log(d) / log(b));
 }
 
-F(pow)
+FILTER_FN(pow)
 {
 	double d, e = 0;
 	if (!val_num(in, &d) || !ARG(0, "y") || !val_num(ARG(0, "y"), &e))
@@ -878,7 +877,7 @@ F(pow)
 	return json_real(pow(d, e));
 }
 
-F(root)
+FILTER_FN(root)
 {
 	double d, b = 2;
 	if (!val_num(in, &d))
@@ -892,7 +891,7 @@ F(root)
 
 /* ---- map / select ------------------------------------------------------ */
 
-F(map)
+FILTER_FN(map)
 {
 	json_t *l = need_list(ev, in, "map", pos);
 	if (!l)
@@ -996,12 +995,12 @@ static json_t *selectx(struct ev *ev, json_t *in, json_t *args, json_t *kw, size
 	return r;
 }
 
-F(select) { return selectx(ev, in, args, kw, pos, true, false); }
-F(reject) { return selectx(ev, in, args, kw, pos, false, false); }
-F(selectattr) { return selectx(ev, in, args, kw, pos, true, true); }
-F(rejectattr) { return selectx(ev, in, args, kw, pos, false, true); }
+FILTER_FN(select) { return selectx(ev, in, args, kw, pos, true, false); }
+FILTER_FN(reject) { return selectx(ev, in, args, kw, pos, false, false); }
+FILTER_FN(selectattr) { return selectx(ev, in, args, kw, pos, true, true); }
+FILTER_FN(rejectattr) { return selectx(ev, in, args, kw, pos, false, true); }
 
-F(attr)
+FILTER_FN(attr)
 {
 	json_t *n = ARG(0, "name");
 	char *s = val_to_cstr(n);
@@ -1012,7 +1011,7 @@ F(attr)
 	return r ? json_incref(r) : NULL;
 }
 
-F(extract)
+FILTER_FN(extract)
 {
 	json_t *cont = ARG(0, "container");
 	json_t *more = ARG(1, "morekeys");
@@ -1054,7 +1053,7 @@ F(extract)
 
 /* ---- dicts ---------------------------------------------------------------- */
 
-F(dict2items)
+FILTER_FN(dict2items)
 {
 	if (!json_is_object(in))
 		return type_err(ev, pos, "dict2items requires a dictionary, got %s instead.", val_typename(in));
@@ -1069,7 +1068,7 @@ F(dict2items)
 	return r;
 }
 
-F(items2dict)
+FILTER_FN(items2dict)
 {
 	json_t *kn = ARG(0, "key_name"), *vn = ARG(1, "value_name");
 	const char *ks = json_is_string(kn) ? json_string_value(kn) : "key";
@@ -1092,7 +1091,7 @@ F(items2dict)
 	return r;
 }
 
-F(items)
+FILTER_FN(items)
 {
 	if (!json_is_object(in))
 		return type_err(ev, pos, "items: can only get item pairs from a mapping, not %s", val_typename(in));
@@ -1132,7 +1131,7 @@ static void merge_into(json_t *dst, json_t *src, bool recursive, const char *lis
 	}
 }
 
-F(combine)
+FILTER_FN(combine)
 {
 	bool recursive = kw && val_truthy(json_object_get(kw, "recursive"));
 	json_t *lm = kw ? json_object_get(kw, "list_merge") : NULL;
@@ -1163,7 +1162,7 @@ F(combine)
 	return r;
 }
 
-F(ternary)
+FILTER_FN(ternary)
 {
 	json_t *t = ARG(0, "true_val"), *f = ARG(1, "false_val"), *nv = ARG(2, "none_val");
 	if (json_is_null(in) && nv)
@@ -1188,7 +1187,7 @@ static void flatten_into(json_t *out, json_t *l, long long levels, bool skip_nul
 	}
 }
 
-F(flatten)
+FILTER_FN(flatten)
 {
 	json_t *lv = ARG(0, "levels");
 	json_t *sn = ARG(1, "skip_nulls");
@@ -1239,10 +1238,10 @@ static json_t *zipx(struct ev *ev, json_t *in, json_t *args, json_t *kw, size_t 
 	return r;
 }
 
-F(zip) { return zipx(ev, in, args, kw, pos, false); }
-F(zip_longest) { return zipx(ev, in, args, kw, pos, true); }
+FILTER_FN(zip) { return zipx(ev, in, args, kw, pos, false); }
+FILTER_FN(zip_longest) { return zipx(ev, in, args, kw, pos, true); }
 
-F(product)
+FILTER_FN(product)
 {
 	json_t *acc = json_array();
 	json_array_append_new(acc, json_array());
@@ -1274,7 +1273,7 @@ F(product)
 	return acc;
 }
 
-F(reverse)
+FILTER_FN(reverse)
 {
 	if (json_is_string(in)) {
 		json_t *chars = val_iter_list(in);
@@ -1294,7 +1293,7 @@ F(reverse)
 	return r;
 }
 
-F(batch)
+FILTER_FN(batch)
 {
 	long long n = ARG(0, "linecount") ? val_int(ARG(0, "linecount")) : 0;
 	json_t *fill = ARG(1, "fill_with");
@@ -1324,7 +1323,7 @@ F(batch)
 
 /* Jinja2's slice(slices, fill_with=None): the items cut into that many
  * columns, the first (len % slices) one longer; fill_with pads the others. */
-F(slice)
+FILTER_FN(slice)
 {
 	json_t *nj = ARG(0, "slices"), *fill = ARG(1, "fill_with");
 	if (!nj || !val_is_int(nj))
@@ -1361,7 +1360,7 @@ F(slice)
 	return r;
 }
 
-F(subelements)
+FILTER_FN(subelements)
 {
 	json_t *key = ARG(0, "subelements");
 	bool skip = val_truthy(ARG(1, "skip_missing"));
@@ -1391,7 +1390,7 @@ F(subelements)
 	return r;
 }
 
-F(random)
+FILTER_FN(random)
 {
 	json_t *seed = ARG(2, "seed");
 	unsigned int st;
@@ -1426,7 +1425,7 @@ F(random)
 	return r;
 }
 
-F(shuffle)
+FILTER_FN(shuffle)
 {
 	json_t *l = need_list(ev, in, "shuffle", pos);
 	if (!l)
@@ -1558,10 +1557,10 @@ static json_t *pysplit(struct ev *ev, json_t *in, json_t *args, json_t *kw, size
 	return r;
 }
 
-F(split) { return pysplit(ev, in, args, kw, pos, false); }
-F(rsplit) { return pysplit(ev, in, args, kw, pos, true); }
+FILTER_FN(split) { return pysplit(ev, in, args, kw, pos, false); }
+FILTER_FN(rsplit) { return pysplit(ev, in, args, kw, pos, true); }
 
-F(basename)
+FILTER_FN(basename)
 {
 	json_t *s = pystr(in);
 	const char *p = json_string_value(s);
@@ -1571,7 +1570,7 @@ F(basename)
 	return r ? r : json_string("");
 }
 
-F(dirname)
+FILTER_FN(dirname)
 {
 	json_t *s = pystr(in);
 	const char *p = json_string_value(s);
@@ -1588,7 +1587,7 @@ F(dirname)
 	return r;
 }
 
-F(splitext)
+FILTER_FN(splitext)
 {
 	json_t *s = pystr(in);
 	const char *p = json_string_value(s);
@@ -1611,7 +1610,7 @@ F(splitext)
 	return r ? r : json_pack("[ss]", "", "");
 }
 
-F(expanduser)
+FILTER_FN(expanduser)
 {
 	json_t *s = pystr(in);
 	const char *p = json_string_value(s);
@@ -1626,7 +1625,7 @@ F(expanduser)
 	return s;
 }
 
-F(realpath)
+FILTER_FN(realpath)
 {
 	json_t *s = pystr(in);
 	char *rp = realpath(json_string_value(s), NULL);
@@ -1639,7 +1638,7 @@ F(realpath)
 	return s;
 }
 
-F(path_join)
+FILTER_FN(path_join)
 {
 	json_t *l = json_is_array(in) ? json_incref(in) : json_pack("[O]", in);
 	struct strbuf sb = STRBUF_INIT;
@@ -1657,7 +1656,7 @@ F(path_join)
 	return val_str_take(&sb);
 }
 
-F(quote)
+FILTER_FN(quote)
 {
 	json_t *s = pystr(in);
 	const char *p = json_string_value(s);
@@ -1684,7 +1683,7 @@ F(quote)
 	return val_str_take(&sb);
 }
 
-F(center)
+FILTER_FN(center)
 {
 	json_t *fa = json_array();
 	json_array_append_new(fa, json_integer(ARG(0, "width") ? val_int(ARG(0, "width")) : 80));
@@ -1705,7 +1704,7 @@ F(center)
 	return val_str_take(&sb);
 }
 
-F(indent)
+FILTER_FN(indent)
 {
 	json_t *w = ARG(0, "width");
 	bool first = val_truthy(ARG(1, "first")), blank = val_truthy(ARG(2, "blank"));
@@ -1744,7 +1743,7 @@ F(indent)
 	return val_str_take(&sb);
 }
 
-F(wordcount)
+FILTER_FN(wordcount)
 {
 	json_t *s = pystr(in);
 	const char *p = json_string_value(s);
@@ -1760,7 +1759,7 @@ F(wordcount)
 	return json_integer(c);
 }
 
-F(format)
+FILTER_FN(format)
 {
 	struct strbuf sb = STRBUF_INIT;
 	json_t *s = pystr(in);
@@ -1773,7 +1772,7 @@ F(format)
 	return val_str_take(&sb);
 }
 
-F(truncate)
+FILTER_FN(truncate)
 {
 	long long len = ARG(0, "length") ? val_int(ARG(0, "length")) : 255;
 	bool killwords = val_truthy(ARG(1, "killwords"));
@@ -1807,15 +1806,15 @@ F(truncate)
 	return val_str_take(&sb);
 }
 
-F(regex_escape_dummy) { (void)ev; (void)args; (void)kw; (void)pos; return json_incref(in); }
+FILTER_FN(regex_escape_dummy) { (void)ev; (void)args; (void)kw; (void)pos; return json_incref(in); }
 
-F(type_debug)
+FILTER_FN(type_debug)
 {
 	(void)ev; (void)args; (void)kw; (void)pos;
 	return json_string(val_typename(in));
 }
 
-F(escape)
+FILTER_FN(escape)
 {
 	json_t *s = pystr(in);
 	struct strbuf sb = STRBUF_INIT;
@@ -1833,7 +1832,7 @@ F(escape)
 	return val_str_take(&sb);
 }
 
-F(success_compat)
+FILTER_FN(success_compat)
 {
 	/* `result|success` (removed in Ansible 2.9) used as a filter: the test */
 	(void)args; (void)kw;
@@ -1842,7 +1841,7 @@ F(success_compat)
 		return NULL;
 	return json_boolean(r);
 }
-F(failed_compat)
+FILTER_FN(failed_compat)
 {
 	(void)args; (void)kw;
 	bool r;
@@ -1850,7 +1849,7 @@ F(failed_compat)
 		return NULL;
 	return json_boolean(r);
 }
-F(changed_compat)
+FILTER_FN(changed_compat)
 {
 	(void)args; (void)kw;
 	bool r;
@@ -1858,7 +1857,7 @@ F(changed_compat)
 		return NULL;
 	return json_boolean(r);
 }
-F(skipped_compat)
+FILTER_FN(skipped_compat)
 {
 	(void)args; (void)kw;
 	bool r;
@@ -1978,130 +1977,3 @@ int py_percent_format(struct ev *ev, struct strbuf *out, const char *fmt, json_t
 	return rc;
 }
 #pragma GCC diagnostic pop
-
-static const struct tfilter core_filters[] = {
-	{ "abs", f_abs, false },
-	{ "attr", f_attr, false },
-	{ "basename", f_basename, false },
-	{ "batch", f_batch, false },
-	{ "bool", f_bool, false },
-	{ "capitalize", f_capitalize, false },
-	{ "center", f_center, false },
-	{ "change", f_changed_compat, false },
-	{ "changed", f_changed_compat, false },
-	{ "combine", f_combine, false },
-	{ "count", f_length, false },
-	{ "d", f_default, true },
-	{ "default", f_default, true },
-	{ "dict2items", f_dict2items, false },
-	{ "dictsort", f_dictsort, false },
-	{ "difference", f_difference, false },
-	{ "dirname", f_dirname, false },
-	{ "e", f_escape, false },
-	{ "escape", f_escape, false },
-	{ "expanduser", f_expanduser, false },
-	{ "extract", f_extract, false },
-	{ "failed", f_failed_compat, false },
-	{ "failure", f_failed_compat, false },
-	{ "first", f_first, false },
-	{ "flatten", f_flatten, false },
-	{ "float", f_float, false },
-	{ "forceescape", f_escape, false }, /* no Markup values here: escape always escapes */
-	{ "format", f_format, false },
-	{ "groupby", f_groupby, false },
-	{ "indent", f_indent, false },
-	{ "int", f_int, false },
-	{ "intersect", f_intersect, false },
-	{ "items", f_items, false },
-	{ "items2dict", f_items2dict, false },
-	{ "join", f_join, false },
-	{ "last", f_last, false },
-	{ "length", f_length, false },
-	{ "list", f_list, false },
-	{ "log", f_log, false },
-	{ "lower", f_lower, false },
-	{ "mandatory", f_mandatory, true },
-	{ "map", f_map, false },
-	{ "max", f_max, false },
-	{ "min", f_min, false },
-	{ "path_join", f_path_join, false },
-	{ "pow", f_pow, false },
-	{ "product", f_product, false },
-	{ "quote", f_quote, false },
-	{ "random", f_random, false },
-	{ "realpath", f_realpath, false },
-	{ "reject", f_reject, false },
-	{ "rejectattr", f_rejectattr, false },
-	{ "replace", f_replace, false },
-	{ "reverse", f_reverse, false },
-	{ "root", f_root, false },
-	{ "round", f_round, false },
-	{ "safe", f_regex_escape_dummy, false },
-	{ "select", f_select, false },
-	{ "selectattr", f_selectattr, false },
-	{ "shuffle", f_shuffle, false },
-	{ "skip", f_skipped_compat, false },
-	{ "skipped", f_skipped_compat, false },
-	{ "slice", f_slice, false },
-	{ "sort", f_sort, false },
-	{ "split", f_split, false },
-	{ "__rsplit", f_rsplit, false },
-	{ "splitext", f_splitext, false },
-	{ "string", f_string, false },
-	{ "subelements", f_subelements, false },
-	{ "succeeded", f_success_compat, false },
-	{ "success", f_success_compat, false },
-	{ "sum", f_sum, false },
-	{ "symmetric_difference", f_symmetric_difference, false },
-	{ "ternary", f_ternary, false },
-	{ "title", f_title, false },
-	{ "trim", f_trim, false },
-	{ "truncate", f_truncate, false },
-	{ "type_debug", f_type_debug, false },
-	{ "union", f_union, false },
-	{ "unique", f_unique, false },
-	{ "upper", f_upper, false },
-	{ "wordcount", f_wordcount, false },
-	{ "zip", f_zip, false },
-	{ "zip_longest", f_zip_longest, false },
-	{ NULL, NULL, false },
-};
-
-const struct tfilter *filters_core_find(const char *name)
-{
-	for (size_t i = 0; core_filters[i].name; i++)
-		if (!strcmp(core_filters[i].name, name))
-			return &core_filters[i];
-	return NULL;
-}
-
-const struct tfilter *filter_find(const char *name)
-{
-	const char *dot = strrchr(name, '.');
-	if (dot)
-		name = dot + 1;
-	const struct tfilter *f = filters_core_find(name);
-	if (!f)
-		f = filters_data_find(name);
-	if (!f)
-		f = filters_format_find(name);
-	if (!f)
-		f = filters_path_find(name);
-	if (!f)
-		f = filters_datetime_find(name);
-	if (!f)
-		f = filters_seq_find(name);
-	if (!f)
-		f = filters_markup_find(name);
-	if (!f)
-		f = filters_wrap_find(name);
-	if (!f)
-		f = filters_pprint_find(name);
-	return f ? f : filters_jmespath_find(name);
-}
-
-bool tmpl_has_filter(const char *name)
-{
-	/* tests used as filters are accepted too (see ev_call_filter) */
-	return filter_find(name) != NULL || test_find(name) != NULL;
-}

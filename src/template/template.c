@@ -21,16 +21,6 @@
 
 #define MAX_OUTPUT TMPL_MAX_TEXT
 
-bool tmpl_has_template(const char *s)
-{
-	if (!s)
-		return false;
-	for (const char *p = strchr(s, '{'); p; p = strchr(p + 1, '{'))
-		if (p[1] == '{' || p[1] == '%' || p[1] == '#')
-			return true;
-	return false;
-}
-
 /* ---- newlines --------------------------------------------------------------- */
 
 /* Jinja normalises "\r\n" and "\r" to "\n" and drops one trailing newline
@@ -210,8 +200,8 @@ static int exec_for(struct ev *ev, const struct tnode *n, struct strbuf *out)
 	return rc;
 }
 
-json_t *tmpl_render_body_to_string(struct ev *ev, const struct nlist *body);
-json_t *tmpl_render_body_to_string(struct ev *ev, const struct nlist *body)
+/* Renders a statement list to a string value (macro calls, set blocks). */
+static json_t *render_body(struct ev *ev, const struct nlist *body)
 {
 	struct strbuf sb;
 	strbuf_init(&sb, MAX_OUTPUT + 1);
@@ -240,7 +230,6 @@ static json_t *apply_filter_chain(struct ev *ev, const struct tnode *f, json_t *
 	return r;
 }
 
-static char *find_file(struct ev *ev, const char *name);
 
 static int exec_include(struct ev *ev, const struct tnode *n, struct strbuf *out)
 {
@@ -252,7 +241,7 @@ static int exec_include(struct ev *ev, const struct tnode *n, struct strbuf *out
 	char *path = NULL;
 	for (size_t i = 0; i < json_array_size(names) && !path; i++)
 		if (json_is_string(json_array_get(names, i)))
-			path = find_file(ev, json_string_value(json_array_get(names, i)));
+			path = ev_find_file(ev, json_string_value(json_array_get(names, i)));
 	if (!path) {
 		json_decref(names);
 		if (n->op)
@@ -341,7 +330,7 @@ static int exec_stmt(struct ev *ev, const struct tnode *n, struct strbuf *out)
 		return rc;
 	}
 	case S_SETBLOCK: {
-		json_t *s = tmpl_render_body_to_string(ev, &n->body);
+		json_t *s = render_body(ev, &n->body);
 		if (!s)
 			return -1;
 		json_t *v = apply_filter_chain(ev, n->b, s);
@@ -353,7 +342,7 @@ static int exec_stmt(struct ev *ev, const struct tnode *n, struct strbuf *out)
 		return 0;
 	}
 	case S_FILTERBLOCK: {
-		json_t *s = tmpl_render_body_to_string(ev, &n->body);
+		json_t *s = render_body(ev, &n->body);
 		if (!s)
 			return -1;
 		json_t *v = apply_filter_chain(ev, n->b, s);
@@ -420,40 +409,6 @@ static int exec_body(struct ev *ev, const struct nlist *body, struct strbuf *out
 	return 0;
 }
 
-/* ---- files ------------------------------------------------------------- */
-
-/* Only readable regular files: /dev/zero or a FIFO must not hang a render. */
-static bool readable_file(const char *p)
-{
-	struct stat st;
-	return stat(p, &st) == 0 && S_ISREG(st.st_mode) && st.st_size <= (off_t)MAX_OUTPUT && access(p, R_OK) == 0;
-}
-
-static char *find_file(struct ev *ev, const char *name)
-{
-	if (!name[0])
-		return NULL;
-	if (name[0] == '/')
-		return readable_file(name) ? xstrdup(name) : NULL;
-	const char *const *sp = ev->env->search_path;
-	if (sp && sp[0]) {
-		for (size_t i = 0; sp[i]; i++) {
-			char *p = xasprintf("%s/%s", sp[i], name);
-			if (readable_file(p))
-				return p;
-			free(p);
-		}
-		return NULL;
-	}
-	return readable_file(name) ? xstrdup(name) : NULL;
-}
-
-char *tmpl_find_file(struct ev *ev, const char *name);
-char *tmpl_find_file(struct ev *ev, const char *name)
-{
-	return find_file(ev, name);
-}
-
 /* ---- public API ---------------------------------------------------------- */
 
 /* Results handed to the caller never share containers with its inputs, so
@@ -468,9 +423,24 @@ static json_t *own(json_t *v)
 	return v;
 }
 
+static char *render_text(struct ev *ev, const char *text, bool raw_var_strings);
+static json_t *render_typed(struct ev *ev, const char *text);
+
+/* What the runtime calls back (lazy variables, macros, lookups). */
+static const struct ev_ops render_ops = {
+	.render_typed = render_typed,
+	.render_text = render_text,
+	.render_body = render_body,
+	.lookup_name = eval_name,
+};
+
+/* A top-level context: the default registry of filters, tests, lookups and
+ * globals, and this file's renderer as the evaluator's callbacks. */
 static void ev_init(struct ev *ev, struct tmpl_env *env, struct diag *d, const char *src)
 {
 	memset(ev, 0, sizeof(*ev));
+	ev->reg = &tmpl_registry;
+	ev->ops = &render_ops;
 	ev->env = env;
 	ev->d = d;
 	ev->src = src;
@@ -523,6 +493,8 @@ static char *render_text_in2(struct ev *parent, const char *text, bool raw_strin
 {
 	struct ev ev;
 	memset(&ev, 0, sizeof(ev));
+	ev.reg = parent->reg;
+	ev.ops = parent->ops;
 	ev.env = parent->env;
 	ev.d = parent->d;
 	ev.src = text;
@@ -577,7 +549,7 @@ static char *render_text_in2(struct ev *parent, const char *text, bool raw_strin
 	return r;
 }
 
-char *ev_render_text(struct ev *ev, const char *text, bool raw_var_strings)
+static char *render_text(struct ev *ev, const char *text, bool raw_var_strings)
 {
 	return render_text_in(ev, text, raw_var_strings);
 }
@@ -619,7 +591,7 @@ static json_t *typed_result(char *text, bool native)
 	return r;
 }
 
-json_t *ev_render_typed(struct ev *ev, const char *text)
+static json_t *render_typed(struct ev *ev, const char *text)
 {
 	if (!tmpl_has_template(text))
 		return json_stringn_nocheck(text, strlen(text));
@@ -867,7 +839,7 @@ json_t *tmpl_lookup(struct tmpl_env *env, const char *name, json_t *terms, json_
 	ev_init(&ev, env, d, NULL);
 	json_t *t = json_is_array(terms) ? json_incref(terms) : json_pack("[O]", terms ? terms : json_null());
 	json_t *kw = kwargs ? json_incref(kwargs) : json_object();
-	json_t *r = lookup_run(&ev, name, t, kw, (size_t)-1);
+	json_t *r = ev_call_lookup(&ev, name, t, kw, (size_t)-1);
 	json_decref(t);
 	json_decref(kw);
 	if (r && !wantlist && json_is_array(r)) {
