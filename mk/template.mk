@@ -8,7 +8,8 @@ libimc_la_SOURCES += src/template/template.h src/template/engine.h src/template/
 	src/template/template.c src/template/filters.c \
 	src/template/filters-data.c src/template/filters-regex.c \
 	src/template/filters-jmespath.c src/template/filters-format.c \
-	src/template/filters-path.c src/template/filters-datetime.c \
+	src/template/filters-path.c src/template/filters-datetime.c src/template/value-datetime.c \
+	src/template/datetime.h src/template/regex.c \
 	src/template/filters-seq.c src/template/filters-markup.c \
 	src/template/filters-wrap.c src/template/filters-pprint.c \
 	src/template/tests.c src/template/lookup.c
