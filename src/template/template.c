@@ -867,6 +867,11 @@ json_t *tmpl_lookup(struct tmpl_env *env, const char *name, json_t *terms, json_
 	return own(r);
 }
 
+json_t *tmpl_literal_eval(const char *text)
+{
+	return val_literal_eval(text);
+}
+
 /* ---- static check ---------------------------------------------------------- */
 
 static int check_node(const struct tnode *n, struct diag *d, const char *origin);

@@ -232,6 +232,12 @@ char *tmpl_to_text(const json_t *v);
  * ("changed: [h] => (item=...)" prints dicts as repr). Can't fail. */
 char *tmpl_repr(const json_t *v);
 
+/* Parses text as a Python literal, as the result typing above does
+ * (Python's ast.literal_eval subset: strings, numbers, True/False/None,
+ * lists, tuples as lists, dicts). Returns a new reference, or NULL when
+ * text is not one. Can't fail otherwise. */
+json_t *tmpl_literal_eval(const char *text);
+
 /* Runs a lookup as lookup(name, terms..., **kwargs) would (wantlist=false:
  * lists are joined with ","), or as query() (wantlist=true: always a list).
  * For with_<name> loops call it with wantlist=true: e.g. with_sequence
