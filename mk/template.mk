@@ -5,7 +5,7 @@ libimc_la_SOURCES += src/template/template.h src/template/engine.h src/template/
 	src/template/runtime.c src/template/registry.c src/template/globals.c \
 	src/template/template-lex.c src/template/expr-parse.c \
 	src/template/expr-value.c src/template/expr-eval.c \
-	src/template/template.c src/template/filters.c \
+	src/template/template.c src/template/filters-list.c \
 	src/template/filters-data.c src/template/filters-regex.c \
 	src/template/filters-jmespath.c src/template/filters-format.c \
 	src/template/filters-path.c src/template/filters-datetime.c src/template/value-datetime.c \
