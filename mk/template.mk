@@ -1,11 +1,17 @@
-# src/provision templating: template*, expr*, filters*, lookup* (Jinja2 subset).
-# The Jinja2-style engine of the built-in Ansible executor (template.h is
-# its contract with the executor; engine.h is internal).
+# src/template: the Jinja2-style engine of the built-in Ansible executor
+# (template.h is its contract with the executor; engine.h, functions.h and
+# datetime.h are internal). Lexer template-lex.c, parser expr-parse.c,
+# evaluator expr-eval.c and template.c (statements, public entry), values
+# expr-value.c value-*.c, runtime.c, registry.c, and the functions it
+# lists: filters-*.c, tests.c, lookup.c, globals.c.
 libimc_la_SOURCES += src/template/template.h src/template/engine.h src/template/functions.h \
 	src/template/runtime.c src/template/registry.c src/template/globals.c \
 	src/template/template-lex.c src/template/expr-parse.c \
 	src/template/expr-value.c src/template/expr-eval.c \
-	src/template/template.c src/template/filters-list.c \
+	src/template/template.c src/template/value-format.c \
+	src/template/filters-logic.c src/template/filters-string.c src/template/filters-math.c \
+	src/template/filters-list.c src/template/filters-sort.c src/template/filters-select.c \
+	src/template/filters-dict.c \
 	src/template/filters-data.c src/template/filters-regex.c \
 	src/template/filters-jmespath.c src/template/filters-format.c \
 	src/template/filters-path.c src/template/filters-datetime.c src/template/value-datetime.c \

@@ -233,6 +233,11 @@ json_t *ev_call_lookup(struct ev *ev, const char *name, json_t *terms, json_t *k
 /* A file of lookup('file'), {% include %}... on env->search_path:
  * malloc'd path, or NULL. */
 char *ev_find_file(struct ev *ev, const char *name);
+/* Records a TMPL_ERR_TYPE error; returns NULL. */
+json_t *ev_type_error(struct ev *ev, size_t pos, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* in as a list (Python iteration), or NULL with "FILTER: 'T' object is
+ * not iterable". */
+json_t *ev_need_list(struct ev *ev, json_t *in, const char *filter, size_t pos);
 
 /* ---- values (expr-value.c) ------------------------------------------- */
 
@@ -266,6 +271,15 @@ json_t *val_literal_eval(const char *text);
 char *val_to_cstr(const json_t *v);
 /* A string value holding sb's bytes (any bytes: no UTF-8 check); releases sb. */
 json_t *val_str_take(struct strbuf *sb);
+/* Python str() of v as a string value (v itself when it is one). */
+json_t *val_pystr(const json_t *v);
+/* Jinja's make_attrgetter: "a.b.0" walks keys, digits index lists;
+ * borrowed, NULL when a step is missing. */
+json_t *val_attr_path(json_t *v, const char *path);
+/* Python's str.lower/upper/capitalize/title of str(in), for the scripts
+ * recipes meet (ASCII, Latin-1, Latin Extended-A, Greek, Cyrillic). */
+enum { CASE_LOWER, CASE_UPPER, CASE_CAPITALIZE, CASE_TITLE };
+json_t *val_case_map(json_t *in, int mode);
 
 /* ---- registry (registry.c) ------------------------------------------- */
 
@@ -355,7 +369,7 @@ int regex_search(struct ev *ev, const char *pat, int flags, const char *subj, si
 json_t *arg_get(json_t *args, json_t *kw, size_t i, const char *name);
 int arg_str(struct ev *ev, json_t *args, json_t *kw, size_t i, const char *name, const char *dflt, const char **out, size_t pos);
 
-/* Python %-format of fmt with one value or a list of values. */
+/* Python %-format of fmt with one value or a list of values (value-format.c). */
 int py_percent_format(struct ev *ev, struct strbuf *out, const char *fmt, json_t *vals, size_t pos);
 
 #endif

@@ -4,9 +4,12 @@
  * resolver), attribute/subscript access that yields "undefined" rather than
  * failing (so `a.b | default(x)` works), arithmetic with Python's rules
  * (// and % floor, / always float), chained comparisons, `in`, and/or
- * returning operands, inline if, calls of globals (range, lookup, query,
- * dict, namespace), macros and string/dict/list methods. Filters, tests
- * and lookups live in their own tables (filters*.c, expr-tests.c, lookup.c). */
+ * returning operands, inline if, macros and string/dict/list methods.
+ * Filters, tests, lookups and globals (range, lookup, query, dict,
+ * namespace, zip) are called by name through the runtime and the context's
+ * registry (registry.c), never by symbol; so are the renderer's entry
+ * points (lazy templating, macro bodies), which template.c puts in the
+ * context. */
 #include "config.h"
 
 #include <ctype.h>

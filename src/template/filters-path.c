@@ -1,8 +1,9 @@
 /* filters-path.c: Ansible's filters over controller paths, Windows paths and
- * URLs: expandvars, relpath and fileglob (Python's os.path and glob on the
+ * URLs: basename, dirname, splitext, expanduser, realpath, path_join,
+ * expandvars, relpath and fileglob (Python's os.path and glob on the
  * machine running imc, which is Ansible's controller), win_basename,
  * win_dirname and win_splitdrive (Python's ntpath), urlsplit, and the URL
- * parser that the uri/url/urn tests (expr-tests.c) share with it. vault
+ * parser that the uri/url/urn tests (tests.c) share with it. vault
  * and unvault are here only to fail clearly: the engine holds no vault
  * secrets. Each follows ansible-core 2.14 on Debian 12 (Python 3.11); the
  * cases in tests/unit/test-template-cases.json were checked against its
@@ -481,4 +482,102 @@ FILTER_FN(vault)
 	ev_error(ev, TMPL_ERR_TYPE, pos, "the vault and unvault filters need Ansible Vault secrets, which imc's "
 		 "built-in executor does not have");
 	return NULL;
+}
+
+/* ---- POSIX paths (os.path) ----------------------------------------------- */
+
+FILTER_FN(basename)
+{
+	json_t *s = val_pystr(in);
+	const char *p = json_string_value(s);
+	const char *sl = strrchr(p, '/');
+	json_t *r = json_string(sl ? sl + 1 : p);
+	json_decref(s);
+	return r ? r : json_string("");
+}
+
+FILTER_FN(dirname)
+{
+	json_t *s = val_pystr(in);
+	const char *p = json_string_value(s);
+	const char *sl = strrchr(p, '/');
+	size_t n = sl ? (size_t)(sl - p) + 1 : 0;
+	size_t allslash = 0;
+	while (allslash < n && p[allslash] == '/')
+		allslash++;
+	if (n && allslash != n)
+		while (n > 0 && p[n - 1] == '/')
+			n--;
+	json_t *r = json_stringn_nocheck(p, n);
+	json_decref(s);
+	return r;
+}
+
+FILTER_FN(splitext)
+{
+	json_t *s = val_pystr(in);
+	const char *p = json_string_value(s);
+	size_t n = json_string_length(s);
+	const char *sl = strrchr(p, '/');
+	size_t base = sl ? (size_t)(sl - p) + 1 : 0;
+	const char *dot = strrchr(p + base, '.');
+	size_t cut = n;
+	if (dot) {
+		/* leading dots of the basename do not start an extension */
+		size_t d = (size_t)(dot - p);
+		size_t k = base;
+		while (k < n && p[k] == '.')
+			k++;
+		if (d >= k)
+			cut = d;
+	}
+	json_t *r = json_pack("[s%s%]", p, cut, p + cut, n - cut);
+	json_decref(s);
+	return r ? r : json_pack("[ss]", "", "");
+}
+
+FILTER_FN(expanduser)
+{
+	json_t *s = val_pystr(in);
+	const char *p = json_string_value(s);
+	if (p[0] == '~' && (p[1] == '/' || !p[1])) {
+		const char *home = getenv("HOME");
+		char *x = xasprintf("%s%s", home ? home : "", p + 1);
+		json_decref(s);
+		json_t *r = json_string(x);
+		free(x);
+		return r ? r : json_string("");
+	}
+	return s;
+}
+
+FILTER_FN(realpath)
+{
+	json_t *s = val_pystr(in);
+	char *rp = realpath(json_string_value(s), NULL);
+	if (rp) {
+		json_decref(s);
+		json_t *r = json_string(rp);
+		free(rp);
+		return r ? r : json_string("");
+	}
+	return s;
+}
+
+FILTER_FN(path_join)
+{
+	json_t *l = json_is_array(in) ? json_incref(in) : json_pack("[O]", in);
+	struct strbuf sb = STRBUF_INIT;
+	for (size_t i = 0; i < json_array_size(l); i++) {
+		json_t *x = json_array_get(l, i);
+		char *s = val_to_cstr(x);
+		if (s[0] == '/')
+			strbuf_reset(&sb);
+		else if (sb.len && sb.buf[sb.len - 1] != '/')
+			strbuf_addch(&sb, '/');
+		strbuf_addstr(&sb, s);
+		free(s);
+	}
+	json_decref(l);
+	return val_str_take(&sb);
 }

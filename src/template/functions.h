@@ -14,6 +14,10 @@ FILTER_FN(to_nice_yaml); FILTER_FN(to_yaml); FILTER_FN(tojson);
 /* filters-datetime.c */
 FILTER_FN(to_datetime);
 
+/* filters-dict.c */
+FILTER_FN(combine); FILTER_FN(dict2items); FILTER_FN(items);
+FILTER_FN(items2dict);
+
 /* filters-format.c */
 FILTER_FN(comment); FILTER_FN(filesizeformat); FILTER_FN(human_readable);
 FILTER_FN(human_to_bytes); FILTER_FN(password_hash); FILTER_FN(strftime);
@@ -22,11 +26,30 @@ FILTER_FN(to_uuid); FILTER_FN(urldecode); FILTER_FN(urlencode);
 /* filters-jmespath.c */
 FILTER_FN(json_query);
 
+/* filters-list.c */
+FILTER_FN(batch); FILTER_FN(first); FILTER_FN(flatten); FILTER_FN(join);
+FILTER_FN(last); FILTER_FN(length); FILTER_FN(list); FILTER_FN(product);
+FILTER_FN(random); FILTER_FN(reverse); FILTER_FN(shuffle); FILTER_FN(slice);
+FILTER_FN(subelements); FILTER_FN(sum); FILTER_FN(zip);
+FILTER_FN(zip_longest);
+
+/* filters-logic.c */
+FILTER_FN(bool); FILTER_FN(changed_compat); FILTER_FN(default);
+FILTER_FN(failed_compat); FILTER_FN(float); FILTER_FN(int);
+FILTER_FN(mandatory); FILTER_FN(skipped_compat); FILTER_FN(string);
+FILTER_FN(success_compat); FILTER_FN(ternary); FILTER_FN(type_debug);
+
 /* filters-markup.c */
 FILTER_FN(striptags); FILTER_FN(xmlattr);
 
+/* filters-math.c */
+FILTER_FN(abs); FILTER_FN(log); FILTER_FN(pow); FILTER_FN(root);
+FILTER_FN(round);
+
 /* filters-path.c */
-FILTER_FN(expandvars); FILTER_FN(fileglob); FILTER_FN(relpath);
+FILTER_FN(basename); FILTER_FN(dirname); FILTER_FN(expanduser);
+FILTER_FN(expandvars); FILTER_FN(fileglob); FILTER_FN(path_join);
+FILTER_FN(realpath); FILTER_FN(relpath); FILTER_FN(splitext);
 FILTER_FN(urlsplit); FILTER_FN(vault); FILTER_FN(win_basename);
 FILTER_FN(win_dirname); FILTER_FN(win_splitdrive);
 
@@ -37,35 +60,27 @@ FILTER_FN(pprint);
 FILTER_FN(regex_escape); FILTER_FN(regex_findall); FILTER_FN(regex_replace);
 FILTER_FN(regex_search);
 
+/* filters-select.c */
+FILTER_FN(attr); FILTER_FN(extract); FILTER_FN(map); FILTER_FN(reject);
+FILTER_FN(rejectattr); FILTER_FN(select); FILTER_FN(selectattr);
+
 /* filters-seq.c */
 FILTER_FN(combinations); FILTER_FN(permutations); FILTER_FN(rekey_on_member);
 
+/* filters-sort.c */
+FILTER_FN(dictsort); FILTER_FN(difference); FILTER_FN(groupby);
+FILTER_FN(intersect); FILTER_FN(max); FILTER_FN(min); FILTER_FN(sort);
+FILTER_FN(symmetric_difference); FILTER_FN(union); FILTER_FN(unique);
+
+/* filters-string.c */
+FILTER_FN(capitalize); FILTER_FN(center); FILTER_FN(escape);
+FILTER_FN(format); FILTER_FN(indent); FILTER_FN(lower); FILTER_FN(quote);
+FILTER_FN(regex_escape_dummy); FILTER_FN(replace); FILTER_FN(rsplit);
+FILTER_FN(split); FILTER_FN(title); FILTER_FN(trim); FILTER_FN(truncate);
+FILTER_FN(upper); FILTER_FN(wordcount);
+
 /* filters-wrap.c */
 FILTER_FN(wordwrap);
-
-/* filters.c */
-FILTER_FN(abs); FILTER_FN(attr); FILTER_FN(basename); FILTER_FN(batch);
-FILTER_FN(bool); FILTER_FN(capitalize); FILTER_FN(center);
-FILTER_FN(changed_compat); FILTER_FN(combine); FILTER_FN(default);
-FILTER_FN(dict2items); FILTER_FN(dictsort); FILTER_FN(difference);
-FILTER_FN(dirname); FILTER_FN(escape); FILTER_FN(expanduser);
-FILTER_FN(extract); FILTER_FN(failed_compat); FILTER_FN(first);
-FILTER_FN(flatten); FILTER_FN(float); FILTER_FN(format); FILTER_FN(groupby);
-FILTER_FN(indent); FILTER_FN(int); FILTER_FN(intersect); FILTER_FN(items);
-FILTER_FN(items2dict); FILTER_FN(join); FILTER_FN(last); FILTER_FN(length);
-FILTER_FN(list); FILTER_FN(log); FILTER_FN(lower); FILTER_FN(mandatory);
-FILTER_FN(map); FILTER_FN(max); FILTER_FN(min); FILTER_FN(path_join);
-FILTER_FN(pow); FILTER_FN(product); FILTER_FN(quote); FILTER_FN(random);
-FILTER_FN(realpath); FILTER_FN(regex_escape_dummy); FILTER_FN(reject);
-FILTER_FN(rejectattr); FILTER_FN(replace); FILTER_FN(reverse);
-FILTER_FN(root); FILTER_FN(round); FILTER_FN(rsplit); FILTER_FN(select);
-FILTER_FN(selectattr); FILTER_FN(shuffle); FILTER_FN(skipped_compat);
-FILTER_FN(slice); FILTER_FN(sort); FILTER_FN(split); FILTER_FN(splitext);
-FILTER_FN(string); FILTER_FN(subelements); FILTER_FN(success_compat);
-FILTER_FN(sum); FILTER_FN(symmetric_difference); FILTER_FN(ternary);
-FILTER_FN(title); FILTER_FN(trim); FILTER_FN(truncate);
-FILTER_FN(type_debug); FILTER_FN(union); FILTER_FN(unique); FILTER_FN(upper);
-FILTER_FN(wordcount); FILTER_FN(zip); FILTER_FN(zip_longest);
 
 /* globals.c */
 GLOBAL_FN(dict); GLOBAL_FN(lookup); GLOBAL_FN(namespace); GLOBAL_FN(query);

@@ -306,3 +306,25 @@ json_t *ev_lookup_name(struct ev *ev, const char *name, size_t pos)
 {
 	return ev->ops->lookup_name(ev, name, pos);
 }
+
+
+json_t *ev_type_error(struct ev *ev, size_t pos, const char *fmt, ...)
+{
+	char buf[512];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	ev_error(ev, TMPL_ERR_TYPE, pos, "%s", buf);
+	return NULL;
+}
+
+/* Input as a list (Python iteration), or a type error. */
+json_t *ev_need_list(struct ev *ev, json_t *in, const char *filter, size_t pos)
+{
+	json_t *l = val_iter_list(in);
+	if (!l)
+		ev_error(ev, TMPL_ERR_TYPE, pos, "%s: '%s' object is not iterable", filter, val_typename(in));
+	return l;
+}
+
