@@ -203,14 +203,37 @@ json_t *ev_template_value(struct ev *ev, json_t *v);
  * it as ev_lookup_name(). */
 json_t *eval_name(struct ev *ev, const char *name, size_t pos);
 
-/* The evaluator's entry points the runtime calls back (template.c fills
- * them in every context it makes). */
+/* ---- renderer (render.c), for template.c ------------------------------- */
+
+/* Lexed and parsed text: a statement list (templates) or one expression. */
+struct compiled {
+	struct tokens toks;
+	struct nlist body;
+	struct tnode *expr;
+};
+/* Compiles text; -1 with a syntax error recorded in ev. */
+int compile(struct ev *ev, const char *text, size_t len, const struct lexopt *o, struct compiled *c);
+void compiled_release(struct compiled *c);
+/* Renders a whole template with ev as its top context (ev->src is set
+ * to the text for the call): malloc'd text, or NULL with an error. */
+char *render_template(struct ev *ev, const char *text, const struct lexopt *o);
+/* Evaluates a bare expression (ev->src holds it): new reference, or NULL
+ * with an error (undefined included). */
+json_t *eval_expr(struct ev *ev, const char *expr, bool raw);
+/* Ansible's result typing of rendered text (consumed). */
+json_t *typed_result(char *text, bool native);
+/* Releases what a context collected (macros). */
+void ev_done(struct ev *ev);
+
+/* The evaluator's entry points the runtime calls back (render.c defines
+ * them as render_ops; template.c puts them in every context it makes). */
 struct ev_ops {
 	json_t *(*render_typed)(struct ev *ev, const char *text);
 	char *(*render_text)(struct ev *ev, const char *text, bool raw_var_strings);
 	json_t *(*render_body)(struct ev *ev, const struct nlist *body);
 	json_t *(*lookup_name)(struct ev *ev, const char *name, size_t pos);
 };
+extern const struct ev_ops render_ops;
 
 /* ---- runtime (runtime.c): what filters, tests, lookups and globals call */
 

@@ -284,7 +284,6 @@ char *ev_find_file(struct ev *ev, const char *name)
 	return readable_file(name) ? xstrdup(name) : NULL;
 }
 
-
 /* The evaluator's entry points, reached through the context so that what
  * the evaluator calls can call back without a cycle between files. */
 json_t *ev_render_typed(struct ev *ev, const char *text)
@@ -306,7 +305,6 @@ json_t *ev_lookup_name(struct ev *ev, const char *name, size_t pos)
 {
 	return ev->ops->lookup_name(ev, name, pos);
 }
-
 
 json_t *ev_type_error(struct ev *ev, size_t pos, const char *fmt, ...)
 {
