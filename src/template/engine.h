@@ -1,6 +1,7 @@
 /* engine.h: internals shared by the files of the templating engine (lexer,
- * parser, evaluator, renderer, filters, tests, lookups). Not a public
- * contract: the executor uses template.h only.
+ * parser, evaluator, renderer, values, runtime, registry, filters, tests,
+ * lookups, globals). Not a public contract: the executor and the rest of
+ * imc use template.h only.
  *
  * Ownership: an AST (struct tnode tree) owns every node, string and json_t
  * in it; tnode_free() releases all of it. Evaluation functions return new
@@ -172,12 +173,6 @@ struct ev {
 	unsigned long steps_local;
 };
 
-/* Counts one unit of work; false (with an error) when over the budget. */
-bool ev_step(struct ev *ev, size_t pos);
-/* Python hash-set membership for unique/union/...: a key string for values
- * that Python hashes (numbers equal across int/float/bool), or NULL. */
-char *val_hash_key(const json_t *v);
-
 #define TMPL_MAX_DEPTH 40
 /* Size and work limits: no recipe comes near them; a typo or a hostile
  * template must fail cleanly instead of eating the machine. */
@@ -185,15 +180,7 @@ char *val_hash_key(const json_t *v);
 #define TMPL_MAX_TEXT (64u << 20)       /* bytes of text produced by one render */
 #define TMPL_MAX_STEPS 5000000UL        /* AST nodes, filter and test calls of one top-level call */
 
-/* Records an error at byte position pos of ev->src (pos (size_t)-1: none). */
-void ev_error(struct ev *ev, enum tmpl_err_kind kind, size_t pos, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-/* Marks the result undefined with a reason; returns NULL. */
-json_t *ev_undef(struct ev *ev, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* Turns an undefined NULL into an error ("'x' is undefined"); returns v. */
-json_t *ev_need(struct ev *ev, json_t *v, size_t pos);
-
-/* ---- evaluator (expr-eval.c; statements: template.c) ------------------ */
+/* ---- evaluator (expr-eval.c; statements: render.c) ------------------ */
 
 json_t *ev_eval(struct ev *ev, const struct tnode *n);
 /* Deep-templates a value taken from the variables (lazy templating). */
@@ -212,16 +199,16 @@ struct compiled {
 	struct tnode *expr;
 };
 /* Compiles text; -1 with a syntax error recorded in ev. */
-int compile(struct ev *ev, const char *text, size_t len, const struct lexopt *o, struct compiled *c);
-void compiled_release(struct compiled *c);
+int render_compile(struct ev *ev, const char *text, size_t len, const struct lexopt *o, struct compiled *c);
+void render_release(struct compiled *c);
 /* Renders a whole template with ev as its top context (ev->src is set
  * to the text for the call): malloc'd text, or NULL with an error. */
 char *render_template(struct ev *ev, const char *text, const struct lexopt *o);
 /* Evaluates a bare expression (ev->src holds it): new reference, or NULL
  * with an error (undefined included). */
-json_t *eval_expr(struct ev *ev, const char *expr, bool raw);
+json_t *render_expr(struct ev *ev, const char *expr, bool raw);
 /* Ansible's result typing of rendered text (consumed). */
-json_t *typed_result(char *text, bool native);
+json_t *render_typed_result(char *text, bool native);
 /* Releases what a context collected (macros). */
 void ev_done(struct ev *ev);
 
@@ -236,6 +223,16 @@ struct ev_ops {
 extern const struct ev_ops render_ops;
 
 /* ---- runtime (runtime.c): what filters, tests, lookups and globals call */
+
+/* Counts one unit of work; false (with an error) when over the budget. */
+bool ev_step(struct ev *ev, size_t pos);
+/* Records an error at byte position pos of ev->src (pos (size_t)-1: none). */
+void ev_error(struct ev *ev, enum tmpl_err_kind kind, size_t pos, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+/* Marks the result undefined with a reason; returns NULL. */
+json_t *ev_undef(struct ev *ev, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Turns an undefined NULL into an error ("'x' is undefined"); returns v. */
+json_t *ev_need(struct ev *ev, json_t *v, size_t pos);
 
 /* Renders text in the current environment with result typing (lazy vars). */
 json_t *ev_render_typed(struct ev *ev, const char *text);
@@ -294,6 +291,9 @@ json_t *val_literal_eval(const char *text);
 char *val_to_cstr(const json_t *v);
 /* A string value holding sb's bytes (any bytes: no UTF-8 check); releases sb. */
 json_t *val_str_take(struct strbuf *sb);
+/* Python hash-set membership for unique/union/...: a key string for values
+ * that Python hashes (numbers equal across int/float/bool), or NULL. */
+char *val_hash_key(const json_t *v);
 /* Python str() of v as a string value (v itself when it is one). */
 json_t *val_pystr(const json_t *v);
 /* Jinja's make_attrgetter: "a.b.0" walks keys, digits index lists;

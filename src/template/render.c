@@ -63,14 +63,14 @@ static void restore_newlines(struct strbuf *sb, size_t want)
 
 /* ---- compile ----------------------------------------------------------- */
 
-void compiled_release(struct compiled *c)
+void render_release(struct compiled *c)
 {
 	tokens_release(&c->toks);
 	nlist_free(&c->body);
 	tnode_free(c->expr);
 }
 
-int compile(struct ev *ev, const char *text, size_t len, const struct lexopt *o, struct compiled *c)
+int render_compile(struct ev *ev, const char *text, size_t len, const struct lexopt *o, struct compiled *c)
 {
 	size_t ep = 0;
 	char *em = NULL;
@@ -79,7 +79,7 @@ int compile(struct ev *ev, const char *text, size_t len, const struct lexopt *o,
 	    tmpl_parse(&c->toks, o->expr_only, &c->body, &c->expr, &ep, &em) < 0) {
 		ev_error(ev, TMPL_ERR_SYNTAX, ep, "template error while templating string: %s", em);
 		free(em);
-		compiled_release(c);
+		render_release(c);
 		return -1;
 	}
 	return 0;
@@ -262,11 +262,11 @@ static int exec_include(struct ev *ev, const struct tnode *n, struct strbuf *out
 	ev->src = strbuf_str(&text);
 	ev->srclen = text.len;
 	int rc = -1;
-	if (compile(ev, ev->src, text.len, &o, &c) == 0) {
+	if (render_compile(ev, ev->src, text.len, &o, &c) == 0) {
 		ev->depth++;
 		rc = exec_body(ev, &c.body, out);
 		ev->depth--;
-		compiled_release(&c);
+		render_release(&c);
 	}
 	ev->src = save_src;
 	ev->srclen = save_len;
@@ -466,7 +466,7 @@ static char *render_text_in2(struct ev *parent, const char *text, bool raw_strin
 	char *src = normalize_source(text, &trailing);
 	ev.src = src;
 	ev.srclen = strlen(src);
-	if (compile(&ev, src, ev.srclen, &o, &c) == 0) {
+	if (render_compile(&ev, src, ev.srclen, &o, &c) == 0) {
 		struct frame top = { .vars = json_object() };
 		ev.frame = &top;
 		struct strbuf sb;
@@ -489,7 +489,7 @@ static char *render_text_in2(struct ev *parent, const char *text, bool raw_strin
 		}
 		strbuf_release(&sb);
 		json_decref(top.vars);
-		compiled_release(&c);
+		render_release(&c);
 	}
 	ev_done(&ev);
 	free(src);
@@ -524,7 +524,7 @@ static size_t single_var(const char *t, const char **name)
 	return n;
 }
 
-json_t *typed_result(char *text, bool native)
+json_t *render_typed_result(char *text, bool native)
 {
 	json_t *r = NULL;
 	if (native)
@@ -560,7 +560,7 @@ static json_t *render_typed(struct ev *ev, const char *text)
 		return single;
 	if (!s)
 		return NULL;
-	return typed_result(s, native);
+	return render_typed_result(s, native);
 }
 
 void ev_done(struct ev *ev)
@@ -581,7 +581,7 @@ char *render_template(struct ev *ev, const char *text, const struct lexopt *o)
 	ev->srclen = strlen(src);
 	struct compiled c;
 	char *r = NULL;
-	if (compile(ev, src, ev->srclen, o, &c) == 0) {
+	if (render_compile(ev, src, ev->srclen, o, &c) == 0) {
 		struct frame top = { .vars = json_object() };
 		ev->frame = &top;
 		struct strbuf sb;
@@ -593,7 +593,7 @@ char *render_template(struct ev *ev, const char *text, const struct lexopt *o)
 		strbuf_release(&sb);
 		ev->frame = NULL;
 		json_decref(top.vars);
-		compiled_release(&c);
+		render_release(&c);
 	}
 	ev->src = NULL;
 	ev->srclen = 0;
@@ -601,18 +601,18 @@ char *render_template(struct ev *ev, const char *text, const struct lexopt *o)
 	return r;
 }
 
-json_t *eval_expr(struct ev *ev, const char *expr, bool raw)
+json_t *render_expr(struct ev *ev, const char *expr, bool raw)
 {
 	struct lexopt o = { .expr_only = true, .raw_var_strings = raw };
 	struct compiled c;
-	if (compile(ev, expr, ev->srclen, &o, &c) < 0)
+	if (render_compile(ev, expr, ev->srclen, &o, &c) < 0)
 		return NULL;
 	struct frame top = { .vars = json_object() };
 	ev->frame = &top;
 	json_t *r = ev_need(ev, ev_eval(ev, c.expr), c.expr->pos);
 	ev->frame = NULL;
 	json_decref(top.vars);
-	compiled_release(&c);
+	render_release(&c);
 	return r;
 }
 

@@ -155,14 +155,14 @@ json_t *tmpl_eval(struct tmpl_env *env, const char *expr, struct diag *d)
 {
 	struct ev ev;
 	ev_init(&ev, env, d, expr);
-	json_t *r = eval_expr(&ev, expr, true);
+	json_t *r = render_expr(&ev, expr, true);
 	ev_done(&ev);
 	if (r && dt_contains(r)) {
 		/* a datetime leaves the engine as Ansible prints it (debug var=) */
 		struct strbuf sb = STRBUF_INIT;
 		val_str(&sb, r);
 		json_decref(r);
-		r = typed_result(strbuf_detach(&sb), false);
+		r = render_typed_result(strbuf_detach(&sb), false);
 	}
 	return own(r);
 }
@@ -198,7 +198,7 @@ int tmpl_eval_cond_str(struct tmpl_env *env, const char *cond, bool *out, struct
 			goto out;
 		}
 	}
-	json_t *v = eval_expr(&ev, expr, false);
+	json_t *v = render_expr(&ev, expr, false);
 	if (v) {
 		*out = val_truthy(v);
 		json_decref(v);
@@ -335,11 +335,11 @@ int tmpl_check(const char *text, bool is_expr, const char *origin, struct diag *
 	struct lexopt o = { .expr_only = is_expr, .trim_blocks = true, .raw_var_strings = !is_expr };
 	struct compiled c;
 	int rc = -1;
-	if (compile(&ev, text, ev.srclen, &o, &c) == 0) {
+	if (render_compile(&ev, text, ev.srclen, &o, &c) == 0) {
 		rc = check_list(&c.body, d, origin);
 		if (rc == 0)
 			rc = check_node(c.expr, d, origin);
-		compiled_release(&c);
+		render_release(&c);
 	}
 	ev_done(&ev);
 	return rc;
