@@ -1,11 +1,12 @@
 /* lookup.c: lookup plugins of the templating engine — lookup()/query() and
- * the with_<name> loops run them on the controller (spec §4.6): sequence
+ * the with_<name> loops run them on the controller: sequence
  * (the thesis's ps/worker host lists), file, env, pipe/lines (only when the
  * caller allows commands), items, list, dict, together, nested,
  * first_found, fileglob, template, vars, indexed_items, flattened,
- * subelements, random_choice. The caller's callback is tried first, so the
- * executor can add password/url or override any of these. Every lookup
- * returns a list; lookup() joins it as Ansible does. */
+ * subelements, random_choice, password. registry.c lists them; the runtime
+ * (ev_call_lookup) tries the caller's callback first, so the executor can
+ * add url or override any of these. Every lookup returns a list; lookup()
+ * (globals.c) joins it as Ansible does. */
 #include "config.h"
 
 #include <ctype.h>

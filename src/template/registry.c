@@ -13,8 +13,8 @@
 #include "template/engine.h"
 #include "util/banned.h"
 
-/* Jinja2's builtin filters, Ansible's core ones, and every test used as a
- * filter through ev_call_filter()'s compatibility shim. */
+/* Jinja2's builtin filters and Ansible's (a test name used as a filter,
+ * `result|success`, is ev_call_filter()'s compatibility shim, not a row). */
 static const struct tfilter filters[] = {
 	{ "__rsplit", filter_rsplit, false },
 	{ "abs", filter_abs, false },

@@ -189,7 +189,7 @@ json_t *ev_call_filter(struct ev *ev, const char *name, json_t *in, json_t *args
 	if (!f && reg_test(ev->reg, name)) {
 		/* compat shim: before Ansible 2.9 every test was also a filter
 		 * (`result|success`, `v|version_compare('2.0', '>=')`), and the
-		 * recipes of that time still use them (spec §1.4) */
+		 * recipes of that time still use them */
 		bool res;
 		if (ev_call_test(ev, name, in, args, kw, pos, &res) < 0)
 			return NULL;

@@ -1,9 +1,11 @@
-/* tests.c: the test table of the templating engine (`x is name(args)`):
+/* tests.c: the tests of the templating engine (`x is name(args)`), which
+ * registry.c lists:
  * Jinja2's builtin tests plus Ansible's result tests (succeeded, failed,
  * changed, skipped, finished...) with Ansible's exact rules — a skipped task
  * counts as succeeded, which the thesis's async polling relies on — and the
- * `version` test with LooseVersion ordering (spec §4.5), and Ansible's
- * path, set, URL (urlsplit from filters-path.c) and NaN tests. */
+ * `version` test with LooseVersion ordering, and Ansible's
+ * path, set, URL (urlsplit from filters-path.c) and NaN tests. The
+ * filter and test tests ask the context's registry. */
 #include "config.h"
 
 #include <ctype.h>
