@@ -8,7 +8,7 @@ libimc_la_SOURCES += src/template/template.h src/template/engine.h src/template/
 	src/template/runtime.c src/template/registry.c src/template/globals.c \
 	src/template/template-lex.c src/template/expr-parse.c src/template/template-parse.c \
 	src/template/parse.h \
-	src/template/expr-value.c src/template/expr-eval.c \
+	src/template/expr-value.c src/template/expr-eval.c src/template/methods.c \
 	src/template/template.c src/template/render.c src/template/value-format.c \
 	src/template/filters-logic.c src/template/filters-string.c src/template/filters-math.c \
 	src/template/filters-list.c src/template/filters-sort.c src/template/filters-select.c \

@@ -190,6 +190,13 @@ json_t *ev_template_value(struct ev *ev, json_t *v);
  * it as ev_lookup_name(). */
 json_t *eval_name(struct ev *ev, const char *name, size_t pos);
 
+/* Python methods of str, dict and list values (methods.c): the result of
+ * self.m(args, **kw), or NULL with *known false when there is no such
+ * method (or with an error recorded). */
+json_t *py_str_method(struct ev *ev, json_t *self, const char *m, json_t *args, json_t *kw, size_t pos, bool *known);
+json_t *py_dict_method(struct ev *ev, json_t *self, const char *m, json_t *args, json_t *kw, size_t pos, bool *known);
+json_t *py_list_method(struct ev *ev, json_t *self, const char *m, json_t *args, json_t *kw, size_t pos, bool *known);
+
 /* ---- renderer (render.c), for template.c ------------------------------- */
 
 /* Lexed and parsed text: a statement list (templates) or one expression. */
