@@ -1,16 +1,25 @@
-# src/provision templating: template*, expr*, filters*, lookup* (Jinja2 subset).
-# The Jinja2-style engine of the built-in Ansible executor (template.h is
-# its contract with the executor; expr.h is internal).
-libimc_la_SOURCES += src/template/template.h src/template/expr.h \
-	src/template/template-lex.c src/template/expr-parse.c \
-	src/template/expr-value.c src/template/expr-eval.c \
-	src/template/template.c src/template/filters.c \
+# src/template: the Jinja2-style engine of the built-in Ansible executor
+# (template.h is its contract with the executor; engine.h, functions.h and
+# datetime.h are internal). Lexer template-lex.c, parser expr-parse.c,
+# evaluator expr-eval.c and template.c (statements, public entry), values
+# expr-value.c value-*.c, runtime.c, registry.c, and the functions it
+# lists: filters-*.c, tests.c, lookup.c, globals.c.
+libimc_la_SOURCES += src/template/template.h src/template/engine.h src/template/functions.h \
+	src/template/runtime.c src/template/registry.c src/template/globals.c \
+	src/template/template-lex.c src/template/expr-parse.c src/template/template-parse.c \
+	src/template/parse.h \
+	src/template/expr-value.c src/template/expr-eval.c src/template/methods.c \
+	src/template/template.c src/template/render.c src/template/value-format.c \
+	src/template/filters-logic.c src/template/filters-string.c src/template/filters-math.c \
+	src/template/filters-list.c src/template/filters-sort.c src/template/filters-select.c \
+	src/template/filters-dict.c \
 	src/template/filters-data.c src/template/filters-regex.c \
 	src/template/filters-jmespath.c src/template/filters-format.c \
-	src/template/filters-path.c src/template/filters-datetime.c \
+	src/template/filters-path.c src/template/filters-datetime.c src/template/value-datetime.c \
+	src/template/datetime.h src/template/regex.c \
 	src/template/filters-seq.c src/template/filters-markup.c \
 	src/template/filters-wrap.c src/template/filters-pprint.c \
-	src/template/expr-tests.c src/template/lookup.c
+	src/template/tests.c src/template/lookup.c
 
 EXTRA_DIST += tests/unit/test-template-cases.json tests/unit/test-template-cases.py \
 	tests/unit/test-template-oracle.py

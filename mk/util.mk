@@ -6,6 +6,7 @@ libimc_la_SOURCES += \
 	src/util/diag.c src/util/diag.h \
 	src/util/log.c src/util/log.h \
 	src/util/base64.c src/util/base64.h \
+	src/util/hash.c src/util/hash.h \
 	src/util/exitcode.h src/util/sshkey.h
 
 UNIT_TESTS += tests/unit/test-util

@@ -4,9 +4,12 @@
  * resolver), attribute/subscript access that yields "undefined" rather than
  * failing (so `a.b | default(x)` works), arithmetic with Python's rules
  * (// and % floor, / always float), chained comparisons, `in`, and/or
- * returning operands, inline if, calls of globals (range, lookup, query,
- * dict, namespace), macros and string/dict/list methods. Filters, tests
- * and lookups live in their own tables (filters*.c, expr-tests.c, lookup.c). */
+ * returning operands, inline if, macros and string/dict/list methods.
+ * Filters, tests, lookups and globals (range, lookup, query, dict,
+ * namespace, zip) are called by name through the runtime and the context's
+ * registry (registry.c), never by symbol; so are the renderer's entry
+ * points (lazy templating, macro bodies), which template.c puts in the
+ * context. */
 #include "config.h"
 
 #include <ctype.h>
@@ -15,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "template/expr.h"
+#include "template/engine.h"
 #include "util/diag.h"
 #include "util/strbuf.h"
 #include "util/xalloc.h"
@@ -24,83 +27,6 @@
 #define MAX_SEQ TMPL_MAX_SEQ
 
 /* ---- errors ------------------------------------------------------------ */
-
-void ev_error(struct ev *ev, enum tmpl_err_kind kind, size_t pos, const char *fmt, ...)
-{
-	if (ev->failed)
-		return;
-	ev->failed = true;
-	ev->env->err_kind = kind;
-	struct strbuf msg = STRBUF_INIT;
-	va_list ap;
-	va_start(ap, fmt);
-	strbuf_vaddf(&msg, fmt, ap);
-	va_end(ap);
-	int line = 1, col = 1;
-	bool haspos = pos != (size_t)-1 && ev->src && pos <= ev->srclen;
-	if (haspos) {
-		for (size_t i = 0; i < pos; i++) {
-			if (ev->src[i] == '\n') {
-				line++;
-				col = 1;
-			} else if (((unsigned char)ev->src[i] & 0xc0) != 0x80) {
-				col++;
-			}
-		}
-	}
-	if (ev->env->origin && !ev->foreign_src) {
-		struct src_loc loc = { ev->env->origin, 0, 0 };
-		if (haspos) {
-			loc.line = line + (ev->env->line_base > 0 ? ev->env->line_base - 1 : 0);
-			loc.col = col + (line == 1 && ev->env->col_base > 0 ? ev->env->col_base - 1 : 0);
-		}
-		diag_error(ev->d, IMC_EXIT_FAILED, &loc, "%s", strbuf_str(&msg));
-	} else if (ev->src) {
-		/* show the snippet: the whole text when short, else the line */
-		const char *s = ev->src;
-		size_t a = 0, b = ev->srclen;
-		if (haspos && b > 120) {
-			a = pos;
-			while (a > 0 && s[a - 1] != '\n' && pos - a < 60)
-				a--;
-			b = pos;
-			while (b < ev->srclen && s[b] != '\n' && b - pos < 60)
-				b++;
-		} else if (b > 120) {
-			b = 120;
-		}
-		if (haspos && strchr(s, '\n'))
-			diag_error(ev->d, IMC_EXIT_FAILED, NULL, "%s (in '%.*s%s%.*s%s', line %d column %d)",
-				   strbuf_str(&msg), 0, "", a ? "..." : "", (int)(b - a), s + a,
-				   b < ev->srclen ? "..." : "", line, col);
-		else if (haspos)
-			diag_error(ev->d, IMC_EXIT_FAILED, NULL, "%s (in '%s%.*s%s', column %d)",
-				   strbuf_str(&msg), a ? "..." : "", (int)(b - a), s + a,
-				   b < ev->srclen ? "..." : "", col);
-		else
-			diag_error(ev->d, IMC_EXIT_FAILED, NULL, "%s (in '%s%.*s%s')", strbuf_str(&msg),
-				   a ? "..." : "", (int)(b - a), s + a, b < ev->srclen ? "..." : "");
-	} else {
-		diag_error(ev->d, IMC_EXIT_FAILED, NULL, "%s", strbuf_str(&msg));
-	}
-	strbuf_release(&msg);
-}
-
-json_t *ev_undef(struct ev *ev, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(ev->undef, sizeof(ev->undef), fmt, ap);
-	va_end(ap);
-	return NULL;
-}
-
-json_t *ev_need(struct ev *ev, json_t *v, size_t pos)
-{
-	if (!v && !ev->failed)
-		ev_error(ev, TMPL_ERR_UNDEFINED, pos, "%s", ev->undef[0] ? ev->undef : "value is undefined");
-	return v;
-}
 
 static const char *objname(const json_t *v)
 {
@@ -221,7 +147,7 @@ static json_t *lookup_raw(struct ev *ev, const char *name, bool *raw)
 	return ev_undef(ev, "'%s' is undefined", name);
 }
 
-json_t *ev_lookup_name(struct ev *ev, const char *name, size_t pos)
+json_t *eval_name(struct ev *ev, const char *name, size_t pos)
 {
 	bool raw;
 	json_t *v = lookup_raw(ev, name, &raw);
@@ -584,213 +510,16 @@ fail:
 	return -1;
 }
 
-json_t *arg_get(json_t *args, json_t *kw, size_t i, const char *name)
-{
-	if (args && i < json_array_size(args))
-		return json_array_get(args, i);
-	if (kw && name)
-		return json_object_get(kw, name);
-	return NULL;
-}
-
-int arg_str(struct ev *ev, json_t *args, json_t *kw, size_t i, const char *name, const char *dflt,
-	    const char **out, size_t pos)
-{
-	json_t *v = arg_get(args, kw, i, name);
-	if (!v) {
-		if (!dflt) {
-			ev_error(ev, TMPL_ERR_TYPE, pos, "missing required argument '%s'", name ? name : "?");
-			return -1;
-		}
-		*out = dflt;
-		return 0;
-	}
-	if (!json_is_string(v)) {
-		ev_error(ev, TMPL_ERR_TYPE, pos, "argument '%s' must be a string, got %s", name ? name : "?", val_typename(v));
-		return -1;
-	}
-	*out = json_string_value(v);
-	return 0;
-}
-
-static json_t *fn_range(struct ev *ev, json_t *args, size_t pos)
-{
-	size_t n = json_array_size(args);
-	long long a = 0, b, s = 1;
-	for (size_t i = 0; i < n; i++)
-		if (!json_is_integer(json_array_get(args, i))) {
-			ev_error(ev, TMPL_ERR_TYPE, pos, "'%s' object cannot be interpreted as an integer",
-				 val_typename(json_array_get(args, i)));
-			return NULL;
-		}
-	if (n == 1) {
-		b = val_int(json_array_get(args, 0));
-	} else if (n == 2 || n == 3) {
-		a = val_int(json_array_get(args, 0));
-		b = val_int(json_array_get(args, 1));
-		if (n == 3)
-			s = val_int(json_array_get(args, 2));
-	} else {
-		ev_error(ev, TMPL_ERR_TYPE, pos, "range expected 1 to 3 arguments, got %zu", n);
-		return NULL;
-	}
-	if (s == 0) {
-		ev_error(ev, TMPL_ERR_TYPE, pos, "range() arg 3 must not be zero");
-		return NULL;
-	}
-	double cnt = s > 0 ? ((double)b - (double)a) / (double)s : ((double)a - (double)b) / (double)-s;
-	if (cnt > MAX_SEQ) {
-		ev_error(ev, TMPL_ERR_LIMIT, pos, "range too big, maximum size for range is %d", MAX_SEQ);
-		return NULL;
-	}
-	json_t *r = json_array();
-	for (long long i = a; s > 0 ? i < b : i > b;) {
-		json_array_append_new(r, json_integer(i));
-		if (__builtin_add_overflow(i, s, &i))
-			break;
-	}
-	return r;
-}
-
-static json_t *fn_lookup(struct ev *ev, json_t *args, json_t *kw, bool query, size_t pos)
-{
-	if (json_array_size(args) < 1 || !json_is_string(json_array_get(args, 0))) {
-		ev_error(ev, TMPL_ERR_TYPE, pos, "lookup requires the name of a lookup plugin as first argument");
-		return NULL;
-	}
-	const char *name = json_string_value(json_array_get(args, 0));
-	const char *dot = strrchr(name, '.');
-	if (dot)
-		name = dot + 1;
-	json_t *terms = json_array();
-	for (size_t i = 1; i < json_array_size(args); i++) {
-		json_t *t = json_array_get(args, i);
-		/* terms are templated first (nested "{{ }}" in lookup terms) */
-		if (json_is_string(t) && tmpl_has_template(json_string_value(t))) {
-			json_t *r = ev_render_typed(ev, json_string_value(t));
-			if (!r) {
-				json_decref(terms);
-				return NULL;
-			}
-			json_array_append_new(terms, r);
-		} else {
-			json_array_append(terms, t);
-		}
-	}
-	bool wantlist = query;
-	json_t *kw2 = kw ? json_copy(kw) : json_object();
-	json_t *wl = json_object_get(kw2, "wantlist");
-	if (wl) {
-		wantlist = wantlist || val_truthy(wl);
-		json_object_del(kw2, "wantlist");
-	}
-	const char *errors = "strict";
-	json_t *je = json_object_get(kw2, "errors");
-	char *errbuf = NULL;
-	if (json_is_string(je)) {
-		errbuf = xstrdup(json_string_value(je));
-		errors = errbuf;
-		json_object_del(kw2, "errors");
-	}
-	json_t *r = NULL;
-	if (strcmp(errors, "strict")) {
-		/* errors=warn|ignore: a failing lookup yields None / [] */
-		struct diag tmp = DIAG_INIT;
-		struct diag *save = ev->d;
-		ev->d = &tmp;
-		r = lookup_run(ev, name, terms, kw2, pos);
-		ev->d = save;
-		if (!r) {
-			ev->failed = false;
-			ev->env->err_kind = TMPL_ERR_NONE;
-			r = query ? json_array() : json_null();
-			json_decref(terms);
-			json_decref(kw2);
-			diag_release(&tmp);
-			free(errbuf);
-			return r;
-		}
-		diag_release(&tmp);
-	} else {
-		r = lookup_run(ev, name, terms, kw2, pos);
-	}
-	free(errbuf);
-	json_decref(terms);
-	json_decref(kw2);
-	if (!r)
-		return NULL;
-	if (wantlist || !json_is_array(r))
-		return r;
-	size_t n = json_array_size(r);
-	if (n == 0)
-		return r;
-	bool allstr = true;
-	for (size_t i = 0; i < n; i++)
-		if (!json_is_string(json_array_get(r, i)))
-			allstr = false;
-	if (allstr) {
-		struct strbuf sb = STRBUF_INIT;
-		for (size_t i = 0; i < n; i++) {
-			if (i)
-				strbuf_addch(&sb, ',');
-			strbuf_add(&sb, val_s(json_array_get(r, i)), val_slen(json_array_get(r, i)));
-		}
-		json_decref(r);
-		r = json_stringn_nocheck(sb.buf ? sb.buf : "", sb.len);
-		strbuf_release(&sb);
-		return r;
-	}
-	if (n == 1) {
-		json_t *x = json_incref(json_array_get(r, 0));
-		json_decref(r);
-		return x;
-	}
-	return r;
-}
-
 static json_t *call_macro(struct ev *ev, struct macro *m, json_t *args, json_t *kw, size_t pos);
-json_t *tmpl_render_body_to_string(struct ev *ev, const struct nlist *body);
 
 static json_t *call_global(struct ev *ev, const char *name, json_t *args, json_t *kw, size_t pos)
 {
 	for (struct macro *m = ev->macros; m; m = m->next)
 		if (!strcmp(m->name, name))
 			return call_macro(ev, m, args, kw, pos);
-	if (!strcmp(name, "range"))
-		return fn_range(ev, args, pos);
-	if (!strcmp(name, "lookup"))
-		return fn_lookup(ev, args, kw, false, pos);
-	if (!strcmp(name, "query") || !strcmp(name, "q"))
-		return fn_lookup(ev, args, kw, true, pos);
-	if (!strcmp(name, "dict") || !strcmp(name, "namespace")) {
-		json_t *r = json_object();
-		if (json_array_size(args) == 1 && json_is_object(json_array_get(args, 0))) {
-			json_object_update(r, json_array_get(args, 0));
-		} else if (json_array_size(args) == 1 && json_is_array(json_array_get(args, 0))) {
-			json_t *l = json_array_get(args, 0);
-			for (size_t i = 0; i < json_array_size(l); i++) {
-				json_t *pr = json_array_get(l, i);
-				if (!json_is_array(pr) || json_array_size(pr) != 2) {
-					json_decref(r);
-					ev_error(ev, TMPL_ERR_TYPE, pos, "dictionary update sequence element #%zu has the wrong length", i);
-					return NULL;
-				}
-				char *k = val_to_cstr(json_array_get(pr, 0));
-				json_object_set(r, k, json_array_get(pr, 1));
-				free(k);
-			}
-		} else if (json_array_size(args) > 0) {
-			json_decref(r);
-			ev_error(ev, TMPL_ERR_TYPE, pos, "%s expected at most 1 argument", name);
-			return NULL;
-		}
-		if (kw)
-			json_object_update(r, kw);
-		return r;
-	}
-	if (!strcmp(name, "zip"))
-		return ev_call_filter(ev, "zip", json_array_size(args) ? json_array_get(args, 0) : json_array(),
-				      json_array_size(args) > 1 ? args : NULL, NULL, pos);
+	const struct tglobal *g = reg_global(ev->reg, name);
+	if (g)
+		return g->fn(ev, args, kw, pos);
 	ev_error(ev, TMPL_ERR_UNDEFINED, pos, "'%s' is undefined", name);
 	return NULL;
 }
@@ -828,369 +557,11 @@ static json_t *call_macro(struct ev *ev, struct macro *m, json_t *args, json_t *
 	json_object_set_new(f.vars, "kwargs", json_object());
 	ev->frame = &f;
 	ev->depth++;
-	json_t *r = tmpl_render_body_to_string(ev, &def->body);
+	json_t *r = ev_render_body(ev, &def->body);
 	ev->depth--;
 	ev->frame = f.up;
 	json_decref(f.vars);
 	return r;
-}
-
-/* Python str methods used by recipes. */
-static json_t *str_method(struct ev *ev, json_t *self, const char *m, json_t *args, json_t *kw, size_t pos, bool *known)
-{
-	const char *s = json_string_value(self);
-	size_t n = json_string_length(self);
-	size_t na = json_array_size(args);
-	*known = true;
-	if (!strcmp(m, "split") || !strcmp(m, "rsplit")) {
-		json_t *sep = arg_get(args, kw, 0, "sep");
-		json_t *mx = arg_get(args, kw, 1, "maxsplit");
-		json_t *fa = json_array();
-		if (sep && !json_is_null(sep))
-			json_array_append(fa, sep);
-		else
-			json_array_append_new(fa, json_null());
-		if (mx)
-			json_array_append(fa, mx);
-		json_t *r = ev_call_filter(ev, m[0] == 'r' ? "__rsplit" : "split", self, fa, NULL, pos);
-		json_decref(fa);
-		return r;
-	}
-	if (!strcmp(m, "startswith") || !strcmp(m, "endswith")) {
-		json_t *a = arg_get(args, kw, 0, NULL);
-		json_t *cands = json_is_array(a) ? json_incref(a) : json_pack("[O]", a ? a : json_null());
-		bool res = false;
-		for (size_t i = 0; i < json_array_size(cands); i++) {
-			json_t *c = json_array_get(cands, i);
-			if (!json_is_string(c)) {
-				json_decref(cands);
-				ev_error(ev, TMPL_ERR_TYPE, pos, "%s first arg must be str or a tuple of str, not %s", m, val_typename(c));
-				return NULL;
-			}
-			size_t cl = json_string_length(c);
-			if (cl <= n && memcmp(m[0] == 's' ? s : s + n - cl, json_string_value(c), cl) == 0)
-				res = true;
-		}
-		json_decref(cands);
-		return json_boolean(res);
-	}
-	if (!strcmp(m, "strip") || !strcmp(m, "lstrip") || !strcmp(m, "rstrip")) {
-		json_t *chars = arg_get(args, kw, 0, NULL);
-		const char *cs = json_is_string(chars) ? json_string_value(chars) : NULL;
-		size_t a = 0, b = n;
-		if (m[0] != 'r')
-			while (a < b && (cs ? strchr(cs, s[a]) != NULL && s[a] : isspace((unsigned char)s[a])))
-				a++;
-		if (m[0] != 'l')
-			while (b > a && (cs ? strchr(cs, s[b - 1]) != NULL && s[b - 1] : isspace((unsigned char)s[b - 1])))
-				b--;
-		return json_stringn_nocheck(s + a, b - a);
-	}
-	if (!strcmp(m, "lower") || !strcmp(m, "upper") || !strcmp(m, "capitalize") || !strcmp(m, "title"))
-		return ev_call_filter(ev, m, self, NULL, NULL, pos);
-	if (!strcmp(m, "replace")) {
-		if (na < 2) {
-			ev_error(ev, TMPL_ERR_TYPE, pos, "replace expected at least 2 arguments, got %zu", na);
-			return NULL;
-		}
-		return ev_call_filter(ev, "replace", self, args, NULL, pos);
-	}
-	if (!strcmp(m, "format")) {
-		/* "{} {}".format(a, b) / "{0}" / "{name}" */
-		struct strbuf sb = STRBUF_INIT;
-		size_t auto_i = 0;
-		for (size_t i = 0; i < n; i++) {
-			if (s[i] == '{' && i + 1 < n && s[i + 1] == '{') {
-				strbuf_addch(&sb, '{');
-				i++;
-			} else if (s[i] == '}' && i + 1 < n && s[i + 1] == '}') {
-				strbuf_addch(&sb, '}');
-				i++;
-			} else if (s[i] == '{') {
-				const char *e = memchr(s + i, '}', n - i);
-				if (!e) {
-					strbuf_release(&sb);
-					ev_error(ev, TMPL_ERR_TYPE, pos, "Single '{' encountered in format string");
-					return NULL;
-				}
-				char *field = xstrndup(s + i + 1, (size_t)(e - s) - i - 1);
-				char *colon = strchr(field, ':');
-				if (colon)
-					*colon = 0;
-				json_t *v;
-				if (!field[0])
-					v = arg_get(args, NULL, auto_i++, NULL);
-				else if (isdigit((unsigned char)field[0]))
-					v = arg_get(args, NULL, strtoul(field, NULL, 10), NULL);
-				else
-					v = kw ? json_object_get(kw, field) : NULL;
-				free(field);
-				if (!v) {
-					strbuf_release(&sb);
-					ev_error(ev, TMPL_ERR_TYPE, pos, "Replacement index out of range for format()");
-					return NULL;
-				}
-				val_str(&sb, v);
-				i = (size_t)(e - s);
-			} else {
-				strbuf_addch(&sb, s[i]);
-			}
-		}
-		json_t *r = json_stringn_nocheck(sb.buf ? sb.buf : "", sb.len);
-		strbuf_release(&sb);
-		return r;
-	}
-	if (!strcmp(m, "find") || !strcmp(m, "index") || !strcmp(m, "count") || !strcmp(m, "rfind")) {
-		json_t *sub = arg_get(args, kw, 0, NULL);
-		if (!json_is_string(sub)) {
-			ev_error(ev, TMPL_ERR_TYPE, pos, "must be str, not %s", val_typename(sub));
-			return NULL;
-		}
-		const char *ss = json_string_value(sub);
-		size_t sl = json_string_length(sub);
-		long long found = -1, cnt = 0;
-		for (size_t i = 0; i + sl <= n; i++) {
-			if (memcmp(s + i, ss, sl) == 0) {
-				if (found < 0 || m[0] == 'r')
-					found = (long long)utf8_len(s, i);
-				cnt++;
-				if (m[0] == 'c' && sl)
-					i += sl - 1;
-				if (m[0] == 'f' || m[0] == 'i')
-					break;
-			}
-		}
-		if (m[0] == 'c')
-			return json_integer(sl ? cnt : (long long)utf8_len(s, n) + 1);
-		if (m[0] == 'i' && found < 0) {
-			ev_error(ev, TMPL_ERR_TYPE, pos, "substring not found");
-			return NULL;
-		}
-		return json_integer(found);
-	}
-	if (!strcmp(m, "isdigit") || !strcmp(m, "isalpha") || !strcmp(m, "isalnum") || !strcmp(m, "isspace") ||
-	    !strcmp(m, "islower") || !strcmp(m, "isupper")) {
-		bool r = n > 0, cased = false;
-		for (size_t i = 0; i < n; i++) {
-			unsigned char c = (unsigned char)s[i];
-			switch (m[2]) {
-			case 'd': r = r && isdigit(c); break;
-			case 'a': r = r && (m[3] == 'p' ? isalpha(c) : isalnum(c)); break;
-			case 's': r = r && isspace(c); break;
-			case 'l': if (isupper(c)) r = false; if (islower(c)) cased = true; break;
-			case 'u': if (islower(c)) r = false; if (isupper(c)) cased = true; break;
-			}
-		}
-		if (m[2] == 'l' || m[2] == 'u')
-			r = r && cased;
-		return json_boolean(r);
-	}
-	if (!strcmp(m, "join")) {
-		json_t *fa = json_pack("[O]", self);
-		json_t *r = ev_call_filter(ev, "join", arg_get(args, kw, 0, NULL) ? arg_get(args, kw, 0, NULL) : json_null(), fa, NULL, pos);
-		json_decref(fa);
-		return r;
-	}
-	if (!strcmp(m, "splitlines")) {
-		json_t *r = json_array();
-		size_t a = 0;
-		for (size_t i = 0; i < n; i++) {
-			if (s[i] == '\n' || s[i] == '\r') {
-				json_array_append_new(r, json_stringn_nocheck(s + a, i - a));
-				if (s[i] == '\r' && i + 1 < n && s[i + 1] == '\n')
-					i++;
-				a = i + 1;
-			}
-		}
-		if (a < n)
-			json_array_append_new(r, json_stringn_nocheck(s + a, n - a));
-		return r;
-	}
-	if (!strcmp(m, "zfill") || !strcmp(m, "center") || !strcmp(m, "ljust") || !strcmp(m, "rjust")) {
-		json_t *w = arg_get(args, kw, 0, NULL);
-		if (!json_is_integer(w)) {
-			ev_error(ev, TMPL_ERR_TYPE, pos, "%s() argument must be int", m);
-			return NULL;
-		}
-		long long width = json_integer_value(w), len = (long long)utf8_len(s, n);
-		if (width > MAX_SEQ)
-			width = MAX_SEQ;
-		struct strbuf sb = STRBUF_INIT;
-		long long pad = width > len ? width - len : 0;
-		long long left = m[0] == 'z' || m[0] == 'r' ? pad : m[0] == 'l' ? 0 : pad / 2 + (pad & width & 1);
-		const char *fill = m[0] == 'z' ? "0" : " ";
-		size_t start = 0;
-		if (m[0] == 'z' && n && (s[0] == '-' || s[0] == '+')) {
-			strbuf_addch(&sb, s[0]);
-			start = 1;
-		}
-		for (long long i = 0; i < left; i++)
-			strbuf_addstr(&sb, fill);
-		strbuf_add(&sb, s + start, n - start);
-		for (long long i = left; i < pad; i++)
-			strbuf_addstr(&sb, fill);
-		json_t *r = json_stringn_nocheck(sb.buf ? sb.buf : "", sb.len);
-		strbuf_release(&sb);
-		return r;
-	}
-	*known = false;
-	return NULL;
-}
-
-static json_t *dict_method(struct ev *ev, json_t *self, const char *m, json_t *args, json_t *kw, size_t pos, bool *known)
-{
-	*known = true;
-	const char *k;
-	json_t *v;
-	if (!strcmp(m, "items") || !strcmp(m, "iteritems")) {
-		json_t *r = json_array();
-		json_object_foreach(self, k, v)
-			json_array_append_new(r, json_pack("[sO]", k, v));
-		return r;
-	}
-	if (!strcmp(m, "keys") || !strcmp(m, "iterkeys"))
-		return val_iter_list(self);
-	if (!strcmp(m, "values") || !strcmp(m, "itervalues")) {
-		json_t *r = json_array();
-		json_object_foreach(self, k, v)
-			json_array_append(r, v);
-		return r;
-	}
-	if (!strcmp(m, "get")) {
-		json_t *key = arg_get(args, kw, 0, NULL);
-		json_t *d = arg_get(args, kw, 1, NULL);
-		if (!key) {
-			ev_error(ev, TMPL_ERR_TYPE, pos, "get expected at least 1 argument, got 0");
-			return NULL;
-		}
-		char *ks = val_to_cstr(key);
-		json_t *r = json_object_get(self, ks);
-		free(ks);
-		return json_incref(r ? r : d ? d : json_null());
-	}
-	if (!strcmp(m, "copy"))
-		return json_copy(self);
-	if (!strcmp(m, "update")) {
-		json_t *o = arg_get(args, kw, 0, NULL);
-		if (json_is_object(o))
-			json_object_update(self, o);
-		if (kw)
-			json_object_update(self, kw);
-		return json_null();
-	}
-	if (!strcmp(m, "pop")) {
-		json_t *key = arg_get(args, kw, 0, NULL);
-		char *ks = key ? val_to_cstr(key) : xstrdup("");
-		json_t *r = json_object_get(self, ks);
-		if (r) {
-			json_incref(r);
-			json_object_del(self, ks);
-		} else if (arg_get(args, kw, 1, NULL)) {
-			r = json_incref(arg_get(args, kw, 1, NULL));
-		} else {
-			ev_error(ev, TMPL_ERR_TYPE, pos, "KeyError: '%s'", ks);
-		}
-		free(ks);
-		return r;
-	}
-	if (!strcmp(m, "setdefault")) {
-		json_t *key = arg_get(args, kw, 0, NULL);
-		char *ks = key ? val_to_cstr(key) : xstrdup("");
-		json_t *r = json_object_get(self, ks);
-		if (!r) {
-			r = arg_get(args, kw, 1, NULL);
-			if (!r)
-				r = json_null();
-			json_object_set(self, ks, r);
-		}
-		free(ks);
-		return json_incref(r);
-	}
-	*known = false;
-	return NULL;
-}
-
-static json_t *list_method(struct ev *ev, json_t *self, const char *m, json_t *args, json_t *kw, size_t pos, bool *known)
-{
-	*known = true;
-	json_t *a = arg_get(args, kw, 0, NULL);
-	if (!strcmp(m, "append")) {
-		json_array_append(self, a ? a : json_null());
-		return json_null();
-	}
-	if (!strcmp(m, "extend")) {
-		json_t *l = a ? val_iter_list(a) : NULL;
-		if (l)
-			json_array_extend(self, l);
-		json_decref(l);
-		return json_null();
-	}
-	if (!strcmp(m, "insert")) {
-		json_t *x = arg_get(args, kw, 1, NULL);
-		long long i = a ? val_int(a) : 0, n = (long long)json_array_size(self);
-		if (i < 0)
-			i += n;
-		if (i < 0)
-			i = 0;
-		if (i > n)
-			i = n;
-		json_array_insert(self, (size_t)i, x ? x : json_null());
-		return json_null();
-	}
-	if (!strcmp(m, "pop")) {
-		long long n = (long long)json_array_size(self), i = a ? val_int(a) : -1;
-		if (i < 0)
-			i += n;
-		if (i < 0 || i >= n) {
-			ev_error(ev, TMPL_ERR_TYPE, pos, "pop index out of range");
-			return NULL;
-		}
-		json_t *r = json_incref(json_array_get(self, (size_t)i));
-		json_array_remove(self, (size_t)i);
-		return r;
-	}
-	if (!strcmp(m, "index") || !strcmp(m, "count") || !strcmp(m, "remove")) {
-		long long cnt = 0, idx = -1;
-		for (size_t i = 0; i < json_array_size(self); i++)
-			if (val_equal(json_array_get(self, i), a)) {
-				if (idx < 0)
-					idx = (long long)i;
-				cnt++;
-			}
-		if (m[0] == 'c')
-			return json_integer(cnt);
-		if (idx < 0) {
-			ev_error(ev, TMPL_ERR_TYPE, pos, "x not in list");
-			return NULL;
-		}
-		if (m[0] == 'r') {
-			json_array_remove(self, (size_t)idx);
-			return json_null();
-		}
-		return json_integer(idx);
-	}
-	if (!strcmp(m, "copy"))
-		return json_copy(self);
-	if (!strcmp(m, "reverse")) {
-		size_t n = json_array_size(self);
-		for (size_t i = 0; i < n / 2; i++) {
-			json_t *x = json_incref(json_array_get(self, i));
-			json_array_set(self, i, json_array_get(self, n - 1 - i));
-			json_array_set_new(self, n - 1 - i, x);
-		}
-		return json_null();
-	}
-	if (!strcmp(m, "sort")) {
-		json_t *s = ev_call_filter(ev, "sort", self, NULL, kw, pos);
-		if (!s)
-			return NULL;
-		json_array_clear(self);
-		json_array_extend(self, s);
-		json_decref(s);
-		return json_null();
-	}
-	*known = false;
-	return NULL;
 }
 
 static bool is_mutating(const char *m)
@@ -1219,7 +590,7 @@ static json_t *eval_method(struct ev *ev, const struct tnode *call, const struct
 			if ((v = json_object_get(f->vars, vn)))
 				break;
 		if (!v) {
-			v = ev_lookup_name(ev, vn, ga->a->pos);
+			v = eval_name(ev, vn, ga->a->pos);
 			if (!v)
 				return ev_need(ev, NULL, ga->a->pos);
 			f = ev->frame;
@@ -1257,7 +628,7 @@ static json_t *eval_method(struct ev *ev, const struct tnode *call, const struct
 	json_t *r = NULL;
 	bool known = false;
 	if (json_is_string(self))
-		r = str_method(ev, self, m, args, kw, call->pos, &known);
+		r = py_str_method(ev, self, m, args, kw, call->pos, &known);
 	else if (dt_kind(self))
 		r = dt_method(ev, self, m, args, kw, call->pos, &known);
 	else if (json_is_object(self)) {
@@ -1270,10 +641,10 @@ static json_t *eval_method(struct ev *ev, const struct tnode *call, const struct
 			else
 				r = json_incref(json_array_get(args, (size_t)val_int(cyc) % na));
 		} else {
-			r = dict_method(ev, self, m, args, kw, call->pos, &known);
+			r = py_dict_method(ev, self, m, args, kw, call->pos, &known);
 		}
 	} else if (json_is_array(self))
-		r = list_method(ev, self, m, args, kw, call->pos, &known);
+		r = py_list_method(ev, self, m, args, kw, call->pos, &known);
 	if (!known && !ev->failed)
 		ev_error(ev, TMPL_ERR_TYPE, call->pos, "%s has no attribute '%s'", objname(self), m);
 	json_decref(self);
@@ -1304,55 +675,6 @@ static json_t *eval_call(struct ev *ev, const struct tnode *n)
 }
 
 /* ---- filters and tests ------------------------------------------------- */
-
-json_t *ev_call_filter(struct ev *ev, const char *name, json_t *in, json_t *args, json_t *kw, size_t pos)
-{
-	if (!ev_step(ev, pos))
-		return NULL;
-	const struct tfilter *f = filter_find(name);
-	if (!f && test_find(name)) {
-		/* compat shim: before Ansible 2.9 every test was also a filter
-		 * (`result|success`, `v|version_compare('2.0', '>=')`), and the
-		 * recipes of that time still use them (spec §1.4) */
-		bool res;
-		if (ev_call_test(ev, name, in, args, kw, pos, &res) < 0)
-			return NULL;
-		return json_boolean(res);
-	}
-	if (!f) {
-		ev_error(ev, TMPL_ERR_SYNTAX, pos, "template error while templating string: No filter named '%s'.", name);
-		return NULL;
-	}
-	if (!in && !f->takes_undef)
-		return ev_need(ev, NULL, pos);
-	json_t *empty = NULL;
-	if (!args)
-		args = empty = json_array();
-	json_t *r = f->fn(ev, in, args, kw, pos);
-	json_decref(empty);
-	return r;
-}
-
-int ev_call_test(struct ev *ev, const char *name, json_t *in, json_t *args, json_t *kw, size_t pos, bool *res)
-{
-	if (!ev_step(ev, pos))
-		return -1;
-	const struct ttest *t = test_find(name);
-	if (!t) {
-		ev_error(ev, TMPL_ERR_SYNTAX, pos, "template error while templating string: No test named '%s'.", name);
-		return -1;
-	}
-	if (!in && !t->takes_undef) {
-		ev_need(ev, NULL, pos);
-		return -1;
-	}
-	json_t *empty = NULL;
-	if (!args)
-		args = empty = json_array();
-	int rc = t->fn(ev, in, args, kw, pos, res);
-	json_decref(empty);
-	return rc;
-}
 
 /* ---- the evaluator ----------------------------------------------------- */
 
@@ -1404,17 +726,6 @@ static json_t *eval_cmp(struct ev *ev, const struct tnode *n)
 	}
 	json_decref(l);
 	return json_boolean(res);
-}
-
-bool ev_step(struct ev *ev, size_t pos)
-{
-	if (!ev->steps)
-		ev->steps = &ev->steps_local;
-	if (++*ev->steps > TMPL_MAX_STEPS) {
-		ev_error(ev, TMPL_ERR_LIMIT, pos, "template too expensive to evaluate (over %lu steps)", TMPL_MAX_STEPS);
-		return false;
-	}
-	return true;
 }
 
 json_t *ev_eval(struct ev *ev, const struct tnode *n)

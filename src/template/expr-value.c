@@ -6,12 +6,13 @@
  * ast.literal_eval used by Ansible's result typing. */
 #include "config.h"
 
+#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "template/expr.h"
+#include "template/engine.h"
 #include "util/strbuf.h"
 #include "util/xalloc.h"
 #include "util/banned.h"
@@ -566,3 +567,121 @@ char *val_hash_key(const json_t *v)
 	}
 	return strbuf_detach(&sb);
 }
+
+json_t *val_pystr(const json_t *v)
+{
+	if (json_is_string(v))
+		return json_incref(jmut(v));
+	char *s = val_to_cstr(v);
+	json_t *r = json_string(s);
+	if (!r)
+		r = json_stringn_nocheck(s, strlen(s));
+	free(s);
+	return r;
+}
+
+/* Case mapping of one code point for the scripts recipes meet: ASCII,
+ * Latin-1, Latin Extended-A, Greek and Cyrillic. */
+static unsigned long case_cp(unsigned long c, bool upper)
+{
+	if (c < 0x80)
+		return (unsigned long)(upper ? toupper((int)c) : tolower((int)c));
+	if (upper) {
+		if ((c >= 0xe0 && c <= 0xfe && c != 0xf7) || (c >= 0x3b1 && c <= 0x3c9 && c != 0x3c2) ||
+		    (c >= 0x430 && c <= 0x44f))
+			return c - 0x20;
+		if (c >= 0x450 && c <= 0x45f)
+			return c - 0x50;
+		if (c >= 0x100 && c <= 0x17f && c != 0x130 && c != 0x131 && c != 0x138 && c != 0x149 && c != 0x17f)
+			return ((c >= 0x139 && c <= 0x148) || (c >= 0x179 && c <= 0x17e)) ? ((c & 1) ? c : c - 1) : (c & ~1UL);
+	} else {
+		if ((c >= 0xc0 && c <= 0xde && c != 0xd7) || (c >= 0x391 && c <= 0x3a9) || (c >= 0x410 && c <= 0x42f))
+			return c + 0x20;
+		if (c >= 0x400 && c <= 0x40f)
+			return c + 0x50;
+		if (c >= 0x100 && c <= 0x17f && c != 0x130 && c != 0x131 && c != 0x138 && c != 0x149 && c != 0x17f)
+			return ((c >= 0x139 && c <= 0x148) || (c >= 0x179 && c <= 0x17e)) ? ((c & 1) ? c + 1 : c) : (c | 1);
+	}
+	return c;
+}
+
+static void put_utf8(struct strbuf *sb, unsigned long cp)
+{
+	if (cp < 0x80) {
+		strbuf_addch(sb, (char)cp);
+	} else if (cp < 0x800) {
+		strbuf_addch(sb, (char)(0xc0 | (cp >> 6)));
+		strbuf_addch(sb, (char)(0x80 | (cp & 0x3f)));
+	} else {
+		strbuf_addch(sb, (char)(0xe0 | (cp >> 12)));
+		strbuf_addch(sb, (char)(0x80 | ((cp >> 6) & 0x3f)));
+		strbuf_addch(sb, (char)(0x80 | (cp & 0x3f)));
+	}
+}
+
+json_t *val_case_map(json_t *in, int mode)
+{
+	char *s = val_to_cstr(in);
+	size_t n = json_is_string(in) ? json_string_length(in) : strlen(s);
+	bool start = true;
+	struct strbuf sb = STRBUF_INIT;
+	for (size_t i = 0; i < n;) {
+		unsigned char c = (unsigned char)s[i];
+		unsigned long cp = c;
+		size_t len = 1;
+		if (c >= 0xc0 && c < 0xe0 && i + 1 < n) {
+			cp = ((unsigned long)(c & 0x1f) << 6) | ((unsigned char)s[i + 1] & 0x3f);
+			len = 2;
+		} else if (c >= 0x80) {
+			/* other sequences are copied unchanged */
+			size_t j = i + 1;
+			while (j < n && ((unsigned char)s[j] & 0xc0) == 0x80)
+				j++;
+			strbuf_add(&sb, s + i, j - i);
+			i = j;
+			start = false;
+			continue;
+		}
+		bool up;
+		switch (mode) {
+		case 0: up = false; break;
+		case 1: up = true; break;
+		case 2: up = i == 0; break;
+		default: up = start; break;
+		}
+		unsigned long m = case_cp(cp, up);
+		if (len == 1 && m < 0x80)
+			strbuf_addch(&sb, (char)m);
+		else
+			put_utf8(&sb, m);
+		start = !(cp < 0x80 ? isalnum((int)cp) : 1);
+		i += len;
+	}
+	free(s);
+	return val_str_take(&sb);
+}
+
+/* Jinja's make_attrgetter: "a.b.0" walks keys, digits index lists. */
+json_t *val_attr_path(json_t *v, const char *path)
+{
+	json_t *cur = v;
+	const char *p = path;
+	while (cur) {
+		const char *dot = strchr(p, '.');
+		size_t n = dot ? (size_t)(dot - p) : strlen(p);
+		char *part = xstrndup(p, n);
+		json_t *next = NULL;
+		if (json_is_object(cur)) {
+			next = json_object_get(cur, part);
+		} else if (json_is_array(cur) && n && strspn(part, "0123456789") == n) {
+			next = json_array_get(cur, strtoul(part, NULL, 10));
+		}
+		free(part);
+		cur = next;
+		if (!dot)
+			break;
+		p = dot + 1;
+	}
+	return cur;
+}
+

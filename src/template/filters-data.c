@@ -15,14 +15,13 @@
 
 #include <yaml.h>
 
-#include "template/expr.h"
-#include "provision/task.h" /* mod_sha1_hex, mod_md5_hex, mod_sha256_hex */
+#include "template/engine.h"
 #include "util/base64.h"
+#include "util/hash.h"
 #include "util/strbuf.h"
 #include "util/xalloc.h"
 #include "util/banned.h"
 
-#define F(name) static json_t *f_##name(struct ev *ev, json_t *in, json_t *args, json_t *kw, size_t pos)
 #define ARG(i, n) arg_get(args, kw, (i), (n))
 
 /* ---- JSON, as Python's json.dumps writes it ----------------------------- */
@@ -199,7 +198,7 @@ static bool pyjson_text(struct ev *ev, json_t *in, const struct pyjson_opt *o, s
 	return false;
 }
 
-F(to_json)
+FILTER_FN(to_json)
 {
 	struct pyjson_opt o = { .indent = -1, .ascii = true };
 	json_t *ind = kw ? json_object_get(kw, "indent") : NULL;
@@ -210,7 +209,7 @@ F(to_json)
 	return pyjson_text(ev, in, &o, &sb, pos) ? val_str_take(&sb) : NULL;
 }
 
-F(to_nice_json)
+FILTER_FN(to_nice_json)
 {
 	struct pyjson_opt o = { .indent = 4, .sort_keys = true, .ascii = true };
 	json_t *ind = ARG(0, "indent");
@@ -223,7 +222,7 @@ F(to_nice_json)
 	return pyjson_text(ev, in, &o, &sb, pos) ? val_str_take(&sb) : NULL;
 }
 
-F(tojson)
+FILTER_FN(tojson)
 {
 	struct pyjson_opt o = { .indent = -1, .sort_keys = true, .ascii = true };
 	struct strbuf sb, out = STRBUF_INIT;
@@ -242,7 +241,7 @@ F(tojson)
 	return val_str_take(&out);
 }
 
-F(from_json)
+FILTER_FN(from_json)
 {
 	if (!json_is_string(in)) {
 		ev_error(ev, TMPL_ERR_TYPE, pos, "from_json: the JSON object must be str, not %s", val_typename(in));
@@ -449,7 +448,7 @@ static json_t *to_yaml(struct ev *ev, json_t *in, int indent, int flow_mode, siz
 	return val_str_take(&sb);
 }
 
-F(to_yaml)
+FILTER_FN(to_yaml)
 {
 	json_t *ind = kw ? json_object_get(kw, "indent") : NULL;
 	int indent = json_is_integer(ind) ? (int)json_integer_value(ind) : 2;
@@ -458,7 +457,7 @@ F(to_yaml)
 	return to_yaml(ev, in, indent < 2 || indent > 9 ? 2 : indent, mode, pos);
 }
 
-F(to_nice_yaml)
+FILTER_FN(to_nice_yaml)
 {
 	json_t *ind = ARG(0, "indent");
 	int indent = json_is_integer(ind) ? (int)json_integer_value(ind) : 4;
@@ -653,14 +652,14 @@ out:
 	return r;
 }
 
-F(from_yaml) { return from_yaml(ev, in, false, pos); }
-F(from_yaml_all) { return from_yaml(ev, in, true, pos); }
+FILTER_FN(from_yaml) { return from_yaml(ev, in, false, pos); }
+FILTER_FN(from_yaml_all) { return from_yaml(ev, in, true, pos); }
 
 /* ---- base64 ----------------------------------------------------------------- */
 
 static const char b64chars[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 
-F(b64encode)
+FILTER_FN(b64encode)
 {
 	char *s = val_to_cstr(in);
 	size_t n = json_is_string(in) ? json_string_length(in) : strlen(s);
@@ -671,7 +670,7 @@ F(b64encode)
 	return r;
 }
 
-F(b64decode)
+FILTER_FN(b64decode)
 {
 	if (!json_is_string(in)) {
 		ev_error(ev, TMPL_ERR_TYPE, pos, "b64decode: expected a string, got %s", val_typename(in));
@@ -712,18 +711,18 @@ F(b64decode)
 
 /* ---- digests ---------------------------------------------------------------- */
 
-/* The digests are mod-hash.c's (libcrypto). */
+/* The digests are util/hash.c's (libcrypto). */
 static json_t *digest(struct ev *ev, json_t *in, const char *algo, size_t pos)
 {
 	char *s = val_to_cstr(in);
 	size_t n = json_is_string(in) ? json_string_length(in) : strlen(s);
 	char out[65];
 	if (!strcmp(algo, "sha1"))
-		mod_sha1_hex(s, n, out);
+		hash_sha1_hex(s, n, out);
 	else if (!strcmp(algo, "md5"))
-		mod_md5_hex(s, n, out);
+		hash_md5_hex(s, n, out);
 	else if (!strcmp(algo, "sha256"))
-		mod_sha256_hex(s, n, out);
+		hash_sha256_hex(s, n, out);
 	else {
 		free(s);
 		ev_error(ev, TMPL_ERR_TYPE, pos, "hash: unsupported hash type '%s' (sha1, sha256, md5)", algo);
@@ -733,38 +732,10 @@ static json_t *digest(struct ev *ev, json_t *in, const char *algo, size_t pos)
 	return json_string(out);
 }
 
-F(hash)
+FILTER_FN(hash)
 {
 	json_t *a = ARG(0, "hashtype");
 	return digest(ev, in, json_is_string(a) ? json_string_value(a) : "sha1", pos);
 }
-F(sha1) { (void)args; (void)kw; return digest(ev, in, "sha1", pos); }
-F(md5) { (void)args; (void)kw; return digest(ev, in, "md5", pos); }
-
-static const struct tfilter data_filters[] = {
-	{ "b64decode", f_b64decode, false },
-	{ "b64encode", f_b64encode, false },
-	{ "checksum", f_sha1, false },
-	{ "from_json", f_from_json, false },
-	{ "from_yaml", f_from_yaml, false },
-	{ "from_yaml_all", f_from_yaml_all, false },
-	{ "hash", f_hash, false },
-	{ "md5", f_md5, false },
-	{ "sha1", f_sha1, false },
-	{ "to_json", f_to_json, false },
-	{ "to_nice_json", f_to_nice_json, false },
-	{ "to_nice_yaml", f_to_nice_yaml, false },
-	{ "to_yaml", f_to_yaml, false },
-	{ "tojson", f_tojson, false },
-	{ NULL, NULL, false },
-};
-
-const struct tfilter *filters_regex_find(const char *name);
-
-const struct tfilter *filters_data_find(const char *name)
-{
-	for (size_t i = 0; data_filters[i].name; i++)
-		if (!strcmp(data_filters[i].name, name))
-			return &data_filters[i];
-	return filters_regex_find(name);
-}
+FILTER_FN(sha1) { (void)args; (void)kw; return digest(ev, in, "sha1", pos); }
+FILTER_FN(md5) { (void)args; (void)kw; return digest(ev, in, "md5", pos); }

@@ -19,12 +19,11 @@
 
 #include <openssl/evp.h>
 
-#include "template/expr.h"
+#include "template/engine.h"
 #include "util/strbuf.h"
 #include "util/xalloc.h"
 #include "util/banned.h"
 
-#define F(name) static json_t *f_##name(struct ev *ev, json_t *in, json_t *args, json_t *kw, size_t pos)
 #define ARG(i, n) arg_get(args, kw, (i), (n))
 
 /* ---- comment ------------------------------------------------------------ */
@@ -105,7 +104,7 @@ bad:
  * the prefix and postfix default to the decoration without its trailing
  * space; each line of text is decorated, and a decoration alone on a line
  * loses its trailing spaces. */
-F(comment)
+FILTER_FN(comment)
 {
 	const char *style = "plain";
 	if (arg_str(ev, args, NULL, 0, "style", "plain", &style, pos) < 0)
@@ -211,7 +210,7 @@ static int to_double(const json_t *v, double *out)
 /* format | strftime(second=now, utc=false): Python's time.strftime over
  * time.localtime/gmtime of the epoch seconds (a number or a numeric
  * string). The C library's strftime implements the same directives. */
-F(strftime)
+FILTER_FN(strftime)
 {
 	if (!json_is_string(in)) {
 		ev_error(ev, TMPL_ERR_TYPE, pos, "strftime() argument 1 must be str, not %s", val_typename(in));
@@ -275,7 +274,7 @@ static const struct size_unit {
 /* size | human_readable(isbits=false, unit=None): "%.2f" of the size in
  * the largest unit it reaches (or the unit asked for), then "KB".."YB" or
  * "Bytes" (bits: "Kb".., "bits"). */
-F(human_readable)
+FILTER_FN(human_readable)
 {
 	json_t *isbits = ARG(0, "isbits"), *unit = ARG(1, "unit");
 	double size;
@@ -319,7 +318,7 @@ F(human_readable)
  * (digits and one dot), optional blanks, an optional unit whose first
  * letter picks the power of 1024 and whose second must be 'B' (bits: 'b')
  * unless it spells 'byte' ('bit'). Rounds half to even, as Python. */
-F(human_to_bytes)
+FILTER_FN(human_to_bytes)
 {
 	json_t *dflt = ARG(0, "default_unit"), *isbits = ARG(1, "isbits");
 	char *txt = val_to_cstr(in), *unit = NULL;
@@ -408,7 +407,7 @@ static bool less_pow10(double x, int n)
 /* size | filesizeformat(binary=False): Jinja2's "1 Byte", "N Bytes" below
  * one kilo, else one decimal in the largest unit it reaches (kB..YB by
  * 1000, KiB..YiB by 1024). */
-F(filesizeformat)
+FILTER_FN(filesizeformat)
 {
 	static const char *const dec[] = { "kB", "MB", "GB", "TB", "PB", "EB", "ZB", "YB" };
 	static const char *const bin[] = { "KiB", "MiB", "GiB", "TiB", "PiB", "EiB", "ZiB", "YiB" };
@@ -471,7 +470,7 @@ static void url_quote(struct strbuf *sb, const json_t *v, bool for_query)
 
 /* Jinja2's urlencode: a string (or any scalar) is quoted keeping '/'; a
  * dict, or a list of pairs, becomes a query string "k=v&k2=v2". */
-F(urlencode)
+FILTER_FN(urlencode)
 {
 	(void)args; (void)kw;
 	struct strbuf sb = STRBUF_INIT;
@@ -567,7 +566,7 @@ static size_t utf8_valid_prefix(const unsigned char *b, size_t n, size_t *skip)
 /* Python's urllib.parse.unquote_plus: '+' is a space, %XX a byte, a '%'
  * not followed by two hex digits stays as it is; bytes that are not UTF-8
  * become U+FFFD. */
-F(urldecode)
+FILTER_FN(urldecode)
 {
 	(void)args; (void)kw;
 	if (!json_is_string(in)) {
@@ -646,7 +645,7 @@ static int parse_uuid(const char *s, unsigned char out[16])
 
 /* name | to_uuid(namespace=Ansible's): a version 5 UUID (SHA-1 of the
  * namespace's bytes and the name's UTF-8), as uuid.uuid5. */
-F(to_uuid)
+FILTER_FN(to_uuid)
 {
 	const char *ns_txt = "361E6D51-FAEC-444A-9079-341386DA8E2E"; /* Ansible's UUID_NAMESPACE_ANSIBLE */
 	json_t *ns = ARG(0, "namespace");
@@ -710,7 +709,7 @@ static const char salt_chars[] =
  * it uses Python's crypt module (Debian 12's ansible has no passlib): a
  * salt of [./0-9A-Za-z] no longer than the algorithm's, the rounds left out
  * when they are the algorithm's implicit ones. */
-F(password_hash)
+FILTER_FN(password_hash)
 {
 	if (!json_is_string(in)) {
 		ev_error(ev, TMPL_ERR_TYPE, pos, "password_hash: the password must be a string, got %s", val_typename(in));
@@ -794,25 +793,4 @@ F(password_hash)
 	free(cd);
 	strbuf_release(&setting);
 	return r;
-}
-
-static const struct tfilter format_filters[] = {
-	{ "comment", f_comment, false },
-	{ "filesizeformat", f_filesizeformat, false },
-	{ "human_readable", f_human_readable, false },
-	{ "human_to_bytes", f_human_to_bytes, false },
-	{ "password_hash", f_password_hash, false },
-	{ "strftime", f_strftime, false },
-	{ "to_uuid", f_to_uuid, false },
-	{ "urldecode", f_urldecode, false },
-	{ "urlencode", f_urlencode, false },
-	{ NULL, NULL, false },
-};
-
-const struct tfilter *filters_format_find(const char *name)
-{
-	for (size_t i = 0; format_filters[i].name; i++)
-		if (!strcmp(format_filters[i].name, name))
-			return &format_filters[i];
-	return NULL;
 }

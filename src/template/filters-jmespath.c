@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "template/expr.h"
+#include "template/engine.h"
 #include "util/strbuf.h"
 #include "util/xalloc.h"
 #include "util/banned.h"
@@ -1052,7 +1052,7 @@ static json_t *jeval(struct jev *e, const struct jnode *n, json_t *cur)
 	return NULL;
 }
 
-static json_t *f_json_query(struct ev *ev, json_t *in, json_t *args, json_t *kw, size_t pos)
+FILTER_FN(json_query)
 {
 	json_t *q = arg_get(args, kw, 0, "expr");
 	if (!json_is_string(q)) {
@@ -1086,18 +1086,4 @@ static json_t *f_json_query(struct ev *ev, json_t *in, json_t *args, json_t *kw,
 	free(p.t);
 	free(p.err);
 	return r;
-}
-
-static const struct tfilter jmespath_filters[] = {
-	{ "json_query", f_json_query, false },
-	{ NULL, NULL, false },
-};
-
-const struct tfilter *filters_jmespath_find(const char *name);
-const struct tfilter *filters_jmespath_find(const char *name)
-{
-	for (size_t i = 0; jmespath_filters[i].name; i++)
-		if (!strcmp(jmespath_filters[i].name, name))
-			return &jmespath_filters[i];
-	return NULL;
 }

@@ -15,12 +15,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "template/expr.h"
+#include "template/engine.h"
 #include "util/strbuf.h"
 #include "util/xalloc.h"
 #include "util/banned.h"
 
-#define F(name) static json_t *f_##name(struct ev *ev, json_t *in, json_t *args, json_t *kw, size_t pos)
 #define ARG(i, n) arg_get(args, kw, (i), (n))
 
 /* MarkupSafe's escape of str(value). */
@@ -43,7 +42,7 @@ static void add_escaped(struct strbuf *sb, const json_t *v)
 
 /* dict | xmlattr(autospace=True): ' key="value"' for each item whose value
  * is not None; a key with whitespace, '/', '>' or '=' is an error. */
-F(xmlattr)
+FILTER_FN(xmlattr)
 {
 	json_t *auto_j = ARG(0, "autospace");
 	if (!json_is_object(in)) {
@@ -192,7 +191,7 @@ static size_t unescape_one(struct strbuf *sb, const char *s)
 /* value | striptags: comments and tags removed (shortest matches, across
  * lines), runs of whitespace made one space, the ends trimmed, then
  * character references decoded. */
-F(striptags)
+FILTER_FN(striptags)
 {
 	(void)args; (void)kw; (void)ev; (void)pos;
 	struct strbuf src = STRBUF_INIT, notags = STRBUF_INIT, words = STRBUF_INIT, out = STRBUF_INIT;
@@ -245,18 +244,4 @@ F(striptags)
 	strbuf_release(&notags);
 	strbuf_release(&words);
 	return val_str_take(&out);
-}
-
-static const struct tfilter markup_filters[] = {
-	{ "striptags", f_striptags, false },
-	{ "xmlattr", f_xmlattr, false },
-	{ NULL, NULL, false },
-};
-
-const struct tfilter *filters_markup_find(const char *name)
-{
-	for (size_t i = 0; markup_filters[i].name; i++)
-		if (!strcmp(markup_filters[i].name, name))
-			return &markup_filters[i];
-	return NULL;
 }

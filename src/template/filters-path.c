@@ -1,8 +1,9 @@
 /* filters-path.c: Ansible's filters over controller paths, Windows paths and
- * URLs: expandvars, relpath and fileglob (Python's os.path and glob on the
+ * URLs: basename, dirname, splitext, expanduser, realpath, path_join,
+ * expandvars, relpath and fileglob (Python's os.path and glob on the
  * machine running imc, which is Ansible's controller), win_basename,
  * win_dirname and win_splitdrive (Python's ntpath), urlsplit, and the URL
- * parser that the uri/url/urn tests (expr-tests.c) share with it. vault
+ * parser that the uri/url/urn tests (tests.c) share with it. vault
  * and unvault are here only to fail clearly: the engine holds no vault
  * secrets. Each follows ansible-core 2.14 on Debian 12 (Python 3.11); the
  * cases in tests/unit/test-template-cases.json were checked against its
@@ -17,12 +18,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "template/expr.h"
+#include "template/engine.h"
 #include "util/strbuf.h"
 #include "util/xalloc.h"
 #include "util/banned.h"
 
-#define F(name) static json_t *f_##name(struct ev *ev, json_t *in, json_t *args, json_t *kw, size_t pos)
 #define ARG(i, n) arg_get(args, kw, (i), (n))
 
 /* The argument of a Python function that calls os.fspath(): only a string
@@ -40,7 +40,7 @@ static const char *need_path(struct ev *ev, const json_t *v, const char *fn, siz
 
 /* posixpath.expandvars: $name (ASCII word characters) and ${name} are
  * replaced by the environment's value; unknown names stay as written. */
-F(expandvars)
+FILTER_FN(expandvars)
 {
 	(void)args; (void)kw;
 	const char *s = need_path(ev, in, "expandvars", pos);
@@ -119,7 +119,7 @@ static json_t *abs_parts(const char *path)
 }
 
 /* path | relpath(start='.'): posixpath.relpath. */
-F(relpath)
+FILTER_FN(relpath)
 {
 	const char *path = need_path(ev, in, "relpath", pos);
 	if (!path)
@@ -158,7 +158,7 @@ F(relpath)
  * the controller. Python's glob has no backslash escapes, braces or tilde,
  * hides dot files from wildcards and lists directories in their own order,
  * as glob(3) does with these flags. */
-F(fileglob)
+FILTER_FN(fileglob)
 {
 	(void)args; (void)kw;
 	const char *pat = need_path(ev, in, "fileglob", pos);
@@ -224,7 +224,7 @@ static void nt_split(const char *p, size_t n, size_t *headlen, size_t *tailstart
 #undef NTSEP
 }
 
-F(win_basename)
+FILTER_FN(win_basename)
 {
 	(void)args; (void)kw;
 	const char *p = need_path(ev, in, "win_basename", pos);
@@ -235,7 +235,7 @@ F(win_basename)
 	return json_stringn_nocheck(p + t, json_string_length(in) - t);
 }
 
-F(win_dirname)
+FILTER_FN(win_dirname)
 {
 	(void)args; (void)kw;
 	const char *p = need_path(ev, in, "win_dirname", pos);
@@ -246,7 +246,7 @@ F(win_dirname)
 	return json_stringn_nocheck(p, h);
 }
 
-F(win_splitdrive)
+FILTER_FN(win_splitdrive)
 {
 	(void)args; (void)kw;
 	const char *p = need_path(ev, in, "win_splitdrive", pos);
@@ -427,7 +427,7 @@ static int url_netloc_dict(struct ev *ev, const char *netloc, json_t *d, size_t 
 
 /* url | urlsplit(query=''): the URL's parts as a dict, or the one part named
  * by query. */
-F(urlsplit)
+FILTER_FN(urlsplit)
 {
 	if (!json_is_string(in)) {
 		ev_error(ev, TMPL_ERR_TYPE, pos, "urlsplit: expected a string, got %s", val_typename(in));
@@ -476,7 +476,7 @@ out:
 /* The engine has no vault secrets: a recipe that encrypts or decrypts in a
  * template fails here with a message that says so, instead of writing
  * something that is not what Ansible would. */
-F(vault)
+FILTER_FN(vault)
 {
 	(void)in; (void)args; (void)kw;
 	ev_error(ev, TMPL_ERR_TYPE, pos, "the vault and unvault filters need Ansible Vault secrets, which imc's "
@@ -484,23 +484,100 @@ F(vault)
 	return NULL;
 }
 
-static const struct tfilter path_filters[] = {
-	{ "expandvars", f_expandvars, false },
-	{ "fileglob", f_fileglob, false },
-	{ "relpath", f_relpath, false },
-	{ "unvault", f_vault, false },
-	{ "urlsplit", f_urlsplit, false },
-	{ "vault", f_vault, false },
-	{ "win_basename", f_win_basename, false },
-	{ "win_dirname", f_win_dirname, false },
-	{ "win_splitdrive", f_win_splitdrive, false },
-	{ NULL, NULL, false },
-};
+/* ---- POSIX paths (os.path) ----------------------------------------------- */
 
-const struct tfilter *filters_path_find(const char *name)
+FILTER_FN(basename)
 {
-	for (size_t i = 0; path_filters[i].name; i++)
-		if (!strcmp(path_filters[i].name, name))
-			return &path_filters[i];
-	return NULL;
+	json_t *s = val_pystr(in);
+	const char *p = json_string_value(s);
+	const char *sl = strrchr(p, '/');
+	json_t *r = json_string(sl ? sl + 1 : p);
+	json_decref(s);
+	return r ? r : json_string("");
+}
+
+FILTER_FN(dirname)
+{
+	json_t *s = val_pystr(in);
+	const char *p = json_string_value(s);
+	const char *sl = strrchr(p, '/');
+	size_t n = sl ? (size_t)(sl - p) + 1 : 0;
+	size_t allslash = 0;
+	while (allslash < n && p[allslash] == '/')
+		allslash++;
+	if (n && allslash != n)
+		while (n > 0 && p[n - 1] == '/')
+			n--;
+	json_t *r = json_stringn_nocheck(p, n);
+	json_decref(s);
+	return r;
+}
+
+FILTER_FN(splitext)
+{
+	json_t *s = val_pystr(in);
+	const char *p = json_string_value(s);
+	size_t n = json_string_length(s);
+	const char *sl = strrchr(p, '/');
+	size_t base = sl ? (size_t)(sl - p) + 1 : 0;
+	const char *dot = strrchr(p + base, '.');
+	size_t cut = n;
+	if (dot) {
+		/* leading dots of the basename do not start an extension */
+		size_t d = (size_t)(dot - p);
+		size_t k = base;
+		while (k < n && p[k] == '.')
+			k++;
+		if (d >= k)
+			cut = d;
+	}
+	json_t *r = json_pack("[s%s%]", p, cut, p + cut, n - cut);
+	json_decref(s);
+	return r ? r : json_pack("[ss]", "", "");
+}
+
+FILTER_FN(expanduser)
+{
+	json_t *s = val_pystr(in);
+	const char *p = json_string_value(s);
+	if (p[0] == '~' && (p[1] == '/' || !p[1])) {
+		const char *home = getenv("HOME");
+		char *x = xasprintf("%s%s", home ? home : "", p + 1);
+		json_decref(s);
+		json_t *r = json_string(x);
+		free(x);
+		return r ? r : json_string("");
+	}
+	return s;
+}
+
+FILTER_FN(realpath)
+{
+	json_t *s = val_pystr(in);
+	char *rp = realpath(json_string_value(s), NULL);
+	if (rp) {
+		json_decref(s);
+		json_t *r = json_string(rp);
+		free(rp);
+		return r ? r : json_string("");
+	}
+	return s;
+}
+
+FILTER_FN(path_join)
+{
+	json_t *l = json_is_array(in) ? json_incref(in) : json_pack("[O]", in);
+	struct strbuf sb = STRBUF_INIT;
+	for (size_t i = 0; i < json_array_size(l); i++) {
+		json_t *x = json_array_get(l, i);
+		char *s = val_to_cstr(x);
+		if (s[0] == '/')
+			strbuf_reset(&sb);
+		else if (sb.len && sb.buf[sb.len - 1] != '/')
+			strbuf_addch(&sb, '/');
+		strbuf_addstr(&sb, s);
+		free(s);
+	}
+	json_decref(l);
+	return val_str_take(&sb);
 }

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "template/expr.h"
+#include "template/engine.h"
 #include "util/strbuf.h"
 #include "util/xalloc.h"
 #include "util/banned.h"
@@ -274,7 +274,7 @@ static void pp_format(struct strbuf *out, const json_t *v, long indent, long all
 	}
 }
 
-static json_t *f_pprint(struct ev *ev, json_t *in, json_t *args, json_t *kw, size_t pos)
+FILTER_FN(pprint)
 {
 	(void)ev; (void)args; (void)kw; (void)pos;
 	struct strbuf out;
@@ -286,14 +286,4 @@ static json_t *f_pprint(struct ev *ev, json_t *in, json_t *args, json_t *kw, siz
 		return NULL;
 	}
 	return val_str_take(&out);
-}
-
-static const struct tfilter pprint_filters[] = {
-	{ "pprint", f_pprint, false },
-	{ NULL, NULL, false },
-};
-
-const struct tfilter *filters_pprint_find(const char *name)
-{
-	return !strcmp(name, pprint_filters[0].name) ? &pprint_filters[0] : NULL;
 }

@@ -1,128 +1,21 @@
-/* filters-regex.c: regular expressions for the templating engine, with
- * Python `re` semantics on top of PCRE2: the regex_search, regex_replace,
- * regex_findall and regex_escape filters, and the match/search/regex tests
- * (expr-tests.c calls regex_search()). Patterns are compiled once and kept
- * in a small mutex-protected cache, because recipes evaluate the same
- * `when: x is search('...')` on every host and loop item. */
+/* filters-regex.c: the regex_search, regex_replace, regex_findall and
+ * regex_escape filters, with Python `re` semantics (the patterns come
+ * compiled from regex.c's cache). */
 #include "config.h"
 
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <ctype.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <pcre2.h>
 
-#include "template/expr.h"
+#include "template/engine.h"
 #include "util/strbuf.h"
 #include "util/xalloc.h"
 #include "util/banned.h"
 
-#define F(name) static json_t *f_##name(struct ev *ev, json_t *in, json_t *args, json_t *kw, size_t pos)
 #define ARG(i, n) arg_get(args, kw, (i), (n))
-
-#define CACHE_SLOTS 256
-
-struct rx_entry {
-	char *pat;
-	int flags;
-	pcre2_code *code;
-	struct rx_entry *next;
-};
-
-static pthread_mutex_t rx_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct rx_entry *rx_cache[CACHE_SLOTS];
-static size_t rx_count;
-
-static unsigned hash_str(const char *s, int flags)
-{
-	unsigned h = 2166136261u ^ (unsigned)flags;
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 16777619u;
-	return h;
-}
-
-/* Python re syntax -> PCRE2: \Z is \z; the rest is shared. */
-static char *translate(const char *pat)
-{
-	struct strbuf sb = STRBUF_INIT;
-	for (const char *p = pat; *p; p++) {
-		if (p[0] == '\\' && p[1]) {
-			if (p[1] == 'Z')
-				strbuf_addstr(&sb, "\\z");
-			else {
-				strbuf_addch(&sb, p[0]);
-				strbuf_addch(&sb, p[1]);
-			}
-			p++;
-			continue;
-		}
-		strbuf_addch(&sb, *p);
-	}
-	return strbuf_detach(&sb);
-}
-
-const pcre2_code *regex_get(struct ev *ev, const char *pat, int flags, size_t pos)
-{
-	unsigned h = hash_str(pat, flags) % CACHE_SLOTS;
-	pcre2_code *code = NULL;
-	pthread_mutex_lock(&rx_lock);
-	for (struct rx_entry *e = rx_cache[h]; e; e = e->next)
-		if (e->flags == flags && !strcmp(e->pat, pat)) {
-			code = e->code;
-			break;
-		}
-	pthread_mutex_unlock(&rx_lock);
-	if (code)
-		return code;
-	uint32_t opts = PCRE2_UTF | PCRE2_UCP;
-	/* flag 4: for subjects known to be valid UTF-8, matched with
-	 * PCRE2_NO_UTF_CHECK (see loop_code) */
-	if (!(flags & 4))
-		opts |= PCRE2_MATCH_INVALID_UTF;
-	if (flags & 1)
-		opts |= PCRE2_CASELESS;
-	if (flags & 2)
-		opts |= PCRE2_MULTILINE;
-	int err;
-	PCRE2_SIZE off;
-	char *tp = translate(pat);
-	code = pcre2_compile((PCRE2_SPTR)tp, PCRE2_ZERO_TERMINATED, opts, &err, &off, NULL);
-	free(tp);
-	if (!code) {
-		PCRE2_UCHAR msg[256];
-		pcre2_get_error_message(err, msg, sizeof(msg));
-		ev_error(ev, TMPL_ERR_TYPE, pos, "invalid regular expression '%s': %s at position %zu", pat, (char *)msg, (size_t)off);
-		return NULL;
-	}
-	pthread_mutex_lock(&rx_lock);
-	if (rx_count >= 1024) {
-		/* Full: drop everything. Codes handed out earlier stay valid
-		 * because they are never freed (a bounded leak by design). */
-		for (size_t i = 0; i < CACHE_SLOTS; i++) {
-			struct rx_entry *e = rx_cache[i];
-			while (e) {
-				struct rx_entry *nx = e->next;
-				free(e->pat);
-				/* e->code intentionally kept: another thread may use it */
-				free(e);
-				e = nx;
-			}
-			rx_cache[i] = NULL;
-		}
-		rx_count = 0;
-	}
-	struct rx_entry *e = xcalloc(1, sizeof(*e));
-	e->pat = xstrdup(pat);
-	e->flags = flags;
-	e->code = code;
-	e->next = rx_cache[h];
-	rx_cache[h] = e;
-	rx_count++;
-	pthread_mutex_unlock(&rx_lock);
-	return code;
-}
 
 /* Whether s is valid UTF-8 (RFC 3629: no overlongs, surrogates or values
  * past U+10FFFF). */
@@ -172,24 +65,6 @@ static const pcre2_code *loop_code(struct ev *ev, const char *pat, int flags, co
 	return regex_get(ev, pat, flags | (ok ? 4 : 0), pos);
 }
 
-int regex_search(struct ev *ev, const char *pat, int flags, const char *subj, size_t slen, bool anchored, size_t pos)
-{
-	const pcre2_code *code = regex_get(ev, pat, flags, pos);
-	if (!code)
-		return -1;
-	pcre2_match_data *md = pcre2_match_data_create_from_pattern(code, NULL);
-	int rc = pcre2_match(code, (PCRE2_SPTR)subj, slen, 0, anchored ? PCRE2_ANCHORED : 0, md, NULL);
-	pcre2_match_data_free(md);
-	if (rc == PCRE2_ERROR_NOMATCH)
-		return 0;
-	if (rc < 0) {
-		PCRE2_UCHAR msg[256];
-		pcre2_get_error_message(rc, msg, sizeof(msg));
-		ev_error(ev, TMPL_ERR_TYPE, pos, "regular expression '%s' failed: %s", pat, (char *)msg);
-		return -1;
-	}
-	return 1;
-}
 
 static int rx_flags(json_t *args, json_t *kw, size_t first)
 {
@@ -221,7 +96,7 @@ static json_t *group_str(pcre2_match_data *md, const char *s, uint32_t g, uint32
 	return json_stringn_nocheck(s + ov[2 * g], ov[2 * g + 1] - ov[2 * g]);
 }
 
-F(regex_search)
+FILTER_FN(regex_search)
 {
 	json_t *pat = ARG(0, "regex");
 	if (!json_is_string(pat)) {
@@ -348,7 +223,7 @@ static int expand_repl(struct ev *ev, struct strbuf *out, const char *repl, cons
 	return 0;
 }
 
-F(regex_replace)
+FILTER_FN(regex_replace)
 {
 	json_t *pat = ARG(0, "pattern"), *rep = ARG(1, "replacement");
 	const char *ps = json_is_string(pat) ? json_string_value(pat) : "";
@@ -425,7 +300,7 @@ F(regex_replace)
 	return r;
 }
 
-F(regex_findall)
+FILTER_FN(regex_findall)
 {
 	json_t *pat = ARG(0, "regex");
 	if (!json_is_string(pat)) {
@@ -491,7 +366,7 @@ F(regex_findall)
 	return r;
 }
 
-F(regex_escape)
+FILTER_FN(regex_escape)
 {
 	(void)ev; (void)args; (void)kw; (void)pos;
 	json_t *sj = to_str(in);
@@ -506,21 +381,4 @@ F(regex_escape)
 	json_t *r = json_stringn_nocheck(sb.buf ? sb.buf : "", sb.len);
 	strbuf_release(&sb);
 	return r;
-}
-
-static const struct tfilter regex_filters[] = {
-	{ "regex_escape", f_regex_escape, false },
-	{ "regex_findall", f_regex_findall, false },
-	{ "regex_replace", f_regex_replace, false },
-	{ "regex_search", f_regex_search, false },
-	{ NULL, NULL, false },
-};
-
-const struct tfilter *filters_regex_find(const char *name);
-const struct tfilter *filters_regex_find(const char *name)
-{
-	for (size_t i = 0; regex_filters[i].name; i++)
-		if (!strcmp(regex_filters[i].name, name))
-			return &regex_filters[i];
-	return NULL;
 }

@@ -9,11 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "template/expr.h"
+#include "template/engine.h"
 #include "util/xalloc.h"
 #include "util/banned.h"
 
-#define F(name) static json_t *f_##name(struct ev *ev, json_t *in, json_t *args, json_t *kw, size_t pos)
 #define ARG(i, n) arg_get(args, kw, (i), (n))
 
 /* The items Python's iter() gives, or NULL with its TypeError. */
@@ -71,7 +70,7 @@ static int emit(struct ev *ev, json_t *out, json_t *pool, const size_t *idx, siz
 }
 
 /* items | combinations(r): every r-item choice, in index order. */
-F(combinations)
+FILTER_FN(combinations)
 {
 	json_t *rj = ARG(0, "r");
 	long long rr;
@@ -142,7 +141,7 @@ static int permute(struct ev *ev, json_t *out, json_t *pool, size_t *idx, bool *
 
 /* items | permutations(r=None): every ordered r-item choice (r defaults to
  * the number of items). */
-F(permutations)
+FILTER_FN(permutations)
 {
 	json_t *rj = ARG(0, "r");
 	json_t *pool = items_of(ev, in, pos);
@@ -177,7 +176,7 @@ out:
 /* data | rekey_on_member(key, duplicates='error'): a dict from the dicts
  * of data (a dict's values, or a list), each under its own value of key;
  * a repeated value is an error unless duplicates='overwrite'. */
-F(rekey_on_member)
+FILTER_FN(rekey_on_member)
 {
 	json_t *key = ARG(0, "key"), *dj = ARG(1, "duplicates");
 	const char *dup = json_is_string(dj) ? json_string_value(dj) : "error";
@@ -243,20 +242,5 @@ fail:
 	free(kt);
 	json_decref(list);
 	json_decref(out);
-	return NULL;
-}
-
-static const struct tfilter seq_filters[] = {
-	{ "combinations", f_combinations, false },
-	{ "permutations", f_permutations, false },
-	{ "rekey_on_member", f_rekey_on_member, false },
-	{ NULL, NULL, false },
-};
-
-const struct tfilter *filters_seq_find(const char *name)
-{
-	for (size_t i = 0; seq_filters[i].name; i++)
-		if (!strcmp(seq_filters[i].name, name))
-			return &seq_filters[i];
 	return NULL;
 }

@@ -14,7 +14,7 @@
 
 #include <pcre2.h>
 
-#include "template/expr.h"
+#include "template/engine.h"
 #include "util/strbuf.h"
 #include "util/xalloc.h"
 #include "util/banned.h"
@@ -216,7 +216,7 @@ static size_t line_break(const char *s)
 
 /* s | wordwrap(width=79, break_long_words=True, wrapstring='\n',
  * break_on_hyphens=True) */
-static json_t *f_wordwrap(struct ev *ev, json_t *in, json_t *args, json_t *kw, size_t pos)
+FILTER_FN(wordwrap)
 {
 	json_t *wj = arg_get(args, kw, 0, "width"), *blj = arg_get(args, kw, 1, "break_long_words"),
 	       *wsj = arg_get(args, kw, 2, "wrapstring"), *bhj = arg_get(args, kw, 3, "break_on_hyphens");
@@ -279,14 +279,4 @@ static json_t *f_wordwrap(struct ev *ev, json_t *in, json_t *args, json_t *kw, s
 	}
 	r = val_str_take(&sb);
 	return r;
-}
-
-static const struct tfilter wrap_filters[] = {
-	{ "wordwrap", f_wordwrap, false },
-	{ NULL, NULL, false },
-};
-
-const struct tfilter *filters_wrap_find(const char *name)
-{
-	return !strcmp(name, wrap_filters[0].name) ? &wrap_filters[0] : NULL;
 }

@@ -1,11 +1,12 @@
 /* lookup.c: lookup plugins of the templating engine — lookup()/query() and
- * the with_<name> loops run them on the controller (spec §4.6): sequence
+ * the with_<name> loops run them on the controller: sequence
  * (the thesis's ps/worker host lists), file, env, pipe/lines (only when the
  * caller allows commands), items, list, dict, together, nested,
  * first_found, fileglob, template, vars, indexed_items, flattened,
- * subelements, random_choice. The caller's callback is tried first, so the
- * executor can add password/url or override any of these. Every lookup
- * returns a list; lookup() joins it as Ansible does. */
+ * subelements, random_choice, password. registry.c lists them; the runtime
+ * (ev_call_lookup) tries the caller's callback first, so the executor can
+ * add url or override any of these. Every lookup returns a list; lookup()
+ * (globals.c) joins it as Ansible does. */
 #include "config.h"
 
 #include <ctype.h>
@@ -22,16 +23,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "template/expr.h"
+#include "template/engine.h"
 #include "util/diag.h"
 #include "util/log.h"
 #include "util/strbuf.h"
 #include "util/xalloc.h"
 #include "util/banned.h"
-
-#define L(name) static json_t *l_##name(struct ev *ev, json_t *terms, json_t *kw, size_t pos)
-
-char *tmpl_find_file(struct ev *ev, const char *name);
 
 static json_t *lerr(struct ev *ev, size_t pos, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static json_t *lerr(struct ev *ev, size_t pos, const char *fmt, ...)
@@ -282,7 +279,7 @@ static int seq_run(struct ev *ev, struct seq *s, json_t *out, size_t pos)
 	return 0;
 }
 
-L(sequence)
+LOOKUP_FN(sequence)
 {
 	json_t *r = json_array();
 	json_t *all = json_copy(terms);
@@ -334,14 +331,14 @@ static char *read_whole(const char *path, size_t *len)
 	return strbuf_detach(&sb);
 }
 
-L(file)
+LOOKUP_FN(file)
 {
 	bool rstrip = !kw || !json_object_get(kw, "rstrip") || val_truthy(json_object_get(kw, "rstrip"));
 	bool lstrip = kw && val_truthy(json_object_get(kw, "lstrip"));
 	json_t *r = json_array();
 	for (size_t i = 0; i < json_array_size(terms); i++) {
 		char *name = val_to_cstr(json_array_get(terms, i));
-		char *path = tmpl_find_file(ev, name);
+		char *path = ev_find_file(ev, name);
 		size_t len = 0;
 		char *text = path ? read_whole(path, &len) : NULL;
 		free(path);
@@ -365,7 +362,7 @@ L(file)
 	return r;
 }
 
-L(env)
+LOOKUP_FN(env)
 {
 	json_t *dflt = kw ? json_object_get(kw, "default") : NULL;
 	json_t *r = json_array();
@@ -451,19 +448,19 @@ static json_t *command_outputs(struct ev *ev, json_t *terms, size_t pos,
 	return r;
 }
 
-L(pipe)
+LOOKUP_FN(pipe)
 {
 	(void)kw;
 	return command_outputs(ev, terms, pos, add_stripped);
 }
 
-L(lines)
+LOOKUP_FN(lines)
 {
 	(void)kw;
 	return command_outputs(ev, terms, pos, add_lines);
 }
 
-L(first_found)
+LOOKUP_FN(first_found)
 {
 	bool skip = kw && val_truthy(json_object_get(kw, "skip"));
 	json_t *files = json_array();
@@ -502,14 +499,14 @@ L(first_found)
 		if (json_array_size(paths) && f[0] != '/') {
 			for (size_t j = 0; j < json_array_size(paths) && !json_array_size(r); j++) {
 				char *cand = xasprintf("%s/%s", val_s(json_array_get(paths, j)), f);
-				char *found = tmpl_find_file(ev, cand);
+				char *found = ev_find_file(ev, cand);
 				if (found)
 					json_array_append_new(r, json_string(found));
 				free(found);
 				free(cand);
 			}
 		} else {
-			char *found = tmpl_find_file(ev, f);
+			char *found = ev_find_file(ev, f);
 			if (found) {
 				char *abs = found[0] == '/' ? xstrdup(found) : realpath(found, NULL);
 				json_array_append_new(r, json_string(abs ? abs : found));
@@ -527,7 +524,7 @@ L(first_found)
 	return r;
 }
 
-L(fileglob)
+LOOKUP_FN(fileglob)
 {
 	(void)kw;
 	json_t *r = json_array();
@@ -557,13 +554,13 @@ L(fileglob)
 	return r;
 }
 
-L(template)
+LOOKUP_FN(template)
 {
 	(void)kw;
 	json_t *r = json_array();
 	for (size_t i = 0; i < json_array_size(terms); i++) {
 		char *name = val_to_cstr(json_array_get(terms, i));
-		char *path = tmpl_find_file(ev, name);
+		char *path = ev_find_file(ev, name);
 		size_t len;
 		char *text = path ? read_whole(path, &len) : NULL;
 		free(path);
@@ -586,7 +583,7 @@ L(template)
 	return r;
 }
 
-L(vars)
+LOOKUP_FN(vars)
 {
 	json_t *dflt = kw ? json_object_get(kw, "default") : NULL;
 	json_t *r = json_array();
@@ -621,7 +618,7 @@ static void flatten_all(json_t *out, json_t *l, int depth)
 	}
 }
 
-L(items)
+LOOKUP_FN(items)
 {
 	(void)ev; (void)kw; (void)pos;
 	json_t *r = json_array();
@@ -635,7 +632,7 @@ L(items)
 	return r;
 }
 
-L(flattened)
+LOOKUP_FN(flattened)
 {
 	(void)ev; (void)kw; (void)pos;
 	json_t *r = json_array();
@@ -643,13 +640,13 @@ L(flattened)
 	return r;
 }
 
-L(list)
+LOOKUP_FN(list)
 {
 	(void)ev; (void)kw; (void)pos;
 	return json_copy(terms);
 }
 
-L(indexed_items)
+LOOKUP_FN(indexed_items)
 {
 	(void)kw;
 	json_t *r = json_array();
@@ -661,7 +658,7 @@ L(indexed_items)
 	return r;
 }
 
-L(dict)
+LOOKUP_FN(dict)
 {
 	(void)kw;
 	json_t *r = json_array();
@@ -682,7 +679,7 @@ L(dict)
 	return r;
 }
 
-L(together)
+LOOKUP_FN(together)
 {
 	(void)kw;
 	if (!json_array_size(terms))
@@ -707,7 +704,7 @@ L(together)
 	return r;
 }
 
-L(nested)
+LOOKUP_FN(nested)
 {
 	(void)kw;
 	if (!json_array_size(terms))
@@ -737,7 +734,7 @@ L(nested)
 	return acc;
 }
 
-L(subelements)
+LOOKUP_FN(subelements)
 {
 	json_t *list = json_array_get(terms, 0), *key = json_array_get(terms, 1);
 	json_t *flags = json_array_get(terms, 2);
@@ -764,7 +761,7 @@ L(subelements)
 	return r;
 }
 
-L(random_choice)
+LOOKUP_FN(random_choice)
 {
 	(void)kw;
 	(void)pos;
@@ -801,7 +798,7 @@ static void add_charset(struct strbuf *sb, const char *name)
  * in a controller file (0600) so that later runs get the same one;
  * /dev/null keeps nothing. Every password read or made is registered as a
  * secret, so that it never shows in logs or errors. */
-L(password)
+LOOKUP_FN(password)
 {
 	json_t *r = json_array();
 	for (size_t i = 0; i < json_array_size(terms); i++) {
@@ -924,69 +921,4 @@ L(password)
 		json_decref(kv);
 	}
 	return r;
-}
-
-struct lookup_def {
-	const char *name;
-	json_t *(*fn)(struct ev *, json_t *, json_t *, size_t);
-};
-
-static const struct lookup_def lookups[] = {
-	{ "dict", l_dict },
-	{ "env", l_env },
-	{ "file", l_file },
-	{ "fileglob", l_fileglob },
-	{ "first_found", l_first_found },
-	{ "flattened", l_flattened },
-	{ "indexed_items", l_indexed_items },
-	{ "items", l_items },
-	{ "lines", l_lines },
-	{ "list", l_list },
-	{ "nested", l_nested },
-	{ "password", l_password },
-	{ "pipe", l_pipe },
-	{ "random_choice", l_random_choice },
-	{ "sequence", l_sequence },
-	{ "subelements", l_subelements },
-	{ "template", l_template },
-	{ "together", l_together },
-	{ "vars", l_vars },
-	{ NULL, NULL },
-};
-
-bool tmpl_has_lookup(const char *name)
-{
-	const char *dot = strrchr(name, '.');
-	if (dot)
-		name = dot + 1;
-	for (size_t i = 0; lookups[i].name; i++)
-		if (!strcmp(lookups[i].name, name))
-			return true;
-	return false;
-}
-
-json_t *lookup_run(struct ev *ev, const char *name, json_t *terms, json_t *kw, size_t pos)
-{
-	const char *dot = strrchr(name, '.');
-	if (dot)
-		name = dot + 1;
-	struct tmpl_env *env = ev->env;
-	if (env->lookup) {
-		json_t *out = NULL;
-		struct diag tmp = DIAG_INIT;
-		int rc = env->lookup(env->lookup_ud, name, terms, kw, &out, &tmp);
-		if (rc < 0) {
-			ev_error(ev, TMPL_ERR_LOOKUP, pos, "lookup '%s' failed: %s", name, diag_first_message(&tmp));
-			diag_release(&tmp);
-			return NULL;
-		}
-		diag_release(&tmp);
-		if (rc == 0)
-			return json_is_array(out) ? out : (out = json_pack("[o]", out ? out : json_null()));
-	}
-	for (size_t i = 0; lookups[i].name; i++)
-		if (!strcmp(lookups[i].name, name))
-			return lookups[i].fn(ev, terms, kw && json_object_size(kw) ? kw : NULL, pos);
-	ev_error(ev, TMPL_ERR_LOOKUP, pos, "lookup plugin (%s) not found", name);
-	return NULL;
 }

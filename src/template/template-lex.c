@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "template/expr.h"
+#include "template/engine.h"
 #include "util/strbuf.h"
 #include "util/xalloc.h"
 #include "util/banned.h"
@@ -530,4 +530,16 @@ int tmpl_lex(const char *src, size_t len, const struct lexopt *o,
 		return -1;
 	}
 	return 0;
+}
+
+/* Cheap pre-check of the public API (template.h): text without "{{", "{%"
+ * or "{#" is used verbatim. */
+bool tmpl_has_template(const char *s)
+{
+	if (!s)
+		return false;
+	for (const char *p = strchr(s, '{'); p; p = strchr(p + 1, '{'))
+		if (p[1] == '{' || p[1] == '%' || p[1] == '#')
+			return true;
+	return false;
 }

@@ -1,10 +1,9 @@
-/* template.c: the renderer and the public entry points of the templating
- * engine (template.h). It compiles text (lexer + parser), executes template
- * statements (if/for/set/do/macro/include/filter/with, loop variables,
- * break/continue) into an output buffer, and applies Ansible's result
- * typing to templated values (a lone "{{ var }}" keeps a native bool or
- * number; rendered text that looks like a list, dict or bool is turned back
- * into one; everything else is a string) and Ansible's conditional rules. */
+/* template.c: the public entry points of the templating engine
+ * (template.h). Each call makes a context wired to the default registry of
+ * filters, tests, lookups and globals (registry.c) and to the renderer's
+ * callbacks (render.c), renders or evaluates through them, applies
+ * Ansible's conditional rules, and hands back values that share nothing
+ * with the caller's. tmpl_check() reads a template without running it. */
 #include "config.h"
 
 #include <ctype.h>
@@ -13,448 +12,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "template/expr.h"
+#include "template/engine.h"
 #include "util/diag.h"
 #include "util/strbuf.h"
 #include "util/xalloc.h"
 #include "util/banned.h"
-
-#define MAX_OUTPUT TMPL_MAX_TEXT
-
-bool tmpl_has_template(const char *s)
-{
-	if (!s)
-		return false;
-	for (const char *p = strchr(s, '{'); p; p = strchr(p + 1, '{'))
-		if (p[1] == '{' || p[1] == '%' || p[1] == '#')
-			return true;
-	return false;
-}
-
-/* ---- newlines --------------------------------------------------------------- */
-
-/* Jinja normalises "\r\n" and "\r" to "\n" and drops one trailing newline
- * of the source; Ansible then re-appends as many newlines as the source had
- * beyond what the result ends with (preserve_trailing_newlines). */
-static char *normalize_source(const char *text, size_t *trailing)
-{
-	size_t n = strlen(text);
-	char *s = xmalloc(n + 1);
-	size_t k = 0;
-	for (size_t i = 0; i < n; i++) {
-		if (text[i] == '\r') {
-			s[k++] = '\n';
-			if (i + 1 < n && text[i + 1] == '\n')
-				i++;
-		} else {
-			s[k++] = text[i];
-		}
-	}
-	s[k] = 0;
-	size_t t = 0;
-	while (t < k && s[k - 1 - t] == '\n')
-		t++;
-	*trailing = t;
-	if (k && s[k - 1] == '\n')
-		s[--k] = 0;
-	return s;
-}
-
-static void restore_newlines(struct strbuf *sb, size_t want)
-{
-	size_t have = 0;
-	while (have < sb->len && sb->buf[sb->len - 1 - have] == '\n')
-		have++;
-	for (; have < want; have++)
-		strbuf_addch(sb, '\n');
-}
-
-/* ---- compile ----------------------------------------------------------- */
-
-struct compiled {
-	struct tokens toks;
-	struct nlist body;
-	struct tnode *expr;
-};
-
-static void compiled_release(struct compiled *c)
-{
-	tokens_release(&c->toks);
-	nlist_free(&c->body);
-	tnode_free(c->expr);
-}
-
-static int compile(struct ev *ev, const char *text, size_t len, const struct lexopt *o, struct compiled *c)
-{
-	size_t ep = 0;
-	char *em = NULL;
-	memset(c, 0, sizeof(*c));
-	if (tmpl_lex(text, len, o, &c->toks, &ep, &em) < 0 ||
-	    tmpl_parse(&c->toks, o->expr_only, &c->body, &c->expr, &ep, &em) < 0) {
-		ev_error(ev, TMPL_ERR_SYNTAX, ep, "template error while templating string: %s", em);
-		free(em);
-		compiled_release(c);
-		return -1;
-	}
-	return 0;
-}
-
-/* ---- statements -------------------------------------------------------- */
-
-static int exec_body(struct ev *ev, const struct nlist *body, struct strbuf *out);
-
-static int out_value(struct ev *ev, json_t *v, struct strbuf *out, size_t pos)
-{
-	if (!json_is_null(v))
-		val_str(out, v);
-	if (out->len > MAX_OUTPUT || out->truncated) {
-		ev_error(ev, TMPL_ERR_LIMIT, pos, "template output too large (over %u bytes)", MAX_OUTPUT);
-		return -1;
-	}
-	return 0;
-}
-
-static void frame_set(struct ev *ev, const char *name, json_t *v)
-{
-	json_object_set(ev->frame->vars, name, v);
-}
-
-static int assign(struct ev *ev, char **targets, size_t nt, json_t *v, size_t pos)
-{
-	if (nt == 1) {
-		frame_set(ev, targets[0], v);
-		return 0;
-	}
-	json_t *l = val_iter_list(v);
-	if (!l) {
-		ev_error(ev, TMPL_ERR_TYPE, pos, "cannot unpack non-iterable %s object", val_typename(v));
-		return -1;
-	}
-	if (json_array_size(l) != nt) {
-		ev_error(ev, TMPL_ERR_TYPE, pos, json_array_size(l) > nt ? "too many values to unpack (expected %zu)"
-									   : "not enough values to unpack (expected %zu, got %zu)",
-			 nt, json_array_size(l));
-		json_decref(l);
-		return -1;
-	}
-	for (size_t i = 0; i < nt; i++)
-		frame_set(ev, targets[i], json_array_get(l, i));
-	json_decref(l);
-	return 0;
-}
-
-static int exec_for(struct ev *ev, const struct tnode *n, struct strbuf *out)
-{
-	json_t *it = ev_need(ev, ev_eval(ev, n->a), n->a->pos);
-	if (!it)
-		return -1;
-	json_t *items = val_iter_list(it);
-	json_decref(it);
-	if (!items) {
-		ev_error(ev, TMPL_ERR_TYPE, n->a->pos, "'%s' object is not iterable", val_typename(it));
-		return -1;
-	}
-	struct frame f = { .vars = json_object(), .up = ev->frame };
-	ev->frame = &f;
-	int rc = 0;
-	if (n->b) {
-		/* loop filter: {% for x in xs if cond %} */
-		json_t *kept = json_array();
-		for (size_t i = 0; i < json_array_size(items) && rc == 0; i++) {
-			json_t *item = json_array_get(items, i);
-			if (assign(ev, n->targets, n->ntargets, item, n->pos) < 0) {
-				rc = -1;
-				break;
-			}
-			json_t *c = ev_need(ev, ev_eval(ev, n->b), n->b->pos);
-			if (!c) {
-				rc = -1;
-				break;
-			}
-			if (val_truthy(c))
-				json_array_append(kept, item);
-			json_decref(c);
-		}
-		json_decref(items);
-		items = kept;
-	}
-	size_t len = json_array_size(items);
-	for (size_t i = 0; i < len && rc == 0; i++) {
-		json_t *item = json_array_get(items, i);
-		json_object_clear(f.vars);
-		json_t *loop = json_pack("{sIsIsIsIsbsbsIsIsI}", "index", (json_int_t)i + 1, "index0", (json_int_t)i,
-					 "revindex", (json_int_t)(len - i), "revindex0", (json_int_t)(len - i - 1),
-					 "first", i == 0, "last", i + 1 == len, "length", (json_int_t)len,
-					 "depth", (json_int_t)1, "depth0", (json_int_t)0);
-		if (i > 0)
-			json_object_set(loop, "previtem", json_array_get(items, i - 1));
-		if (i + 1 < len)
-			json_object_set(loop, "nextitem", json_array_get(items, i + 1));
-		json_object_set_new(f.vars, "loop", loop);
-		if (assign(ev, n->targets, n->ntargets, item, n->pos) < 0) {
-			rc = -1;
-			break;
-		}
-		rc = exec_body(ev, &n->body, out);
-		if (ev->loopctl == 1) {
-			ev->loopctl = 0;
-			break;
-		}
-		ev->loopctl = 0;
-	}
-	ev->frame = f.up;
-	json_decref(f.vars);
-	if (rc == 0 && len == 0 && n->orelse.n)
-		rc = exec_body(ev, &n->orelse, out);
-	json_decref(items);
-	return rc;
-}
-
-json_t *tmpl_render_body_to_string(struct ev *ev, const struct nlist *body);
-json_t *tmpl_render_body_to_string(struct ev *ev, const struct nlist *body)
-{
-	struct strbuf sb;
-	strbuf_init(&sb, MAX_OUTPUT + 1);
-	if (exec_body(ev, body, &sb) < 0) {
-		strbuf_release(&sb);
-		return NULL;
-	}
-	json_t *r = json_stringn_nocheck(sb.buf ? sb.buf : "", sb.len);
-	strbuf_release(&sb);
-	return r;
-}
-
-/* Applies a chain of N_FILTER nodes whose innermost input is NULL to v. */
-static json_t *apply_filter_chain(struct ev *ev, const struct tnode *f, json_t *v)
-{
-	if (!f)
-		return json_incref(v);
-	json_t *in = apply_filter_chain(ev, f->a, v);
-	if (!in)
-		return NULL;
-	struct tnode tmp = *f;
-	struct tnode lit = { .kind = N_LIT, .lit = in, .pos = f->pos };
-	tmp.a = &lit;
-	json_t *r = ev_eval(ev, &tmp);
-	json_decref(in);
-	return r;
-}
-
-static char *find_file(struct ev *ev, const char *name);
-
-static int exec_include(struct ev *ev, const struct tnode *n, struct strbuf *out)
-{
-	json_t *nm = ev_need(ev, ev_eval(ev, n->a), n->a->pos);
-	if (!nm)
-		return -1;
-	json_t *names = json_is_array(nm) ? json_incref(nm) : json_pack("[O]", nm);
-	json_decref(nm);
-	char *path = NULL;
-	for (size_t i = 0; i < json_array_size(names) && !path; i++)
-		if (json_is_string(json_array_get(names, i)))
-			path = find_file(ev, json_string_value(json_array_get(names, i)));
-	if (!path) {
-		json_decref(names);
-		if (n->op)
-			return 0;
-		ev_error(ev, TMPL_ERR_LOOKUP, n->pos, "template not found for include");
-		return -1;
-	}
-	json_decref(names);
-	struct strbuf text = STRBUF_INIT;
-	if (strbuf_read_file(&text, path) < 0 || ev->depth >= TMPL_MAX_DEPTH) {
-		ev_error(ev, TMPL_ERR_LOOKUP, n->pos, ev->depth >= TMPL_MAX_DEPTH ? "include nested too deeply: '%s'"
-										    : "cannot read included template '%s'", path);
-		free(path);
-		strbuf_release(&text);
-		return -1;
-	}
-	free(path);
-	struct lexopt o = { .trim_blocks = !ev->env->no_trim_blocks, .lstrip_blocks = ev->env->lstrip_blocks };
-	struct compiled c;
-	const char *save_src = ev->src;
-	size_t save_len = ev->srclen;
-	ev->src = strbuf_str(&text);
-	ev->srclen = text.len;
-	int rc = -1;
-	if (compile(ev, ev->src, text.len, &o, &c) == 0) {
-		ev->depth++;
-		rc = exec_body(ev, &c.body, out);
-		ev->depth--;
-		compiled_release(&c);
-	}
-	ev->src = save_src;
-	ev->srclen = save_len;
-	strbuf_release(&text);
-	return rc;
-}
-
-static int exec_stmt(struct ev *ev, const struct tnode *n, struct strbuf *out)
-{
-	if (!ev_step(ev, n->pos))
-		return -1;
-	switch (n->kind) {
-	case S_TEXT:
-		strbuf_add(out, json_string_value(n->lit), json_string_length(n->lit));
-		if (out->len > MAX_OUTPUT || out->truncated) {
-			ev_error(ev, TMPL_ERR_LIMIT, n->pos, "template output too large (over %u bytes)", MAX_OUTPUT);
-			return -1;
-		}
-		return 0;
-	case S_OUT: {
-		json_t *v = ev_need(ev, ev_eval(ev, n->a), n->a->pos);
-		if (!v)
-			return -1;
-		int rc = out_value(ev, v, out, n->pos);
-		json_decref(v);
-		return rc;
-	}
-	case S_IF: {
-		json_t *c = ev_need(ev, ev_eval(ev, n->a), n->a->pos);
-		if (!c)
-			return -1;
-		bool t = val_truthy(c);
-		json_decref(c);
-		return exec_body(ev, t ? &n->body : &n->orelse, out);
-	}
-	case S_FOR:
-		return exec_for(ev, n, out);
-	case S_SET: {
-		json_t *v = ev_need(ev, ev_eval(ev, n->a), n->a->pos);
-		if (!v)
-			return -1;
-		int rc = 0;
-		if (n->attr) {
-			json_t *ns = NULL;
-			for (struct frame *f = ev->frame; f && !ns; f = f->up)
-				ns = json_object_get(f->vars, n->targets[0]);
-			if (!json_is_object(ns)) {
-				ev_error(ev, TMPL_ERR_TYPE, n->pos, "can only assign attributes to a namespace ('%s')", n->targets[0]);
-				rc = -1;
-			} else {
-				json_object_set(ns, n->attr, v);
-			}
-		} else {
-			rc = assign(ev, n->targets, n->ntargets, v, n->pos);
-		}
-		json_decref(v);
-		return rc;
-	}
-	case S_SETBLOCK: {
-		json_t *s = tmpl_render_body_to_string(ev, &n->body);
-		if (!s)
-			return -1;
-		json_t *v = apply_filter_chain(ev, n->b, s);
-		json_decref(s);
-		if (!v)
-			return -1;
-		frame_set(ev, n->targets[0], v);
-		json_decref(v);
-		return 0;
-	}
-	case S_FILTERBLOCK: {
-		json_t *s = tmpl_render_body_to_string(ev, &n->body);
-		if (!s)
-			return -1;
-		json_t *v = apply_filter_chain(ev, n->b, s);
-		json_decref(s);
-		if (!v)
-			return ev_need(ev, NULL, n->pos), -1;
-		int rc = out_value(ev, v, out, n->pos);
-		json_decref(v);
-		return rc;
-	}
-	case S_DO: {
-		json_t *v = ev_eval(ev, n->a);
-		if (ev->failed)
-			return -1;
-		json_decref(v);
-		return 0;
-	}
-	case S_BREAK:
-		ev->loopctl = 1;
-		return 0;
-	case S_CONTINUE:
-		ev->loopctl = 2;
-		return 0;
-	case S_MACRO: {
-		struct macro *m = xcalloc(1, sizeof(*m));
-		m->name = xstrdup(n->name);
-		m->def = n;
-		m->next = ev->macros;
-		ev->macros = m;
-		return 0;
-	}
-	case S_INCLUDE:
-		return exec_include(ev, n, out);
-	case S_WITH: {
-		struct frame f = { .vars = json_object(), .up = ev->frame };
-		for (size_t i = 0; i < n->nkw; i++) {
-			json_t *v = ev_need(ev, ev_eval(ev, n->kwvals[i]), n->kwvals[i]->pos);
-			if (!v) {
-				json_decref(f.vars);
-				return -1;
-			}
-			json_object_set_new(f.vars, n->kwnames[i], v);
-		}
-		ev->frame = &f;
-		int rc = exec_body(ev, &n->body, out);
-		ev->frame = f.up;
-		json_decref(f.vars);
-		return rc;
-	}
-	default:
-		ev_error(ev, TMPL_ERR_SYNTAX, n->pos, "unexpected expression in template body");
-		return -1;
-	}
-}
-
-static int exec_body(struct ev *ev, const struct nlist *body, struct strbuf *out)
-{
-	for (size_t i = 0; i < body->n; i++) {
-		if (exec_stmt(ev, body->v[i], out) < 0)
-			return -1;
-		if (ev->loopctl)
-			return 0;
-	}
-	return 0;
-}
-
-/* ---- files ------------------------------------------------------------- */
-
-/* Only readable regular files: /dev/zero or a FIFO must not hang a render. */
-static bool readable_file(const char *p)
-{
-	struct stat st;
-	return stat(p, &st) == 0 && S_ISREG(st.st_mode) && st.st_size <= (off_t)MAX_OUTPUT && access(p, R_OK) == 0;
-}
-
-static char *find_file(struct ev *ev, const char *name)
-{
-	if (!name[0])
-		return NULL;
-	if (name[0] == '/')
-		return readable_file(name) ? xstrdup(name) : NULL;
-	const char *const *sp = ev->env->search_path;
-	if (sp && sp[0]) {
-		for (size_t i = 0; sp[i]; i++) {
-			char *p = xasprintf("%s/%s", sp[i], name);
-			if (readable_file(p))
-				return p;
-			free(p);
-		}
-		return NULL;
-	}
-	return readable_file(name) ? xstrdup(name) : NULL;
-}
-
-char *tmpl_find_file(struct ev *ev, const char *name);
-char *tmpl_find_file(struct ev *ev, const char *name)
-{
-	return find_file(ev, name);
-}
-
-/* ---- public API ---------------------------------------------------------- */
 
 /* Results handed to the caller never share containers with its inputs, so
  * that it may modify them (the executor drops `omit` arguments in place). */
@@ -468,9 +30,14 @@ static json_t *own(json_t *v)
 	return v;
 }
 
+
+/* A top-level context: the default registry of filters, tests, lookups and
+ * globals, and render.c's renderer as the evaluator's callbacks. */
 static void ev_init(struct ev *ev, struct tmpl_env *env, struct diag *d, const char *src)
 {
 	memset(ev, 0, sizeof(*ev));
+	ev->reg = &tmpl_registry;
+	ev->ops = &render_ops;
 	ev->env = env;
 	ev->d = d;
 	ev->src = src;
@@ -479,168 +46,13 @@ static void ev_init(struct ev *ev, struct tmpl_env *env, struct diag *d, const c
 	env->err_kind = TMPL_ERR_NONE;
 }
 
-static void ev_done(struct ev *ev)
-{
-	while (ev->macros) {
-		struct macro *m = ev->macros;
-		ev->macros = m->next;
-		free(m->name);
-		free(m);
-	}
-}
 
-/* Renders text into a string in a nested evaluation (lazy variables use no
- * local frames: Ansible templates variables with the play's variables). */
-/* Filters whose output Ansible never turns back into data
- * (C.STRING_TYPE_FILTERS). */
-static bool native_text_output(const struct compiled *c)
-{
-	static const char *const names[] = { "string", "to_json", "to_nice_json", "to_yaml", "to_nice_yaml",
-					     "ppretty", "json", NULL };
-	if (c->body.n != 1 || c->body.v[0]->kind != S_OUT || c->body.v[0]->a->kind != N_FILTER)
-		return false;
-	const char *fn = c->body.v[0]->a->name;
-	const char *dot = strrchr(fn, '.');
-	if (dot)
-		fn = dot + 1;
-	for (size_t i = 0; names[i]; i++)
-		if (!strcmp(fn, names[i]))
-			return true;
-	return false;
-}
 
-static char *render_text_in2(struct ev *parent, const char *text, bool raw_strings, bool *native, json_t **single);
-static char *render_text_in(struct ev *parent, const char *text, bool raw_strings)
-{
-	return render_text_in2(parent, text, raw_strings, NULL, NULL);
-}
 
-/* With single: when the text is one {{ expr }} whose value is a list or a
- * dict, that value is returned in *single (and NULL as text): Ansible would
- * print it and literal_eval it back to the same value, at a high cost for
- * big lists. */
-static char *render_text_in2(struct ev *parent, const char *text, bool raw_strings, bool *native, json_t **single)
-{
-	struct ev ev;
-	memset(&ev, 0, sizeof(ev));
-	ev.env = parent->env;
-	ev.d = parent->d;
-	ev.src = text;
-	ev.srclen = strlen(text);
-	ev.depth = parent->depth + 1;
-	/* depth 0 is the caller's own text; deeper ones are variables' values */
-	ev.foreign_src = ev.depth > 0 || parent->foreign_src;
-	if (!parent->steps)
-		parent->steps = &parent->steps_local;
-	ev.steps = parent->steps;
-	if (ev.depth > TMPL_MAX_DEPTH) {
-		ev_error(&ev, TMPL_ERR_LIMIT, (size_t)-1, "recursive loop detected in template string: %.200s", text);
-		parent->failed = true;
-		return NULL;
-	}
-	struct lexopt o = { .raw_var_strings = raw_strings, .trim_blocks = true };
-	struct compiled c;
-	char *r = NULL;
-	size_t trailing;
-	char *src = normalize_source(text, &trailing);
-	ev.src = src;
-	ev.srclen = strlen(src);
-	if (compile(&ev, src, ev.srclen, &o, &c) == 0) {
-		struct frame top = { .vars = json_object() };
-		ev.frame = &top;
-		struct strbuf sb;
-		strbuf_init(&sb, MAX_OUTPUT + 1);
-		if (native)
-			*native = native_text_output(&c);
-		if (single && trailing == 0 && c.body.n == 1 && c.body.v[0]->kind == S_OUT && !(native && *native)) {
-			json_t *v = ev_need(&ev, ev_eval(&ev, c.body.v[0]->a), c.body.v[0]->a->pos);
-			/* a datetime prints as text, and a container holding one
-			 * prints its repr, which literal_eval refuses: both stay text */
-			if ((json_is_array(v) || json_is_object(v)) && !dt_contains(v)) {
-				*single = json_deep_copy(v); /* never share the caller's containers */
-			} else if (v && out_value(&ev, v, &sb, c.body.v[0]->pos) == 0) {
-				r = strbuf_detach(&sb);
-			}
-			json_decref(v);
-		} else if (exec_body(&ev, &c.body, &sb) == 0) {
-			restore_newlines(&sb, trailing);
-			r = strbuf_detach(&sb);
-		}
-		strbuf_release(&sb);
-		json_decref(top.vars);
-		compiled_release(&c);
-	}
-	ev_done(&ev);
-	free(src);
-	if (!r && !(single && *single))
-		parent->failed = true;
-	return r;
-}
 
-char *ev_render_text(struct ev *ev, const char *text, bool raw_var_strings)
-{
-	return render_text_in(ev, text, raw_var_strings);
-}
 
-/* "{{ name }}" exactly (Ansible's SINGLE_VAR): returns the name length. */
-static size_t single_var(const char *t, const char **name)
-{
-	const char *p = t;
-	if (p[0] != '{' || p[1] != '{')
-		return 0;
-	p += 2;
-	while (isspace((unsigned char)*p))
-		p++;
-	const char *a = p;
-	while (isalnum((unsigned char)*p) || *p == '_')
-		p++;
-	size_t n = (size_t)(p - a);
-	while (isspace((unsigned char)*p))
-		p++;
-	if (p[0] != '}' || p[1] != '}' || p[2])
-		return 0;
-	*name = a;
-	return n;
-}
 
-static json_t *typed_result(char *text, bool native)
-{
-	json_t *r = NULL;
-	if (native)
-		;
-	else if (text[0] == '[' || text[0] == '{' || !strcmp(text, "True") || !strcmp(text, "False"))
-		r = val_literal_eval(text);
-	if (!r) {
-		r = json_string(text);
-		if (!r)
-			r = json_stringn_nocheck(text, strlen(text));
-	}
-	free(text);
-	return r;
-}
 
-json_t *ev_render_typed(struct ev *ev, const char *text)
-{
-	if (!tmpl_has_template(text))
-		return json_stringn_nocheck(text, strlen(text));
-	const char *name;
-	size_t nl = single_var(text, &name);
-	if (nl && ev->env->vars) {
-		char *nm = xstrndup(name, nl);
-		json_t *v = json_object_get(ev->env->vars, nm);
-		free(nm);
-		if (v && (json_is_number(v) || json_is_boolean(v) || json_is_null(v)))
-			return json_incref(v);
-	}
-	bool native = false;
-	json_t *single = NULL;
-	char *s = render_text_in2(ev, text, true, &native, &single);
-	if (single)
-		return single;
-	if (!s)
-		return NULL;
-	return typed_result(s, native);
-}
 
 json_t *tmpl_render_typed(struct tmpl_env *env, const char *text, struct diag *d)
 {
@@ -688,7 +100,7 @@ static json_t *render_value(struct ev *ev, json_t *v, int depth)
 				return NULL;
 			}
 			if (tmpl_has_template(k)) {
-				char *nk = render_text_in(ev, k, true);
+				char *nk = ev_render_text(ev, k, true);
 				if (!nk) {
 					json_decref(nx);
 					json_decref(r);
@@ -716,29 +128,13 @@ json_t *tmpl_render_value(struct tmpl_env *env, json_t *v, struct diag *d)
 	return r;
 }
 
+
 static char *render_top(struct tmpl_env *env, const char *text, const struct lexopt *o, struct diag *d)
 {
 	struct ev ev;
-	size_t trailing;
-	char *src = normalize_source(text, &trailing);
-	ev_init(&ev, env, d, src);
-	struct compiled c;
-	char *r = NULL;
-	if (compile(&ev, src, ev.srclen, o, &c) == 0) {
-		struct frame top = { .vars = json_object() };
-		ev.frame = &top;
-		struct strbuf sb;
-		strbuf_init(&sb, MAX_OUTPUT + 1);
-		if (exec_body(&ev, &c.body, &sb) == 0) {
-			restore_newlines(&sb, trailing);
-			r = strbuf_detach(&sb);
-		}
-		strbuf_release(&sb);
-		json_decref(top.vars);
-		compiled_release(&c);
-	}
+	ev_init(&ev, env, d, NULL);
+	char *r = render_template(&ev, text, o);
 	ev_done(&ev);
-	free(src);
 	return r;
 }
 
@@ -754,33 +150,19 @@ char *tmpl_render_text(struct tmpl_env *env, const char *text, struct diag *d)
 	return render_top(env, text, &o, d);
 }
 
-static json_t *eval_expr(struct ev *ev, const char *expr, bool raw)
-{
-	struct lexopt o = { .expr_only = true, .raw_var_strings = raw };
-	struct compiled c;
-	if (compile(ev, expr, ev->srclen, &o, &c) < 0)
-		return NULL;
-	struct frame top = { .vars = json_object() };
-	ev->frame = &top;
-	json_t *r = ev_need(ev, ev_eval(ev, c.expr), c.expr->pos);
-	ev->frame = NULL;
-	json_decref(top.vars);
-	compiled_release(&c);
-	return r;
-}
 
 json_t *tmpl_eval(struct tmpl_env *env, const char *expr, struct diag *d)
 {
 	struct ev ev;
 	ev_init(&ev, env, d, expr);
-	json_t *r = eval_expr(&ev, expr, true);
+	json_t *r = render_expr(&ev, expr, true);
 	ev_done(&ev);
 	if (r && dt_contains(r)) {
 		/* a datetime leaves the engine as Ansible prints it (debug var=) */
 		struct strbuf sb = STRBUF_INIT;
 		val_str(&sb, r);
 		json_decref(r);
-		r = typed_result(strbuf_detach(&sb), false);
+		r = render_typed_result(strbuf_detach(&sb), false);
 	}
 	return own(r);
 }
@@ -816,7 +198,7 @@ int tmpl_eval_cond_str(struct tmpl_env *env, const char *cond, bool *out, struct
 			goto out;
 		}
 	}
-	json_t *v = eval_expr(&ev, expr, false);
+	json_t *v = render_expr(&ev, expr, false);
 	if (v) {
 		*out = val_truthy(v);
 		json_decref(v);
@@ -867,7 +249,7 @@ json_t *tmpl_lookup(struct tmpl_env *env, const char *name, json_t *terms, json_
 	ev_init(&ev, env, d, NULL);
 	json_t *t = json_is_array(terms) ? json_incref(terms) : json_pack("[O]", terms ? terms : json_null());
 	json_t *kw = kwargs ? json_incref(kwargs) : json_object();
-	json_t *r = lookup_run(&ev, name, t, kw, (size_t)-1);
+	json_t *r = ev_call_lookup(&ev, name, t, kw, (size_t)-1);
 	json_decref(t);
 	json_decref(kw);
 	if (r && !wantlist && json_is_array(r)) {
@@ -893,6 +275,11 @@ json_t *tmpl_lookup(struct tmpl_env *env, const char *name, json_t *terms, json_
 	}
 	ev_done(&ev);
 	return own(r);
+}
+
+json_t *tmpl_literal_eval(const char *text)
+{
+	return val_literal_eval(text);
 }
 
 /* ---- static check ---------------------------------------------------------- */
@@ -948,11 +335,11 @@ int tmpl_check(const char *text, bool is_expr, const char *origin, struct diag *
 	struct lexopt o = { .expr_only = is_expr, .trim_blocks = true, .raw_var_strings = !is_expr };
 	struct compiled c;
 	int rc = -1;
-	if (compile(&ev, text, ev.srclen, &o, &c) == 0) {
+	if (render_compile(&ev, text, ev.srclen, &o, &c) == 0) {
 		rc = check_list(&c.body, d, origin);
 		if (rc == 0)
 			rc = check_node(c.expr, d, origin);
-		compiled_release(&c);
+		render_release(&c);
 	}
 	ev_done(&ev);
 	return rc;

@@ -1,5 +1,5 @@
 /* template.h: the Jinja2-style templating engine and expression evaluator of
- * imc's Ansible-compatible task executor (task-executor-spec.md §4).
+ * imc's Ansible-compatible task executor.
  *
  * Everything the executor templates goes through here: task arguments, vars,
  * set_fact values, `when`/`failed_when`/`changed_when`/`until`/`assert.that`
@@ -13,7 +13,7 @@
  *    contains) a string with `{{`/`{%` is rendered, with the result typing
  *    below, at the moment an expression reads it, as Ansible's AnsibleJ2Vars
  *    does; so the caller may put raw, untemplated play/role vars in `vars`;
- *  - result typing of tmpl_render_value() (spec §4.3): a string that is
+ *  - result typing of tmpl_render_value(): a string that is
  *    exactly "{{ name }}" (one bare variable) whose value is a bool, a number
  *    or null keeps that value; otherwise the rendered text is turned back
  *    into a list/dict/bool when it starts with '[' or '{' or is
@@ -231,6 +231,12 @@ char *tmpl_to_text(const json_t *v);
 /* Python repr() of a value ("'abc'" for strings), for loop item labels
  * ("changed: [h] => (item=...)" prints dicts as repr). Can't fail. */
 char *tmpl_repr(const json_t *v);
+
+/* Parses text as a Python literal, as the result typing above does
+ * (Python's ast.literal_eval subset: strings, numbers, True/False/None,
+ * lists, tuples as lists, dicts). Returns a new reference, or NULL when
+ * text is not one. Can't fail otherwise. */
+json_t *tmpl_literal_eval(const char *text);
 
 /* Runs a lookup as lookup(name, terms..., **kwargs) would (wantlist=false:
  * lists are joined with ","), or as query() (wantlist=true: always a list).

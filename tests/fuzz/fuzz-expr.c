@@ -13,8 +13,7 @@
 
 #include <jansson.h>
 
-#include "provision/expr.h"
-#include "provision/template.h"
+#include "template/template.h"
 #include "util/diag.h"
 
 #include "fuzz-lookups.h"
@@ -68,7 +67,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	(void)tmpl_check(text, true, NULL, &d);
 	diag_release(&d);
 
-	json_t *lit = val_literal_eval(text);
+	json_t *lit = tmpl_literal_eval(text);
 	if (lit) {
 		char *t = tmpl_repr(lit);
 		free(t);

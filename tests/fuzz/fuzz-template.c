@@ -15,7 +15,7 @@
 
 #include <jansson.h>
 
-#include "provision/template.h"
+#include "template/template.h"
 #include "util/diag.h"
 
 #include "fuzz-lookups.h"

@@ -748,7 +748,7 @@ typed += r"""
 {{ 'secret' | password_hash('blowfish', 'abcdefghijklmnopqrstuv') }}
 {{ 5 | password_hash('sha512', 'mysalt') }}
 """
-# Ansible's and Jinja2's tests: nan, issubset/issuperset, uri/url/urn, mount, same_file, link_exists, vault_encrypted, filter/test (expr-tests.c)
+# Ansible's and Jinja2's tests: nan, issubset/issuperset, uri/url/urn, mount, same_file, link_exists, vault_encrypted, filter/test (tests.c)
 typed += r"""
 {{ 1.5 is nan }}
 {{ 'nan' is nan }}
@@ -999,7 +999,7 @@ typed += r"""
 {{ ('2024-01-03 04:05:06' | to_datetime) < ('2024-01-03 04:05:06' | to_datetime) - ('2024-01-03 04:05:06' | to_datetime) }}
 {{ '%Y' | strftime(('2024-01-03 04:05:06' | to_datetime).timestamp(), utc=true) }}
 """
-# Jinja2's groupby and slice (filters.c), Ansible's combinations, permutations, rekey_on_member (filters-seq.c)
+# Jinja2's groupby (filters-sort.c) and slice (filters-list.c), Ansible's combinations, permutations, rekey_on_member (filters-seq.c)
 typed += r"""
 {{ [1, 2, 3] | combinations(2) }}
 {{ [1, 2, 3, 4] | combinations(3) }}

@@ -22,7 +22,7 @@
 #include <cmocka.h>
 #include <pthread.h>
 
-#include "provision/template.h"
+#include "template/template.h"
 #include "util/diag.h"
 #include "util/log.h"
 #include "util/strbuf.h"

@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include "util/diag.h"
+#include "util/hash.h"
 #include "util/log.h"
 #include "util/strbuf.h"
 #include "util/xalloc.h"
@@ -181,6 +182,24 @@ static void test_diag_never_prints_part_of_a_secret(void **state)
 	diag_release(&d);
 }
 
+/* The digests modules and the hash filters compare against: lowercase hex,
+ * NUL-terminated, the published vectors of each algorithm. */
+static void test_hash_hex_digests(void **state)
+{
+	(void)state;
+	char s1[41], m5[33], s256[65];
+	hash_sha1_hex("abc", 3, s1);
+	assert_string_equal(s1, "a9993e364706816aba3e25717850c26c9cd0d89d");
+	hash_md5_hex("", 0, m5);
+	assert_string_equal(m5, "d41d8cd98f00b204e9800998ecf8427e");
+	hash_sha256_hex("abc", 3, s256);
+	assert_string_equal(s256, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+	char big[1000];
+	memset(big, 'a', sizeof(big));
+	hash_sha256_hex(big, sizeof(big), s256);
+	assert_string_equal(s256, "41edece42d63e8d9bf515a9ba6932e1c20cbc9f5a5d134645adb5db1b9737ea3");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -192,6 +211,7 @@ int main(void)
 		cmocka_unit_test(test_diag_excerpt_and_caret),
 		cmocka_unit_test(test_diag_long_line_is_cut),
 		cmocka_unit_test(test_diag_never_prints_part_of_a_secret),
+		cmocka_unit_test(test_hash_hex_digests),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

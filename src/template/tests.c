@@ -1,9 +1,11 @@
-/* expr-tests.c: the test table of the templating engine (`x is name(args)`):
+/* tests.c: the tests of the templating engine (`x is name(args)`), which
+ * registry.c lists:
  * Jinja2's builtin tests plus Ansible's result tests (succeeded, failed,
  * changed, skipped, finished...) with Ansible's exact rules — a skipped task
  * counts as succeeded, which the thesis's async polling relies on — and the
- * `version` test with LooseVersion ordering (spec §4.5), and Ansible's
- * path, set, URL (urlsplit from filters-path.c) and NaN tests. */
+ * `version` test with LooseVersion ordering, and Ansible's
+ * path, set, URL (urlsplit from filters-path.c) and NaN tests. The
+ * filter and test tests ask the context's registry. */
 #include "config.h"
 
 #include <ctype.h>
@@ -12,17 +14,16 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "template/expr.h"
+#include "template/engine.h"
 #include "util/strbuf.h"
 #include "util/xalloc.h"
 #include "util/banned.h"
 
-#define T(name) static int t_##name(struct ev *ev, json_t *in, json_t *args, json_t *kw, size_t pos, bool *res)
 #define ARG(i, n) arg_get(args, kw, (i), (n))
 
-T(defined) { (void)ev; (void)args; (void)kw; (void)pos; *res = in != NULL; return 0; }
-T(undefined) { (void)ev; (void)args; (void)kw; (void)pos; *res = in == NULL; return 0; }
-T(none) { (void)ev; (void)args; (void)kw; (void)pos; *res = json_is_null(in); return 0; }
+TEST_FN(defined) { (void)ev; (void)args; (void)kw; (void)pos; *res = in != NULL; return 0; }
+TEST_FN(undefined) { (void)ev; (void)args; (void)kw; (void)pos; *res = in == NULL; return 0; }
+TEST_FN(none) { (void)ev; (void)args; (void)kw; (void)pos; *res = json_is_null(in); return 0; }
 
 static int need_dict(struct ev *ev, json_t *in, const char *test, size_t pos)
 {
@@ -34,7 +35,7 @@ static int need_dict(struct ev *ev, json_t *in, const char *test, size_t pos)
 
 static bool is_failed(json_t *r) { return val_truthy(json_object_get(r, "failed")); }
 
-T(failed)
+TEST_FN(failed)
 {
 	if (need_dict(ev, in, "failed", pos) < 0)
 		return -1;
@@ -42,7 +43,7 @@ T(failed)
 	return 0;
 }
 
-T(succeeded)
+TEST_FN(succeeded)
 {
 	if (need_dict(ev, in, "succeeded", pos) < 0)
 		return -1;
@@ -50,7 +51,7 @@ T(succeeded)
 	return 0;
 }
 
-T(changed)
+TEST_FN(changed)
 {
 	if (need_dict(ev, in, "changed", pos) < 0)
 		return -1;
@@ -67,7 +68,7 @@ T(changed)
 	return 0;
 }
 
-T(skipped)
+TEST_FN(skipped)
 {
 	if (need_dict(ev, in, "skipped", pos) < 0)
 		return -1;
@@ -75,7 +76,7 @@ T(skipped)
 	return 0;
 }
 
-T(finished)
+TEST_FN(finished)
 {
 	if (need_dict(ev, in, "finished", pos) < 0)
 		return -1;
@@ -84,7 +85,7 @@ T(finished)
 	return 0;
 }
 
-T(started)
+TEST_FN(started)
 {
 	if (need_dict(ev, in, "started", pos) < 0)
 		return -1;
@@ -93,7 +94,7 @@ T(started)
 	return 0;
 }
 
-T(unreachable)
+TEST_FN(unreachable)
 {
 	if (need_dict(ev, in, "unreachable", pos) < 0)
 		return -1;
@@ -101,7 +102,7 @@ T(unreachable)
 	return 0;
 }
 
-T(reachable)
+TEST_FN(reachable)
 {
 	if (need_dict(ev, in, "reachable", pos) < 0)
 		return -1;
@@ -179,7 +180,7 @@ static json_t *strict_parts(const char *s)
 	return l;
 }
 
-T(version)
+TEST_FN(version)
 {
 	json_t *want = ARG(0, "version");
 	json_t *jop = ARG(1, "operator");
@@ -255,9 +256,9 @@ static int rx_test(struct ev *ev, json_t *in, json_t *args, json_t *kw, size_t p
 	return 0;
 }
 
-T(match) { return rx_test(ev, in, args, kw, pos, res, 0); }
-T(search) { return rx_test(ev, in, args, kw, pos, res, 1); }
-T(regex) { return rx_test(ev, in, args, kw, pos, res, 2); }
+TEST_FN(match) { return rx_test(ev, in, args, kw, pos, res, 0); }
+TEST_FN(search) { return rx_test(ev, in, args, kw, pos, res, 1); }
+TEST_FN(regex) { return rx_test(ev, in, args, kw, pos, res, 2); }
 
 /* ---- comparisons and types ----------------------------------------------- */
 
@@ -286,14 +287,14 @@ static int cmp_test(struct ev *ev, json_t *in, json_t *args, size_t pos, bool *r
 	return 0;
 }
 
-T(eq) { (void)kw; return cmp_test(ev, in, args, pos, res, 0); }
-T(ne) { (void)kw; return cmp_test(ev, in, args, pos, res, 1); }
-T(lt) { (void)kw; return cmp_test(ev, in, args, pos, res, 2); }
-T(le) { (void)kw; return cmp_test(ev, in, args, pos, res, 3); }
-T(gt) { (void)kw; return cmp_test(ev, in, args, pos, res, 4); }
-T(ge) { (void)kw; return cmp_test(ev, in, args, pos, res, 5); }
+TEST_FN(eq) { (void)kw; return cmp_test(ev, in, args, pos, res, 0); }
+TEST_FN(ne) { (void)kw; return cmp_test(ev, in, args, pos, res, 1); }
+TEST_FN(lt) { (void)kw; return cmp_test(ev, in, args, pos, res, 2); }
+TEST_FN(le) { (void)kw; return cmp_test(ev, in, args, pos, res, 3); }
+TEST_FN(gt) { (void)kw; return cmp_test(ev, in, args, pos, res, 4); }
+TEST_FN(ge) { (void)kw; return cmp_test(ev, in, args, pos, res, 5); }
 
-T(in)
+TEST_FN(in)
 {
 	(void)kw;
 	json_t *seq = json_array_get(args, 0);
@@ -304,7 +305,7 @@ T(in)
 	return 0;
 }
 
-T(contains)
+TEST_FN(contains)
 {
 	(void)kw;
 	json_t *x = json_array_get(args, 0);
@@ -329,10 +330,10 @@ static int int_test(struct ev *ev, json_t *in, size_t pos, long long *v)
 	return 0;
 }
 
-T(odd) { (void)args; (void)kw; long long v; if (int_test(ev, in, pos, &v) < 0) return -1; *res = v % 2 != 0; return 0; }
-T(even) { (void)args; (void)kw; long long v; if (int_test(ev, in, pos, &v) < 0) return -1; *res = v % 2 == 0; return 0; }
+TEST_FN(odd) { (void)args; (void)kw; long long v; if (int_test(ev, in, pos, &v) < 0) return -1; *res = v % 2 != 0; return 0; }
+TEST_FN(even) { (void)args; (void)kw; long long v; if (int_test(ev, in, pos, &v) < 0) return -1; *res = v % 2 == 0; return 0; }
 
-T(divisibleby)
+TEST_FN(divisibleby)
 {
 	long long v, d;
 	json_t *jd = ARG(0, "num");
@@ -347,7 +348,7 @@ T(divisibleby)
 }
 
 #define TYPE_TEST(name, expr) \
-	T(name) { (void)ev; (void)args; (void)kw; (void)pos; *res = (expr); return 0; }
+	TEST_FN(name) { (void)ev; (void)args; (void)kw; (void)pos; *res = (expr); return 0; }
 
 TYPE_TEST(string, json_is_string(in))
 TYPE_TEST(number, json_is_number(in) || json_is_boolean(in))
@@ -364,7 +365,7 @@ TYPE_TEST(falsy, !val_truthy(in))
 TYPE_TEST(callable, false)
 TYPE_TEST(escaped, false)
 
-T(sameas)
+TEST_FN(sameas)
 {
 	(void)kw;
 	json_t *o = json_array_get(args, 0);
@@ -400,10 +401,10 @@ static int case_test(struct ev *ev, json_t *in, size_t pos, bool *res, bool uppe
 	return 0;
 }
 
-T(lower) { (void)args; (void)kw; return case_test(ev, in, pos, res, false); }
-T(upper) { (void)args; (void)kw; return case_test(ev, in, pos, res, true); }
+TEST_FN(lower) { (void)args; (void)kw; return case_test(ev, in, pos, res, false); }
+TEST_FN(upper) { (void)args; (void)kw; return case_test(ev, in, pos, res, true); }
 
-T(subset)
+TEST_FN(subset)
 {
 	(void)kw;
 	json_t *big = json_array_get(args, 0);
@@ -435,7 +436,7 @@ T(subset)
 	return 0;
 }
 
-T(superset)
+TEST_FN(superset)
 {
 	json_t *small = json_array_get(args, 0);
 	if (!small) {
@@ -443,12 +444,12 @@ T(superset)
 		return -1;
 	}
 	json_t *swapped = json_pack("[O]", in);
-	int rc = t_subset(ev, small, swapped, kw, pos, res);
+	int rc = test_subset(ev, small, swapped, kw, pos, res);
 	json_decref(swapped);
 	return rc;
 }
 
-T(all)
+TEST_FN(all)
 {
 	(void)args; (void)kw;
 	json_t *l = val_iter_list(in);
@@ -464,7 +465,7 @@ T(all)
 	return 0;
 }
 
-T(any)
+TEST_FN(any)
 {
 	(void)args; (void)kw;
 	json_t *l = val_iter_list(in);
@@ -506,15 +507,15 @@ static int path_test(json_t *in, bool *res, int kind)
 	return 0;
 }
 
-T(exists) { (void)ev; (void)args; (void)kw; (void)pos; return path_test(in, res, 0); }
-T(file) { (void)ev; (void)args; (void)kw; (void)pos; return path_test(in, res, 1); }
-T(directory) { (void)ev; (void)args; (void)kw; (void)pos; return path_test(in, res, 2); }
-T(link) { (void)ev; (void)args; (void)kw; (void)pos; return path_test(in, res, 3); }
-T(abs) { (void)ev; (void)args; (void)kw; (void)pos; return path_test(in, res, 4); }
+TEST_FN(exists) { (void)ev; (void)args; (void)kw; (void)pos; return path_test(in, res, 0); }
+TEST_FN(file) { (void)ev; (void)args; (void)kw; (void)pos; return path_test(in, res, 1); }
+TEST_FN(directory) { (void)ev; (void)args; (void)kw; (void)pos; return path_test(in, res, 2); }
+TEST_FN(link) { (void)ev; (void)args; (void)kw; (void)pos; return path_test(in, res, 3); }
+TEST_FN(abs) { (void)ev; (void)args; (void)kw; (void)pos; return path_test(in, res, 4); }
 
 /* Python's math.isnan: true only for a float NaN; other types are not
  * numbers to it (TypeError, which Ansible's test turns into false). */
-T(nan)
+TEST_FN(nan)
 {
 	(void)ev; (void)args; (void)kw; (void)pos;
 	*res = json_is_real(in) && isnan(json_real_value(in));
@@ -531,7 +532,7 @@ static int need_path(struct ev *ev, const json_t *in, size_t pos)
 }
 
 /* os.path.lexists: the path names something, a dangling link included. */
-T(link_exists)
+TEST_FN(link_exists)
 {
 	(void)args; (void)kw;
 	struct stat st;
@@ -543,7 +544,7 @@ T(link_exists)
 
 /* os.path.ismount: an existing path, not a symlink, on another device
  * than its parent or the same inode as it (the root). */
-T(mount)
+TEST_FN(mount)
 {
 	(void)args; (void)kw;
 	struct stat st, pst;
@@ -563,7 +564,7 @@ T(mount)
 
 /* os.path.samefile: both paths must exist (Python raises otherwise, and
  * so does Ansible's test); same device and inode. */
-T(same_file)
+TEST_FN(same_file)
 {
 	json_t *other = ARG(0, "f2");
 	struct stat a, b;
@@ -613,7 +614,7 @@ static bool uri_parts(json_t *in, json_t *schemes, struct url_parts *u)
 	return true;
 }
 
-T(uri)
+TEST_FN(uri)
 {
 	(void)ev; (void)pos;
 	struct url_parts u;
@@ -623,7 +624,7 @@ T(uri)
 }
 
 /* url: a uri with a netloc, or of scheme 'file'. */
-T(url)
+TEST_FN(url)
 {
 	(void)ev; (void)pos;
 	struct url_parts u;
@@ -632,7 +633,7 @@ T(url)
 	return 0;
 }
 
-T(urn)
+TEST_FN(urn)
 {
 	(void)ev; (void)pos; (void)args; (void)kw;
 	struct url_parts u;
@@ -646,7 +647,7 @@ T(urn)
 /* Ansible's vault_encrypted: true for a value loaded from a !vault tag.
  * The engine's values are plain JSON (the executor hands vaulted recipes
  * to Ansible), so no value here is one. */
-T(vault_encrypted) { (void)ev; (void)in; (void)args; (void)kw; (void)pos; *res = false; return 0; }
+TEST_FN(vault_encrypted) { (void)ev; (void)in; (void)args; (void)kw; (void)pos; *res = false; return 0; }
 
 /* Jinja2's `filter` and `test` tests: whether a name is a known filter or
  * test. Under Ansible 2.14 an unknown name is an error (its plugin loader
@@ -666,120 +667,14 @@ static int known_name(struct ev *ev, json_t *in, bool found, size_t pos, bool *r
 	return 0;
 }
 
-T(filter)
+TEST_FN(filter)
 {
 	(void)args; (void)kw;
-	return known_name(ev, in, json_is_string(in) && filter_find(json_string_value(in)), pos, res);
+	return known_name(ev, in, json_is_string(in) && reg_filter(ev->reg, json_string_value(in)), pos, res);
 }
 
-T(test)
+TEST_FN(test)
 {
 	(void)args; (void)kw;
-	return known_name(ev, in, json_is_string(in) && test_find(json_string_value(in)), pos, res);
-}
-
-static const struct ttest tests[] = {
-	{ "!=", t_ne, false },
-	{ "<", t_lt, false },
-	{ "<=", t_le, false },
-	{ "==", t_eq, false },
-	{ ">", t_gt, false },
-	{ ">=", t_ge, false },
-	{ "abs", t_abs, false },
-	{ "all", t_all, false },
-	{ "any", t_any, false },
-	{ "boolean", t_boolean, false },
-	{ "callable", t_callable, false },
-	{ "change", t_changed, false },
-	{ "changed", t_changed, false },
-	{ "contains", t_contains, false },
-	{ "defined", t_defined, true },
-	{ "directory", t_directory, false },
-	{ "divisibleby", t_divisibleby, false },
-	{ "eq", t_eq, false },
-	{ "equalto", t_eq, false },
-	{ "escaped", t_escaped, false },
-	{ "even", t_even, false },
-	{ "exists", t_exists, false },
-	{ "failed", t_failed, false },
-	{ "failure", t_failed, false },
-	{ "false", t_is_false, false },
-	{ "falsy", t_falsy, false },
-	{ "file", t_file, false },
-	{ "filter", t_filter, false },
-	{ "finished", t_finished, false },
-	{ "float", t_float, false },
-	{ "ge", t_ge, false },
-	{ "greaterthan", t_gt, false },
-	{ "gt", t_gt, false },
-	{ "in", t_in, false },
-	{ "integer", t_integer, false },
-	{ "is_abs", t_abs, false },
-	{ "is_dir", t_directory, false },
-	{ "is_file", t_file, false },
-	{ "is_link", t_link, false },
-	{ "is_mount", t_mount, false },
-	{ "is_same_file", t_same_file, false },
-	{ "isnan", t_nan, false },
-	{ "issubset", t_subset, false },
-	{ "issuperset", t_superset, false },
-	{ "iterable", t_iterable, false },
-	{ "le", t_le, false },
-	{ "lessthan", t_lt, false },
-	{ "link", t_link, false },
-	{ "link_exists", t_link_exists, false },
-	{ "lower", t_lower, false },
-	{ "lt", t_lt, false },
-	{ "mapping", t_mapping, false },
-	{ "match", t_match, false },
-	{ "mount", t_mount, false },
-	{ "nan", t_nan, false },
-	{ "ne", t_ne, false },
-	{ "none", t_none, false },
-	{ "number", t_number, false },
-	{ "odd", t_odd, false },
-	{ "reachable", t_reachable, false },
-	{ "regex", t_regex, false },
-	{ "same_file", t_same_file, false },
-	{ "sameas", t_sameas, false },
-	{ "search", t_search, false },
-	{ "sequence", t_sequence, false },
-	{ "skip", t_skipped, false },
-	{ "skipped", t_skipped, false },
-	{ "started", t_started, false },
-	{ "string", t_string, false },
-	{ "subset", t_subset, false },
-	{ "succeeded", t_succeeded, false },
-	{ "success", t_succeeded, false },
-	{ "successful", t_succeeded, false },
-	{ "superset", t_superset, false },
-	{ "test", t_test, false },
-	{ "true", t_is_true, false },
-	{ "truthy", t_truthy, false },
-	{ "undefined", t_undefined, true },
-	{ "unreachable", t_unreachable, false },
-	{ "upper", t_upper, false },
-	{ "uri", t_uri, false },
-	{ "url", t_url, false },
-	{ "urn", t_urn, false },
-	{ "vault_encrypted", t_vault_encrypted, false },
-	{ "version", t_version, false },
-	{ "version_compare", t_version, false },
-	{ NULL, NULL, false },
-};
-
-const struct ttest *test_find(const char *name)
-{
-	const char *dot = strrchr(name, '.');
-	if (dot)
-		name = dot + 1;
-	for (size_t i = 0; tests[i].name; i++)
-		if (!strcmp(tests[i].name, name))
-			return &tests[i];
-	return NULL;
-}
-
-bool tmpl_has_test(const char *name)
-{
-	return test_find(name) != NULL;
+	return known_name(ev, in, json_is_string(in) && reg_test(ev->reg, json_string_value(in)), pos, res);
 }

@@ -1,14 +1,15 @@
-/* expr.h: internals shared by the files of the templating engine (lexer,
- * parser, evaluator, renderer, filters, tests, lookups). Not a public
- * contract: the executor uses template.h only.
+/* engine.h: internals shared by the files of the templating engine (lexer,
+ * parser, evaluator, renderer, values, runtime, registry, filters, tests,
+ * lookups, globals). Not a public contract: the executor and the rest of
+ * imc use template.h only.
  *
  * Ownership: an AST (struct tnode tree) owns every node, string and json_t
  * in it; tnode_free() releases all of it. Evaluation functions return new
  * json_t references; NULL means either an error (ev->failed set, one error
  * recorded in ev->d) or an undefined value (ev->failed clear, the reason in
  * ev->undef). */
-#ifndef IMC_EXPR_H
-#define IMC_EXPR_H
+#ifndef IMC_TEMPLATE_ENGINE_H
+#define IMC_TEMPLATE_ENGINE_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -145,7 +146,16 @@ struct macro {
 	struct macro *next;
 };
 
+struct registry;
+struct ev_ops;
+
+/* The context of one evaluation (Jinja2's Context with its Environment):
+ * filters, tests, lookups and globals are found through reg, and the
+ * evaluator's entry points through ops, so that what they call never needs
+ * a symbol of the evaluator or of each other. */
 struct ev {
+	const struct registry *reg;
+	const struct ev_ops *ops;
 	struct tmpl_env *env;
 	struct diag *d;
 	const char *src;      /* text being evaluated (for positions) */
@@ -163,12 +173,6 @@ struct ev {
 	unsigned long steps_local;
 };
 
-/* Counts one unit of work; false (with an error) when over the budget. */
-bool ev_step(struct ev *ev, size_t pos);
-/* Python hash-set membership for unique/union/...: a key string for values
- * that Python hashes (numbers equal across int/float/bool), or NULL. */
-char *val_hash_key(const json_t *v);
-
 #define TMPL_MAX_DEPTH 40
 /* Size and work limits: no recipe comes near them; a typo or a hostile
  * template must fail cleanly instead of eating the machine. */
@@ -176,6 +180,59 @@ char *val_hash_key(const json_t *v);
 #define TMPL_MAX_TEXT (64u << 20)       /* bytes of text produced by one render */
 #define TMPL_MAX_STEPS 5000000UL        /* AST nodes, filter and test calls of one top-level call */
 
+/* ---- evaluator (expr-eval.c; statements: render.c) ------------------ */
+
+json_t *ev_eval(struct ev *ev, const struct tnode *n);
+/* Deep-templates a value taken from the variables (lazy templating). */
+json_t *ev_template_value(struct ev *ev, json_t *v);
+/* Reads a variable (frames, then env vars with lazy templating, then the
+ * resolver, then globals); NULL = undefined (ev->undef set). Others reach
+ * it as ev_lookup_name(). */
+json_t *eval_name(struct ev *ev, const char *name, size_t pos);
+
+/* Python methods of str, dict and list values (methods.c): the result of
+ * self.m(args, **kw), or NULL with *known false when there is no such
+ * method (or with an error recorded). */
+json_t *py_str_method(struct ev *ev, json_t *self, const char *m, json_t *args, json_t *kw, size_t pos, bool *known);
+json_t *py_dict_method(struct ev *ev, json_t *self, const char *m, json_t *args, json_t *kw, size_t pos, bool *known);
+json_t *py_list_method(struct ev *ev, json_t *self, const char *m, json_t *args, json_t *kw, size_t pos, bool *known);
+
+/* ---- renderer (render.c), for template.c ------------------------------- */
+
+/* Lexed and parsed text: a statement list (templates) or one expression. */
+struct compiled {
+	struct tokens toks;
+	struct nlist body;
+	struct tnode *expr;
+};
+/* Compiles text; -1 with a syntax error recorded in ev. */
+int render_compile(struct ev *ev, const char *text, size_t len, const struct lexopt *o, struct compiled *c);
+void render_release(struct compiled *c);
+/* Renders a whole template with ev as its top context (ev->src is set
+ * to the text for the call): malloc'd text, or NULL with an error. */
+char *render_template(struct ev *ev, const char *text, const struct lexopt *o);
+/* Evaluates a bare expression (ev->src holds it): new reference, or NULL
+ * with an error (undefined included). */
+json_t *render_expr(struct ev *ev, const char *expr, bool raw);
+/* Ansible's result typing of rendered text (consumed). */
+json_t *render_typed_result(char *text, bool native);
+/* Releases what a context collected (macros). */
+void ev_done(struct ev *ev);
+
+/* The evaluator's entry points the runtime calls back (render.c defines
+ * them as render_ops; template.c puts them in every context it makes). */
+struct ev_ops {
+	json_t *(*render_typed)(struct ev *ev, const char *text);
+	char *(*render_text)(struct ev *ev, const char *text, bool raw_var_strings);
+	json_t *(*render_body)(struct ev *ev, const struct nlist *body);
+	json_t *(*lookup_name)(struct ev *ev, const char *name, size_t pos);
+};
+extern const struct ev_ops render_ops;
+
+/* ---- runtime (runtime.c): what filters, tests, lookups and globals call */
+
+/* Counts one unit of work; false (with an error) when over the budget. */
+bool ev_step(struct ev *ev, size_t pos);
 /* Records an error at byte position pos of ev->src (pos (size_t)-1: none). */
 void ev_error(struct ev *ev, enum tmpl_err_kind kind, size_t pos, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
@@ -184,21 +241,30 @@ json_t *ev_undef(struct ev *ev, const char *fmt, ...) __attribute__((format(prin
 /* Turns an undefined NULL into an error ("'x' is undefined"); returns v. */
 json_t *ev_need(struct ev *ev, json_t *v, size_t pos);
 
-json_t *ev_eval(struct ev *ev, const struct tnode *n);
 /* Renders text in the current environment with result typing (lazy vars). */
 json_t *ev_render_typed(struct ev *ev, const char *text);
 /* Renders text (no typing) into a malloc'd string; NULL on error. */
 char *ev_render_text(struct ev *ev, const char *text, bool raw_var_strings);
-/* Deep-templates a value taken from the variables (lazy templating). */
-json_t *ev_template_value(struct ev *ev, json_t *v);
-/* Reads a variable (frames, then env vars with lazy templating, then the
- * resolver, then globals); NULL = undefined (ev->undef set). */
+/* Renders a statement list to a string value (macro bodies). */
+json_t *ev_render_body(struct ev *ev, const struct nlist *body);
+/* eval_name() through the context. */
 json_t *ev_lookup_name(struct ev *ev, const char *name, size_t pos);
 
 /* Calls a filter / test by name (used by map/select/...). in may be NULL
  * (undefined). args: JSON array of positional args; kw: object or NULL. */
 json_t *ev_call_filter(struct ev *ev, const char *name, json_t *in, json_t *args, json_t *kw, size_t pos);
 int ev_call_test(struct ev *ev, const char *name, json_t *in, json_t *args, json_t *kw, size_t pos, bool *res);
+/* Runs a lookup: the caller's callback (env->lookup) first, then the
+ * registry's. terms: array. Returns a list (always), or NULL. */
+json_t *ev_call_lookup(struct ev *ev, const char *name, json_t *terms, json_t *kw, size_t pos);
+/* A file of lookup('file'), {% include %}... on env->search_path:
+ * malloc'd path, or NULL. */
+char *ev_find_file(struct ev *ev, const char *name);
+/* Records a TMPL_ERR_TYPE error; returns NULL. */
+json_t *ev_type_error(struct ev *ev, size_t pos, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* in as a list (Python iteration), or NULL with "FILTER: 'T' object is
+ * not iterable". */
+json_t *ev_need_list(struct ev *ev, json_t *in, const char *filter, size_t pos);
 
 /* ---- values (expr-value.c) ------------------------------------------- */
 
@@ -232,12 +298,27 @@ json_t *val_literal_eval(const char *text);
 char *val_to_cstr(const json_t *v);
 /* A string value holding sb's bytes (any bytes: no UTF-8 check); releases sb. */
 json_t *val_str_take(struct strbuf *sb);
+/* Python hash-set membership for unique/union/...: a key string for values
+ * that Python hashes (numbers equal across int/float/bool), or NULL. */
+char *val_hash_key(const json_t *v);
+/* Python str() of v as a string value (v itself when it is one). */
+json_t *val_pystr(const json_t *v);
+/* Jinja's make_attrgetter: "a.b.0" walks keys, digits index lists;
+ * borrowed, NULL when a step is missing. */
+json_t *val_attr_path(json_t *v, const char *path);
+/* Python's str.lower/upper/capitalize/title of str(in), for the scripts
+ * recipes meet (ASCII, Latin-1, Latin Extended-A, Greek, Cyrillic). */
+enum { CASE_LOWER, CASE_UPPER, CASE_CAPITALIZE, CASE_TITLE };
+json_t *val_case_map(json_t *in, int mode);
 
-/* ---- tables ------------------------------------------------------------ */
+/* ---- registry (registry.c) ------------------------------------------- */
 
 /* Positional args as a JSON array; keyword args as an object (may be NULL). */
 typedef json_t *(*tfilter_fn)(struct ev *ev, json_t *in, json_t *args, json_t *kw, size_t pos);
 typedef int (*ttest_fn)(struct ev *ev, json_t *in, json_t *args, json_t *kw, size_t pos, bool *res);
+/* terms: array; kw: object or NULL. Returns a list (always). */
+typedef json_t *(*tlookup_fn)(struct ev *ev, json_t *terms, json_t *kw, size_t pos);
+typedef json_t *(*tglobal_fn)(struct ev *ev, json_t *args, json_t *kw, size_t pos);
 
 struct tfilter {
 	const char *name;
@@ -249,20 +330,40 @@ struct ttest {
 	ttest_fn fn;
 	bool takes_undef;
 };
+struct tlookup {
+	const char *name;
+	tlookup_fn fn;
+};
+struct tglobal {
+	const char *name;
+	tglobal_fn fn;
+};
 
-const struct tfilter *filter_find(const char *name);
-const struct ttest *test_find(const char *name);
-/* Filters table parts (filters.c, filters-regex.c, filters-data.c). */
-const struct tfilter *filters_core_find(const char *name);
-const struct tfilter *filters_data_find(const char *name);
-const struct tfilter *filters_jmespath_find(const char *name);
-const struct tfilter *filters_format_find(const char *name);
-const struct tfilter *filters_path_find(const char *name);
-const struct tfilter *filters_datetime_find(const char *name);
-const struct tfilter *filters_seq_find(const char *name);
-const struct tfilter *filters_markup_find(const char *name);
-const struct tfilter *filters_wrap_find(const char *name);
-const struct tfilter *filters_pprint_find(const char *name);
+/* Jinja2's Environment: the names a template can call. Each table ends
+ * with a NULL name. */
+struct registry {
+	const struct tfilter *filters;
+	const struct ttest *tests;
+	const struct tlookup *lookups;
+	const struct tglobal *globals;
+};
+
+/* The one registry of imc's filters, tests, lookups and globals. */
+extern const struct registry tmpl_registry;
+
+/* Finds a name in reg (runtime.c); a collection prefix
+ * (ansible.builtin.x) is ignored except for globals. NULL if unknown. */
+const struct tfilter *reg_filter(const struct registry *reg, const char *name);
+const struct ttest *reg_test(const struct registry *reg, const char *name);
+const struct tlookup *reg_lookup(const struct registry *reg, const char *name);
+const struct tglobal *reg_global(const struct registry *reg, const char *name);
+
+/* The functions the registry lists, one family per file. */
+#define FILTER_FN(name) json_t *filter_##name(struct ev *ev, json_t *in, json_t *args, json_t *kw, size_t pos)
+#define TEST_FN(name) int test_##name(struct ev *ev, json_t *in, json_t *args, json_t *kw, size_t pos, bool *res)
+#define LOOKUP_FN(name) json_t *lookup_##name(struct ev *ev, json_t *terms, json_t *kw, size_t pos)
+#define GLOBAL_FN(name) json_t *global_##name(struct ev *ev, json_t *args, json_t *kw, size_t pos)
+#include "template/functions.h"
 
 /* Python's datetime and timedelta values (filters-datetime.c), made by
  * to_datetime: JSON objects with one reserved key, which the evaluator and
@@ -287,9 +388,6 @@ struct url_parts {
 int url_split(const char *s, size_t n, struct url_parts *u, const char **err);
 void url_parts_release(struct url_parts *u);
 
-/* Lookups (lookup.c). terms: array. Returns a list (always). */
-json_t *lookup_run(struct ev *ev, const char *name, json_t *terms, json_t *kw, size_t pos);
-
 /* Regex (filters-regex.c): compiled and cached; Python re syntax mapped to
  * PCRE2. flags: 1 = ignorecase, 2 = multiline. */
 struct pcre2_real_code_8;
@@ -301,7 +399,7 @@ int regex_search(struct ev *ev, const char *pat, int flags, const char *subj, si
 json_t *arg_get(json_t *args, json_t *kw, size_t i, const char *name);
 int arg_str(struct ev *ev, json_t *args, json_t *kw, size_t i, const char *name, const char *dflt, const char **out, size_t pos);
 
-/* Python %-format of fmt with one value or a list of values. */
+/* Python %-format of fmt with one value or a list of values (value-format.c). */
 int py_percent_format(struct ev *ev, struct strbuf *out, const char *fmt, json_t *vals, size_t pos);
 
 #endif

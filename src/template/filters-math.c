@@ -1,0 +1,83 @@
+/* filters-math.c: Jinja2's and Ansible's numeric filters: abs, round (with
+ * Python's rounding of halves and the common/ceil/floor methods), log, pow
+ * and root, with Python's errors for bad operands. */
+#include "config.h"
+
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "template/engine.h"
+#include "util/strbuf.h"
+#include "util/xalloc.h"
+#include "util/banned.h"
+
+#define ARG(i, n) arg_get(args, kw, (i), (n))
+
+FILTER_FN(abs)
+{
+	if (json_is_integer(in) || json_is_boolean(in)) {
+		long long x = val_int(in);
+		return x == LLONG_MIN ? json_real(-(double)x) : json_integer(x < 0 ? -x : x);
+	}
+	if (json_is_real(in))
+		return json_real(fabs(json_real_value(in)));
+	return ev_type_error(ev, pos, "bad operand type for abs(): '%s'", val_typename(in));
+}
+
+FILTER_FN(round)
+{
+	double d;
+	if (!val_num(in, &d))
+		return ev_type_error(ev, pos, "round: must be a number, not %s", val_typename(in));
+	long long prec = ARG(0, "precision") ? val_int(ARG(0, "precision")) : 0;
+	json_t *jm = ARG(1, "method");
+	const char *m = json_is_string(jm) ? json_string_value(jm) : "common";
+	if (prec > 15)
+		prec = 15;
+	if (prec < -15)
+		prec = -15;
+	double f = pow(10, (double)prec), x = d * f;
+	if (!strcmp(m, "ceil"))
+		x = ceil(x);
+	else if (!strcmp(m, "floor"))
+		x = floor(x);
+	else if (!strcmp(m, "common"))
+		x = nearbyint(x);
+	else
+		return ev_type_error(ev, pos, "method must be common, ceil or floor, not '%s'", m);
+	return json_real(x / f);
+}
+
+FILTER_FN(log)
+{
+	double d, b = M_E;
+	if (!val_num(in, &d))
+		return ev_type_error(ev, pos, "log: must be a number, not %s", val_typename(in));
+	if (ARG(0, "base"))
+		val_num(ARG(0, "base"), &b);
+	if (d <= 0 || b <= 0 || b == 1)
+		return ev_type_error(ev, pos, "log: %s", "math domain error");
+	return json_real(b == 10 ? log10(d) : log(d) / log(b));
+}
+
+FILTER_FN(pow)
+{
+	double d, e = 0;
+	if (!val_num(in, &d) || !ARG(0, "y") || !val_num(ARG(0, "y"), &e))
+		return ev_type_error(ev, pos, "pow: %s", "can only be used on numbers");
+	return json_real(pow(d, e));
+}
+
+FILTER_FN(root)
+{
+	double d, b = 2;
+	if (!val_num(in, &d))
+		return ev_type_error(ev, pos, "root: %s", "can only be used on numbers");
+	if (ARG(0, "base"))
+		val_num(ARG(0, "base"), &b);
+	if (b == 2)
+		return json_real(sqrt(d));
+	return json_real(pow(d, 1.0 / b));
+}
