@@ -24,13 +24,7 @@ libimc_la_SOURCES += src/template/template.h src/template/engine.h src/template/
 EXTRA_DIST += tests/unit/test-template-cases.json tests/unit/test-template-cases.py \
 	tests/unit/test-template-oracle.py
 
-if HAVE_CMOCKA
-check_PROGRAMS += tests/unit/test-template
-TESTS += tests/unit/test-template
-tests_unit_test_template_SOURCES = tests/unit/test-template.c
-tests_unit_test_template_CFLAGS = $(UNIT_CFLAGS)
-tests_unit_test_template_LDADD = $(UNIT_LIBS)
-endif
+UNIT_TESTS += tests/unit/test-template
 
 if ENABLE_FUZZING
 check_PROGRAMS += tests/fuzz/fuzz-template tests/fuzz/fuzz-expr
