@@ -35,10 +35,10 @@
 
 #include "trainer/cluster.h"
 #include "trainer/model.h"
-#include "trainer/ps.h"
+#include "trainer/ps-server.h"
 #include "trainer/train-opts.h"
 #include "trainer/wire.h"
-#include "trainer/worker.h"
+#include "trainer/ps-client.h"
 #include "util/log.h"
 #include "util/xalloc.h"
 #include "util/banned.h"

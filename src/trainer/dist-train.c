@@ -28,7 +28,7 @@
 #include "trainer/metrics.h"
 #include "trainer/summary.h"
 #include "trainer/tpool.h"
-#include "trainer/worker.h"
+#include "trainer/ps-client.h"
 #include "util/log.h"
 #include "util/strbuf.h"
 #include "util/xalloc.h"

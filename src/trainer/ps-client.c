@@ -1,4 +1,4 @@
-/* worker.c: the PS protocol's client side (see worker.h): connecting with
+/* ps-client.c: the PS protocol's client side (see ps-client.h): connecting with
  * retries, HELLO, and the blocking request/reply exchanges, with the float
  * payloads going straight between the sockets and the model's buffers. */
 #include "config.h"
@@ -13,7 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "trainer/worker.h"
+#include "trainer/ps-client.h"
 #include "util/log.h"
 #include "util/xalloc.h"
 #include "util/banned.h"

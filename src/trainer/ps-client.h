@@ -1,4 +1,4 @@
-/* worker.h: the client side of the PS protocol, used by the chief and the
+/* ps-client.h: the client side of the PS protocol, used by the chief and the
  * workers (and by bench/ps_exchange): one blocking TCP connection per
  * parameter server, established with retries until a deadline (a PS may
  * start after its workers), and the request/reply exchanges of wire.h.
@@ -7,8 +7,8 @@
  * caller's flat buffers (writev/readv on the shard's slice): no copies.
  * Ownership: a struct worker_client owns its sockets; it borrows the
  * cluster and the layout, which must outlive it. */
-#ifndef IMC_TRAINER_WORKER_H
-#define IMC_TRAINER_WORKER_H
+#ifndef IMC_TRAINER_PS_CLIENT_H
+#define IMC_TRAINER_PS_CLIENT_H
 
 #include <stdbool.h>
 #include <stdint.h>

@@ -27,9 +27,9 @@
 #include <cmocka.h>
 
 #include "trainer/cluster.h"
-#include "trainer/ps.h"
+#include "trainer/ps-server.h"
 #include "trainer/wire.h"
-#include "trainer/worker.h"
+#include "trainer/ps-client.h"
 #include "util/log.h"
 
 #define N 6
