@@ -11,7 +11,7 @@ libimctrainer_la_SOURCES = \
 	src/trainer/optim.c src/trainer/optim.h \
 	src/trainer/gemm.c src/trainer/gemm.h \
 	src/trainer/conv-direct.c src/trainer/conv-direct.h \
-	src/trainer/layer.h \
+	src/trainer/layer.c src/trainer/layer.h \
 	src/trainer/layer-conv.c src/trainer/layer-dense.c src/trainer/layer-relu.c \
 	src/trainer/layer-maxpool.c src/trainer/layer-flatten.c \
 	src/trainer/model.c src/trainer/model.h

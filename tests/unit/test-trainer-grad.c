@@ -40,6 +40,7 @@ static void gl_make(struct gl *g, const struct layer_ops *ops, int c, int h, int
 		    const struct layer_args *a, int n)
 {
 	struct diag d = DIAG_INIT;
+	assert_non_null(ops);
 	memset(g, 0, sizeof(*g));
 	g->l.ops = ops;
 	g->l.in_c = c;
@@ -163,7 +164,7 @@ static void test_conv_grad(void **state)
 			tpool_set_threads(threads);
 			for (size_t s = 0; s < sizeof(shapes) / sizeof(shapes[0]); s++) {
 				struct gl g;
-				gl_make(&g, &layer_conv_ops, 3, 7, 6, &shapes[s], 3);
+				gl_make(&g, layer_ops_find("conv"), 3, 7, 6, &shapes[s], 3);
 				g.l.relu = (int)(s % 2);
 				fill(&g, &r);
 				gl_check(&g, 1e-3f, 2e-3);
@@ -184,13 +185,13 @@ static void test_dense_grad(void **state)
 		tpool_set_threads(threads);
 		struct layer_args a = { .out = 7 };
 		struct gl g;
-		gl_make(&g, &layer_dense_ops, 2, 3, 4, &a, 5);
+		gl_make(&g, layer_ops_find("dense"), 2, 3, 4, &a, 5);
 		fill(&g, &r);
 		gl_check(&g, 1e-2f, 2e-3);
 		gl_free(&g);
 		/* Large enough for the threaded split to kick in. */
 		a.out = 300;
-		gl_make(&g, &layer_dense_ops, 1, 1, 700, &a, 2);
+		gl_make(&g, layer_ops_find("dense"), 1, 1, 700, &a, 2);
 		fill(&g, &r);
 		g.l.ops->forward(&g.l, g.x, g.y, g.n);
 		for (int j = 0; j < 300; j += 37) {
@@ -211,7 +212,7 @@ static void test_relu_grad(void **state)
 	rng_seed(&r, 3);
 	struct layer_args a = { 0 };
 	struct gl g;
-	gl_make(&g, &layer_relu_ops, 2, 4, 5, &a, 3);
+	gl_make(&g, layer_ops_find("relu"), 2, 4, 5, &a, 3);
 	fill(&g, &r);
 	for (size_t i = 0; i < layer_in_size(&g.l) * g.n; i++)
 		g.x[i] = (g.x[i] < 0 ? -0.1f : 0.1f) + g.x[i]; /* away from 0 */
@@ -229,7 +230,7 @@ static void test_maxpool_grad(void **state)
 		struct gl g;
 		if (s == 1)
 			a.stride = 1;
-		gl_make(&g, &layer_maxpool_ops, 3, 6, 5, &a, 2);
+		gl_make(&g, layer_ops_find("maxpool"), 3, 6, 5, &a, 2);
 		fill(&g, &r);
 		/* Distinct values 0.05 apart: a 1e-2 nudge never changes an argmax. */
 		size_t nx = layer_in_size(&g.l) * g.n;
@@ -254,7 +255,7 @@ static void test_flatten_grad(void **state)
 	rng_seed(&r, 5);
 	struct layer_args a = { 0 };
 	struct gl g;
-	gl_make(&g, &layer_flatten_ops, 2, 3, 3, &a, 2);
+	gl_make(&g, layer_ops_find("flatten"), 2, 3, 3, &a, 2);
 	assert_int_equal(g.l.out_c, 18);
 	fill(&g, &r);
 	gl_check(&g, 1e-2f, 1e-4);
