@@ -377,6 +377,45 @@ static void test_builtin_models(void **state)
 	diag_release(&d);
 }
 
+/* Each kind's spec grammar (positional numbers, keywords) as the model
+ * sees it: shapes, PyTorch's parameter names numbered per prefix, and a
+ * "relu" folded into the conv or dense before it but kept after maxpool. */
+static void test_spec_grammar(void **state)
+{
+	(void)state;
+	struct diag d = DIAG_INIT;
+	char *spec = write_spec("input 1 9 9\nconv 2 3 stride 2 pad 1\nrelu\nmaxpool 2 stride 1\n"
+				"relu\nconv 3 2\nflatten\ndense 5\nrelu\ndense 4\n");
+	struct model *m = model_new(spec, 2, &d);
+	unlink(spec);
+	free(spec);
+	assert_non_null(m);
+	static const struct {
+		const char *name;
+		int ndim, shape[4];
+	} want[] = {
+		{ "conv1.weight", 4, { 2, 1, 3, 3 } }, { "conv1.bias", 1, { 2 } },
+		{ "conv2.weight", 4, { 3, 2, 2, 2 } }, { "conv2.bias", 1, { 3 } },
+		{ "fc1.weight", 2, { 5, 27 } },        { "fc1.bias", 1, { 5 } },
+		{ "fc2.weight", 2, { 4, 5 } },         { "fc2.bias", 1, { 4 } },
+	};
+	assert_int_equal(model_num_tensors(m), 8);
+	for (int i = 0; i < 8; i++) {
+		const struct model_tensor *t = model_tensor(m, i);
+		assert_string_equal(t->name, want[i].name);
+		assert_int_equal(t->ndim, want[i].ndim);
+		for (int k = 0; k < t->ndim; k++)
+			assert_int_equal(t->shape[k], want[i].shape[k]);
+	}
+	char desc[200];
+	model_describe(m, desc, sizeof(desc));
+	if (!strstr(desc, ": 211 params, input 1x9x9, 4 classes, 7 layers"))
+		fail_msg("got '%s'", desc);
+	model_free(m);
+	assert_false(diag_has_errors(&d));
+	diag_release(&d);
+}
+
 static void test_spec_errors(void **state)
 {
 	(void)state;
@@ -388,6 +427,16 @@ static void test_spec_errors(void **state)
 		{ "input 1 8 8\nconv 3\n", "takes 2 numbers" },
 		{ "input 1 8 8\nconv 3 3 pad x\n", "expected an integer" },
 		{ "input 1 8 8\nconv 3 3 dilation 2\n", "unknown option 'dilation'" },
+		{ "input 1 8 8\nmaxpool 2 pad 1\n", "unknown option 'pad' for 'maxpool'" },
+		{ "input 1 8 8\nrelu 3\n", "too many numbers for 'relu'" },
+		{ "input 1 8 8\nflatten 1\n", "too many numbers for 'flatten'" },
+		{ "input 1 8 8\nconv 3 3 3\n", "too many numbers for 'conv'" },
+		{ "input 1 8 8\ndense\n", "'dense' takes 1 number, got 0" },
+		{ "input 1 8 8\nconv 3 3 stride\n", "'stride' needs a value" },
+		{ "input 1 8 8\ndense 0\n", "expected an integer in [1, 65536], got '0'" },
+		{ "input 1 8 8\nconv 3 65537\n", "expected an integer in [1, 65536], got '65537'" },
+		{ "input 1 8 8\nconv 3 3 pad -1\n", "expected an integer in [0, 1024], got '-1'" },
+		{ "input 1 8 8\nmaxpool 2 stride 0\n", "expected an integer in [1, 1024], got '0'" },
 		{ "input 1 8 8\n", "no layers" },
 		{ "input 1 8 8\nconv 3 9\n", "does not fit" },
 		{ "input 1 8 8\ndense 1\n", "classes must be 2..256" },
@@ -421,6 +470,7 @@ int main(void)
 		cmocka_unit_test(test_flatten_grad),
 		cmocka_unit_test(test_model_grad),
 		cmocka_unit_test(test_builtin_models),
+		cmocka_unit_test(test_spec_grammar),
 		cmocka_unit_test(test_spec_errors),
 	};
 	int rc = cmocka_run_group_tests(tests, NULL, NULL);
