@@ -6,7 +6,8 @@
  * layer_ops: its spec keyword, the grammar of its spec line (args[]), and
  * its operations. The model spec parser and the model are generic over
  * these; layer.c holds the one table of kinds. Adding a kind is its
- * layer-NAME.c plus its line in layer.c (and in mk/trainer.mk).
+ * layer-NAME.c plus its declaration and table entry in layer.c (and the
+ * file in mk/trainer.mk).
  *
  * Ownership: the model owns every layer; w/b/dw/db point into the model's
  * flat parameter and gradient buffers; priv is the layer's own scratch,
