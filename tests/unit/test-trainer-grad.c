@@ -262,14 +262,19 @@ static void test_flatten_grad(void **state)
 	gl_free(&g);
 }
 
-static char *write_spec(const char *text)
+/* model_new on a spec file holding text (removed again before the
+ * caller's assertions can end the test). */
+static struct model *model_from_text(const char *text, int max_batch, struct diag *d)
 {
-	char *path = strdup("/tmp/imc-test-spec.XXXXXX");
+	char path[] = "/tmp/imc-test-spec.XXXXXX";
 	int fd = mkstemp(path);
 	assert_true(fd >= 0);
-	assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+	ssize_t n = write(fd, text, strlen(text));
 	close(fd);
-	return path;
+	struct model *m = model_new(path, max_batch, d);
+	unlink(path);
+	assert_int_equal(n, (ssize_t)strlen(text));
+	return m;
 }
 
 /* The whole model: model_forward_backward's gradient of the mean
@@ -278,11 +283,8 @@ static void test_model_grad(void **state)
 {
 	(void)state;
 	struct diag d = DIAG_INIT;
-	char *spec = write_spec("input 2 6 6\nconv 3 3 pad 1\nrelu\nmaxpool 2\n"
-				"flatten\ndense 8\nrelu\ndense 4\n");
-	struct model *m = model_new(spec, 4, &d);
-	unlink(spec); /* before any assertion can end the test */
-	free(spec);
+	struct model *m = model_from_text("input 2 6 6\nconv 3 3 pad 1\nrelu\nmaxpool 2\n"
+					  "flatten\ndense 8\nrelu\ndense 4\n", 4, &d);
 	assert_non_null(m);
 	assert_int_equal(model_num_classes(m), 4);
 	assert_int_equal(model_num_tensors(m), 6);
@@ -384,11 +386,9 @@ static void test_spec_grammar(void **state)
 {
 	(void)state;
 	struct diag d = DIAG_INIT;
-	char *spec = write_spec("input 1 9 9\nconv 2 3 stride 2 pad 1\nrelu\nmaxpool 2 stride 1\n"
-				"relu\nconv 3 2\nflatten\ndense 5\nrelu\ndense 4\n");
-	struct model *m = model_new(spec, 2, &d);
-	unlink(spec);
-	free(spec);
+	struct model *m = model_from_text("input 1 9 9\nconv 2 3 stride 2 pad 1\nrelu\n"
+					  "maxpool 2 stride 1\nrelu\nconv 3 2\nflatten\n"
+					  "dense 5\nrelu\ndense 4\n", 2, &d);
 	assert_non_null(m);
 	static const struct {
 		const char *name;
@@ -444,14 +444,11 @@ static void test_spec_errors(void **state)
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		struct diag d = DIAG_INIT;
-		char *spec = write_spec(cases[i].text);
-		struct model *m = model_new(spec, 2, &d);
-		unlink(spec);
+		struct model *m = model_from_text(cases[i].text, 2, &d);
 		assert_null(m);
 		if (!strstr(diag_first_message(&d), cases[i].msg))
 			fail_msg("spec %zu: got '%s', want '%s'", i, diag_first_message(&d),
 				 cases[i].msg);
-		free(spec);
 		diag_release(&d);
 	}
 	struct diag d = DIAG_INIT;
