@@ -35,10 +35,10 @@
 
 #include "trainer/cluster.h"
 #include "trainer/model.h"
-#include "trainer/ps.h"
+#include "trainer/ps-server.h"
 #include "trainer/train-opts.h"
 #include "trainer/wire.h"
-#include "trainer/worker.h"
+#include "trainer/ps-client.h"
 #include "util/log.h"
 #include "util/xalloc.h"
 #include "util/banned.h"
@@ -185,17 +185,17 @@ int main(int argc, char **argv)
 		_exit(ps_run(&cfg, &d) == 0 ? 0 : 1);
 	}
 	close(lfd);
-	struct worker_client wc;
+	struct ps_client wc;
 	struct worker_opts wo = { .role = WIRE_ROLE_CHIEF, .task_index = 0, .worker_id = 0,
 				  .mode = mode, .connect_timeout = 10, .rpc_timeout = 60 };
-	if (worker_client_open(&wc, &cl, &l, &wo, &d) < 0)
+	if (ps_client_open(&wc, &cl, &l, &wo, &d) < 0)
 		die(&d);
 	float *params = xmalloc(np * sizeof(float)), *grads = xmalloc(np * sizeof(float));
 	model_init_params(m, 1);
 	memcpy(params, model_params(m), np * sizeof(float));
 	for (size_t i = 0; i < np; i++)
 		grads[i] = 1e-7f * (float)(i % 13);
-	if (worker_client_init(&wc, params, NULL, 0, 1e-6f, 0.9f, &d) < 0)
+	if (ps_client_init(&wc, params, NULL, 0, 1e-6f, 0.9f, &d) < 0)
 		die(&d);
 	size_t n = np * sizeof(float);
 	pid_t raw_pid;
@@ -208,14 +208,14 @@ int main(int argc, char **argv)
 	double *tps = xcalloc((size_t)nblocks, sizeof(double));
 	double *traw = xcalloc((size_t)nblocks, sizeof(double));
 	for (int i = 0; i < 5; i++) /* warm-up */
-		if (worker_client_push(&wc, grads, params, wc.step, 64, 0, &d) != 0 ||
+		if (ps_client_push(&wc, grads, params, wc.step, 64, 0, &d) != 0 ||
 		    io_all(rfd, rbuf, n, true) < 0 || io_all(rfd, rbuf, n, false) < 0)
 			die(&d);
 	uint64_t bytes0 = wc.bytes_in + wc.bytes_out;
 	for (int b = 0; b < nblocks; b++) {
 		double t0 = now_s();
 		for (int i = 0; i < BLOCK; i++)
-			if (worker_client_push(&wc, grads, params, wc.step, 64, 0, &d) != 0)
+			if (ps_client_push(&wc, grads, params, wc.step, 64, 0, &d) != 0)
 				die(&d);
 		double t1 = now_s();
 		for (int i = 0; i < BLOCK; i++)
@@ -230,9 +230,9 @@ int main(int argc, char **argv)
 	uint64_t wire_bytes = wc.bytes_in + wc.bytes_out - bytes0;
 	close(rfd);
 	waitpid(raw_pid, NULL, 0);
-	if (worker_client_shutdown(&wc, &d) < 0)
+	if (ps_client_shutdown(&wc, &d) < 0)
 		die(&d);
-	worker_client_close(&wc);
+	ps_client_close(&wc);
 	int st;
 	waitpid(pid, &st, 0);
 

@@ -5,8 +5,8 @@
 libimc_la_SOURCES += \
 	src/trainer/wire.c src/trainer/wire.h \
 	src/trainer/cluster.c src/trainer/cluster.h \
-	src/trainer/ps.c src/trainer/ps.h \
-	src/trainer/worker.c src/trainer/worker.h
+	src/trainer/ps-server.c src/trainer/ps-server.h \
+	src/trainer/ps-client.c src/trainer/ps-client.h
 imc_train_SOURCES += src/trainer/dist.h src/trainer/dist-internal.h \
 	src/trainer/dist-main.c src/trainer/dist-ps.c src/trainer/dist-train.c
 EXTRA_DIST += docs/imc-train-protocol.md

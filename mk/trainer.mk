@@ -11,7 +11,7 @@ libimctrainer_la_SOURCES = \
 	src/trainer/optim.c src/trainer/optim.h \
 	src/trainer/gemm.c src/trainer/gemm.h \
 	src/trainer/conv-direct.c src/trainer/conv-direct.h \
-	src/trainer/layer.h \
+	src/trainer/layer.c src/trainer/layer.h \
 	src/trainer/layer-conv.c src/trainer/layer-dense.c src/trainer/layer-relu.c \
 	src/trainer/layer-maxpool.c src/trainer/layer-flatten.c \
 	src/trainer/model.c src/trainer/model.h
@@ -21,10 +21,10 @@ libimc_la_SOURCES += \
 	src/trainer/model-spec.c src/trainer/model-spec.h \
 	src/trainer/data.c src/trainer/data.h \
 	src/trainer/checkpoint.c src/trainer/checkpoint.h \
-	src/trainer/tbevent.c src/trainer/metrics.c src/trainer/metrics.h \
+	src/trainer/tensorboard.c src/trainer/metrics.c src/trainer/metrics.h \
 	src/trainer/summary.c src/trainer/summary.h \
 	src/trainer/train-opts.c src/trainer/train-opts.h \
-	src/trainer/local.c src/trainer/local.h
+	src/trainer/train-local.c src/trainer/train-local.h
 
 bin_PROGRAMS += imc-train
 imc_train_SOURCES = src/trainer/main.c

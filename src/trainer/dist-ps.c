@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "trainer/dist-internal.h"
-#include "trainer/ps.h"
+#include "trainer/ps-server.h"
 #include "util/log.h"
 #include "util/banned.h"
 

@@ -28,7 +28,7 @@
 #include "trainer/metrics.h"
 #include "trainer/summary.h"
 #include "trainer/tpool.h"
-#include "trainer/worker.h"
+#include "trainer/ps-client.h"
 #include "util/log.h"
 #include "util/strbuf.h"
 #include "util/xalloc.h"
@@ -47,7 +47,7 @@ struct job {
 	struct dataset train, shard, test;
 	struct model *m;
 	struct wire_layout layout;
-	struct worker_client wc;
+	struct ps_client wc;
 	bool wc_open;
 	struct batcher bt;
 	bool bt_init;
@@ -74,7 +74,7 @@ struct job {
 static int checkpoint(struct job *j, struct diag *d)
 {
 	uint64_t step;
-	int rc = worker_client_state(&j->wc, j->snap_p, j->snap_v, &step, d);
+	int rc = ps_client_state(&j->wc, j->snap_p, j->snap_v, &step, d);
 	if (rc)
 		return rc < 0 ? -1 : 0;
 	struct checkpoint_meta meta = { step, j->o->t.seed, j->o->t.lr, j->o->t.momentum };
@@ -103,7 +103,7 @@ static void jsonl_line(struct job *j, const char *fmt, ...)
 static int metrics_point(struct job *j, double epoch, double loss, struct diag *d)
 {
 	struct wire_stats st;
-	int rc = worker_client_stats(&j->wc, &st, d);
+	int rc = ps_client_stats(&j->wc, &st, d);
 	if (rc)
 		return rc < 0 ? -1 : 0;
 	double t = trainer_wall_now();
@@ -222,7 +222,7 @@ static int setup(struct job *j, struct diag *d)
 		.task_index = o->index, .worker_id = j->worker_id, .mode = o->mode,
 		.connect_timeout = o->connect_timeout, .rpc_timeout = o->rpc_timeout,
 	};
-	if (worker_client_open(&j->wc, j->cl, &j->layout, &wo, d) < 0)
+	if (ps_client_open(&j->wc, j->cl, &j->layout, &wo, d) < 0)
 		return -1;
 	j->wc_open = true;
 	return 0;
@@ -262,8 +262,8 @@ static int chief_init(struct job *j, struct diag *d)
 			 j->who, (unsigned long long)j->wc.step);
 		return 0;
 	}
-	int rc = worker_client_init(&j->wc, model_params(m), vel, step, (float)o->t.lr,
-				    (float)o->t.momentum, d);
+	int rc = ps_client_init(&j->wc, model_params(m), vel, step, (float)o->t.lr,
+				(float)o->t.momentum, d);
 	return rc < 0 ? -1 : 0;
 }
 
@@ -293,7 +293,7 @@ static int run(struct job *j, struct diag *d, double t_main)
 				   ? (uint64_t)o->t.epochs * (uint64_t)spe : UINT64_MAX;
 	if (j->chief && chief_init(j, d) < 0)
 		return -1;
-	int rc = worker_client_pull(&j->wc, model_params(m), d);
+	int rc = ps_client_pull(&j->wc, model_params(m), d);
 	if (rc < 0)
 		return -1;
 	bool ended_before_start = rc == 1; /* async: a short job, over before we came */
@@ -332,8 +332,8 @@ static int run(struct job *j, struct diag *d, double t_main)
 		double s0 = trainer_wall_now();
 		float loss = model_forward_backward(m, xb, yb, (int)j->batch);
 		j->pushes_sent++;
-		rc = worker_client_push(&j->wc, model_grads(m), model_params(m), step,
-					(uint32_t)j->batch, loss, d);
+		rc = ps_client_push(&j->wc, model_grads(m), model_params(m), step,
+				    (uint32_t)j->batch, loss, d);
 		double dt = trainer_wall_now() - s0;
 		if (rc < 0)
 			goto out;
@@ -409,7 +409,7 @@ static int run(struct job *j, struct diag *d, double t_main)
 		 (unsigned long long)j->pushes_ended);
 
 	if (!j->chief) {
-		if (!ended && worker_client_bye(&j->wc, d) < 0)
+		if (!ended && ps_client_bye(&j->wc, d) < 0)
 			goto out;
 		log_info(MOD, "%s: done at global step %llu (%s)", j->who,
 			 (unsigned long long)step, ended ? "ended by the chief" : "finished");
@@ -418,7 +418,7 @@ static int run(struct job *j, struct diag *d, double t_main)
 	}
 
 	/* chief: the final parameters, evaluation, checkpoint, metrics, shutdown */
-	if (!sync && worker_client_pull(&j->wc, model_params(m), d) < 0)
+	if (!sync && ps_client_pull(&j->wc, model_params(m), d) < 0)
 		goto out;
 	step = j->wc.step;
 	strbuf_addch(&accs, ']');
@@ -433,9 +433,9 @@ static int run(struct job *j, struct diag *d, double t_main)
 	jsonl_line(j, "{\"event\":\"eval\",\"step\":%llu,\"epoch\":%.4f,\"test_accuracy\":%.4f,\"test_loss\":%.4f}",
 		   (unsigned long long)step, (double)step / (double)spe, acc, test_loss);
 	struct wire_stats st;
-	if (worker_client_stats(&j->wc, &st, d) < 0)
+	if (ps_client_stats(&j->wc, &st, d) < 0)
 		goto out;
-	if (worker_client_shutdown(&j->wc, d) < 0)
+	if (ps_client_shutdown(&j->wc, d) < 0)
 		goto out;
 	log_info(MOD, "%s: final: global step %llu, test acc %.4f, test loss %.4f; parameter servers shut down",
 		 j->who, (unsigned long long)step, acc, test_loss);
@@ -506,7 +506,7 @@ int dist_run_worker(const struct dist_opts *o, const struct cluster *cl, struct 
 	snprintf(j.who, sizeof(j.who), "%s:%ld", o->role, o->index);
 	int rc = run(&j, d, t_main);
 	if (j.wc_open)
-		worker_client_close(&j.wc);
+		ps_client_close(&j.wc);
 	if (j.tb && metrics_close(j.tb, rc < 0 ? NULL : d) < 0 && rc >= 0)
 		rc = -1;
 	if (j.jsonl && fclose(j.jsonl) != 0 && rc >= 0) {

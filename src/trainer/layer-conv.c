@@ -13,6 +13,7 @@
 #include "config.h"
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -529,8 +530,28 @@ static void conv_release(struct layer *l)
 	l->priv = NULL;
 }
 
+/* [out, in, kh, kw], as torch's Conv2d.weight */
+static int conv_weight_shape(const struct layer *l, int *shape)
+{
+	shape[0] = l->out_c;
+	shape[1] = l->in_c;
+	shape[2] = l->k;
+	shape[3] = l->k;
+	return 4;
+}
+
+/* conv OUT K [stride S] [pad P] */
+static const struct layer_arg conv_args[] = {
+	{ NULL, offsetof(struct layer_args, out), 1, LAYER_DIM_MAX },
+	{ NULL, offsetof(struct layer_args, k), 1, LAYER_DIM_MAX },
+	{ "stride", offsetof(struct layer_args, stride), 1, LAYER_OPT_MAX },
+	{ "pad", offsetof(struct layer_args, pad), 0, LAYER_OPT_MAX },
+};
+
 const struct layer_ops layer_conv_ops = {
 	.kind = "conv",
+	.args = conv_args,
+	.nargs = sizeof(conv_args) / sizeof(conv_args[0]),
 	.param_prefix = "conv",
 	.fuses_relu = 1,
 	.setup = conv_setup,
@@ -538,4 +559,5 @@ const struct layer_ops layer_conv_ops = {
 	.forward = conv_forward,
 	.backward = conv_backward,
 	.release = conv_release,
+	.weight_shape = conv_weight_shape,
 };

@@ -5,6 +5,7 @@
 #include "config.h"
 
 #include <cblas.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -125,8 +126,15 @@ static void dense_backward(struct layer *l, const float *in, const float *out,
 	tpool_run(dense_tasks(l, n), dense_bwd_task, &j);
 }
 
+/* dense OUT */
+static const struct layer_arg dense_args[] = {
+	{ NULL, offsetof(struct layer_args, out), 1, LAYER_DIM_MAX },
+};
+
 const struct layer_ops layer_dense_ops = {
 	.kind = "dense",
+	.args = dense_args,
+	.nargs = sizeof(dense_args) / sizeof(dense_args[0]),
 	.param_prefix = "fc",
 	.fuses_relu = 1,
 	.setup = dense_setup,

@@ -4,6 +4,7 @@
  * routes the gradient there (first maximum wins on ties). */
 #include "config.h"
 
+#include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -146,8 +147,16 @@ static void pool_release(struct layer *l)
 	l->priv = NULL;
 }
 
+/* maxpool K [stride S] */
+static const struct layer_arg pool_args[] = {
+	{ NULL, offsetof(struct layer_args, k), 1, LAYER_DIM_MAX },
+	{ "stride", offsetof(struct layer_args, stride), 1, LAYER_OPT_MAX },
+};
+
 const struct layer_ops layer_maxpool_ops = {
 	.kind = "maxpool",
+	.args = pool_args,
+	.nargs = sizeof(pool_args) / sizeof(pool_args[0]),
 	.setup = pool_setup,
 	.prepare = pool_prepare,
 	.forward = pool_forward,

@@ -63,6 +63,7 @@ static void relu_backward(struct layer *l, const float *in, const float *out,
 
 const struct layer_ops layer_relu_ops = {
 	.kind = "relu",
+	.is_relu = 1,
 	.setup = relu_setup,
 	.forward = relu_forward,
 	.backward = relu_backward,

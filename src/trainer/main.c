@@ -1,7 +1,7 @@
 /* main.c: imc-train's entry point. Picks the mode: a distributed role
  * (--role ps|chief|worker, or a TF_CONFIG naming a task, as TensorFlow
  * does; handled by dist-main.c) or single-process training (--local, the
- * default otherwise; local.c). */
+ * default otherwise; train-local.c). */
 #include "config.h"
 
 #include <stdbool.h>
@@ -12,7 +12,7 @@
 #include <jansson.h>
 
 #include "trainer/dist.h"
-#include "trainer/local.h"
+#include "trainer/train-local.h"
 #include "util/diag.h"
 #include "util/exitcode.h"
 #include "util/banned.h"

@@ -1,5 +1,5 @@
 /* metrics.c: the metrics sinks of imc-train: JSON lines for scripts and a
- * TensorBoard event file (framing in tbevent.c), see metrics.h. Write
+ * TensorBoard event file (framing in tensorboard.c), see metrics.h. Write
  * errors are remembered and reported once, by metrics_close(). */
 #include "config.h"
 

@@ -30,7 +30,7 @@ void metrics_eval(struct metrics *m, uint64_t step, double epoch, double accurac
  * lines writers put such fields in their own records. */
 void metrics_scalar(struct metrics *m, uint64_t step, const char *tag, double value);
 
-/* TFRecord/TensorBoard primitives (tbevent.c), exposed for tests. */
+/* TFRecord/TensorBoard primitives (tensorboard.c), exposed for tests. */
 uint32_t tb_crc32c(uint32_t crc, const void *buf, size_t len);
 uint32_t tb_masked_crc32c(const void *buf, size_t len);
 /* Writes one TFRecord: u64 length, masked crc of length, data, masked crc

@@ -1,5 +1,7 @@
 /* model-spec.c: parser of the model spec format (model-spec.h) and the
- * built-in specs that mirror torch_reference.py's MLP and CNN. */
+ * built-in specs that mirror torch_reference.py's MLP and CNN. The parser
+ * knows the 'input' line only; a layer's line is read with the grammar its
+ * kind declares (struct layer_arg), so it never names a layer kind. */
 #include "config.h"
 
 #include <ctype.h>
@@ -40,18 +42,6 @@ const char *model_spec_builtin(const char *name)
 		return spec_mlp;
 	if (strcmp(name, "cnn") == 0)
 		return spec_cnn;
-	return NULL;
-}
-
-const struct layer_ops *layer_ops_find(const char *kind)
-{
-	static const struct layer_ops *const all[] = {
-		&layer_conv_ops, &layer_dense_ops, &layer_relu_ops,
-		&layer_maxpool_ops, &layer_flatten_ops,
-	};
-	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
-		if (strcmp(all[i]->kind, kind) == 0)
-			return all[i];
 	return NULL;
 }
 
@@ -106,47 +96,65 @@ static int parse_int(const struct token *t, int lo, int hi, int *out, const char
 	return 0;
 }
 
-#define DIM_MAX 65536
+/* The grammar of a layer's line is its kind's args[] (layer.h): count
+ * the positional ones, find the i-th of them, find a keyword. */
+static int count_positional(const struct layer_ops *ops)
+{
+	int n = 0;
+	for (int i = 0; i < ops->nargs; i++)
+		if (!ops->args[i].keyword)
+			n++;
+	return n;
+}
 
+static const struct layer_arg *find_positional(const struct layer_ops *ops, int which)
+{
+	for (int i = 0; i < ops->nargs; i++)
+		if (!ops->args[i].keyword && which-- == 0)
+			return &ops->args[i];
+	return NULL;
+}
+
+static const struct layer_arg *find_keyword(const struct layer_ops *ops, const char *word)
+{
+	for (int i = 0; i < ops->nargs; i++)
+		if (ops->args[i].keyword && strcmp(ops->args[i].keyword, word) == 0)
+			return &ops->args[i];
+	return NULL;
+}
+
+static int *arg_field(struct layer_args *a, const struct layer_arg *arg)
+{
+	return (int *)(void *)((char *)a + arg->offset);
+}
+
+/* A token that starts like a number is a positional argument ('-' too, so
+ * that "-1" is reported as out of range, not as an unknown option); any
+ * other token is a keyword, followed by its value. */
 static int parse_layer(struct model_spec_layer *sl, const struct token *tok, int n,
 		       const char *file, int line, struct diag *d)
 {
-	struct layer_args *a = &sl->args;
-	const char *kind = sl->ops->kind;
-	int npos = 0, want;
+	const struct layer_ops *ops = sl->ops;
+	const char *kind = ops->kind;
+	int npos = 0, want = count_positional(ops);
 	struct src_loc loc = { file, line, tok[0].col };
-	if (strcmp(kind, "conv") == 0)
-		want = 2;
-	else if (strcmp(kind, "dense") == 0 || strcmp(kind, "maxpool") == 0)
-		want = 1;
-	else
-		want = 0;
 	for (int i = 1; i < n; i++) {
+		const struct layer_arg *arg;
 		if (isdigit((unsigned char)tok[i].text[0]) || tok[i].text[0] == '-') {
-			int v;
 			if (npos >= want) {
 				loc.col = tok[i].col;
 				diag_error(d, IMC_EXIT_DATAERR, &loc, "too many numbers for '%s'", kind);
 				return -1;
 			}
-			if (parse_int(&tok[i], 1, DIM_MAX, &v, file, line, d) < 0)
+			arg = find_positional(ops, npos);
+			if (parse_int(&tok[i], arg->min, arg->max, arg_field(&sl->args, arg), file,
+				      line, d) < 0)
 				return -1;
-			if (npos == 0 && strcmp(kind, "maxpool") != 0)
-				a->out = v;
-			else
-				a->k = v;
 			npos++;
 			continue;
 		}
-		int *dst = NULL, lo = 1;
-		if (strcmp(tok[i].text, "stride") == 0 &&
-		    (strcmp(kind, "conv") == 0 || strcmp(kind, "maxpool") == 0))
-			dst = &a->stride;
-		else if (strcmp(tok[i].text, "pad") == 0 && strcmp(kind, "conv") == 0) {
-			dst = &a->pad;
-			lo = 0;
-		}
-		if (!dst) {
+		arg = find_keyword(ops, tok[i].text);
+		if (!arg) {
 			loc.col = tok[i].col;
 			diag_error(d, IMC_EXIT_DATAERR, &loc, "unknown option '%s' for '%s'",
 				   tok[i].text, kind);
@@ -157,7 +165,8 @@ static int parse_layer(struct model_spec_layer *sl, const struct token *tok, int
 			diag_error(d, IMC_EXIT_DATAERR, &loc, "'%s' needs a value", tok[i].text);
 			return -1;
 		}
-		if (parse_int(&tok[i + 1], lo, 1024, dst, file, line, d) < 0)
+		if (parse_int(&tok[i + 1], arg->min, arg->max, arg_field(&sl->args, arg), file,
+			      line, d) < 0)
 			return -1;
 		i++;
 	}
@@ -201,8 +210,8 @@ int model_spec_parse(struct model_spec *s, const char *file, const char *text,
 				goto fail;
 			}
 			if (parse_int(&tok[1], 1, 4096, &s->in_c, file, line, d) < 0 ||
-			    parse_int(&tok[2], 1, DIM_MAX, &s->in_h, file, line, d) < 0 ||
-			    parse_int(&tok[3], 1, DIM_MAX, &s->in_w, file, line, d) < 0)
+			    parse_int(&tok[2], 1, LAYER_DIM_MAX, &s->in_h, file, line, d) < 0 ||
+			    parse_int(&tok[3], 1, LAYER_DIM_MAX, &s->in_w, file, line, d) < 0)
 				goto fail;
 			have_input = 1;
 			continue;

@@ -9,6 +9,9 @@
  *     flatten
  *     dense OUT
  *
+ * Each layer kind declares the numbers and keywords of its line in its
+ * layer-NAME.c (struct layer_arg, layer.h); the parser reads 'input' and
+ * looks every other keyword up in the registry of kinds (layer.c).
  * The last layer's output size is the number of classes; the loss is
  * softmax cross-entropy. "mlp" and "cnn" are built-in specs (those of
  * torch_reference.py). Errors carry file:line:col. */

@@ -60,11 +60,25 @@ static void add_tensor(struct model *m, const char *layer, const char *what, int
 	t->offset = offset;
 }
 
+/* The number in the name of layers[nlayers - 1]: layers are numbered per
+ * parameter-name prefix (conv1, conv2, fc1, ...: torch_reference.py's
+ * module names), and the layers without parameters share one count. */
+static int layer_number(const struct layer *layers, int nlayers)
+{
+	const char *prefix = layers[nlayers - 1].ops->param_prefix;
+	int n = 0;
+	for (int i = 0; i < nlayers; i++) {
+		const char *p = layers[i].ops->param_prefix;
+		if (p == prefix || (p && prefix && strcmp(p, prefix) == 0))
+			n++;
+	}
+	return n;
+}
+
 static int build(struct model *m, const struct model_spec *s, const char *file,
 		 struct diag *d)
 {
 	int c = s->in_c, h = s->in_h, w = s->in_w;
-	int counters[3] = { 0, 0, 0 };
 	m->in_c = c;
 	m->in_h = h;
 	m->in_w = w;
@@ -74,7 +88,7 @@ static int build(struct model *m, const struct model_spec *s, const char *file,
 	for (int i = 0; i < s->nlayers; i++) {
 		/* "relu" right after a layer that can apply it itself is fused
 		 * into that layer: one pass over memory less each way. */
-		if (s->layers[i].ops == &layer_relu_ops && m->nlayers > 0) {
+		if (s->layers[i].ops->is_relu && m->nlayers > 0) {
 			struct layer *prev = &m->layers[m->nlayers - 1];
 			if (prev->ops->fuses_relu && !prev->relu) {
 				prev->relu = 1;
@@ -98,17 +112,15 @@ static int build(struct model *m, const struct model_spec *s, const char *file,
 			return -1;
 		}
 		const char *prefix = l->ops->param_prefix;
-		int ci = prefix ? (strcmp(prefix, "conv") == 0 ? 0 : 1) : 2;
 		snprintf(l->name, sizeof(l->name), "%s%d", prefix ? prefix : l->ops->kind,
-			 ++counters[ci]);
+			 layer_number(m->layers, m->nlayers));
 		if (l->nweight) {
-			int shape[4], nd;
-			if (l->ops == &layer_conv_ops) {
-				shape[0] = l->out_c; shape[1] = l->in_c;
-				shape[2] = l->k; shape[3] = l->k;
-				nd = 4;
+			int shape[MODEL_MAX_DIMS], nd;
+			if (l->ops->weight_shape) {
+				nd = l->ops->weight_shape(l, shape);
 			} else {
-				shape[0] = l->out_c; shape[1] = l->fan_in;
+				shape[0] = l->out_c;
+				shape[1] = l->fan_in;
 				nd = 2;
 			}
 			add_tensor(m, l->name, "weight", nd, shape, l->nweight, offset);

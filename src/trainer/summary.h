@@ -1,5 +1,5 @@
 /* summary.h: imc-train's --json summary line and the measurements behind
- * it, shared by the single-process (local.c) and the distributed
+ * it, shared by the single-process (train-local.c) and the distributed
  * (dist-train.c) training loops so that both print torch_reference.py's
  * keys in its order with the same formatting.
  *

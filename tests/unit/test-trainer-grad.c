@@ -40,6 +40,7 @@ static void gl_make(struct gl *g, const struct layer_ops *ops, int c, int h, int
 		    const struct layer_args *a, int n)
 {
 	struct diag d = DIAG_INIT;
+	assert_non_null(ops);
 	memset(g, 0, sizeof(*g));
 	g->l.ops = ops;
 	g->l.in_c = c;
@@ -163,7 +164,7 @@ static void test_conv_grad(void **state)
 			tpool_set_threads(threads);
 			for (size_t s = 0; s < sizeof(shapes) / sizeof(shapes[0]); s++) {
 				struct gl g;
-				gl_make(&g, &layer_conv_ops, 3, 7, 6, &shapes[s], 3);
+				gl_make(&g, layer_ops_find("conv"), 3, 7, 6, &shapes[s], 3);
 				g.l.relu = (int)(s % 2);
 				fill(&g, &r);
 				gl_check(&g, 1e-3f, 2e-3);
@@ -184,13 +185,13 @@ static void test_dense_grad(void **state)
 		tpool_set_threads(threads);
 		struct layer_args a = { .out = 7 };
 		struct gl g;
-		gl_make(&g, &layer_dense_ops, 2, 3, 4, &a, 5);
+		gl_make(&g, layer_ops_find("dense"), 2, 3, 4, &a, 5);
 		fill(&g, &r);
 		gl_check(&g, 1e-2f, 2e-3);
 		gl_free(&g);
 		/* Large enough for the threaded split to kick in. */
 		a.out = 300;
-		gl_make(&g, &layer_dense_ops, 1, 1, 700, &a, 2);
+		gl_make(&g, layer_ops_find("dense"), 1, 1, 700, &a, 2);
 		fill(&g, &r);
 		g.l.ops->forward(&g.l, g.x, g.y, g.n);
 		for (int j = 0; j < 300; j += 37) {
@@ -211,7 +212,7 @@ static void test_relu_grad(void **state)
 	rng_seed(&r, 3);
 	struct layer_args a = { 0 };
 	struct gl g;
-	gl_make(&g, &layer_relu_ops, 2, 4, 5, &a, 3);
+	gl_make(&g, layer_ops_find("relu"), 2, 4, 5, &a, 3);
 	fill(&g, &r);
 	for (size_t i = 0; i < layer_in_size(&g.l) * g.n; i++)
 		g.x[i] = (g.x[i] < 0 ? -0.1f : 0.1f) + g.x[i]; /* away from 0 */
@@ -229,7 +230,7 @@ static void test_maxpool_grad(void **state)
 		struct gl g;
 		if (s == 1)
 			a.stride = 1;
-		gl_make(&g, &layer_maxpool_ops, 3, 6, 5, &a, 2);
+		gl_make(&g, layer_ops_find("maxpool"), 3, 6, 5, &a, 2);
 		fill(&g, &r);
 		/* Distinct values 0.05 apart: a 1e-2 nudge never changes an argmax. */
 		size_t nx = layer_in_size(&g.l) * g.n;
@@ -254,21 +255,26 @@ static void test_flatten_grad(void **state)
 	rng_seed(&r, 5);
 	struct layer_args a = { 0 };
 	struct gl g;
-	gl_make(&g, &layer_flatten_ops, 2, 3, 3, &a, 2);
+	gl_make(&g, layer_ops_find("flatten"), 2, 3, 3, &a, 2);
 	assert_int_equal(g.l.out_c, 18);
 	fill(&g, &r);
 	gl_check(&g, 1e-2f, 1e-4);
 	gl_free(&g);
 }
 
-static char *write_spec(const char *text)
+/* model_new on a spec file holding text (removed again before the
+ * caller's assertions can end the test). */
+static struct model *model_from_text(const char *text, int max_batch, struct diag *d)
 {
-	char *path = strdup("/tmp/imc-test-spec.XXXXXX");
+	char path[] = "/tmp/imc-test-spec.XXXXXX";
 	int fd = mkstemp(path);
 	assert_true(fd >= 0);
-	assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+	ssize_t n = write(fd, text, strlen(text));
 	close(fd);
-	return path;
+	struct model *m = model_new(path, max_batch, d);
+	unlink(path);
+	assert_int_equal(n, (ssize_t)strlen(text));
+	return m;
 }
 
 /* The whole model: model_forward_backward's gradient of the mean
@@ -277,11 +283,8 @@ static void test_model_grad(void **state)
 {
 	(void)state;
 	struct diag d = DIAG_INIT;
-	char *spec = write_spec("input 2 6 6\nconv 3 3 pad 1\nrelu\nmaxpool 2\n"
-				"flatten\ndense 8\nrelu\ndense 4\n");
-	struct model *m = model_new(spec, 4, &d);
-	unlink(spec); /* before any assertion can end the test */
-	free(spec);
+	struct model *m = model_from_text("input 2 6 6\nconv 3 3 pad 1\nrelu\nmaxpool 2\n"
+					  "flatten\ndense 8\nrelu\ndense 4\n", 4, &d);
 	assert_non_null(m);
 	assert_int_equal(model_num_classes(m), 4);
 	assert_int_equal(model_num_tensors(m), 6);
@@ -376,6 +379,43 @@ static void test_builtin_models(void **state)
 	diag_release(&d);
 }
 
+/* Each kind's spec grammar (positional numbers, keywords) as the model
+ * sees it: shapes, PyTorch's parameter names numbered per prefix, and a
+ * "relu" folded into the conv or dense before it but kept after maxpool. */
+static void test_spec_grammar(void **state)
+{
+	(void)state;
+	struct diag d = DIAG_INIT;
+	struct model *m = model_from_text("input 1 9 9\nconv 2 3 stride 2 pad 1\nrelu\n"
+					  "maxpool 2 stride 1\nrelu\nconv 3 2\nflatten\n"
+					  "dense 5\nrelu\ndense 4\n", 2, &d);
+	assert_non_null(m);
+	static const struct {
+		const char *name;
+		int ndim, shape[4];
+	} want[] = {
+		{ "conv1.weight", 4, { 2, 1, 3, 3 } }, { "conv1.bias", 1, { 2 } },
+		{ "conv2.weight", 4, { 3, 2, 2, 2 } }, { "conv2.bias", 1, { 3 } },
+		{ "fc1.weight", 2, { 5, 27 } },        { "fc1.bias", 1, { 5 } },
+		{ "fc2.weight", 2, { 4, 5 } },         { "fc2.bias", 1, { 4 } },
+	};
+	assert_int_equal(model_num_tensors(m), 8);
+	for (int i = 0; i < 8; i++) {
+		const struct model_tensor *t = model_tensor(m, i);
+		assert_string_equal(t->name, want[i].name);
+		assert_int_equal(t->ndim, want[i].ndim);
+		for (int k = 0; k < t->ndim; k++)
+			assert_int_equal(t->shape[k], want[i].shape[k]);
+	}
+	char desc[200];
+	model_describe(m, desc, sizeof(desc));
+	if (!strstr(desc, ": 211 params, input 1x9x9, 4 classes, 7 layers"))
+		fail_msg("got '%s'", desc);
+	model_free(m);
+	assert_false(diag_has_errors(&d));
+	diag_release(&d);
+}
+
 static void test_spec_errors(void **state)
 {
 	(void)state;
@@ -387,6 +427,16 @@ static void test_spec_errors(void **state)
 		{ "input 1 8 8\nconv 3\n", "takes 2 numbers" },
 		{ "input 1 8 8\nconv 3 3 pad x\n", "expected an integer" },
 		{ "input 1 8 8\nconv 3 3 dilation 2\n", "unknown option 'dilation'" },
+		{ "input 1 8 8\nmaxpool 2 pad 1\n", "unknown option 'pad' for 'maxpool'" },
+		{ "input 1 8 8\nrelu 3\n", "too many numbers for 'relu'" },
+		{ "input 1 8 8\nflatten 1\n", "too many numbers for 'flatten'" },
+		{ "input 1 8 8\nconv 3 3 3\n", "too many numbers for 'conv'" },
+		{ "input 1 8 8\ndense\n", "'dense' takes 1 number, got 0" },
+		{ "input 1 8 8\nconv 3 3 stride\n", "'stride' needs a value" },
+		{ "input 1 8 8\ndense 0\n", "expected an integer in [1, 65536], got '0'" },
+		{ "input 1 8 8\nconv 3 65537\n", "expected an integer in [1, 65536], got '65537'" },
+		{ "input 1 8 8\nconv 3 3 pad -1\n", "expected an integer in [0, 1024], got '-1'" },
+		{ "input 1 8 8\nmaxpool 2 stride 0\n", "expected an integer in [1, 1024], got '0'" },
 		{ "input 1 8 8\n", "no layers" },
 		{ "input 1 8 8\nconv 3 9\n", "does not fit" },
 		{ "input 1 8 8\ndense 1\n", "classes must be 2..256" },
@@ -394,14 +444,11 @@ static void test_spec_errors(void **state)
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		struct diag d = DIAG_INIT;
-		char *spec = write_spec(cases[i].text);
-		struct model *m = model_new(spec, 2, &d);
-		unlink(spec);
+		struct model *m = model_from_text(cases[i].text, 2, &d);
 		assert_null(m);
 		if (!strstr(diag_first_message(&d), cases[i].msg))
 			fail_msg("spec %zu: got '%s', want '%s'", i, diag_first_message(&d),
 				 cases[i].msg);
-		free(spec);
 		diag_release(&d);
 	}
 	struct diag d = DIAG_INIT;
@@ -420,6 +467,7 @@ int main(void)
 		cmocka_unit_test(test_flatten_grad),
 		cmocka_unit_test(test_model_grad),
 		cmocka_unit_test(test_builtin_models),
+		cmocka_unit_test(test_spec_grammar),
 		cmocka_unit_test(test_spec_errors),
 	};
 	int rc = cmocka_run_group_tests(tests, NULL, NULL);

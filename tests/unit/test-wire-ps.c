@@ -27,9 +27,9 @@
 #include <cmocka.h>
 
 #include "trainer/cluster.h"
-#include "trainer/ps.h"
+#include "trainer/ps-server.h"
 #include "trainer/wire.h"
-#include "trainer/worker.h"
+#include "trainer/ps-client.h"
 #include "util/log.h"
 
 #define N 6
@@ -92,14 +92,14 @@ static int stop_ps(struct fixture *f)
 	return f->rc;
 }
 
-static void open_client(struct fixture *f, struct worker_client *wc, int role, long id,
+static void open_client(struct fixture *f, struct ps_client *wc, int role, long id,
 			enum wire_mode mode)
 {
 	struct diag d = DIAG_INIT;
 	struct worker_opts o = { .role = role, .task_index = role == WIRE_ROLE_CHIEF ? 0 : id - 1,
 				 .worker_id = id, .mode = mode, .connect_timeout = 10,
 				 .rpc_timeout = 30 };
-	if (worker_client_open(wc, &f->cl, &f->l, &o, &d) < 0)
+	if (ps_client_open(wc, &f->cl, &f->l, &o, &d) < 0)
 		fail_msg("open: %s", diag_first_message(&d));
 	diag_release(&d);
 }
@@ -114,21 +114,21 @@ struct wctx {
 static void *worker_thread(void *arg)
 {
 	struct wctx *w = arg;
-	struct worker_client wc;
+	struct ps_client wc;
 	struct diag d = DIAG_INIT;
 	open_client(w->f, &wc, WIRE_ROLE_WORKER, 1, WIRE_MODE_SYNC);
-	w->rc = worker_client_pull(&wc, w->p, &d);
+	w->rc = ps_client_pull(&wc, w->p, &d);
 	if (w->rc == 0)
-		w->rc = worker_client_push(&wc, w->g, w->p, 0, 4, 1.0f, &d);
+		w->rc = ps_client_push(&wc, w->g, w->p, 0, 4, 1.0f, &d);
 	/* now a poisoned gradient: the PS must refuse it and hang up */
 	float bad[N];
 	memcpy(bad, w->g, sizeof(bad));
 	bad[3] = NAN;
-	if (w->rc == 0 && worker_client_push(&wc, bad, w->p, 1, 4, 1.0f, &d) != -1)
+	if (w->rc == 0 && ps_client_push(&wc, bad, w->p, 1, 4, 1.0f, &d) != -1)
 		w->rc = 99;
 	else if (w->rc == 0 && !strstr(diag_first_message(&d), "non-finite"))
 		w->rc = 98;
-	worker_client_close(&wc);
+	ps_client_close(&wc);
 	diag_release(&d);
 	return NULL;
 }
@@ -138,18 +138,18 @@ static void test_sync_average_and_nan(void **state)
 	(void)state;
 	struct fixture f;
 	start_ps(&f, WIRE_MODE_SYNC, 2);
-	struct worker_client chief;
+	struct ps_client chief;
 	struct diag d = DIAG_INIT;
 	open_client(&f, &chief, WIRE_ROLE_CHIEF, 0, WIRE_MODE_SYNC);
 	float p0[N] = { 1, 2, 3, 4, 5, 6 }, p[N], g1[N] = { 1, 1, 1, 1, 1, 1 };
-	assert_int_equal(worker_client_init(&chief, p0, NULL, 0, 0.5f, 0.0f, &d), 0);
-	assert_int_equal(worker_client_pull(&chief, p, &d), 0);
+	assert_int_equal(ps_client_init(&chief, p0, NULL, 0, 0.5f, 0.0f, &d), 0);
+	assert_int_equal(ps_client_pull(&chief, p, &d), 0);
 	assert_memory_equal(p, p0, sizeof(p));
 
 	struct wctx w = { .f = &f, .g = { 3, -1, 0, 2, 0.5f, 1 } };
 	pthread_t th;
 	assert_int_equal(pthread_create(&th, NULL, worker_thread, &w), 0);
-	assert_int_equal(worker_client_push(&chief, g1, p, 0, 4, 1.0f, &d), 0);
+	assert_int_equal(ps_client_push(&chief, g1, p, 0, 4, 1.0f, &d), 0);
 	assert_int_equal(chief.step, 1);
 	for (int i = 0; i < N; i++) { /* v = 0*v + (1/2)*(g1 + g2); p -= lr*v, exactly */
 		float v = 0.0f * 0.0f + 0.5f * (g1[i] + w.g[i]);
@@ -162,18 +162,18 @@ static void test_sync_average_and_nan(void **state)
 	/* the NaN sender is gone: the next round is the chief's alone */
 	float p1[N];
 	memcpy(p1, p, sizeof(p));
-	assert_int_equal(worker_client_push(&chief, g1, p, 1, 4, 1.0f, &d), 0);
+	assert_int_equal(ps_client_push(&chief, g1, p, 1, 4, 1.0f, &d), 0);
 	assert_int_equal(chief.step, 2);
 	for (int i = 0; i < N; i++)
 		assert_true(p[i] == p1[i] - 0.5f * (0.0f + 1.0f * g1[i]));
 	struct wire_stats st;
-	assert_int_equal(worker_client_stats(&chief, &st, &d), 0);
+	assert_int_equal(ps_client_stats(&chief, &st, &d), 0);
 	assert_int_equal(st.workers_lost, 1);
 	assert_int_equal(st.rounds_short, 1);
 	assert_int_equal(st.step, 2);
 	assert_int_equal(st.examples, 12);
-	assert_int_equal(worker_client_shutdown(&chief, &d), 0);
-	worker_client_close(&chief);
+	assert_int_equal(ps_client_shutdown(&chief, &d), 0);
+	ps_client_close(&chief);
 	assert_int_equal(stop_ps(&f), 0);
 	diag_release(&d);
 }
@@ -183,18 +183,18 @@ static void test_async_momentum_and_state(void **state)
 	(void)state;
 	struct fixture f;
 	start_ps(&f, WIRE_MODE_ASYNC, 1);
-	struct worker_client chief;
+	struct ps_client chief;
 	struct diag d = DIAG_INIT;
 	open_client(&f, &chief, WIRE_ROLE_CHIEF, 0, WIRE_MODE_ASYNC);
 	float p0[N] = { 1, 2, 3, 4, 5, 6 }, p[N], g[N] = { 1, -2, 0.5f, 0, 4, -1 };
 	const float lr = 0.1f, mu = 0.9f;
-	assert_int_equal(worker_client_init(&chief, p0, NULL, 7, lr, mu, &d), 0);
-	assert_int_equal(worker_client_pull(&chief, p, &d), 0);
+	assert_int_equal(ps_client_init(&chief, p0, NULL, 7, lr, mu, &d), 0);
+	assert_int_equal(ps_client_pull(&chief, p, &d), 0);
 	assert_int_equal(chief.step, 7);
 	float ref_p[N], ref_v[N] = { 0 };
 	memcpy(ref_p, p0, sizeof(ref_p));
 	for (int k = 0; k < 3; k++) {
-		assert_int_equal(worker_client_push(&chief, g, p, chief.step, 4, 1.0f, &d), 0);
+		assert_int_equal(ps_client_push(&chief, g, p, chief.step, 4, 1.0f, &d), 0);
 		for (int i = 0; i < N; i++) {
 			ref_v[i] = mu * ref_v[i] + g[i];
 			ref_p[i] -= lr * ref_v[i];
@@ -203,7 +203,7 @@ static void test_async_momentum_and_state(void **state)
 		assert_int_equal(chief.staleness, 0);
 	}
 	/* a push computed on old parameters is stale by 2 */
-	assert_int_equal(worker_client_push(&chief, g, p, chief.step - 2, 4, 1.0f, &d), 0);
+	assert_int_equal(ps_client_push(&chief, g, p, chief.step - 2, 4, 1.0f, &d), 0);
 	assert_int_equal(chief.staleness, 2);
 	for (int i = 0; i < N; i++) {
 		ref_v[i] = mu * ref_v[i] + g[i];
@@ -211,18 +211,18 @@ static void test_async_momentum_and_state(void **state)
 	}
 	float sp[N], sv[N];
 	uint64_t step;
-	assert_int_equal(worker_client_state(&chief, sp, sv, &step, &d), 0);
+	assert_int_equal(ps_client_state(&chief, sp, sv, &step, &d), 0);
 	assert_int_equal(step, 11);
 	for (int i = 0; i < N; i++) {
 		assert_true(sp[i] == ref_p[i]);
 		assert_true(sv[i] == ref_v[i]);
 	}
 	struct wire_stats st;
-	assert_int_equal(worker_client_stats(&chief, &st, &d), 0);
+	assert_int_equal(ps_client_stats(&chief, &st, &d), 0);
 	assert_int_equal(st.staleness_max, 2);
 	assert_int_equal(st.staleness_sum, 2);
-	assert_int_equal(worker_client_shutdown(&chief, &d), 0);
-	worker_client_close(&chief);
+	assert_int_equal(ps_client_shutdown(&chief, &d), 0);
+	ps_client_close(&chief);
 	assert_int_equal(stop_ps(&f), 0);
 	diag_release(&d);
 }
@@ -271,22 +271,22 @@ static void test_async_interleaved_pushes(void **state)
 	(void)state;
 	struct fixture f;
 	start_ps(&f, WIRE_MODE_ASYNC, 2);
-	struct worker_client chief, w1;
+	struct ps_client chief, w1;
 	struct diag d = DIAG_INIT;
 	open_client(&f, &chief, WIRE_ROLE_CHIEF, 0, WIRE_MODE_ASYNC);
 	open_client(&f, &w1, WIRE_ROLE_WORKER, 1, WIRE_MODE_ASYNC);
 	float p0[N] = { 1, -2, 3, 0.25f, 5, 6 }, p[N], q[N];
 	float ga[N] = { 0.5f, 1, -1, 2, 0.125f, 3 }, gb[N] = { -3, 0.5f, 2, 1, -1, 0.75f };
 	const float lr = 0.05f, mu = 0.9f;
-	assert_int_equal(worker_client_init(&chief, p0, NULL, 0, lr, mu, &d), 0);
-	assert_int_equal(worker_client_pull(&w1, q, &d), 0);
+	assert_int_equal(ps_client_init(&chief, p0, NULL, 0, lr, mu, &d), 0);
+	assert_int_equal(ps_client_pull(&w1, q, &d), 0);
 	float ref_p[N], ref_v[N] = { 0 };
 	memcpy(ref_p, p0, sizeof(ref_p));
 
 	/* the chief's PUSH stops halfway; worker 1's whole PUSH overtakes it */
 	int fd = chief.ps[0].fd;
 	push_part(fd, 0, ga, N / 2);
-	assert_int_equal(worker_client_push(&w1, gb, q, 0, 4, 1.0f, &d), 0);
+	assert_int_equal(ps_client_push(&w1, gb, q, 0, 4, 1.0f, &d), 0);
 	sgd_ref(ref_p, ref_v, gb, lr, mu);
 	assert_memory_equal(q, ref_p, sizeof(q));
 	push_rest(fd, ga, N / 2);
@@ -304,18 +304,18 @@ static void test_async_interleaved_pushes(void **state)
 	struct wire_hdr h;
 	assert_int_equal(wire_recv_hdr(wfd, &h, NULL, &d), 0);
 	assert_int_equal(h.type, WIRE_ERROR);
-	worker_client_close(&w1);
-	assert_int_equal(worker_client_push(&chief, ga, p, 2, 4, 1.0f, &d), 0);
+	ps_client_close(&w1);
+	assert_int_equal(ps_client_push(&chief, ga, p, 2, 4, 1.0f, &d), 0);
 	sgd_ref(ref_p, ref_v, ga, lr, mu);
 	assert_memory_equal(p, ref_p, sizeof(p));
 	float sp[N], sv[N];
 	uint64_t step;
-	assert_int_equal(worker_client_state(&chief, sp, sv, &step, &d), 0);
+	assert_int_equal(ps_client_state(&chief, sp, sv, &step, &d), 0);
 	assert_int_equal(step, 3);
 	assert_memory_equal(sp, ref_p, sizeof(sp));
 	assert_memory_equal(sv, ref_v, sizeof(sv));
-	assert_int_equal(worker_client_shutdown(&chief, &d), 0);
-	worker_client_close(&chief);
+	assert_int_equal(ps_client_shutdown(&chief, &d), 0);
+	ps_client_close(&chief);
 	assert_int_equal(stop_ps(&f), 0);
 	diag_release(&d);
 }
@@ -325,12 +325,12 @@ static void test_chief_loss_fails_the_job(void **state)
 	(void)state;
 	struct fixture f;
 	start_ps(&f, WIRE_MODE_SYNC, 1);
-	struct worker_client chief;
+	struct ps_client chief;
 	struct diag d = DIAG_INIT;
 	open_client(&f, &chief, WIRE_ROLE_CHIEF, 0, WIRE_MODE_SYNC);
 	float p0[N] = { 0 };
-	assert_int_equal(worker_client_init(&chief, p0, NULL, 0, 0.1f, 0.5f, &d), 0);
-	worker_client_close(&chief); /* dies without SHUTDOWN */
+	assert_int_equal(ps_client_init(&chief, p0, NULL, 0, 0.1f, 0.5f, &d), 0);
+	ps_client_close(&chief); /* dies without SHUTDOWN */
 	pthread_join(f.th, NULL);
 	assert_int_equal(f.rc, -1);
 	assert_int_equal(f.d.code, IMC_EXIT_TEMPFAIL);
@@ -354,7 +354,7 @@ static void test_pipelined_request_during_big_reply(void **state)
 	const size_t count = (size_t)rows * 2 + 2;
 	struct fixture f;
 	start_ps_rows(&f, WIRE_MODE_ASYNC, 1, rows);
-	struct worker_client chief, probe;
+	struct ps_client chief, probe;
 	struct diag d = DIAG_INIT;
 	open_client(&f, &chief, WIRE_ROLE_CHIEF, 0, WIRE_MODE_ASYNC);
 	float *p0 = malloc(count * sizeof(float)), *p = malloc(count * sizeof(float));
@@ -362,7 +362,7 @@ static void test_pipelined_request_during_big_reply(void **state)
 	assert_non_null(p);
 	for (size_t i = 0; i < count; i++)
 		p0[i] = (float)(i % 1000003) + 0.5f;
-	assert_int_equal(worker_client_init(&chief, p0, NULL, 0, 0.1f, 0.9f, &d), 0);
+	assert_int_equal(ps_client_init(&chief, p0, NULL, 0, 0.1f, 0.9f, &d), 0);
 	open_client(&f, &probe, WIRE_ROLE_PROBE, -1, WIRE_MODE_ASYNC);
 
 	unsigned char two[2 * WIRE_HDR_SIZE];
@@ -394,12 +394,12 @@ static void test_pipelined_request_during_big_reply(void **state)
 	size_t off = WIRE_HDR_SIZE + WIRE_PARAMS_FIXED;
 	assert_memory_equal(in + off, p0, got - off);
 	free(in);
-	worker_client_close(&probe);
+	ps_client_close(&probe);
 
-	assert_int_equal(worker_client_pull(&chief, p, &d), 0);
+	assert_int_equal(ps_client_pull(&chief, p, &d), 0);
 	assert_memory_equal(p, p0, count * sizeof(float));
-	assert_int_equal(worker_client_shutdown(&chief, &d), 0);
-	worker_client_close(&chief);
+	assert_int_equal(ps_client_shutdown(&chief, &d), 0);
+	ps_client_close(&chief);
 	assert_int_equal(stop_ps(&f), 0);
 	free(p0);
 	free(p);

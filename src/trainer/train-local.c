@@ -1,4 +1,4 @@
-/* local.c: imc-train --local: single-process training with the same data
+/* train-local.c: imc-train --local: single-process training with the same data
  * order policy, hyper-parameters, measurements and summary keys as
  * torch_reference.py, plus checkpoints (save every N steps and at the end,
  * --resume continues the same trajectory) and metrics sinks. */
@@ -16,7 +16,7 @@
 
 #include "trainer/checkpoint.h"
 #include "trainer/data.h"
-#include "trainer/local.h"
+#include "trainer/train-local.h"
 #include "trainer/metrics.h"
 #include "trainer/model.h"
 #include "trainer/optim.h"

@@ -1,4 +1,4 @@
-/* worker.c: the PS protocol's client side (see worker.h): connecting with
+/* ps-client.c: the PS protocol's client side (see ps-client.h): connecting with
  * retries, HELLO, and the blocking request/reply exchanges, with the float
  * payloads going straight between the sockets and the model's buffers. */
 #include "config.h"
@@ -13,7 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "trainer/worker.h"
+#include "trainer/ps-client.h"
 #include "util/log.h"
 #include "util/xalloc.h"
 #include "util/banned.h"
@@ -66,7 +66,7 @@ static int try_connect(const char *addr, double wait, struct diag *d)
 }
 
 /* Reads the ERROR payload that follows h and records it in d. */
-static int read_error(struct worker_client *wc, size_t i, const struct wire_hdr *h,
+static int read_error(struct ps_client *wc, size_t i, const struct wire_hdr *h,
 		      struct diag *d)
 {
 	struct diag sub = DIAG_INIT;
@@ -94,7 +94,7 @@ static int read_error(struct worker_client *wc, size_t i, const struct wire_hdr 
 
 /* Receives one header from PS i and checks it is 'want' (or END/ERROR).
  * Returns 0, 1 for END (payload consumed), -1 with d set. */
-static int expect(struct worker_client *wc, size_t i, unsigned want, struct wire_hdr *h,
+static int expect(struct ps_client *wc, size_t i, unsigned want, struct wire_hdr *h,
 		  struct diag *d)
 {
 	struct diag sub = DIAG_INIT;
@@ -132,7 +132,7 @@ static int expect(struct worker_client *wc, size_t i, unsigned want, struct wire
 	return 0;
 }
 
-static int recv_or_lost(struct worker_client *wc, size_t i, struct iovec *iov, int n,
+static int recv_or_lost(struct ps_client *wc, size_t i, struct iovec *iov, int n,
 			struct diag *d)
 {
 	struct diag sub = DIAG_INIT;
@@ -145,7 +145,7 @@ static int recv_or_lost(struct worker_client *wc, size_t i, struct iovec *iov, i
 	return 0;
 }
 
-static int send_or_lost(struct worker_client *wc, size_t i, unsigned type,
+static int send_or_lost(struct ps_client *wc, size_t i, unsigned type,
 			const struct iovec *iov, int n, struct diag *d)
 {
 	struct diag sub = DIAG_INIT;
@@ -158,7 +158,7 @@ static int send_or_lost(struct worker_client *wc, size_t i, unsigned type,
 	return 0;
 }
 
-static int hello(struct worker_client *wc, size_t i, const struct cluster *cl,
+static int hello(struct ps_client *wc, size_t i, const struct cluster *cl,
 		 const struct wire_layout *layout, const struct worker_opts *o, struct diag *d)
 {
 	struct wire_hello h = {
@@ -198,9 +198,9 @@ static int hello(struct worker_client *wc, size_t i, const struct cluster *cl,
 	return 0;
 }
 
-int worker_client_open(struct worker_client *wc, const struct cluster *cl,
-		       const struct wire_layout *layout, const struct worker_opts *o,
-		       struct diag *d)
+int ps_client_open(struct ps_client *wc, const struct cluster *cl,
+		   const struct wire_layout *layout, const struct worker_opts *o,
+		   struct diag *d)
 {
 	memset(wc, 0, sizeof(*wc));
 	wc->n_ps = cl->n_ps;
@@ -229,7 +229,7 @@ int worker_client_open(struct worker_client *wc, const struct cluster *cl,
 					   "parameter server ps:%zu unreachable for %.0f s: %s", i,
 					   o->connect_timeout, diag_first_message(&sub));
 				diag_release(&sub);
-				worker_client_close(wc);
+				ps_client_close(wc);
 				return -1;
 			}
 			if (!said)
@@ -245,14 +245,14 @@ int worker_client_open(struct worker_client *wc, const struct cluster *cl,
 		(void)setsockopt(wc->ps[i].fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
 		(void)setsockopt(wc->ps[i].fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
 		if (hello(wc, i, cl, layout, o, d) < 0) {
-			worker_client_close(wc);
+			ps_client_close(wc);
 			return -1;
 		}
 	}
 	return 0;
 }
 
-void worker_client_close(struct worker_client *wc)
+void ps_client_close(struct ps_client *wc)
 {
 	if (!wc || !wc->ps)
 		return;
@@ -263,14 +263,14 @@ void worker_client_close(struct worker_client *wc)
 	wc->ps = NULL;
 }
 
-static int recv_ack(struct worker_client *wc, size_t i, struct diag *d)
+static int recv_ack(struct ps_client *wc, size_t i, struct diag *d)
 {
 	struct wire_hdr h;
 	return expect(wc, i, WIRE_ACK, &h, d);
 }
 
-int worker_client_init(struct worker_client *wc, const float *params, const float *velocity,
-		       uint64_t step, float lr, float momentum, struct diag *d)
+int ps_client_init(struct ps_client *wc, const float *params, const float *velocity,
+		   uint64_t step, float lr, float momentum, struct diag *d)
 {
 	for (size_t i = 0; i < wc->n_ps; i++) {
 		struct worker_link *l = &wc->ps[i];
@@ -295,7 +295,7 @@ int worker_client_init(struct worker_client *wc, const float *params, const floa
 }
 
 /* Receives PARAMS from PS i into params. */
-static int recv_params(struct worker_client *wc, size_t i, float *params, struct diag *d)
+static int recv_params(struct ps_client *wc, size_t i, float *params, struct diag *d)
 {
 	struct wire_hdr h;
 	int rc = expect(wc, i, WIRE_PARAMS, &h, d);
@@ -327,7 +327,7 @@ static int recv_params(struct worker_client *wc, size_t i, float *params, struct
 }
 
 /* Receives every PS's PARAMS reply: 0, 1 when one said END, or -1. */
-static int recv_all_params(struct worker_client *wc, float *params, struct diag *d)
+static int recv_all_params(struct ps_client *wc, float *params, struct diag *d)
 {
 	int ended = 0;
 	for (size_t i = 0; i < wc->n_ps; i++) {
@@ -339,7 +339,7 @@ static int recv_all_params(struct worker_client *wc, float *params, struct diag 
 	return ended;
 }
 
-int worker_client_pull(struct worker_client *wc, float *params, struct diag *d)
+int ps_client_pull(struct ps_client *wc, float *params, struct diag *d)
 {
 	for (size_t i = 0; i < wc->n_ps; i++)
 		if (send_or_lost(wc, i, WIRE_PULL, NULL, 0, d) < 0)
@@ -347,8 +347,8 @@ int worker_client_pull(struct worker_client *wc, float *params, struct diag *d)
 	return recv_all_params(wc, params, d);
 }
 
-int worker_client_push(struct worker_client *wc, const float *grads, float *params,
-		       uint64_t step, uint32_t examples, float loss, struct diag *d)
+int ps_client_push(struct ps_client *wc, const float *grads, float *params,
+		   uint64_t step, uint32_t examples, float loss, struct diag *d)
 {
 	uint64_t behind = wc->step > step ? wc->step - step : 0;
 	for (size_t i = 0; i < wc->n_ps; i++) {
@@ -366,8 +366,8 @@ int worker_client_push(struct worker_client *wc, const float *grads, float *para
 	return recv_all_params(wc, params, d);
 }
 
-int worker_client_state(struct worker_client *wc, float *params, float *velocity,
-			uint64_t *step, struct diag *d)
+int ps_client_state(struct ps_client *wc, float *params, float *velocity,
+		    uint64_t *step, struct diag *d)
 {
 	for (size_t i = 0; i < wc->n_ps; i++)
 		if (send_or_lost(wc, i, WIRE_STATE_REQ, NULL, 0, d) < 0)
@@ -394,7 +394,7 @@ int worker_client_state(struct worker_client *wc, float *params, float *velocity
 	return 0;
 }
 
-int worker_client_stats(struct worker_client *wc, struct wire_stats *st, struct diag *d)
+int ps_client_stats(struct ps_client *wc, struct wire_stats *st, struct diag *d)
 {
 	memset(st, 0, sizeof(*st));
 	for (size_t i = 0; i < wc->n_ps; i++)
@@ -427,7 +427,7 @@ int worker_client_stats(struct worker_client *wc, struct wire_stats *st, struct 
 	return 0;
 }
 
-int worker_client_bye(struct worker_client *wc, struct diag *d)
+int ps_client_bye(struct ps_client *wc, struct diag *d)
 {
 	for (size_t i = 0; i < wc->n_ps; i++)
 		if (send_or_lost(wc, i, WIRE_BYE, NULL, 0, d) < 0)
@@ -435,7 +435,7 @@ int worker_client_bye(struct worker_client *wc, struct diag *d)
 	return 0;
 }
 
-int worker_client_shutdown(struct worker_client *wc, struct diag *d)
+int ps_client_shutdown(struct ps_client *wc, struct diag *d)
 {
 	for (size_t i = 0; i < wc->n_ps; i++)
 		if (send_or_lost(wc, i, WIRE_SHUTDOWN, NULL, 0, d) < 0)

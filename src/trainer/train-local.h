@@ -1,6 +1,6 @@
-/* local.h: imc-train --local, single-process training (local.c). */
-#ifndef IMC_TRAINER_LOCAL_H
-#define IMC_TRAINER_LOCAL_H
+/* train-local.h: imc-train --local, single-process training (train-local.c). */
+#ifndef IMC_TRAINER_TRAIN_LOCAL_H
+#define IMC_TRAINER_TRAIN_LOCAL_H
 
 #include <stdio.h>
 

@@ -1,4 +1,4 @@
-/* tbevent.c: the TensorBoard event-file primitives: CRC-32C (Castagnoli),
+/* tensorboard.c: the TensorBoard event-file primitives: CRC-32C (Castagnoli),
  * TFRecord framing with masked CRCs, and a minimal protobuf encoder for
  * the Event message (wall_time = 1, step = 2, file_version = 3,
  * summary = 5 -> Summary.value = 1 -> Value{tag = 1, simple_value = 2}). */

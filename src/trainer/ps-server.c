@@ -1,4 +1,4 @@
-/* ps.c: the parameter server (see ps.h): a poll() loop over non-blocking
+/* ps-server.c: the parameter server (see ps-server.h): a poll() loop over non-blocking
  * connections, each with its own input state machine (header, then payload
  * straight into a per-connection buffer) and one output slot.
  *
@@ -30,7 +30,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "trainer/ps.h"
+#include "trainer/ps-server.h"
 #include "util/log.h"
 #include "util/xalloc.h"
 #include "util/banned.h"

@@ -1,14 +1,14 @@
-/* worker.h: the client side of the PS protocol, used by the chief and the
+/* ps-client.h: the client side of the PS protocol, used by the chief and the
  * workers (and by bench/ps_exchange): one blocking TCP connection per
  * parameter server, established with retries until a deadline (a PS may
  * start after its workers), and the request/reply exchanges of wire.h.
  *
  * Gradients are sent and parameters received straight from and into the
  * caller's flat buffers (writev/readv on the shard's slice): no copies.
- * Ownership: a struct worker_client owns its sockets; it borrows the
+ * Ownership: a struct ps_client owns its sockets; it borrows the
  * cluster and the layout, which must outlive it. */
-#ifndef IMC_TRAINER_WORKER_H
-#define IMC_TRAINER_WORKER_H
+#ifndef IMC_TRAINER_PS_CLIENT_H
+#define IMC_TRAINER_PS_CLIENT_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -25,7 +25,7 @@ struct worker_link {
 			   * PSes apply the same pushes, but not at the same time */
 };
 
-struct worker_client {
+struct ps_client {
 	struct worker_link *ps;
 	size_t n_ps;
 	uint64_t bytes_in, bytes_out;
@@ -47,30 +47,30 @@ struct worker_opts {
 /* Connects to every PS and exchanges HELLO/WELCOME. Returns 0 or -1 with d
  * set (IMC_EXIT_UNAVAILABLE when a PS stayed unreachable, IMC_EXIT_DATAERR
  * when a PS rejected us). */
-int worker_client_open(struct worker_client *wc, const struct cluster *cl,
-		       const struct wire_layout *layout, const struct worker_opts *o,
-		       struct diag *d);
-void worker_client_close(struct worker_client *wc);
+int ps_client_open(struct ps_client *wc, const struct cluster *cl,
+		   const struct wire_layout *layout, const struct worker_opts *o,
+		   struct diag *d);
+void ps_client_close(struct ps_client *wc);
 
 /* Every call below returns 0, 1 when a PS answered END (training is over),
  * or -1 with d set: IMC_EXIT_TEMPFAIL when a PS or the chief was lost
  * (restart the job with --resume), IMC_EXIT_FAILED when the PS failed the
  * job because a worker was lost, IMC_EXIT_DATAERR on a protocol error. */
-int worker_client_init(struct worker_client *wc, const float *params, const float *velocity,
-		       uint64_t step, float lr, float momentum, struct diag *d);
-int worker_client_pull(struct worker_client *wc, float *params, struct diag *d);
+int ps_client_init(struct ps_client *wc, const float *params, const float *velocity,
+		   uint64_t step, float lr, float momentum, struct diag *d);
+int ps_client_pull(struct ps_client *wc, float *params, struct diag *d);
 /* Pushes grads (the full flat vector; each PS gets its slice) computed on
  * parameter version 'step' (PS 0's numbering; each PS is told the version
  * of its own shard as many steps before its last reply), then receives the
  * new parameters into params. */
-int worker_client_push(struct worker_client *wc, const float *grads, float *params,
-		       uint64_t step, uint32_t examples, float loss, struct diag *d);
+int ps_client_push(struct ps_client *wc, const float *grads, float *params,
+		   uint64_t step, uint32_t examples, float loss, struct diag *d);
 /* Parameters and momentum of every shard; *step is PS 0's. */
-int worker_client_state(struct worker_client *wc, float *params, float *velocity,
-			uint64_t *step, struct diag *d);
+int ps_client_state(struct ps_client *wc, float *params, float *velocity,
+		    uint64_t *step, struct diag *d);
 /* Counters summed over the PSes (step and seconds: PS 0's; max: the max). */
-int worker_client_stats(struct worker_client *wc, struct wire_stats *st, struct diag *d);
-int worker_client_bye(struct worker_client *wc, struct diag *d);
-int worker_client_shutdown(struct worker_client *wc, struct diag *d);
+int ps_client_stats(struct ps_client *wc, struct wire_stats *st, struct diag *d);
+int ps_client_bye(struct ps_client *wc, struct diag *d);
+int ps_client_shutdown(struct ps_client *wc, struct diag *d);
 
 #endif

@@ -1,4 +1,4 @@
-/* ps.h: the parameter server task of imc-train. One PS holds one contiguous
+/* ps-server.h: the parameter server task of imc-train. One PS holds one contiguous
  * shard of the flat parameter vector (and its momentum buffer), serves the
  * chief and the workers over the wire protocol (wire.h), and applies SGD with
  * momentum to its shard: in sync mode once per step on the average of one
@@ -8,8 +8,8 @@
  * stalled or hostile peer costs the others nothing: every message is bounded
  * and validated before its payload is read, and any violation closes only
  * that connection with a log line. */
-#ifndef IMC_TRAINER_PS_H
-#define IMC_TRAINER_PS_H
+#ifndef IMC_TRAINER_PS_SERVER_H
+#define IMC_TRAINER_PS_SERVER_H
 
 #include <stdbool.h>
 #include <stdint.h>
