@@ -18,19 +18,9 @@ TESTS += $(DIST_CLI_TESTS)
 EXTRA_DIST += $(DIST_CLI_TESTS) tests/cli/t6-dist-lib.sh tests/cli/t6-attack.py \
 	bench/ps_exchange-equivalence.sh
 
-if HAVE_CMOCKA
-check_PROGRAMS += tests/unit/test-wire tests/unit/test-cluster tests/unit/test-wire-ps
-TESTS += tests/unit/test-wire tests/unit/test-cluster tests/unit/test-wire-ps
-tests_unit_test_wire_SOURCES = tests/unit/test-wire.c
-tests_unit_test_wire_CFLAGS = $(UNIT_CFLAGS)
-tests_unit_test_wire_LDADD = $(UNIT_LIBS)
-tests_unit_test_cluster_SOURCES = tests/unit/test-cluster.c
-tests_unit_test_cluster_CFLAGS = $(UNIT_CFLAGS)
-tests_unit_test_cluster_LDADD = $(UNIT_LIBS)
-tests_unit_test_wire_ps_SOURCES = tests/unit/test-wire-ps.c
-tests_unit_test_wire_ps_CFLAGS = $(UNIT_CFLAGS)
-tests_unit_test_wire_ps_LDADD = $(UNIT_LIBS)
-endif
+UNIT_TESTS += tests/unit/test-wire
+UNIT_TESTS += tests/unit/test-cluster
+UNIT_TESTS += tests/unit/test-wire-ps
 
 if ENABLE_FUZZING
 check_PROGRAMS += tests/fuzz/fuzz-wire tests/fuzz/fuzz-trainer-config

@@ -30,21 +30,9 @@ bin_PROGRAMS += imc-train
 imc_train_SOURCES = src/trainer/main.c
 imc_train_LDADD = libimc.la $(IMC_LIBS)
 
-if HAVE_CMOCKA
-TRAINER_UNIT_TESTS = tests/unit/test-trainer-grad tests/unit/test-trainer-data \
-	tests/unit/test-trainer-io
-check_PROGRAMS += $(TRAINER_UNIT_TESTS)
-TESTS += $(TRAINER_UNIT_TESTS)
-tests_unit_test_trainer_grad_SOURCES = tests/unit/test-trainer-grad.c
-tests_unit_test_trainer_grad_CFLAGS = $(UNIT_CFLAGS)
-tests_unit_test_trainer_grad_LDADD = $(UNIT_LIBS)
-tests_unit_test_trainer_data_SOURCES = tests/unit/test-trainer-data.c
-tests_unit_test_trainer_data_CFLAGS = $(UNIT_CFLAGS)
-tests_unit_test_trainer_data_LDADD = $(UNIT_LIBS)
-tests_unit_test_trainer_io_SOURCES = tests/unit/test-trainer-io.c
-tests_unit_test_trainer_io_CFLAGS = $(UNIT_CFLAGS)
-tests_unit_test_trainer_io_LDADD = $(UNIT_LIBS)
-endif
+UNIT_TESTS += tests/unit/test-trainer-grad
+UNIT_TESTS += tests/unit/test-trainer-data
+UNIT_TESTS += tests/unit/test-trainer-io
 
 # Shell tests and the PyTorch cross-check helper.
 check_PROGRAMS += tests/trainer/torch-step
