@@ -34,6 +34,9 @@ imc_SOURCES += \
 	src/cmd/cmd-validate.c \
 	src/cmd/cmd-wait.c
 
+# the manual page of imc (commands, options, files, exit codes)
+dist_man_MANS += docs/imc.1
+
 TESTS += tests/cli/t0001-basic.sh
 # the command table against imc help, imc.1 and the bash completion
 TESTS += tests/cli/t0002-help.sh

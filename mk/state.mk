@@ -15,6 +15,3 @@ EXTRA_DIST += tests/cli/t2001-lifecycle.sh tests/cli/t2002-worker-crash.sh \
 	tests/cli/data/t2-local.radl tests/cli/data/t2-broken.radl
 
 UNIT_TESTS += tests/unit/test-state
-
-# the manual page of imc (commands, options, files, exit codes)
-dist_man_MANS += docs/imc.1
