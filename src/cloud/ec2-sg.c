@@ -2,9 +2,9 @@
  * one group named imc-INFRA-NET (deterministic, so a retried or resumed
  * deployment finds it instead of making a second one), tagged with the
  * infrastructure id (so cleanup finds it even when the store lost it).
- * Its ingress rules come from the network's outports (radl-grammar.md
- * §5.6): single ports, a:b ranges, tcp/udp/icmp, an optional source CIDR;
- * for a remote-local mapping only the remote port is opened, as IM does.
+ * Its ingress rules come from the network's outports: single ports, a:b
+ * ranges, tcp/udp/icmp, an optional source CIDR; for a remote-local
+ * mapping only the remote port is opened, as IM does.
  * 22/tcp is always open on a public network, and all traffic from the
  * group itself is allowed (the nodes of a network talk freely).
  *
@@ -107,8 +107,8 @@ int ec2_outports_parse(const char *net, const char *outports, bool public,
 		diag_error(d, IMC_EXIT_DATAERR, NULL, "network '%s': empty outports", net);
 		return -1;
 	}
-	const char *p = outports;
-	while (p && *p) {
+	const char *p = outports ? outports : "";
+	while (*p) {
 		const char *comma = strchr(p, ',');
 		size_t len = comma ? (size_t)(comma - p) : strlen(p);
 		char *part = xstrndup(p, len);
@@ -132,7 +132,7 @@ int ec2_outports_parse(const char *net, const char *outports, bool public,
 		if (!bad) {
 			/* The first protocol defaults to tcp and the second to the
 			 * first; if they differ the entry is invalid (so 8080-80/udp
-			 * is refused while 8080/udp-80 is fine: radl-grammar.md 5.6). */
+			 * is refused while 8080/udp-80 is fine, as IM's RADL reader does). */
 			const char *rp = rproto[0] ? rproto : "tcp";
 			const char *lp = lproto[0] ? lproto : rp;
 			if (strcmp(lp, rp) != 0) {
@@ -200,11 +200,12 @@ int ec2_sg_lookup(struct ec2_conn *c, const char *name, char **group_id, struct 
 	return 0;
 }
 
-static void add_permission(struct ec2_query *q, int k, const struct ec2_rule *r, const char *self)
+/* Permission k: rule r, or all traffic from group gid itself when r is NULL. */
+static void add_permission(struct ec2_query *q, int k, const struct ec2_rule *r, const char *gid)
 {
-	if (self) {
+	if (!r) {
 		ec2_query_addf(q, "-1", "IpPermissions.%d.IpProtocol", k);
-		ec2_query_addf(q, self, "IpPermissions.%d.Groups.1.GroupId", k);
+		ec2_query_addf(q, gid, "IpPermissions.%d.Groups.1.GroupId", k);
 		return;
 	}
 	char buf[16];
@@ -225,7 +226,7 @@ static int authorize(struct ec2_conn *c, const char *gid, const struct ec2_rule 
 	xmlDoc *doc = NULL;
 	ec2_query_init(&q, "AuthorizeSecurityGroupIngress");
 	ec2_query_add(&q, "GroupId", gid);
-	add_permission(&q, 1, r, r ? NULL : gid);
+	add_permission(&q, 1, r, gid);
 	int rc = ec2_call(c, &q, &doc, &e);
 	ec2_query_release(&q);
 	xmlFreeDoc(doc);

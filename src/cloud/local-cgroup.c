@@ -289,7 +289,7 @@ static int remove_cgroup(const char *cg)
 
 int local_cgroup_remove(const char *tag, int num, struct diag *d)
 {
-	char *roots[3];
+	char *roots[3] = { NULL, NULL, NULL };
 	size_t n = all_roots(roots);
 	int ret = 0;
 	for (size_t i = 0; i < n; i++) {
@@ -310,7 +310,7 @@ int local_cgroup_remove(const char *tag, int num, struct diag *d)
 
 int local_cgroup_cleanup(const char *tag, struct diag *d)
 {
-	char *roots[3];
+	char *roots[3] = { NULL, NULL, NULL };
 	size_t n = all_roots(roots);
 	char *pfx = xasprintf("imc-%s-", tag);
 	int ret = 0;

@@ -110,7 +110,10 @@ int deploy_spawn(struct state_store **st, const char *id, int lock_fd, enum work
 		}
 		close_inherited(lock_fd, p[1]);
 		int wrc = deploy_worker_main(home, id, p[1], task, vms);
+		/* the child's copies: fork duplicated them, the parent frees its own */
+		/* cppcheck-suppress doubleFree */
 		free(home);
+		/* cppcheck-suppress doubleFree */
 		free(logpath);
 		_exit(wrc);
 	}

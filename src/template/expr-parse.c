@@ -815,6 +815,34 @@ struct tnode *tp_parse_or(struct parser *p)
 	return parse_left_chain(p, parse_and, ops, 1);
 }
 
+/* The conditional tail of an expression, after 'then' and at 'if':
+ * 'if' or ['else' expr]. Takes 'then'; NULL (and 'then' freed) on error. */
+static struct tnode *parse_cond(struct parser *p, struct tnode *then)
+{
+	size_t pos = tp_cur(p)->pos;
+	tp_adv(p);
+	struct tnode *c = tp_parse_or(p);
+	if (!c) {
+		tnode_free(then);
+		return NULL;
+	}
+	struct tnode *e = NULL;
+	if (tp_is_name(p, "else")) {
+		tp_adv(p);
+		e = tp_parse_expr(p, true);
+		if (!e) {
+			tnode_free(then);
+			tnode_free(c);
+			return NULL;
+		}
+	}
+	struct tnode *x = tp_mk(N_COND, pos);
+	x->a = c;
+	x->b = then;
+	x->c = e;
+	return x;
+}
+
 /* expr: or ['if' or ['else' expr]] */
 struct tnode *tp_parse_expr(struct parser *p, bool with_cond)
 {
@@ -823,32 +851,8 @@ struct tnode *tp_parse_expr(struct parser *p, bool with_cond)
 		return tp_perr(p, tp_cur(p)->pos, "expression nested too deeply");
 	}
 	struct tnode *n = tp_parse_or(p);
-	while (with_cond && n && tp_is_name(p, "if")) {
-		size_t pos = tp_cur(p)->pos;
-		tp_adv(p);
-		struct tnode *c = tp_parse_or(p);
-		if (!c) {
-			tnode_free(n);
-			n = NULL;
-			break;
-		}
-		struct tnode *e = NULL;
-		if (tp_is_name(p, "else")) {
-			tp_adv(p);
-			e = tp_parse_expr(p, true);
-			if (!e) {
-				tnode_free(n);
-				tnode_free(c);
-				n = NULL;
-				break;
-			}
-		}
-		struct tnode *x = tp_mk(N_COND, pos);
-		x->a = c;
-		x->b = n;
-		x->c = e;
-		n = x;
-	}
+	while (with_cond && n && tp_is_name(p, "if"))
+		n = parse_cond(p, n);
 	p->depth--;
 	return n;
 }

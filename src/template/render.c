@@ -135,12 +135,15 @@ static int exec_for(struct ev *ev, const struct tnode *n, struct strbuf *out)
 	if (!it)
 		return -1;
 	json_t *items = val_iter_list(it);
-	json_decref(it);
 	if (!items) {
 		ev_error(ev, TMPL_ERR_TYPE, n->a->pos, "'%s' object is not iterable", val_typename(it));
+		json_decref(it);
 		return -1;
 	}
+	json_decref(it);
 	struct frame f = { .vars = json_object(), .up = ev->frame };
+	/* the loop's frame lives as long as this call: popped before returning */
+	/* cppcheck-suppress autoVariables */
 	ev->frame = &f;
 	int rc = 0;
 	if (n->b) {

@@ -780,6 +780,14 @@ static void test_errors_say_where(void **state)
 	assert_non_null(strstr(diag_first_message(&d), "unsupported operand type(s) for +: 'int' and 'str'"));
 	diag_release(&d);
 
+	/* a loop over a value made for the loop (an integer literal): the
+	 * message names its type (it read the value after freeing it once) */
+	diag_init(&d);
+	assert_null(tmpl_render_string(&e2, "{% for x in 5 %}{{ x }}{% endfor %}", &d));
+	assert_int_equal(e2.err_kind, TMPL_ERR_TYPE);
+	assert_non_null(strstr(diag_first_message(&d), "'int' object is not iterable"));
+	diag_release(&d);
+
 	/* static check for the executor's "supported subset" decision */
 	diag_init(&d);
 	assert_int_equal(tmpl_check("{{ x | to_json }} {% if y is succeeded %}{% endif %}", false, NULL, &d), 0);
