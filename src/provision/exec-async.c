@@ -1,4 +1,5 @@
-/* exec-async.c: `async`/`poll` and the `async_status` module. Commands
+/* exec-async.c: `async`/`poll` (the async_status module reads the jobs
+ * back through exec_async_status). Commands
  * (command, shell, raw) are started detached on the node (setsid, bounded
  * by timeout(1)), their output and status kept in ~/.ansible_async/JID.*
  * of the (become) user, so that a 5-day training job survives the
@@ -166,7 +167,7 @@ static int job_read(struct exec_ctx *x, const char *jid, json_t *cmd, bool raw, 
 	return r;
 }
 
-static json_t *status(struct exec_ctx *x, const char *jid)
+json_t *exec_async_status(struct exec_ctx *x, const char *jid)
 {
 	json_t *cmd = NULL, *result = NULL;
 	bool raw = false;
@@ -250,7 +251,7 @@ json_t *exec_async_start(struct exec_ctx *x, const struct task_module *mod, json
 	}
 	double end = task_now() + (double)async_s;
 	for (;;) {
-		res = status(x, jid);
+		res = exec_async_status(x, jid);
 		if (json_integer_value(json_object_get(res, "finished")) == 1 ||
 		    json_object_get(res, "unreachable"))
 			break;
@@ -271,30 +272,3 @@ json_t *exec_async_start(struct exec_ctx *x, const struct task_module *mod, json
 	free(jid);
 	return res;
 }
-
-static json_t *async_status_run(struct exec_ctx *x, json_t *args)
-{
-	const char *jid = args_str(args, "jid");
-	if (!jid)
-		return res_fail("missing required arguments: jid");
-	const char *mode = args_str(args, "mode");
-	if (mode && !strcmp(mode, "cleanup")) {
-		struct strbuf c = STRBUF_INIT;
-		strbuf_addstr(&c, "rm -f \"$HOME/.ansible_async/\"");
-		sh_quote(&c, jid);
-		strbuf_addstr(&c, ".*");
-		struct conn_result cr;
-		conn_result_init(&cr);
-		json_t *res = NULL;
-		if (mod_sh(x, c.buf, NULL, 0, &cr, &res) == 0)
-			res = json_pack("{s:b, s:s, s:b}", "changed", 0, "ansible_job_id", jid, "erased", 1);
-		conn_result_release(&cr);
-		strbuf_release(&c);
-		return res;
-	}
-	return status(x, jid);
-}
-
-const struct task_module mod_async_status = {
-	.name = "async_status", .run = async_status_run,
-};

@@ -280,6 +280,8 @@ void exec_mark_native(struct task_host *h, const char *name, bool templated);
 struct task_module;
 json_t *exec_async_start(struct exec_ctx *x, const struct task_module *mod, json_t *args,
 			 long async_s, long poll);
+/* The state of job jid as async_status reports it (new reference). */
+json_t *exec_async_status(struct exec_ctx *x, const char *jid);
 
 /* exec-tmpl.c: glue to the templating engine (template.h). */
 json_t *xt_value(struct exec_ctx *x, json_t *v, struct diag *d);     /* templated copy */
@@ -290,7 +292,7 @@ json_t *xt_lookup(struct exec_ctx *x, const char *name, json_t *terms, struct di
 /* The set of filters/tests/lookups supported (for the static check). */
 bool xt_known_filter(const char *name);
 
-/* ---- modules (mod-*.c) -------------------------------------------------- */
+/* ---- modules (modules/NAME.c) -------------------------------------------------- */
 
 struct task_module {
 	const char *name;
@@ -306,7 +308,7 @@ struct task_module {
 const struct task_module *task_module_find(const char *name);
 extern const struct task_module *const task_modules[];
 
-/* Result helpers (mod-util.c) */
+/* Result helpers (modules/module-util.c) */
 json_t *res_new(bool changed);
 json_t *res_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void res_set_output(json_t *res, const struct conn_result *cr);
@@ -314,6 +316,12 @@ void res_set_output(json_t *res, const struct conn_result *cr);
  * environment. Returns 0 (ran) or -1 (unreachable; *res set to a result). */
 int mod_sh(struct exec_ctx *x, const char *cmd, const void *in, size_t inlen,
 	   struct conn_result *cr, json_t **res);
+/* Runs a script whose output says "__imc_changed__" when it changed
+ * something: the result is changed accordingly, or failed ("WHAT failed:
+ * stderr") on a non-zero status. */
+json_t *mod_sh_changed(struct exec_ctx *x, const char *cmd, const char *what);
+/* Appends " FLAG 'v'" to a command line when v is not NULL. */
+void mod_sh_flag(struct strbuf *c, const char *flag, const char *v);
 /* Reads a node file; *exists false when missing. -1 unreachable. */
 struct node_stat {
 	bool exists, isdir, isreg, islnk;

@@ -1,4 +1,4 @@
-/* mod-blockinfile.c: `blockinfile`: the text between the two marker lines
+/* blockinfile.c: `blockinfile`: the text between the two marker lines
  * is replaced by the block, or markers and block are inserted (after or
  * before the last line matching insertafter/insertbefore, EOF by default,
  * BOF), or removed with state=absent; create makes the file. Messages as

@@ -1,14 +1,16 @@
-/* mod-command.c: the `command` and `shell` modules (Ansible's shell is the
- * command module with a shell): creates/removes (globs, checked after
- * chdir), chdir, stdin, argv; command runs its argv without a shell (the
- * words are single-quoted so that pipes stay literal), shell runs the text
- * under /bin/sh or `executable`. Results as Ansible's: rc, stdout/stderr
- * with trailing newlines stripped, *_lines, msg "non-zero return code". */
+/* command.c: the `command` module, and the run that `shell` shares
+ * (Ansible's shell is the command module with a shell): creates/removes
+ * (globs, checked after chdir), chdir, stdin, argv; command runs its argv
+ * without a shell (the words are single-quoted so that pipes stay
+ * literal), shell runs the text under /bin/sh or `executable`. Results as
+ * Ansible's: rc, stdout/stderr with trailing newlines stripped, *_lines,
+ * msg "non-zero return code". */
 #include "config.h"
 
 #include <stdlib.h>
 #include <string.h>
 
+#include "provision/modules/module-shared.h"
 #include "provision/task.h"
 #include "util/xalloc.h"
 #include "util/banned.h"
@@ -70,7 +72,7 @@ static json_t *not_run(json_t *cmd, const char *p, bool exists)
 	return r;
 }
 
-static json_t *run_cmd(struct exec_ctx *x, json_t *args, bool shell)
+json_t *command_module_run(struct exec_ctx *x, json_t *args, bool shell)
 {
 	const char *raw = args_str(args, "_raw_params");
 	if (!raw)
@@ -178,15 +180,10 @@ out:
 
 static json_t *command_run(struct exec_ctx *x, json_t *args)
 {
-	return run_cmd(x, args, false);
+	return command_module_run(x, args, false);
 }
 
-static json_t *shell_run(struct exec_ctx *x, json_t *args)
-{
-	return run_cmd(x, args, true);
-}
-
-static int command_check(json_t *args, struct diag *d, const struct src_loc *loc)
+int command_module_check(json_t *args, struct diag *d, const struct src_loc *loc)
 {
 	if (!json_object_get(args, "_raw_params") && !json_object_get(args, "cmd") &&
 	    !json_object_get(args, "argv")) {
@@ -197,9 +194,5 @@ static int command_check(json_t *args, struct diag *d, const struct src_loc *loc
 }
 
 const struct task_module mod_command = {
-	.name = "command", .free_form = true, .check = command_check, .run = command_run,
-};
-
-const struct task_module mod_shell = {
-	.name = "shell", .free_form = true, .check = command_check, .run = shell_run,
+	.name = "command", .free_form = true, .check = command_module_check, .run = command_run,
 };

@@ -1,4 +1,4 @@
-/* mod-copy.c: the `copy` module (content or controller src, dest directory
+/* copy.c: the `copy` module (content or controller src, dest directory
  * rules, force, mode/owner/group, backup) and the write path that
  * `template` shares: compare the SHA-1 of the wanted content with the
  * node's file, write atomically only when it differs, then apply
@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "provision/modules/module-shared.h"
 #include "provision/task.h"
 #include "util/xalloc.h"
 #include "util/banned.h"
@@ -59,8 +60,8 @@ static json_t *put_diff(struct exec_ctx *x, json_t *args, const char *dest,
 	return list;
 }
 
-static json_t *mod_put_content(struct exec_ctx *x, json_t *args, const char *dest,
-			       const void *data, size_t len)
+json_t *copy_put_content(struct exec_ctx *x, json_t *args, const char *dest,
+			 const void *data, size_t len)
 {
 	json_t *res = NULL;
 	struct node_stat st;
@@ -146,7 +147,7 @@ static json_t *mod_put_content(struct exec_ctx *x, json_t *args, const char *des
 }
 
 /* dest ending in '/' or naming a directory -> dest/basename(src) */
-static char *final_dest(struct exec_ctx *x, const char *dest, const char *src, json_t **res)
+char *copy_final_dest(struct exec_ctx *x, const char *dest, const char *src, json_t **res)
 {
 	size_t n = strlen(dest);
 	const char *base = src ? strrchr(src, '/') : NULL;
@@ -212,15 +213,15 @@ static json_t *copy_run(struct exec_ctx *x, json_t *args)
 		return res;
 	}
 	if (content) {
-		char *dest = final_dest(x, dest0, NULL, &res);
+		char *dest = copy_final_dest(x, dest0, NULL, &res);
 		if (!dest)
 			return res;
 		if (json_is_string(content))
-			res = mod_put_content(x, args, dest, json_string_value(content),
+			res = copy_put_content(x, args, dest, json_string_value(content),
 					      json_string_length(content));
 		else {
 			char *s = json_dumps(content, JSON_ENCODE_ANY | JSON_PRESERVE_ORDER);
-			res = mod_put_content(x, args, dest, s, strlen(s));
+			res = copy_put_content(x, args, dest, s, strlen(s));
 			free(s);
 		}
 		free(dest);
@@ -265,10 +266,10 @@ static json_t *copy_run(struct exec_ctx *x, json_t *args)
 		res = res_fail("Could not read '%s'", path);
 		goto out;
 	}
-	char *dest = final_dest(x, dest0, src, &res);
+	char *dest = copy_final_dest(x, dest0, src, &res);
 	if (!dest)
 		goto out;
-	res = mod_put_content(x, args, dest, data.buf ? data.buf : "", data.len);
+	res = copy_put_content(x, args, dest, data.buf ? data.buf : "", data.len);
 	free(dest);
 out:
 	strbuf_release(&data);
@@ -315,7 +316,7 @@ static json_t *copy_tree(struct exec_ctx *x, json_t *args, const char *src, cons
 			if (strbuf_read_file(&data, sp) < 0)
 				res = res_fail("cannot read '%s'", sp);
 			else {
-				json_t *r = mod_put_content(x, sub, dp, data.buf ? data.buf : "", data.len);
+				json_t *r = copy_put_content(x, sub, dp, data.buf ? data.buf : "", data.len);
 				if (json_is_true(json_object_get(r, "failed")))
 					res = r;
 				else {
@@ -346,58 +347,4 @@ static int copy_check(json_t *args, struct diag *d, const struct src_loc *loc)
 
 const struct task_module mod_copy = {
 	.name = "copy", .check = copy_check, .run = copy_run,
-};
-
-/* ---- template ------------------------------------------------------------ */
-
-static json_t *template_run(struct exec_ctx *x, json_t *args)
-{
-	const char *src = args_str(args, "src");
-	const char *dest0 = args_str(args, "dest");
-	if (!src || !dest0)
-		return res_fail("missing required arguments: src, dest");
-	char *path = mod_find_src(x, "templates", src);
-	if (!path)
-		return res_fail("Could not find or access '%s'", src);
-	struct strbuf data = STRBUF_INIT;
-	json_t *res = NULL;
-	if (strbuf_read_file(&data, path) < 0) {
-		res = res_fail("Could not read '%s'", path);
-		goto out;
-	}
-	json_object_set_new(x->vars, "template_path", json_string(path));
-	json_object_set_new(x->vars, "template_fullpath", json_string(path));
-	json_object_set_new(x->vars, "template_host", json_string(x->host->name));
-	json_object_set_new(x->vars, "template_destpath", json_string(dest0));
-	struct diag d = DIAG_INIT;
-	char *text = xt_render_text(x, data.buf ? data.buf : "", path, &d);
-	if (!text) {
-		res = res_fail("%s", diag_first_message(&d));
-		diag_release(&d);
-		goto out;
-	}
-	diag_release(&d);
-	char *dest = final_dest(x, dest0, src, &res);
-	if (dest) {
-		res = mod_put_content(x, args, dest, text, strlen(text));
-		free(dest);
-	}
-	free(text);
-out:
-	strbuf_release(&data);
-	free(path);
-	return res;
-}
-
-static int template_check(json_t *args, struct diag *d, const struct src_loc *loc)
-{
-	if (!json_object_get(args, "src") || !json_object_get(args, "dest")) {
-		diag_error(d, IMC_EXIT_DATAERR, loc, "template: missing required arguments: src, dest");
-		return -1;
-	}
-	return 0;
-}
-
-const struct task_module mod_template = {
-	.name = "template", .check = template_check, .run = template_run,
 };

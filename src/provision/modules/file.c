@@ -1,4 +1,4 @@
-/* mod-file.c: the `file` module, state by state as ansible-core 2.14's
+/* file.c: the `file` module, state by state as ansible-core 2.14's
  * (modules/file.py): the path's previous kind (absent, file, hard, link,
  * directory) decides what each state does, refuses (with Ansible's
  * message) or replaces, force and follow included; every result carries

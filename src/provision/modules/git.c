@@ -1,4 +1,4 @@
-/* mod-git.c: the `git` module: clone when dest has no checkout (clone:
+/* git.c: the `git` module: clone when dest has no checkout (clone:
  * yes), else fetch and move to `version` when update: yes (refusing local
  * modifications unless force: yes); depth, recursive, remote,
  * accept_hostkey, key_file. Changed when HEAD moved (before != after). */

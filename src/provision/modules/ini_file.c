@@ -1,4 +1,4 @@
-/* mod-ini_file.c: `ini_file` (community.general's, which IM's recipes
+/* ini_file.c: `ini_file` (community.general's, which IM's recipes
  * use): sets, adds or removes option = value lines in a section of an
  * INI-style file, or removes a whole section, line by line as the
  * reference does, so that comments, order and unrelated lines stay:
@@ -22,7 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "provision/lines.h"
+#include "provision/modules/module-lines.h"
 #include "provision/task.h"
 #include "util/strbuf.h"
 #include "util/xalloc.h"

@@ -1,4 +1,4 @@
-/* mod-lineinfile.c: the `lineinfile` module (the thesis recipes' most used),
+/* lineinfile.c: the `lineinfile` module (the thesis recipes' most used),
  * following ansible-core's present()/absent() line by line: the last line
  * matching regexp is replaced (first with firstmatch), else the exact line
  * is looked for, else the line is inserted after/before the last anchor
@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "provision/lines.h"
+#include "provision/modules/module-lines.h"
 #include "provision/task.h"
 #include "util/xalloc.h"
 #include "util/banned.h"

@@ -1,4 +1,4 @@
-/* mod-hash.c: digests of controller-side content, as hex, from OpenSSL's
+/* module-hash.c: digests of controller-side content, as hex, from OpenSSL's
  * libcrypto (EVP). Modules compare the content they are about to write
  * with the node's file by checksum (Ansible's `checksum` result is a SHA-1,
  * `md5sum` an MD5); the hash filters use them too. */

@@ -1,10 +1,10 @@
-/* lines.c: a text file as a list of lines (lines.h). */
+/* module-lines.c: a text file as a list of lines (module-lines.h). */
 #include "config.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "provision/lines.h"
+#include "provision/modules/module-lines.h"
 #include "util/xalloc.h"
 #include "util/banned.h"
 

@@ -1,8 +1,8 @@
-/* lines.h: a text file as a list of lines, each keeping its '\n' (the last
+/* module-lines.h: a text file as a list of lines, each keeping its '\n' (the last
  * one may lack it), for the modules that edit files line by line
  * (lineinfile, ini_file). The list owns its strings. */
-#ifndef IMC_PROVISION_LINES_H
-#define IMC_PROVISION_LINES_H
+#ifndef IMC_PROVISION_MODULE_LINES_H
+#define IMC_PROVISION_MODULE_LINES_H
 
 #include <stddef.h>
 

@@ -1,4 +1,4 @@
-/* mod-table.c: the table of task modules (one file per module, mod-*.c),
+/* module-table.c: the table of task modules (one file per module, NAME.c),
  * looked up by name when a play is loaded. Names given with a collection
  * prefix (ansible.builtin.copy) are shortened by the loader. */
 #include "config.h"

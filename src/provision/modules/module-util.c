@@ -1,4 +1,4 @@
-/* mod-util.c: what modules share: result dicts, running a shell snippet on
+/* module-util.c: what modules share: result dicts, running a shell snippet on
  * the node as the task's become user with its environment, and the file
  * primitives (stat, read, atomic write, mode/owner/group) built on that
  * one exec call, so that every module behaves the same over the local and
@@ -139,6 +139,29 @@ int mod_sh(struct exec_ctx *x, const char *cmd, const void *in, size_t inlen,
 	}
 	diag_release(&d);
 	return 0;
+}
+
+json_t *mod_sh_changed(struct exec_ctx *x, const char *cmd, const char *what)
+{
+	struct conn_result cr;
+	conn_result_init(&cr);
+	json_t *res = NULL;
+	if (mod_sh(x, cmd, NULL, 0, &cr, &res) == 0) {
+		if (cr.rc)
+			res = res_fail("%s failed: %s", what, strbuf_str(&cr.err));
+		else
+			res = res_new(strstr(strbuf_str(&cr.out), "__imc_changed__") != NULL);
+	}
+	conn_result_release(&cr);
+	return res;
+}
+
+void mod_sh_flag(struct strbuf *c, const char *flag, const char *v)
+{
+	if (!v)
+		return;
+	strbuf_addf(c, " %s ", flag);
+	sh_quote(c, v);
 }
 
 static json_t *unreach(void)

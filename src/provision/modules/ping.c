@@ -1,4 +1,4 @@
-/* mod-ping.c: ping, as Ansible's: proves that the node answers (a no-op
+/* ping.c: ping, as Ansible's: proves that the node answers (a no-op
  * command runs there as the task's user) and returns {"ping": DATA},
  * "pong" by default; data=crash fails, as Ansible's raises. */
 #include "config.h"

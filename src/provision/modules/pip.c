@@ -1,4 +1,4 @@
-/* mod-pip.c: the `pip` module: names (with version specifiers), version,
+/* pip.c: the `pip` module: names (with version specifiers), version,
  * requirements, virtualenv (created with virtualenv_command, default
  * `python3 -m venv`), executable, state present/latest/absent/
  * forcereinstall, extra_args, chdir. Changed when `pip freeze` differs

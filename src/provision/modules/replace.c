@@ -1,4 +1,4 @@
-/* mod-replace.c: the `replace` module: every match of regexp in the file
+/* replace.c: the `replace` module: every match of regexp in the file
  * (between optional after/before anchors) replaced by `replace` with
  * backreferences, PCRE2 standing in for Python's re (MULTILINE). */
 #include "config.h"

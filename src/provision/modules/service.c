@@ -1,4 +1,4 @@
-/* mod-service.c: `service` and `systemd` (systemd_service): systemctl when
+/* service.c: the `service` module, whose run `systemd` shares: systemctl when
  * the node runs systemd, else the service(8) command / init scripts.
  * started/stopped change only when the state differs, restarted/reloaded
  * always change, enabled when the boot setting differs; daemon_reload and
@@ -8,11 +8,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "provision/modules/module-shared.h"
 #include "provision/task.h"
 #include "util/xalloc.h"
 #include "util/banned.h"
 
-static json_t *svc_run(struct exec_ctx *x, json_t *args)
+json_t *service_module_run(struct exec_ctx *x, json_t *args)
 {
 	const char *name = args_str(args, "name");
 	const char *state = args_str(args, "state");
@@ -102,5 +103,4 @@ static json_t *svc_run(struct exec_ctx *x, json_t *args)
 	return res;
 }
 
-const struct task_module mod_service = { .name = "service", .run = svc_run };
-const struct task_module mod_systemd = { .name = "systemd", .run = svc_run };
+const struct task_module mod_service = { .name = "service", .run = service_module_run };

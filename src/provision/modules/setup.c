@@ -1,4 +1,4 @@
-/* mod-setup.c: the `setup` module (fact gathering, the subset recipes read:
+/* setup.c: the `setup` module (fact gathering, the subset recipes read:
  * distribution, os family, hostname, addresses, python, pkg/service
  * manager, memory, cpus, env, devices), collected with one shell script in
  * one round trip instead of Ansible's Python payload. */

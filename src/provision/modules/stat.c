@@ -1,4 +1,4 @@
-/* mod-stat.c: the `stat` module: one shell round trip on the node (stat(1),
+/* stat.c: the `stat` module: one shell round trip on the node (stat(1),
  * readlink, sha1sum), reported with Ansible's keys; a missing path is
  * exactly {exists: false}. Never changed. */
 #include "config.h"

@@ -1,4 +1,4 @@
-/* mod-tempfile.c: `tempfile`, as Ansible's: creates a uniquely named file
+/* tempfile.c: `tempfile`, as Ansible's: creates a uniquely named file
  * (or directory, state=directory) on the node, in path (default the node's
  * TMPDIR, else /tmp) named prefix + 8 random characters + suffix (prefix
  * "ansible." by default), mode 0600 (0700), and returns its path. Always

@@ -1,4 +1,4 @@
-/* mod-user.c: the `user` module with useradd/usermod/userdel on the node:
+/* user.c: the `user` module with useradd/usermod/userdel on the node:
  * create with uid, group, groups (+append), shell, home, create_home,
  * system, password (a hash), comment; change what differs; state=absent
  * (remove: home too); generate_ssh_key. Changed when anything was done. */
@@ -10,14 +10,6 @@
 #include "provision/task.h"
 #include "util/xalloc.h"
 #include "util/banned.h"
-
-static void opt(struct strbuf *c, const char *flag, const char *v)
-{
-	if (!v)
-		return;
-	strbuf_addf(c, " %s ", flag);
-	sh_quote(c, v);
-}
 
 static json_t *user_run(struct exec_ctx *x, json_t *args)
 {
@@ -52,13 +44,13 @@ static json_t *user_run(struct exec_ctx *x, json_t *args)
 			    args_bool(json_object_get(args, "remove"), false) ? " -r" : "");
 	} else {
 		strbuf_addstr(&c, "if ! id -u \"$u\" >/dev/null 2>&1; then useradd");
-		opt(&c, "-u", uid);
-		opt(&c, "-g", group);
-		opt(&c, "-G", groups);
-		opt(&c, "-s", shell);
-		opt(&c, "-d", home);
-		opt(&c, "-p", pw);
-		opt(&c, "-c", comment);
+		mod_sh_flag(&c, "-u", uid);
+		mod_sh_flag(&c, "-g", group);
+		mod_sh_flag(&c, "-G", groups);
+		mod_sh_flag(&c, "-s", shell);
+		mod_sh_flag(&c, "-d", home);
+		mod_sh_flag(&c, "-p", pw);
+		mod_sh_flag(&c, "-c", comment);
 		if (args_bool(json_object_get(args, "system"), false))
 			strbuf_addstr(&c, " -r");
 		strbuf_addstr(&c, args_bool(json_object_get(args, "create_home"), true) ? " -m" : " -M");
@@ -147,38 +139,3 @@ static json_t *user_run(struct exec_ctx *x, json_t *args)
 }
 
 const struct task_module mod_user = { .name = "user", .run = user_run };
-
-static json_t *group_run(struct exec_ctx *x, json_t *args)
-{
-	const char *name = args_str(args, "name");
-	if (!name)
-		return res_fail("missing required arguments: name");
-	const char *state = args_str(args, "state");
-	char *gid = args_strdup(args, "gid");
-	struct strbuf c = STRBUF_INIT;
-	strbuf_addstr(&c, "g=");
-	sh_quote(&c, name);
-	if (state && !strcmp(state, "absent"))
-		strbuf_addstr(&c, "; if getent group \"$g\" >/dev/null; then groupdel \"$g\" || exit 1; echo __imc_changed__; fi");
-	else {
-		strbuf_addstr(&c, "; if ! getent group \"$g\" >/dev/null; then groupadd");
-		opt(&c, "-g", gid);
-		if (args_bool(json_object_get(args, "system"), false))
-			strbuf_addstr(&c, " -r");
-		strbuf_addstr(&c, " \"$g\" || exit 1; echo __imc_changed__; fi");
-	}
-	struct conn_result cr;
-	conn_result_init(&cr);
-	json_t *res = NULL;
-	if (mod_sh(x, c.buf, NULL, 0, &cr, &res) == 0) {
-		res = cr.rc ? res_fail("%s", strbuf_str(&cr.err))
-			    : res_new(strstr(strbuf_str(&cr.out), "__imc_changed__") != NULL);
-		json_object_set_new(res, "name", json_string(name));
-	}
-	conn_result_release(&cr);
-	strbuf_release(&c);
-	free(gid);
-	return res;
-}
-
-const struct task_module mod_group = { .name = "group", .run = group_run };
