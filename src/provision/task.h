@@ -230,21 +230,27 @@ struct task_run {
 	json_t *play_hosts;
 	const char *limit;     /* only this host runs (provision: one item) */
 	bool borrowed_hosts;   /* hosts belong to the caller */
+	/* Marks the handlers that answer to name as notified by host h (set by
+	 * the play loop while a play runs, NULL otherwise): exec-task.c calls
+	 * it without depending on the play loop that calls exec-task.c. */
+	void (*notify)(struct task_run *run, struct task_host *h, struct ptask *t, const char *name);
 	pthread_mutex_t lock;
 };
 
 /* Guards every host's facts (several runs may share hosts). */
 extern pthread_mutex_t task_facts_lock;
 
-/* exec-play.c */
+/* run.c */
 struct task_run *task_run_new(void);
 void task_run_free(struct task_run *run);
 struct task_host *task_host_new(const char *name, struct task_conn *conn, json_t *vars);
 void task_host_free(struct task_host *h);
-/* Runs every play of pb on the run's hosts. Returns 0 when no host failed,
- * 1 when some host failed or was unreachable, -1 on internal error. */
-int task_run_playbook(struct task_run *run, struct task_playbook *pb, struct diag *d);
+/* Monotonic seconds (deadlines, elapsed times). */
 double task_now(void);
+/* exec-play.c: runs every play of pb on the run's hosts. Returns 0 when no
+ * host failed, 1 when some host failed or was unreachable, -1 on internal
+ * error. */
+int task_run_playbook(struct task_run *run, struct task_playbook *pb, struct diag *d);
 
 /* exec-vars.c: the variables a task sees on a host (new reference). */
 struct exec_ctx {
@@ -260,17 +266,18 @@ struct exec_ctx {
 json_t *exec_build_vars(struct task_run *run, struct task_host *host, struct ptask *t,
 			json_t *include_params);
 json_t *exec_hostvars(struct task_run *run);
+/* The innermost value of keyword kw along t's block chain, then the
+ * play's (borrowed; NULL when none sets it). */
+json_t *exec_keyword(struct task_run *run, struct ptask *t, const char *kw);
 
 /* exec-task.c: one task on one host: prints and counts its outcome; returns
  * -1 when the host failed (not ignored). *result gets the result. */
 int exec_task_host(struct task_run *run, struct ptask *t, struct task_host *h, bool rescuable,
 		   json_t *inc_params, json_t **result);
-json_t *exec_keyword(struct task_run *run, struct ptask *t, const char *kw);
 /* The items of the task's loop/with_* (new reference); *has_loop false when
  * the task has none (NULL returned); NULL with d set on error. */
 json_t *exec_loop_items(struct exec_ctx *x, struct diag *d, bool *has_loop);
-/* exec-play.c */
-void exec_notify(struct task_run *run, struct task_host *h, struct ptask *t, const char *name);
+/* run.c */
 void exec_set_fact(struct task_run *run, struct task_host *h, const char *name, json_t *v);
 /* Marks name as holding a registered result (see task_host.registered). */
 void exec_mark_registered(struct task_host *h, const char *name);
@@ -280,8 +287,13 @@ void exec_mark_native(struct task_host *h, const char *name, bool templated);
 struct task_module;
 json_t *exec_async_start(struct exec_ctx *x, const struct task_module *mod, json_t *args,
 			 long async_s, long poll);
-/* The state of job jid as async_status reports it (new reference). */
-json_t *exec_async_status(struct exec_ctx *x, const char *jid);
+/* modules/async_status.c: the async job table. A new job id (malloc'd);
+ * adds job jid: a detached command (cmd its repr, raw for the raw module)
+ * or the finished result of a module run at start; the state of job jid
+ * as async_status reports it (new reference). */
+char *async_job_new_id(void);
+void async_job_add(const char *jid, json_t *cmd, json_t *result, bool raw);
+json_t *async_job_status(struct exec_ctx *x, const char *jid);
 
 /* exec-tmpl.c: glue to the templating engine (template.h). */
 json_t *xt_value(struct exec_ctx *x, json_t *v, struct diag *d);     /* templated copy */
