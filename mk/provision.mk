@@ -2,11 +2,12 @@
 # file per module (NAME.c) and the module-*.c helpers they share (templating
 # is in template.mk).
 libimc_la_SOURCES += src/provision/provision.h src/provision/provision.c src/provision/recipe-load.c \
-	src/provision/task.h \
+	src/provision/task.h src/provision/play.h src/provision/args.h src/provision/run.h \
+	src/provision/vars.h src/provision/exec.h src/provision/output.h src/provision/module.h \
 	src/provision/play-yaml.c src/provision/play-load.c \
 	src/provision/exec-args.c src/provision/exec-vars.c src/provision/exec-tmpl.c \
 	src/provision/run.c src/provision/exec-task.c src/provision/exec-play.c src/provision/exec-async.c \
-	src/provision/conn/conn-local.c src/provision/conn/conn-ssh.c \
+	src/provision/conn/conn.h src/provision/conn/conn-local.c src/provision/conn/conn-ssh.c \
 	src/provision/output.c \
 	src/provision/modules/module-table.c src/provision/modules/module-util.c \
 	src/provision/modules/module-hash.c src/provision/modules/module-lines.c \

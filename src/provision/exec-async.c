@@ -10,7 +10,13 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "provision/task.h"
+#include "provision/args.h"
+#include "provision/conn/conn.h"
+#include "provision/exec.h"
+#include "provision/module.h"
+#include "provision/modules/module-shared.h"
+#include "provision/output.h"
+#include "provision/run.h"
 #include "util/xalloc.h"
 #include "util/banned.h"
 

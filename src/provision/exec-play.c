@@ -11,7 +11,13 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "provision/task.h"
+#include "provision/args.h"
+#include "provision/exec.h"
+#include "provision/module.h"
+#include "provision/output.h"
+#include "provision/play.h"
+#include "provision/run.h"
+#include "provision/vars.h"
 #include "template/template.h"
 #include "util/xalloc.h"
 #include "util/banned.h"

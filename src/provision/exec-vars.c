@@ -9,7 +9,9 @@
 
 #include <string.h>
 
-#include "provision/task.h"
+#include "provision/play.h"
+#include "provision/run.h"
+#include "provision/vars.h"
 #include "template/template.h"
 #include "util/xalloc.h"
 #include "util/banned.h"

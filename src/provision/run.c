@@ -9,7 +9,8 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "provision/task.h"
+#include "provision/conn/conn.h"
+#include "provision/run.h"
 #include "util/xalloc.h"
 #include "util/banned.h"
 

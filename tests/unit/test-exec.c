@@ -17,7 +17,9 @@
 #include <cmocka.h>
 
 #include "provision/provision.h"
-#include "provision/task.h"
+#include "provision/args.h"
+#include "provision/module.h"
+#include "provision/play.h"
 #include "util/xalloc.h"
 #include "util/banned.h"
 

@@ -16,7 +16,7 @@
 #include <unistd.h>
 #include <pwd.h>
 
-#include "provision/task.h"
+#include "provision/conn/conn.h"
 #include "util/xalloc.h"
 #include "util/banned.h"
 

@@ -9,9 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "provision/module.h"
 #include "provision/modules/module-shared.h"
-#include "provision/task.h"
-#include "util/xalloc.h"
 #include "util/banned.h"
 
 json_t *apt_module_run(struct exec_ctx *x, json_t *args)

@@ -11,7 +11,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "provision/task.h"
+#include "provision/module.h"
+#include "provision/modules/module-shared.h"
 #include "util/xalloc.h"
 #include "util/banned.h"
 

@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "provision/module.h"
 #include "provision/modules/module-shared.h"
-#include "provision/task.h"
 #include "util/xalloc.h"
 #include "util/banned.h"
 

@@ -11,8 +11,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "provision/module.h"
 #include "provision/modules/module-shared.h"
-#include "provision/task.h"
 #include "util/xalloc.h"
 #include "util/banned.h"
 

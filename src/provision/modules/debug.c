@@ -2,13 +2,7 @@
  * controller only. */
 #include "config.h"
 
-#include <stdlib.h>
-#include <string.h>
-#include <unistd.h>
-
-#include "provision/task.h"
-#include "template/template.h"
-#include "util/xalloc.h"
+#include "provision/module.h"
 #include "util/banned.h"
 
 static json_t *debug_run(struct exec_ctx *x, json_t *args)
@@ -23,7 +17,7 @@ static json_t *debug_run(struct exec_ctx *x, json_t *args)
 			json_object_set_new(res, name, json_string("VARIABLE IS NOT DEFINED!"));
 		else {
 			/* debug: var prints the templated text */
-			if (json_is_string(v) && tmpl_has_template(json_string_value(v))) {
+			if (json_is_string(v) && xt_is_template(json_string_value(v))) {
 				json_t *r = xt_value(x, v, &d);
 				if (r) {
 					json_decref(v);

@@ -2,9 +2,6 @@
  * with dnf. */
 #include "config.h"
 
-#include <stdlib.h>
-#include <string.h>
-
 #include "provision/modules/module-shared.h"
 #include "util/banned.h"
 

@@ -1,13 +1,7 @@
 /* fail.c: the `fail` module: fails the task with msg; runs on the controller only. */
 #include "config.h"
 
-#include <stdlib.h>
-#include <string.h>
-#include <unistd.h>
-
-#include "provision/task.h"
-#include "template/template.h"
-#include "util/xalloc.h"
+#include "provision/module.h"
 #include "util/banned.h"
 
 static json_t *fail_run(struct exec_ctx *x, json_t *args)

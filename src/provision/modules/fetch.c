@@ -6,9 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
-#include "provision/task.h"
+#include "provision/module.h"
 #include "util/xalloc.h"
 #include "util/banned.h"
 

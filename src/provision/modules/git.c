@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "provision/task.h"
+#include "provision/module.h"
 #include "util/xalloc.h"
 #include "util/banned.h"
 

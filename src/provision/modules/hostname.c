@@ -2,11 +2,7 @@
  * running kernel name, with hostnamectl when systemd runs. */
 #include "config.h"
 
-#include <stdlib.h>
-#include <string.h>
-
-#include "provision/task.h"
-#include "util/xalloc.h"
+#include "provision/module.h"
 #include "util/banned.h"
 
 static json_t *hostname_run(struct exec_ctx *x, json_t *args)

@@ -23,7 +23,7 @@
 #include <string.h>
 
 #include "provision/modules/module-lines.h"
-#include "provision/task.h"
+#include "provision/module.h"
 #include "util/strbuf.h"
 #include "util/xalloc.h"
 #include "util/banned.h"

@@ -8,7 +8,7 @@
 
 #include <openssl/evp.h>
 
-#include "provision/task.h"
+#include "provision/module.h"
 #include "util/banned.h"
 
 /* md's digest of data as lowercase hex into out (2 * digest size + 1). */

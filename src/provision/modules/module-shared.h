@@ -2,8 +2,9 @@
  * modules that are one module under several names or options: shell runs
  * command's code, systemd service's, template writes as copy does, and
  * apt, yum, dnf and package share the package script helpers
- * (module-pkg.c). A new module needs none of this: module authors read
- * task.h's module section. */
+ * (module-pkg.c); and the async job table of async_status.c, which
+ * exec-async.c adds the jobs it starts to. A new module needs none of this: module authors read
+ * module.h. */
 #ifndef IMC_PROVISION_MODULE_SHARED_H
 #define IMC_PROVISION_MODULE_SHARED_H
 
@@ -12,7 +13,7 @@
 
 #include <jansson.h>
 
-#include "provision/task.h"
+#include "provision/module.h"
 #include "util/strbuf.h"
 
 /* command.c: runs the command (shell false: argv split, no shell) or the
@@ -46,5 +47,13 @@ const char *pkg_state(const char *s);
 json_t *pkg_finish(struct exec_ctx *x, struct strbuf *c, const char *what);
 /* The yum/dnf module run, with mgr "yum" or "dnf". */
 json_t *pkg_rpm_run(struct exec_ctx *x, json_t *args, const char *mgr);
+
+/* modules/async_status.c: the async job table. A new job id (malloc'd);
+ * adds job jid: a detached command (cmd its repr, raw for the raw module)
+ * or the finished result of a module run at start; the state of job jid
+ * as async_status reports it (new reference). */
+char *async_job_new_id(void);
+void async_job_add(const char *jid, json_t *cmd, json_t *result, bool raw);
+json_t *async_job_status(struct exec_ctx *x, const char *jid);
 
 #endif

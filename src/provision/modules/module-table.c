@@ -5,7 +5,7 @@
 
 #include <string.h>
 
-#include "provision/task.h"
+#include "provision/module.h"
 #include "util/banned.h"
 
 extern const struct task_module mod_command, mod_shell, mod_raw, mod_script, mod_copy,

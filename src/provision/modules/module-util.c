@@ -11,7 +11,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
-#include "provision/task.h"
+#include "provision/module.h"
 #include "util/xalloc.h"
 #include "util/banned.h"
 

@@ -3,7 +3,6 @@
  * to apt's run or the yum/dnf script. */
 #include "config.h"
 
-#include <stdlib.h>
 #include <string.h>
 
 #include "provision/modules/module-shared.h"

@@ -2,12 +2,9 @@
 #include "config.h"
 
 #include <stdlib.h>
-#include <string.h>
 #include <unistd.h>
 
-#include "provision/task.h"
-#include "template/template.h"
-#include "util/xalloc.h"
+#include "provision/module.h"
 #include "util/banned.h"
 
 static json_t *pause_run(struct exec_ctx *x, json_t *args)

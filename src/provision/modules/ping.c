@@ -5,7 +5,7 @@
 
 #include <string.h>
 
-#include "provision/task.h"
+#include "provision/module.h"
 #include "util/banned.h"
 
 static json_t *ping_run(struct exec_ctx *x, json_t *args)

@@ -3,11 +3,7 @@
  * kept unstripped as Ansible keeps it; always changed. */
 #include "config.h"
 
-#include <stdlib.h>
-#include <string.h>
-
-#include "provision/task.h"
-#include "util/xalloc.h"
+#include "provision/module.h"
 #include "util/banned.h"
 
 static json_t *raw_run(struct exec_ctx *x, json_t *args)

@@ -5,12 +5,10 @@
  * masked for systemd. */
 #include "config.h"
 
-#include <stdlib.h>
 #include <string.h>
 
+#include "provision/module.h"
 #include "provision/modules/module-shared.h"
-#include "provision/task.h"
-#include "util/xalloc.h"
 #include "util/banned.h"
 
 json_t *service_module_run(struct exec_ctx *x, json_t *args)

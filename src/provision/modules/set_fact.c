@@ -2,13 +2,9 @@
  * host facts; it runs on the controller only and never touches the node. */
 #include "config.h"
 
-#include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
-#include "provision/task.h"
-#include "template/template.h"
-#include "util/xalloc.h"
+#include "provision/module.h"
 #include "util/banned.h"
 
 static json_t *set_fact_run(struct exec_ctx *x, json_t *args)
@@ -23,7 +19,7 @@ static json_t *set_fact_run(struct exec_ctx *x, json_t *args)
 		exec_set_fact(x->run, x->host, k, v);
 		json_t *src = json_object_get(x->task->args, k);
 		exec_mark_native(x->host, k, json_is_string(src) &&
-				 tmpl_has_template(json_string_value(src)));
+				 xt_is_template(json_string_value(src)));
 	}
 	json_t *res = res_new(false);
 	json_object_set_new(res, "ansible_facts", facts);

@@ -1,14 +1,7 @@
 /* slurp.c: the `slurp` module: a node file's content, base64-encoded, in the result. */
 #include "config.h"
 
-#include <errno.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
-#include "provision/task.h"
-#include "util/xalloc.h"
+#include "provision/module.h"
 #include "util/banned.h"
 
 static json_t *slurp_run(struct exec_ctx *x, json_t *args)

@@ -6,7 +6,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "provision/task.h"
+#include "provision/module.h"
 #include "util/banned.h"
 
 static json_t *stat_run(struct exec_ctx *x, json_t *args)

@@ -6,9 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "provision/task.h"
-#include "util/log.h"
-#include "util/xalloc.h"
+#include "provision/module.h"
 #include "util/banned.h"
 
 static json_t *unarchive_run(struct exec_ctx *x, json_t *args)

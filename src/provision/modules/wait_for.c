@@ -2,14 +2,10 @@
  * on the node until a timeout. */
 #include "config.h"
 
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
-#include "provision/task.h"
-#include "util/xalloc.h"
+#include "provision/module.h"
 #include "util/banned.h"
 
 static long num(json_t *args, const char *k, long dflt)
