@@ -7,7 +7,8 @@ libimc_la_SOURCES += src/provision/provision.h src/provision/provision.c src/pro
 	src/provision/play-yaml.c src/provision/play-load.c \
 	src/provision/exec-args.c src/provision/exec-vars.c src/provision/exec-tmpl.c \
 	src/provision/run.c src/provision/exec-task.c src/provision/exec-play.c src/provision/exec-async.c \
-	src/provision/conn/conn.h src/provision/conn/conn-local.c src/provision/conn/conn-ssh.c \
+	src/provision/conn/conn.h src/provision/conn/conn.c \
+	src/provision/conn/conn-local.c src/provision/conn/conn-ssh.c \
 	src/provision/output.c \
 	src/provision/modules/module-table.c src/provision/modules/module-util.c \
 	src/provision/modules/module-hash.c src/provision/modules/module-lines.c \
