@@ -18,7 +18,8 @@
  *    a command's rc/stdout/stderr in it; a node that cannot be reached
  *    makes these helpers return -1 with *res already set: return it;
  *  - diff: mod_diff_wanted(x) says whether the task asked for the before
- *    and after content (the diff keyword); check mode is not supported
+ *    and after content (the diff keyword); there is no check mode: the
+ *    check_mode keyword is accepted and ignored, modules always act
  *    (ansible_check_mode is false);
  *  - the controller: x->vars (the task's variables), xt_value() and
  *    xt_render_text() to template (vars.h), mod_find_src() for role
