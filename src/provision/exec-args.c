@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "provision/task.h"
+#include "provision/args.h"
 #include "util/xalloc.h"
 #include "util/banned.h"
 

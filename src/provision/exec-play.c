@@ -11,7 +11,13 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "provision/task.h"
+#include "provision/args.h"
+#include "provision/exec.h"
+#include "provision/module.h"
+#include "provision/output.h"
+#include "provision/play.h"
+#include "provision/run.h"
+#include "provision/vars.h"
 #include "template/template.h"
 #include "util/xalloc.h"
 #include "util/banned.h"
@@ -34,91 +40,6 @@ struct play_state {
 	size_t ninc;
 	pthread_mutex_t lock;
 };
-
-
-struct task_run *task_run_new(void)
-{
-	struct task_run *run = xcalloc(1, sizeof(*run));
-	pthread_mutex_init(&run->lock, NULL);
-	run->groups = json_object();
-	run->global_vars = json_object();
-	run->extra_vars = json_object();
-	run->forks = 16;
-	return run;
-}
-
-struct task_host *task_host_new(const char *name, struct task_conn *conn, json_t *vars)
-{
-	struct task_host *h = xcalloc(1, sizeof(*h));
-	h->name = xstrdup(name);
-	h->conn = conn;
-	h->vars = vars ? json_incref(vars) : json_object();
-	h->facts = json_object();
-	h->registered = json_object();
-	h->native = json_object();
-	h->notified = json_object();
-	return h;
-}
-
-void task_host_free(struct task_host *h)
-{
-	if (!h)
-		return;
-	conn_close(h->conn);
-	free(h->name);
-	json_decref(h->vars);
-	json_decref(h->facts);
-	json_decref(h->registered);
-	json_decref(h->native);
-	json_decref(h->notified);
-	json_decref(h->fail_task);
-	json_decref(h->fail_result);
-	free(h->error);
-	strbuf_release(&h->log);
-	free(h);
-}
-
-void task_run_free(struct task_run *run)
-{
-	if (!run)
-		return;
-	if (!run->borrowed_hosts)
-		for (size_t i = 0; i < run->nhosts; i++)
-			task_host_free(run->hosts[i]);
-	free(run->hosts);
-	json_decref(run->groups);
-	json_decref(run->global_vars);
-	json_decref(run->extra_vars);
-	json_decref(run->play_hosts);
-	pthread_mutex_destroy(&run->lock);
-	free(run);
-}
-
-void exec_set_fact(struct task_run *run, struct task_host *h, const char *name, json_t *v)
-{
-	(void)run;
-	pthread_mutex_lock(&task_facts_lock);
-	json_object_set(h->facts, name, v);
-	json_object_del(h->registered, name); /* a set_fact value is templated data */
-	pthread_mutex_unlock(&task_facts_lock);
-}
-
-void exec_mark_native(struct task_host *h, const char *name, bool templated)
-{
-	pthread_mutex_lock(&task_facts_lock);
-	if (templated)
-		json_object_set_new(h->native, name, json_true());
-	else
-		json_object_del(h->native, name);
-	pthread_mutex_unlock(&task_facts_lock);
-}
-
-void exec_mark_registered(struct task_host *h, const char *name)
-{
-	pthread_mutex_lock(&task_facts_lock);
-	json_object_set_new(h->registered, name, json_true());
-	pthread_mutex_unlock(&task_facts_lock);
-}
 
 /* ---- handlers ------------------------------------------------------------ */
 
@@ -167,7 +88,7 @@ static bool handler_matches(struct ptask *h, const char *name)
 	return false;
 }
 
-void exec_notify(struct task_run *run, struct task_host *h, struct ptask *t, const char *name)
+static void play_notify(struct task_run *run, struct task_host *h, struct ptask *t, const char *name)
 {
 	struct play_state *ps = run->ps;
 	if (!ps)
@@ -910,6 +831,7 @@ static int run_play(struct task_run *run, struct task_play *p, struct diag *d)
 	struct play_state ps = { 0 };
 	pthread_mutex_init(&ps.lock, NULL);
 	run->ps = &ps;
+	run->notify = play_notify;
 	for (size_t i = 0; i < p->nroles; i++)
 		add_role_handlers(&ps, p->roles[i]);
 	add_handlers(&ps, p->handlers, p->nhandlers);
@@ -929,6 +851,7 @@ static int run_play(struct task_run *run, struct task_play *p, struct diag *d)
 	flush_handlers(run, hosts, nh);
 
 	run->ps = NULL;
+	run->notify = NULL;
 	for (size_t i = 0; i < ps.ninc; i++)
 		free(ps.inc[i].key);
 	free(ps.inc);

@@ -12,28 +12,17 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "provision/task.h"
+#include "provision/args.h"
+#include "provision/conn/conn.h"
+#include "provision/exec.h"
+#include "provision/module.h"
+#include "provision/output.h"
+#include "provision/play.h"
+#include "provision/run.h"
+#include "provision/vars.h"
 #include "template/template.h"
 #include "util/xalloc.h"
 #include "util/banned.h"
-
-double task_now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-/* The innermost value of a keyword along the task's block chain, then the play. */
-json_t *exec_keyword(struct task_run *run, struct ptask *t, const char *kw)
-{
-	for (struct ptask *p = t; p; p = p->parent) {
-		json_t *v = json_object_get(p->raw, kw);
-		if (v)
-			return v;
-	}
-	return run->play ? json_object_get(run->play->raw, kw) : NULL;
-}
 
 static void collect_env(json_t *env, json_t *v)
 {
@@ -349,7 +338,7 @@ static char *item_label(json_t *item, json_t *lc, struct exec_ctx *x)
 static void notify_handlers(struct exec_ctx *x)
 {
 	json_t *n = json_object_get(x->task->raw, "notify");
-	if (!n)
+	if (!n || !x->run->notify)
 		return;
 	struct diag d = DIAG_INIT;
 	json_t *names = xt_value(x, n, &d);
@@ -366,7 +355,7 @@ static void notify_handlers(struct exec_ctx *x)
 	json_t *e;
 	json_array_foreach(names, i, e)
 		if (json_is_string(e))
-			exec_notify(x->run, x->host, x->task, json_string_value(e));
+			x->run->notify(x->run, x->host, x->task, json_string_value(e));
 	json_decref(names);
 }
 

@@ -8,7 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "provision/task.h"
+#include "provision/play.h"
+#include "provision/run.h"
+#include "provision/vars.h"
 #include "template/template.h"
 #include "util/xalloc.h"
 #include "util/banned.h"
@@ -175,4 +177,9 @@ json_t *xt_lookup(struct exec_ctx *x, const char *name, json_t *terms, struct di
 bool xt_known_filter(const char *name)
 {
 	return tmpl_has_filter(name);
+}
+
+bool xt_is_template(const char *s)
+{
+	return tmpl_has_template(s);
 }

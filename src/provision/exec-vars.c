@@ -9,12 +9,12 @@
 
 #include <string.h>
 
-#include "provision/task.h"
+#include "provision/play.h"
+#include "provision/run.h"
+#include "provision/vars.h"
 #include "template/template.h"
 #include "util/xalloc.h"
 #include "util/banned.h"
-
-pthread_mutex_t task_facts_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static void add_chain_vars(json_t *v, struct ptask *t)
 {
@@ -119,4 +119,15 @@ json_t *exec_hostvars(struct task_run *run)
 	}
 	pthread_mutex_unlock(&task_facts_lock);
 	return hv;
+}
+
+/* The innermost value of a keyword along the task's block chain, then the play. */
+json_t *exec_keyword(struct task_run *run, struct ptask *t, const char *kw)
+{
+	for (struct ptask *p = t; p; p = p->parent) {
+		json_t *v = json_object_get(p->raw, kw);
+		if (v)
+			return v;
+	}
+	return run->play ? json_object_get(run->play->raw, kw) : NULL;
 }

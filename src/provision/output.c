@@ -11,7 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "provision/task.h"
+#include "provision/output.h"
+#include "provision/run.h"
 #include "util/log.h"
 #include "util/xalloc.h"
 #include "util/banned.h"

@@ -13,7 +13,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "provision/task.h"
+#include "provision/args.h"
+#include "provision/module.h"
+#include "provision/play.h"
 #include "template/template.h"
 #include "util/xalloc.h"
 #include "util/banned.h"

@@ -11,7 +11,7 @@
 
 #include <yaml.h>
 
-#include "provision/task.h"
+#include "provision/play.h"
 #include "util/xalloc.h"
 #include "util/banned.h"
 

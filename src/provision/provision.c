@@ -21,7 +21,11 @@
 #include <unistd.h>
 
 #include "provision/provision.h"
-#include "provision/task.h"
+#include "provision/conn/conn.h"
+#include "provision/exec.h"
+#include "provision/output.h"
+#include "provision/play.h"
+#include "provision/run.h"
 #include "util/log.h"
 #include "util/xalloc.h"
 #include "util/banned.h"

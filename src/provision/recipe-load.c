@@ -17,7 +17,7 @@
 #include <unistd.h>
 
 #include "provision/provision.h"
-#include "provision/task.h"
+#include "provision/play.h"
 #include "util/strbuf.h"
 #include "util/xalloc.h"
 #include "util/banned.h"

@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "provision/task.h"
+#include "provision/play.h"
 #include "util/diag.h"
 
 #include "fuzz-diag.h"

@@ -1,8 +1,9 @@
 /* test-exec.c: unit tests of the task executor's pieces (k=v parsing,
- * shlex, modes, YAML 1.1 typing, digests, the static check) and of
- * provision_run() against an sshd on loopback: steps in order, a failed
- * host skipping its later steps, host key pinning, a changed key refused,
- * an unsupported construct refused before any VM is touched. */
+ * shlex, modes, YAML 1.1 typing, digests, the module table, the static
+ * check) and of provision_run() against an sshd on loopback: steps in
+ * order, a failed host skipping its later steps, host key pinning, a
+ * changed key refused, an unsupported construct refused before any VM is
+ * touched. */
 #include "config.h"
 
 #include <setjmp.h>
@@ -17,7 +18,9 @@
 #include <cmocka.h>
 
 #include "provision/provision.h"
-#include "provision/task.h"
+#include "provision/args.h"
+#include "provision/module.h"
+#include "provision/play.h"
 #include "util/xalloc.h"
 #include "util/banned.h"
 
@@ -123,6 +126,21 @@ static void test_digests(void **state)
 	memset(big, 'a', sizeof(big));
 	mod_sha1_hex(big, sizeof(big), s);
 	assert_string_equal(s, "291e9a6c66994949b57ba5e650361e98fc36b1ba");
+}
+
+/* The module table: every module is found under its own name (no two
+ * share one), and the modules that are one module under two names share
+ * their code (systemd runs service's, shell checks as command does). */
+static void test_registry(void **state)
+{
+	(void)state;
+	for (const struct task_module *const *m = task_modules; *m; m++) {
+		assert_ptr_equal(task_module_find((*m)->name), *m);
+		assert_non_null((*m)->run);
+	}
+	assert_ptr_equal(task_module_find("systemd")->run, task_module_find("service")->run);
+	assert_ptr_equal(task_module_find("shell")->check, task_module_find("command")->check);
+	assert_null(task_module_find("no_such_module"));
 }
 
 static void test_static_check(void **state)
@@ -436,6 +454,7 @@ int main(void)
 		cmocka_unit_test(test_modes),
 		cmocka_unit_test(test_yaml),
 		cmocka_unit_test(test_digests),
+		cmocka_unit_test(test_registry),
 		cmocka_unit_test(test_static_check),
 		cmocka_unit_test(test_provision_unsupported),
 		cmocka_unit_test(test_provision),

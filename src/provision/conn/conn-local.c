@@ -1,8 +1,7 @@
 /* conn-local.c: the local connection (ansible -c local): every command runs
  * under /bin/sh -c in a child process of imc, with stdin fed from memory and
  * stdout/stderr captured. It implements the same vtable as the SSH
- * connection, so modules cannot tell the two apart. Also the shared helpers
- * of all connections (results, quoting). */
+ * connection, so modules cannot tell the two apart. */
 #include "config.h"
 
 #include <errno.h>
@@ -16,40 +15,9 @@
 #include <unistd.h>
 #include <pwd.h>
 
-#include "provision/task.h"
+#include "provision/conn/conn.h"
 #include "util/xalloc.h"
 #include "util/banned.h"
-
-void conn_result_init(struct conn_result *r)
-{
-	r->rc = -1;
-	strbuf_init(&r->out, CONN_OUTPUT_CAP);
-	strbuf_init(&r->err, CONN_OUTPUT_CAP);
-}
-
-void conn_result_release(struct conn_result *r)
-{
-	strbuf_release(&r->out);
-	strbuf_release(&r->err);
-}
-
-void conn_close(struct task_conn *c)
-{
-	if (c && c->ops->close)
-		c->ops->close(c);
-}
-
-void sh_quote(struct strbuf *sb, const char *s)
-{
-	strbuf_addch(sb, '\'');
-	for (; *s; s++) {
-		if (*s == '\'')
-			strbuf_addstr(sb, "'\\''");
-		else
-			strbuf_addch(sb, *s);
-	}
-	strbuf_addch(sb, '\'');
-}
 
 static int local_exec(struct task_conn *c, const char *cmd, const void *in, size_t inlen,
 		      struct conn_result *r, struct diag *d)

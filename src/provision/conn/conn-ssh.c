@@ -8,6 +8,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -15,7 +16,7 @@
 
 #include <libssh/libssh.h>
 
-#include "provision/task.h"
+#include "provision/conn/conn.h"
 #include "util/log.h"
 #include "util/xalloc.h"
 #include "util/banned.h"

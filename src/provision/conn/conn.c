@@ -1,0 +1,39 @@
+/* conn.c: what every connection shares (conn.h): a command's result with
+ * its output capped at CONN_OUTPUT_CAP, closing a connection through its
+ * vtable, and the single-quoting every command line sent to a node is
+ * built with. */
+#include "config.h"
+
+#include "provision/conn/conn.h"
+#include "util/banned.h"
+
+void conn_result_init(struct conn_result *r)
+{
+	r->rc = -1;
+	strbuf_init(&r->out, CONN_OUTPUT_CAP);
+	strbuf_init(&r->err, CONN_OUTPUT_CAP);
+}
+
+void conn_result_release(struct conn_result *r)
+{
+	strbuf_release(&r->out);
+	strbuf_release(&r->err);
+}
+
+void conn_close(struct task_conn *c)
+{
+	if (c && c->ops->close)
+		c->ops->close(c);
+}
+
+void sh_quote(struct strbuf *sb, const char *s)
+{
+	strbuf_addch(sb, '\'');
+	for (; *s; s++) {
+		if (*s == '\'')
+			strbuf_addstr(sb, "'\\''");
+		else
+			strbuf_addch(sb, *s);
+	}
+	strbuf_addch(sb, '\'');
+}

@@ -1,0 +1,65 @@
+/* conn.h: the connection every module goes through to reach a node: one
+ * exec call (a /bin/sh -c command line with stdin, its status and output
+ * captured up to CONN_OUTPUT_CAP), implemented by the local connection
+ * (conn-local.c) and OpenSSH (conn-ssh.c), and the shell quoting every
+ * command line is built with. A task_conn is owned by its task_host. */
+#ifndef IMC_PROVISION_CONN_CONN_H
+#define IMC_PROVISION_CONN_CONN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "util/diag.h"
+#include "util/strbuf.h"
+
+#define CONN_OUTPUT_CAP (64u << 20) /* bytes kept of a command's stdout/stderr */
+
+struct conn_result {
+	int rc;             /* exit status, or 128 + signal */
+	struct strbuf out;
+	struct strbuf err;
+};
+
+struct task_conn;
+
+struct task_conn_ops {
+	const char *name;
+	/* Runs cmd with /bin/sh -c semantics on the node, feeding in[0..inlen)
+	 * on stdin. Returns 0 when the command ran (whatever its status), -1
+	 * when the node could not be reached (d set). */
+	int (*exec)(struct task_conn *c, const char *cmd, const void *in, size_t inlen,
+		    struct conn_result *r, struct diag *d);
+	void (*close)(struct task_conn *c);
+};
+
+struct task_conn {
+	const struct task_conn_ops *ops;
+	char *user;        /* login user (for become decisions) */
+	bool is_root;      /* login user is root: become root needs no sudo */
+	void *priv;
+};
+
+void conn_result_init(struct conn_result *r);
+void conn_result_release(struct conn_result *r);
+
+struct task_conn *conn_local_open(void);
+
+struct conn_ssh_opts {
+	const char *host;
+	int port;
+	const char *user;
+	const char *key_path;
+	const char *pinned_key;   /* "TYPE BASE64" or NULL */
+	int timeout;              /* seconds to wait for SSH to come up (0 = one try) */
+	/* called with the server key when nothing was pinned */
+	void (*on_hostkey)(void *opaque, const char *key);
+	void *opaque;
+};
+struct task_conn *conn_ssh_open(const struct conn_ssh_opts *o, struct diag *d);
+
+void conn_close(struct task_conn *c);
+
+/* Shell quoting: appends s as one single-quoted word. */
+void sh_quote(struct strbuf *sb, const char *s);
+
+#endif

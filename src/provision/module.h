@@ -1,0 +1,142 @@
+/* module.h: all a module author reads. A module is one file,
+ * modules/NAME.c, ending with
+ *
+ *	const struct task_module mod_NAME = { .name = "NAME", .run = NAME_run };
+ *
+ * and listed in module-table.c's task_modules[]. Its run gets the task's
+ * context x and its arguments, already templated; it returns a result
+ * object and never NULL:
+ *  - arguments: args_str(args, "key") (borrowed, NULL when absent),
+ *    args_bool(), args_mode(), args_strdup() (args.h);
+ *  - the node: mod_sh() runs a shell command line as the task's become
+ *    user with its environment; mod_read(), mod_write(), mod_stat(),
+ *    mod_attrs() read, write and stat a node file through that one call,
+ *    so a module behaves the same over the local and the SSH connection;
+ *    sh_quote() quotes a word for the command line (conn/conn.h);
+ *  - the result: res_new(changed), res_fail(fmt, ...) (failed, msg), then
+ *    any return values with json_object_set_new(); res_set_output() puts
+ *    a command's rc/stdout/stderr in it; a node that cannot be reached
+ *    makes these helpers return -1 with *res already set: return it;
+ *  - diff: mod_diff_wanted(x) says whether the task asked for the before
+ *    and after content (the diff keyword); there is no check mode: the
+ *    check_mode keyword is accepted and ignored, modules always act
+ *    (ansible_check_mode is false);
+ *  - the controller: x->vars (the task's variables), xt_value() and
+ *    xt_render_text() to template (vars.h), mod_find_src() for role
+ *    files/ and templates/, exec_set_fact() for facts (run.h).
+ * .check, when set, runs on the untemplated arguments when the play is
+ * loaded, before any VM is touched. Functions returning json_t * return
+ * a new reference. */
+#ifndef IMC_PROVISION_MODULE_H
+#define IMC_PROVISION_MODULE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <jansson.h>
+
+#include "provision/args.h"
+#include "provision/conn/conn.h"
+#include "provision/run.h"
+#include "provision/vars.h"
+#include "util/diag.h"
+#include "util/strbuf.h"
+
+struct task_module {
+	const char *name;
+	const char *const *aliases;  /* NULL-terminated, or NULL */
+	bool free_form;              /* takes _raw_params */
+	bool controller;             /* runs on the controller (set_fact, debug…) */
+	/* Static check of the (untemplated) args; runs before any VM is touched. */
+	int (*check)(json_t *args, struct diag *d, const struct src_loc *loc);
+	/* Runs with templated args; returns a result object (never NULL). */
+	json_t *(*run)(struct exec_ctx *x, json_t *args);
+};
+
+/* module-table.c: the registry the executor looks modules up in (by name
+ * or alias; NULL when unknown). */
+const struct task_module *task_module_find(const char *name);
+extern const struct task_module *const task_modules[];
+
+/* Result helpers (modules/module-util.c) */
+json_t *res_new(bool changed);
+json_t *res_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void res_set_output(json_t *res, const struct conn_result *cr);
+/* Runs a shell command on the node as the task's become user with its
+ * environment. Returns 0 (ran) or -1 (unreachable; *res set to a result). */
+int mod_sh(struct exec_ctx *x, const char *cmd, const void *in, size_t inlen,
+	   struct conn_result *cr, json_t **res);
+/* Runs a script whose output says "__imc_changed__" when it changed
+ * something: the result is changed accordingly, or failed ("WHAT failed:
+ * stderr") on a non-zero status. */
+json_t *mod_sh_changed(struct exec_ctx *x, const char *cmd, const char *what);
+/* Appends " FLAG 'v'" to a command line when v is not NULL. */
+void mod_sh_flag(struct strbuf *c, const char *flag, const char *v);
+/* Reads a node file; *exists false when missing. -1 unreachable. */
+struct node_stat {
+	bool exists, isdir, isreg, islnk;
+	long mode, size;
+	long uid, gid;
+	char owner[64], group[64];
+	char target[512];
+	char sha1[41];
+	double mtime, atime, ctime;
+};
+int mod_stat(struct exec_ctx *x, const char *path, bool follow, bool checksum,
+	     struct node_stat *st, json_t **res);
+int mod_read(struct exec_ctx *x, const char *path, struct strbuf *data, bool *exists, json_t **res);
+/* Writes data atomically (temp file in the same directory + rename), applying
+ * mode when >= 0 (else keep the old mode or 0644 & ~umask). */
+int mod_write(struct exec_ctx *x, const char *path, const void *data, size_t len, long mode,
+	      json_t **res);
+/* Runs pre (shell, with the path in "$p") then stats path, in one round trip. */
+int mod_sh_stat(struct exec_ctx *x, const char *path, const char *pre, struct node_stat *st,
+		json_t **res);
+/* mod_write that also applies owner/group and returns the new stat (one round trip). */
+int mod_write_stat(struct exec_ctx *x, const char *path, const void *data, size_t len, long mode,
+		   const char *owner, const char *group, struct node_stat *st, json_t **res);
+/* Applies mode/owner/group from args to path whose stat is st (updated). */
+int mod_attrs_st(struct exec_ctx *x, const char *path, json_t *args, struct node_stat *st,
+		 bool *changed, json_t **res);
+/* Applies mode/owner/group from args to path; sets *changed. */
+int mod_attrs(struct exec_ctx *x, const char *path, json_t *args, bool *changed, json_t **res);
+/* backup=yes: copies path (when it exists) to path.PID.DATE@TIME~ beside
+ * it, as Ansible's backup_local names backups. Returns 0 with *dest the
+ * backup's name ("" when path is missing; malloc'd), or -1 with *res set
+ * (Ansible's "Could not make backup" failure, or unreachable). */
+int mod_backup(struct exec_ctx *x, const char *path, char **dest, json_t **res);
+/* validate=: writes data to a temporary file on the node, runs the command
+ * with its %s replaced by that file's name, and removes the file. Returns 0
+ * when the command ran (its status and output in cr), -1 with *res set
+ * (no %s, as Ansible's "validate must contain %s", or unreachable). */
+int mod_validate(struct exec_ctx *x, const char *validate, const void *data, size_t len,
+		 struct conn_result *cr, json_t **res);
+/* The validate= argument of lineinfile, blockinfile and replace: 0 when
+ * absent or the command accepts data, else -1 with *res Ansible's
+ * "failed to validate: rc:N error:..." (or unreachable). */
+int mod_validated(struct exec_ctx *x, json_t *args, const void *data, size_t len, json_t **res);
+/* lineinfile's and blockinfile's diff list: the content (before and after
+ * only in diff mode) and the file attributes' headers (new reference). */
+json_t *mod_content_diff(struct exec_ctx *x, const char *path, const struct strbuf *before,
+			 const struct strbuf *after);
+/* mkdir -p of path's directory on the node, for modules that create the
+ * file they edit. Returns 0, or -1 unreachable (*res set when res). */
+int mod_mkdir_parent(struct exec_ctx *x, const char *path, json_t **res);
+void mod_sha1_hex(const void *data, size_t len, char out[41]);
+void mod_md5_hex(const void *data, size_t len, char out[33]);
+void mod_sha256_hex(const void *data, size_t len, char out[65]);
+/* Controller-side file lookup: role files/ or templates/, play dir. Malloc'd or NULL. */
+char *mod_find_src(struct exec_ctx *x, const char *sub, const char *src);
+void mod_file_result(json_t *res, const struct node_stat *st, const char *path);
+/* The diff keyword of the task (or its blocks, or play): modules then
+ * return the before and after content in their diff, as with --diff. */
+bool mod_diff_wanted(struct exec_ctx *x);
+/* Adds Ansible's path information (owner, group, mode, state, size...) of
+ * the result's path or dest, when it exists. -1 when the node is
+ * unreachable (res left as it was). */
+int mod_path_info(struct exec_ctx *x, json_t *res);
+/* Runs a command string, Ansible command-module style result */
+json_t *mod_run_command(struct exec_ctx *x, const char *cmd, json_t *cmd_repr, const char *in,
+			const char *chdir);
+
+#endif

@@ -1,0 +1,163 @@
+/* blockinfile.c: `blockinfile`: the text between the two marker lines
+ * is replaced by the block, or markers and block are inserted (after or
+ * before the last line matching insertafter/insertbefore, EOF by default,
+ * BOF), or removed with state=absent; create makes the file. Messages as
+ * Ansible words them (Block inserted, Block removed, File created). */
+#include "config.h"
+
+#define PCRE2_CODE_UNIT_WIDTH 8
+#include <pcre2.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "provision/module.h"
+#include "util/xalloc.h"
+#include "util/banned.h"
+
+static char *subst_mark(const char *marker, const char *mark)
+{
+	const char *p = strstr(marker, "{mark}");
+	if (!p)
+		return xstrdup(marker);
+	return xasprintf("%.*s%s%s", (int)(p - marker), marker, mark, p + 6);
+}
+
+static json_t *bif_run(struct exec_ctx *x, json_t *args)
+{
+	const char *path = args_str(args, "path");
+	if (!path)
+		path = args_str(args, "dest");
+	if (!path)
+		path = args_str(args, "name");
+	if (!path)
+		return res_fail("missing required arguments: path");
+	const char *block = args_str(args, "block");
+	if (!block)
+		block = args_str(args, "content");
+	if (!block)
+		block = "";
+	const char *marker = args_str(args, "marker");
+	if (!marker)
+		marker = "# {mark} ANSIBLE MANAGED BLOCK";
+	const char *mb = args_str(args, "marker_begin"), *me = args_str(args, "marker_end");
+	char *begin = subst_mark(marker, mb ? mb : "BEGIN"), *end = subst_mark(marker, me ? me : "END");
+	const char *state = args_str(args, "state");
+	bool absent = state && !strcmp(state, "absent");
+	const char *ia = args_str(args, "insertafter"), *ib = args_str(args, "insertbefore");
+	struct strbuf data = STRBUF_INIT;
+	bool exists;
+	json_t *res = NULL;
+	const char *msg = "";
+	/* lines */
+	char **ln = NULL;
+	size_t n = 0;
+	if (mod_read(x, path, &data, &exists, &res) < 0)
+		goto out;
+	if (!exists && !args_bool(json_object_get(args, "create"), false) && !absent) {
+		res = res_fail("Path %s does not exist !", path);
+		json_object_set_new(res, "rc", json_integer(257));
+		goto out;
+	}
+	for (const char *p = data.buf ? data.buf : ""; *p;) {
+		size_t k = strcspn(p, "\n");
+		ln = xreallocarray(ln, n + 1, sizeof(*ln));
+		ln[n++] = xstrndup(p, k);
+		p += k;
+		if (*p)
+			p++;
+	}
+	long bi = -1, ei = -1;
+	for (size_t i = 0; i < n; i++) {
+		if (!strcmp(ln[i], begin))
+			bi = (long)i;
+		if (!strcmp(ln[i], end))
+			ei = (long)i;
+	}
+	/* new block lines */
+	struct strbuf nb = STRBUF_INIT;
+	if (!absent) {
+		strbuf_addf(&nb, "%s\n", begin);
+		if (*block) {
+			strbuf_addstr(&nb, block);
+			if (block[strlen(block) - 1] != '\n')
+				strbuf_addch(&nb, '\n');
+		}
+		strbuf_addf(&nb, "%s\n", end);
+	}
+	struct strbuf out = STRBUF_INIT;
+	if (bi >= 0 && ei > bi) {
+		for (long i = 0; i < bi; i++)
+			strbuf_addf(&out, "%s\n", ln[i]);
+		strbuf_addstr(&out, strbuf_str(&nb));
+		for (size_t i = (size_t)ei + 1; i < n; i++)
+			strbuf_addf(&out, "%s\n", ln[i]);
+	} else if (absent) {
+		for (size_t i = 0; i < n; i++)
+			strbuf_addf(&out, "%s\n", ln[i]);
+	} else {
+		long at = (long)n;
+		const char *anchor = ia ? ia : ib;
+		if (anchor && !strcmp(anchor, "BOF"))
+			at = 0;
+		else if (anchor && strcmp(anchor, "EOF")) {
+			int ec;
+			PCRE2_SIZE eo;
+			pcre2_code *re = pcre2_compile((PCRE2_SPTR)anchor, PCRE2_ZERO_TERMINATED, 0, &ec, &eo, NULL);
+			if (re) {
+				pcre2_match_data *md = pcre2_match_data_create_from_pattern(re, NULL);
+				for (size_t i = 0; i < n; i++)
+					if (pcre2_match(re, (PCRE2_SPTR)ln[i], strlen(ln[i]), 0, 0, md, NULL) >= 0)
+						at = ia ? (long)i + 1 : (long)i;
+				pcre2_match_data_free(md);
+				pcre2_code_free(re);
+			}
+		}
+		for (long i = 0; i < at; i++)
+			strbuf_addf(&out, "%s\n", ln[i]);
+		strbuf_addstr(&out, strbuf_str(&nb));
+		for (size_t i = (size_t)at; i < n; i++)
+			strbuf_addf(&out, "%s\n", ln[i]);
+	}
+	/* keep a missing final newline as it was */
+	if (data.len && data.buf[data.len - 1] != '\n' && out.len && (bi < 0 || (size_t)ei + 1 < n))
+		out.buf[--out.len] = 0;
+	bool changed = !exists || out.len != data.len || memcmp(strbuf_str(&out), strbuf_str(&data), out.len);
+	if (absent && bi < 0)
+		changed = false;
+	json_t *diff = mod_content_diff(x, path, &data, &out);
+	char *backup_file = NULL;
+	if (changed) {
+		msg = !exists ? "File created" : absent ? "Block removed" : "Block inserted";
+		/* as Ansible's: the backup, then the validation, then the write */
+		if ((args_bool(json_object_get(args, "backup"), false) && exists &&
+		     mod_backup(x, path, &backup_file, &res) < 0) ||
+		    mod_validated(x, args, out.buf ? out.buf : "", out.len, &res) < 0 ||
+		    mod_write(x, path, out.buf ? out.buf : "", out.len, -1, &res) < 0)
+			goto out_diff;
+	}
+	bool attrs = false;
+	if (mod_attrs(x, path, args, &attrs, &res) == 0) {
+		/* Ansible's check_file_attrs */
+		char *m = xasprintf("%s%s%s", msg, !attrs ? "" : changed ? " and " : "",
+				    attrs ? "ownership, perms or SE linux context changed" : "");
+		res = json_pack("{s:b, s:s, s:O}", "changed", changed || attrs, "msg", m, "diff", diff);
+		free(m);
+		if (backup_file && *backup_file)
+			json_object_set_new(res, "backup_file", json_string(backup_file));
+	}
+out_diff:
+	free(backup_file);
+	json_decref(diff);
+	strbuf_release(&out);
+	strbuf_release(&nb);
+out:
+	for (size_t i = 0; i < n; i++)
+		free(ln[i]);
+	free(ln);
+	free(begin);
+	free(end);
+	strbuf_release(&data);
+	return res;
+}
+
+const struct task_module mod_blockinfile = { .name = "blockinfile", .run = bif_run };

@@ -1,0 +1,198 @@
+/* command.c: the `command` module, and the run that `shell` shares
+ * (Ansible's shell is the command module with a shell): creates/removes
+ * (globs, checked after chdir), chdir, stdin, argv; command runs its argv
+ * without a shell (the words are single-quoted so that pipes stay
+ * literal), shell runs the text under /bin/sh or `executable`. Results as
+ * Ansible's: rc, stdout/stderr with trailing newlines stripped, *_lines,
+ * msg "non-zero return code". */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "provision/module.h"
+#include "provision/modules/module-shared.h"
+#include "util/xalloc.h"
+#include "util/banned.h"
+
+static bool has_glob(const char *s)
+{
+	return strpbrk(s, "*?[") != NULL;
+}
+
+/* 0 absent, 1 present, -1 unreachable (res set) */
+static int path_exists(struct exec_ctx *x, const char *chdir, const char *p, json_t **res)
+{
+	struct strbuf c = STRBUF_INIT;
+	if (chdir) {
+		strbuf_addstr(&c, "cd ");
+		sh_quote(&c, chdir);
+		strbuf_addstr(&c, " 2>/dev/null; ");
+	}
+	if (has_glob(p)) {
+		/* the pattern is word-split by the shell only at its spaces: quote those */
+		strbuf_addstr(&c, "for f in ");
+		for (const char *q = p; *q; q++) {
+			if (strchr(" \t'\"$`\\;&|<>()", *q))
+				strbuf_addch(&c, '\\');
+			strbuf_addch(&c, *q);
+		}
+		strbuf_addstr(&c, "; do [ -e \"$f\" ] || [ -L \"$f\" ] && exit 0; done; exit 1");
+	} else {
+		strbuf_addstr(&c, "[ -e ");
+		sh_quote(&c, p);
+		strbuf_addstr(&c, " ] || [ -L ");
+		sh_quote(&c, p);
+		strbuf_addstr(&c, " ]");
+	}
+	struct conn_result cr;
+	conn_result_init(&cr);
+	int rc = mod_sh(x, c.buf, NULL, 0, &cr, res);
+	strbuf_release(&c);
+	int r = rc < 0 ? -1 : cr.rc == 0;
+	conn_result_release(&cr);
+	return r;
+}
+
+static json_t *not_run(json_t *cmd, const char *p, bool exists)
+{
+	json_t *r = json_object();
+	char *out = xasprintf("skipped, since %s %s", p, exists ? "exists" : "does not exist");
+	char *msg = xasprintf("Did not run command since '%s' %s", p, exists ? "exists" : "does not exist");
+	json_object_set_new(r, "changed", json_false());
+	json_object_set(r, "cmd", cmd);
+	json_object_set_new(r, "rc", json_integer(0));
+	json_object_set_new(r, "stdout", json_string(out));
+	json_object_set_new(r, "stdout_lines", json_pack("[s]", out));
+	json_object_set_new(r, "stderr", json_string(""));
+	json_object_set_new(r, "stderr_lines", json_array());
+	json_object_set_new(r, "msg", json_string(msg));
+	free(out);
+	free(msg);
+	return r;
+}
+
+json_t *command_module_run(struct exec_ctx *x, json_t *args, bool shell)
+{
+	const char *raw = args_str(args, "_raw_params");
+	if (!raw)
+		raw = args_str(args, "cmd");
+	json_t *argv = json_object_get(args, "argv");
+	const char *chdir = args_str(args, "chdir");
+	json_t *cmd_repr;
+	json_t *words = NULL;
+	if (shell) {
+		if (!raw)
+			return res_fail("no command given");
+		cmd_repr = json_string(raw);
+	} else {
+		if (json_is_array(argv) && !raw)
+			words = json_deep_copy(argv);
+		else if (raw)
+			words = args_shlex(raw);
+		if (!words)
+			return res_fail(raw ? "cannot parse the command line '%s'" : "no command given",
+					raw ? raw : "");
+		if (!json_array_size(words)) {
+			json_decref(words);
+			return res_fail("no command given");
+		}
+		cmd_repr = json_incref(words);
+	}
+	json_t *res = NULL;
+	char *creates = args_strdup(args, "creates");
+	char *removes = args_strdup(args, "removes");
+	if (creates) {
+		int e = path_exists(x, chdir, creates, &res);
+		if (e < 0)
+			goto out;
+		if (e == 1) {
+			res = not_run(cmd_repr, creates, true);
+			goto out;
+		}
+	}
+	if (removes) {
+		int e = path_exists(x, chdir, removes, &res);
+		if (e < 0)
+			goto out;
+		if (e == 0) {
+			res = not_run(cmd_repr, removes, false);
+			goto out;
+		}
+	}
+	char *in = NULL;
+	const char *stdin_s = args_str(args, "stdin");
+	if (stdin_s)
+		in = args_bool(json_object_get(args, "stdin_add_newline"), true)
+			     ? xasprintf("%s\n", stdin_s) : xstrdup(stdin_s);
+	struct strbuf c = STRBUF_INIT;
+	if (shell) {
+		const char *exe = args_str(args, "executable");
+		if (exe) {
+			strbuf_addstr(&c, "exec ");
+			sh_quote(&c, exe);
+			strbuf_addstr(&c, " -c ");
+			sh_quote(&c, raw);
+		} else
+			strbuf_addstr(&c, raw);
+	} else {
+		const char *a0 = json_string_value(json_array_get(words, 0));
+		strbuf_addstr(&c, "command -v -- ");
+		sh_quote(&c, a0 ? a0 : "");
+		strbuf_addstr(&c, " >/dev/null 2>&1 || { echo __imc_enoent__ >&2; exit 127; }; exec");
+		size_t i;
+		json_t *w;
+		json_array_foreach(words, i, w) {
+			strbuf_addch(&c, ' ');
+			if (json_is_string(w))
+				sh_quote(&c, json_string_value(w));
+			else {
+				struct strbuf t = STRBUF_INIT;
+				args_pystr(&t, w);
+				sh_quote(&c, strbuf_str(&t));
+				strbuf_release(&t);
+			}
+		}
+	}
+	res = mod_run_command(x, c.buf, cmd_repr, in, chdir);
+	strbuf_release(&c);
+	free(in);
+	if (!shell && json_integer_value(json_object_get(res, "rc")) == 127 &&
+	    !strcmp(json_string_value(json_object_get(res, "stderr")) ?
+		    json_string_value(json_object_get(res, "stderr")) : "", "__imc_enoent__")) {
+		const char *a0 = json_string_value(json_array_get(words, 0));
+		json_decref(res);
+		res = res_fail("[Errno 2] No such file or directory: b'%s'", a0);
+		json_object_set_new(res, "rc", json_integer(2));
+		json_object_set_new(res, "cmd", json_string(raw ? raw : a0));
+		json_object_set_new(res, "stdout", json_string(""));
+		json_object_set_new(res, "stderr", json_string(""));
+		json_object_set_new(res, "stdout_lines", json_array());
+		json_object_set_new(res, "stderr_lines", json_array());
+	}
+out:
+	free(creates);
+	free(removes);
+	json_decref(words);
+	json_decref(cmd_repr);
+	return res;
+}
+
+static json_t *command_run(struct exec_ctx *x, json_t *args)
+{
+	return command_module_run(x, args, false);
+}
+
+int command_module_check(json_t *args, struct diag *d, const struct src_loc *loc)
+{
+	if (!json_object_get(args, "_raw_params") && !json_object_get(args, "cmd") &&
+	    !json_object_get(args, "argv")) {
+		diag_error(d, IMC_EXIT_DATAERR, loc, "no command given");
+		return -1;
+	}
+	return 0;
+}
+
+const struct task_module mod_command = {
+	.name = "command", .free_form = true, .check = command_module_check, .run = command_run,
+};

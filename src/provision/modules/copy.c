@@ -1,0 +1,350 @@
+/* copy.c: the `copy` module (content or controller src, dest directory
+ * rules, force, mode/owner/group, backup) and the write path that
+ * `template` shares: compare the SHA-1 of the wanted content with the
+ * node's file, write atomically only when it differs, then apply
+ * attributes; the result carries Ansible's keys (checksum, md5sum on a
+ * write, path when only attributes were looked at). */
+#include "config.h"
+
+#include <dirent.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "provision/module.h"
+#include "provision/modules/module-shared.h"
+#include "util/xalloc.h"
+#include "util/banned.h"
+
+/* Ansible's MAX_FILE_SIZE_FOR_DIFF default */
+#define DIFF_MAX 104448
+
+/* The diff Ansible's copy and template actions return in diff mode (the
+ * diff keyword) when the content changes: the old content (or why it is
+ * left out) and the new. Ansible's after_header names a temporary file on
+ * the controller; imc names the src argument, or "dynamically generated". */
+static json_t *put_diff(struct exec_ctx *x, json_t *args, const char *dest,
+			const struct node_stat *st, const void *data, size_t len)
+{
+	json_t *d = json_object();
+	if (!st->exists)
+		json_object_set_new(d, "before", json_string(""));
+	else if (st->size > DIFF_MAX)
+		json_object_set_new(d, "dst_larger", json_integer(DIFF_MAX));
+	else {
+		struct strbuf old = STRBUF_INIT;
+		bool exists;
+		json_t *ignored = NULL;
+		if (mod_read(x, dest, &old, &exists, &ignored) == 0 && exists) {
+			if (memchr(old.buf ? old.buf : "", 0, old.len < 8192 ? old.len : 8192))
+				json_object_set_new(d, "dst_binary", json_integer(1));
+			else {
+				json_object_set_new(d, "before_header", json_string(dest));
+				json_object_set_new(d, "before", json_stringn(old.buf ? old.buf : "", old.len));
+			}
+		}
+		json_decref(ignored);
+		strbuf_release(&old);
+	}
+	if (len > DIFF_MAX)
+		json_object_set_new(d, "src_larger", json_integer(DIFF_MAX));
+	else if (memchr(data, 0, len))
+		json_object_set_new(d, "src_binary", json_integer(1));
+	else {
+		const char *src = args_str(args, "src");
+		json_object_set_new(d, "after_header", json_string(src ? src : "dynamically generated"));
+		json_object_set_new(d, "after", json_stringn(data, len));
+	}
+	json_t *list = json_array();
+	json_array_append_new(list, d);
+	return list;
+}
+
+json_t *copy_put_content(struct exec_ctx *x, json_t *args, const char *dest,
+			 const void *data, size_t len)
+{
+	json_t *res = NULL;
+	struct node_stat st;
+	if (mod_stat(x, dest, true, true, &st, &res) < 0)
+		return res;
+	if (st.exists && st.isdir)
+		return res_fail("dest '%s' is a directory", dest);
+	bool force = args_bool(json_object_get(args, "force"), true);
+	if (st.exists && !force)
+		return json_pack("{s:b, s:s, s:s}", "changed", 0, "dest", dest, "src", "<controller>");
+	char sum[41], md5[33];
+	char *backup_file = NULL;
+	mod_sha1_hex(data, len, sum);
+	bool changed = false;
+	bool wrote = false;
+	json_t *diff = NULL;
+	if (!st.exists || strcmp(sum, st.sha1)) {
+		long mode = -1;
+		json_t *mv = json_object_get(args, "mode");
+		if (mv) {
+			mode = args_mode(mv, st.exists ? st.mode : 0644);
+			if (mode == -2)
+				return res_fail("bad symbolic permission for mode: %s",
+						json_is_string(mv) ? json_string_value(mv) : "?");
+		}
+		/* as Ansible's copy: the backup is made before the validation */
+		if (st.exists && args_bool(json_object_get(args, "backup"), false) &&
+		    mod_backup(x, dest, &backup_file, &res) < 0)
+			return res;
+		const char *validate = args_str(args, "validate");
+		if (validate) {
+			struct conn_result cr;
+			conn_result_init(&cr);
+			if (mod_validate(x, validate, data, len, &cr, &res) < 0) {
+				conn_result_release(&cr);
+				free(backup_file);
+				return res;
+			}
+			if (cr.rc != 0) {
+				res = res_fail("failed to validate");
+				json_object_set_new(res, "exit_status", json_integer(cr.rc));
+				json_object_set_new(res, "stdout", json_string(strbuf_str(&cr.out)));
+				json_object_set_new(res, "stderr", json_string(strbuf_str(&cr.err)));
+				conn_result_release(&cr);
+				free(backup_file);
+				return res;
+			}
+			conn_result_release(&cr);
+		}
+		if (mod_diff_wanted(x))
+			diff = put_diff(x, args, dest, &st, data, len);
+		if (mod_write_stat(x, dest, data, len, mode, args_str(args, "owner"),
+				   args_str(args, "group"), &st, &res) < 0) {
+			free(backup_file);
+			json_decref(diff);
+			return res;
+		}
+		changed = true;
+		wrote = true;
+	} else if (mod_attrs_st(x, dest, args, &st, &changed, &res) < 0)
+		return res;
+	res = res_new(changed);
+	json_object_set_new(res, "checksum", json_string(sum));
+	json_object_set_new(res, "dest", json_string(dest));
+	mod_file_result(res, &st, dest);
+	if (wrote) {
+		mod_md5_hex(data, len, md5);
+		json_object_set_new(res, "md5sum", json_string(md5));
+		json_object_set_new(res, "src", json_string("<controller>"));
+		if (backup_file && *backup_file)
+			json_object_set_new(res, "backup_file", json_string(backup_file));
+		free(backup_file);
+		/* Ansible's copy action: a list, empty outside diff mode */
+		json_object_set_new(res, "diff", diff ? diff : json_array());
+	} else {
+		json_object_set_new(res, "path", json_string(dest));
+		/* unchanged content: the action ran the file module, whose diff
+		 * this is */
+		json_object_set_new(res, "diff", json_pack("{s:{s:s}, s:{s:s}}", "before", "path", dest,
+							   "after", "path", dest));
+	}
+	return res;
+}
+
+/* dest ending in '/' or naming a directory -> dest/basename(src) */
+char *copy_final_dest(struct exec_ctx *x, const char *dest, const char *src, json_t **res)
+{
+	size_t n = strlen(dest);
+	const char *base = src ? strrchr(src, '/') : NULL;
+	base = base ? base + 1 : src;
+	if (n && dest[n - 1] == '/' && src) {
+		struct strbuf c = STRBUF_INIT;
+		strbuf_addstr(&c, "mkdir -p -- ");
+		sh_quote(&c, dest);
+		struct conn_result cr;
+		conn_result_init(&cr);
+		int rc = mod_sh(x, c.buf, NULL, 0, &cr, res);
+		conn_result_release(&cr);
+		strbuf_release(&c);
+		if (rc < 0)
+			return NULL;
+		return xasprintf("%s%s", dest, base);
+	}
+	if (src) {
+		struct node_stat st;
+		if (mod_stat(x, dest, true, false, &st, res) < 0)
+			return NULL;
+		if (st.exists && st.isdir)
+			return xasprintf("%s/%s", dest, base);
+	}
+	return xstrdup(dest);
+}
+
+static json_t *copy_tree(struct exec_ctx *x, json_t *args, const char *src, const char *dest,
+			 bool *changed);
+
+static json_t *copy_run(struct exec_ctx *x, json_t *args)
+{
+	const char *dest0 = args_str(args, "dest");
+	if (!dest0)
+		return res_fail("missing required arguments: dest");
+	json_t *content = json_object_get(args, "content");
+	const char *src = args_str(args, "src");
+	json_t *res = NULL;
+	if (args_bool(json_object_get(args, "remote_src"), false) && src) {
+		struct strbuf c = STRBUF_INIT;
+		strbuf_addstr(&c, "cmp -s -- ");
+		sh_quote(&c, src);
+		strbuf_addch(&c, ' ');
+		sh_quote(&c, dest0);
+		strbuf_addstr(&c, " && exit 3; cp -a -- ");
+		sh_quote(&c, src);
+		strbuf_addch(&c, ' ');
+		sh_quote(&c, dest0);
+		struct conn_result cr;
+		conn_result_init(&cr);
+		if (mod_sh(x, c.buf, NULL, 0, &cr, &res) == 0) {
+			bool changed = cr.rc == 0;
+			if (cr.rc != 0 && cr.rc != 3)
+				res = res_fail("cannot copy '%s': %s", src, strbuf_str(&cr.err));
+			else if (mod_attrs(x, dest0, args, &changed, &res) == 0) {
+				res = res_new(changed);
+				json_object_set_new(res, "dest", json_string(dest0));
+				json_object_set_new(res, "src", json_string(src));
+			}
+		}
+		conn_result_release(&cr);
+		strbuf_release(&c);
+		return res;
+	}
+	if (content) {
+		char *dest = copy_final_dest(x, dest0, NULL, &res);
+		if (!dest)
+			return res;
+		if (json_is_string(content))
+			res = copy_put_content(x, args, dest, json_string_value(content),
+					      json_string_length(content));
+		else {
+			char *s = json_dumps(content, JSON_ENCODE_ANY | JSON_PRESERVE_ORDER);
+			res = copy_put_content(x, args, dest, s, strlen(s));
+			free(s);
+		}
+		free(dest);
+		return res;
+	}
+	if (!src)
+		return res_fail("src (or content) is required");
+	char *path = mod_find_src(x, "files", src);
+	if (!path)
+		return res_fail("Could not find or access '%s' on the Ansible Controller.", src);
+	struct stat sb;
+	if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode)) {
+		size_t sl = strlen(src);
+		bool contents = sl && src[sl - 1] == '/';
+		char *dest;
+		if (contents)
+			dest = xstrdup(dest0);
+		else {
+			char *p2 = xstrdup(path);
+			size_t l2 = strlen(p2);
+			while (l2 > 1 && p2[l2 - 1] == '/')
+				p2[--l2] = 0;
+			const char *b = strrchr(p2, '/');
+			size_t dl = strlen(dest0);
+			dest = xasprintf("%s%s%s", dest0, dl && dest0[dl - 1] == '/' ? "" : "/",
+					 b ? b + 1 : p2);
+			free(p2);
+		}
+		bool changed = false;
+		res = copy_tree(x, args, path, dest, &changed);
+		if (!res) {
+			res = res_new(changed);
+			json_object_set_new(res, "dest", json_string(dest0));
+			json_object_set_new(res, "src", json_string(path));
+		}
+		free(dest);
+		free(path);
+		return res;
+	}
+	struct strbuf data = STRBUF_INIT;
+	if (strbuf_read_file(&data, path) < 0) {
+		res = res_fail("Could not read '%s'", path);
+		goto out;
+	}
+	char *dest = copy_final_dest(x, dest0, src, &res);
+	if (!dest)
+		goto out;
+	res = copy_put_content(x, args, dest, data.buf ? data.buf : "", data.len);
+	free(dest);
+out:
+	strbuf_release(&data);
+	free(path);
+	return res;
+}
+
+/* Recursive copy of a controller directory; NULL on success. */
+static json_t *copy_tree(struct exec_ctx *x, json_t *args, const char *src, const char *dest,
+			 bool *changed)
+{
+	json_t *res = NULL;
+	struct strbuf c = STRBUF_INIT;
+	strbuf_addstr(&c, "[ -d ");
+	sh_quote(&c, dest);
+	strbuf_addstr(&c, " ] && exit 3; mkdir -p -- ");
+	sh_quote(&c, dest);
+	struct conn_result cr;
+	conn_result_init(&cr);
+	int rc = mod_sh(x, c.buf, NULL, 0, &cr, &res);
+	strbuf_release(&c);
+	if (rc < 0) {
+		conn_result_release(&cr);
+		return res;
+	}
+	if (cr.rc == 0)
+		*changed = true;
+	conn_result_release(&cr);
+	DIR *dir = opendir(src);
+	if (!dir)
+		return res_fail("cannot open '%s'", src);
+	struct dirent *de;
+	json_t *sub = json_object_get(args, "mode") ? json_deep_copy(args) : json_incref(args);
+	while ((de = readdir(dir))) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		char *sp = xasprintf("%s/%s", src, de->d_name);
+		char *dp = xasprintf("%s/%s", dest, de->d_name);
+		struct stat sb;
+		if (stat(sp, &sb) == 0 && S_ISDIR(sb.st_mode))
+			res = copy_tree(x, args, sp, dp, changed);
+		else {
+			struct strbuf data = STRBUF_INIT;
+			if (strbuf_read_file(&data, sp) < 0)
+				res = res_fail("cannot read '%s'", sp);
+			else {
+				json_t *r = copy_put_content(x, sub, dp, data.buf ? data.buf : "", data.len);
+				if (json_is_true(json_object_get(r, "failed")))
+					res = r;
+				else {
+					*changed |= json_is_true(json_object_get(r, "changed"));
+					json_decref(r);
+				}
+			}
+			strbuf_release(&data);
+		}
+		free(sp);
+		free(dp);
+		if (res)
+			break;
+	}
+	closedir(dir);
+	json_decref(sub);
+	return res;
+}
+
+static int copy_check(json_t *args, struct diag *d, const struct src_loc *loc)
+{
+	if (!json_object_get(args, "dest")) {
+		diag_error(d, IMC_EXIT_DATAERR, loc, "copy: missing required arguments: dest");
+		return -1;
+	}
+	return 0;
+}
+
+const struct task_module mod_copy = {
+	.name = "copy", .check = copy_check, .run = copy_run,
+};

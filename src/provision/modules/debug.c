@@ -1,0 +1,43 @@
+/* debug.c: the `debug` module: prints msg or the value of var; runs on the
+ * controller only. */
+#include "config.h"
+
+#include "provision/module.h"
+#include "util/banned.h"
+
+static json_t *debug_run(struct exec_ctx *x, json_t *args)
+{
+	json_t *res = res_new(false);
+	json_t *var = json_object_get(args, "var");
+	if (var && json_is_string(var)) {
+		const char *name = json_string_value(var);
+		struct diag d = DIAG_INIT;
+		json_t *v = xt_expr(x, name, &d);
+		if (!v)
+			json_object_set_new(res, name, json_string("VARIABLE IS NOT DEFINED!"));
+		else {
+			/* debug: var prints the templated text */
+			if (json_is_string(v) && xt_is_template(json_string_value(v))) {
+				json_t *r = xt_value(x, v, &d);
+				if (r) {
+					json_decref(v);
+					v = r;
+				}
+			}
+			json_object_set_new(res, name, v);
+		}
+		diag_release(&d);
+		return res;
+	}
+	json_t *msg = json_object_get(args, "msg");
+	if (!msg)
+		msg = json_object_get(args, "_raw_params");
+	json_object_set(res, "msg", msg ? msg : json_string("Hello world!"));
+	if (!msg)
+		json_decref(json_object_get(res, "msg"));
+	return res;
+}
+
+const struct task_module mod_debug = {
+	.name = "debug", .controller = true, .run = debug_run,
+};

@@ -1,0 +1,99 @@
+/* fetch.c: the `fetch` module: a node file copied to the controller, under
+ * dest/<inventory_hostname>/<src> unless flat. */
+#include "config.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "provision/module.h"
+#include "util/xalloc.h"
+#include "util/banned.h"
+
+static int mkdirs(const char *path)
+{
+	char *p = xstrdup(path);
+	for (char *s = p + 1; *s; s++)
+		if (*s == '/') {
+			*s = 0;
+			if (mkdir(p, 0755) < 0 && errno != EEXIST) {
+				free(p);
+				return -1;
+			}
+			*s = '/';
+		}
+	free(p);
+	return 0;
+}
+
+static json_t *fetch_run(struct exec_ctx *x, json_t *args)
+{
+	const char *src = args_str(args, "src");
+	const char *dest = args_str(args, "dest");
+	if (!src || !dest)
+		return res_fail("missing required arguments: src, dest");
+	bool flat = args_bool(json_object_get(args, "flat"), false);
+	bool fail_missing = args_bool(json_object_get(args, "fail_on_missing"), true);
+	struct strbuf data = STRBUF_INIT;
+	bool exists;
+	json_t *res = NULL;
+	if (mod_read(x, src, &data, &exists, &res) < 0) {
+		strbuf_release(&data);
+		return res;
+	}
+	if (!exists) {
+		strbuf_release(&data);
+		if (fail_missing)
+			return res_fail("the remote file does not exist, not transferring, ignored");
+		res = res_new(false);
+		json_object_set_new(res, "msg", json_string("the remote file does not exist, not transferring, ignored"));
+		return res;
+	}
+	char *local;
+	size_t dl = strlen(dest);
+	if (flat)
+		local = dl && dest[dl - 1] == '/' ? xasprintf("%s%s", dest, strrchr(src, '/') ? strrchr(src, '/') + 1 : src)
+						  : xstrdup(dest);
+	else {
+		const char *base = dest;
+		if (x->run->output_dir && dest[0] != '/')
+			local = xasprintf("%s/%s/%s%s%s", x->run->output_dir, dest, x->host->name,
+					  src[0] == '/' ? "" : "/", src);
+		else
+			local = xasprintf("%s%s%s%s%s", base, dl && dest[dl - 1] == '/' ? "" : "/",
+					  x->host->name, src[0] == '/' ? "" : "/", src);
+	}
+	char sum[41], old[41] = "";
+	mod_sha1_hex(data.buf ? data.buf : "", data.len, sum);
+	struct strbuf cur = STRBUF_INIT;
+	if (strbuf_read_file(&cur, local) == 0)
+		mod_sha1_hex(cur.buf ? cur.buf : "", cur.len, old);
+	strbuf_release(&cur);
+	bool changed = strcmp(sum, old) != 0;
+	if (changed) {
+		FILE *fp = NULL;
+		if (mkdirs(local) == 0)
+			fp = fopen(local, "wb");
+		if (!fp || fwrite(data.buf ? data.buf : "", 1, data.len, fp) != data.len || fclose(fp) != 0) {
+			res = res_fail("cannot write '%s': %s", local, strerror(errno));
+			free(local);
+			strbuf_release(&data);
+			return res;
+		}
+	}
+	res = res_new(changed);
+	json_object_set_new(res, "checksum", json_string(sum));
+	json_object_set_new(res, "remote_checksum", json_string(sum));
+	json_object_set_new(res, "dest", json_string(local));
+	if (changed) {
+		char md5[33];
+		mod_md5_hex(data.buf ? data.buf : "", data.len, md5);
+		json_object_set_new(res, "md5sum", json_string(md5));
+	}
+	free(local);
+	strbuf_release(&data);
+	return res;
+}
+
+const struct task_module mod_fetch = { .name = "fetch", .run = fetch_run };

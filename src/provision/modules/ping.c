@@ -1,0 +1,37 @@
+/* ping.c: ping, as Ansible's: proves that the node answers (a no-op
+ * command runs there as the task's user) and returns {"ping": DATA},
+ * "pong" by default; data=crash fails, as Ansible's raises. */
+#include "config.h"
+
+#include <string.h>
+
+#include "provision/module.h"
+#include "util/banned.h"
+
+static json_t *ping_run(struct exec_ctx *x, json_t *args)
+{
+	const char *data = args_str(args, "data");
+	if (!data)
+		data = "pong";
+	if (!strcmp(data, "crash"))
+		return res_fail("boom");
+	struct conn_result cr;
+	conn_result_init(&cr);
+	json_t *res = NULL;
+	if (mod_sh(x, "true", NULL, 0, &cr, &res) < 0) {
+		conn_result_release(&cr);
+		return res;
+	}
+	if (cr.rc != 0)
+		res = res_fail("the node could not run a command (exit %d)", cr.rc);
+	else {
+		res = res_new(false);
+		json_object_set_new(res, "ping", json_string(data));
+	}
+	conn_result_release(&cr);
+	return res;
+}
+
+const struct task_module mod_ping = {
+	.name = "ping", .run = ping_run,
+};

@@ -1,0 +1,97 @@
+/* script.c: the `script` module: a controller-side script copied to the node
+ * and run there. */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "provision/module.h"
+#include "util/xalloc.h"
+#include "util/banned.h"
+
+static json_t *script_run(struct exec_ctx *x, json_t *args)
+{
+	const char *raw = args_str(args, "_raw_params");
+	if (!raw)
+		raw = args_str(args, "cmd");
+	if (!raw)
+		return res_fail("no script given");
+	json_t *words = args_shlex(raw);
+	if (!words || !json_array_size(words)) {
+		json_decref(words);
+		return res_fail("cannot parse '%s'", raw);
+	}
+	const char *src = json_string_value(json_array_get(words, 0));
+	char *path = mod_find_src(x, "files", src);
+	json_t *res = NULL;
+	struct strbuf data = STRBUF_INIT;
+	if (!path || strbuf_read_file(&data, path) < 0) {
+		res = res_fail("Could not find or access '%s'", src);
+		goto out;
+	}
+	const char *creates = args_str(args, "creates");
+	const char *removes = args_str(args, "removes");
+	struct node_stat st;
+	if (creates) {
+		if (mod_stat(x, creates, true, false, &st, &res) < 0)
+			goto out;
+		if (st.exists) {
+			res = json_pack("{s:b, s:s, s:i}", "changed", 0, "msg", "skipped, since creates exists", "rc", 0);
+			goto out;
+		}
+	}
+	if (removes) {
+		if (mod_stat(x, removes, true, false, &st, &res) < 0)
+			goto out;
+		if (!st.exists) {
+			res = json_pack("{s:b, s:s, s:i}", "changed", 0, "msg", "skipped, since removes does not exist", "rc", 0);
+			goto out;
+		}
+	}
+	/* copy to a temp file on the node, run it, remove it */
+	struct strbuf c = STRBUF_INIT;
+	strbuf_addstr(&c, "t=$(mktemp /tmp/.imc_script.XXXXXX) || exit 1; cat > \"$t\"; chmod 700 \"$t\"; ");
+	const char *chdir = args_str(args, "chdir");
+	if (chdir) {
+		strbuf_addstr(&c, "cd ");
+		sh_quote(&c, chdir);
+		strbuf_addstr(&c, " || exit 1; ");
+	}
+	const char *exe = args_str(args, "executable");
+	if (exe) {
+		sh_quote(&c, exe);
+		strbuf_addch(&c, ' ');
+	}
+	strbuf_addstr(&c, "\"$t\"");
+	size_t i;
+	json_t *w;
+	json_array_foreach(words, i, w) {
+		if (i == 0)
+			continue;
+		strbuf_addch(&c, ' ');
+		sh_quote(&c, json_string_value(w) ? json_string_value(w) : "");
+	}
+	strbuf_addstr(&c, " </dev/null; rc=$?; rm -f \"$t\"; exit $rc");
+	struct conn_result cr;
+	conn_result_init(&cr);
+	if (mod_sh(x, c.buf, data.buf, data.len, &cr, &res) == 0) {
+		res = json_object();
+		json_object_set_new(res, "changed", json_true());
+		res_set_output(res, &cr);
+		if (cr.rc != 0) {
+			json_object_set_new(res, "failed", json_true());
+			json_object_set_new(res, "msg", json_string("non-zero return code"));
+		}
+	}
+	conn_result_release(&cr);
+	strbuf_release(&c);
+out:
+	strbuf_release(&data);
+	free(path);
+	json_decref(words);
+	return res;
+}
+
+const struct task_module mod_script = {
+	.name = "script", .free_form = true, .run = script_run,
+};

@@ -1,0 +1,31 @@
+/* set_fact.c: the `set_fact` module: Ansible's typing of templated values, stored as
+ * host facts; it runs on the controller only and never touches the node. */
+#include "config.h"
+
+#include <string.h>
+
+#include "provision/module.h"
+#include "util/banned.h"
+
+static json_t *set_fact_run(struct exec_ctx *x, json_t *args)
+{
+	json_t *facts = json_object();
+	const char *k;
+	json_t *v;
+	json_object_foreach(args, k, v) {
+		if (!strcmp(k, "cacheable") || !strcmp(k, "_raw_params"))
+			continue;
+		json_object_set(facts, k, v);
+		exec_set_fact(x->run, x->host, k, v);
+		json_t *src = json_object_get(x->task->args, k);
+		exec_mark_native(x->host, k, json_is_string(src) &&
+				 xt_is_template(json_string_value(src)));
+	}
+	json_t *res = res_new(false);
+	json_object_set_new(res, "ansible_facts", facts);
+	return res;
+}
+
+const struct task_module mod_set_fact = {
+	.name = "set_fact", .controller = true, .run = set_fact_run,
+};

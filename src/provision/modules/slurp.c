@@ -1,0 +1,35 @@
+/* slurp.c: the `slurp` module: a node file's content, base64-encoded, in the result. */
+#include "config.h"
+
+#include "provision/module.h"
+#include "util/banned.h"
+
+static json_t *slurp_run(struct exec_ctx *x, json_t *args)
+{
+	const char *src = args_str(args, "src");
+	if (!src)
+		src = args_str(args, "path");
+	if (!src)
+		return res_fail("missing required arguments: src");
+	struct strbuf c = STRBUF_INIT;
+	strbuf_addstr(&c, "base64 -w0 -- ");
+	sh_quote(&c, src);
+	struct conn_result cr;
+	conn_result_init(&cr);
+	json_t *res = NULL;
+	if (mod_sh(x, c.buf, NULL, 0, &cr, &res) == 0) {
+		if (cr.rc)
+			res = res_fail("file not found: %s", src);
+		else {
+			res = res_new(false);
+			json_object_set_new(res, "content", json_string(strbuf_str(&cr.out)));
+			json_object_set_new(res, "encoding", json_string("base64"));
+			json_object_set_new(res, "source", json_string(src));
+		}
+	}
+	conn_result_release(&cr);
+	strbuf_release(&c);
+	return res;
+}
+
+const struct task_module mod_slurp = { .name = "slurp", .run = slurp_run };

@@ -1,0 +1,58 @@
+/* tempfile.c: `tempfile`, as Ansible's: creates a uniquely named file
+ * (or directory, state=directory) on the node, in path (default the node's
+ * TMPDIR, else /tmp) named prefix + 8 random characters + suffix (prefix
+ * "ansible." by default), mode 0600 (0700), and returns its path. Always
+ * changed. */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "provision/module.h"
+#include "util/strbuf.h"
+#include "util/xalloc.h"
+#include "util/banned.h"
+
+static json_t *tempfile_run(struct exec_ctx *x, json_t *args)
+{
+	const char *state = args_str(args, "state");
+	if (state && strcmp(state, "file") && strcmp(state, "directory"))
+		return res_fail("value of state must be one of: directory, file, got: %s", state);
+	bool dir = state && !strcmp(state, "directory");
+	const char *path = args_str(args, "path"), *prefix = args_str(args, "prefix");
+	const char *suffix = args_str(args, "suffix");
+	struct strbuf c = STRBUF_INIT;
+	strbuf_addstr(&c, "d=");
+	if (path)
+		sh_quote(&c, path);
+	else
+		strbuf_addstr(&c, "\"${TMPDIR:-/tmp}\"");
+	strbuf_addf(&c, "; mktemp %s-p \"$d\" --suffix=", dir ? "-d " : "");
+	sh_quote(&c, suffix ? suffix : "");
+	strbuf_addch(&c, ' ');
+	struct strbuf tmpl = STRBUF_INIT;
+	strbuf_addf(&tmpl, "%sXXXXXXXX", prefix ? prefix : "ansible.");
+	sh_quote(&c, tmpl.buf);
+	strbuf_release(&tmpl);
+	struct conn_result cr;
+	conn_result_init(&cr);
+	json_t *res = NULL;
+	if (mod_sh(x, c.buf, NULL, 0, &cr, &res) == 0) {
+		const char *o = strbuf_str(&cr.out);
+		char *out = xstrndup(o, strcspn(o, "\n"));
+		if (cr.rc != 0 || !*out) {
+			const char *err = strbuf_str(&cr.err);
+			res = res_fail("%s", *err ? err : "mktemp failed");
+		} else {
+			res = res_new(true);
+			json_object_set_new(res, "path", json_string(out));
+			json_object_set_new(res, "state", json_string(dir ? "directory" : "file"));
+		}
+		free(out);
+	}
+	strbuf_release(&c);
+	conn_result_release(&cr);
+	return res;
+}
+
+const struct task_module mod_tempfile = { .name = "tempfile", .run = tempfile_run };

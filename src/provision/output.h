@@ -1,0 +1,37 @@
+/* output.h: the output sink (output.c): Ansible-shaped text (play and
+ * task banners, one line per host, the recap) and the json callback
+ * document, written under one lock since hosts run in parallel. */
+#ifndef IMC_PROVISION_OUTPUT_H
+#define IMC_PROVISION_OUTPUT_H
+
+#include <pthread.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include <jansson.h>
+
+#include "provision/run.h"
+
+struct task_out {
+	FILE *fp;                      /* Ansible-shaped text, or NULL */
+	void (*on_log)(void *opaque, int host, const char *text);
+	void *opaque;
+	json_t *results;               /* json callback document being built, or NULL */
+	json_t *cur_play;              /* borrowed */
+	json_t *cur_task;              /* borrowed */
+	pthread_mutex_t lock;
+};
+
+void out_init(struct task_out *o);
+void out_release(struct task_out *o);
+void out_play(struct task_out *o, const char *name);
+void out_task(struct task_out *o, const char *banner_kind, const char *name);
+void out_line(struct task_out *o, int host, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+void out_begin_play(struct task_out *o, const char *name);
+void out_begin_task(struct task_out *o, const char *name);
+void out_record(struct task_out *o, struct task_host *h, json_t *res);
+void out_recap(struct task_out *o, struct task_host **hosts, size_t n);
+/* Compact JSON (Ansible's ", " and ": " separators). */
+char *out_json_compact(json_t *v);
+
+#endif

@@ -1,0 +1,106 @@
+/* play.h: the loaded playbook (play-load.c, play-yaml.c): plays, their
+ * tasks, blocks, handlers and role instances as the YAML gave them, with
+ * each task's module resolved and its arguments split, before any
+ * templating. A task_playbook owns its plays, tasks and roles; json_t
+ * values follow jansson's reference counting. */
+#ifndef IMC_PROVISION_PLAY_H
+#define IMC_PROVISION_PLAY_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <jansson.h>
+
+#include "util/diag.h"
+
+struct task_role;
+
+struct ptask {
+	json_t *raw;               /* the task mapping (owned reference) */
+	const char *file;          /* file it came from (owned by the playbook) */
+	int line;
+	const char *dir;           /* directory of that file (owned by the playbook) */
+	struct task_role *role;    /* role instance it belongs to, or NULL */
+	struct ptask *parent;      /* enclosing block / import (inherits keywords) */
+	bool is_block;             /* block/rescue/always, or a static import wrapper */
+	bool is_handler;
+	struct ptask **block, **rescue, **always;
+	size_t nblock, nrescue, nalways;
+	/* resolved at load time */
+	const char *module;        /* canonical module name, NULL for blocks */
+	json_t *args;              /* module args (owned), before templating */
+	char *display;             /* "name" (or module) as printed, with role prefix */
+};
+
+struct task_role {
+	char *name;
+	char *dir;
+	json_t *defaults, *vars, *params; /* owned */
+	struct ptask **handlers;
+	size_t nhandlers;
+	bool public_vars;
+};
+
+struct task_play {
+	char *name;
+	json_t *raw;
+	char *hosts;               /* pattern */
+	bool gather_facts;
+	json_t *vars;              /* play vars (owned) */
+	struct ptask **pre_tasks, **tasks, **post_tasks, **handlers;
+	size_t npre, ntasks, npost, nhandlers;
+	/* roles become a ptask wrapper (is_block) per instance, placed before tasks */
+	struct ptask **roles;
+	size_t nroles;
+};
+
+struct task_playbook {
+	char *file;
+	char *dir;
+	struct task_play **plays;
+	size_t nplays;
+	/* everything allocated during load (ptasks, roles, strings) */
+	void **pool;
+	size_t npool, apool;
+	json_t *refs;              /* the JSON the ptasks, roles and plays borrow */
+	const char *roles_path;    /* extra ':'-separated role directories */
+	pthread_mutex_t lock;      /* include_tasks loads at run time */
+};
+
+/* Loads a playbook file. Paths of recipes given as text use play_load_text. */
+struct task_playbook *play_load_file(const char *path, const char *roles_path, struct diag *d);
+/* text: a RADL configure recipe (plays without hosts), wrapped with IM's header. */
+struct task_playbook *play_load_text(const char *text, const char *file, int line_offset,
+				     const char *dir, const char *roles_path, bool im_header,
+				     struct diag *d);
+void play_free(struct task_playbook *pb);
+/* True when every error in d is about a construct outside the supported
+ * subset (module, keyword, filter, test, lookup): ansible-playbook may run it. */
+bool play_error_unsupported(const struct diag *d);
+
+/* YAML -> jansson (play-yaml.c): YAML 1.1 scalars as Ansible (PyYAML) reads
+ * them. line_of() gives the 1-based line where a node started (0 unknown). */
+struct yaml_doc;
+json_t *yaml_load(const char *text, size_t len, const char *file, int line_offset,
+		  struct yaml_doc **lines, struct diag *d);
+int yaml_line_of(const struct yaml_doc *doc, const json_t *node);
+void yaml_doc_free(struct yaml_doc *doc);
+
+/* Parses a list of tasks (a tasks file, a block list) into ptasks. */
+int play_parse_tasks(struct task_playbook *pb, json_t *list, const struct yaml_doc *ydoc,
+		     const char *file, const char *dir, struct task_role *role,
+		     struct ptask *parent, bool handler, struct ptask ***out, size_t *nout,
+		     struct diag *d);
+/* Loads a tasks file for include_tasks at run time (cached per path). */
+int play_load_tasks_file(struct task_playbook *pb, const char *path, struct task_role *role,
+			 struct ptask *parent, struct ptask ***out, size_t *nout, struct diag *d);
+/* Finds and loads a role instance (role dir lookup: next to the playbook,
+ * roles_path, $IMC_ROLES_PATH, recipes/roles). */
+struct task_role *play_load_role(struct task_playbook *pb, const char *name, json_t *params,
+				 const char *from_dir, const char *tasks_from,
+				 struct ptask **wrapper, struct ptask *parent, struct diag *d);
+void *play_alloc(struct task_playbook *pb, size_t n);
+char *play_strdup(struct task_playbook *pb, const char *s);
+
+#endif

@@ -1,0 +1,103 @@
+/* run.h: the run state (run.c): a run of plays over hosts, each host's
+ * connection, variables, facts and counters, and the context one task
+ * runs in on one host (exec_ctx), which modules receive. A task_run owns
+ * its hosts (unless borrowed_hosts) and a task_host its connection. */
+#ifndef IMC_PROVISION_RUN_H
+#define IMC_PROVISION_RUN_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <jansson.h>
+
+#include "provision/conn/conn.h"
+#include "provision/play.h"
+#include "util/strbuf.h"
+
+struct task_out;
+struct play_state;
+
+struct task_stats {
+	int ok, changed, unreachable, failed, skipped, rescued, ignored;
+};
+
+struct task_host {
+	char *name;
+	struct task_conn *conn;
+	json_t *vars;          /* inventory host vars (owned) */
+	json_t *facts;         /* gathered facts + set_fact + registered (owned) */
+	json_t *registered;    /* names in facts that hold registered results: never
+				* templated again when read (Ansible's unsafe) */
+	json_t *native;        /* names in facts set from a template (type_debug 'str') */
+	json_t *notified;      /* object: handler key -> true */
+	struct task_stats st;
+	bool failed;           /* removed from the rest of the play */
+	bool unreachable;
+	bool ended;            /* meta: end_play */
+	char *error;           /* first fatal error (for provision step reports) */
+	int index;             /* index in the caller's host table */
+	json_t *fail_task;     /* {name} of the last failed task (for rescue) */
+	json_t *fail_result;
+	struct strbuf log;     /* this host's own log, when log_per_host */
+	struct conn_ssh_opts ssh; /* to reconnect */
+	bool use_ssh;
+};
+
+struct task_run {
+	struct task_playbook *pb;
+	struct task_host **hosts;
+	size_t nhosts;
+	json_t *groups;        /* group -> [host names] */
+	json_t *global_vars;   /* infrastructure vars ("all" group) */
+	json_t *extra_vars;    /* -e */
+	int forks;
+	double deadline;       /* monotonic seconds; 0 = none */
+	bool async_local;      /* async jobs: status files under ~/.imc_async */
+	struct task_out *out;
+	const char *output_dir;  /* fetch destination */
+	/* current play; its state (handlers, include cache) lives in the run,
+	 * not in a global, because provision_run() runs many plays at once */
+	struct task_play *play;
+	struct play_state *ps;
+	json_t *play_hosts;
+	const char *limit;     /* only this host runs (provision: one item) */
+	bool borrowed_hosts;   /* hosts belong to the caller */
+	/* Marks the handlers that answer to name as notified by host h (set by
+	 * the play loop while a play runs, NULL otherwise): exec-task.c calls
+	 * it without depending on the play loop that calls exec-task.c. */
+	void (*notify)(struct task_run *run, struct task_host *h, struct ptask *t, const char *name);
+	pthread_mutex_t lock;
+};
+
+/* One task on one host: what modules get. */
+struct exec_ctx {
+	struct task_run *run;
+	struct task_host *host;
+	struct ptask *task;
+	json_t *vars;          /* merged variables (owned) */
+	const char *become_user;  /* NULL = no become */
+	char *become_user_own;
+	json_t *env;           /* environment object (owned) or NULL */
+	double deadline;
+};
+
+/* Guards every host's facts (several runs may share hosts). */
+extern pthread_mutex_t task_facts_lock;
+
+/* run.c */
+struct task_run *task_run_new(void);
+void task_run_free(struct task_run *run);
+struct task_host *task_host_new(const char *name, struct task_conn *conn, json_t *vars);
+void task_host_free(struct task_host *h);
+/* Monotonic seconds (deadlines, elapsed times). */
+double task_now(void);
+/* Sets fact name of host h to v (a set_fact value: no longer a registered
+ * result). */
+void exec_set_fact(struct task_run *run, struct task_host *h, const char *name, json_t *v);
+/* Marks name as holding a registered result (see task_host.registered). */
+void exec_mark_registered(struct task_host *h, const char *name);
+/* Records whether fact name was set from a template (see task_host.native). */
+void exec_mark_native(struct task_host *h, const char *name, bool templated);
+
+#endif
