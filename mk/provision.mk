@@ -1,48 +1,85 @@
 # src/provision: SSH sessions, the task executor; src/provision/modules: one
 # file per module (NAME.c) and the module-*.c helpers they share (templating
 # is in template.mk).
-libimc_la_SOURCES += src/provision/provision.h src/provision/provision.c src/provision/recipe-load.c \
-	src/provision/task.h src/provision/play.h src/provision/args.h src/provision/run.h \
-	src/provision/vars.h src/provision/exec.h src/provision/output.h src/provision/module.h \
-	src/provision/play-yaml.c src/provision/play-load.c \
-	src/provision/exec-args.c src/provision/exec-vars.c src/provision/exec-tmpl.c \
-	src/provision/run.c src/provision/exec-task.c src/provision/exec-play.c src/provision/exec-async.c \
-	src/provision/conn/conn.h src/provision/conn/conn.c \
-	src/provision/conn/conn-local.c src/provision/conn/conn-ssh.c \
+libimc_la_SOURCES += \
+	src/provision/provision.h \
+	src/provision/provision.c \
+	src/provision/recipe-load.c \
+	src/provision/play.h \
+	src/provision/args.h \
+	src/provision/run.h \
+	src/provision/vars.h \
+	src/provision/exec.h \
+	src/provision/output.h \
+	src/provision/module.h \
+	src/provision/play-yaml.c \
+	src/provision/play-load.c \
+	src/provision/exec-args.c \
+	src/provision/exec-vars.c \
+	src/provision/exec-tmpl.c \
+	src/provision/run.c \
+	src/provision/exec-task.c \
+	src/provision/exec-play.c \
+	src/provision/exec-async.c \
+	src/provision/conn/conn.h \
+	src/provision/conn/conn.c \
+	src/provision/conn/conn-local.c \
+	src/provision/conn/conn-ssh.c \
 	src/provision/output.c \
-	src/provision/modules/module-table.c src/provision/modules/module-util.c \
-	src/provision/modules/module-hash.c src/provision/modules/module-lines.c \
-	src/provision/modules/module-lines.h src/provision/modules/module-pkg.c \
-	src/provision/modules/module-shared.h src/provision/modules/apt.c \
-	src/provision/modules/assert.c src/provision/modules/async_status.c \
-	src/provision/modules/authorized_key.c src/provision/modules/blockinfile.c \
-	src/provision/modules/command.c src/provision/modules/copy.c src/provision/modules/debug.c \
-	src/provision/modules/dnf.c src/provision/modules/fail.c src/provision/modules/fetch.c \
-	src/provision/modules/file.c src/provision/modules/get_url.c src/provision/modules/git.c \
-	src/provision/modules/group.c src/provision/modules/hostname.c \
-	src/provision/modules/ini_file.c src/provision/modules/lineinfile.c \
-	src/provision/modules/package.c src/provision/modules/pause.c src/provision/modules/ping.c \
-	src/provision/modules/pip.c src/provision/modules/raw.c src/provision/modules/replace.c \
-	src/provision/modules/script.c src/provision/modules/service.c \
-	src/provision/modules/set_fact.c src/provision/modules/setup.c src/provision/modules/shell.c \
-	src/provision/modules/slurp.c src/provision/modules/stat.c src/provision/modules/systemd.c \
-	src/provision/modules/tempfile.c src/provision/modules/template.c \
-	src/provision/modules/unarchive.c src/provision/modules/user.c \
-	src/provision/modules/wait_for.c src/provision/modules/yum.c
+	src/provision/modules/module-table.c \
+	src/provision/modules/module-util.c \
+	src/provision/modules/module-lines.c \
+	src/provision/modules/module-lines.h \
+	src/provision/modules/module-pkg.c \
+	src/provision/modules/module-shared.h
+# the modules, one per file (listed in modules/module-table.c)
+libimc_la_SOURCES += \
+	src/provision/modules/apt.c \
+	src/provision/modules/assert.c \
+	src/provision/modules/async_status.c \
+	src/provision/modules/authorized_key.c \
+	src/provision/modules/blockinfile.c \
+	src/provision/modules/command.c \
+	src/provision/modules/copy.c \
+	src/provision/modules/debug.c \
+	src/provision/modules/dnf.c \
+	src/provision/modules/fail.c \
+	src/provision/modules/fetch.c \
+	src/provision/modules/file.c \
+	src/provision/modules/get_url.c \
+	src/provision/modules/git.c \
+	src/provision/modules/group.c \
+	src/provision/modules/hostname.c \
+	src/provision/modules/ini_file.c \
+	src/provision/modules/lineinfile.c \
+	src/provision/modules/package.c \
+	src/provision/modules/pause.c \
+	src/provision/modules/ping.c \
+	src/provision/modules/pip.c \
+	src/provision/modules/raw.c \
+	src/provision/modules/replace.c \
+	src/provision/modules/script.c \
+	src/provision/modules/service.c \
+	src/provision/modules/set_fact.c \
+	src/provision/modules/setup.c \
+	src/provision/modules/shell.c \
+	src/provision/modules/slurp.c \
+	src/provision/modules/stat.c \
+	src/provision/modules/systemd.c \
+	src/provision/modules/tempfile.c \
+	src/provision/modules/template.c \
+	src/provision/modules/unarchive.c \
+	src/provision/modules/user.c \
+	src/provision/modules/wait_for.c \
+	src/provision/modules/yum.c
 
 TESTS += tests/cli/t4001-play-local.sh tests/cli/t4002-differential.sh tests/cli/t4003-play-ssh.sh \
 	tests/cli/t4004-play-target.sh
-EXTRA_DIST += tests/differential tests/cli/t4-lib-sshd.sh bench/provision.sh \
+EXTRA_DIST += tests/differential tests/cli/t4-lib-sshd.sh bench/provision.sh bench/playbook \
 	tests/cli/t4001-play-local.sh tests/cli/t4002-differential.sh tests/cli/t4003-play-ssh.sh \
 	tests/cli/t4004-play-target.sh
 
-if HAVE_CMOCKA
-check_PROGRAMS += tests/unit/test-exec
-TESTS += tests/unit/test-exec
-tests_unit_test_exec_SOURCES = tests/unit/test-exec.c
-tests_unit_test_exec_CFLAGS = $(UNIT_CFLAGS)
-tests_unit_test_exec_LDADD = $(UNIT_LIBS)
-endif
+UNIT_TESTS += tests/unit/test-exec
 
 TESTS += tests/cli/t4005-registered-unsafe.sh
 EXTRA_DIST += tests/cli/t4005-registered-unsafe.sh

@@ -40,6 +40,7 @@
 #include "provision/run.h"
 #include "provision/vars.h"
 #include "util/diag.h"
+#include "util/hash.h"
 #include "util/strbuf.h"
 
 struct task_module {
@@ -122,9 +123,6 @@ json_t *mod_content_diff(struct exec_ctx *x, const char *path, const struct strb
 /* mkdir -p of path's directory on the node, for modules that create the
  * file they edit. Returns 0, or -1 unreachable (*res set when res). */
 int mod_mkdir_parent(struct exec_ctx *x, const char *path, json_t **res);
-void mod_sha1_hex(const void *data, size_t len, char out[41]);
-void mod_md5_hex(const void *data, size_t len, char out[33]);
-void mod_sha256_hex(const void *data, size_t len, char out[65]);
 /* Controller-side file lookup: role files/ or templates/, play dir. Malloc'd or NULL. */
 char *mod_find_src(struct exec_ctx *x, const char *sub, const char *src);
 void mod_file_result(json_t *res, const struct node_stat *st, const char *path);

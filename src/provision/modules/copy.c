@@ -74,7 +74,7 @@ json_t *copy_put_content(struct exec_ctx *x, json_t *args, const char *dest,
 		return json_pack("{s:b, s:s, s:s}", "changed", 0, "dest", dest, "src", "<controller>");
 	char sum[41], md5[33];
 	char *backup_file = NULL;
-	mod_sha1_hex(data, len, sum);
+	hash_sha1_hex(data, len, sum);
 	bool changed = false;
 	bool wrote = false;
 	json_t *diff = NULL;
@@ -128,7 +128,7 @@ json_t *copy_put_content(struct exec_ctx *x, json_t *args, const char *dest,
 	json_object_set_new(res, "dest", json_string(dest));
 	mod_file_result(res, &st, dest);
 	if (wrote) {
-		mod_md5_hex(data, len, md5);
+		hash_md5_hex(data, len, md5);
 		json_object_set_new(res, "md5sum", json_string(md5));
 		json_object_set_new(res, "src", json_string("<controller>"));
 		if (backup_file && *backup_file)

@@ -8,24 +8,9 @@
 #include <sys/stat.h>
 
 #include "provision/module.h"
+#include "util/mkdir.h"
 #include "util/xalloc.h"
 #include "util/banned.h"
-
-static int mkdirs(const char *path)
-{
-	char *p = xstrdup(path);
-	for (char *s = p + 1; *s; s++)
-		if (*s == '/') {
-			*s = 0;
-			if (mkdir(p, 0755) < 0 && errno != EEXIST) {
-				free(p);
-				return -1;
-			}
-			*s = '/';
-		}
-	free(p);
-	return 0;
-}
 
 static json_t *fetch_run(struct exec_ctx *x, json_t *args)
 {
@@ -65,16 +50,29 @@ static json_t *fetch_run(struct exec_ctx *x, json_t *args)
 					  x->host->name, src[0] == '/' ? "" : "/", src);
 	}
 	char sum[41], old[41] = "";
-	mod_sha1_hex(data.buf ? data.buf : "", data.len, sum);
+	hash_sha1_hex(data.buf ? data.buf : "", data.len, sum);
 	struct strbuf cur = STRBUF_INIT;
 	if (strbuf_read_file(&cur, local) == 0)
-		mod_sha1_hex(cur.buf ? cur.buf : "", cur.len, old);
+		hash_sha1_hex(cur.buf ? cur.buf : "", cur.len, old);
 	strbuf_release(&cur);
 	bool changed = strcmp(sum, old) != 0;
 	if (changed) {
 		FILE *fp = NULL;
-		if (mkdirs(local) == 0)
-			fp = fopen(local, "wb");
+		char *dir = xstrdup(local);
+		char *slash = strrchr(dir, '/');
+		if (slash && slash != dir)
+			*slash = '\0';
+		struct diag d = DIAG_INIT;
+		int made = slash && slash != dir ? mkdir_p(dir, 0755, &d) : 0;
+		free(dir);
+		if (made < 0) {
+			res = res_fail("%s", diag_first_message(&d));
+			diag_release(&d);
+			free(local);
+			strbuf_release(&data);
+			return res;
+		}
+		fp = fopen(local, "wb");
 		if (!fp || fwrite(data.buf ? data.buf : "", 1, data.len, fp) != data.len || fclose(fp) != 0) {
 			res = res_fail("cannot write '%s': %s", local, strerror(errno));
 			free(local);
@@ -88,7 +86,7 @@ static json_t *fetch_run(struct exec_ctx *x, json_t *args)
 	json_object_set_new(res, "dest", json_string(local));
 	if (changed) {
 		char md5[33];
-		mod_md5_hex(data.buf ? data.buf : "", data.len, md5);
+		hash_md5_hex(data.buf ? data.buf : "", data.len, md5);
 		json_object_set_new(res, "md5sum", json_string(md5));
 	}
 	free(local);
