@@ -551,14 +551,14 @@ static void roff_escape(struct strbuf *sb, const char *s)
 	}
 }
 
-void cli_print_man(const struct imc_ctx *ctx, FILE *fp)
+void cli_print_man(const struct imc_ctx *ctx, const char *only, FILE *fp)
 {
 	size_t n = ctx->ncommands;
 	const struct imc_cmd *const *cmds = ctx->commands;
 	struct strbuf sb = STRBUF_INIT;
 	for (size_t i = 0; i < n; i++) {
 		const struct imc_cmd *cmd = cmds[i];
-		if (cmd->flags & CMD_HIDDEN)
+		if ((cmd->flags & CMD_HIDDEN) || (only && strcmp(cmd->name, only) != 0))
 			continue;
 		strbuf_addf(&sb, ".\\\" %s\n.B \"", cmd->name);
 		roff_escape(&sb, cmd->name);

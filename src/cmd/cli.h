@@ -26,10 +26,11 @@ void cli_print_usage(const struct imc_ctx *ctx, FILE *fp);
 void cli_print_help(const struct imc_cmd *cmd, FILE *fp);
 /* Prints the bash completion script (`imc help --completion`). */
 void cli_print_completion(const struct imc_ctx *ctx, FILE *fp);
-/* Prints, for each visible command, a roff comment naming it, the header
- * line of its entry in imc(1) and the list of its options, as imc.1 has
- * them (`imc help --man`; t0002 checks imc.1 against it). */
-void cli_print_man(const struct imc_ctx *ctx, FILE *fp);
+/* Prints, for each visible command (or only the one named only, when not
+ * NULL), a roff comment naming it, the header line of its entry in imc(1)
+ * and the list of its options, as imc.1 has them (`imc help --man
+ * [COMMAND]`; t0002 checks imc.1 against it). */
+void cli_print_man(const struct imc_ctx *ctx, const char *only, FILE *fp);
 
 /* Prints "imc NAME: MESSAGE" and the usage line of cmd to stderr; returns 64. */
 int cmd_usage_error(const struct imc_cmd *cmd, const char *fmt, ...)

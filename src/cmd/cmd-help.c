@@ -27,17 +27,17 @@ static int run_help(struct cmd_args *a)
 		cli_print_completion(a->ctx, stdout);
 		return IMC_EXIT_OK;
 	}
+	const struct imc_cmd *cmd = a->noperands ? cli_find(a->ctx, a->operands[0]) : NULL;
+	if (a->noperands && !cmd)
+		return cmd_usage_error(a->cmd, "unknown command '%s'", a->operands[0]);
 	if (a->opt[OPT_MAN].set) {
-		cli_print_man(a->ctx, stdout);
+		cli_print_man(a->ctx, cmd ? cmd->name : NULL, stdout);
 		return IMC_EXIT_OK;
 	}
-	if (a->noperands == 0) {
+	if (!cmd) {
 		cli_print_usage(a->ctx, stdout);
 		return IMC_EXIT_OK;
 	}
-	const struct imc_cmd *cmd = cli_find(a->ctx, a->operands[0]);
-	if (!cmd)
-		return cmd_usage_error(a->cmd, "unknown command '%s'", a->operands[0]);
 	cli_print_help(cmd, stdout);
 	return IMC_EXIT_OK;
 }

@@ -12,6 +12,13 @@
 MAN=$top_srcdir/docs/imc.1
 "$IMC" help --completion >"$TMPD/completion" || not_ok "imc help --completion"
 "$IMC" help --man >"$TMPD/man" || not_ok "imc help --man"
+# 'imc help --man CMD': only that command's lines (what a new command's
+# author pastes into imc.1)
+expect_exit 0 "imc help --man destroy" -- "$IMC" help --man destroy
+[ "$(grep -c '^\.\\" ' "$TMPD/out")" = 1 ] && expect_grep '^\.B "destroy ' "$TMPD/out" "help --man destroy prints destroy's entry only" ||
+	{ not_ok "help --man destroy prints one command"; sed 's/^/#   /' "$TMPD/out" | head; }
+expect_exit 64 "imc help --man of an unknown command is a usage error" -- "$IMC" help --man nosuch
+
 # the commands and their option words, from the table
 sed -n "s/^	\([a-z]*\)) words='\([^']*\)'.*/\1 \2/p" "$TMPD/completion" >"$TMPD/table"
 [ "$(wc -l <"$TMPD/table")" -ge 28 ] && ok "the completion lists every command" ||
