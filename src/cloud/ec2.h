@@ -167,7 +167,8 @@ struct ec2_rule {
 	char cidr[48];
 };
 
-/* Parses RADL outports (radl-grammar.md §5.6) into ingress rules; with
+/* Parses RADL outports ([CIDR-]PORT[:PORT][/PROTO][-PORT[/PROTO]], comma
+ * separated) into ingress rules; with
  * public, 22/tcp from anywhere is added when missing. outports may be NULL.
  * Errors name the network and the bad part. */
 int ec2_outports_parse(const char *net, const char *outports, bool public,

@@ -339,7 +339,8 @@ struct pool {
 	int (*fn)(struct job *j);
 };
 
-/* Crash injection for tests (STYLE.md, "break things on purpose"):
+/* Crash injection for tests (a crash at each point must leave nothing
+ * that destroy cannot find):
  * IMC_LOCAL_FAULT=plumb|sshd kills this process with SIGKILL right after
  * the namespaces are plumbed, or after the first sshd started. */
 static void fault_point(const char *where)

@@ -1,6 +1,6 @@
 #!/usr/bin/python3
-# torch_reference_dump.py: a COPY of ../shared/bench/torch_reference.py (which
-# is read-only) extended with --dump-first-step DIR, for imc-train's PyTorch
+# torch_reference_dump.py: a copy of the PyTorch reference trainer imc-train
+# is measured against, extended with --dump-first-step DIR, for imc-train's PyTorch
 # cross-check (tests/cli/t5003-trainer-torch.sh): it writes the initial
 # parameters (float32 LE, torch's parameter order), one batch (x float32,
 # y uint8) and the first step's loss, per-tensor gradient norms and
