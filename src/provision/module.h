@@ -64,8 +64,14 @@ json_t *res_new(bool changed);
 json_t *res_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void res_set_output(json_t *res, const struct conn_result *cr);
 /* Runs a shell command on the node as the task's become user with its
- * environment. Returns 0 (ran) or -1 (unreachable; *res set to a result). */
+ * environment; cr holds the command's own output (not what the node's
+ * login shell printed before running it). Returns 0 (ran) or -1
+ * (unreachable; *res set to a result). */
 int mod_sh(struct exec_ctx *x, const char *cmd, const void *in, size_t inlen,
+	   struct conn_result *cr, json_t **res);
+/* The same, keeping whatever the login shell printed too (raw, which
+ * Ansible runs as a bare SSH command). */
+int mod_sh_as_is(struct exec_ctx *x, const char *cmd, const void *in, size_t inlen,
 	   struct conn_result *cr, json_t **res);
 /* Runs a script whose output says "__imc_changed__" when it changed
  * something: the result is changed accordingly, or failed ("WHAT failed:

@@ -3,6 +3,7 @@
 # authorized test key, stopped by PID at exit.
 #   sshd_keys DIR                 user key DIR/userkey (+ .pub)
 #   sshd_start DIR ADDR PORT [HOSTKEY]  starts one; its PID goes to DIR/sshd-ADDR-PORT.pid
+#                                 ($SSHD_EXTRA: more sshd_config lines)
 #   sshd_stop_all DIR             stops every sshd started in DIR
 SSHD=${SSHD:-/usr/sbin/sshd}
 
@@ -34,6 +35,7 @@ MaxSessions 200
 MaxStartups 200
 UseDNS no
 LogLevel ERROR
+${SSHD_EXTRA:-}
 EOC
 	"$SSHD" -f "$_sd_dir/sshd-$_sd_addr-$_sd_port.conf" -E "$_sd_dir/sshd-$_sd_addr-$_sd_port.log" || return 1
 	# sshd writes its pid file once it listens

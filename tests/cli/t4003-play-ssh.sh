@@ -76,4 +76,30 @@ expect_exit 0 "-H with the right key and no -c runs over ssh" -- \
 	"$IMC" play --no-fallback -H n1=root@127.0.0.1:$P1 --key "$TMPD/userkey" --known-hosts "$TMPD/kh" "$TMPD/touch.yml"
 expect_grep '^n1 +: ok=1 +changed=1 ' "$TMPD/out" "... on host n1"
 [ -e "$TMPD/touched" ] && ok "... which made the file" || not_ok "the ssh run did not make the file"
+
+# What the login shell prints before running a module's command (bash run
+# by sshd reads its startup files: here BASH_ENV, set by this sshd) is not
+# the command's output: a module reports the command's streams only, as
+# Ansible's do; raw, a bare command for Ansible too, keeps it.
+P3=$((P2 + 1))
+printf 'echo NOISE-OUT\necho NOISE-ERR >&2\n' >"$TMPD/noise.rc"
+SSHD_EXTRA="SetEnv BASH_ENV=$TMPD/noise.rc" sshd_start "$TMPD" 127.0.0.1 $P3 "$TMPD/hk1" &&
+	ok "sshd 3 started (a noisy login shell)" || { not_ok "cannot start sshd 3"; exit 1; }
+cat >"$TMPD/noise.yml" <<EOY
+- hosts: all
+  gather_facts: false
+  tasks:
+    - command: sh -c 'echo out; echo err >&2'
+      register: c
+    - raw: echo raw
+      register: r
+    - copy:
+        dest: $TMPD/streams
+        content: "{{ c.stdout }}|{{ c.stderr }}|{{ r.stdout }}|{{ r.stderr }}\n"
+EOY
+expect_exit 0 "a play through a noisy login shell" -- "$IMC" play --no-fallback \
+	-H n3=root@127.0.0.1:$P3 -k "$TMPD/userkey" --known-hosts "$TMPD/kh3" "$TMPD/noise.yml"
+[ "$(head -1 "$TMPD/streams")" = "out|err|raw" ] && ok "command's stdout and stderr are its own" ||
+	{ not_ok "command's stdout and stderr are its own"; sed 's/^/#   /' "$TMPD/streams" | head -5; }
+expect_grep 'NOISE-ERR' "$TMPD/streams" "raw keeps what the login shell printed"
 done_testing

@@ -123,13 +123,37 @@ static char *wrap_cmd(struct exec_ctx *x, const char *cmd)
 	return strbuf_detach(&outer);
 }
 
-int mod_sh(struct exec_ctx *x, const char *cmd, const void *in, size_t inlen,
-	   struct conn_result *cr, json_t **res)
+/* Over SSH the command runs under the user's login shell, and bash run by
+ * sshd reads ~/.bashrc, whose output (a pyenv warning, a banner) would end
+ * up in the module's stdout and stderr: Ansible's modules report their own
+ * streams only. A mark printed first on both streams, by the shell that then
+ * runs the command, lets everything before it be dropped. */
+#define SHELL_MARK "\037imc\037"
+#define SHELL_MARK_CMD "printf '\\037imc\\037'; printf '\\037imc\\037' >&2; "
+
+static void drop_through_mark(struct strbuf *sb)
 {
-	char *full = wrap_cmd(x, cmd);
+	const char *at = sb->buf ? memmem(sb->buf, sb->len, SHELL_MARK, sizeof(SHELL_MARK) - 1) : NULL;
+	if (!at)
+		return;
+	size_t cut = (size_t)(at - sb->buf) + sizeof(SHELL_MARK) - 1;
+	memmove(sb->buf, sb->buf + cut, sb->len - cut + 1); /* with the NUL */
+	sb->len -= cut;
+}
+
+static int run_sh(struct exec_ctx *x, const char *cmd, const void *in, size_t inlen,
+		  struct conn_result *cr, json_t **res, bool marked)
+{
+	char *wrapped = wrap_cmd(x, cmd);
+	char *full = marked ? xasprintf("%s%s", SHELL_MARK_CMD, wrapped) : xstrdup(wrapped);
+	free(wrapped);
 	struct diag d = DIAG_INIT;
 	int rc = x->host->conn->ops->exec(x->host->conn, full, in, inlen, cr, &d);
 	free(full);
+	if (rc == 0 && marked) {
+		drop_through_mark(&cr->out);
+		drop_through_mark(&cr->err);
+	}
 	if (rc < 0) {
 		if (res)
 			*res = json_pack("{s:b, s:b, s:s}", "changed", 0, "unreachable", 1, "msg",
@@ -139,6 +163,18 @@ int mod_sh(struct exec_ctx *x, const char *cmd, const void *in, size_t inlen,
 	}
 	diag_release(&d);
 	return 0;
+}
+
+int mod_sh(struct exec_ctx *x, const char *cmd, const void *in, size_t inlen,
+	   struct conn_result *cr, json_t **res)
+{
+	return run_sh(x, cmd, in, inlen, cr, res, true);
+}
+
+int mod_sh_as_is(struct exec_ctx *x, const char *cmd, const void *in, size_t inlen,
+		 struct conn_result *cr, json_t **res)
+{
+	return run_sh(x, cmd, in, inlen, cr, res, false);
 }
 
 json_t *mod_sh_changed(struct exec_ctx *x, const char *cmd, const char *what)

@@ -23,7 +23,7 @@ static json_t *raw_run(struct exec_ctx *x, json_t *args)
 	struct conn_result cr;
 	conn_result_init(&cr);
 	json_t *res = NULL;
-	if (mod_sh(x, c.buf, NULL, 0, &cr, &res) < 0) {
+	if (mod_sh_as_is(x, c.buf, NULL, 0, &cr, &res) < 0) {
 		strbuf_release(&c);
 		conn_result_release(&cr);
 		return res;
