@@ -202,10 +202,89 @@ static int mask_count(uint16_t m)
 	return __builtin_popcount(m);
 }
 
+/* 6 rows x 16 columns: twelve accumulators, so that the FMA latency is
+ * hidden with room to spare (eight chains only just cover it). */
+__attribute__((target("avx2,fma")))
+static void fwd_piece6_avx2(int K, const float *Ap, const int *off, const float *p, int cnt,
+			    float *o, int ldo)
+{
+	__m256 c00 = _mm256_setzero_ps(), c01 = _mm256_setzero_ps();
+	__m256 c10 = _mm256_setzero_ps(), c11 = _mm256_setzero_ps();
+	__m256 c20 = _mm256_setzero_ps(), c21 = _mm256_setzero_ps();
+	__m256 c30 = _mm256_setzero_ps(), c31 = _mm256_setzero_ps();
+	__m256 c40 = _mm256_setzero_ps(), c41 = _mm256_setzero_ps();
+	__m256 c50 = _mm256_setzero_ps(), c51 = _mm256_setzero_ps();
+	for (int k = 0; k < K; k++) {
+		const float *b = p + off[k];
+		__m256 b0 = _mm256_loadu_ps(b), b1 = _mm256_loadu_ps(b + 8), a;
+		a = _mm256_broadcast_ss(Ap + 0);
+		c00 = _mm256_fmadd_ps(a, b0, c00); c01 = _mm256_fmadd_ps(a, b1, c01);
+		a = _mm256_broadcast_ss(Ap + 1);
+		c10 = _mm256_fmadd_ps(a, b0, c10); c11 = _mm256_fmadd_ps(a, b1, c11);
+		a = _mm256_broadcast_ss(Ap + 2);
+		c20 = _mm256_fmadd_ps(a, b0, c20); c21 = _mm256_fmadd_ps(a, b1, c21);
+		a = _mm256_broadcast_ss(Ap + 3);
+		c30 = _mm256_fmadd_ps(a, b0, c30); c31 = _mm256_fmadd_ps(a, b1, c31);
+		a = _mm256_broadcast_ss(Ap + 4);
+		c40 = _mm256_fmadd_ps(a, b0, c40); c41 = _mm256_fmadd_ps(a, b1, c41);
+		a = _mm256_broadcast_ss(Ap + 5);
+		c50 = _mm256_fmadd_ps(a, b0, c50); c51 = _mm256_fmadd_ps(a, b1, c51);
+		Ap += 8;
+	}
+	__m256 acc[6][2] = { { c00, c01 }, { c10, c11 }, { c20, c21 },
+			     { c30, c31 }, { c40, c41 }, { c50, c51 } };
+	__m256i m0 = lanes(cnt, 0), m1 = lanes(cnt, 1);
+	for (int r = 0; r < 6; r++) {
+		_mm256_maskstore_ps(o + (size_t)r * ldo, m0, acc[r][0]);
+		_mm256_maskstore_ps(o + (size_t)r * ldo + 8, m1, acc[r][1]);
+	}
+}
+
+/* Rows 6 and 7 of an 8-row panel over both half-tiles at once (eight
+ * accumulators). */
+__attribute__((target("avx2,fma")))
+static void fwd_piece2_avx2(int K, const float *Ap, const int *off, const float *p0,
+			    const float *p1, int cnt0, int cnt1, float *o0, float *o1, int ldo)
+{
+	__m256 c00 = _mm256_setzero_ps(), c01 = _mm256_setzero_ps();
+	__m256 c02 = _mm256_setzero_ps(), c03 = _mm256_setzero_ps();
+	__m256 c10 = _mm256_setzero_ps(), c11 = _mm256_setzero_ps();
+	__m256 c12 = _mm256_setzero_ps(), c13 = _mm256_setzero_ps();
+	for (int k = 0; k < K; k++) {
+		const float *b = p0 + off[k], *bb = p1 + off[k];
+		__m256 b0 = _mm256_loadu_ps(b), b1 = _mm256_loadu_ps(b + 8);
+		__m256 b2 = _mm256_loadu_ps(bb), b3 = _mm256_loadu_ps(bb + 8), a;
+		a = _mm256_broadcast_ss(Ap + 0);
+		c00 = _mm256_fmadd_ps(a, b0, c00); c01 = _mm256_fmadd_ps(a, b1, c01);
+		c02 = _mm256_fmadd_ps(a, b2, c02); c03 = _mm256_fmadd_ps(a, b3, c03);
+		a = _mm256_broadcast_ss(Ap + 1);
+		c10 = _mm256_fmadd_ps(a, b0, c10); c11 = _mm256_fmadd_ps(a, b1, c11);
+		c12 = _mm256_fmadd_ps(a, b2, c12); c13 = _mm256_fmadd_ps(a, b3, c13);
+		Ap += 8;
+	}
+	__m256 acc[2][4] = { { c00, c01, c02, c03 }, { c10, c11, c12, c13 } };
+	__m256i m0 = lanes(cnt0, 0), m1 = lanes(cnt0, 1), m2 = lanes(cnt1, 0),
+		m3 = lanes(cnt1, 1);
+	for (int r = 0; r < 2; r++) {
+		_mm256_maskstore_ps(o0 + (size_t)r * ldo, m0, acc[r][0]);
+		_mm256_maskstore_ps(o0 + (size_t)r * ldo + 8, m1, acc[r][1]);
+		_mm256_maskstore_ps(o1 + (size_t)r * ldo, m2, acc[r][2]);
+		_mm256_maskstore_ps(o1 + (size_t)r * ldo + 8, m3, acc[r][3]);
+	}
+}
+
 static void fwd_tile_avx2(int K, const float *Ap, const int *off, const float *p0,
 			  const float *p1, uint16_t m0, uint16_t m1, float *o0, float *o1, int ldo,
 			  int mr)
 {
+	if (mr == 8) {
+		fwd_piece6_avx2(K, Ap, off, p0, mask_count(m0), o0, ldo);
+		if (m1)
+			fwd_piece6_avx2(K, Ap, off, p1, mask_count(m1), o1, ldo);
+		fwd_piece2_avx2(K, Ap + 6, off, p0, p1, mask_count(m0), mask_count(m1),
+				o0 + (size_t)6 * ldo, o1 + (size_t)6 * ldo, ldo);
+		return;
+	}
 	for (int r0 = 0; r0 < mr; r0 += 4) {
 		int rows = mr - r0 < 4 ? mr - r0 : 4;
 		fwd_piece_avx2(K, Ap + r0, off, p0, mask_count(m0), o0 + (size_t)r0 * ldo, ldo,
