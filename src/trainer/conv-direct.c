@@ -331,9 +331,93 @@ static void dw_piece_avx2(const float *const *q, int OH, int OW, int WP, const f
 	}
 }
 
+/* 6 rows x 16 columns of dw_tile (twelve accumulators, as
+ * fwd_piece6_avx2). */
+__attribute__((target("avx2,fma")))
+static void dw_piece6_avx2(const float *const *q, int OH, int OW, int WP, const float *bp,
+			   float *C, int ldc, int cnt)
+{
+	__m256 c00 = _mm256_setzero_ps(), c01 = _mm256_setzero_ps();
+	__m256 c10 = _mm256_setzero_ps(), c11 = _mm256_setzero_ps();
+	__m256 c20 = _mm256_setzero_ps(), c21 = _mm256_setzero_ps();
+	__m256 c30 = _mm256_setzero_ps(), c31 = _mm256_setzero_ps();
+	__m256 c40 = _mm256_setzero_ps(), c41 = _mm256_setzero_ps();
+	__m256 c50 = _mm256_setzero_ps(), c51 = _mm256_setzero_ps();
+	for (int oh = 0; oh < OH; oh++) {
+		int base = oh * WP;
+		for (int ow = 0; ow < OW; ow++) {
+			__m256 b0 = _mm256_load_ps(bp), b1 = _mm256_load_ps(bp + 8), a;
+			int pos = base + ow;
+			a = _mm256_broadcast_ss(q[0] + pos);
+			c00 = _mm256_fmadd_ps(a, b0, c00); c01 = _mm256_fmadd_ps(a, b1, c01);
+			a = _mm256_broadcast_ss(q[1] + pos);
+			c10 = _mm256_fmadd_ps(a, b0, c10); c11 = _mm256_fmadd_ps(a, b1, c11);
+			a = _mm256_broadcast_ss(q[2] + pos);
+			c20 = _mm256_fmadd_ps(a, b0, c20); c21 = _mm256_fmadd_ps(a, b1, c21);
+			a = _mm256_broadcast_ss(q[3] + pos);
+			c30 = _mm256_fmadd_ps(a, b0, c30); c31 = _mm256_fmadd_ps(a, b1, c31);
+			a = _mm256_broadcast_ss(q[4] + pos);
+			c40 = _mm256_fmadd_ps(a, b0, c40); c41 = _mm256_fmadd_ps(a, b1, c41);
+			a = _mm256_broadcast_ss(q[5] + pos);
+			c50 = _mm256_fmadd_ps(a, b0, c50); c51 = _mm256_fmadd_ps(a, b1, c51);
+			bp += GEMM_NR;
+		}
+	}
+	__m256 acc[6][2] = { { c00, c01 }, { c10, c11 }, { c20, c21 },
+			     { c30, c31 }, { c40, c41 }, { c50, c51 } };
+	__m256i m0 = lanes(cnt, 0), m1 = lanes(cnt, 1);
+	for (int r = 0; r < 6; r++) {
+		float *c = C + (size_t)r * ldc;
+		_mm256_maskstore_ps(c, m0, _mm256_add_ps(acc[r][0], _mm256_maskload_ps(c, m0)));
+		_mm256_maskstore_ps(c + 8, m1,
+				    _mm256_add_ps(acc[r][1], _mm256_maskload_ps(c + 8, m1)));
+	}
+}
+
+/* Rows q[0], q[1] over all 32 columns of the panel (eight accumulators). */
+__attribute__((target("avx2,fma")))
+static void dw_piece2_avx2(const float *const *q, int OH, int OW, int WP, const float *bp,
+			   float *C, int ldc, int nr)
+{
+	__m256 c00 = _mm256_setzero_ps(), c01 = _mm256_setzero_ps();
+	__m256 c02 = _mm256_setzero_ps(), c03 = _mm256_setzero_ps();
+	__m256 c10 = _mm256_setzero_ps(), c11 = _mm256_setzero_ps();
+	__m256 c12 = _mm256_setzero_ps(), c13 = _mm256_setzero_ps();
+	for (int oh = 0; oh < OH; oh++) {
+		int base = oh * WP;
+		for (int ow = 0; ow < OW; ow++) {
+			__m256 b0 = _mm256_load_ps(bp), b1 = _mm256_load_ps(bp + 8);
+			__m256 b2 = _mm256_load_ps(bp + 16), b3 = _mm256_load_ps(bp + 24), a;
+			int pos = base + ow;
+			a = _mm256_broadcast_ss(q[0] + pos);
+			c00 = _mm256_fmadd_ps(a, b0, c00); c01 = _mm256_fmadd_ps(a, b1, c01);
+			c02 = _mm256_fmadd_ps(a, b2, c02); c03 = _mm256_fmadd_ps(a, b3, c03);
+			a = _mm256_broadcast_ss(q[1] + pos);
+			c10 = _mm256_fmadd_ps(a, b0, c10); c11 = _mm256_fmadd_ps(a, b1, c11);
+			c12 = _mm256_fmadd_ps(a, b2, c12); c13 = _mm256_fmadd_ps(a, b3, c13);
+			bp += GEMM_NR;
+		}
+	}
+	__m256 acc[2][4] = { { c00, c01, c02, c03 }, { c10, c11, c12, c13 } };
+	__m256i m[4] = { lanes(nr, 0), lanes(nr, 1), lanes(nr - 16, 0), lanes(nr - 16, 1) };
+	for (int r = 0; r < 2; r++)
+		for (int h = 0; h < 4; h++) {
+			float *c = C + (size_t)r * ldc + 8 * h;
+			_mm256_maskstore_ps(c, m[h],
+					    _mm256_add_ps(acc[r][h], _mm256_maskload_ps(c, m[h])));
+		}
+}
+
 static void dw_tile_avx2(const float *const *q, int OH, int OW, int WP, const float *bp,
 			 float *C, int ldc, int mr, int nr)
 {
+	if (mr == 8) {
+		for (int c0 = 0; c0 < nr; c0 += 16)
+			dw_piece6_avx2(q, OH, OW, WP, bp + c0, C + c0, ldc,
+				       nr - c0 < 16 ? nr - c0 : 16);
+		dw_piece2_avx2(q + 6, OH, OW, WP, bp, C + (size_t)6 * ldc, ldc, nr);
+		return;
+	}
 	for (int r0 = 0; r0 < mr; r0 += 4)
 		for (int c0 = 0; c0 < nr; c0 += 16)
 			dw_piece_avx2(q + r0, OH, OW, WP, bp + c0, C + (size_t)r0 * ldc + c0, ldc,
