@@ -146,14 +146,16 @@ static void dw_tile(const float *const *q, int OH, int OW, int WP, const float *
 	}
 }
 
-/* The same two kernels for CPUs with AVX2 and FMA but no AVX-512. Sixteen
- * ymm registers cannot hold the 8 x 32 tile, so it is computed as 4-row x
- * 16-column pieces (8 accumulators each); every output element is still
- * the same chain of fused multiply-adds in the same order as in the
- * AVX-512 kernels, so both give bit-identical results. Loads are not
- * masked (lanes past a half-tile's columns read the next pixels of P,
- * which conv_direct_fwd's contract makes readable) and those lanes are
- * never stored. */
+/* The same two products for CPUs with AVX2 and FMA but no AVX-512.
+ * Sixteen ymm registers cannot hold the 8 x 32 tile, so the rows are taken
+ * six at a time (6 x 16 columns, twelve accumulators: eight would only
+ * just cover the FMA latency, and every load hiccup would stall them),
+ * whatever panel of the packed operand they sit in, and the last rows
+ * four or two at a time. Every output element is still the one chain of
+ * fused multiply-adds over k in the AVX-512 kernels' order, so both give
+ * bit-identical results. Loads of P are not masked (lanes past a
+ * half-tile's columns read the next pixels, which conv_direct_fwd's
+ * contract makes readable) and those lanes are never stored. */
 
 /* Lane masks for 8-float halves: lanes [0, n) of half h (0 or 1) of a
  * 16-lane group whose first 'cnt' lanes are wanted. */
@@ -166,200 +168,159 @@ static __m256i lanes(int cnt, int h)
 	return _mm256_cmpgt_epi32(_mm256_set1_epi32(n), idx);
 }
 
-/* 4 rows x 16 columns of fwd_tile: rows [r0, r0+4) of the 8-row panel Ap,
- * the half-tile at p (cnt valid columns) into o. */
-__attribute__((target("avx2,fma")))
-static void fwd_piece_avx2(int K, const float *Ap, const int *off, const float *p, int cnt,
-			   float *o, int ldo, int rows)
+#define FMA2(r, a_)                                                                \
+	do {                                                                       \
+		__m256 av_ = _mm256_broadcast_ss(a_);                              \
+		c##r##0 = _mm256_fmadd_ps(av_, b0, c##r##0);                       \
+		c##r##1 = _mm256_fmadd_ps(av_, b1, c##r##1);                       \
+	} while (0)
+#define FMA4(r, a_)                                                                \
+	do {                                                                       \
+		__m256 av_ = _mm256_broadcast_ss(a_);                              \
+		c##r##0 = _mm256_fmadd_ps(av_, b0, c##r##0);                       \
+		c##r##1 = _mm256_fmadd_ps(av_, b1, c##r##1);                       \
+		c##r##2 = _mm256_fmadd_ps(av_, b2, c##r##2);                       \
+		c##r##3 = _mm256_fmadd_ps(av_, b3, c##r##3);                       \
+	} while (0)
+#define Z(x) __m256 x = _mm256_setzero_ps()
+
+/* Stores (add 0) or accumulates (add 1) one ymm of a row under a mask. */
+__attribute__((target("avx2")))
+static inline void put(float *c, __m256i m, __m256 v, int add)
 {
-	__m256 c00 = _mm256_setzero_ps(), c01 = _mm256_setzero_ps();
-	__m256 c10 = _mm256_setzero_ps(), c11 = _mm256_setzero_ps();
-	__m256 c20 = _mm256_setzero_ps(), c21 = _mm256_setzero_ps();
-	__m256 c30 = _mm256_setzero_ps(), c31 = _mm256_setzero_ps();
-	for (int k = 0; k < K; k++) {
-		const float *b = p + off[k];
-		__m256 b0 = _mm256_loadu_ps(b), b1 = _mm256_loadu_ps(b + 8), a;
-		a = _mm256_broadcast_ss(Ap + 0);
-		c00 = _mm256_fmadd_ps(a, b0, c00); c01 = _mm256_fmadd_ps(a, b1, c01);
-		a = _mm256_broadcast_ss(Ap + 1);
-		c10 = _mm256_fmadd_ps(a, b0, c10); c11 = _mm256_fmadd_ps(a, b1, c11);
-		a = _mm256_broadcast_ss(Ap + 2);
-		c20 = _mm256_fmadd_ps(a, b0, c20); c21 = _mm256_fmadd_ps(a, b1, c21);
-		a = _mm256_broadcast_ss(Ap + 3);
-		c30 = _mm256_fmadd_ps(a, b0, c30); c31 = _mm256_fmadd_ps(a, b1, c31);
-		Ap += 8;
-	}
-	__m256 acc[4][2] = { { c00, c01 }, { c10, c11 }, { c20, c21 }, { c30, c31 } };
-	__m256i m0 = lanes(cnt, 0), m1 = lanes(cnt, 1);
-	for (int r = 0; r < rows; r++) {
-		_mm256_maskstore_ps(o + (size_t)r * ldo, m0, acc[r][0]);
-		_mm256_maskstore_ps(o + (size_t)r * ldo + 8, m1, acc[r][1]);
-	}
+	if (add)
+		v = _mm256_add_ps(v, _mm256_maskload_ps(c, m));
+	_mm256_maskstore_ps(c, m, v);
 }
 
-static int mask_count(uint16_t m)
-{
-	return __builtin_popcount(m);
-}
-
-/* 6 rows x 16 columns: twelve accumulators, so that the FMA latency is
- * hidden with room to spare (eight chains only just cover it). */
+/* Forward: rows a[0..5] of the packed weights (each advancing 8 floats per
+ * k) times the half-tile at p (cnt columns) into o (row stride ldo). */
 __attribute__((target("avx2,fma")))
-static void fwd_piece6_avx2(int K, const float *Ap, const int *off, const float *p, int cnt,
-			    float *o, int ldo)
+static void fwd6(int K, const float *const *a, const int *off, const float *p, int cnt,
+		 float *o, int ldo)
 {
-	__m256 c00 = _mm256_setzero_ps(), c01 = _mm256_setzero_ps();
-	__m256 c10 = _mm256_setzero_ps(), c11 = _mm256_setzero_ps();
-	__m256 c20 = _mm256_setzero_ps(), c21 = _mm256_setzero_ps();
-	__m256 c30 = _mm256_setzero_ps(), c31 = _mm256_setzero_ps();
-	__m256 c40 = _mm256_setzero_ps(), c41 = _mm256_setzero_ps();
-	__m256 c50 = _mm256_setzero_ps(), c51 = _mm256_setzero_ps();
+	Z(c00); Z(c01); Z(c10); Z(c11); Z(c20); Z(c21);
+	Z(c30); Z(c31); Z(c40); Z(c41); Z(c50); Z(c51);
+	const float *a0 = a[0], *a1 = a[1], *a2 = a[2], *a3 = a[3], *a4 = a[4], *a5 = a[5];
 	for (int k = 0; k < K; k++) {
 		const float *b = p + off[k];
-		__m256 b0 = _mm256_loadu_ps(b), b1 = _mm256_loadu_ps(b + 8), a;
-		a = _mm256_broadcast_ss(Ap + 0);
-		c00 = _mm256_fmadd_ps(a, b0, c00); c01 = _mm256_fmadd_ps(a, b1, c01);
-		a = _mm256_broadcast_ss(Ap + 1);
-		c10 = _mm256_fmadd_ps(a, b0, c10); c11 = _mm256_fmadd_ps(a, b1, c11);
-		a = _mm256_broadcast_ss(Ap + 2);
-		c20 = _mm256_fmadd_ps(a, b0, c20); c21 = _mm256_fmadd_ps(a, b1, c21);
-		a = _mm256_broadcast_ss(Ap + 3);
-		c30 = _mm256_fmadd_ps(a, b0, c30); c31 = _mm256_fmadd_ps(a, b1, c31);
-		a = _mm256_broadcast_ss(Ap + 4);
-		c40 = _mm256_fmadd_ps(a, b0, c40); c41 = _mm256_fmadd_ps(a, b1, c41);
-		a = _mm256_broadcast_ss(Ap + 5);
-		c50 = _mm256_fmadd_ps(a, b0, c50); c51 = _mm256_fmadd_ps(a, b1, c51);
-		Ap += 8;
+		__m256 b0 = _mm256_loadu_ps(b), b1 = _mm256_loadu_ps(b + 8);
+		size_t x = (size_t)k * 8;
+		FMA2(0, a0 + x); FMA2(1, a1 + x); FMA2(2, a2 + x);
+		FMA2(3, a3 + x); FMA2(4, a4 + x); FMA2(5, a5 + x);
 	}
 	__m256 acc[6][2] = { { c00, c01 }, { c10, c11 }, { c20, c21 },
 			     { c30, c31 }, { c40, c41 }, { c50, c51 } };
 	__m256i m0 = lanes(cnt, 0), m1 = lanes(cnt, 1);
 	for (int r = 0; r < 6; r++) {
-		_mm256_maskstore_ps(o + (size_t)r * ldo, m0, acc[r][0]);
-		_mm256_maskstore_ps(o + (size_t)r * ldo + 8, m1, acc[r][1]);
+		put(o + (size_t)r * ldo, m0, acc[r][0], 0);
+		put(o + (size_t)r * ldo + 8, m1, acc[r][1], 0);
 	}
 }
 
-/* Rows 6 and 7 of an 8-row panel over both half-tiles at once (eight
- * accumulators). */
+/* Forward, up to four rows (rows <= 4; a[] has four valid pointers). */
 __attribute__((target("avx2,fma")))
-static void fwd_piece2_avx2(int K, const float *Ap, const int *off, const float *p0,
-			    const float *p1, int cnt0, int cnt1, float *o0, float *o1, int ldo)
+static void fwd4(int K, const float *const *a, int rows, const int *off, const float *p,
+		 int cnt, float *o, int ldo)
 {
-	__m256 c00 = _mm256_setzero_ps(), c01 = _mm256_setzero_ps();
-	__m256 c02 = _mm256_setzero_ps(), c03 = _mm256_setzero_ps();
-	__m256 c10 = _mm256_setzero_ps(), c11 = _mm256_setzero_ps();
-	__m256 c12 = _mm256_setzero_ps(), c13 = _mm256_setzero_ps();
+	Z(c00); Z(c01); Z(c10); Z(c11); Z(c20); Z(c21); Z(c30); Z(c31);
+	const float *a0 = a[0], *a1 = a[1], *a2 = a[2], *a3 = a[3];
+	for (int k = 0; k < K; k++) {
+		const float *b = p + off[k];
+		__m256 b0 = _mm256_loadu_ps(b), b1 = _mm256_loadu_ps(b + 8);
+		size_t x = (size_t)k * 8;
+		FMA2(0, a0 + x); FMA2(1, a1 + x); FMA2(2, a2 + x); FMA2(3, a3 + x);
+	}
+	__m256 acc[4][2] = { { c00, c01 }, { c10, c11 }, { c20, c21 }, { c30, c31 } };
+	__m256i m0 = lanes(cnt, 0), m1 = lanes(cnt, 1);
+	for (int r = 0; r < rows; r++) {
+		put(o + (size_t)r * ldo, m0, acc[r][0], 0);
+		put(o + (size_t)r * ldo + 8, m1, acc[r][1], 0);
+	}
+}
+
+/* Forward, up to two rows over both half-tiles of a tile at once. */
+__attribute__((target("avx2,fma")))
+static void fwd2(int K, const float *const *a, int rows, const int *off, const float *p0,
+		 const float *p1, int cnt0, int cnt1, float *o0, float *o1, int ldo)
+{
+	Z(c00); Z(c01); Z(c02); Z(c03); Z(c10); Z(c11); Z(c12); Z(c13);
+	const float *a0 = a[0], *a1 = a[1];
 	for (int k = 0; k < K; k++) {
 		const float *b = p0 + off[k], *bb = p1 + off[k];
 		__m256 b0 = _mm256_loadu_ps(b), b1 = _mm256_loadu_ps(b + 8);
-		__m256 b2 = _mm256_loadu_ps(bb), b3 = _mm256_loadu_ps(bb + 8), a;
-		a = _mm256_broadcast_ss(Ap + 0);
-		c00 = _mm256_fmadd_ps(a, b0, c00); c01 = _mm256_fmadd_ps(a, b1, c01);
-		c02 = _mm256_fmadd_ps(a, b2, c02); c03 = _mm256_fmadd_ps(a, b3, c03);
-		a = _mm256_broadcast_ss(Ap + 1);
-		c10 = _mm256_fmadd_ps(a, b0, c10); c11 = _mm256_fmadd_ps(a, b1, c11);
-		c12 = _mm256_fmadd_ps(a, b2, c12); c13 = _mm256_fmadd_ps(a, b3, c13);
-		Ap += 8;
+		__m256 b2 = _mm256_loadu_ps(bb), b3 = _mm256_loadu_ps(bb + 8);
+		size_t x = (size_t)k * 8;
+		FMA4(0, a0 + x); FMA4(1, a1 + x);
 	}
 	__m256 acc[2][4] = { { c00, c01, c02, c03 }, { c10, c11, c12, c13 } };
 	__m256i m0 = lanes(cnt0, 0), m1 = lanes(cnt0, 1), m2 = lanes(cnt1, 0),
 		m3 = lanes(cnt1, 1);
-	for (int r = 0; r < 2; r++) {
-		_mm256_maskstore_ps(o0 + (size_t)r * ldo, m0, acc[r][0]);
-		_mm256_maskstore_ps(o0 + (size_t)r * ldo + 8, m1, acc[r][1]);
-		_mm256_maskstore_ps(o1 + (size_t)r * ldo, m2, acc[r][2]);
-		_mm256_maskstore_ps(o1 + (size_t)r * ldo + 8, m3, acc[r][3]);
+	for (int r = 0; r < rows; r++) {
+		put(o0 + (size_t)r * ldo, m0, acc[r][0], 0);
+		put(o0 + (size_t)r * ldo + 8, m1, acc[r][1], 0);
+		put(o1 + (size_t)r * ldo, m2, acc[r][2], 0);
+		put(o1 + (size_t)r * ldo + 8, m3, acc[r][3], 0);
 	}
 }
 
-static void fwd_tile_avx2(int K, const float *Ap, const int *off, const float *p0,
-			  const float *p1, uint16_t m0, uint16_t m1, float *o0, float *o1, int ldo,
-			  int mr)
+/* Row pointers of rows [i, i+n) of an Ap packed in 8-row panels (row i at
+ * Ap + (i/8)*8*K + i%8, advancing 8 floats per k); missing rows repeat
+ * row i, whose results are never stored. */
+static void rows_of(const float *Ap, int K, int i, int n, int want, const float **a)
 {
-	if (mr == 8) {
-		fwd_piece6_avx2(K, Ap, off, p0, mask_count(m0), o0, ldo);
-		if (m1)
-			fwd_piece6_avx2(K, Ap, off, p1, mask_count(m1), o1, ldo);
-		fwd_piece2_avx2(K, Ap + 6, off, p0, p1, mask_count(m0), mask_count(m1),
-				o0 + (size_t)6 * ldo, o1 + (size_t)6 * ldo, ldo);
-		return;
-	}
-	for (int r0 = 0; r0 < mr; r0 += 4) {
-		int rows = mr - r0 < 4 ? mr - r0 : 4;
-		fwd_piece_avx2(K, Ap + r0, off, p0, mask_count(m0), o0 + (size_t)r0 * ldo, ldo,
-			       rows);
-		if (m1)
-			fwd_piece_avx2(K, Ap + r0, off, p1, mask_count(m1), o1 + (size_t)r0 * ldo,
-				       ldo, rows);
+	for (int r = 0; r < want; r++) {
+		int row = i + (r < n ? r : 0);
+		a[r] = Ap + (size_t)(row / 8) * 8 * K + row % 8;
 	}
 }
 
-/* 4 rows x 16 columns of dw_tile: rows q[0..3], columns [c0, c0+cnt) of
- * the 32-wide packed panel bp. */
-__attribute__((target("avx2,fma")))
-static void dw_piece_avx2(const float *const *q, int OH, int OW, int WP, const float *bp,
-			  float *C, int ldc, int rows, int cnt)
+static void fwd_avx2(int M, int K, const float *Ap, const int *off, const float *P,
+		     const struct conv_tile *tiles, int ntiles, float *out, int ldo)
 {
-	__m256 c00 = _mm256_setzero_ps(), c01 = _mm256_setzero_ps();
-	__m256 c10 = _mm256_setzero_ps(), c11 = _mm256_setzero_ps();
-	__m256 c20 = _mm256_setzero_ps(), c21 = _mm256_setzero_ps();
-	__m256 c30 = _mm256_setzero_ps(), c31 = _mm256_setzero_ps();
-	for (int oh = 0; oh < OH; oh++) {
-		int base = oh * WP;
-		for (int ow = 0; ow < OW; ow++) {
-			__m256 b0 = _mm256_load_ps(bp), b1 = _mm256_load_ps(bp + 8), a;
-			int pos = base + ow;
-			a = _mm256_broadcast_ss(q[0] + pos);
-			c00 = _mm256_fmadd_ps(a, b0, c00); c01 = _mm256_fmadd_ps(a, b1, c01);
-			a = _mm256_broadcast_ss(q[1] + pos);
-			c10 = _mm256_fmadd_ps(a, b0, c10); c11 = _mm256_fmadd_ps(a, b1, c11);
-			a = _mm256_broadcast_ss(q[2] + pos);
-			c20 = _mm256_fmadd_ps(a, b0, c20); c21 = _mm256_fmadd_ps(a, b1, c21);
-			a = _mm256_broadcast_ss(q[3] + pos);
-			c30 = _mm256_fmadd_ps(a, b0, c30); c31 = _mm256_fmadd_ps(a, b1, c31);
-			bp += GEMM_NR;
+	const float *a[6];
+	for (int t = 0; t < ntiles; t++) {
+		const struct conv_tile *tl = &tiles[t];
+		const float *p0 = P + tl->in0, *p1 = P + tl->in1;
+		int cnt0 = __builtin_popcount(tl->m0), cnt1 = __builtin_popcount(tl->m1);
+		int i = 0;
+		for (; M - i >= 6; i += 6) {
+			rows_of(Ap, K, i, 6, 6, a);
+			fwd6(K, a, off, p0, cnt0, out + (size_t)i * ldo + tl->out0, ldo);
+			if (cnt1)
+				fwd6(K, a, off, p1, cnt1, out + (size_t)i * ldo + tl->out1, ldo);
+		}
+		if (M - i >= 3) {
+			int n = M - i < 4 ? M - i : 4;
+			rows_of(Ap, K, i, n, 4, a);
+			fwd4(K, a, n, off, p0, cnt0, out + (size_t)i * ldo + tl->out0, ldo);
+			if (cnt1)
+				fwd4(K, a, n, off, p1, cnt1, out + (size_t)i * ldo + tl->out1, ldo);
+			i += n;
+		}
+		if (M - i > 0) {
+			rows_of(Ap, K, i, M - i, 2, a);
+			fwd2(K, a, M - i, off, p0, p1, cnt0, cnt1, out + (size_t)i * ldo + tl->out0,
+			     out + (size_t)i * ldo + tl->out1, ldo);
 		}
 	}
-	__m256 acc[4][2] = { { c00, c01 }, { c10, c11 }, { c20, c21 }, { c30, c31 } };
-	__m256i m0 = lanes(cnt, 0), m1 = lanes(cnt, 1);
-	for (int r = 0; r < rows; r++) {
-		float *c = C + (size_t)r * ldc;
-		_mm256_maskstore_ps(c, m0, _mm256_add_ps(acc[r][0], _mm256_maskload_ps(c, m0)));
-		_mm256_maskstore_ps(c + 8, m1,
-				    _mm256_add_ps(acc[r][1], _mm256_maskload_ps(c + 8, m1)));
-	}
 }
 
-/* 6 rows x 16 columns of dw_tile (twelve accumulators, as
- * fwd_piece6_avx2). */
+/* Weight gradient: C[r][c] += sum over positions of q[r][pos] * bp[pos][c]
+ * for six rows and the 16 columns of bp (row stride GEMM_NR) that are cnt
+ * wide. */
 __attribute__((target("avx2,fma")))
-static void dw_piece6_avx2(const float *const *q, int OH, int OW, int WP, const float *bp,
-			   float *C, int ldc, int cnt)
+static void dw6(const float *const *q, int OH, int OW, int WP, const float *bp, float *C,
+		int ldc, int cnt)
 {
-	__m256 c00 = _mm256_setzero_ps(), c01 = _mm256_setzero_ps();
-	__m256 c10 = _mm256_setzero_ps(), c11 = _mm256_setzero_ps();
-	__m256 c20 = _mm256_setzero_ps(), c21 = _mm256_setzero_ps();
-	__m256 c30 = _mm256_setzero_ps(), c31 = _mm256_setzero_ps();
-	__m256 c40 = _mm256_setzero_ps(), c41 = _mm256_setzero_ps();
-	__m256 c50 = _mm256_setzero_ps(), c51 = _mm256_setzero_ps();
+	Z(c00); Z(c01); Z(c10); Z(c11); Z(c20); Z(c21);
+	Z(c30); Z(c31); Z(c40); Z(c41); Z(c50); Z(c51);
+	const float *q0 = q[0], *q1 = q[1], *q2 = q[2], *q3 = q[3], *q4 = q[4], *q5 = q[5];
 	for (int oh = 0; oh < OH; oh++) {
-		int base = oh * WP;
-		for (int ow = 0; ow < OW; ow++) {
-			__m256 b0 = _mm256_load_ps(bp), b1 = _mm256_load_ps(bp + 8), a;
-			int pos = base + ow;
-			a = _mm256_broadcast_ss(q[0] + pos);
-			c00 = _mm256_fmadd_ps(a, b0, c00); c01 = _mm256_fmadd_ps(a, b1, c01);
-			a = _mm256_broadcast_ss(q[1] + pos);
-			c10 = _mm256_fmadd_ps(a, b0, c10); c11 = _mm256_fmadd_ps(a, b1, c11);
-			a = _mm256_broadcast_ss(q[2] + pos);
-			c20 = _mm256_fmadd_ps(a, b0, c20); c21 = _mm256_fmadd_ps(a, b1, c21);
-			a = _mm256_broadcast_ss(q[3] + pos);
-			c30 = _mm256_fmadd_ps(a, b0, c30); c31 = _mm256_fmadd_ps(a, b1, c31);
-			a = _mm256_broadcast_ss(q[4] + pos);
-			c40 = _mm256_fmadd_ps(a, b0, c40); c41 = _mm256_fmadd_ps(a, b1, c41);
-			a = _mm256_broadcast_ss(q[5] + pos);
-			c50 = _mm256_fmadd_ps(a, b0, c50); c51 = _mm256_fmadd_ps(a, b1, c51);
+		for (int pos = oh * WP; pos < oh * WP + OW; pos++) {
+			__m256 b0 = _mm256_load_ps(bp), b1 = _mm256_load_ps(bp + 8);
+			FMA2(0, q0 + pos); FMA2(1, q1 + pos); FMA2(2, q2 + pos);
+			FMA2(3, q3 + pos); FMA2(4, q4 + pos); FMA2(5, q5 + pos);
 			bp += GEMM_NR;
 		}
 	}
@@ -367,61 +328,86 @@ static void dw_piece6_avx2(const float *const *q, int OH, int OW, int WP, const 
 			     { c30, c31 }, { c40, c41 }, { c50, c51 } };
 	__m256i m0 = lanes(cnt, 0), m1 = lanes(cnt, 1);
 	for (int r = 0; r < 6; r++) {
-		float *c = C + (size_t)r * ldc;
-		_mm256_maskstore_ps(c, m0, _mm256_add_ps(acc[r][0], _mm256_maskload_ps(c, m0)));
-		_mm256_maskstore_ps(c + 8, m1,
-				    _mm256_add_ps(acc[r][1], _mm256_maskload_ps(c + 8, m1)));
+		put(C + (size_t)r * ldc, m0, acc[r][0], 1);
+		put(C + (size_t)r * ldc + 8, m1, acc[r][1], 1);
 	}
 }
 
-/* Rows q[0], q[1] over all 32 columns of the panel (eight accumulators). */
+/* The same for up to four rows. */
 __attribute__((target("avx2,fma")))
-static void dw_piece2_avx2(const float *const *q, int OH, int OW, int WP, const float *bp,
-			   float *C, int ldc, int nr)
+static void dw4(const float *const *q, int rows, int OH, int OW, int WP, const float *bp,
+		float *C, int ldc, int cnt)
 {
-	__m256 c00 = _mm256_setzero_ps(), c01 = _mm256_setzero_ps();
-	__m256 c02 = _mm256_setzero_ps(), c03 = _mm256_setzero_ps();
-	__m256 c10 = _mm256_setzero_ps(), c11 = _mm256_setzero_ps();
-	__m256 c12 = _mm256_setzero_ps(), c13 = _mm256_setzero_ps();
+	Z(c00); Z(c01); Z(c10); Z(c11); Z(c20); Z(c21); Z(c30); Z(c31);
+	const float *q0 = q[0], *q1 = q[1], *q2 = q[2], *q3 = q[3];
 	for (int oh = 0; oh < OH; oh++) {
-		int base = oh * WP;
-		for (int ow = 0; ow < OW; ow++) {
+		for (int pos = oh * WP; pos < oh * WP + OW; pos++) {
 			__m256 b0 = _mm256_load_ps(bp), b1 = _mm256_load_ps(bp + 8);
-			__m256 b2 = _mm256_load_ps(bp + 16), b3 = _mm256_load_ps(bp + 24), a;
-			int pos = base + ow;
-			a = _mm256_broadcast_ss(q[0] + pos);
-			c00 = _mm256_fmadd_ps(a, b0, c00); c01 = _mm256_fmadd_ps(a, b1, c01);
-			c02 = _mm256_fmadd_ps(a, b2, c02); c03 = _mm256_fmadd_ps(a, b3, c03);
-			a = _mm256_broadcast_ss(q[1] + pos);
-			c10 = _mm256_fmadd_ps(a, b0, c10); c11 = _mm256_fmadd_ps(a, b1, c11);
-			c12 = _mm256_fmadd_ps(a, b2, c12); c13 = _mm256_fmadd_ps(a, b3, c13);
+			FMA2(0, q0 + pos); FMA2(1, q1 + pos); FMA2(2, q2 + pos); FMA2(3, q3 + pos);
+			bp += GEMM_NR;
+		}
+	}
+	__m256 acc[4][2] = { { c00, c01 }, { c10, c11 }, { c20, c21 }, { c30, c31 } };
+	__m256i m0 = lanes(cnt, 0), m1 = lanes(cnt, 1);
+	for (int r = 0; r < rows; r++) {
+		put(C + (size_t)r * ldc, m0, acc[r][0], 1);
+		put(C + (size_t)r * ldc + 8, m1, acc[r][1], 1);
+	}
+}
+
+/* Up to two rows over all 32 columns of the panel (nr of them valid). */
+__attribute__((target("avx2,fma")))
+static void dw2(const float *const *q, int rows, int OH, int OW, int WP, const float *bp,
+		float *C, int ldc, int nr)
+{
+	Z(c00); Z(c01); Z(c02); Z(c03); Z(c10); Z(c11); Z(c12); Z(c13);
+	const float *q0 = q[0], *q1 = q[1];
+	for (int oh = 0; oh < OH; oh++) {
+		for (int pos = oh * WP; pos < oh * WP + OW; pos++) {
+			__m256 b0 = _mm256_load_ps(bp), b1 = _mm256_load_ps(bp + 8);
+			__m256 b2 = _mm256_load_ps(bp + 16), b3 = _mm256_load_ps(bp + 24);
+			FMA4(0, q0 + pos); FMA4(1, q1 + pos);
 			bp += GEMM_NR;
 		}
 	}
 	__m256 acc[2][4] = { { c00, c01, c02, c03 }, { c10, c11, c12, c13 } };
 	__m256i m[4] = { lanes(nr, 0), lanes(nr, 1), lanes(nr - 16, 0), lanes(nr - 16, 1) };
-	for (int r = 0; r < 2; r++)
-		for (int h = 0; h < 4; h++) {
-			float *c = C + (size_t)r * ldc + 8 * h;
-			_mm256_maskstore_ps(c, m[h],
-					    _mm256_add_ps(acc[r][h], _mm256_maskload_ps(c, m[h])));
-		}
+	for (int r = 0; r < rows; r++)
+		for (int h = 0; h < 4; h++)
+			put(C + (size_t)r * ldc + 8 * h, m[h], acc[r][h], 1);
 }
 
-static void dw_tile_avx2(const float *const *q, int OH, int OW, int WP, const float *bp,
-			 float *C, int ldc, int mr, int nr)
+static void dw_avx2(int K, int M, const int *off, const float *P, int OH, int OW, int WP,
+		    const float *dyTp, float *dwT)
 {
-	if (mr == 8) {
-		for (int c0 = 0; c0 < nr; c0 += 16)
-			dw_piece6_avx2(q, OH, OW, WP, bp + c0, C + c0, ldc,
-				       nr - c0 < 16 ? nr - c0 : 16);
-		dw_piece2_avx2(q + 6, OH, OW, WP, bp, C + (size_t)6 * ldc, ldc, nr);
-		return;
+	int N = OH * OW;
+	const float *q[6];
+	for (int m0 = 0; m0 < M; m0 += GEMM_NR) {
+		const float *bp = dyTp + (size_t)(m0 / GEMM_NR) * N * GEMM_NR;
+		int nr = M - m0 < GEMM_NR ? M - m0 : GEMM_NR;
+		int f = 0;
+		for (; K - f >= 6; f += 6) {
+			for (int r = 0; r < 6; r++)
+				q[r] = P + off[f + r];
+			for (int c0 = 0; c0 < nr; c0 += 16)
+				dw6(q, OH, OW, WP, bp + c0, dwT + (size_t)f * M + m0 + c0, M,
+				    nr - c0 < 16 ? nr - c0 : 16);
+		}
+		if (K - f >= 3) {
+			int n = K - f < 4 ? K - f : 4;
+			for (int r = 0; r < 4; r++)
+				q[r] = P + off[f + (r < n ? r : 0)];
+			for (int c0 = 0; c0 < nr; c0 += 16)
+				dw4(q, n, OH, OW, WP, bp + c0, dwT + (size_t)f * M + m0 + c0, M,
+				    nr - c0 < 16 ? nr - c0 : 16);
+			f += n;
+		}
+		if (K - f > 0) {
+			q[0] = P + off[f];
+			q[1] = P + off[K - f > 1 ? f + 1 : f];
+			dw2(q, K - f, OH, OW, WP, bp, dwT + (size_t)f * M + m0, M, nr);
+		}
 	}
-	for (int r0 = 0; r0 < mr; r0 += 4)
-		for (int c0 = 0; c0 < nr; c0 += 16)
-			dw_piece_avx2(q + r0, OH, OW, WP, bp + c0, C + (size_t)r0 * ldc + c0, ldc,
-				      mr - r0 < 4 ? mr - r0 : 4, nr - c0 < 16 ? nr - c0 : 16);
 }
 #endif
 
@@ -429,21 +415,16 @@ void conv_direct_fwd(int M, int K, const float *Ap, const int *off, const float 
 		     const struct conv_tile *tiles, int ntiles, float *out, int ldo)
 {
 #ifdef HAVE_DIRECT
-	bool wide = conv_direct_isa() == CONV_DIRECT_AVX512;
+	if (conv_direct_isa() != CONV_DIRECT_AVX512) {
+		fwd_avx2(M, K, Ap, off, P, tiles, ntiles, out, ldo);
+		return;
+	}
 	for (int t = 0; t < ntiles; t++) {
 		const struct conv_tile *tl = &tiles[t];
-		for (int i0 = 0; i0 < M; i0 += 8) {
-			const float *ap = Ap + (size_t)i0 * K;
-			float *o0 = out + (size_t)i0 * ldo + tl->out0;
-			float *o1 = out + (size_t)i0 * ldo + tl->out1;
-			int mr = M - i0 < 8 ? M - i0 : 8;
-			if (wide)
-				fwd_tile(K, ap, off, P + tl->in0, P + tl->in1, tl->m0, tl->m1, o0,
-					 o1, ldo, mr);
-			else
-				fwd_tile_avx2(K, ap, off, P + tl->in0, P + tl->in1, tl->m0, tl->m1,
-					      o0, o1, ldo, mr);
-		}
+		for (int i0 = 0; i0 < M; i0 += 8)
+			fwd_tile(K, Ap + (size_t)i0 * K, off, P + tl->in0, P + tl->in1, tl->m0, tl->m1,
+				 out + (size_t)i0 * ldo + tl->out0, out + (size_t)i0 * ldo + tl->out1,
+				 ldo, M - i0 < 8 ? M - i0 : 8);
 	}
 #else
 	(void)M; (void)K; (void)Ap; (void)off; (void)P; (void)tiles; (void)ntiles; (void)out;
@@ -455,20 +436,19 @@ void conv_direct_dw(int K, int M, const int *off, const float *P, int OH, int OW
 		    const float *dyTp, float *dwT)
 {
 #ifdef HAVE_DIRECT
+	if (conv_direct_isa() != CONV_DIRECT_AVX512) {
+		dw_avx2(K, M, off, P, OH, OW, WP, dyTp, dwT);
+		return;
+	}
 	int N = OH * OW;
-	bool wide = conv_direct_isa() == CONV_DIRECT_AVX512;
 	for (int f0 = 0; f0 < K; f0 += 8) {
 		int mr = K - f0 < 8 ? K - f0 : 8;
 		const float *q[8];
 		for (int r = 0; r < 8; r++)
 			q[r] = P + off[f0 + (r < mr ? r : 0)];
 		for (int m0 = 0; m0 < M; m0 += GEMM_NR) {
-			const float *bp = dyTp + (size_t)(m0 / GEMM_NR) * N * GEMM_NR;
-			int nr = M - m0 < GEMM_NR ? M - m0 : GEMM_NR;
-			if (wide)
-				dw_tile(q, OH, OW, WP, bp, dwT + (size_t)f0 * M + m0, M, mr, nr);
-			else
-				dw_tile_avx2(q, OH, OW, WP, bp, dwT + (size_t)f0 * M + m0, M, mr, nr);
+			dw_tile(q, OH, OW, WP, dyTp + (size_t)(m0 / GEMM_NR) * N * GEMM_NR,
+				dwT + (size_t)f0 * M + m0, M, mr, M - m0 < GEMM_NR ? M - m0 : GEMM_NR);
 		}
 	}
 #else
