@@ -156,9 +156,10 @@ static void test_conv_grad(void **state)
 		{ .out = 2, .k = 3, .stride = 2 },
 		{ .out = 5, .k = 2, .stride = 2, .pad = 1 },
 	};
-	/* every code path: own AVX-512 kernels (direct for stride 1, packed
-	 * im2col otherwise) when the CPU has them, and cblas_sgemm; with and
-	 * without a fused ReLU */
+	/* every code path: the direct kernels for stride 1 (AVX-512 or AVX2,
+	 * whichever the CPU has; the odd channel counts take their 4- and
+	 * 2-row pieces), own packed AVX-512 im2col otherwise when the CPU has
+	 * it, and cblas_sgemm; with and without a fused ReLU */
 	for (int own = 0; own <= 1; own++) {
 		gemm_set_own_kernel(own);
 		for (int threads = 1; threads <= 2; threads++) {
