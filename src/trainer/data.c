@@ -184,12 +184,6 @@ static char *find_file(const char *dir, const char *stem, const char *kind, stru
 	return NULL;
 }
 
-static void to_float(float *dst, const uint8_t *src, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		dst[i] = (float)src[i] / 255.0f;
-}
-
 static int load_idx_split(struct dataset *ds, const char *dir, const char *kind, bool train,
 			  struct diag *d)
 {
@@ -230,8 +224,8 @@ static int load_idx_split(struct dataset *ds, const char *dir, const char *kind,
 	ds->h = (int)idims[1];
 	ds->w = (int)idims[2];
 	ds->num_classes = 10;
-	ds->x = xmalloc((size_t)ds->n * dataset_example_size(ds) * sizeof(float));
-	to_float(ds->x, img, (size_t)ds->n * dataset_example_size(ds));
+	ds->x = img;
+	img = NULL;
 	ds->y = lab;
 	lab = NULL;
 	rc = 0;
@@ -290,12 +284,12 @@ int data_read_cifar_file(const char *path, struct dataset *ds, struct diag *d)
 	ds->h = 32;
 	ds->w = 32;
 	ds->num_classes = 10;
-	ds->x = xreallocarray(ds->x, ((size_t)ds->n + nrec) * CIFAR_PIXELS, sizeof(float));
+	ds->x = xreallocarray(ds->x, ((size_t)ds->n + nrec) * CIFAR_PIXELS, 1);
 	ds->y = xrealloc(ds->y, (size_t)ds->n + nrec);
 	for (size_t i = 0; i < nrec; i++) {
 		const uint8_t *r = buf + i * CIFAR_RECORD;
 		ds->y[ds->n + i] = r[0];
-		to_float(ds->x + ((size_t)ds->n + i) * CIFAR_PIXELS, r + 1, CIFAR_PIXELS);
+		memcpy(ds->x + ((size_t)ds->n + i) * CIFAR_PIXELS, r + 1, CIFAR_PIXELS);
 	}
 	ds->n += (int)nrec;
 	rc = 0;
@@ -352,6 +346,20 @@ int dataset_load(struct dataset *ds, const char *dir, const char *kind, bool tra
 	return rc;
 }
 
+/* The one place pixels become floats: the same x/255 in float the whole
+ * set used to be converted with, so batches are bit-identical to it. */
+static void to_float(float *dst, const uint8_t *src, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		dst[i] = (float)src[i] / 255.0f;
+}
+
+void dataset_get(const struct dataset *ds, int first, int count, float *x)
+{
+	size_t esz = dataset_example_size(ds);
+	to_float(x, ds->x + (size_t)first * esz, (size_t)count * esz);
+}
+
 void dataset_release(struct dataset *ds)
 {
 	if (!ds)
@@ -375,9 +383,9 @@ int dataset_shard(struct dataset *out, const struct dataset *in, int index, int 
 	size_t esz = dataset_example_size(in);
 	*out = *in;
 	out->n = (int)(hi - lo);
-	out->x = xmalloc((hi - lo) * esz * sizeof(float));
+	out->x = xmalloc((hi - lo) * esz);
 	out->y = xmalloc(hi - lo);
-	memcpy(out->x, in->x + lo * esz, (hi - lo) * esz * sizeof(float));
+	memcpy(out->x, in->x + lo * esz, (hi - lo) * esz);
 	memcpy(out->y, in->y + lo, hi - lo);
 	return 0;
 }
@@ -425,7 +433,7 @@ void batcher_get(struct batcher *b, int epoch, int index, float *x, uint8_t *y)
 	size_t esz = dataset_example_size(b->ds);
 	for (int i = 0; i < b->batch; i++) {
 		int src = b->perm[(size_t)index * b->batch + i];
-		memcpy(x + (size_t)i * esz, b->ds->x + (size_t)src * esz, esz * sizeof(float));
+		to_float(x + (size_t)i * esz, b->ds->x + (size_t)src * esz, esz);
 		y[i] = b->ds->y[src];
 	}
 }

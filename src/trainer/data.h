@@ -1,8 +1,11 @@
 /* data.h: datasets for imc-train. Loads a split of Fashion-MNIST, MNIST (IDX
- * files, plain or gzip) or CIFAR-10 (binary version) from a directory into
- * float NCHW images scaled to [0,1] (x/255, no mean/std normalisation, as
- * torch_reference.py) plus uint8 labels; shards it across workers; and cuts
- * it into batches with a seeded fresh permutation per epoch.
+ * files, plain or gzip) or CIFAR-10 (binary version) from a directory as
+ * the bytes the files hold (NCHW uint8 pixels plus uint8 labels); shards it
+ * across workers; and cuts it into batches with a seeded fresh permutation
+ * per epoch. Pixels become floats scaled to [0,1] (x/255, no mean/std
+ * normalisation, as torch_reference.py) only when a batch is copied out:
+ * a float copy of the whole set would be four times the bytes (219 MB for
+ * Fashion-MNIST's training set) for values computed in one multiply.
  *
  * Files looked for in DIR:
  *   fashion-mnist, mnist: {train,t10k}-{images-idx3,labels-idx1}-ubyte[.gz]
@@ -25,7 +28,7 @@ struct dataset {
 	int n;              /* examples */
 	int c, h, w;        /* shape of one example */
 	int num_classes;
-	float *x;           /* n*c*h*w floats, NCHW */
+	uint8_t *x;         /* n*c*h*w pixels, NCHW, as stored in the files */
 	uint8_t *y;         /* n labels */
 };
 
@@ -38,6 +41,9 @@ static inline size_t dataset_example_size(const struct dataset *ds)
 {
 	return (size_t)ds->c * ds->h * ds->w;
 }
+/* Writes examples [first, first+count) as floats x/255 into x
+ * (count*example floats). */
+void dataset_get(const struct dataset *ds, int first, int count, float *x);
 /* True when kind names a supported dataset. */
 bool dataset_kind_valid(const char *kind);
 /* Where a dataset is looked for when --data is not given:

@@ -382,7 +382,7 @@ static int run(struct job *j, struct diag *d, double t_main)
 			epoch_loss = 0;
 			epoch_n = 0;
 			double tl = 0;
-			int correct = model_evaluate(m, j->test.x, j->test.y, j->test.n, &tl);
+			int correct = model_evaluate(m, &j->test, &tl);
 			double acc = (double)correct / j->test.n;
 			strbuf_addf(&accs, "%s%.4f", nacc++ ? ", " : "", acc);
 			metrics_eval(j->tb, step, (double)own / (double)spe, acc, tl / j->test.n);
@@ -425,7 +425,7 @@ static int run(struct job *j, struct diag *d, double t_main)
 	if (j->ckpt && checkpoint(j, d) < 0)
 		goto out;
 	double f_cpu = trainer_cpu_now(), f_wall = trainer_wall_now(), test_loss = 0;
-	int correct = model_evaluate(m, j->test.x, j->test.y, j->test.n, &test_loss);
+	int correct = model_evaluate(m, &j->test, &test_loss);
 	double fwd_seconds = trainer_wall_now() - f_wall, fwd_cpu = trainer_cpu_now() - f_cpu;
 	double acc = (double)correct / j->test.n;
 	test_loss /= j->test.n;

@@ -31,14 +31,22 @@ size_t gemm_ws_floats(int M, int N, int K)
 }
 
 static int own_state = -1;
+static bool forced_off;
 
 void gemm_set_own_kernel(bool on)
 {
 	own_state = -1;
+	forced_off = !on;
 	if (on)
 		(void)gemm_own_kernel();
 	else
 		own_state = 0;
+}
+
+bool gemm_kernels_allowed(void)
+{
+	const char *e = getenv("IMC_TRAIN_GEMM");
+	return !forced_off && !(e && strcmp(e, "blas") == 0);
 }
 
 size_t gemm_pa_floats(int M, int K)

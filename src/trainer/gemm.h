@@ -18,6 +18,9 @@ void gemm(bool trans_a, bool trans_b, int M, int N, int K, const float *A, int l
  * off, for comparisons; gemm_set_own_kernel() too, for tests). */
 bool gemm_own_kernel(void);
 void gemm_set_own_kernel(bool on);
+/* False when IMC_TRAIN_GEMM=blas or gemm_set_own_kernel(false) asked for
+ * cblas_sgemm everywhere (the direct convolution kernels included). */
+bool gemm_kernels_allowed(void);
 
 /* Pre-packed operands, for callers that reuse one (the convolution's
  * weights) or can produce the packed layout directly (im2col). Only valid

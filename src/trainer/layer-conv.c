@@ -3,8 +3,10 @@
  * out x (in*k*k) matrix whose columns follow im2col's row order, so one
  * sgemm per example computes the output plane directly in NCHW.
  *
- * The products go through gemm() (gemm.h): an own AVX-512 kernel where
- * the CPU has one, cblas_sgemm otherwise.
+ * Stride-1 convolutions skip im2col on CPUs with AVX2+FMA or AVX-512: the
+ * direct kernels (conv-direct.h) read the zero-padded input planes in
+ * place. The other products go through gemm() (gemm.h): an own AVX-512
+ * kernel where the CPU has one, cblas_sgemm otherwise.
  *
  * Threads: the batch is split across the pool; every thread has its own
  * im2col scratch and its own weight-gradient accumulator, summed at the end
@@ -48,7 +50,7 @@ struct conv_scratch {
 	struct conv_thread *th;
 	float *wpack;  /* packed W (forward), shared by the threads */
 	float *wtpack; /* packed W^T (input gradient) */
-	/* The direct (im2col-free) path, for stride 1 with the own kernel. */
+	/* The direct (im2col-free) path, for stride 1 (conv-direct.h). */
 	int direct;
 	int HP, WP, HQ, WQ;          /* padded input / padded output-gradient planes */
 	int *off_fwd, *off_bwd;      /* B-row offsets into P and Q */
@@ -144,11 +146,12 @@ static struct conv_scratch *scratch(struct layer *l)
 	int M = l->out_c, N = l->out_h * l->out_w, K = l->fan_in;
 	s->colsize = (size_t)K * N;
 	bool own = gemm_own_kernel();
-	if (own) {
+	s->direct = conv_direct_isa() != CONV_DIRECT_NONE && l->stride == 1 &&
+		    !getenv("IMC_TRAIN_NO_DIRECT");
+	if (own || s->direct)
 		s->wpack = falloc(gemm_pa_floats(M, K));
+	if (own)
 		s->wtpack = falloc(gemm_pa_floats(K, M));
-	}
-	s->direct = own && l->stride == 1 && !getenv("IMC_TRAIN_NO_DIRECT");
 	if (s->direct) {
 		int k = l->k, p = l->pad, pq = k - 1 - p;
 		s->HP = l->in_h + 2 * p;
@@ -173,8 +176,8 @@ static struct conv_scratch *scratch(struct layer *l)
 	for (int i = 0; i < t; i++) {
 		struct conv_thread *c = &s->th[i];
 		if (s->direct) {
-			c->P = falloc((size_t)l->in_c * s->HP * s->WP);
-			c->Q = falloc((size_t)M * s->HQ * s->WQ);
+			c->P = falloc((size_t)l->in_c * s->HP * s->WP + CONV_DIRECT_SLACK);
+			c->Q = falloc((size_t)M * s->HQ * s->WQ + CONV_DIRECT_SLACK);
 			c->dwT = falloc(l->nweight);
 			c->apack = falloc(gemm_pb_floats(M, N)); /* dy^T, packed */
 			c->dy = falloc(layer_out_size(l));

@@ -421,14 +421,16 @@ float model_forward_backward(struct model *m, const float *x, const uint8_t *y, 
 	return (float)(loss / n);
 }
 
-int model_evaluate(struct model *m, const float *x, const uint8_t *y, int n, double *loss_sum)
+int model_evaluate(struct model *m, const struct dataset *ds, double *loss_sum)
 {
-	int correct = 0, k = m->classes;
-	size_t isz = model_input_size(m);
+	int correct = 0, k = m->classes, n = ds->n;
+	const uint8_t *y = ds->y;
+	float *x = xmalloc((size_t)m->max_batch * model_input_size(m) * sizeof(float));
 	double ls = 0.0;
 	for (int start = 0; start < n; start += m->max_batch) {
 		int b = n - start < m->max_batch ? n - start : m->max_batch;
-		const float *z = forward(m, x + (size_t)start * isz, b);
+		dataset_get(ds, start, b, x);
+		const float *z = forward(m, x, b);
 		for (int i = 0; i < b; i++) {
 			const float *zi = z + (size_t)i * k;
 			int best = 0;
@@ -441,6 +443,7 @@ int model_evaluate(struct model *m, const float *x, const uint8_t *y, int n, dou
 			ls += row_loss(zi, k, yi, NULL);
 		}
 	}
+	free(x);
 	if (loss_sum)
 		*loss_sum += ls;
 	return correct;

@@ -68,10 +68,11 @@ void model_init_params(struct model *m, uint64_t seed);
  * gradient buffer with d(mean loss)/d(params). Does not touch parameters. */
 float model_forward_backward(struct model *m, const float *x, const uint8_t *y, int n);
 
-/* Forward only, any n (processed in chunks of max_batch). Returns the number
- * of correct top-1 predictions; adds the summed cross-entropy to *loss_sum
- * when loss_sum is not NULL. */
-int model_evaluate(struct model *m, const float *x, const uint8_t *y, int n, double *loss_sum);
+/* Forward only over the whole dataset, in chunks of max_batch examples
+ * (each converted to floats as it is needed: the set stays bytes). Returns
+ * the number of correct top-1 predictions; adds the summed cross-entropy to
+ * *loss_sum when loss_sum is not NULL. */
+int model_evaluate(struct model *m, const struct dataset *ds, double *loss_sum);
 
 /* A one-line human description ("cnn: 857738 params, input 1x28x28, ..."). */
 void model_describe(const struct model *m, char *buf, size_t len);

@@ -268,7 +268,7 @@ static int train(struct run *r, struct diag *d, double t_main)
 		last_loss = loss_sum / (loss_n ? loss_n : 1);
 		if (step % (uint64_t)spe == 0 && !diverged) {
 			double tl = 0;
-			int correct = model_evaluate(m, r->test.x, r->test.y, r->test.n, &tl);
+			int correct = model_evaluate(m, &r->test, &tl);
 			double acc = (double)correct / r->test.n;
 			strbuf_addf(&accs, "%s%.4f", nacc++ ? ", " : "", acc);
 			metrics_eval(r->metrics, step, (double)step / spe, acc, tl / r->test.n);
@@ -287,7 +287,7 @@ static int train(struct run *r, struct diag *d, double t_main)
 
 	/* Final evaluation, timed forward-only as the reference does. */
 	double f_cpu = trainer_cpu_now(), f_wall = trainer_wall_now(), test_loss = 0;
-	int correct = model_evaluate(m, r->test.x, r->test.y, r->test.n, &test_loss);
+	int correct = model_evaluate(m, &r->test, &test_loss);
 	double fwd_seconds = trainer_wall_now() - f_wall, fwd_cpu = trainer_cpu_now() - f_cpu;
 	double acc = (double)correct / r->test.n;
 	test_loss /= r->test.n;

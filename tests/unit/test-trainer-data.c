@@ -119,9 +119,14 @@ static void test_idx_plain_and_gzip(void **state)
 		assert_int_equal(ds.h, 4);
 		assert_int_equal(ds.w, 3);
 		assert_int_equal(ds.y[13], 3);
-		/* pixel i of the images file is (i*7 % 251), scaled by 1/255 */
-		assert_true(ds.x[5] == (float)(35 % 251) / 255.0f);
-		assert_true(ds.x[12 * 24 + 11] == (float)((12 * 24 + 11) * 7 % 251) / 255.0f);
+		/* pixel i of the images file is (i*7 % 251), kept as that byte and
+		 * scaled by 1/255 when copied out */
+		assert_int_equal(ds.x[5], 35 % 251);
+		assert_int_equal(ds.x[12 * 24 + 11], (12 * 24 + 11) * 7 % 251);
+		float ex[2 * 12];
+		dataset_get(&ds, 23, 2, ex);
+		assert_true(ex[11 + 12] == (float)((12 * 24 + 11) * 7 % 251) / 255.0f);
+		assert_true(ex[0] == (float)(23 * 12 * 7 % 251) / 255.0f);
 		dataset_release(&ds);
 		assert_int_equal(dataset_load(&ds, tmpdir, "fashion-mnist", false, &d), 0);
 		assert_int_equal(ds.n, 7);
@@ -246,7 +251,11 @@ static void test_cifar(void **state)
 	assert_int_equal(ds.c, 3);
 	assert_int_equal(ds.h, 32);
 	assert_int_equal(ds.y[2], 6);
-	assert_true(ds.x[3072 + 1024 + 1] == 1.0f / 255.0f);
+	assert_int_equal(ds.x[3072 + 1024 + 1], 1);
+	float ex[3072];
+	dataset_get(&ds, 1, 1, ex);
+	assert_true(ex[1024 + 1] == 1.0f / 255.0f);
+	assert_true(ex[255] == 1.0f);
 	dataset_release(&ds);
 	/* train split: data_batch_1 missing */
 	assert_int_equal(dataset_load(&ds, tmpdir, "cifar10", true, &d), -1);
@@ -278,11 +287,11 @@ static void make_dataset(struct dataset *ds, int n)
 	ds->h = 1;
 	ds->w = 2;
 	ds->num_classes = 10;
-	ds->x = malloc((size_t)n * 2 * sizeof(float));
+	ds->x = malloc((size_t)n * 2);
 	ds->y = malloc((size_t)n);
 	for (int i = 0; i < n; i++) {
-		ds->x[2 * i] = (float)i;
-		ds->x[2 * i + 1] = -(float)i;
+		ds->x[2 * i] = (uint8_t)i;
+		ds->x[2 * i + 1] = (uint8_t)(255 - i);
 		ds->y[i] = (uint8_t)(i % 10);
 	}
 }
@@ -300,7 +309,8 @@ static void test_shard(void **state)
 			assert_int_equal(dataset_shard(&s, &ds, k, count, &d), 0);
 			assert_true(s.n >= 103 / count && s.n <= 103 / count + 1);
 			for (int i = 0; i < s.n; i++) {
-				int id = (int)s.x[2 * i];
+				int id = s.x[2 * i];
+				assert_int_equal(s.x[2 * i + 1], 255 - id);
 				assert_int_equal(s.y[i], id % 10);
 				seen[id]++;
 			}
@@ -337,8 +347,10 @@ static void test_batcher(void **state)
 		for (int s = 0; s < 8; s++) {
 			batcher_get(&b, e, s, x, y);
 			for (int i = 0; i < 8; i++) {
-				int id = (int)x[2 * i];
-				assert_int_equal(x[2 * i + 1], -(float)id);
+				/* the bytes come out as x/255, exactly */
+				int id = (int)(x[2 * i] * 255.0f + 0.5f);
+				assert_true(x[2 * i] == (float)id / 255.0f);
+				assert_true(x[2 * i + 1] == (float)(255 - id) / 255.0f);
 				assert_int_equal(y[i], id % 10);
 				seen[id]++;
 			}

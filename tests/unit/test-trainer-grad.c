@@ -17,6 +17,7 @@
 
 #include <cmocka.h>
 
+#include "trainer/data.h"
 #include "trainer/gemm.h"
 #include "trainer/layer.h"
 #include "trainer/model.h"
@@ -155,9 +156,10 @@ static void test_conv_grad(void **state)
 		{ .out = 2, .k = 3, .stride = 2 },
 		{ .out = 5, .k = 2, .stride = 2, .pad = 1 },
 	};
-	/* every code path: own AVX-512 kernels (direct for stride 1, packed
-	 * im2col otherwise) when the CPU has them, and cblas_sgemm; with and
-	 * without a fused ReLU */
+	/* every code path: the direct kernels for stride 1 (AVX-512 or AVX2,
+	 * whichever the CPU has; the odd channel counts take their 4- and
+	 * 2-row pieces), own packed AVX-512 im2col otherwise when the CPU has
+	 * it, and cblas_sgemm; with and without a fused ReLU */
 	for (int own = 0; own <= 1; own++) {
 		gemm_set_own_kernel(own);
 		for (int threads = 1; threads <= 2; threads++) {
@@ -295,12 +297,16 @@ static void test_model_grad(void **state)
 	rng_seed(&r, 9);
 	int n = 4;
 	float x[4 * 72];
-	uint8_t y[4] = { 0, 3, 1, 2 };
+	uint8_t y[4] = { 0, 3, 1, 2 }, pix[4 * 72];
+	/* a dataset of bytes, as loaded; the model sees them as x/255 */
+	struct dataset ds = { .n = n, .c = 2, .h = 6, .w = 6, .num_classes = 4,
+			      .x = pix, .y = y };
 	for (int i = 0; i < n * 72; i++)
-		x[i] = uni(&r, 0, 1);
+		pix[i] = (uint8_t)uni(&r, 0, 255.5f);
+	dataset_get(&ds, 0, n, x);
 	float loss = model_forward_backward(m, x, y, n);
 	double ls = 0;
-	model_evaluate(m, x, y, n, &ls);
+	model_evaluate(m, &ds, &ls);
 	assert_true(fabs(ls / n - loss) < 1e-5);
 	size_t np = model_num_params(m);
 	float *g = malloc(np * sizeof(float));
@@ -308,14 +314,14 @@ static void test_model_grad(void **state)
 	float *p = model_params(m);
 	int bad = 0, kinks = 0;
 	double l0 = 0;
-	model_evaluate(m, x, y, n, &l0);
+	model_evaluate(m, &ds, &l0);
 	for (size_t i = 0; i < np; i++) {
 		float keep = p[i], eps = 1e-3f;
 		double lp = 0, lm = 0;
 		p[i] = keep + eps;
-		model_evaluate(m, x, y, n, &lp);
+		model_evaluate(m, &ds, &lp);
 		p[i] = keep - eps;
-		model_evaluate(m, x, y, n, &lm);
+		model_evaluate(m, &ds, &lm);
 		p[i] = keep;
 		double fwd = (lp - l0) / eps / n, bwd = (l0 - lm) / eps / n;
 		double num = (lp - lm) / (2.0 * eps) / n;
