@@ -711,7 +711,7 @@ static void handle_init(struct ps *ps, struct conn *c, const unsigned char *p, s
 		protocol_violation(ps, c, why);
 		return;
 	}
-	const float *vals = (const float *)(p + WIRE_INIT_FIXED);
+	const float *vals = wire_floats(p + WIRE_INIT_FIXED);
 	bool has_v = m.flags & WIRE_INIT_MOMENTUM;
 	if (c->nonfinite) {
 		protocol_violation(ps, c, "INIT carries non-finite values");
@@ -770,7 +770,7 @@ static void handle_push(struct ps *ps, struct conn *c, const unsigned char *p, s
 		protocol_violation(ps, c, why);
 		return;
 	}
-	const float *g = (const float *)(p + WIRE_PUSH_FIXED);
+	const float *g = wire_floats(p + WIRE_PUSH_FIXED);
 	if (c->nonfinite) {
 		protocol_violation(ps, c, "PUSH carries non-finite gradients");
 		return;
@@ -1031,7 +1031,7 @@ static void scan_floats(struct ps *ps, struct conn *c)
 		    : WIRE_PUSH_FIXED + (c->got - WIRE_PUSH_FIXED) / 4 * 4;
 	if (to <= from)
 		return;
-	const float *g = (const float *)(c->buf + from);
+	const float *g = wire_floats(c->buf + from);
 	size_t n = (to - from) / 4, i0 = (from - WIRE_PUSH_FIXED) / 4;
 	if (!c->nonfinite)
 		c->nonfinite = !all_finite(g, n);

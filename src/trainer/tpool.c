@@ -1,8 +1,8 @@
 /* tpool.c: a small pthread pool that runs one parallel job at a time
  * (tpool_run), the calling thread taking part. Idle workers block on a
  * condition variable rather than spin: on a shared 2-core host a spinning
- * team member steals the core its preempted partner needs (see
- * trainer-baseline.md 1.3). OpenBLAS is pinned to one thread here so the
+ * team member steals the core its preempted partner needs, and a step
+ * then waits a whole scheduler slice for it. OpenBLAS is pinned to one thread here so the
  * two pools never compete. */
 #include "config.h"
 

@@ -162,6 +162,17 @@ uint32_t wire_get32(const unsigned char *p);
 uint64_t wire_get64(const unsigned char *p);
 float wire_getf(const unsigned char *p);
 
+/* A frame's float payload read in place, without a copy: the payload
+ * starts at a multiple of 4 in a malloc'd buffer, and its little-endian
+ * IEEE-754 floats are the host's own (imc-train builds only for
+ * little-endian hosts: the assertion below). */
+_Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "the wire's floats are read in place");
+static inline const float *wire_floats(const unsigned char *p)
+{
+	/* cppcheck-suppress invalidPointerCast */
+	return (const float *)(const void *)p;
+}
+
 const char *wire_type_name(unsigned type);
 
 void wire_hdr_encode(unsigned char out[WIRE_HDR_SIZE], unsigned type, uint32_t length);
