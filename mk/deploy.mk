@@ -18,6 +18,7 @@ libimc_la_SOURCES += \
 	src/deploy/worker.c src/deploy/worker.h \
 	src/deploy/pause.c \
 	src/deploy/create.c \
+	src/deploy/submit.c \
 	src/deploy/contextualize.c
 
 # the engine without the command line: recovery, sessions, teardown, VM

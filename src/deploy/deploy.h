@@ -42,6 +42,10 @@ struct radl_doc *deploy_load_radl(const char *path, json_t *vars, bool interacti
  * infrastructure's sentences, checked once merged with them. */
 struct radl_doc *deploy_load_radl_unchecked(const char *path, json_t *vars, bool interactive, char **text,
 					    struct diag *d);
+/* The same for a RADL received as text (len bytes, a request's body, named
+ * name in messages): never interactive; check: the semantic checks too. */
+struct radl_doc *deploy_parse_radl(const char *name, const char *raw, size_t len, json_t *vars, bool check,
+				   char **text, struct diag *d);
 /* The stored RADL of an infrastructure, parsed (NULL with d set). */
 struct radl_doc *deploy_radl(const struct state_infra *in, struct diag *d);
 
@@ -49,6 +53,30 @@ struct radl_doc *deploy_radl(const struct state_infra *in, struct diag *d);
 char *deploy_new_id(void);
 /* The per-infrastructure private key path (HOME/infra/ID/id_ed25519). */
 char *deploy_key_path(const char *home, const char *id);
+
+/* ---- a new infrastructure (deploy/submit.c) ---- */
+
+/* What deploy_submit needs: 'imc create' reads a file, `imc serve` passes
+ * a request's body as text. */
+struct deploy_submission {
+	const char *file;      /* the RADL's name in messages; the file read when text is NULL */
+	const char *text;      /* the RADL itself (len bytes, NUL-terminated), or NULL */
+	size_t len;
+	const char *cloud;     /* every VM to this cloud (--cloud), or NULL */
+	json_t *vars;          /* @input.KEY@ values (may be NULL); missing ones asked when interactive */
+	bool interactive;
+	const char *auth_given;/* the auth file given (-a), or NULL: deploy_auth's lookup */
+	const char *owner;     /* state_infra.owner, or NULL */
+	bool catch_interrupt;  /* the caller follows: Ctrl-C stops following (deploy_follow_catch_interrupt) */
+};
+/* Validates and plans the RADL, checks its recipes, records the
+ * infrastructure with its pending VMs and networks, generates its SSH key
+ * and starts its deployment worker (deploy_spawn). *st is opened in home
+ * when NULL, and reopened by the spawn. *id gets the new id (malloc'd)
+ * once the worker runs. 0, or -1 with d set (nothing recorded when the
+ * RADL, the plan or a recipe is wrong). */
+int deploy_submit(const struct deploy_submission *req, const char *home, struct state_store **st, char **id,
+		  struct diag *d);
 
 /* ---- cloud sessions and VM rows (deploy/sessions.c, deploy/vms.c) ---- */
 
