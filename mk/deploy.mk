@@ -19,6 +19,7 @@ libimc_la_SOURCES += \
 	src/deploy/pause.c \
 	src/deploy/create.c \
 	src/deploy/submit.c \
+	src/deploy/destroy.c \
 	src/deploy/contextualize.c
 
 # the engine without the command line: recovery, sessions, teardown, VM

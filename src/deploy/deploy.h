@@ -136,6 +136,12 @@ enum vmop { VMOP_START, VMOP_STOP, VMOP_REBOOT };
  * that starts again comes back to the outcome its contextualization had. */
 int deploy_vm_op(struct state_store *st, struct state_infra *in, const struct auth_file *af,
 		 struct state_vm *vm, enum vmop op, struct diag *d);
+/* The same for VM num (num >= 0) or for every VM of in that is neither
+ * failed nor off (num < 0), under the infrastructure's lock, with the
+ * credentials deploy_auth finds from auth_given. -1 when d holds an error
+ * afterwards (66 when in has no VM num). */
+int deploy_vms_op(struct state_store *st, struct state_infra *in, const char *auth_given, int num, enum vmop op,
+		  struct diag *d);
 /* "started", "stopped" or "rebooted": the operation in messages. */
 const char *deploy_vmop_verb(enum vmop op);
 
@@ -144,6 +150,13 @@ const char *deploy_vmop_verb(enum vmop op);
  * force, failures are reported as warnings and the rows deleted anyway. */
 int deploy_teardown(struct state_store *st, struct state_infra *in, const struct auth_file *af,
 		    bool force, struct diag *d);
+/* Destroys infrastructure id (the whole id, resolved by the caller): its
+ * worker cancelled, deploy_teardown, a tombstone row, its directory
+ * removed. auth_given as for deploy_auth. Idempotent: *already is set when
+ * it was destroyed before (0 returned). With force, what a cloud could not
+ * delete is reported as warnings and forgotten. 0, or -1 with d set. */
+int deploy_destroy(struct state_store *st, const char *id, const char *auth_given, bool force, bool *already,
+		   struct diag *d);
 /* Removes HOME/infra/ID (keys, logs, outputs). */
 void deploy_remove_dir(const char *home, const char *id);
 
