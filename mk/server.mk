@@ -1,4 +1,12 @@
 # src/server: `imc serve`, IM's REST API over libmicrohttpd on the same
-# deployment engine as the commands (src/deploy); in the imc program, the
-# only one that serves.
-#imc_SOURCES += src/cmd/cmd-serve.c
+# deployment engine as the commands (src/deploy). It is part of the imc
+# program, not libimc.la: nothing else serves.
+imc_SOURCES += src/cmd/cmd-serve.c \
+	src/server/server.h \
+	src/server/http.c \
+	src/server/route.c \
+	src/server/auth.c \
+	src/server/reply.c \
+	src/server/infra.c \
+	src/server/vms.c \
+	src/server/ops.c
