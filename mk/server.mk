@@ -10,3 +10,7 @@ imc_SOURCES += src/cmd/cmd-serve.c \
 	src/server/infra.c \
 	src/server/vms.c \
 	src/server/ops.c
+
+# every endpoint over loopback, with curl and with Python requests
+TESTS += tests/cli/t8001-serve.sh
+EXTRA_DIST += tests/cli/t8001-serve.sh

@@ -18,7 +18,7 @@ enum { OPT_BIND, OPT_PORT, OPT_PID_FILE, OPT_MAX_BODY, OPT_MAX_CONNECTIONS, OPT_
 
 static const struct cmd_option options[] = {
 	[OPT_BIND] = { "bind", 0, CMD_OPT_VALUE, "ADDR", "IPv4 address to listen on (default 127.0.0.1)" },
-	[OPT_PORT] = { "port", 'p', CMD_OPT_VALUE, "N", "TCP port to listen on (default 8800, IM's)" },
+	[OPT_PORT] = { "port", 'p', CMD_OPT_VALUE, "N", "TCP port to listen on (default 8800, IM's; 0: any free one)" },
 	[OPT_PID_FILE] = { "pid-file", 0, CMD_OPT_VALUE, "FILE", "write the server's PID there once it listens" },
 	[OPT_MAX_BODY] = { "max-body", 0, CMD_OPT_VALUE, "BYTES",
 			   "longest request body (default 1048576); longer: 413" },
@@ -51,7 +51,7 @@ static int run(struct cmd_args *a)
 {
 	unsigned long port, body, conns, timeout;
 	int rc;
-	if ((rc = number(a, OPT_PORT, 1, 65535, 8800, &port)) || (rc = number(a, OPT_MAX_BODY, 1, 1UL << 30, 1 << 20, &body)) ||
+	if ((rc = number(a, OPT_PORT, 0, 65535, 8800, &port)) || (rc = number(a, OPT_MAX_BODY, 1, 1UL << 30, 1 << 20, &body)) ||
 	    (rc = number(a, OPT_MAX_CONNECTIONS, 1, 4096, 64, &conns)) ||
 	    (rc = number(a, OPT_TIMEOUT, 1, 86400, 60, &timeout)))
 		return rc;
@@ -69,7 +69,6 @@ static int run(struct cmd_args *a)
 		.port = (unsigned)port, .max_body = body, .max_header = 64 * 1024, .max_conns = (unsigned)conns,
 		.timeout = (unsigned)timeout, .create_wait = 3600, .pid_file = a->opt[OPT_PID_FILE].val,
 	};
-	fprintf(stderr, "imc serve: listening on http://%s:%u/ (IMC_HOME %s)\n", cfg.bind, cfg.port, home);
 	server_run(&cfg, a->d);
 	free(home);
 	return IMC_EXIT_OK;

@@ -217,11 +217,14 @@ int server_run(const struct srv_config *cfg, struct diag *d)
 		diag_error(d, IMC_EXIT_UNAVAILABLE, NULL, "cannot listen on %s:%u", cfg->bind, cfg->port);
 		return -1;
 	}
+	/* port 0: the kernel picked one, which the client must learn */
+	const union MHD_DaemonInfo *info = MHD_get_daemon_info(daemon, MHD_DAEMON_INFO_BIND_PORT);
+	unsigned port = info && info->port ? info->port : cfg->port;
+	fprintf(stderr, "imc serve: listening on http://%s:%u/ (IMC_HOME %s)\n", cfg->bind, port, cfg->home);
 	if (cfg->pid_file && write_pid_file(cfg->pid_file, d) < 0) {
 		MHD_stop_daemon(daemon);
 		return -1;
 	}
-	log_info("serve", "listening on http://%s:%u/", cfg->bind, cfg->port);
 	int sig = 0;
 	while (sigwait(&set, &sig) != 0)
 		;
