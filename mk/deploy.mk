@@ -20,6 +20,7 @@ libimc_la_SOURCES += \
 	src/deploy/create.c \
 	src/deploy/submit.c \
 	src/deploy/destroy.c \
+	src/deploy/add.c \
 	src/deploy/contextualize.c
 
 # the engine without the command line: recovery, sessions, teardown, VM

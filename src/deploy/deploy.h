@@ -78,6 +78,17 @@ struct deploy_submission {
 int deploy_submit(const struct deploy_submission *req, const char *home, struct state_store **st, char **id,
 		  struct diag *d);
 
+/* Adds the VMs the RADL of req deploys to infrastructure id (req->owner
+ * and req->cloud unused: the infrastructure's own are kept); req->vars
+ * add to the stored @input values. Under the infrastructure's lock: the
+ * VMs recorded pending with the next numbers, the stored RADL grown by
+ * what was added, a worker started to create them and, unless
+ * no_context, contextualize everything again. *st is reopened by the
+ * spawn. *nums (malloc'd) gets the new VMs' numbers. 0, or -1 with d set
+ * (nothing recorded). */
+int deploy_add(struct state_store **st, const char *id, const struct deploy_submission *req, bool no_context,
+	       int **nums, size_t *n, struct diag *d);
+
 /* ---- cloud sessions and VM rows (deploy/sessions.c, deploy/vms.c) ---- */
 
 /* A cloud session for (cloud, cred id) of an infrastructure. */
