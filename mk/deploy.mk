@@ -21,6 +21,7 @@ libimc_la_SOURCES += \
 	src/deploy/submit.c \
 	src/deploy/destroy.c \
 	src/deploy/add.c \
+	src/deploy/remove.c \
 	src/deploy/contextualize.c
 
 # the engine without the command line: recovery, sessions, teardown, VM

@@ -89,6 +89,15 @@ int deploy_submit(const struct deploy_submission *req, const char *home, struct 
 int deploy_add(struct state_store **st, const char *id, const struct deploy_submission *req, bool no_context,
 	       int **nums, size_t *n, struct diag *d);
 
+/* Removes VMs nums[0..nnums-1] of in (all must exist, else 66 and nothing
+ * is touched): each deleted on its cloud, then its row; a VM its cloud
+ * failed to delete stays (the error in d). The VMs left are
+ * contextualized again by a worker when any is reachable over SSH, unless
+ * no_context (*st is then reopened). *removed (malloc'd) gets the numbers
+ * removed. 0 (check d for the VMs that failed), or -1 with d set. */
+int deploy_remove(struct state_store **st, struct state_infra *in, const char *auth_given, const int *nums,
+		  size_t nnums, bool no_context, int **removed, size_t *nremoved, struct diag *d);
+
 /* ---- cloud sessions and VM rows (deploy/sessions.c, deploy/vms.c) ---- */
 
 /* A cloud session for (cloud, cred id) of an infrastructure. */
