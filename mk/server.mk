@@ -9,7 +9,8 @@ imc_SOURCES += src/cmd/cmd-serve.c \
 	src/server/reply.c \
 	src/server/infra.c \
 	src/server/vms.c \
-	src/server/ops.c
+	src/server/ops.c \
+	src/server/resources.c
 
 # every endpoint over loopback, with curl and with Python requests
 TESTS += tests/cli/t8001-serve.sh

@@ -65,10 +65,7 @@ out:
 	diag_release(&d);
 }
 
-/* The body's media type is one IM takes for RADL: text (or none) for RADL,
- * application/json for RADL-JSON (told apart by the parser). TOSCA
- * (text/yaml) is not supported: IM's 415. */
-static bool radl_media(const struct srv_request *r)
+bool srv_radl_media(const struct srv_request *r)
 {
 	static const char *const ok[] = { "text/plain", "*/*", "text/*", "application/json" };
 	if (!r->content_type || !*r->content_type)
@@ -79,10 +76,9 @@ static bool radl_media(const struct srv_request *r)
 	return false;
 }
 
-/* Waits, as IM's synchronous create does, until the worker has created
- * the VMs (its phase is past creating) or is gone, at most max seconds.
- * The worker is another process: the store is where it says so. */
-static void wait_created(struct state_store *st, const char *id, double max)
+/* The worker is another process: the store is where it says how far it
+ * got. */
+void srv_wait_created(struct state_store *st, const char *id, double max)
 {
 	struct timespec t0, now;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -114,7 +110,7 @@ void srv_infra_create(struct srv_request *r, struct srv_reply *out)
 		srv_reply_error(r, out, 400, "Error Creating Inf.: dry_run is not supported by this server");
 		return;
 	}
-	if (!radl_media(r)) {
+	if (!srv_radl_media(r)) {
 		srv_reply_error(r, out, 415, "Unsupported Media Type %s", r->content_type);
 		return;
 	}
@@ -129,7 +125,7 @@ void srv_infra_create(struct srv_request *r, struct srv_reply *out)
 	}
 	log_info("serve", "infrastructure %s created for user '%s'", id, r->user.username);
 	if (!async)
-		wait_created(r->st, id, r->cfg->create_wait);
+		srv_wait_created(r->st, id, r->cfg->create_wait);
 	char *path = xasprintf("infrastructures/%s", id);
 	srv_reply_uri(r, out, path);
 	free(path);

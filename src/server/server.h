@@ -2,7 +2,8 @@
  * deployment engine. The files of src/server each do one job: http.c the
  * libmicrohttpd plumbing and the limits, route.c the table of resources,
  * auth.c the Authorization header and ownership, reply.c IM's content
- * types and error bodies, infra.c, vms.c and ops.c the resources. A
+ * types and error bodies, infra.c, vms.c, ops.c and resources.c the
+ * resources. A
  * handler sees a struct srv_request and fills a struct srv_reply; it
  * never sees libmicrohttpd.
  *
@@ -109,6 +110,15 @@ void srv_reply_prop(const struct srv_request *r, struct srv_reply *out, const ch
 /* An empty 200 answer (operations that succeeded). */
 void srv_reply_empty(const struct srv_request *r, struct srv_reply *out);
 
+/* infra.c: whether the body's media type is one IM takes for RADL: text
+ * (or none) for RADL, application/json for RADL-JSON (told apart by the
+ * parser). TOSCA (text/yaml) is not supported: the caller answers 415. */
+bool srv_radl_media(const struct srv_request *r);
+/* infra.c: waits, as IM's synchronous create and addresource do, until the
+ * worker of id has created the VMs (its phase is past creating) or is
+ * gone, at most max seconds. */
+void srv_wait_created(struct state_store *st, const char *id, double max);
+
 /* The resources: each answers r (route.c picks by method and path). */
 void srv_version(struct srv_request *r, struct srv_reply *out);
 void srv_infra_list(struct srv_request *r, struct srv_reply *out);
@@ -119,6 +129,8 @@ void srv_infra_destroy(struct srv_request *r, struct srv_reply *out);
 void srv_vm_info(struct srv_request *r, struct srv_reply *out);
 void srv_vm_prop(struct srv_request *r, struct srv_reply *out);
 void srv_infra_op(struct srv_request *r, struct srv_reply *out);
+void srv_infra_add(struct srv_request *r, struct srv_reply *out);
+void srv_vm_remove(struct srv_request *r, struct srv_reply *out);
 void srv_vm_op(struct srv_request *r, struct srv_reply *out);
 
 #endif

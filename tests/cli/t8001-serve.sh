@@ -218,6 +218,29 @@ req st GET "/infrastructures/$ID/state" -H "Authorization: $ALICE"
 req op PUT "/infrastructures/$ID/vms/7/reboot" -H "Authorization: $ALICE"
 answer op "404 text/plain" "an operation on a VM that does not exist"
 
+# ---- add and remove VMs ----
+req add POST "/infrastructures/$ID" -H "Authorization: $ALICE" -H 'Content-Type: text/plain' --data-binary "@$R/t2-add.radl"
+answer add "200 text/uri-list" "POST /infrastructures/ID (addresource)"
+[ "$(cat "$TMPD/add.body")" = "$URL/infrastructures/$ID/vms/3" ] && ok "addresource answers the new VM's URI" ||
+	not_ok "addresource body: $(cat "$TMPD/add.body")"
+req add POST "/infrastructures/$ID?context=no" -H "Authorization: $ALICE" -H 'Accept: application/json' -H 'Content-Type: text/plain' --data-binary "@$R/t2-add.radl"
+[ "$(jget add "[u['uri'] for u in d['uri-list']]")" = "['$URL/infrastructures/$ID/vms/4']" ] &&
+	ok "addresource as JSON, without contextualization" || not_ok "addresource JSON: $(cat "$TMPD/add.body")"
+req add POST "/infrastructures/$ID" -H "Authorization: $ALICE" -H 'Content-Type: text/plain' --data-binary 'deploy nosuchsystem 1'
+answer add "400 text/plain" "addresource of a system that does not exist"
+req add POST "/infrastructures/$ID" -H "Authorization: $BOB" -H 'Content-Type: text/plain' --data-binary "@$R/t2-add.radl"
+answer add "403 text/plain" "another user cannot add to it"
+req inf GET "/infrastructures/$ID" -H "Authorization: $ALICE"
+[ "$(wc -l <"$TMPD/inf.body")" = 4 ] && ok "the infrastructure has 5 VMs" || not_ok "VMs after addresource: $(cat "$TMPD/inf.body")"
+req rm DELETE "/infrastructures/$ID/vms/3,4" -H "Authorization: $ALICE"
+answer rm "200 text/plain" "DELETE /infrastructures/ID/vms/3,4 (removeresource)"
+req inf GET "/infrastructures/$ID" -H "Authorization: $ALICE"
+[ "$(wc -l <"$TMPD/inf.body")" = 2 ] && ok "the infrastructure has 3 VMs again" || not_ok "VMs after removeresource: $(cat "$TMPD/inf.body")"
+req rm DELETE "/infrastructures/$ID/vms/3" -H "Authorization: $ALICE"
+answer rm "404 text/plain" "removing a VM that is gone"
+req rm DELETE "/infrastructures/$ID/vms/2" -H "Authorization: $BOB"
+answer rm "403 text/plain" "another user cannot remove a VM"
+
 # ---- destroy ----
 req d DELETE "/infrastructures/$ID" -H "Authorization: $ALICE"
 answer d "200 text/plain" "DELETE /infrastructures/ID"

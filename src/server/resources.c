@@ -1,0 +1,111 @@
+/* resources.c: changing which VMs an infrastructure has, in `imc serve`
+ * (IM's REST.rst): POST /infrastructures/ID adds the VMs its body's RADL
+ * deploys (through deploy_add, as 'imc addresource'; context=no: only
+ * created) and answers their URIs; DELETE /infrastructures/ID/vms/N[,M...]
+ * removes VMs (through deploy_remove, as 'imc removeresource'; context=no:
+ * the others are not contextualized again). */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "deploy/deploy.h"
+#include "server/server.h"
+#include "util/log.h"
+#include "util/xalloc.h"
+#include "util/banned.h"
+
+void srv_infra_add(struct srv_request *r, struct srv_reply *out)
+{
+	static const char what[] = "Error Adding resources";
+	bool context;
+	struct state_infra in;
+	struct diag d = DIAG_INIT;
+	int *nums = NULL;
+	size_t n = 0;
+	if (srv_query_flag(r, "context", true, &context) < 0) {
+		srv_reply_error(r, out, 400, "%s: Incorrect value in context parameter", what);
+		return;
+	}
+	if (!srv_radl_media(r)) {
+		srv_reply_error(r, out, 415, "Unsupported Media Type %s", r->content_type);
+		return;
+	}
+	if (srv_infra(r, r->seg[1], what, &in, out) < 0)
+		return;
+	deploy_recover(r->st, &in, &d);
+	struct deploy_submission req = { .file = "body", .text = r->body, .len = r->len,
+					 .auth_given = r->user.auth_path };
+	if (deploy_add(&r->st, in.id, &req, !context, &nums, &n, &d) < 0) {
+		srv_reply_diag(r, out, 400, what, &d);
+		goto out;
+	}
+	log_info("serve", "%zu VM(s) added to %s for user '%s'", n, in.id, r->user.username);
+	srv_wait_created(r->st, in.id, r->cfg->create_wait);
+	char **paths = xcalloc(n ? n : 1, sizeof(*paths));
+	for (size_t i = 0; i < n; i++)
+		paths[i] = xasprintf("infrastructures/%s/vms/%d", in.id, nums[i]);
+	srv_reply_uris(r, out, paths, n);
+	for (size_t i = 0; i < n; i++)
+		free(paths[i]);
+	free(paths);
+out:
+	free(nums);
+	state_infra_release(&in);
+	diag_release(&d);
+}
+
+/* The numbers of "N[,M...]" (malloc'd); -1 when one is not a VM number. */
+static int parse_vms(const char *list, int **nums, size_t *n)
+{
+	*nums = NULL;
+	*n = 0;
+	for (const char *p = list;;) {
+		char *end;
+		long v = strtol(p, &end, 10);
+		if (!(*p >= '0' && *p <= '9') || (*end && *end != ',') || v > 1000000) {
+			free(*nums);
+			*nums = NULL;
+			*n = 0;
+			return -1;
+		}
+		*nums = xreallocarray(*nums, *n + 1, sizeof(**nums));
+		(*nums)[(*n)++] = (int)v;
+		if (!*end)
+			return 0;
+		p = end + 1;
+	}
+}
+
+void srv_vm_remove(struct srv_request *r, struct srv_reply *out)
+{
+	static const char what[] = "Error Removing resources";
+	bool context;
+	struct state_infra in;
+	struct diag d = DIAG_INIT;
+	int *nums = NULL, *removed = NULL;
+	size_t n = 0, nremoved = 0;
+	if (srv_query_flag(r, "context", true, &context) < 0) {
+		srv_reply_error(r, out, 400, "%s: Incorrect value in context parameter", what);
+		return;
+	}
+	if (srv_infra(r, r->seg[1], what, &in, out) < 0)
+		return;
+	if (parse_vms(r->seg[3], &nums, &n) < 0) {
+		srv_reply_error(r, out, 404, "%s: Invalid VM ID or access not granted.", what);
+		goto out;
+	}
+	deploy_recover(r->st, &in, &d);
+	int rc = deploy_remove(&r->st, &in, r->user.auth_path, nums, n, !context, &removed, &nremoved, &d);
+	if (rc < 0 && d.code == IMC_EXIT_NOINPUT)
+		srv_reply_error(r, out, 404, "%s: Invalid VM ID or access not granted.", what);
+	else if (rc < 0 || diag_has_errors(&d))
+		srv_reply_diag(r, out, 400, what, &d);
+	else
+		srv_reply_empty(r, out);
+out:
+	free(nums);
+	free(removed);
+	state_infra_release(&in);
+	diag_release(&d);
+}
