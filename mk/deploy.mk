@@ -22,6 +22,8 @@ libimc_la_SOURCES += \
 	src/deploy/destroy.c \
 	src/deploy/add.c \
 	src/deploy/remove.c \
+	src/deploy/alter.c \
+	src/deploy/reconfigure.c \
 	src/deploy/contextualize.c
 
 # the engine without the command line: recovery, sessions, teardown, VM

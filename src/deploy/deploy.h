@@ -98,6 +98,24 @@ int deploy_add(struct state_store **st, const char *id, const struct deploy_subm
 int deploy_remove(struct state_store **st, struct state_infra *in, const char *auth_given, const int *nums,
 		  size_t nnums, bool no_context, int **removed, size_t *nremoved, struct diag *d);
 
+/* Alters VM num of in as the first system of req's RADL says (cpu.count,
+ * memory.size, gpu.count, instance_type), through its cloud's vm_alter,
+ * under the infrastructure's lock; the store takes the new values once
+ * the cloud applied them. *new_spec gets the VM's new spec (a reference).
+ * 0 when done without error, else -1 with d set (66: no such VM; a change
+ * that took effect with an error is stored and still -1). */
+int deploy_alter(struct state_store *st, const struct state_infra *in, int num, const struct deploy_submission *req,
+		 json_t **new_spec, struct diag *d);
+
+/* Contextualizes infrastructure id again, on the VMs of the comma list vms
+ * (NULL: all), after replacing its configures and contextualize by those
+ * of req's RADL when it has one (req NULL, or without file and text:
+ * none); the result is checked before it is stored. Under the
+ * infrastructure's lock, until the worker is started (*st is reopened by
+ * the spawn). 0, or -1 with d set (nothing changed). */
+int deploy_reconfigure(struct state_store **st, const char *id, const struct deploy_submission *req,
+		       const char *vms, struct diag *d);
+
 /* ---- cloud sessions and VM rows (deploy/sessions.c, deploy/vms.c) ---- */
 
 /* A cloud session for (cloud, cred id) of an infrastructure. */
