@@ -1,8 +1,12 @@
 /* ops.c: the operations of `imc serve` on running infrastructures (IM's
  * REST.rst): PUT /infrastructures/ID/start|stop (every live VM) and PUT
  * /infrastructures/ID/vms/N/start|stop|reboot (one VM), through
- * deploy_vms_op as the commands start, stop, startvm, stopvm, rebootvm.
- * IM answers an empty body when the operation was done. */
+ * deploy_vms_op as the commands start, stop, startvm, stopvm, rebootvm;
+ * PUT /infrastructures/ID/reconfigure (configures replaced by the body's,
+ * when it has a RADL, then the contextualization run again in the
+ * background on the VMs of vm_list, default all, through
+ * deploy_reconfigure as 'imc reconfigure -d'). IM answers an empty body
+ * when the operation was done or started. */
 #include "config.h"
 
 #include <stdlib.h>
@@ -52,4 +56,32 @@ void srv_vm_op(struct srv_request *r, struct srv_reply *out)
 		return;
 	}
 	run_op(r, out, op, (int)num, what[op]);
+}
+
+void srv_infra_reconfigure(struct srv_request *r, struct srv_reply *out)
+{
+	static const char what[] = "Error reconfiguring Inf.";
+	const char *list = srv_query(r, "vm_list");
+	struct state_infra in;
+	struct diag d = DIAG_INIT;
+	if (list && (!*list || strspn(list, "0123456789,") != strlen(list))) {
+		srv_reply_error(r, out, 400, "%s: Incorrect value in vm_list parameter", what);
+		return;
+	}
+	if (!srv_radl_media(r)) {
+		srv_reply_error(r, out, 415, "Unsupported Media Type %s", r->content_type);
+		return;
+	}
+	if (srv_infra(r, r->seg[1], what, &in, out) < 0)
+		return;
+	deploy_recover(r->st, &in, &d);
+	/* a body of blanks only is no RADL: the configures stay */
+	bool radl = r->len && strspn(r->body, " \t\r\n") < r->len;
+	struct deploy_submission req = { .file = "body", .text = radl ? r->body : NULL, .len = r->len };
+	if (deploy_reconfigure(&r->st, in.id, radl ? &req : NULL, list, &d) < 0)
+		srv_reply_diag(r, out, 400, what, &d);
+	else
+		srv_reply_empty(r, out);
+	state_infra_release(&in);
+	diag_release(&d);
 }

@@ -3,11 +3,15 @@
  * deploys (through deploy_add, as 'imc addresource'; context=no: only
  * created) and answers their URIs; DELETE /infrastructures/ID/vms/N[,M...]
  * removes VMs (through deploy_remove, as 'imc removeresource'; context=no:
- * the others are not contextualized again). */
+ * the others are not contextualized again); PUT /infrastructures/ID/vms/N
+ * changes a VM's features (through deploy_alter, as 'imc alter') and
+ * answers the VM as it is then. */
 #include "config.h"
 
 #include <stdlib.h>
 #include <string.h>
+
+#include <jansson.h>
 
 #include "deploy/deploy.h"
 #include "server/server.h"
@@ -106,6 +110,51 @@ void srv_vm_remove(struct srv_request *r, struct srv_reply *out)
 out:
 	free(nums);
 	free(removed);
+	state_infra_release(&in);
+	diag_release(&d);
+}
+
+void srv_vm_alter(struct srv_request *r, struct srv_reply *out)
+{
+	static const char what[] = "Error modifying the VM";
+	struct state_infra in;
+	struct state_vm vm = { 0 };
+	struct diag d = DIAG_INIT;
+	struct radl_doc *doc = NULL;
+	struct strbuf sb = STRBUF_INIT;
+	json_t *spec = NULL, *j = NULL;
+	int *nums = NULL;
+	size_t n = 0;
+	if (!srv_radl_media(r)) {
+		srv_reply_error(r, out, 415, "Unsupported Media Type %s", r->content_type);
+		return;
+	}
+	if (srv_infra(r, r->seg[1], what, &in, out) < 0)
+		return;
+	if (parse_vms(r->seg[3], &nums, &n) < 0 || n != 1) {
+		srv_reply_error(r, out, 404, "%s: Invalid VM ID or access not granted.", what);
+		goto out;
+	}
+	deploy_recover(r->st, &in, &d);
+	struct deploy_submission req = { .file = "body", .text = r->body, .len = r->len,
+					 .auth_given = r->user.auth_path };
+	if (deploy_alter(r->st, &in, nums[0], &req, &spec, &d) < 0) {
+		srv_reply_diag(r, out, d.code == IMC_EXIT_NOINPUT ? 404 : 400, what, &d);
+		goto out;
+	}
+	/* IM answers the VM as it is now: its RADL, or {"radl": RADL-JSON} */
+	if (state_vm_get(r->st, in.id, nums[0], &vm, &d) != 0 || !(doc = deploy_radl(&in, &d)) ||
+	    deploy_vm_info(doc, &vm, NULL, &sb, &j, NULL, &d) < 0)
+		srv_reply_diag(r, out, 400, what, &d);
+	else
+		srv_reply_prop(r, out, "radl", strbuf_str(&sb), json_incref(json_object_get(j, "radl")));
+out:
+	json_decref(spec);
+	json_decref(j);
+	strbuf_release(&sb);
+	radl_doc_free(doc);
+	state_vm_release(&vm);
+	free(nums);
 	state_infra_release(&in);
 	diag_release(&d);
 }

@@ -131,6 +131,8 @@ void srv_vm_prop(struct srv_request *r, struct srv_reply *out);
 void srv_infra_op(struct srv_request *r, struct srv_reply *out);
 void srv_infra_add(struct srv_request *r, struct srv_reply *out);
 void srv_vm_remove(struct srv_request *r, struct srv_reply *out);
+void srv_vm_alter(struct srv_request *r, struct srv_reply *out);
+void srv_infra_reconfigure(struct srv_request *r, struct srv_reply *out);
 void srv_vm_op(struct srv_request *r, struct srv_reply *out);
 
 #endif

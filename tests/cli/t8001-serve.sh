@@ -11,9 +11,10 @@ R="$top_srcdir/tests/cli/data"
 command -v curl >/dev/null 2>&1 || skip_all "curl is needed (scripts/install-deps)"
 "$PYTHON3" -c 'import requests' 2>/dev/null || skip_all "python3-requests is needed (scripts/install-deps)"
 
-# the server: any free port on loopback, known from its first line once
+# the server (logging at debug level, so that the secrets check covers
+# every line it can log): any free port on loopback, known from its first line once
 # its pid file exists; killed by that PID at exit
-"$IMC" serve --bind 127.0.0.1 --port 0 --max-body 65536 --pid-file "$TMPD/serve.pid" \
+IMC_LOG=debug "$IMC" serve --bind 127.0.0.1 --port 0 --max-body 65536 --pid-file "$TMPD/serve.pid" \
 	>"$TMPD/serve.out" 2>"$TMPD/serve.log" &
 SPID=$!
 at_exit 'kill "$SPID" 2>/dev/null; wait "$SPID" 2>/dev/null'
@@ -240,6 +241,43 @@ req rm DELETE "/infrastructures/$ID/vms/3" -H "Authorization: $ALICE"
 answer rm "404 text/plain" "removing a VM that is gone"
 req rm DELETE "/infrastructures/$ID/vms/2" -H "Authorization: $BOB"
 answer rm "403 text/plain" "another user cannot remove a VM"
+
+# ---- alter and reconfigure ----
+printf 'system front (\n    cpu.count >= 4 and\n    memory.size >= 2g\n)\n' >"$TMPD/alter.radl"
+req al PUT "/infrastructures/$ID/vms/0" -H "Authorization: $ALICE" -H 'Content-Type: text/plain' --data-binary "@$TMPD/alter.radl"
+answer al "200 text/plain" "PUT /infrastructures/ID/vms/0 (alter)"
+body al '^ +cpu\.count = 4 and' "alter answers the VM as it is now"
+req al GET "/infrastructures/$ID/vms/0/memory.size" -H "Authorization: $ALICE"
+[ "$(cat "$TMPD/al.body")" = 2000000000 ] && ok "the new memory.size is stored" || not_ok "memory.size after alter: $(cat "$TMPD/al.body")"
+req al PUT "/infrastructures/$ID/vms/9" -H "Authorization: $ALICE" -H 'Content-Type: text/plain' --data-binary "@$TMPD/alter.radl"
+answer al "404 text/plain" "altering a VM that does not exist"
+req al PUT "/infrastructures/$ID/vms/0" -H "Authorization: $ALICE" -H 'Content-Type: text/plain' --data-binary 'system front ('
+answer al "400 text/plain" "altering with malformed RADL"
+req al PUT "/infrastructures/$ID/vms/0" -H "Authorization: $BOB" -H 'Content-Type: text/plain' --data-binary "@$TMPD/alter.radl"
+answer al "403 text/plain" "another user cannot alter a VM"
+req op PUT "/infrastructures/$ID/vms/2/start" -H "Authorization: $ALICE"
+answer op "200 text/plain" "VM 2 started again"
+req rc PUT "/infrastructures/$ID/reconfigure" -H "Authorization: $ALICE"
+answer rc "200 text/plain" "PUT /infrastructures/ID/reconfigure without a body"
+printf 'configure front (\n@begin\n- hosts: all\n  tasks:\n    - debug: msg="front again"\n@end\n)\n' >"$TMPD/reconf.radl"
+req rc PUT "/infrastructures/$ID/reconfigure?vm_list=0" -H "Authorization: $ALICE" -H 'Content-Type: text/plain' --data-binary "@$TMPD/reconf.radl"
+answer rc "200 text/plain" "reconfigure with new configures, on VM 0"
+req rd GET "/infrastructures/$ID/radl" -H "Authorization: $ALICE"
+body rd 'front again' "the configure was replaced"
+req rc PUT "/infrastructures/$ID/reconfigure?vm_list=zero" -H "Authorization: $ALICE"
+answer rc "400 text/plain" "reconfigure with a bad vm_list"
+req rc PUT "/infrastructures/$ID/reconfigure" -H "Authorization: $ALICE" -H 'Content-Type: text/plain' --data-binary 'configure nosuch ('
+answer rc "400 text/plain" "reconfigure with malformed RADL"
+req rc PUT "/infrastructures/$ID/reconfigure" -H "Authorization: $BOB"
+answer rc "403 text/plain" "another user cannot reconfigure"
+deadline=$(($(date +%s) + 60))
+while :; do
+	req st GET "/infrastructures/$ID/state" -H "Authorization: $ALICE"
+	grep -q '"state":"configured"' "$TMPD/st.body" && break
+	[ "$(date +%s)" -lt "$deadline" ] || break
+	sleep 0.2 # polling the state, as IM's client does
+done
+[ "$(jget st "d['state']['state']")" = configured ] && ok "configured again after reconfigure" || not_ok "after reconfigure: $(cat "$TMPD/st.body")"
 
 # ---- destroy ----
 req d DELETE "/infrastructures/$ID" -H "Authorization: $ALICE"
