@@ -18,6 +18,7 @@ libimc_la_SOURCES += \
 	src/deploy/worker.c src/deploy/worker.h \
 	src/deploy/pause.c \
 	src/deploy/create.c \
+	src/deploy/lock.c \
 	src/deploy/submit.c \
 	src/deploy/destroy.c \
 	src/deploy/add.c \

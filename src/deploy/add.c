@@ -67,17 +67,10 @@ int deploy_add(struct state_store **st, const char *id, const struct deploy_subm
 	int lock = -1, rc = -1;
 	*nums = NULL;
 	*nnums = 0;
-	if (state_lock_infra(*st, id, true, &lock, d) != 0)
+	/* read again under the lock: the numbers and the RADL taken are
+	 * the current ones */
+	if (deploy_lock_live(*st, id, &lock, &in, d) < 0)
 		goto out;
-	/* read again under the lock: the numbers and the RADL are taken now */
-	int g = state_infra_get(*st, id, &in, d);
-	if (g < 0)
-		goto out;
-	if (g > 0 || in.deleted) {
-		diag_error(d, IMC_EXIT_NOINPUT, NULL, "infrastructure '%s' does not exist%s", id,
-			   in.deleted ? " (it was destroyed)" : "");
-		goto out;
-	}
 	vars = in.extra_vars ? json_loads(in.extra_vars, 0, NULL) : NULL;
 	if (!vars)
 		vars = json_object();

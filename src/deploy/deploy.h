@@ -54,6 +54,11 @@ char *deploy_new_id(void);
 /* The per-infrastructure private key path (HOME/infra/ID/id_ed25519). */
 char *deploy_key_path(const char *home, const char *id);
 
+/* Takes the lock of infrastructure id (waiting for it) and reads its row
+ * again into *in: 0, or -1 with d set (66 when it no longer exists or was
+ * destroyed; nothing held then). The caller releases *in and the lock. */
+int deploy_lock_live(struct state_store *st, const char *id, int *lock, struct state_infra *in, struct diag *d);
+
 /* ---- a new infrastructure (deploy/submit.c) ---- */
 
 /* What deploy_submit needs: 'imc create' reads a file, `imc serve` passes

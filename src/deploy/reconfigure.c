@@ -63,17 +63,9 @@ int deploy_reconfigure(struct state_store **st, const char *id, const struct dep
 	char *text = NULL, *merged = NULL;
 	json_t *vars = NULL;
 	int lock = -1, rc = -1;
-	if (state_lock_infra(*st, id, true, &lock, d) != 0)
-		goto out;
 	/* read again under the lock: the RADL replaced is the current one */
-	int g = state_infra_get(*st, id, &in, d);
-	if (g < 0)
+	if (deploy_lock_live(*st, id, &lock, &in, d) < 0)
 		goto out;
-	if (g > 0 || in.deleted) {
-		diag_error(d, IMC_EXIT_NOINPUT, NULL, "infrastructure '%s' does not exist%s", id,
-			   in.deleted ? " (it was destroyed)" : "");
-		goto out;
-	}
 	if (req && (req->file || req->text)) {
 		vars = in.extra_vars ? json_loads(in.extra_vars, 0, NULL) : json_object();
 		if (!(old = deploy_radl(&in, d)))
