@@ -25,6 +25,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "deploy/deploy.h"
 #include "server/server.h"
 #include "util/hash.h"
 #include "util/mkdir.h"
@@ -219,7 +220,7 @@ bool srv_owner_is(const struct srv_user *u, const char *owner)
 	return same;
 }
 
-int srv_infra(struct srv_request *r, const char *id, const char *what, struct state_infra *in,
+int srv_infra(struct srv_request *r, const char *id, const char *what, bool recover, struct state_infra *in,
 	      struct srv_reply *out)
 {
 	struct diag d = DIAG_INIT;
@@ -237,6 +238,8 @@ int srv_infra(struct srv_request *r, const char *id, const char *what, struct st
 		rc = 0;
 	if (rc < 0)
 		state_infra_release(in);
+	else if (recover)
+		deploy_recover(r->st, in, &d);
 	diag_release(&d);
 	return rc;
 }

@@ -65,15 +65,16 @@ out:
 	diag_release(&d);
 }
 
-bool srv_radl_media(const struct srv_request *r)
+int srv_radl_body(const struct srv_request *r, struct srv_reply *out)
 {
 	static const char *const ok[] = { "text/plain", "*/*", "text/*", "application/json" };
 	if (!r->content_type || !*r->content_type)
-		return true;
+		return 0;
 	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++)
 		if (strcmp(r->content_type, ok[i]) == 0)
-			return true;
-	return false;
+			return 0;
+	srv_reply_error(r, out, 415, "Unsupported Media Type %s", r->content_type);
+	return -1;
 }
 
 /* The worker is another process: the store is where it says how far it
@@ -110,10 +111,8 @@ void srv_infra_create(struct srv_request *r, struct srv_reply *out)
 		srv_reply_error(r, out, 400, "Error Creating Inf.: dry_run is not supported by this server");
 		return;
 	}
-	if (!srv_radl_media(r)) {
-		srv_reply_error(r, out, 415, "Unsupported Media Type %s", r->content_type);
+	if (srv_radl_body(r, out) < 0)
 		return;
-	}
 	struct diag d = DIAG_INIT;
 	char *owner = srv_owner_new(&r->user), *id = NULL;
 	struct deploy_submission req = { .file = "body", .text = r->body, .len = r->len,
@@ -141,9 +140,8 @@ void srv_infra_info(struct srv_request *r, struct srv_reply *out)
 	struct diag d = DIAG_INIT;
 	struct state_vm *vms = NULL;
 	size_t n = 0;
-	if (srv_infra(r, r->seg[1], "Error Getting Inf. info", &in, out) < 0)
+	if (srv_infra(r, r->seg[1], "Error Getting Inf. info", true, &in, out) < 0)
 		return;
-	deploy_recover(r->st, &in, &d);
 	if (state_vm_list(r->st, in.id, &vms, &n, &d) < 0) {
 		srv_reply_diag(r, out, 400, "Error Getting Inf. info", &d);
 		goto out;
@@ -193,9 +191,8 @@ void srv_infra_prop(struct srv_request *r, struct srv_reply *out)
 	const char *prop = r->seg[2];
 	struct state_infra in;
 	struct diag d = DIAG_INIT;
-	if (srv_infra(r, r->seg[1], what, &in, out) < 0)
+	if (srv_infra(r, r->seg[1], what, true, &in, out) < 0)
 		return;
-	deploy_recover(r->st, &in, &d);
 	if (strcmp(prop, "state") == 0) {
 		/* IM: {"state": {"state": S, "vm_states": {"N": S}}} */
 		deploy_refresh(r->st, &in, r->user.auth_path, &d);
@@ -252,7 +249,7 @@ void srv_infra_destroy(struct srv_request *r, struct srv_reply *out)
 		srv_reply_error(r, out, 400, "%s: Incorrect value in force or async parameter", what);
 		return;
 	}
-	if (srv_infra(r, r->seg[1], what, &in, out) < 0)
+	if (srv_infra(r, r->seg[1], what, false, &in, out) < 0)
 		return;
 	if (deploy_destroy(r->st, in.id, r->user.auth_path, force, &already, &d) < 0)
 		srv_reply_diag(r, out, 400, what, &d);

@@ -26,9 +26,8 @@ static void run_op(struct srv_request *r, struct srv_reply *out, enum vmop op, i
 {
 	struct state_infra in;
 	struct diag d = DIAG_INIT;
-	if (srv_infra(r, r->seg[1], what, &in, out) < 0)
+	if (srv_infra(r, r->seg[1], what, true, &in, out) < 0)
 		return;
-	deploy_recover(r->st, &in, &d);
 	if (deploy_vms_op(r->st, &in, r->user.auth_path, num, op, &d) < 0)
 		srv_reply_diag(r, out, d.code == IMC_EXIT_NOINPUT ? 404 : 400, what, &d);
 	else
@@ -48,14 +47,12 @@ void srv_vm_op(struct srv_request *r, struct srv_reply *out)
 	static const char *const what[] = { [VMOP_START] = "Error starting VM", [VMOP_STOP] = "Error stopping VM",
 					    [VMOP_REBOOT] = "Error rebooting VM" };
 	enum vmop op = op_named(r->seg[4]);
-	const char *s = r->seg[3];
-	char *end;
-	long num = strtol(s, &end, 10);
-	if (!(*s >= '0' && *s <= '9') || *end || num > 1000000) {
+	int num;
+	if (srv_vm_number(r->seg[3], strlen(r->seg[3]), &num) < 0) {
 		srv_reply_error(r, out, 404, "%s: Invalid VM ID or access not granted.", what[op]);
 		return;
 	}
-	run_op(r, out, op, (int)num, what[op]);
+	run_op(r, out, op, num, what[op]);
 }
 
 void srv_infra_reconfigure(struct srv_request *r, struct srv_reply *out)
@@ -68,13 +65,10 @@ void srv_infra_reconfigure(struct srv_request *r, struct srv_reply *out)
 		srv_reply_error(r, out, 400, "%s: Incorrect value in vm_list parameter", what);
 		return;
 	}
-	if (!srv_radl_media(r)) {
-		srv_reply_error(r, out, 415, "Unsupported Media Type %s", r->content_type);
+	if (srv_radl_body(r, out) < 0)
 		return;
-	}
-	if (srv_infra(r, r->seg[1], what, &in, out) < 0)
+	if (srv_infra(r, r->seg[1], what, true, &in, out) < 0)
 		return;
-	deploy_recover(r->st, &in, &d);
 	/* a body of blanks only is no RADL: the configures stay */
 	bool radl = r->len && strspn(r->body, " \t\r\n") < r->len;
 	struct deploy_submission req = { .file = "body", .text = radl ? r->body : NULL, .len = r->len };

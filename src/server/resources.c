@@ -31,13 +31,10 @@ void srv_infra_add(struct srv_request *r, struct srv_reply *out)
 		srv_reply_error(r, out, 400, "%s: Incorrect value in context parameter", what);
 		return;
 	}
-	if (!srv_radl_media(r)) {
-		srv_reply_error(r, out, 415, "Unsupported Media Type %s", r->content_type);
+	if (srv_radl_body(r, out) < 0)
 		return;
-	}
-	if (srv_infra(r, r->seg[1], what, &in, out) < 0)
+	if (srv_infra(r, r->seg[1], what, true, &in, out) < 0)
 		return;
-	deploy_recover(r->st, &in, &d);
 	struct deploy_submission req = { .file = "body", .text = r->body, .len = r->len,
 					 .auth_given = r->user.auth_path };
 	if (deploy_add(&r->st, in.id, &req, !context, &nums, &n, &d) < 0) {
@@ -64,20 +61,19 @@ static int parse_vms(const char *list, int **nums, size_t *n)
 {
 	*nums = NULL;
 	*n = 0;
-	for (const char *p = list;;) {
-		char *end;
-		long v = strtol(p, &end, 10);
-		if (!(*p >= '0' && *p <= '9') || (*end && *end != ',') || v > 1000000) {
+	for (const char *p = list;; p++) {
+		size_t len = strcspn(p, ",");
+		*nums = xreallocarray(*nums, *n + 1, sizeof(**nums));
+		if (srv_vm_number(p, len, &(*nums)[*n]) < 0) {
 			free(*nums);
 			*nums = NULL;
 			*n = 0;
 			return -1;
 		}
-		*nums = xreallocarray(*nums, *n + 1, sizeof(**nums));
-		(*nums)[(*n)++] = (int)v;
-		if (!*end)
+		(*n)++;
+		p += len;
+		if (!*p)
 			return 0;
-		p = end + 1;
 	}
 }
 
@@ -93,13 +89,12 @@ void srv_vm_remove(struct srv_request *r, struct srv_reply *out)
 		srv_reply_error(r, out, 400, "%s: Incorrect value in context parameter", what);
 		return;
 	}
-	if (srv_infra(r, r->seg[1], what, &in, out) < 0)
+	if (srv_infra(r, r->seg[1], what, true, &in, out) < 0)
 		return;
 	if (parse_vms(r->seg[3], &nums, &n) < 0) {
 		srv_reply_error(r, out, 404, "%s: Invalid VM ID or access not granted.", what);
 		goto out;
 	}
-	deploy_recover(r->st, &in, &d);
 	int rc = deploy_remove(&r->st, &in, r->user.auth_path, nums, n, !context, &removed, &nremoved, &d);
 	if (rc < 0 && d.code == IMC_EXIT_NOINPUT)
 		srv_reply_error(r, out, 404, "%s: Invalid VM ID or access not granted.", what);
@@ -125,17 +120,14 @@ void srv_vm_alter(struct srv_request *r, struct srv_reply *out)
 	json_t *spec = NULL, *j = NULL;
 	int *nums = NULL;
 	size_t n = 0;
-	if (!srv_radl_media(r)) {
-		srv_reply_error(r, out, 415, "Unsupported Media Type %s", r->content_type);
+	if (srv_radl_body(r, out) < 0)
 		return;
-	}
-	if (srv_infra(r, r->seg[1], what, &in, out) < 0)
+	if (srv_infra(r, r->seg[1], what, false, &in, out) < 0)
 		return;
 	if (parse_vms(r->seg[3], &nums, &n) < 0 || n != 1) {
 		srv_reply_error(r, out, 404, "%s: Invalid VM ID or access not granted.", what);
 		goto out;
 	}
-	deploy_recover(r->st, &in, &d);
 	struct deploy_submission req = { .file = "body", .text = r->body, .len = r->len,
 					 .auth_given = r->user.auth_path };
 	if (deploy_alter(r->st, &in, nums[0], &req, &spec, &d) < 0) {

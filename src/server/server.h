@@ -75,6 +75,8 @@ const char *srv_query(const struct srv_request *r, const char *name);
  * absent); -1 when the value is none of those. */
 int srv_query_flag(const struct srv_request *r, const char *name, bool def, bool *val);
 
+/* route.c: a VM number of the path ("0", "12"): 0, or -1. */
+int srv_vm_number(const char *s, size_t len, int *num);
 /* route.c: answers r. */
 void srv_route(struct srv_request *r, struct srv_reply *out);
 
@@ -87,8 +89,10 @@ char *srv_owner_new(const struct srv_user *u);
 bool srv_owner_is(const struct srv_user *u, const char *owner);
 /* auth.c: the live infrastructure id of r's user into *in; -1 with IM's
  * answer in out (404 unknown or deleted, 403 another user's); what is
- * the operation in IM's message ("Error Getting Inf. prop"). */
-int srv_infra(struct srv_request *r, const char *id, const char *what, struct state_infra *in,
+ * the operation in IM's message ("Error Getting Inf. prop"). With recover,
+ * a dead worker's infrastructure is recorded so first (deploy_recover), as
+ * for the commands with CMD_RECOVER. */
+int srv_infra(struct srv_request *r, const char *id, const char *what, bool recover, struct state_infra *in,
 	      struct srv_reply *out);
 
 /* reply.c: content negotiation and IM's bodies. */
@@ -110,10 +114,10 @@ void srv_reply_prop(const struct srv_request *r, struct srv_reply *out, const ch
 /* An empty 200 answer (operations that succeeded). */
 void srv_reply_empty(const struct srv_request *r, struct srv_reply *out);
 
-/* infra.c: whether the body's media type is one IM takes for RADL: text
- * (or none) for RADL, application/json for RADL-JSON (told apart by the
- * parser). TOSCA (text/yaml) is not supported: the caller answers 415. */
-bool srv_radl_media(const struct srv_request *r);
+/* infra.c: 0 when the body's media type is one IM takes for RADL: text (or
+ * none) for RADL, application/json for RADL-JSON (told apart by the
+ * parser); else -1 with IM's 415 in out (TOSCA, text/yaml, included). */
+int srv_radl_body(const struct srv_request *r, struct srv_reply *out);
 /* infra.c: waits, as IM's synchronous create and addresource do, until the
  * worker of id has created the VMs (its phase is past creating) or is
  * gone, at most max seconds. */

@@ -18,13 +18,10 @@
 static int find_vm(struct srv_request *r, const struct state_infra *in, const char *what, struct state_vm *vm,
 		   struct srv_reply *out)
 {
-	const char *s = r->seg[3];
-	char *end;
-	long num = strtol(s, &end, 10);
 	struct diag d = DIAG_INIT;
-	int g = 1;
-	if (*s >= '0' && *s <= '9' && !*end && num <= 1000000)
-		g = state_vm_get(r->st, in->id, (int)num, vm, &d);
+	int num, g = 1;
+	if (srv_vm_number(r->seg[3], strlen(r->seg[3]), &num) == 0)
+		g = state_vm_get(r->st, in->id, num, vm, &d);
 	if (g < 0)
 		srv_reply_diag(r, out, 400, what, &d);
 	else if (g > 0)
@@ -42,9 +39,8 @@ void srv_vm_info(struct srv_request *r, struct srv_reply *out)
 	struct radl_doc *doc = NULL;
 	struct strbuf sb = STRBUF_INIT;
 	json_t *j = NULL;
-	if (srv_infra(r, r->seg[1], what, &in, out) < 0)
+	if (srv_infra(r, r->seg[1], what, true, &in, out) < 0)
 		return;
-	deploy_recover(r->st, &in, &d);
 	deploy_refresh(r->st, &in, r->user.auth_path, &d);
 	if (find_vm(r, &in, what, &vm, out) < 0)
 		goto out;
@@ -73,9 +69,8 @@ void srv_vm_prop(struct srv_request *r, struct srv_reply *out)
 	struct radl_doc *doc = NULL;
 	struct strbuf sb = STRBUF_INIT;
 	char *value = NULL;
-	if (srv_infra(r, r->seg[1], what, &in, out) < 0)
+	if (srv_infra(r, r->seg[1], what, true, &in, out) < 0)
 		return;
-	deploy_recover(r->st, &in, &d);
 	if (find_vm(r, &in, what, &vm, out) < 0)
 		goto out;
 	if (strcmp(prop, "contmsg") == 0) {

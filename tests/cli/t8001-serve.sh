@@ -49,6 +49,18 @@ answer() {
 body() { expect_grep "$2" "$TMPD/$1.body" "$3"; }
 jget() { "$PYTHON3" -c "import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))" "$TMPD/$1.body" "$2"; }
 
+# wait_configured: GET .../state into st until the infrastructure is
+# configured, 60 s at most
+wait_configured() {
+	_deadline=$(($(date +%s) + 60))
+	while :; do
+		req st GET "/infrastructures/$ID/state" -H "Authorization: $ALICE"
+		grep -q '"state":"configured"' "$TMPD/st.body" && break
+		[ "$(date +%s)" -lt "$_deadline" ] || break
+		sleep 0.2 # polling the state, as IM's client does
+	done
+}
+
 # ---- version and authentication ----
 req v GET /version
 answer v "200 text/plain" "GET /version needs no credentials"
@@ -119,13 +131,7 @@ req l3 GET '/infrastructures?filter=nosuchword' -H "Authorization: $ALICE"
 [ ! -s "$TMPD/l3.body" ] && ok "a filter that matches nothing lists nothing" || not_ok "filter: $(cat "$TMPD/l3.body")"
 
 # ---- properties of the infrastructure ----
-deadline=$(($(date +%s) + 60))
-while :; do
-	req st GET "/infrastructures/$ID/state" -H "Authorization: $ALICE"
-	grep -q '"state":"configured"' "$TMPD/st.body" && break
-	[ "$(date +%s)" -lt "$deadline" ] || break
-	sleep 0.2 # polling the state, as IM's client does
-done
+wait_configured
 answer st "200 application/json" "GET /infrastructures/ID/state"
 [ "$(jget st "d['state']['state'], sorted(d['state']['vm_states'].items())")" = "('configured', [('0', 'configured'), ('1', 'configured'), ('2', 'configured')])" ] &&
 	ok "state is {\"state\": {\"state\", \"vm_states\": {ID: S}}}" || not_ok "state body: $(cat "$TMPD/st.body")"
@@ -270,13 +276,7 @@ req rc PUT "/infrastructures/$ID/reconfigure" -H "Authorization: $ALICE" -H 'Con
 answer rc "400 text/plain" "reconfigure with malformed RADL"
 req rc PUT "/infrastructures/$ID/reconfigure" -H "Authorization: $BOB"
 answer rc "403 text/plain" "another user cannot reconfigure"
-deadline=$(($(date +%s) + 60))
-while :; do
-	req st GET "/infrastructures/$ID/state" -H "Authorization: $ALICE"
-	grep -q '"state":"configured"' "$TMPD/st.body" && break
-	[ "$(date +%s)" -lt "$deadline" ] || break
-	sleep 0.2 # polling the state, as IM's client does
-done
+wait_configured
 [ "$(jget st "d['state']['state']")" = configured ] && ok "configured again after reconfigure" || not_ok "after reconfigure: $(cat "$TMPD/st.body")"
 
 # ---- destroy ----
