@@ -5,6 +5,7 @@ imc_SOURCES += src/cmd/cmd-serve.c \
 	src/server/server.h \
 	src/server/http.c \
 	src/server/route.c \
+	src/server/request.c \
 	src/server/auth.c \
 	src/server/reply.c \
 	src/server/infra.c \

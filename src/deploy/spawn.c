@@ -259,3 +259,24 @@ int deploy_follow(struct state_store *st, const char *id, double max_seconds, bo
 	free(seen);
 	return rc;
 }
+
+/* The worker is another process: the store is where it says how far it
+ * got. */
+void deploy_wait_created(struct state_store *st, const char *id, double max)
+{
+	double t0 = now();
+	for (;;) {
+		struct diag d = DIAG_INIT;
+		struct state_infra in;
+		int g = state_infra_get(st, id, &in, &d);
+		bool creating = g == 0 && (in.phase == PHASE_NEW || in.phase == PHASE_CREATING) &&
+				state_worker_alive(in.worker_pid, in.worker_start);
+		if (g == 0)
+			state_infra_release(&in);
+		diag_release(&d);
+		if (!creating || now() - t0 > max)
+			return;
+		struct timespec ts = { 0, 100 * 1000 * 1000 };
+		nanosleep(&ts, NULL);
+	}
+}

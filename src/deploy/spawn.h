@@ -42,6 +42,10 @@ int deploy_spawn(struct state_store **st, const char *id, int lock_fd, enum work
  * error. */
 int deploy_follow(struct state_store *st, const char *id, double max_seconds, bool verbose,
 		  enum vm_state *final, struct diag *d);
+/* Waits, as IM's synchronous create and addresource do, until the worker
+ * of id has created the VMs (its phase is past creating) or is gone, at
+ * most max seconds. */
+void deploy_wait_created(struct state_store *st, const char *id, double max);
 /* Makes Ctrl-C stop deploy_follow() (not the worker, which is in a session
  * of its own) instead of killing the command. */
 void deploy_follow_catch_interrupt(void);

@@ -16,7 +16,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <unistd.h>
 
 #include <microhttpd.h>
@@ -31,31 +30,6 @@ struct srv_conn {
 	struct strbuf body;
 	bool too_big;
 };
-
-const char *srv_query(const struct srv_request *r, const char *name)
-{
-	return MHD_lookup_connection_value(r->conn, MHD_GET_ARGUMENT_KIND, name);
-}
-
-int srv_query_flag(const struct srv_request *r, const char *name, bool def, bool *val)
-{
-	const char *v = srv_query(r, name);
-	*val = def;
-	if (!v)
-		return 0;
-	static const char *const yes[] = { "yes", "true", "1" }, *const no[] = { "no", "false", "0" };
-	for (size_t i = 0; i < 3; i++) {
-		if (strcasecmp(v, yes[i]) == 0) {
-			*val = true;
-			return 0;
-		}
-		if (strcasecmp(v, no[i]) == 0) {
-			*val = false;
-			return 0;
-		}
-	}
-	return -1;
-}
 
 /* The media type of a header, without its parameters (";charset=..."). */
 static char *media_type(struct MHD_Connection *c, const char *header)

@@ -11,7 +11,6 @@
 #include <regex.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include <jansson.h>
 
@@ -65,41 +64,6 @@ out:
 	diag_release(&d);
 }
 
-int srv_radl_body(const struct srv_request *r, struct srv_reply *out)
-{
-	static const char *const ok[] = { "text/plain", "*/*", "text/*", "application/json" };
-	if (!r->content_type || !*r->content_type)
-		return 0;
-	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++)
-		if (strcmp(r->content_type, ok[i]) == 0)
-			return 0;
-	srv_reply_error(r, out, 415, "Unsupported Media Type %s", r->content_type);
-	return -1;
-}
-
-/* The worker is another process: the store is where it says how far it
- * got. */
-void srv_wait_created(struct state_store *st, const char *id, double max)
-{
-	struct timespec t0, now;
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	for (;;) {
-		struct diag d = DIAG_INIT;
-		struct state_infra in;
-		int g = state_infra_get(st, id, &in, &d);
-		bool creating = g == 0 && (in.phase == PHASE_NEW || in.phase == PHASE_CREATING) &&
-				state_worker_alive(in.worker_pid, in.worker_start);
-		if (g == 0)
-			state_infra_release(&in);
-		diag_release(&d);
-		clock_gettime(CLOCK_MONOTONIC, &now);
-		if (!creating || (double)(now.tv_sec - t0.tv_sec) + (double)(now.tv_nsec - t0.tv_nsec) / 1e9 > max)
-			return;
-		struct timespec ts = { 0, 100 * 1000 * 1000 };
-		nanosleep(&ts, NULL);
-	}
-}
-
 void srv_infra_create(struct srv_request *r, struct srv_reply *out)
 {
 	bool async, dry_run;
@@ -124,7 +88,7 @@ void srv_infra_create(struct srv_request *r, struct srv_reply *out)
 	}
 	log_info("serve", "infrastructure %s created for user '%s'", id, r->user.username);
 	if (!async)
-		srv_wait_created(r->st, id, r->cfg->create_wait);
+		deploy_wait_created(r->st, id, r->cfg->create_wait);
 	char *path = xasprintf("infrastructures/%s", id);
 	srv_reply_uri(r, out, path);
 	free(path);

@@ -14,6 +14,7 @@
 #include <jansson.h>
 
 #include "deploy/deploy.h"
+#include "deploy/spawn.h"
 #include "server/server.h"
 #include "util/log.h"
 #include "util/xalloc.h"
@@ -42,7 +43,7 @@ void srv_infra_add(struct srv_request *r, struct srv_reply *out)
 		goto out;
 	}
 	log_info("serve", "%zu VM(s) added to %s for user '%s'", n, in.id, r->user.username);
-	srv_wait_created(r->st, in.id, r->cfg->create_wait);
+	deploy_wait_created(r->st, in.id, r->cfg->create_wait);
 	char **paths = xcalloc(n ? n : 1, sizeof(*paths));
 	for (size_t i = 0; i < n; i++)
 		paths[i] = xasprintf("infrastructures/%s/vms/%d", in.id, nums[i]);

@@ -56,20 +56,6 @@ static bool matches(const char *pattern, char **seg, size_t nseg)
 	return i == nseg;
 }
 
-int srv_vm_number(const char *s, size_t len, int *num)
-{
-	long v = 0;
-	if (!len || len > 7)
-		return -1;
-	for (size_t i = 0; i < len; i++) {
-		if (s[i] < '0' || s[i] > '9')
-			return -1;
-		v = v * 10 + (s[i] - '0');
-	}
-	*num = (int)v;
-	return 0;
-}
-
 void srv_route(struct srv_request *r, struct srv_reply *out)
 {
 	const struct route *hit = NULL;

@@ -1,6 +1,7 @@
 /* server.h: `imc serve`, IM's REST API (REST.rst of IM) on imc's store and
  * deployment engine. The files of src/server each do one job: http.c the
  * libmicrohttpd plumbing and the limits, route.c the table of resources,
+ * request.c what a handler reads of its request,
  * auth.c the Authorization header and ownership, reply.c IM's content
  * types and error bodies, infra.c, vms.c, ops.c and resources.c the
  * resources. A
@@ -69,13 +70,13 @@ struct srv_reply {
 	struct strbuf body;
 };
 
-/* http.c: the value of query argument name, or NULL. */
+/* request.c: the value of query argument name, or NULL. */
 const char *srv_query(const struct srv_request *r, const char *name);
-/* http.c: IM's flags (yes, no, true, false, 1, 0): 0 or 1 in *val (def when
+/* request.c: IM's flags (yes, no, true, false, 1, 0): 0 or 1 in *val (def when
  * absent); -1 when the value is none of those. */
 int srv_query_flag(const struct srv_request *r, const char *name, bool def, bool *val);
 
-/* route.c: a VM number of the path ("0", "12"): 0, or -1. */
+/* request.c: a VM number of the path ("0", "12"): 0, or -1. */
 int srv_vm_number(const char *s, size_t len, int *num);
 /* route.c: answers r. */
 void srv_route(struct srv_request *r, struct srv_reply *out);
@@ -114,14 +115,10 @@ void srv_reply_prop(const struct srv_request *r, struct srv_reply *out, const ch
 /* An empty 200 answer (operations that succeeded). */
 void srv_reply_empty(const struct srv_request *r, struct srv_reply *out);
 
-/* infra.c: 0 when the body's media type is one IM takes for RADL: text (or
+/* request.c: 0 when the body's media type is one IM takes for RADL: text (or
  * none) for RADL, application/json for RADL-JSON (told apart by the
  * parser); else -1 with IM's 415 in out (TOSCA, text/yaml, included). */
 int srv_radl_body(const struct srv_request *r, struct srv_reply *out);
-/* infra.c: waits, as IM's synchronous create and addresource do, until the
- * worker of id has created the VMs (its phase is past creating) or is
- * gone, at most max seconds. */
-void srv_wait_created(struct state_store *st, const char *id, double max);
 
 /* The resources: each answers r (route.c picks by method and path). */
 void srv_version(struct srv_request *r, struct srv_reply *out);
