@@ -1,7 +1,7 @@
 # src/server: `imc serve`, IM's REST API over libmicrohttpd on the same
 # deployment engine as the commands (src/deploy). It is part of the imc
 # program, not libimc.la: nothing else serves.
-imc_SOURCES += src/cmd/cmd-serve.c \
+imc_SOURCES += src/cmd/cmd-serve.c src/cmd/cmd-deploy-worker.c \
 	src/server/server.h \
 	src/server/http.c \
 	src/server/route.c \

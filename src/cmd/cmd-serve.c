@@ -11,6 +11,7 @@
 
 #include "cmd/cli.h"
 #include "cmd/cmd.h"
+#include "deploy/spawn.h"
 #include "server/server.h"
 #include "util/banned.h"
 
@@ -64,6 +65,9 @@ static int run(struct cmd_args *a)
 		return IMC_EXIT_OK;
 	}
 	state_close(st);
+	/* the server has threads: its workers are exec'd (deploy_spawn_exec),
+	 * from this very program, even if its file is replaced meanwhile */
+	deploy_spawn_exec("/proc/self/exe");
 	struct srv_config cfg = {
 		.home = home, .bind = a->opt[OPT_BIND].val ? a->opt[OPT_BIND].val : "127.0.0.1",
 		.port = (unsigned)port, .max_body = body, .max_header = 64 * 1024, .max_conns = (unsigned)conns,

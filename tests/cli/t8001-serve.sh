@@ -356,4 +356,27 @@ PY
 [ "$(grep -cE '^[0-9a-f]{16}\$[0-9a-f]{64}$' "$TMPD/owners")" = 2 ] && ok "owners are stored as SALT\$SHA256" ||
 	not_ok "owners: $(cat "$TMPD/owners")"
 [ "$(sort -u "$TMPD/owners" | wc -l)" = 2 ] && ok "one salt per infrastructure" || not_ok "owners repeat"
+# ---- the server's workers are exec'd, not run in the fork of a threaded
+# process: a second server whose workers pause once their VMs exist ----
+mkdir "$TMPD/pause" && mkfifo "$TMPD/pause/reached" "$TMPD/pause/resume"
+rm -f "$TMPD/serve.pid"
+IMC_TEST_PAUSE_AT=vms IMC_TEST_PAUSE_DIR="$TMPD/pause" "$IMC" serve --port 0 --pid-file "$TMPD/serve.pid" \
+	>"$TMPD/serve2.out" 2>"$TMPD/serve2.log" &
+SPID=$!
+deadline=$(($(date +%s) + 30))
+while [ ! -s "$TMPD/serve.pid" ] && kill -0 "$SPID" 2>/dev/null && [ "$(date +%s)" -lt "$deadline" ]; do
+	sleep 0.1 # polling for the pid file, which the server writes once it listens
+done
+URL="http://127.0.0.1:$(sed -n 's|^imc serve: listening on http://127\.0\.0\.1:\([0-9]*\)/.*|\1|p' "$TMPD/serve2.log")"
+req c POST '/infrastructures?async=yes' -H "Authorization: $ALICE" -H 'Content-Type: text/plain' --data-binary "@$R/t2-cluster.radl"
+answer c "200 text/uri-list" "an async create on the second server"
+reached=$(timeout 30 cat "$TMPD/pause/reached")
+WPID=${reached#vms }
+if tr '\0' ' ' <"/proc/$WPID/cmdline" 2>/dev/null | grep -q "deploy-worker $IMC_HOME "; then
+	ok "the worker is 'imc deploy-worker', exec'd"; else not_ok "the worker ($reached): $(tr '\0' ' ' <"/proc/$WPID/cmdline" 2>&1)"; fi
+timeout 30 sh -c ': >"$1"' sh "$TMPD/pause/resume" || not_ok "the worker did not wait to be resumed"
+ID=$(sed 's|.*/||' "$TMPD/c.body")
+wait_configured
+[ "$(jget st "d['state']['state']")" = configured ] && ok "and it ends the deployment" || not_ok "after resume: $(cat "$TMPD/st.body")"
+
 done_testing
