@@ -103,6 +103,11 @@ body bad 'body:[0-9]+:[0-9]+: ' "and where in the body"
 head -c 70000 /dev/zero | tr '\0' '#' >"$TMPD/big.radl"
 req big POST /infrastructures -H "Authorization: $ALICE" -H 'Content-Type: text/plain' --data-binary "@$TMPD/big.radl"
 answer big "413 text/plain" "a body over --max-body"
+head -c 70000 /dev/zero | tr '\0' 'x' >"$TMPD/bighdr"
+req bighdr GET /version -H "X-Padding: $(cat "$TMPD/bighdr")"
+[ "$(cut -d' ' -f1 "$TMPD/bighdr.meta")" = 431 ] && ok "request headers over 64 KiB: 431" || not_ok "big header: $(cat "$TMPD/bighdr.meta")"
+req v GET /version
+answer v "200 text/plain" "the server answers the next request"
 req yaml POST /infrastructures -H "Authorization: $ALICE" -H 'Content-Type: text/yaml' --data-binary "@$R/t2-cluster.radl"
 answer yaml "415 text/plain" "TOSCA (text/yaml) is not supported"
 req asy POST '/infrastructures?async=maybe' -H "Authorization: $ALICE" --data-binary "@$R/t2-cluster.radl" -H 'Content-Type: text/plain'
