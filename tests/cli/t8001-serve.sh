@@ -361,6 +361,29 @@ PY
 [ "$(grep -cE '^[0-9a-f]{16}\$[0-9a-f]{64}$' "$TMPD/owners")" = 2 ] && ok "owners are stored as SALT\$SHA256" ||
 	not_ok "owners: $(cat "$TMPD/owners")"
 [ "$(sort -u "$TMPD/owners" | wc -l)" = 2 ] && ok "one salt per infrastructure" || not_ok "owners repeat"
+# ---- a store of the imc before the owner column (schema 1) is migrated,
+# its infrastructures kept, owned by no REST user ----
+OLD="$TMPD/old-home"
+expect_exit 0 "a CLI create in another home" -- env IMC_HOME="$OLD" "$IMC" create -d "$R/t2-cluster.radl"
+OLDID=$(head -1 "$TMPD/out")
+"$PYTHON3" - "$OLD/imc.db" <<'PY' || not_ok "making the store schema 1"
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+db.execute("alter table infra drop column owner")
+db.execute("pragma user_version = 1")
+db.commit()
+PY
+expect_exit 0 "imc list on the schema-1 store" -- env IMC_HOME="$OLD" "$IMC" list
+expect_grep "^  $OLDID\$" "$TMPD/out" "its infrastructure is still there"
+"$PYTHON3" - "$OLD/imc.db" >"$TMPD/schema" <<'PY'
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+print(db.execute("pragma user_version").fetchone()[0], [r[1] for r in db.execute("pragma table_info(infra)")][-1],
+      db.execute("select count(*) from infra where owner is null").fetchone()[0])
+PY
+[ "$(cat "$TMPD/schema")" = "2 owner 1" ] && ok "migrated to schema 2, the owner column added (NULL: the CLI's)" ||
+	not_ok "after migration: $(cat "$TMPD/schema")"
+
 # ---- the server's workers are exec'd, not run in the fork of a threaded
 # process: a second server whose workers pause once their VMs exist ----
 mkdir "$TMPD/pause" && mkfifo "$TMPD/pause/reached" "$TMPD/pause/resume"
