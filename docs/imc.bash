@@ -12,7 +12,7 @@ _imc()
 		esac
 	done
 	case $cmd in
-	'') words='-a --auth --home --json -v --verbose -h --help --version validate radl plan create wait list getstate getcontmsg getvmcontmsg getinfo getvminfo getradl addresource removeresource alter reconfigure start stop startvm stopvm rebootvm ssh play getoutputs export import destroy help'
+	'') words='-a --auth --home --json -v --verbose -h --help --version validate radl plan create wait list getstate getcontmsg getvmcontmsg getinfo getvminfo getradl addresource removeresource alter reconfigure start stop startvm stopvm rebootvm ssh play getoutputs export import destroy serve help'
 		case $prev in -a|--auth|--home) COMPREPLY=($(compgen -f -- "$cur")); return ;; esac
 		COMPREPLY=($(compgen -W "$words" -- "$cur")); return ;;
 	validate) words='--json -h --help'; valued='' ;;
@@ -42,10 +42,11 @@ _imc()
 	export) words='--delete --json -h --help'; valued='' ;;
 	import) words='--json -h --help'; valued='' ;;
 	destroy) words='--force -f --yes -y --json -h --help'; valued='' ;;
+	serve) words='--bind --port -p --pid-file --max-body --max-connections --timeout --json -h --help'; valued='--bind|--port|-p|--pid-file|--max-body|--max-connections|--timeout' ;;
 	help) words='--completion --man --json -h --help'; valued='' ;;
 	esac
 	if [[ $cmd == help ]]; then
-		COMPREPLY=($(compgen -W "$words validate radl plan create wait list getstate getcontmsg getvmcontmsg getinfo getvminfo getradl addresource removeresource alter reconfigure start stop startvm stopvm rebootvm ssh play getoutputs export import destroy help" -- "$cur")); return
+		COMPREPLY=($(compgen -W "$words validate radl plan create wait list getstate getcontmsg getvmcontmsg getinfo getvminfo getradl addresource removeresource alter reconfigure start stop startvm stopvm rebootvm ssh play getoutputs export import destroy serve help" -- "$cur")); return
 	fi
 	if [[ -n $valued && "|$valued|" == *"|$prev|"* ]]; then
 		COMPREPLY=($(compgen -f -- "$cur")); return

@@ -18,6 +18,13 @@ libimc_la_SOURCES += \
 	src/deploy/worker.c src/deploy/worker.h \
 	src/deploy/pause.c \
 	src/deploy/create.c \
+	src/deploy/lock.c \
+	src/deploy/submit.c \
+	src/deploy/destroy.c \
+	src/deploy/add.c \
+	src/deploy/remove.c \
+	src/deploy/alter.c \
+	src/deploy/reconfigure.c \
 	src/deploy/contextualize.c
 
 # the engine without the command line: recovery, sessions, teardown, VM

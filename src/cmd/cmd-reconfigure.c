@@ -1,13 +1,13 @@
 /* cmd-reconfigure.c: 'imc reconfigure ID [FILE] [VM,...]' runs the
- * contextualization again (on the VMs listed, default all), after
- * replacing the infrastructure's configure sections and contextualize
- * sentence by those of FILE when one is given. Prints IM's "Infrastructure
+ * contextualization again (on the VMs listed, default all) through
+ * deploy_reconfigure (deploy/reconfigure.c), after replacing the
+ * infrastructure's configure sections and contextualize sentence by
+ * those of FILE when one is given. Prints IM's "Infrastructure
  * successfully reconfigured." once the worker is done (-d: right away);
  * exits 1 when a VM ends unconfigured. */
 #include "config.h"
 
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -15,54 +15,11 @@
 #include "cmd/cmd.h"
 #include "deploy/deploy.h"
 #include "deploy/spawn.h"
-#include "util/strbuf.h"
-#include "util/xalloc.h"
 #include "util/banned.h"
 
 static bool is_vm_list(const char *s)
 {
 	return *s && strspn(s, "0123456789,") == strlen(s);
-}
-
-/* The stored document with FILE's configures and contextualize in place. */
-static char *replace_configures(const struct radl_doc *old, const struct radl_doc *add)
-{
-	struct strbuf sb = STRBUF_INIT;
-	if (old->description) {
-		radl_print_aspect(&sb, old->description);
-		strbuf_addch(&sb, '\n');
-	}
-	for (size_t i = 0; i < old->nansibles; i++) {
-		radl_print_aspect(&sb, &old->ansibles[i]);
-		strbuf_addch(&sb, '\n');
-	}
-	for (size_t i = 0; i < old->nnetworks; i++) {
-		radl_print_aspect(&sb, &old->networks[i]);
-		strbuf_addch(&sb, '\n');
-	}
-	for (size_t i = 0; i < old->nsystems; i++) {
-		radl_print_aspect(&sb, &old->systems[i]);
-		strbuf_addch(&sb, '\n');
-	}
-	for (size_t i = 0; i < old->nconfigures; i++) {
-		const struct radl_configure *c = radl_find_configure(add, old->configures[i].id);
-		radl_print_configure(&sb, c && !c->reference ? c : &old->configures[i]);
-		strbuf_addch(&sb, '\n');
-	}
-	for (size_t i = 0; i < add->nconfigures; i++)
-		if (!add->configures[i].reference && !radl_find_configure(old, add->configures[i].id)) {
-			radl_print_configure(&sb, &add->configures[i]);
-			strbuf_addch(&sb, '\n');
-		}
-	for (size_t i = 0; i < old->ndeploys; i++) {
-		radl_print_deploy(&sb, &old->deploys[i]);
-		strbuf_addch(&sb, '\n');
-	}
-	if (add->ctxt.present)
-		radl_print_contextualize(&sb, &add->ctxt);
-	else if (old->ctxt.present)
-		radl_print_contextualize(&sb, &old->ctxt);
-	return strbuf_detach(&sb);
 }
 
 enum { OPT_DETACH };
@@ -99,38 +56,11 @@ static int run(struct cmd_args *a)
 {
 	bool detach = a->opt[OPT_DETACH].set;
 	const char *file, *list;
-	struct radl_doc *old = NULL, *add = NULL, *check = NULL;
-	char *text = NULL, *merged = NULL;
-	json_t *vars = NULL;
-	int lock = -1, rc = IMC_EXIT_OK;
+	int rc = IMC_EXIT_OK;
 	file_and_list(a, &file, &list);
-	if (state_lock_infra(a->st, a->in->id, true, &lock, a->d) != 0)
+	struct deploy_submission req = { .file = file, .interactive = true };
+	if (deploy_reconfigure(&a->st, a->in->id, &req, list, a->d) < 0)
 		goto out;
-	state_infra_release(a->in);
-	if (cli_lookup(a->st, a->operands[0], a->in, a->d) < 0)
-		goto out;
-	if (file) {
-		vars = a->in->extra_vars ? json_loads(a->in->extra_vars, 0, NULL) : json_object();
-		if (!(old = deploy_radl(a->in, a->d)) || !(add = deploy_load_radl_unchecked(file, vars, true, &text, a->d)))
-			goto out;
-		merged = replace_configures(old, add);
-		struct diag cd = DIAG_INIT;
-		check = radl_parse(a->in->radl_path ? a->in->radl_path : "infrastructure.radl", merged, strlen(merged), &cd);
-		if (!check || radl_check(check, &cd) < 0) {
-			diag_error(a->d, IMC_EXIT_DATAERR, NULL, "the configures of '%s' do not fit the infrastructure: %s",
-				   file, diag_first_message(&cd));
-			diag_release(&cd);
-			goto out;
-		}
-		diag_release(&cd);
-		if (state_infra_set_radl(a->st, a->in->id, merged, a->d) < 0)
-			goto out;
-	}
-	if (state_infra_set_phase(a->st, a->in->id, PHASE_NEW, a->d) < 0 ||
-	    deploy_spawn(&a->st, a->in->id, lock, WORKER_CONFIGURE, list, a->d) < 0)
-		goto out;
-	state_unlock_infra(lock);
-	lock = -1;
 	enum vm_state final = VM_CONFIGURED;
 	if (!detach && deploy_follow(a->st, a->in->id, 0, false, &final, a->d) < 0)
 		goto out;
@@ -144,13 +74,6 @@ static int run(struct cmd_args *a)
 	if (!detach && final != VM_CONFIGURED)
 		rc = IMC_EXIT_FAILED;
 out:
-	state_unlock_infra(lock);
-	radl_doc_free(old);
-	radl_doc_free(add);
-	radl_doc_free(check);
-	json_decref(vars);
-	free(text);
-	free(merged);
 	return rc;
 }
 

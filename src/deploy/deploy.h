@@ -42,6 +42,10 @@ struct radl_doc *deploy_load_radl(const char *path, json_t *vars, bool interacti
  * infrastructure's sentences, checked once merged with them. */
 struct radl_doc *deploy_load_radl_unchecked(const char *path, json_t *vars, bool interactive, char **text,
 					    struct diag *d);
+/* The same for a RADL received as text (len bytes, a request's body, named
+ * name in messages): never interactive; check: the semantic checks too. */
+struct radl_doc *deploy_parse_radl(const char *name, const char *raw, size_t len, json_t *vars, bool check,
+				   char **text, struct diag *d);
 /* The stored RADL of an infrastructure, parsed (NULL with d set). */
 struct radl_doc *deploy_radl(const struct state_infra *in, struct diag *d);
 
@@ -49,6 +53,73 @@ struct radl_doc *deploy_radl(const struct state_infra *in, struct diag *d);
 char *deploy_new_id(void);
 /* The per-infrastructure private key path (HOME/infra/ID/id_ed25519). */
 char *deploy_key_path(const char *home, const char *id);
+
+/* Takes the lock of infrastructure id (waiting for it) and reads its row
+ * again into *in: 0, or -1 with d set (66 when it no longer exists or was
+ * destroyed; nothing held then). The caller releases *in and the lock. */
+int deploy_lock_live(struct state_store *st, const char *id, int *lock, struct state_infra *in, struct diag *d);
+
+/* ---- a new infrastructure (deploy/submit.c) ---- */
+
+/* What deploy_submit needs: 'imc create' reads a file, `imc serve` passes
+ * a request's body as text. */
+struct deploy_submission {
+	const char *file;      /* the RADL's name in messages; the file read when text is NULL */
+	const char *text;      /* the RADL itself (len bytes, NUL-terminated), or NULL */
+	size_t len;
+	const char *cloud;     /* every VM to this cloud (--cloud), or NULL */
+	json_t *vars;          /* @input.KEY@ values (may be NULL); missing ones asked when interactive */
+	bool interactive;
+	const char *auth_given;/* the auth file given (-a), or NULL: deploy_auth's lookup */
+	const char *owner;     /* state_infra.owner, or NULL */
+	bool catch_interrupt;  /* the caller follows: Ctrl-C stops following (deploy_follow_catch_interrupt) */
+};
+/* Validates and plans the RADL, checks its recipes, records the
+ * infrastructure with its pending VMs and networks, generates its SSH key
+ * and starts its deployment worker (deploy_spawn). *st is opened in home
+ * when NULL, and reopened by the spawn. *id gets the new id (malloc'd)
+ * once the worker runs. 0, or -1 with d set (nothing recorded when the
+ * RADL, the plan or a recipe is wrong). */
+int deploy_submit(const struct deploy_submission *req, const char *home, struct state_store **st, char **id,
+		  struct diag *d);
+
+/* Adds the VMs the RADL of req deploys to infrastructure id (req->owner
+ * and req->cloud unused: the infrastructure's own are kept); req->vars
+ * add to the stored @input values. Under the infrastructure's lock: the
+ * VMs recorded pending with the next numbers, the stored RADL grown by
+ * what was added, a worker started to create them and, unless
+ * no_context, contextualize everything again. *st is reopened by the
+ * spawn. *nums (malloc'd) gets the new VMs' numbers. 0, or -1 with d set
+ * (nothing recorded). */
+int deploy_add(struct state_store **st, const char *id, const struct deploy_submission *req, bool no_context,
+	       int **nums, size_t *n, struct diag *d);
+
+/* Removes VMs nums[0..nnums-1] of in (all must exist, else 66 and nothing
+ * is touched): each deleted on its cloud, then its row; a VM its cloud
+ * failed to delete stays (the error in d). The VMs left are
+ * contextualized again by a worker when any is reachable over SSH, unless
+ * no_context (*st is then reopened). *removed (malloc'd) gets the numbers
+ * removed. 0 (check d for the VMs that failed), or -1 with d set. */
+int deploy_remove(struct state_store **st, struct state_infra *in, const char *auth_given, const int *nums,
+		  size_t nnums, bool no_context, int **removed, size_t *nremoved, struct diag *d);
+
+/* Alters VM num of in as the first system of req's RADL says (cpu.count,
+ * memory.size, gpu.count, instance_type), through its cloud's vm_alter,
+ * under the infrastructure's lock; the store takes the new values once
+ * the cloud applied them. *new_spec gets the VM's new spec (a reference).
+ * 0 when done without error, else -1 with d set (66: no such VM; a change
+ * that took effect with an error is stored and still -1). */
+int deploy_alter(struct state_store *st, const struct state_infra *in, int num, const struct deploy_submission *req,
+		 json_t **new_spec, struct diag *d);
+
+/* Contextualizes infrastructure id again, on the VMs of the comma list vms
+ * (NULL: all), after replacing its configures and contextualize by those
+ * of req's RADL when it has one (req NULL, or without file and text:
+ * none); the result is checked before it is stored. Under the
+ * infrastructure's lock, until the worker is started (*st is reopened by
+ * the spawn). 0, or -1 with d set (nothing changed). */
+int deploy_reconfigure(struct state_store **st, const char *id, const struct deploy_submission *req,
+		       const char *vms, struct diag *d);
 
 /* ---- cloud sessions and VM rows (deploy/sessions.c, deploy/vms.c) ---- */
 
@@ -108,6 +179,12 @@ enum vmop { VMOP_START, VMOP_STOP, VMOP_REBOOT };
  * that starts again comes back to the outcome its contextualization had. */
 int deploy_vm_op(struct state_store *st, struct state_infra *in, const struct auth_file *af,
 		 struct state_vm *vm, enum vmop op, struct diag *d);
+/* The same for VM num (num >= 0) or for every VM of in that is neither
+ * failed nor off (num < 0), under the infrastructure's lock, with the
+ * credentials deploy_auth finds from auth_given. -1 when d holds an error
+ * afterwards (66 when in has no VM num). */
+int deploy_vms_op(struct state_store *st, struct state_infra *in, const char *auth_given, int num, enum vmop op,
+		  struct diag *d);
 /* "started", "stopped" or "rebooted": the operation in messages. */
 const char *deploy_vmop_verb(enum vmop op);
 
@@ -116,6 +193,13 @@ const char *deploy_vmop_verb(enum vmop op);
  * force, failures are reported as warnings and the rows deleted anyway. */
 int deploy_teardown(struct state_store *st, struct state_infra *in, const struct auth_file *af,
 		    bool force, struct diag *d);
+/* Destroys infrastructure id (the whole id, resolved by the caller): its
+ * worker cancelled, deploy_teardown, a tombstone row, its directory
+ * removed. auth_given as for deploy_auth. Idempotent: *already is set when
+ * it was destroyed before (0 returned). With force, what a cloud could not
+ * delete is reported as warnings and forgotten. 0, or -1 with d set. */
+int deploy_destroy(struct state_store *st, const char *id, const char *auth_given, bool force, bool *already,
+		   struct diag *d);
 /* Removes HOME/infra/ID (keys, logs, outputs). */
 void deploy_remove_dir(const char *home, const char *id);
 

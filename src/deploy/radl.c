@@ -36,6 +36,31 @@ static void register_radl_secrets(const struct radl_doc *doc)
 	}
 }
 
+/* Substitutes, parses and (with check) checks the RADL raw, named file. */
+static struct radl_doc *parse_radl(const char *file, const char *raw, size_t len, json_t *vars, bool interactive,
+				   char **text, bool check, struct diag *d)
+{
+	*text = NULL;
+	if (memchr(raw, '\0', len)) {
+		diag_error(d, IMC_EXIT_DATAERR, NULL, "'%s' is not a text file (it holds NUL bytes)", file);
+		return NULL;
+	}
+	char *t = plan_substitute_inputs(file, raw, vars, interactive, d);
+	if (!t)
+		return NULL;
+	size_t k = strspn(t, " \t\r\n");
+	struct radl_doc *doc = (t[k] == '[' || t[k] == '{') ? radl_parse_json(file, t, strlen(t), d)
+							    : radl_parse(file, t, strlen(t), d);
+	register_radl_secrets(doc);
+	if (!doc || (check && radl_check(doc, d) < 0)) {
+		radl_doc_free(doc);
+		free(t);
+		return NULL;
+	}
+	*text = t;
+	return doc;
+}
+
 static struct radl_doc *load_radl(const char *path, json_t *vars, bool interactive, char **text,
 				  bool check, struct diag *d)
 {
@@ -47,25 +72,8 @@ static struct radl_doc *load_radl(const char *path, json_t *vars, bool interacti
 		strbuf_release(&sb);
 		return NULL;
 	}
-	if (memchr(sb.buf ? sb.buf : "", '\0', sb.len)) {
-		diag_error(d, IMC_EXIT_DATAERR, NULL, "'%s' is not a text file (it holds NUL bytes)", path);
-		strbuf_release(&sb);
-		return NULL;
-	}
-	char *t = plan_substitute_inputs(path, strbuf_str(&sb), vars, interactive, d);
+	struct radl_doc *doc = parse_radl(path, strbuf_str(&sb), sb.len, vars, interactive, text, check, d);
 	strbuf_release(&sb);
-	if (!t)
-		return NULL;
-	size_t k = strspn(t, " \t\r\n");
-	struct radl_doc *doc = (t[k] == '[' || t[k] == '{') ? radl_parse_json(path, t, strlen(t), d)
-							    : radl_parse(path, t, strlen(t), d);
-	register_radl_secrets(doc);
-	if (!doc || (check && radl_check(doc, d) < 0)) {
-		radl_doc_free(doc);
-		free(t);
-		return NULL;
-	}
-	*text = t;
 	return doc;
 }
 
@@ -79,6 +87,12 @@ struct radl_doc *deploy_load_radl_unchecked(const char *path, json_t *vars, bool
 					    struct diag *d)
 {
 	return load_radl(path, vars, interactive, text, false, d);
+}
+
+struct radl_doc *deploy_parse_radl(const char *name, const char *raw, size_t len, json_t *vars, bool check,
+				   char **text, struct diag *d)
+{
+	return parse_radl(name, raw, len, vars, false, text, check, d);
 }
 
 struct radl_doc *deploy_radl(const struct state_infra *in, struct diag *d)

@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,6 +54,42 @@ static void close_inherited(int keep1, int keep2)
 	for (size_t i = 0; i < n; i++)
 		close(fds[i]);
 	free(fds);
+}
+
+/* The program to exec for the worker, or NULL: run it in the fork. */
+static const char *worker_program;
+
+void deploy_spawn_exec(const char *program)
+{
+	worker_program = program;
+}
+
+/* In the worker's process, exec worker_program's worker command; returns
+ * only when the exec failed. The lock and the pipe stay open across it. */
+static void exec_worker(const char *home, const char *id, int lock_fd, int ready_fd, enum worker_task task,
+			const char *vms)
+{
+	char taskbuf[16], fdbuf[16];
+	snprintf(taskbuf, sizeof(taskbuf), "%d", (int)task);
+	snprintf(fdbuf, sizeof(fdbuf), "%d", ready_fd);
+	fcntl(lock_fd, F_SETFD, 0);
+	fcntl(ready_fd, F_SETFD, 0);
+	char *argv[] = { (char *)(uintptr_t)"imc", (char *)(uintptr_t)DEPLOY_WORKER_COMMAND, (char *)(uintptr_t)home, (char *)(uintptr_t)id,
+			 taskbuf, (char *)(uintptr_t)(vms ? vms : ""), fdbuf, NULL };
+	execv(worker_program, argv);
+	fprintf(stderr, "cannot run the worker '%s': %s\n", worker_program, strerror(errno));
+}
+
+int deploy_worker_exec_main(int argc, char **argv)
+{
+	/* HOME ID TASK VMS READY_FD, as exec_worker gives them */
+	if (argc != 5)
+		return 64;
+	char *end1, *end2;
+	long task = strtol(argv[2], &end1, 10), fd = strtol(argv[4], &end2, 10);
+	if (*end1 || *end2 || task < WORKER_DEPLOY || task > WORKER_CREATE || fd < 0)
+		return 64;
+	return deploy_worker_main(argv[0], argv[1], (int)fd, (enum worker_task)task, *argv[3] ? argv[3] : NULL);
 }
 
 int deploy_spawn(struct state_store **st, const char *id, int lock_fd, enum worker_task task, const char *vms,
@@ -109,6 +146,10 @@ int deploy_spawn(struct state_store **st, const char *id, int lock_fd, enum work
 			close(fd);
 		}
 		close_inherited(lock_fd, p[1]);
+		if (worker_program) {
+			exec_worker(home, id, lock_fd, p[1], task, vms);
+			_exit(127);
+		}
 		int wrc = deploy_worker_main(home, id, p[1], task, vms);
 		/* the child's copies: fork duplicated them, the parent frees its own */
 		/* cppcheck-suppress doubleFree */
@@ -261,4 +302,25 @@ int deploy_follow(struct state_store *st, const char *id, double max_seconds, bo
 	free(seen_num);
 	free(seen);
 	return rc;
+}
+
+/* The worker is another process: the store is where it says how far it
+ * got. */
+void deploy_wait_created(struct state_store *st, const char *id, double max)
+{
+	double t0 = now();
+	for (;;) {
+		struct diag d = DIAG_INIT;
+		struct state_infra in;
+		int g = state_infra_get(st, id, &in, &d);
+		bool creating = g == 0 && (in.phase == PHASE_NEW || in.phase == PHASE_CREATING) &&
+				state_worker_alive(in.worker_pid, in.worker_start);
+		if (g == 0)
+			state_infra_release(&in);
+		diag_release(&d);
+		if (!creating || now() - t0 > max)
+			return;
+		struct timespec ts = { 0, 100 * 1000 * 1000 };
+		nanosleep(&ts, NULL);
+	}
 }

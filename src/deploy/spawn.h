@@ -35,6 +35,18 @@ enum worker_task {
 int deploy_spawn(struct state_store **st, const char *id, int lock_fd, enum worker_task task, const char *vms,
 		 struct diag *d);
 
+/* Makes deploy_spawn exec program for the worker instead of running it in
+ * the forked child (NULL: back to that). A process with several threads
+ * (imc serve) needs it: its fork copies only the calling thread, and a
+ * lock another thread held then (SQLite's, the log's) would stay held in
+ * the child forever, while an exec starts clean. program must run
+ * deploy_worker_exec_main on the words after DEPLOY_WORKER_COMMAND. */
+void deploy_spawn_exec(const char *program);
+#define DEPLOY_WORKER_COMMAND "deploy-worker"
+/* The worker in an exec'd program: argv is HOME ID TASK VMS READY_FD (the
+ * words exec_worker in spawn.c passes). Returns the exit status. */
+int deploy_worker_exec_main(int argc, char **argv);
+
 /* Follows an infrastructure until its worker is done (or died), printing
  * per-VM state changes on stdout when verbose (and, on a terminal, a live
  * status line). max_seconds <= 0: no limit. Returns 0 and the final state
@@ -42,6 +54,10 @@ int deploy_spawn(struct state_store **st, const char *id, int lock_fd, enum work
  * error. */
 int deploy_follow(struct state_store *st, const char *id, double max_seconds, bool verbose,
 		  enum vm_state *final, struct diag *d);
+/* Waits, as IM's synchronous create and addresource do, until the worker
+ * of id has created the VMs (its phase is past creating) or is gone, at
+ * most max seconds. */
+void deploy_wait_created(struct state_store *st, const char *id, double max);
 /* Makes Ctrl-C stop deploy_follow() (not the worker, which is in a session
  * of its own) instead of killing the command. */
 void deploy_follow_catch_interrupt(void);

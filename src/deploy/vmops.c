@@ -1,7 +1,8 @@
 /* vmops.c: start, stop and reboot of one VM through its cloud driver (see
- * deploy.h), the state recorded once the cloud confirmed. The caller holds
- * the infrastructure's lock, so an operation never races a worker or
- * another command. A VM that starts again comes back to the outcome its
+ * deploy.h), the state recorded once the cloud confirmed; and of the VMs
+ * in scope of a command or a REST request (deploy_vms_op), which takes the
+ * infrastructure's lock, so an operation never races a worker or another
+ * command. A VM that starts again comes back to the outcome its
  * contextualization had (configured or unconfigured), as in IM. */
 #include "config.h"
 
@@ -54,4 +55,32 @@ int deploy_vm_op(struct state_store *st, struct state_infra *in, const struct au
 	json_decref(spec);
 	deploy_cloud_close(&s);
 	return rc;
+}
+
+int deploy_vms_op(struct state_store *st, struct state_infra *in, const char *auth_given, int num, enum vmop op,
+		  struct diag *d)
+{
+	struct state_vm *vms = NULL;
+	size_t n = 0;
+	struct auth_file *af = NULL;
+	int lock = -1;
+	bool found = false;
+	if (state_lock_infra(st, in->id, true, &lock, d) != 0 || state_vm_list(st, in->id, &vms, &n, d) < 0 ||
+	    deploy_auth(auth_given, state_home(st), in->auth_path, &af, NULL, d) < 0)
+		goto out;
+	for (size_t i = 0; i < n; i++) {
+		if (num >= 0 && vms[i].num != num)
+			continue;
+		found = true;
+		if (num < 0 && (vms[i].state == VM_FAILED || vms[i].state == VM_OFF))
+			continue; /* nothing there to start or stop */
+		deploy_vm_op(st, in, af, &vms[i], op, d);
+	}
+	if (num >= 0 && !found)
+		diag_error(d, IMC_EXIT_NOINPUT, NULL, "infrastructure '%s' has no VM %d", in->id, num);
+out:
+	state_unlock_infra(lock);
+	auth_file_free(af);
+	state_vm_list_free(vms, n);
+	return diag_has_errors(d) ? -1 : 0;
 }

@@ -69,6 +69,9 @@ static const char *const migrations[] = {
 	"CREATE TABLE output ("
 	" infra_id TEXT NOT NULL REFERENCES infra(id) ON DELETE CASCADE, name TEXT NOT NULL,"
 	" path TEXT, value TEXT, PRIMARY KEY (infra_id, name));",
+	/* 1 -> 2: who created it through `imc serve` (a salted hash of the
+	 * REST user's credentials, never the password; NULL for the CLI's) */
+	"ALTER TABLE infra ADD COLUMN owner TEXT;",
 };
 
 static const char *const phase_names[] = {
@@ -338,10 +341,10 @@ int state_infra_insert(struct state_store *st, const struct state_infra *in, str
 {
 	return done(st, prep(st, d,
 		"INSERT INTO infra (id, created, radl, radl_path, cloud, extra_vars, auth_path, phase,"
-		" worker_pid, worker_start, next_vm, ctxt_max, deleted) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
-		"sdsssssiiliii", in->id, in->created ? in->created : now(), in->radl, in->radl_path,
+		" worker_pid, worker_start, next_vm, ctxt_max, deleted, owner) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+		"sdsssssiiliiis", in->id, in->created ? in->created : now(), in->radl, in->radl_path,
 		in->cloud, in->extra_vars, in->auth_path, (int)in->phase, (int)in->worker_pid,
-		in->worker_start, in->next_vm, in->ctxt_max, in->deleted ? 1 : 0), d);
+		in->worker_start, in->next_vm, in->ctxt_max, in->deleted ? 1 : 0, in->owner), d);
 }
 
 static void infra_from_row(sqlite3_stmt *s, struct state_infra *out)
@@ -360,10 +363,11 @@ static void infra_from_row(sqlite3_stmt *s, struct state_infra *out)
 	out->next_vm = sqlite3_column_int(s, 10);
 	out->ctxt_max = sqlite3_column_int(s, 11);
 	out->deleted = sqlite3_column_int(s, 12) != 0;
+	out->owner = col_str(s, 13);
 }
 
 #define INFRA_COLS "id, created, radl, radl_path, cloud, extra_vars, auth_path, phase," \
-	" worker_pid, worker_start, next_vm, ctxt_max, deleted"
+	" worker_pid, worker_start, next_vm, ctxt_max, deleted, owner"
 
 int state_infra_get(struct state_store *st, const char *id, struct state_infra *out, struct diag *d)
 {
@@ -525,6 +529,7 @@ void state_infra_release(struct state_infra *in)
 	free(in->cloud);
 	free(in->extra_vars);
 	free(in->auth_path);
+	free(in->owner);
 	memset(in, 0, sizeof(*in));
 }
 

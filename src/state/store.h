@@ -26,7 +26,7 @@
 #include "util/diag.h"
 #include "util/strbuf.h"
 
-#define STATE_SCHEMA_VERSION 1
+#define STATE_SCHEMA_VERSION 2
 
 struct state_store;
 
@@ -55,6 +55,8 @@ struct state_infra {
 	int next_vm;          /* next VM number (numbers are never reused) */
 	int ctxt_max;         /* contextualize MAX seconds, 0 = none */
 	bool deleted;         /* destroyed (tombstone kept so destroy is idempotent) */
+	char *owner;          /* `imc serve`: "SALT$SHA256" of its creator's credentials
+			       * (server/auth.c), or NULL (created by the CLI) */
 };
 
 struct state_vm {

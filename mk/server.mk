@@ -1,0 +1,18 @@
+# src/server: `imc serve`, IM's REST API over libmicrohttpd on the same
+# deployment engine as the commands (src/deploy). It is part of the imc
+# program, not libimc.la: nothing else serves.
+imc_SOURCES += src/cmd/cmd-serve.c src/cmd/cmd-deploy-worker.c \
+	src/server/server.h \
+	src/server/http.c \
+	src/server/route.c \
+	src/server/request.c \
+	src/server/auth.c \
+	src/server/reply.c \
+	src/server/infra.c \
+	src/server/vms.c \
+	src/server/ops.c \
+	src/server/resources.c
+
+# every endpoint over loopback, with curl and with Python requests
+TESTS += tests/cli/t8001-serve.sh
+EXTRA_DIST += tests/cli/t8001-serve.sh

@@ -1,0 +1,245 @@
+/* auth.c: who a request of `imc serve` comes from, and what it may touch
+ * (see server.h). The Authorization header carries the lines of an IM
+ * auth file joined by the two characters backslash-n (a backslash-n that
+ * belongs inside a value comes doubled); they are read by the same parser
+ * as the CLI's auth file (cloud/auth.c), which registers every secret as
+ * it reads it. The InfrastructureManager line (username, password) names
+ * the user; the other lines are the clouds' credentials, written for the
+ * deployment engine to HOME/serve/auth-HASH.dat (0600, named by the hash
+ * of their content, so one user's requests reuse one file).
+ *
+ * An infrastructure belongs to the user who created it: the store keeps
+ * "SALT$SHA256(SALT:username:password)", never the password, and a request
+ * is the owner's when the hash of its credentials with that salt matches.
+ * An infrastructure the CLI created has no owner and is no REST user's. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "deploy/deploy.h"
+#include "server/server.h"
+#include "util/hash.h"
+#include "util/mkdir.h"
+#include "util/xalloc.h"
+#include "util/banned.h"
+
+#define NO_AUTH "No authentication data provided"
+
+/* The header as auth file text: a backslash-n is a line break, a doubled
+ * one stays a backslash-n for the parser (a newline inside a value). */
+static char *header_lines(const char *h)
+{
+	struct strbuf sb = STRBUF_INIT;
+	for (const char *p = h; *p; p++) {
+		if (p[0] == '\\' && p[1] == '\\' && p[2] == 'n') {
+			strbuf_addstr(&sb, "\\n");
+			p += 2;
+		} else if (p[0] == '\\' && p[1] == 'n') {
+			strbuf_addch(&sb, '\n');
+			p++;
+		} else
+			strbuf_addch(&sb, *p);
+	}
+	return strbuf_detach(&sb);
+}
+
+/* A value file(PATH) makes the auth parser read PATH: fine for a user's
+ * own file, not for a request, which would read the server's files. */
+static bool names_a_file(const char *text)
+{
+	for (const char *p = strstr(text, "file("); p; p = strstr(p + 1, "file(")) {
+		const char *q = p;
+		while (q > text && (q[-1] == ' ' || q[-1] == '\t'))
+			q--;
+		if (q > text && q[-1] == '=')
+			return true;
+	}
+	return false;
+}
+
+/* Writes the lines of text that are not the InfrastructureManager's to
+ * HOME/serve/auth-HASH.dat; *path gets its name. */
+static int write_cloud_lines(const char *home, const char *text, const struct auth_file *af, char **path,
+			     struct diag *d)
+{
+	struct strbuf sb = STRBUF_INIT;
+	int lineno = 0, rc = -1;
+	for (const char *p = text; *p;) {
+		size_t n = strcspn(p, "\n");
+		lineno++;
+		bool im = false;
+		for (size_t i = 0; i < af->n; i++) {
+			const char *type = auth_get(&af->creds[i], "type");
+			if (af->creds[i].line == lineno && type && strcasecmp(type, "InfrastructureManager") == 0)
+				im = true;
+		}
+		if (!im) {
+			strbuf_add(&sb, p, n);
+			strbuf_addch(&sb, '\n');
+		}
+		p += n;
+		if (*p)
+			p++;
+	}
+	char hex[65];
+	hash_sha256_hex(sb.buf ? sb.buf : "", sb.len, hex);
+	char *dir = xasprintf("%s/serve", home);
+	char *tmp = NULL;
+	*path = xasprintf("%s/auth-%.32s.dat", dir, hex);
+	if (mkdir_p(dir, 0700, d) < 0)
+		goto out;
+	if (access(*path, F_OK) == 0) {
+		rc = 0;
+		goto out;
+	}
+	tmp = xasprintf("%s.%ld.tmp", *path, (long)gettid());
+	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fd < 0 || write(fd, strbuf_str(&sb), sb.len) != (ssize_t)sb.len || close(fd) < 0 || rename(tmp, *path) < 0) {
+		diag_error(d, IMC_EXIT_IOERR, NULL, "cannot write '%s': %s", *path, strerror(errno));
+		unlink(tmp);
+		goto out;
+	}
+	rc = 0;
+out:
+	if (rc < 0) {
+		free(*path);
+		*path = NULL;
+	}
+	free(tmp);
+	free(dir);
+	strbuf_release(&sb);
+	return rc;
+}
+
+int srv_auth(struct srv_request *r, struct srv_reply *out)
+{
+	const char *h = r->authorization;
+	if (!h || !*h) {
+		srv_reply_error(r, out, 401, NO_AUTH);
+		return -1;
+	}
+	if (strncasecmp(h, "Bearer ", 7) == 0) {
+		srv_reply_error(r, out, 401, "Invalid InfrastructureManager credentials: bearer (OIDC) tokens are not"
+			       " supported by this server");
+		return -1;
+	}
+	char *text = header_lines(h);
+	struct diag d = DIAG_INIT;
+	int rc = -1;
+	if (names_a_file(text)) {
+		srv_reply_error(r, out, 401, "%s: file() values are not accepted in the Authorization header", NO_AUTH);
+		goto out;
+	}
+	r->user.af = auth_file_parse("Authorization", text, strlen(text), &d);
+	if (!r->user.af) {
+		srv_reply_diag(r, out, 401, NO_AUTH, &d);
+		goto out;
+	}
+	const struct auth_cred *im = auth_find(r->user.af, NULL, "InfrastructureManager");
+	if (!im) {
+		srv_reply_error(r, out, 401, "No credentials provided for the InfrastructureManager.");
+		goto out;
+	}
+	const char *user = auth_get(im, "username"), *pass = auth_get(im, "password");
+	if (!user || !pass || !*user) {
+		srv_reply_error(r, out, 401, "Invalid InfrastructureManager credentials: %s",
+				auth_get(im, "token") ? "tokens are not supported by this server, give username and password"
+						      : "username and password are needed");
+		goto out;
+	}
+	r->user.username = user;
+	if (write_cloud_lines(r->cfg->home, text, r->user.af, &r->user.auth_path, &d) < 0) {
+		srv_reply_diag(r, out, 500, "Error reading the authorization data", &d);
+		goto out;
+	}
+	rc = 0;
+out:
+	diag_release(&d);
+	free(text);
+	return rc;
+}
+
+void srv_user_release(struct srv_user *u)
+{
+	auth_file_free(u->af);
+	free(u->auth_path);
+	memset(u, 0, sizeof(*u));
+}
+
+static const char *im_password(const struct srv_user *u)
+{
+	return auth_get(auth_find(u->af, NULL, "InfrastructureManager"), "password");
+}
+
+/* SALT$HEX for salt (16 hex digits). */
+static char *owner_hash(const struct srv_user *u, const char *salt, size_t saltlen)
+{
+	struct strbuf sb = STRBUF_INIT;
+	strbuf_add(&sb, salt, saltlen);
+	strbuf_addf(&sb, ":%s:%s", u->username, im_password(u));
+	char hex[65];
+	hash_sha256_hex(sb.buf, sb.len, hex);
+	/* the buffer held the password: cleared before it is freed */
+	memset(sb.buf, 0, sb.len);
+	strbuf_release(&sb);
+	return xasprintf("%.*s$%s", (int)saltlen, salt, hex);
+}
+
+char *srv_owner_new(const struct srv_user *u)
+{
+	unsigned char raw[8];
+	char salt[17];
+	if (getrandom(raw, sizeof(raw), 0) != (ssize_t)sizeof(raw)) {
+		/* getrandom on Linux >= 3.17 does not fail for 8 bytes; the
+		 * time still makes the salt differ between infrastructures */
+		long t = (long)time(NULL) ^ (long)getpid();
+		memcpy(raw, &t, sizeof(raw) < sizeof(t) ? sizeof(raw) : sizeof(t));
+	}
+	for (size_t i = 0; i < sizeof(raw); i++)
+		snprintf(salt + 2 * i, 3, "%02x", raw[i]);
+	return owner_hash(u, salt, 16);
+}
+
+bool srv_owner_is(const struct srv_user *u, const char *owner)
+{
+	const char *dollar = owner ? strchr(owner, '$') : NULL;
+	if (!dollar)
+		return false;
+	char *mine = owner_hash(u, owner, (size_t)(dollar - owner));
+	bool same = strcmp(mine, owner) == 0;
+	free(mine);
+	return same;
+}
+
+int srv_infra(struct srv_request *r, const char *id, const char *what, bool recover, struct state_infra *in,
+	      struct srv_reply *out)
+{
+	struct diag d = DIAG_INIT;
+	int g = state_infra_get(r->st, id, in, &d);
+	int rc = -1;
+	if (g < 0)
+		srv_reply_diag(r, out, 400, what, &d);
+	else if (g > 0)
+		srv_reply_error(r, out, 404, "%s: Invalid infrastructure ID or access not granted.", what);
+	else if (in->deleted)
+		srv_reply_error(r, out, 404, "%s: Deleted infrastructure.", what);
+	else if (!srv_owner_is(&r->user, in->owner))
+		srv_reply_error(r, out, 403, "%s: Access to this infrastructure not granted.", what);
+	else
+		rc = 0;
+	if (rc < 0)
+		state_infra_release(in);
+	else if (recover)
+		deploy_recover(r->st, in, &d);
+	diag_release(&d);
+	return rc;
+}
