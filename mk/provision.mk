@@ -35,16 +35,19 @@ libimc_la_SOURCES += \
 # the modules, one per file (listed in modules/module-table.c)
 libimc_la_SOURCES += \
 	src/provision/modules/apt.c \
+	src/provision/modules/assemble.c \
 	src/provision/modules/assert.c \
 	src/provision/modules/async_status.c \
 	src/provision/modules/authorized_key.c \
 	src/provision/modules/blockinfile.c \
 	src/provision/modules/command.c \
 	src/provision/modules/copy.c \
+	src/provision/modules/cron.c \
 	src/provision/modules/debug.c \
 	src/provision/modules/dnf.c \
 	src/provision/modules/fail.c \
 	src/provision/modules/fetch.c \
+	src/provision/modules/find.c \
 	src/provision/modules/file.c \
 	src/provision/modules/get_url.c \
 	src/provision/modules/git.c \
@@ -52,6 +55,7 @@ libimc_la_SOURCES += \
 	src/provision/modules/hostname.c \
 	src/provision/modules/ini_file.c \
 	src/provision/modules/lineinfile.c \
+	src/provision/modules/mount.c \
 	src/provision/modules/package.c \
 	src/provision/modules/pause.c \
 	src/provision/modules/ping.c \

@@ -133,6 +133,16 @@ bool mod_diff_wanted(struct exec_ctx *x);
  * the result's path or dest, when it exists. -1 when the node is
  * unreachable (res left as it was). */
 int mod_path_info(struct exec_ctx *x, json_t *res);
+/* For a module's .check: every key of args must be in known (NULL-terminated;
+ * keys starting with '_' are the loader's); each other one is an
+ * "unsupported parameter" error, so that a parameter imc does not implement
+ * is never silently ignored and the task can fall back to Ansible. */
+int mod_check_params(const char *module, json_t *args, const char *const *known, struct diag *d,
+		     const struct src_loc *loc);
+/* An argument of Ansible's list type as a new array of strings: a list as
+ * is (elements rendered as Python would), a string split on commas, absent
+ * or null an empty list. */
+json_t *mod_list(json_t *v);
 /* Runs a command string, Ansible command-module style result */
 json_t *mod_run_command(struct exec_ctx *x, const char *cmd, json_t *cmd_repr, const char *in,
 			const char *chdir);

@@ -756,3 +756,59 @@ json_t *mod_run_command(struct exec_ctx *x, const char *cmd, json_t *cmd_repr, c
 	conn_result_release(&cr);
 	return res;
 }
+
+int mod_check_params(const char *module, json_t *args, const char *const *known, struct diag *d,
+		     const struct src_loc *loc)
+{
+	const char *k;
+	json_t *v;
+	int rc = 0;
+	json_object_foreach(args, k, v) {
+		bool ok = k[0] == '_'; /* the loader's own keys (_raw_params...) */
+		for (const char *const *n = known; *n && !ok; n++)
+			ok = !strcmp(*n, k);
+		if (ok)
+			continue;
+		/* "unsupported " marks it for the fallback (play_error_unsupported) */
+		diag_error(d, IMC_EXIT_DATAERR, loc, "%s: unsupported parameter '%s'", module, k);
+		rc = -1;
+	}
+	return rc;
+}
+
+json_t *mod_list(json_t *v)
+{
+	json_t *l = json_array();
+	if (!v || json_is_null(v))
+		return l;
+	if (json_is_array(v)) {
+		size_t i;
+		json_t *e;
+		json_array_foreach(v, i, e) {
+			struct strbuf sb = STRBUF_INIT;
+			if (json_is_string(e))
+				strbuf_addstr(&sb, json_string_value(e));
+			else
+				args_pystr(&sb, e);
+			json_array_append_new(l, json_string(strbuf_str(&sb)));
+			strbuf_release(&sb);
+		}
+		return l;
+	}
+	struct strbuf sb = STRBUF_INIT;
+	if (json_is_string(v))
+		strbuf_addstr(&sb, json_string_value(v));
+	else
+		args_pystr(&sb, v);
+	/* Ansible's list type splits a string on commas */
+	const char *s = strbuf_str(&sb);
+	for (;;) {
+		size_t n = strcspn(s, ",");
+		json_array_append_new(l, json_stringn(s, n));
+		if (!s[n])
+			break;
+		s += n + 1;
+	}
+	strbuf_release(&sb);
+	return l;
+}
