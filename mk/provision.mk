@@ -53,6 +53,7 @@ libimc_la_SOURCES += \
 	src/provision/modules/git.c \
 	src/provision/modules/group.c \
 	src/provision/modules/hostname.c \
+	src/provision/modules/include_vars.c \
 	src/provision/modules/ini_file.c \
 	src/provision/modules/lineinfile.c \
 	src/provision/modules/mount.c \

@@ -14,7 +14,7 @@ extern const struct task_module mod_command, mod_shell, mod_raw, mod_script, mod
 	mod_pip, mod_git, mod_service, mod_systemd, mod_user, mod_group, mod_get_url, mod_unarchive,
 	mod_fetch, mod_slurp, mod_wait_for, mod_blockinfile, mod_replace, mod_hostname,
 	mod_authorized_key, mod_ping, mod_ini_file, mod_tempfile, mod_find, mod_assemble,
-	mod_cron, mod_mount;
+	mod_cron, mod_mount, mod_include_vars;
 
 const struct task_module *const task_modules[] = {
 	&mod_command, &mod_shell, &mod_raw, &mod_script, &mod_copy, &mod_template, &mod_file,
@@ -23,7 +23,7 @@ const struct task_module *const task_modules[] = {
 	&mod_pip, &mod_git, &mod_service, &mod_systemd, &mod_user, &mod_group, &mod_get_url,
 	&mod_unarchive, &mod_fetch, &mod_slurp, &mod_wait_for, &mod_blockinfile, &mod_replace,
 	&mod_hostname, &mod_authorized_key, &mod_ping, &mod_ini_file, &mod_tempfile, &mod_find,
-	&mod_assemble, &mod_cron, &mod_mount, NULL,
+	&mod_assemble, &mod_cron, &mod_mount, &mod_include_vars, NULL,
 };
 
 const struct task_module *task_module_find(const char *name)
