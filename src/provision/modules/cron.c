@@ -7,7 +7,8 @@
  * but blank lines is left. changed, jobs, envs and cron_file as Ansible
  * reports them, including its quirks: an unmarked line equal to the job
  * gets the marker inserted before it, and a file not ending in a newline
- * is always rewritten. A user's crontab (no cron_file) goes through the
+ * is always rewritten; and, as Ansible's module, it fails when the node
+ * has no crontab command. A user's crontab (no cron_file) goes through the
  * crontab command and backup through a temporary file: neither is
  * implemented, and both are refused when the play is loaded. */
 #include "config.h"
@@ -193,6 +194,28 @@ static const char *field(json_t *args, const char *k, const char *alias)
 	return v ? v : "*";
 }
 
+/* Ansible's module wants the crontab command even for a cron file: it
+ * fails, as get_bin_path words it, when no PATH directory (nor /sbin,
+ * /usr/sbin or /usr/local/sbin, appended when absent) holds one. */
+static int need_crontab(struct exec_ctx *x, json_t **res)
+{
+	static const char script[] =
+		"p=$PATH; for s in /sbin /usr/sbin /usr/local/sbin; do case \":$PATH:\" in "
+		"*\":$s:\"*) ;; *) [ -e \"$s\" ] && p=\"$p:$s\";; esac; done; IFS=:; "
+		"for d in $p; do [ -n \"$d\" ] && [ -f \"$d/crontab\" ] && [ -x \"$d/crontab\" ] "
+		"&& exit 0; done; printf '%s' \"$p\"; exit 3";
+	struct conn_result cr;
+	conn_result_init(&cr);
+	int rc = mod_sh(x, script, NULL, 0, &cr, res);
+	if (rc == 0 && cr.rc != 0) {
+		*res = res_fail("Failed to find required executable \"crontab\" in paths: %s",
+				strbuf_str(&cr.out));
+		rc = -1;
+	}
+	conn_result_release(&cr);
+	return rc;
+}
+
 static json_t *cron_run(struct exec_ctx *x, json_t *args)
 {
 	const char *name = args_str(args, "name"), *user = args_str(args, "user");
@@ -245,6 +268,8 @@ static json_t *cron_run(struct exec_ctx *x, json_t *args)
 		json_array_append_new(warnings, json_string(w));
 		free(w);
 	}
+	if (need_crontab(x, &res) < 0)
+		goto out;
 	bool exists;
 	if (mod_read(x, path, &data, &exists, &res) < 0)
 		goto out;
