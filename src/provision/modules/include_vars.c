@@ -15,6 +15,7 @@
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <dirent.h>
 #include <pcre2.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -60,6 +61,23 @@ struct inc {
 	char *err;          /* a failure's message (result key "message") */
 };
 
+/* What Ansible reports when its action raises: failed and msg, no
+ * changed (and an empty stdout for an error it did not anticipate). */
+__attribute__((format(printf, 2, 3)))
+static json_t *raised(bool unexpected, const char *fmt, ...)
+{
+	struct strbuf sb = STRBUF_INIT;
+	va_list ap;
+	va_start(ap, fmt);
+	strbuf_vaddf(&sb, fmt, ap);
+	va_end(ap);
+	json_t *r = json_pack("{s:b, s:s}", "failed", 1, "msg", strbuf_str(&sb));
+	if (unexpected)
+		json_object_set_new(r, "stdout", json_string(""));
+	strbuf_release(&sb);
+	return r;
+}
+
 /* os.path.splitext's extension (without the dot) is one of exts. */
 static bool valid_ext(const struct inc *in_, const char *name)
 {
@@ -93,12 +111,12 @@ static int load_file(struct inc *in_, const char *path, bool check_ext, json_t *
 	struct diag d = DIAG_INIT;
 	int rc = -1;
 	if (strbuf_read_file(&text, path) < 0) {
-		*res = res_fail("Could not find or access '%s' on the Ansible Controller.", path);
+		*res = raised(false, "Could not find or access '%s' on the Ansible Controller.", path);
 		goto out;
 	}
 	json_t *data = yaml_load(text.buf ? text.buf : "", text.len, path, 0, NULL, &d);
 	if (!data) {
-		*res = res_fail("%s", diag_first_message(&d));
+		*res = raised(false, "%s", diag_first_message(&d));
 		goto out;
 	}
 	if (json_is_null(data) || (json_is_false(data)) || (json_is_string(data) && !*json_string_value(data))) {
@@ -189,9 +207,11 @@ static int load_dir(struct exec_ctx *x, json_t *args, struct inc *in_, json_t **
 	const char *dir = args_str(args, "dir");
 	const char *matching = args_str(args, "files_matching");
 	bool ign_unknown = args_bool(json_object_get(args, "ignore_unknown_extensions"), false);
-	char *ds = args_strdup(args, "depth");
-	long depth = ds ? strtol(ds, NULL, 10) : 0;
-	free(ds);
+	json_t *dv = json_object_get(args, "depth");
+	long depth = json_is_integer(dv) ? (long)json_integer_value(dv) : 0;
+	/* Ansible compares a string depth (depth=1 in k=v form) with an int
+	 * and fails; an empty one is no depth */
+	bool str_depth = json_is_string(dv) && *json_string_value(dv);
 	json_t *ignore = str_list(json_object_get(args, "ignore_files"), false);
 	struct task_role *role = NULL;
 	for (struct ptask *p = x->task; p && !role; p = p->parent)
@@ -229,6 +249,11 @@ static int load_dir(struct exec_ctx *x, json_t *args, struct inc *in_, json_t **
 	for (size_t i = 0; i < nr; i++)
 		names[i] = json_string_value(json_object_get(json_array_get(roots, i), "root"));
 	qsort(names, nr, sizeof(*names), cmp_str);
+	if (str_depth && nr) {
+		*res = raised(true, "Unexpected failure during module execution: %s",
+			      "'<=' not supported between instances of 'int' and 'str'");
+		rc = -2;
+	}
 	for (size_t r = 0; r < nr && rc == 0; r++) {
 		if (depth && (long)r + 1 > depth)
 			break;
@@ -240,6 +265,9 @@ static int load_dir(struct exec_ctx *x, json_t *args, struct inc *in_, json_t **
 		}
 		size_t n = json_array_size(files);
 		const char **fl = xcalloc(n ? n : 1, sizeof(*fl));
+		/* a directory's variables count only when all its files loaded */
+		json_t *kept = in_->results;
+		in_->results = json_object();
 		for (size_t i = 0; i < n; i++)
 			fl[i] = json_string_value(json_array_get(files, i));
 		qsort(fl, n, sizeof(*fl), cmp_str);
@@ -262,8 +290,8 @@ static int load_dir(struct exec_ctx *x, json_t *args, struct inc *in_, json_t **
 			json_array_foreach(ignore, k, pat) {
 				int m = re_search(json_string_value(pat), f, true);
 				if (m < 0) {
-					*res = res_fail("Invalid regular expression: %s",
-							json_string_value(pat));
+					*res = raised(false, "Invalid regular expression: %s",
+						      json_string_value(pat));
 					rc = -2;
 					break;
 				}
@@ -281,6 +309,10 @@ static int load_dir(struct exec_ctx *x, json_t *args, struct inc *in_, json_t **
 			free(fp);
 		}
 		free(fl);
+		if (rc == 0)
+			json_object_update(kept, in_->results);
+		json_decref(in_->results);
+		in_->results = kept;
 	}
 	free(names);
 	json_decref(roots);
@@ -331,13 +363,13 @@ static json_t *include_vars_run(struct exec_ctx *x, json_t *args)
 		else if (in(file_args, k))
 			files++;
 		else if (!in(all_args, k))
-			return res_fail("%s is not a valid option in include_vars", k);
+			return raised(false, "%s is not a valid option in include_vars", k);
 	}
 	if (dirs && files)
-		return res_fail("You are mixing file only and dir only arguments, these are incompatible");
+		return raised(false, "%s", "You are mixing file only and dir only arguments, these are incompatible");
 	json_t *ev = json_object_get(args, "extensions");
 	if (ev && !json_is_array(ev) && !json_is_string(ev))
-		return res_fail("Invalid type for \"extensions\" option, it must be a list");
+		return raised(false, "%s", "Invalid type for \"extensions\" option, it must be a list");
 	struct inc in_ = { .files = json_array(), .results = json_object() };
 	in_.exts = ev ? str_list(ev, true) : json_pack("[s, s, s]", "yaml", "yml", "json");
 	json_t *res = NULL;
@@ -383,9 +415,9 @@ static json_t *include_vars_run(struct exec_ctx *x, json_t *args)
 			json_t *old = json_object_get(x->vars, k);
 			if (!json_is_object(old) || !json_is_object(v)) {
 				json_decref(res);
-				res = res_fail("failed to combine variables, expected dicts but got a "
-					       "'%s' and a '%s'", old ? pytype(old) : "NoneType",
-					       pytype(v));
+				res = raised(false, "failed to combine variables, expected dicts but "
+					     "got a '%s' and a '%s'", old ? pytype(old) : "NoneType",
+					     pytype(v));
 				goto out;
 			}
 			json_t *c;
@@ -412,5 +444,5 @@ out:
 }
 
 const struct task_module mod_include_vars = {
-	.name = "include_vars", .free_form = true, .controller = true, .run = include_vars_run,
+	.name = "include_vars", .controller = true, .run = include_vars_run,
 };
