@@ -114,3 +114,6 @@ EXTRA_DIST += tests/cli/t4011-module-semantics.sh
 TESTS += tests/cli/t4012-file-states.sh
 EXTRA_DIST += tests/cli/t4012-file-states.sh tests/cli/t4012-file-states.py \
 	tests/cli/t4012-file-states.golden.json
+# a parameter a native module does not implement is refused at load time
+TESTS += tests/cli/t4019-module-params.sh
+EXTRA_DIST += tests/cli/t4019-module-params.sh
