@@ -143,6 +143,10 @@ int mod_check_params(const char *module, json_t *args, const char *const *known,
  * is (elements rendered as Python would), a string split on commas, absent
  * or null an empty list. */
 json_t *mod_list(json_t *v);
+/* Python's re.match (anchored) or re.search of pat in s[0..len): 1 a
+ * match, 0 none, -1 when pat does not compile (*err, when err is not
+ * NULL, then PCRE2's reason and position, malloc'd). */
+int mod_re(const char *pat, const char *s, size_t len, bool anchored, char **err);
 /* Runs a command string, Ansible command-module style result */
 json_t *mod_run_command(struct exec_ctx *x, const char *cmd, json_t *cmd_repr, const char *in,
 			const char *chdir);

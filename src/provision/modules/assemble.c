@@ -10,8 +10,6 @@
  * not implemented and is refused when the play is loaded. */
 #include "config.h"
 
-#define PCRE2_CODE_UNIT_WIDTH 8
-#include <pcre2.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -90,22 +88,15 @@ static json_t *assemble_run(struct exec_ctx *x, json_t *args)
 	bool hidden = args_bool(json_object_get(args, "ignore_hidden"), false);
 	bool backup = args_bool(json_object_get(args, "backup"), false);
 	json_t *res = NULL;
-	pcre2_code *re = NULL;
 	struct strbuf list = STRBUF_INIT, data = STRBUF_INIT, dl = STRBUF_INIT;
 	char *bak = NULL;
 	if (!src || !dest)
 		return res_fail("src and dest are required");
-	if (regexp) {
-		int ec;
-		PCRE2_SIZE eo;
-		re = pcre2_compile((PCRE2_SPTR)regexp, PCRE2_ZERO_TERMINATED, PCRE2_UTF, &ec, &eo, NULL);
-		if (!re) {
-			PCRE2_UCHAR buf[256];
-			pcre2_get_error_message(ec, buf, sizeof(buf));
-			res = res_fail("Invalid Regexp (%s at position %zu) in \"%s\"", (char *)buf,
-				       (size_t)eo, regexp);
-			goto out;
-		}
+	char *rerr = NULL;
+	if (regexp && mod_re(regexp, "", 0, false, &rerr) < 0) {
+		res = res_fail("Invalid Regexp (%s) in \"%s\"", rerr, regexp);
+		free(rerr);
+		goto out;
 	}
 	if (validate && !strstr(validate, "%s")) {
 		res = res_fail("validate must contain %%s: %s", validate);
@@ -126,13 +117,8 @@ static json_t *assemble_run(struct exec_ctx *x, json_t *args)
 		at += strlen(list.buf + at) + 1;
 		const char *content = list.buf + at;
 		at += len;
-		if (re) {
-			pcre2_match_data *md = pcre2_match_data_create_from_pattern(re, NULL);
-			int m = pcre2_match(re, (PCRE2_SPTR)name, strlen(name), 0, 0, md, NULL);
-			pcre2_match_data_free(md);
-			if (m < 0)
-				continue;
-		}
+		if (regexp && mod_re(regexp, name, strlen(name), false, NULL) != 1)
+			continue;
 		if (hidden && name[0] == '.')
 			continue;
 		if (add_nl)
@@ -197,8 +183,6 @@ static json_t *assemble_run(struct exec_ctx *x, json_t *args)
 	json_object_set_new(res, "msg", json_string("OK"));
 	mod_path_info(x, res);
 out:
-	if (re)
-		pcre2_code_free(re);
 	free(bak);
 	strbuf_release(&list);
 	strbuf_release(&data);

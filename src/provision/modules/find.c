@@ -105,21 +105,7 @@ static int name_match(const char *name, const char *pat, bool regex, char **err)
 {
 	if (!regex)
 		return fnmatch(pat, name, FNM_NOESCAPE) == 0;
-	int ec;
-	PCRE2_SIZE eo;
-	pcre2_code *c = pcre2_compile((PCRE2_SPTR)pat, PCRE2_ZERO_TERMINATED, PCRE2_UTF, &ec, &eo, NULL);
-	if (!c) {
-		PCRE2_UCHAR buf[256];
-		pcre2_get_error_message(ec, buf, sizeof(buf));
-		if (!*err)
-			*err = xasprintf("%s at position %zu", (char *)buf, (size_t)eo);
-		return -1;
-	}
-	pcre2_match_data *md = pcre2_match_data_create_from_pattern(c, NULL);
-	int rc = pcre2_match(c, (PCRE2_SPTR)name, strlen(name), 0, PCRE2_ANCHORED, md, NULL);
-	pcre2_match_data_free(md);
-	pcre2_code_free(c);
-	return rc >= 0;
+	return mod_re(pat, name, strlen(name), true, *err ? NULL : err);
 }
 
 /* Ansible's pfilter: a pattern matches and, when it does, no exclude. */

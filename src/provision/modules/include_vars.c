@@ -12,9 +12,7 @@
  * and in msg for an invalid option. */
 #include "config.h"
 
-#define PCRE2_CODE_UNIT_WIDTH 8
 #include <dirent.h>
-#include <pcre2.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,20 +35,12 @@ static bool in(const char *const *l, const char *k)
 	return false;
 }
 
-/* re.search(pat, s) (suffix: with "$" appended); -1 when pat is invalid. */
+/* re.search(pat, s), with "$" appended when at_end; -1 when pat is invalid. */
 static int re_search(const char *pat, const char *s, bool at_end)
 {
 	char *p = at_end ? xasprintf("%s$", pat) : xstrdup(pat);
-	int ec;
-	PCRE2_SIZE eo;
-	pcre2_code *c = pcre2_compile((PCRE2_SPTR)p, PCRE2_ZERO_TERMINATED, PCRE2_UTF, &ec, &eo, NULL);
+	int rc = mod_re(p, s, strlen(s), false, NULL);
 	free(p);
-	if (!c)
-		return -1;
-	pcre2_match_data *md = pcre2_match_data_create_from_pattern(c, NULL);
-	int rc = pcre2_match(c, (PCRE2_SPTR)s, strlen(s), 0, 0, md, NULL) >= 0;
-	pcre2_match_data_free(md);
-	pcre2_code_free(c);
 	return rc;
 }
 

@@ -5,6 +5,8 @@
  * the SSH connection and no Python is needed on the node. */
 #include "config.h"
 
+#define PCRE2_CODE_UNIT_WIDTH 8
+#include <pcre2.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -811,4 +813,23 @@ json_t *mod_list(json_t *v)
 	}
 	strbuf_release(&sb);
 	return l;
+}
+
+int mod_re(const char *pat, const char *s, size_t len, bool anchored, char **err)
+{
+	int ec;
+	PCRE2_SIZE eo;
+	pcre2_code *c = pcre2_compile((PCRE2_SPTR)pat, PCRE2_ZERO_TERMINATED, PCRE2_UTF, &ec, &eo, NULL);
+	if (!c) {
+		PCRE2_UCHAR buf[256];
+		pcre2_get_error_message(ec, buf, sizeof(buf));
+		if (err)
+			*err = xasprintf("%s at position %zu", (const char *)buf, (size_t)eo);
+		return -1;
+	}
+	pcre2_match_data *md = pcre2_match_data_create_from_pattern(c, NULL);
+	int rc = pcre2_match(c, (PCRE2_SPTR)s, len, 0, anchored ? PCRE2_ANCHORED : 0, md, NULL) >= 0;
+	pcre2_match_data_free(md);
+	pcre2_code_free(c);
+	return rc;
 }
