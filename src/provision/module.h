@@ -147,6 +147,10 @@ json_t *mod_list(json_t *v);
  * match, 0 none, -1 when pat does not compile (*err, when err is not
  * NULL, then PCRE2's reason and position, malloc'd). */
 int mod_re(const char *pat, const char *s, size_t len, bool anchored, char **err);
+/* Arguments of Ansible's path type have ~ and $VAR expanded on the node
+ * (expanduser, expandvars), which imc does not do: the failure to return
+ * when one of keys holds either (new reference), else NULL. */
+json_t *mod_unexpanded(const char *module, json_t *args, const char *const *keys);
 /* Runs a command string, Ansible command-module style result */
 json_t *mod_run_command(struct exec_ctx *x, const char *cmd, json_t *cmd_repr, const char *in,
 			const char *chdir);

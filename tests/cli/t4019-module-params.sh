@@ -25,7 +25,7 @@ refused "find follow" "find: unsupported parameter 'follow'" "find: paths=/tmp f
 refused "find unknown" "find: unsupported parameter 'colour'" "find: paths=/tmp colour=red"
 refused "assemble from the controller" "assemble: unsupported parameter value remote_src=false" \
 	"assemble: src=x dest=/tmp/y remote_src=no"
-refused "assemble unknown" "assemble: unsupported parameter 'decrypt'" "assemble: src=x dest=/tmp/y decrypt=no"
+refused "assemble unknown" "assemble: unsupported parameter 'follow'" "assemble: src=x dest=/tmp/y follow=no"
 refused "cron without cron_file" "cron: unsupported without cron_file" "cron: name=x job=/bin/true user=root"
 refused "cron backup" "cron: unsupported parameter 'backup'" \
 	"cron: name=x job=/bin/true user=root cron_file=/tmp/x backup=yes"

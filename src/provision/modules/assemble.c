@@ -92,6 +92,9 @@ static json_t *assemble_run(struct exec_ctx *x, json_t *args)
 	char *bak = NULL;
 	if (!src || !dest)
 		return res_fail("src and dest are required");
+	static const char *const paths[] = { "src", "dest", NULL };
+	if ((res = mod_unexpanded("assemble", args, paths)))
+		return res;
 	char *rerr = NULL;
 	if (regexp && mod_re(regexp, "", 0, false, &rerr) < 0) {
 		res = res_fail("Invalid Regexp (%s) in \"%s\"", rerr, regexp);
@@ -193,8 +196,8 @@ out:
 static int assemble_check(json_t *args, struct diag *d, const struct src_loc *loc)
 {
 	static const char *const known[] = { "src", "dest", "delimiter", "regexp", "ignore_hidden",
-					     "backup", "validate", "remote_src", "mode", "owner",
-					     "group", NULL };
+					     "backup", "validate", "remote_src", "decrypt", "mode",
+					     "owner", "group", NULL };
 	if (mod_check_params("assemble", args, known, d, loc) < 0)
 		return -1;
 	json_t *rs = json_object_get(args, "remote_src");

@@ -251,6 +251,9 @@ static json_t *cron_run(struct exec_ctx *x, json_t *args)
 		return res_fail("parameters are mutually exclusive: insertafter|insertbefore");
 	if (!file)
 		return res_fail("cron: unsupported: a user's crontab (no cron_file)");
+	static const char *const paths[] = { "cron_file", NULL };
+	if ((res = mod_unexpanded("cron", args, paths)))
+		return res;
 	if (!strcmp(file, "/etc/crontab"))
 		return res_fail("Will not manage /etc/crontab via cron_file, see documentation.");
 	path = file[0] == '/' ? xstrdup(file) : xasprintf("/etc/cron.d/%s", file);

@@ -516,10 +516,13 @@ static json_t *find_run(struct exec_ctx *x, json_t *args)
 	json_t *p;
 	json_array_foreach(paths, i, p) {
 		const char *np = json_string_value(p);
-		if (np[0] == '~' || strchr(np, '$')) {
+		json_t *one = json_pack("{s:s}", "paths", np);
+		static const char *const keys[] = { "paths", NULL };
+		res = mod_unexpanded("find", one, keys);
+		json_decref(one);
+		if (res) {
 			json_decref(files);
 			json_decref(skipped);
-			res = res_fail("find: unsupported path '%s' (~ and $VAR are not expanded)", np);
 			goto out;
 		}
 		if (find_path(x, &o, np, files, &looked, skipped, &res) < 0) {

@@ -833,3 +833,14 @@ int mod_re(const char *pat, const char *s, size_t len, bool anchored, char **err
 	pcre2_code_free(c);
 	return rc;
 }
+
+json_t *mod_unexpanded(const char *module, json_t *args, const char *const *keys)
+{
+	for (const char *const *k = keys; *k; k++) {
+		const char *v = args_str(args, *k);
+		if (v && (v[0] == '~' || strchr(v, '$')))
+			return res_fail("%s: unsupported: %s '%s' holds ~ or $VAR, which Ansible expands "
+					"on the node and imc does not", module, *k, v);
+	}
+	return NULL;
+}

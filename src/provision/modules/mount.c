@@ -136,6 +136,9 @@ static json_t *mount_run(struct exec_ctx *x, json_t *args)
 		v[M_DUMP] = xstrdup("0");
 	if (!v[M_PASSNO])
 		v[M_PASSNO] = xstrdup("0");
+	static const char *const paths[] = { "path", "name", "src", NULL };
+	if ((res = mod_unexpanded("mount", args, paths)))
+		goto out;
 	if (!name || !state) {
 		res = res_fail("missing required arguments: %s", !name ? "path" : "state");
 		goto out;
