@@ -35,23 +35,28 @@ libimc_la_SOURCES += \
 # the modules, one per file (listed in modules/module-table.c)
 libimc_la_SOURCES += \
 	src/provision/modules/apt.c \
+	src/provision/modules/assemble.c \
 	src/provision/modules/assert.c \
 	src/provision/modules/async_status.c \
 	src/provision/modules/authorized_key.c \
 	src/provision/modules/blockinfile.c \
 	src/provision/modules/command.c \
 	src/provision/modules/copy.c \
+	src/provision/modules/cron.c \
 	src/provision/modules/debug.c \
 	src/provision/modules/dnf.c \
 	src/provision/modules/fail.c \
 	src/provision/modules/fetch.c \
+	src/provision/modules/find.c \
 	src/provision/modules/file.c \
 	src/provision/modules/get_url.c \
 	src/provision/modules/git.c \
 	src/provision/modules/group.c \
 	src/provision/modules/hostname.c \
+	src/provision/modules/include_vars.c \
 	src/provision/modules/ini_file.c \
 	src/provision/modules/lineinfile.c \
+	src/provision/modules/mount.c \
 	src/provision/modules/package.c \
 	src/provision/modules/pause.c \
 	src/provision/modules/ping.c \
@@ -109,3 +114,6 @@ EXTRA_DIST += tests/cli/t4011-module-semantics.sh
 TESTS += tests/cli/t4012-file-states.sh
 EXTRA_DIST += tests/cli/t4012-file-states.sh tests/cli/t4012-file-states.py \
 	tests/cli/t4012-file-states.golden.json
+# a parameter a native module does not implement is refused at load time
+TESTS += tests/cli/t4019-module-params.sh
+EXTRA_DIST += tests/cli/t4019-module-params.sh

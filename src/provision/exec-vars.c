@@ -1,8 +1,9 @@
 /* exec-vars.c: the variables a task sees on one host, merged in Ansible's
  * precedence order (low to high): role defaults, inventory "all" vars,
  * inventory host vars, play vars, role vars, block/include/task vars,
- * facts (gathered, set_fact, register), role params, extra vars; plus the
- * magic variables (inventory_hostname, groups, playbook_dir, omit, ...).
+ * include_vars, facts (gathered, set_fact, register), role params, extra
+ * vars; plus the magic variables (inventory_hostname, groups, playbook_dir,
+ * omit, ...).
  * Values are put in raw: the template engine templates them lazily when an
  * expression reads them, as Ansible does. hostvars is built on demand. */
 #include "config.h"
@@ -55,6 +56,7 @@ json_t *exec_build_vars(struct task_run *run, struct task_host *host, struct pta
 		json_object_update(v, role->vars);
 	add_chain_vars(v, t);
 	pthread_mutex_lock(&task_facts_lock);
+	json_object_update(v, host->included);
 	json_object_update(v, host->facts);
 	pthread_mutex_unlock(&task_facts_lock);
 	if (role)
@@ -112,6 +114,7 @@ json_t *exec_hostvars(struct task_run *run)
 		json_t *o = json_object();
 		json_object_update(o, run->global_vars);
 		json_object_update(o, h->vars);
+		json_object_update(o, h->included);
 		json_object_update(o, h->facts);
 		json_object_update(o, run->extra_vars);
 		json_object_set_new(o, "inventory_hostname", json_string(h->name));
@@ -119,6 +122,13 @@ json_t *exec_hostvars(struct task_run *run)
 	}
 	pthread_mutex_unlock(&task_facts_lock);
 	return hv;
+}
+
+void exec_include_var(struct task_host *h, const char *name, json_t *v)
+{
+	pthread_mutex_lock(&task_facts_lock);
+	json_object_set(h->included, name, v);
+	pthread_mutex_unlock(&task_facts_lock);
 }
 
 /* The innermost value of a keyword along the task's block chain, then the play. */

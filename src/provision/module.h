@@ -139,6 +139,24 @@ bool mod_diff_wanted(struct exec_ctx *x);
  * the result's path or dest, when it exists. -1 when the node is
  * unreachable (res left as it was). */
 int mod_path_info(struct exec_ctx *x, json_t *res);
+/* For a module's .check: every key of args must be in known (NULL-terminated;
+ * keys starting with '_' are the loader's); each other one is an
+ * "unsupported parameter" error, so that a parameter imc does not implement
+ * is never silently ignored and the task can fall back to Ansible. */
+int mod_check_params(const char *module, json_t *args, const char *const *known, struct diag *d,
+		     const struct src_loc *loc);
+/* An argument of Ansible's list type as a new array of strings: a list as
+ * is (elements rendered as Python would), a string split on commas, absent
+ * or null an empty list. */
+json_t *mod_list(json_t *v);
+/* Python's re.match (anchored) or re.search of pat in s[0..len): 1 a
+ * match, 0 none, -1 when pat does not compile (*err, when err is not
+ * NULL, then PCRE2's reason and position, malloc'd). */
+int mod_re(const char *pat, const char *s, size_t len, bool anchored, char **err);
+/* Arguments of Ansible's path type have ~ and $VAR expanded on the node
+ * (expanduser, expandvars), which imc does not do: the failure to return
+ * when one of keys holds either (new reference), else NULL. */
+json_t *mod_unexpanded(const char *module, json_t *args, const char *const *keys);
 /* Runs a command string, Ansible command-module style result */
 json_t *mod_run_command(struct exec_ctx *x, const char *cmd, json_t *cmd_repr, const char *in,
 			const char *chdir);

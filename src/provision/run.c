@@ -40,6 +40,7 @@ struct task_host *task_host_new(const char *name, struct task_conn *conn, json_t
 	h->name = xstrdup(name);
 	h->conn = conn;
 	h->vars = vars ? json_incref(vars) : json_object();
+	h->included = json_object();
 	h->facts = json_object();
 	h->registered = json_object();
 	h->native = json_object();
@@ -54,6 +55,7 @@ void task_host_free(struct task_host *h)
 	conn_close(h->conn);
 	free(h->name);
 	json_decref(h->vars);
+	json_decref(h->included);
 	json_decref(h->facts);
 	json_decref(h->registered);
 	json_decref(h->native);

@@ -26,6 +26,7 @@ struct task_host {
 	char *name;
 	struct task_conn *conn;
 	json_t *vars;          /* inventory host vars (owned) */
+	json_t *included;      /* include_vars results: below facts, above task vars (owned) */
 	json_t *facts;         /* gathered facts + set_fact + registered (owned) */
 	json_t *registered;    /* names in facts that hold registered results: never
 				* templated again when read (Ansible's unsafe) */

@@ -15,6 +15,9 @@
 json_t *exec_build_vars(struct task_run *run, struct task_host *host, struct ptask *t,
 			json_t *include_params);
 json_t *exec_hostvars(struct task_run *run);
+/* Sets variable name of host h as include_vars does: above task vars,
+ * below set_fact and registered results (v borrowed). */
+void exec_include_var(struct task_host *h, const char *name, json_t *v);
 /* The innermost value of keyword kw along t's block chain, then the
  * play's (borrowed; NULL when none sets it). */
 json_t *exec_keyword(struct task_run *run, struct ptask *t, const char *kw);

@@ -192,13 +192,13 @@ cat >"$TMPD/fallback.yml" <<EOY
   gather_facts: false
   tasks:
     - name: a module imc does not run
-      find: paths=$TMPD patterns=nothing-matches
+      getent: database=passwd key=root
     - file: path=$TMPD/fallback-ran state=touch
 EOY
 expect_exit 65 "--no-fallback refuses a module outside the subset" -- "$IMC" play --no-fallback "$TMPD/fallback.yml"
 [ ! -e "$TMPD/fallback-ran" ] && ok "... and runs nothing" || not_ok "--no-fallback still ran the play"
 expect_exit 0 "without --no-fallback, ansible-playbook runs it" -- env IMC_NO_FALLBACK=0 "$IMC" play "$TMPD/fallback.yml"
-expect_grep "unsupported module 'find'; running it under ansible-playbook" "$TMPD/err" \
+expect_grep "unsupported module 'getent'; running it under ansible-playbook" "$TMPD/err" \
 	"the fallback says so on stderr"
 [ -e "$TMPD/fallback-ran" ] && ok "... and the play ran" || not_ok "the fallback did not run the play"
 done_testing

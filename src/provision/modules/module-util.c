@@ -5,6 +5,8 @@
  * the SSH connection and no Python is needed on the node. */
 #include "config.h"
 
+#define PCRE2_CODE_UNIT_WIDTH 8
+#include <pcre2.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -791,4 +793,90 @@ json_t *mod_run_command(struct exec_ctx *x, const char *cmd, json_t *cmd_repr, c
 		json_object_set_new(res, "msg", json_string(""));
 	conn_result_release(&cr);
 	return res;
+}
+
+int mod_check_params(const char *module, json_t *args, const char *const *known, struct diag *d,
+		     const struct src_loc *loc)
+{
+	const char *k;
+	json_t *v;
+	int rc = 0;
+	json_object_foreach(args, k, v) {
+		bool ok = k[0] == '_'; /* the loader's own keys (_raw_params...) */
+		for (const char *const *n = known; *n && !ok; n++)
+			ok = !strcmp(*n, k);
+		if (ok)
+			continue;
+		/* "unsupported " marks it for the fallback (play_error_unsupported) */
+		diag_error(d, IMC_EXIT_DATAERR, loc, "%s: unsupported parameter '%s'", module, k);
+		rc = -1;
+	}
+	return rc;
+}
+
+json_t *mod_list(json_t *v)
+{
+	json_t *l = json_array();
+	if (!v || json_is_null(v))
+		return l;
+	if (json_is_array(v)) {
+		size_t i;
+		json_t *e;
+		json_array_foreach(v, i, e) {
+			struct strbuf sb = STRBUF_INIT;
+			if (json_is_string(e))
+				strbuf_addstr(&sb, json_string_value(e));
+			else
+				args_pystr(&sb, e);
+			json_array_append_new(l, json_string(strbuf_str(&sb)));
+			strbuf_release(&sb);
+		}
+		return l;
+	}
+	struct strbuf sb = STRBUF_INIT;
+	if (json_is_string(v))
+		strbuf_addstr(&sb, json_string_value(v));
+	else
+		args_pystr(&sb, v);
+	/* Ansible's list type splits a string on commas */
+	const char *s = strbuf_str(&sb);
+	for (;;) {
+		size_t n = strcspn(s, ",");
+		json_array_append_new(l, json_stringn(s, n));
+		if (!s[n])
+			break;
+		s += n + 1;
+	}
+	strbuf_release(&sb);
+	return l;
+}
+
+int mod_re(const char *pat, const char *s, size_t len, bool anchored, char **err)
+{
+	int ec;
+	PCRE2_SIZE eo;
+	pcre2_code *c = pcre2_compile((PCRE2_SPTR)pat, PCRE2_ZERO_TERMINATED, PCRE2_UTF, &ec, &eo, NULL);
+	if (!c) {
+		PCRE2_UCHAR buf[256];
+		pcre2_get_error_message(ec, buf, sizeof(buf));
+		if (err)
+			*err = xasprintf("%s at position %zu", (const char *)buf, (size_t)eo);
+		return -1;
+	}
+	pcre2_match_data *md = pcre2_match_data_create_from_pattern(c, NULL);
+	int rc = pcre2_match(c, (PCRE2_SPTR)s, len, 0, anchored ? PCRE2_ANCHORED : 0, md, NULL) >= 0;
+	pcre2_match_data_free(md);
+	pcre2_code_free(c);
+	return rc;
+}
+
+json_t *mod_unexpanded(const char *module, json_t *args, const char *const *keys)
+{
+	for (const char *const *k = keys; *k; k++) {
+		const char *v = args_str(args, *k);
+		if (v && (v[0] == '~' || strchr(v, '$')))
+			return res_fail("%s: unsupported: %s '%s' holds ~ or $VAR, which Ansible expands "
+					"on the node and imc does not", module, *k, v);
+	}
+	return NULL;
 }
