@@ -48,6 +48,9 @@ struct task_module {
 	const char *const *aliases;  /* NULL-terminated, or NULL */
 	bool free_form;              /* takes _raw_params */
 	bool controller;             /* runs on the controller (set_fact, debug…) */
+	/* runs once per play, on the first host, and only that host sees its
+	 * result (Ansible's BYPASS_HOST_LOOP: add_host) */
+	bool bypass_host_loop;
 	/* Static check of the (untemplated) args; runs before any VM is touched. */
 	int (*check)(json_t *args, struct diag *d, const struct src_loc *loc);
 	/* Runs with templated args; returns a result object (never NULL). */

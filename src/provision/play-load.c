@@ -355,6 +355,10 @@ static struct ptask *parse_task(struct task_playbook *pb, json_t *raw, const str
 		diag_error(d, IMC_EXIT_DATAERR, &loc, "no module/action detected in task");
 		return NULL;
 	}
+	/* local_action is the action delegated to localhost, whatever
+	 * delegate_to says (Ansible's parser sets it so) */
+	if (json_object_get(raw, "local_action"))
+		json_object_set_new(raw, "delegate_to", json_string("localhost"));
 	if (!strcmp(module, "include"))
 		module = "include_tasks";
 	if (!strcmp(module, "systemd_service"))

@@ -13,7 +13,8 @@ extern const struct task_module mod_command, mod_shell, mod_raw, mod_script, mod
 	mod_assert, mod_pause, mod_async_status, mod_setup, mod_apt, mod_package, mod_yum, mod_dnf,
 	mod_pip, mod_git, mod_service, mod_systemd, mod_user, mod_group, mod_get_url, mod_unarchive,
 	mod_fetch, mod_slurp, mod_wait_for, mod_blockinfile, mod_replace, mod_hostname,
-	mod_authorized_key, mod_ping, mod_ini_file, mod_tempfile;
+	mod_authorized_key, mod_ping, mod_ini_file, mod_tempfile, mod_add_host, mod_group_by,
+	mod_set_stats;
 
 const struct task_module *const task_modules[] = {
 	&mod_command, &mod_shell, &mod_raw, &mod_script, &mod_copy, &mod_template, &mod_file,
@@ -21,7 +22,8 @@ const struct task_module *const task_modules[] = {
 	&mod_pause, &mod_async_status, &mod_setup, &mod_apt, &mod_package, &mod_yum, &mod_dnf,
 	&mod_pip, &mod_git, &mod_service, &mod_systemd, &mod_user, &mod_group, &mod_get_url,
 	&mod_unarchive, &mod_fetch, &mod_slurp, &mod_wait_for, &mod_blockinfile, &mod_replace,
-	&mod_hostname, &mod_authorized_key, &mod_ping, &mod_ini_file, &mod_tempfile, NULL,
+	&mod_hostname, &mod_authorized_key, &mod_ping, &mod_ini_file, &mod_tempfile, &mod_add_host,
+	&mod_group_by, &mod_set_stats, NULL,
 };
 
 const struct task_module *task_module_find(const char *name)
