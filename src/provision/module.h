@@ -66,6 +66,10 @@ extern const struct task_module *const task_modules[];
 json_t *res_new(bool changed);
 json_t *res_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void res_set_output(json_t *res, const struct conn_result *cr);
+/* Ansible's "Invalid options for MODULE: a,b" failure of an action that
+ * takes only the valid (NULL-terminated) arguments; NULL when args has
+ * no other. */
+json_t *res_bad_options(json_t *args, const char *module, const char *const *valid);
 /* Runs a shell command on the node as the task's become user with its
  * environment. Returns 0 (ran) or -1 (unreachable; *res set to a result). */
 int mod_sh(struct exec_ctx *x, const char *cmd, const void *in, size_t inlen,

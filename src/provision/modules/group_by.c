@@ -24,18 +24,10 @@ static json_t *dashed(const char *s)
 
 static json_t *group_by_run(struct exec_ctx *x, json_t *args)
 {
-	const char *k;
-	json_t *v;
-	struct strbuf bad = STRBUF_INIT;
-	json_object_foreach(args, k, v)
-		if (strcmp(k, "key") && strcmp(k, "parents"))
-			strbuf_addf(&bad, "%s%s", bad.len ? "," : "", k);
-	if (bad.len) {
-		json_t *r = res_fail("Invalid options for group_by: %s", strbuf_str(&bad));
-		strbuf_release(&bad);
-		return r;
-	}
-	strbuf_release(&bad);
+	static const char *const valid[] = { "key", "parents", NULL };
+	json_t *bad = res_bad_options(args, "group_by", valid);
+	if (bad)
+		return bad;
 	if (!json_object_get(args, "key"))
 		return res_fail("the 'key' param is required when using group_by");
 	char *key = args_strdup(args, "key");

@@ -32,6 +32,23 @@ json_t *res_fail(const char *fmt, ...)
 	return r;
 }
 
+json_t *res_bad_options(json_t *args, const char *module, const char *const *valid)
+{
+	struct strbuf bad = STRBUF_INIT;
+	const char *k;
+	json_t *v;
+	json_object_foreach(args, k, v) {
+		const char *const *ok = valid;
+		while (*ok && strcmp(*ok, k))
+			ok++;
+		if (!*ok)
+			strbuf_addf(&bad, "%s%s", bad.len ? "," : "", k);
+	}
+	json_t *r = bad.len ? res_fail("Invalid options for %s: %s", module, strbuf_str(&bad)) : NULL;
+	strbuf_release(&bad);
+	return r;
+}
+
 static char *strip_ends(const char *s, size_t n)
 {
 	while (n && (s[n - 1] == '\n' || s[n - 1] == '\r'))

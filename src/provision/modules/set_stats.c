@@ -45,19 +45,13 @@ static bool loose_bool(json_t *v)
 static json_t *set_stats_run(struct exec_ctx *x, json_t *args)
 {
 	(void)x;
+	static const char *const valid[] = { "data", "per_host", "aggregate", NULL };
+	json_t *bad = res_bad_options(args, "set_stats", valid);
+	if (bad)
+		return bad;
+	json_t *data = json_object_get(args, "data");
 	const char *k;
 	json_t *v;
-	struct strbuf bad = STRBUF_INIT;
-	json_object_foreach(args, k, v)
-		if (strcmp(k, "data") && strcmp(k, "per_host") && strcmp(k, "aggregate"))
-			strbuf_addf(&bad, "%s%s", bad.len ? "," : "", k);
-	if (bad.len) {
-		json_t *r = res_fail("Invalid options for set_stats: %s", strbuf_str(&bad));
-		strbuf_release(&bad);
-		return r;
-	}
-	strbuf_release(&bad);
-	json_t *data = json_object_get(args, "data");
 	if (data && !json_is_object(data))
 		return res_fail("The 'data' option needs to be a dictionary/hash");
 	json_object_foreach(data, k, v)
