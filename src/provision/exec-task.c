@@ -401,14 +401,14 @@ static bool is_localhost(const char *name)
  * else on localhost through the local connection, else on the host
  * Ansible makes up for any other name, which a local run reaches locally
  * (ansible-playbook -c local applies to it too) and an SSH run cannot
- * (unsupported). Points x's host at that connection for the task (the
- * caller restores *saved, closing the connection when *own), sets the
- * name the output shows and, with delegate_facts, the host the facts go
- * to (*facts_tmp when that host is outside the inventory: they are kept
- * nowhere, as Ansible keeps them under a name no play can reach). Returns
- * 0, or -1 with *res the failure. */
-static int delegate(struct exec_ctx *x, const char *to, struct task_conn **saved, bool *own,
-		    struct task_host **facts_tmp, char **shown, json_t **res)
+ * (unsupported). Sets x->conn to that connection (*own when the caller
+ * closes it after the task), the name the output shows and, with
+ * delegate_facts, the host the facts go to (*facts_tmp when that host is
+ * outside the inventory: they are kept nowhere, as Ansible keeps them
+ * under a name no play can reach). Returns 0, or -1 with *res the
+ * failure. */
+static int delegate(struct exec_ctx *x, const char *to, bool *own, struct task_host **facts_tmp,
+		    char **shown, json_t **res)
 {
 	struct task_run *run = x->run;
 	struct task_host *h = x->host;
@@ -436,15 +436,15 @@ static int delegate(struct exec_ctx *x, const char *to, struct task_conn **saved
 	const char *addr = th ? json_string_value(json_object_get(th->vars, "ansible_host")) : NULL;
 	*shown = xasprintf("%s -> %s", h->name, addr ? addr : to);
 	*own = c != (th ? th->conn : NULL);
-	*saved = h->conn;
-	h->conn = c;
+	x->conn = c;
 	return 0;
 }
 
 int exec_task_host(struct task_run *run, struct ptask *t, struct task_host *h, bool rescuable,
 		   json_t *inc_params, json_t **result)
 {
-	struct exec_ctx x = { .run = run, .host = h, .task = t, .deadline = run->deadline };
+	struct exec_ctx x = { .run = run, .host = h, .task = t, .conn = h->conn,
+			      .deadline = run->deadline };
 	x.vars = exec_build_vars(run, h, t, inc_params);
 	struct diag d = DIAG_INIT;
 	json_t *res = NULL;
@@ -456,7 +456,6 @@ int exec_task_host(struct task_run *run, struct ptask *t, struct task_host *h, b
 		loop_var = "item";
 	const struct task_module *mod = task_module_find(t->module);
 	json_t *dt = NULL;
-	struct task_conn *saved_conn = NULL;
 	bool own_conn = false;
 	struct task_host *facts_tmp = NULL;
 	char *deleg_name = NULL; /* "HOST -> DELEGATE" when delegated */
@@ -477,13 +476,13 @@ int exec_task_host(struct task_run *run, struct ptask *t, struct task_host *h, b
 			goto done;
 		}
 		if (strcmp(to, h->name) &&
-		    delegate(&x, to, &saved_conn, &own_conn, &facts_tmp, &deleg_name, &res) < 0) {
+		    delegate(&x, to, &own_conn, &facts_tmp, &deleg_name, &res) < 0) {
 			json_decref(dv);
 			goto done;
 		}
 		json_decref(dv);
 	}
-	if (!h->conn && mod && !mod->controller) {
+	if (!x.conn && mod && !mod->controller) {
 		res = res_fail("imc has no connection to '%s' (a host added at run time, "
 			       "outside a local run): not supported by imc", h->name);
 		goto done;
@@ -581,11 +580,8 @@ int exec_task_host(struct task_run *run, struct ptask *t, struct task_host *h, b
 	json_decref(items);
 
 done:
-	if (deleg_name) {
-		if (own_conn)
-			conn_close(h->conn);
-		h->conn = saved_conn;
-	}
+	if (own_conn)
+		conn_close(x.conn);
 	task_host_free(facts_tmp);
 	const char *who = deleg_name ? deleg_name : h->name;
 	diag_release(&d);

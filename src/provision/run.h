@@ -81,6 +81,10 @@ struct task_run {
 struct exec_ctx {
 	struct task_run *run;
 	struct task_host *host;
+	/* the connection the task runs on: host's own, or the delegated
+	 * host's (delegate_to); host->conn is never swapped, because tasks of
+	 * other hosts may be delegated to host meanwhile */
+	struct task_conn *conn;
 	/* delegate_facts: the inventory host the task's facts go to instead
 	 * of host (NULL: host) */
 	struct task_host *facts_host;

@@ -91,7 +91,7 @@ static bool need_sudo(struct exec_ctx *x)
 	const char *u = x->become_user;
 	if (!u)
 		return false;
-	if (!strcmp(u, x->host->conn->user))
+	if (!strcmp(u, x->conn->user))
 		return false;
 	return true;
 }
@@ -120,7 +120,7 @@ static char *wrap_cmd(struct exec_ctx *x, const char *cmd)
 	if (!need_sudo(x))
 		return strbuf_detach(&inner);
 	struct strbuf outer = STRBUF_INIT;
-	if (x->host->conn->is_root) {
+	if (x->conn->is_root) {
 		strbuf_addstr(&outer, "if command -v sudo >/dev/null 2>&1; then sudo -H -n -u ");
 		sh_quote(&outer, x->become_user);
 		strbuf_addstr(&outer, " /bin/sh -c ");
@@ -145,7 +145,7 @@ int mod_sh(struct exec_ctx *x, const char *cmd, const void *in, size_t inlen,
 {
 	char *full = wrap_cmd(x, cmd);
 	struct diag d = DIAG_INIT;
-	int rc = x->host->conn->ops->exec(x->host->conn, full, in, inlen, cr, &d);
+	int rc = x->conn->ops->exec(x->conn, full, in, inlen, cr, &d);
 	free(full);
 	if (rc < 0) {
 		if (res)
