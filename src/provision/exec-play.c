@@ -3,7 +3,9 @@
  * runs on every remaining host (in parallel, bounded by forks) before the
  * next starts; blocks with rescue/always; include_tasks/include_role
  * expanded at run time; handlers run once, in definition order, for the
- * hosts that notified them. A failed host leaves the rest of the play. */
+ * hosts that notified them; run_once and add_host run on the first host
+ * only. Plays select among the caller's hosts and those add_host added.
+ * A failed host leaves the rest of the play. */
 #include "config.h"
 
 #include <fnmatch.h>

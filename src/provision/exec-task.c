@@ -1,7 +1,7 @@
 /* exec-task.c: running one task on one host, with every task keyword that
  * acts per host: when (per item in loops), loop/with_*, until/retries/delay,
- * async/poll, become, environment, changed_when/failed_when, register,
- * ignore_errors and notify; then printing the outcome line and counting it
+ * async/poll, become, environment, delegate_to/delegate_facts,
+ * changed_when/failed_when, register, ignore_errors and notify; then printing the outcome line and counting it
  * in the host's recap, as Ansible's linear strategy and default callback
  * do. Blocks, includes and handlers are driven by exec-play.c. */
 #include "config.h"

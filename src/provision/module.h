@@ -8,8 +8,9 @@
  * object and never NULL:
  *  - arguments: args_str(args, "key") (borrowed, NULL when absent),
  *    args_bool(), args_mode(), args_strdup() (args.h);
- *  - the node: mod_sh() runs a shell command line as the task's become
- *    user with its environment; mod_read(), mod_write(), mod_stat(),
+ *  - the node: x->conn (the host's connection, or the delegated host's
+ *    under delegate_to); mod_sh() runs a shell command line there as
+ *    the task's become user with its environment; mod_read(), mod_write(), mod_stat(),
  *    mod_attrs() read, write and stat a node file through that one call,
  *    so a module behaves the same over the local and the SSH connection;
  *    sh_quote() quotes a word for the command line (conn/conn.h);
@@ -23,7 +24,9 @@
  *    (ansible_check_mode is false);
  *  - the controller: x->vars (the task's variables), xt_value() and
  *    xt_render_text() to template (vars.h), mod_find_src() for role
- *    files/ and templates/, exec_set_fact() for facts (run.h).
+ *    files/ and templates/, exec_set_fact() for facts (run.h) on
+ *    x->facts_host when set (delegate_facts), else x->host; the
+ *    inventory (inventory_*() in run.h) for add_host and group_by.
  * .check, when set, runs on the untemplated arguments when the play is
  * loaded, before any VM is touched. Functions returning json_t * return
  * a new reference. */
