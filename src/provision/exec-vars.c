@@ -32,6 +32,33 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
+/* The groups host is in but all and ungrouped, sorted as Ansible sorts
+ * group_names (new reference). */
+static json_t *group_names(json_t *groups, const char *host)
+{
+	const char **names = xcalloc(json_object_size(groups) + 1, sizeof(*names));
+	size_t nn = 0;
+	const char *g;
+	json_t *members;
+	json_object_foreach(groups, g, members) {
+		if (!strcmp(g, "all") || !strcmp(g, "ungrouped"))
+			continue;
+		size_t i;
+		json_t *m;
+		json_array_foreach(members, i, m)
+			if (json_is_string(m) && !strcmp(json_string_value(m), host)) {
+				names[nn++] = g;
+				break;
+			}
+	}
+	qsort(names, nn, sizeof(*names), cmp_str);
+	json_t *gn = json_array();
+	for (size_t i = 0; i < nn; i++)
+		json_array_append_new(gn, json_string(names[i]));
+	free(names);
+	return gn;
+}
+
 static struct task_role *nearest_role(struct ptask *t)
 {
 	for (; t; t = t->parent)
@@ -76,28 +103,7 @@ json_t *exec_build_vars(struct task_run *run, struct task_host *host, struct pta
 	json_object_set_new(v, "inventory_hostname_short", json_string(short_name));
 	free(short_name);
 	json_object_set_new(v, "groups", groups);
-	/* group_names is sorted, as Ansible sorts it */
-	const char **names = xcalloc(json_object_size(groups) + 1, sizeof(*names));
-	size_t nn = 0;
-	const char *g;
-	json_t *members;
-	json_object_foreach(groups, g, members) {
-		if (!strcmp(g, "all") || !strcmp(g, "ungrouped"))
-			continue;
-		size_t i;
-		json_t *m;
-		json_array_foreach(members, i, m)
-			if (json_is_string(m) && !strcmp(json_string_value(m), host->name)) {
-				names[nn++] = g;
-				break;
-			}
-	}
-	qsort(names, nn, sizeof(*names), cmp_str);
-	json_t *gn = json_array();
-	for (size_t i = 0; i < nn; i++)
-		json_array_append_new(gn, json_string(names[i]));
-	free(names);
-	json_object_set_new(v, "group_names", gn);
+	json_object_set_new(v, "group_names", group_names(groups, host->name));
 	if (run->play_hosts) {
 		json_object_set(v, "play_hosts", run->play_hosts);
 		json_object_set(v, "ansible_play_hosts", run->play_hosts);
@@ -131,6 +137,8 @@ json_t *exec_hostvars(struct task_run *run)
 		json_object_update(o, h->facts);
 		json_object_update(o, run->extra_vars);
 		json_object_set_new(o, "inventory_hostname", json_string(h->name));
+		/* a host's magic variables that hostvars shows as Ansible does */
+		json_object_set_new(o, "group_names", group_names(run->groups, h->name));
 		json_object_set_new(hv, h->name, o);
 	}
 	pthread_mutex_unlock(&task_facts_lock);

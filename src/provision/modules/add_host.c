@@ -3,7 +3,8 @@
  * the groups of groupname, groups or group (a list, or a comma-separated
  * string), with every other argument as a host variable — group and host
  * included, as Ansible keeps them. The play loop runs it once per play,
- * on the first host (Ansible's BYPASS_HOST_LOOP); changed is whether the
+ * on the first host (Ansible's BYPASS_HOST_LOOP); free-form arguments must
+ * template to a mapping, which the others override. changed is whether the
  * inventory changed; the result's add_host says what was added. */
 #include "config.h"
 
@@ -97,7 +98,7 @@ static json_t *group_list(json_t *g)
 	return out;
 }
 
-static json_t *add_host_run(struct exec_ctx *x, json_t *args)
+static json_t *add_host_args(struct exec_ctx *x, json_t *args)
 {
 	const char *given = args_str(args, "name");
 	if (!given)
@@ -133,18 +134,38 @@ static json_t *add_host_run(struct exec_ctx *x, json_t *args)
 	return res;
 }
 
-/* Free-form arguments that are not key=value are an error in Ansible
- * whose wording imc does not reproduce. */
-static int add_host_check(json_t *args, struct diag *d, const struct src_loc *loc)
+/* Python's name of a JSON value's type, as Ansible's messages print it. */
+static const char *py_type(json_t *v)
 {
-	if (json_object_get(args, "_raw_params")) {
-		diag_error(d, IMC_EXIT_DATAERR, loc, "add_host: free-form parameters are not supported");
-		return -1;
+	switch (json_typeof(v)) {
+	case JSON_OBJECT: return "dict";
+	case JSON_ARRAY: return "list";
+	case JSON_STRING: return "str";
+	case JSON_INTEGER: return "int";
+	case JSON_REAL: return "float";
+	case JSON_TRUE:
+	case JSON_FALSE: return "bool";
+	default: return "NoneType";
 	}
-	return 0;
+}
+
+static json_t *add_host_run(struct exec_ctx *x, json_t *given_args)
+{
+	/* free-form arguments must template to a mapping, which the other
+	 * arguments override */
+	json_t *raw = json_object_get(given_args, "_raw_params");
+	if (raw && !json_is_object(raw))
+		return res_fail("Invalid raw parameters passed, requires a dictonary/mapping got a  <class '%s'>",
+				py_type(raw));
+	json_t *args = raw ? json_deep_copy(raw) : json_object();
+	json_object_update(args, given_args);
+	json_object_del(args, "_raw_params");
+	json_t *res = add_host_args(x, args);
+	json_decref(args);
+	return res;
 }
 
 const struct task_module mod_add_host = {
 	.name = "add_host", .controller = true, .bypass_host_loop = true,
-	.check = add_host_check, .run = add_host_run,
+	.run = add_host_run,
 };
