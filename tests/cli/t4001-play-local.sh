@@ -201,4 +201,21 @@ expect_exit 0 "without --no-fallback, ansible-playbook runs it" -- env IMC_NO_FA
 expect_grep "unsupported module 'find'; running it under ansible-playbook" "$TMPD/err" \
 	"the fallback says so on stderr"
 [ -e "$TMPD/fallback-ran" ] && ok "... and the play ran" || not_ok "the fallback did not run the play"
+# group_vars/ beside a playbook: Ansible reads it, imc does not, so imc
+# refuses the playbook rather than run it without those variables
+mkdir -p "$TMPD/gv/group_vars"
+echo "colour: blue" >"$TMPD/gv/group_vars/all"
+cat >"$TMPD/gv/play.yml" <<EOY
+- hosts: all
+  gather_facts: false
+  tasks:
+    - copy: content="{{ colour | default('unset') }}" dest=$TMPD/gv/colour
+EOY
+expect_exit 65 "--no-fallback refuses a playbook with group_vars/ beside it" -- \
+	"$IMC" play --no-fallback "$TMPD/gv/play.yml"
+expect_grep "group_vars/ beside the playbook is not supported" "$TMPD/err" "... and says why"
+[ ! -e "$TMPD/gv/colour" ] && ok "... and runs nothing" || not_ok "it ran without group_vars"
+expect_exit 0 "without --no-fallback, ansible-playbook runs it" -- env IMC_NO_FALLBACK=0 "$IMC" play "$TMPD/gv/play.yml"
+[ "$(cat "$TMPD/gv/colour" 2>/dev/null)" = blue ] && ok "... with the group_vars" ||
+	not_ok "the fallback did not see group_vars/all"
 done_testing
