@@ -218,4 +218,17 @@ expect_grep "group_vars/ beside the playbook is not supported" "$TMPD/err" "... 
 expect_exit 0 "without --no-fallback, ansible-playbook runs it" -- env IMC_NO_FALLBACK=0 "$IMC" play "$TMPD/gv/play.yml"
 [ "$(cat "$TMPD/gv/colour" 2>/dev/null)" = blue ] && ok "... with the group_vars" ||
 	not_ok "the fallback did not see group_vars/all"
+# set_stats: the result only, unless the environment asks Ansible to print
+# the custom stats in the recap, which imc does not do
+cat >"$TMPD/stats.yml" <<EOY
+- hosts: all
+  gather_facts: false
+  tasks:
+    - set_stats:
+        data: {n: 1}
+EOY
+expect_exit 0 "set_stats runs" -- "$IMC" play --no-fallback "$TMPD/stats.yml"
+expect_exit 65 "... but not with ANSIBLE_SHOW_CUSTOM_STATS=yes" -- \
+	env ANSIBLE_SHOW_CUSTOM_STATS=yes "$IMC" play --no-fallback "$TMPD/stats.yml"
+expect_grep "set_stats with ANSIBLE_SHOW_CUSTOM_STATS .* is not supported" "$TMPD/err" "... and says why"
 done_testing
