@@ -18,6 +18,7 @@ libimc_la_SOURCES += \
 	src/provision/exec-vars.c \
 	src/provision/exec-tmpl.c \
 	src/provision/run.c \
+	src/provision/inventory.c \
 	src/provision/exec-task.c \
 	src/provision/exec-play.c \
 	src/provision/exec-async.c \
@@ -34,6 +35,7 @@ libimc_la_SOURCES += \
 	src/provision/modules/module-shared.h
 # the modules, one per file (listed in modules/module-table.c)
 libimc_la_SOURCES += \
+	src/provision/modules/add_host.c \
 	src/provision/modules/apt.c \
 	src/provision/modules/assemble.c \
 	src/provision/modules/assert.c \
@@ -52,6 +54,7 @@ libimc_la_SOURCES += \
 	src/provision/modules/get_url.c \
 	src/provision/modules/git.c \
 	src/provision/modules/group.c \
+	src/provision/modules/group_by.c \
 	src/provision/modules/hostname.c \
 	src/provision/modules/include_vars.c \
 	src/provision/modules/ini_file.c \
@@ -66,6 +69,7 @@ libimc_la_SOURCES += \
 	src/provision/modules/script.c \
 	src/provision/modules/service.c \
 	src/provision/modules/set_fact.c \
+	src/provision/modules/set_stats.c \
 	src/provision/modules/setup.c \
 	src/provision/modules/shell.c \
 	src/provision/modules/slurp.c \

@@ -3,7 +3,9 @@
  * runs on every remaining host (in parallel, bounded by forks) before the
  * next starts; blocks with rescue/always; include_tasks/include_role
  * expanded at run time; handlers run once, in definition order, for the
- * hosts that notified them. A failed host leaves the rest of the play. */
+ * hosts that notified them; run_once and add_host run on the first host
+ * only. Plays select among the caller's hosts and those add_host added.
+ * A failed host leaves the rest of the play. */
 #include "config.h"
 
 #include <fnmatch.h>
@@ -620,6 +622,44 @@ next:
 	free(groups);
 }
 
+/* run_once, and modules that bypass the host loop (add_host): the first
+ * host runs the task and only it prints, records and counts the result.
+ * With run_once the other hosts get its registered result and its facts
+ * (unless delegate_facts sent them elsewhere), and fail with it. */
+static void run_first_host(struct task_run *run, struct ptask *t, struct task_host **live, size_t n,
+			   bool once, bool rescuable, json_t *inc_params)
+{
+	json_t *res = NULL;
+	int rc = exec_task_host(run, t, live[0], rescuable, inc_params, &res);
+	const char *reg = json_string_value(json_object_get(t->raw, "register"));
+	json_t *facts = json_object_get(res, "ansible_facts");
+	bool own_facts = !args_bool(exec_keyword(run, t, "delegate_facts"), false) &&
+			 strcmp(t->module, "debug");
+	for (size_t i = 1; once && res && i < n; i++) {
+		if (reg) {
+			json_t *stored = json_deep_copy(res);
+			if (!json_object_get(stored, "failed") &&
+			    !json_is_true(json_object_get(stored, "skipped")))
+				json_object_set_new(stored, "failed", json_false());
+			exec_set_fact(run, live[i], reg, stored);
+			exec_mark_registered(live[i], reg);
+			json_decref(stored);
+		}
+		const char *k;
+		json_t *v;
+		if (own_facts && json_is_object(facts))
+			json_object_foreach(facts, k, v)
+				exec_set_fact(run, live[i], k, v);
+		if (rc < 0 && !live[i]->unreachable) {
+			live[i]->failed = true;
+			if (!live[i]->error)
+				live[i]->error = xasprintf("task '%s' failed on %s (run_once)", t->display,
+							   live[0]->name);
+		}
+	}
+	json_decref(res);
+}
+
 static void flush_handlers(struct task_run *run, struct task_host **hosts, size_t nh);
 
 static void run_node(struct task_run *run, struct ptask *t, struct task_host **hosts, size_t nh,
@@ -657,26 +697,17 @@ static void run_node(struct task_run *run, struct ptask *t, struct task_host **h
 	}
 	print_banner(run, t, live[0]);
 	out_begin_task(run->out, t->display);
-	if (args_bool(exec_keyword(run, t, "run_once"), false) && n > 1) {
-		/* the first host runs it; the others get its result */
-		json_t *res = NULL;
-		exec_task_host(run, t, live[0], rescuable, inc_params, &res);
-		const char *reg = json_string_value(json_object_get(t->raw, "register"));
-		for (size_t i = 1; i < n; i++) {
-			if (reg && res)
-				exec_set_fact(run, live[i], reg, res);
-			if (res && t->module && !strcmp(t->module, "set_fact")) {
-				const char *k;
-				json_t *v;
-				json_object_foreach(json_object_get(res, "ansible_facts"), k, v)
-					exec_set_fact(run, live[i], k, v);
-			}
-			live[i]->st.ok++;
-			if (json_is_true(json_object_get(res, "changed")))
-				live[i]->st.changed++;
-			out_record(run->out, live[i], res ? res : json_object());
-		}
-		json_decref(res);
+	const struct task_module *mod = task_module_find(t->module);
+	bool once = args_bool(exec_keyword(run, t, "run_once"), false);
+	if (once || (mod && mod->bypass_host_loop)) {
+		run_first_host(run, t, live, n, once, rescuable, inc_params);
+		goto out;
+	}
+	if (mod && !strcmp(mod->name, "group_by")) {
+		/* whether a host's group_by changed the inventory depends on the
+		 * hosts before it: they go in the play's host order */
+		for (size_t i = 0; i < n; i++)
+			exec_task_host(run, t, live[i], rescuable, inc_params, NULL);
 		goto out;
 	}
 	run_parallel(run, t, live, n, rescuable, inc_params);
@@ -792,19 +823,23 @@ static void gather_facts(struct task_run *run, struct task_host **hosts, size_t 
 
 static int run_play(struct task_run *run, struct task_play *p, struct diag *d)
 {
-	struct task_host **hosts = xcalloc(run->nhosts + 1, sizeof(*hosts));
+	/* every host of the inventory, those add_host put there included */
+	size_t all = inventory_nhosts(run);
+	struct task_host **hosts = xcalloc(all + 1, sizeof(*hosts));
 	size_t nh = 0;
 	json_decref(run->play_hosts);
 	run->play_hosts = json_array();
-	for (size_t i = 0; i < run->nhosts; i++)
-		if (host_selected(run, p->hosts, run->hosts[i]->name) &&
-		    (!run->limit || !strcmp(run->limit, run->hosts[i]->name))) {
-			run->hosts[i]->ended = false;
-			if (!run->hosts[i]->failed) {
-				hosts[nh++] = run->hosts[i];
-				json_array_append_new(run->play_hosts, json_string(run->hosts[i]->name));
+	for (size_t i = 0; i < all; i++) {
+		struct task_host *h = inventory_host(run, i);
+		if (host_selected(run, p->hosts, h->name) &&
+		    (!run->limit || !strcmp(run->limit, h->name))) {
+			h->ended = false;
+			if (!h->failed) {
+				hosts[nh++] = h;
+				json_array_append_new(run->play_hosts, json_string(h->name));
 			}
 		}
+	}
 	run->play = p;
 	/* the play name is templated with extra vars (IM's "{{IM_HOST}}") */
 	char *pname = NULL;
@@ -862,6 +897,12 @@ static int run_play(struct task_run *run, struct task_play *p, struct diag *d)
 	return 0;
 }
 
+/* The recap lists hosts by name, as Ansible's does. */
+static int cmp_host_name(const void *a, const void *b)
+{
+	return strcmp((*(struct task_host *const *)a)->name, (*(struct task_host *const *)b)->name);
+}
+
 int task_run_playbook(struct task_run *run, struct task_playbook *pb, struct diag *d)
 {
 	run->pb = pb;
@@ -870,11 +911,21 @@ int task_run_playbook(struct task_run *run, struct task_playbook *pb, struct dia
 		if (run_play(run, pb->plays[i], d) < 0)
 			return -1;
 	}
-	struct task_host **rh = xcalloc(run->nhosts + 1, sizeof(*rh));
+	/* the recap: the caller's hosts, and the added ones that ran a task
+	 * (Ansible's recap lists the hosts it processed) */
+	size_t all = inventory_nhosts(run);
+	struct task_host **rh = xcalloc(all + 1, sizeof(*rh));
 	size_t nr = 0;
-	for (size_t i = 0; i < run->nhosts; i++)
-		if (!run->limit || !strcmp(run->limit, run->hosts[i]->name))
-			rh[nr++] = run->hosts[i];
+	for (size_t i = 0; i < all; i++) {
+		struct task_host *h = inventory_host(run, i);
+		const struct task_stats *s = &h->st;
+		if (i >= run->nhosts && !(s->ok || s->changed || s->unreachable || s->failed ||
+					  s->skipped || s->rescued || s->ignored))
+			continue;
+		if (!run->limit || !strcmp(run->limit, h->name))
+			rh[nr++] = h;
+	}
+	qsort(rh, nr, sizeof(*rh), cmp_host_name);
 	out_recap(run->out, rh, nr);
 	int rc = 0;
 	for (size_t i = 0; i < nr; i++)

@@ -1,7 +1,7 @@
 /* exec-task.c: running one task on one host, with every task keyword that
  * acts per host: when (per item in loops), loop/with_*, until/retries/delay,
- * async/poll, become, environment, changed_when/failed_when, register,
- * ignore_errors and notify; then printing the outcome line and counting it
+ * async/poll, become, environment, delegate_to/delegate_facts,
+ * changed_when/failed_when, register, ignore_errors and notify; then printing the outcome line and counting it
  * in the host's recap, as Ansible's linear strategy and default callback
  * do. Blocks, includes and handlers are driven by exec-play.c. */
 #include "config.h"
@@ -391,10 +391,60 @@ static void tidy_top(json_t *res)
 		json_object_del(res, "failed");
 }
 
+static bool is_localhost(const char *name)
+{
+	return !strcmp(name, "localhost") || !strcmp(name, "127.0.0.1") || !strcmp(name, "::1");
+}
+
+/* Where a task delegated to `to` runs: on the inventory host of that name
+ * (its connection, shared: an SSH session runs one command at a time),
+ * else on localhost through the local connection, else on the host
+ * Ansible makes up for any other name, which a local run reaches locally
+ * (ansible-playbook -c local applies to it too) and an SSH run cannot
+ * (unsupported). Sets x->conn to that connection (*own when the caller
+ * closes it after the task), the name the output shows and, with
+ * delegate_facts, the host the facts go to (*facts_tmp when that host is
+ * outside the inventory: they are kept nowhere, as Ansible keeps them
+ * under a name no play can reach). Returns 0, or -1 with *res the
+ * failure. */
+static int delegate(struct exec_ctx *x, const char *to, bool *own, struct task_host **facts_tmp,
+		    char **shown, json_t **res)
+{
+	struct task_run *run = x->run;
+	struct task_host *h = x->host;
+	struct task_host *th = inventory_find(run, to);
+	struct task_conn *c;
+	if (th && !th->conn) {
+		*res = res_fail("delegate_to '%s': imc has no connection to that host: not supported by imc",
+				to);
+		return -1;
+	}
+	if (th)
+		c = th->conn;
+	else if (is_localhost(to) || inventory_local(run))
+		c = conn_local_open();
+	else {
+		*res = res_fail("delegate_to '%s': a host outside the inventory, reached over SSH, "
+				"is not supported by imc", to);
+		return -1;
+	}
+	if (args_bool(exec_keyword(run, x->task, "delegate_facts"), false)) {
+		if (!th)
+			th = *facts_tmp = task_host_new(to, NULL, NULL);
+		x->facts_host = th;
+	}
+	const char *addr = th ? json_string_value(json_object_get(th->vars, "ansible_host")) : NULL;
+	*shown = xasprintf("%s -> %s", h->name, addr ? addr : to);
+	*own = c != (th ? th->conn : NULL);
+	x->conn = c;
+	return 0;
+}
+
 int exec_task_host(struct task_run *run, struct ptask *t, struct task_host *h, bool rescuable,
 		   json_t *inc_params, json_t **result)
 {
-	struct exec_ctx x = { .run = run, .host = h, .task = t, .deadline = run->deadline };
+	struct exec_ctx x = { .run = run, .host = h, .task = t, .conn = h->conn,
+			      .deadline = run->deadline };
 	x.vars = exec_build_vars(run, h, t, inc_params);
 	struct diag d = DIAG_INIT;
 	json_t *res = NULL;
@@ -406,31 +456,36 @@ int exec_task_host(struct task_run *run, struct ptask *t, struct task_host *h, b
 		loop_var = "item";
 	const struct task_module *mod = task_module_find(t->module);
 	json_t *dt = NULL;
-	struct task_conn *saved_conn = NULL;
+	bool own_conn = false;
+	struct task_host *facts_tmp = NULL;
+	char *deleg_name = NULL; /* "HOST -> DELEGATE" when delegated */
 
 	if (setup_exec(&x, &d) < 0) {
 		res = fail_from_diag(&d);
 		goto done;
 	}
-	/* delegate_to: the controller (localhost) or the host itself */
+	/* delegate_to (local_action is delegate_to: localhost): the task runs
+	 * on the delegated host's connection with this host's variables */
 	dt = json_object_get(t->raw, "delegate_to");
 	if (dt) {
 		json_t *dv = xt_value(&x, dt, &d);
 		const char *to = json_string_value(dv);
 		if (!to) {
 			json_decref(dv);
-			res = fail_from_diag(&d);
+			res = dv ? res_fail("delegate_to must be a host name") : fail_from_diag(&d);
 			goto done;
 		}
-		if (!strcmp(to, "localhost") || !strcmp(to, "127.0.0.1")) {
-			saved_conn = h->conn;
-			h->conn = conn_local_open();
-		} else if (strcmp(to, h->name)) {
-			res = res_fail("delegate_to '%s': only localhost or the host itself are supported", to);
+		if (strcmp(to, h->name) &&
+		    delegate(&x, to, &own_conn, &facts_tmp, &deleg_name, &res) < 0) {
 			json_decref(dv);
 			goto done;
 		}
 		json_decref(dv);
+	}
+	if (!x.conn && mod && !mod->controller) {
+		res = res_fail("imc has no connection to '%s' (a host added at run time, "
+			       "outside a local run): not supported by imc", h->name);
+		goto done;
 	}
 	json_t *items = exec_loop_items(&x, &d, &is_loop);
 	if (is_loop && !items) {
@@ -493,12 +548,13 @@ int exec_task_host(struct task_run *run, struct ptask *t, struct task_host *h, b
 			json_t *shown = nl ? censored(ir) : json_deep_copy(ir);
 			json_object_del(shown, "failed");
 			char *js = out_json_compact(shown);
-			out_line(run->out, h->index, "failed: [%s] (item=%s) => %s", h->name, label, js);
+			out_line(run->out, h->index, "failed: [%s] (item=%s) => %s", deleg_name ? deleg_name : h->name,
+				 label, js);
 			free(js);
 			json_decref(shown);
 		} else
 			out_line(run->out, h->index, "%s: [%s] => (item=%s)",
-				 res_changed(ir) ? "changed" : "ok", h->name, label);
+				 res_changed(ir) ? "changed" : "ok", deleg_name ? deleg_name : h->name, label);
 		free(label);
 		any_changed |= res_changed(ir);
 		any_failed |= res_failed(ir);
@@ -524,10 +580,10 @@ int exec_task_host(struct task_run *run, struct ptask *t, struct task_host *h, b
 	json_decref(items);
 
 done:
-	if (dt && saved_conn) {
-		conn_close(h->conn);
-		h->conn = saved_conn;
-	}
+	if (own_conn)
+		conn_close(x.conn);
+	task_host_free(facts_tmp);
+	const char *who = deleg_name ? deleg_name : h->name;
 	diag_release(&d);
 	tidy_top(res);
 	/* register (kept even when failed or skipped) */
@@ -548,7 +604,7 @@ done:
 	/* set_fact results are applied by the module through exec_set_fact */
 	if (unreachable) {
 		char *js = out_json_compact(res);
-		out_line(run->out, h->index, "fatal: [%s]: UNREACHABLE! => %s", h->name, js);
+		out_line(run->out, h->index, "fatal: [%s]: UNREACHABLE! => %s", who, js);
 		free(js);
 		h->st.unreachable++;
 		h->unreachable = true;
@@ -561,7 +617,7 @@ done:
 			json_t *shown = nolog ? censored(res) : json_deep_copy(res);
 			json_object_del(shown, "failed");
 			char *js = out_json_compact(shown);
-			out_line(run->out, h->index, "fatal: [%s]: FAILED! => %s", h->name, js);
+			out_line(run->out, h->index, "fatal: [%s]: FAILED! => %s", who, js);
 			free(js);
 			json_decref(shown);
 		}
@@ -605,11 +661,11 @@ done:
 			json_t *shown = nolog ? censored(res) : json_deep_copy(res);
 			json_object_del(shown, "changed");
 			char *js = json_dumps(shown, JSON_INDENT(4) | JSON_PRESERVE_ORDER);
-			out_line(run->out, h->index, "%s: [%s] => %s", ch ? "changed" : "ok", h->name, js);
+			out_line(run->out, h->index, "%s: [%s] => %s", ch ? "changed" : "ok", who, js);
 			free(js);
 			json_decref(shown);
 		} else
-			out_line(run->out, h->index, "%s: [%s]", ch ? "changed" : "ok", h->name);
+			out_line(run->out, h->index, "%s: [%s]", ch ? "changed" : "ok", who);
 		h->st.ok++;
 		if (ch)
 			h->st.changed++;
@@ -625,6 +681,7 @@ done:
 	json_decref(x.vars);
 	json_decref(x.env);
 	free(x.become_user_own);
+	free(deleg_name);
 	if (result)
 		*result = res;
 	else

@@ -8,6 +8,7 @@
  * expression reads them, as Ansible does. hostvars is built on demand. */
 #include "config.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "provision/play.h"
@@ -25,6 +26,38 @@ static void add_chain_vars(json_t *v, struct ptask *t)
 	json_t *tv = json_object_get(t->raw, "vars");
 	if (json_is_object(tv))
 		json_object_update(v, tv);
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* The groups host is in but all and ungrouped, sorted as Ansible sorts
+ * group_names (new reference). */
+static json_t *group_names(json_t *groups, const char *host)
+{
+	const char **names = xcalloc(json_object_size(groups) + 1, sizeof(*names));
+	size_t nn = 0;
+	const char *g;
+	json_t *members;
+	json_object_foreach(groups, g, members) {
+		if (!strcmp(g, "all") || !strcmp(g, "ungrouped"))
+			continue;
+		size_t i;
+		json_t *m;
+		json_array_foreach(members, i, m)
+			if (json_is_string(m) && !strcmp(json_string_value(m), host)) {
+				names[nn++] = g;
+				break;
+			}
+	}
+	qsort(names, nn, sizeof(*names), cmp_str);
+	json_t *gn = json_array();
+	for (size_t i = 0; i < nn; i++)
+		json_array_append_new(gn, json_string(names[i]));
+	free(names);
+	return gn;
 }
 
 static struct task_role *nearest_role(struct ptask *t)
@@ -58,6 +91,8 @@ json_t *exec_build_vars(struct task_run *run, struct task_host *host, struct pta
 	pthread_mutex_lock(&task_facts_lock);
 	json_object_update(v, host->included);
 	json_object_update(v, host->facts);
+	/* add_host and group_by swap the groups object under this lock */
+	json_t *groups = json_incref(run->groups);
 	pthread_mutex_unlock(&task_facts_lock);
 	if (role)
 		json_object_update(v, role->params);
@@ -69,22 +104,8 @@ json_t *exec_build_vars(struct task_run *run, struct task_host *host, struct pta
 	char *short_name = xstrndup(host->name, strcspn(host->name, "."));
 	json_object_set_new(v, "inventory_hostname_short", json_string(short_name));
 	free(short_name);
-	json_object_set(v, "groups", run->groups);
-	json_t *gn = json_array();
-	const char *g;
-	json_t *members;
-	json_object_foreach(run->groups, g, members) {
-		if (!strcmp(g, "all") || !strcmp(g, "ungrouped"))
-			continue;
-		size_t i;
-		json_t *m;
-		json_array_foreach(members, i, m)
-			if (json_is_string(m) && !strcmp(json_string_value(m), host->name)) {
-				json_array_append_new(gn, json_string(g));
-				break;
-			}
-	}
-	json_object_set_new(v, "group_names", gn);
+	json_object_set_new(v, "groups", groups);
+	json_object_set_new(v, "group_names", group_names(groups, host->name));
 	if (run->play_hosts) {
 		json_object_set(v, "play_hosts", run->play_hosts);
 		json_object_set(v, "ansible_play_hosts", run->play_hosts);
@@ -109,8 +130,9 @@ json_t *exec_hostvars(struct task_run *run)
 {
 	json_t *hv = json_object();
 	pthread_mutex_lock(&task_facts_lock);
-	for (size_t i = 0; i < run->nhosts; i++) {
-		struct task_host *h = run->hosts[i];
+	/* the inventory's hosts, those add_host put there included */
+	for (size_t i = 0; i < run->nhosts + run->nadded; i++) {
+		struct task_host *h = i < run->nhosts ? run->hosts[i] : run->added[i - run->nhosts];
 		json_t *o = json_object();
 		json_object_update(o, run->global_vars);
 		json_object_update(o, h->vars);
@@ -118,6 +140,8 @@ json_t *exec_hostvars(struct task_run *run)
 		json_object_update(o, h->facts);
 		json_object_update(o, run->extra_vars);
 		json_object_set_new(o, "inventory_hostname", json_string(h->name));
+		/* a host's magic variables that hostvars shows as Ansible does */
+		json_object_set_new(o, "group_names", group_names(run->groups, h->name));
 		json_object_set_new(hv, h->name, o);
 	}
 	pthread_mutex_unlock(&task_facts_lock);

@@ -8,8 +8,9 @@
  * object and never NULL:
  *  - arguments: args_str(args, "key") (borrowed, NULL when absent),
  *    args_bool(), args_mode(), args_strdup() (args.h);
- *  - the node: mod_sh() runs a shell command line as the task's become
- *    user with its environment; mod_read(), mod_write(), mod_stat(),
+ *  - the node: x->conn (the host's connection, or the delegated host's
+ *    under delegate_to); mod_sh() runs a shell command line there as
+ *    the task's become user with its environment; mod_read(), mod_write(), mod_stat(),
  *    mod_attrs() read, write and stat a node file through that one call,
  *    so a module behaves the same over the local and the SSH connection;
  *    sh_quote() quotes a word for the command line (conn/conn.h);
@@ -23,7 +24,9 @@
  *    (ansible_check_mode is false);
  *  - the controller: x->vars (the task's variables), xt_value() and
  *    xt_render_text() to template (vars.h), mod_find_src() for role
- *    files/ and templates/, exec_set_fact() for facts (run.h).
+ *    files/ and templates/, exec_set_fact() for facts (run.h) on
+ *    x->facts_host when set (delegate_facts), else x->host; the
+ *    inventory (inventory_*() in run.h) for add_host and group_by.
  * .check, when set, runs on the untemplated arguments when the play is
  * loaded, before any VM is touched. Functions returning json_t * return
  * a new reference. */
@@ -48,6 +51,9 @@ struct task_module {
 	const char *const *aliases;  /* NULL-terminated, or NULL */
 	bool free_form;              /* takes _raw_params */
 	bool controller;             /* runs on the controller (set_fact, debug…) */
+	/* runs once per play, on the first host, and only that host sees its
+	 * result (Ansible's BYPASS_HOST_LOOP: add_host) */
+	bool bypass_host_loop;
 	/* Static check of the (untemplated) args; runs before any VM is touched. */
 	int (*check)(json_t *args, struct diag *d, const struct src_loc *loc);
 	/* Runs with templated args; returns a result object (never NULL). */
@@ -63,6 +69,10 @@ extern const struct task_module *const task_modules[];
 json_t *res_new(bool changed);
 json_t *res_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void res_set_output(json_t *res, const struct conn_result *cr);
+/* Ansible's "Invalid options for MODULE: a,b" failure of an action that
+ * takes only the valid (NULL-terminated) arguments; NULL when args has
+ * no other. */
+json_t *res_bad_options(json_t *args, const char *module, const char *const *valid);
 /* Runs a shell command on the node as the task's become user with its
  * environment; cr holds the command's own output (not what the node's
  * login shell printed before running it). Returns 0 (ran) or -1

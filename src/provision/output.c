@@ -159,7 +159,12 @@ void out_recap(struct task_out *o, struct task_host **hosts, size_t n)
 						      "ignored", s->ignored));
 	}
 	emit(o, -1, "");
-	if (stats)
+	if (stats) {
 		json_object_set_new(o->results, "stats", stats);
+		/* set_stats' custom stats show only with show_custom_stats, which
+		 * imc does not offer: the json callback then writes these empty */
+		json_object_set_new(o->results, "custom_stats", json_object());
+		json_object_set_new(o->results, "global_custom_stats", json_object());
+	}
 	pthread_mutex_unlock(&o->lock);
 }

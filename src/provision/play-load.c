@@ -109,7 +109,7 @@ static const char *short_module(const char *m)
 
 static const char *const engine_modules[] = {
 	"include_tasks", "import_tasks", "include", "include_role", "import_role", "meta",
-	"import_playbook", "include_vars", NULL,
+	"import_playbook", NULL,
 };
 
 static bool is_engine_module(const char *m)
@@ -126,7 +126,7 @@ static bool is_free_form(const char *m)
 	if (mod)
 		return mod->free_form;
 	return !strcmp(m, "include_tasks") || !strcmp(m, "import_tasks") ||
-	       !strcmp(m, "include") || !strcmp(m, "meta") || !strcmp(m, "include_vars");
+	       !strcmp(m, "include") || !strcmp(m, "meta");
 }
 
 /* Checks template syntax and filter names of every string inside v. */
@@ -355,6 +355,10 @@ static struct ptask *parse_task(struct task_playbook *pb, json_t *raw, const str
 		diag_error(d, IMC_EXIT_DATAERR, &loc, "no module/action detected in task");
 		return NULL;
 	}
+	/* local_action is the action delegated to localhost, whatever
+	 * delegate_to says (Ansible's parser sets it so) */
+	if (json_object_get(raw, "local_action"))
+		json_object_set_new(raw, "delegate_to", json_string("localhost"));
 	if (!strcmp(module, "include"))
 		module = "include_tasks";
 	if (!strcmp(module, "systemd_service"))
@@ -897,6 +901,25 @@ struct task_playbook *play_load_file(const char *path, const char *roles_path, s
 		return NULL;
 	char *rp = realpath(path, NULL);
 	char *dir = dir_of(rp ? rp : path);
+	/* Ansible reads group_vars/ and host_vars/ beside the playbook (for
+	 * the groups group_by and add_host make, too); imc does not: running
+	 * such a playbook would silently leave those variables out */
+	for (int i = 0; i < 2; i++) {
+		char *vd = xasprintf("%s/%s", dir, i ? "host_vars" : "group_vars");
+		struct stat st;
+		bool there = stat(vd, &st) == 0 && S_ISDIR(st.st_mode);
+		free(vd);
+		if (there) {
+			diag_error(d, IMC_EXIT_DATAERR, NULL,
+				   "%s: %s/ beside the playbook is not supported", path,
+				   i ? "host_vars" : "group_vars");
+			free(dir);
+			free(rp);
+			json_decref(doc);
+			yaml_doc_free(ydoc);
+			return NULL;
+		}
+	}
 	struct task_playbook *pb = pb_new(path, dir, roles_path);
 	free(dir);
 	free(rp);

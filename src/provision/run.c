@@ -75,7 +75,11 @@ void task_run_free(struct task_run *run)
 		for (size_t i = 0; i < run->nhosts; i++)
 			task_host_free(run->hosts[i]);
 	free(run->hosts);
+	for (size_t i = 0; i < run->nadded; i++)
+		task_host_free(run->added[i]);
+	free(run->added);
 	json_decref(run->groups);
+	json_decref(run->group_parents);
 	json_decref(run->global_vars);
 	json_decref(run->extra_vars);
 	json_decref(run->play_hosts);

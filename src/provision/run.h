@@ -49,7 +49,14 @@ struct task_run {
 	struct task_playbook *pb;
 	struct task_host **hosts;
 	size_t nhosts;
-	json_t *groups;        /* group -> [host names] */
+	/* hosts add_host put in the inventory while the run goes (owned by the
+	 * run even when hosts are borrowed; inventory.c) */
+	struct task_host **added;
+	size_t nadded;
+	json_t *groups;        /* group -> [host names], its descendants' hosts included;
+				* replaced, never changed in place, under task_facts_lock
+				* (variables hold references to it) */
+	json_t *group_parents; /* group -> [its direct parent groups] (inventory.c) */
 	json_t *global_vars;   /* infrastructure vars ("all" group) */
 	json_t *extra_vars;    /* -e */
 	int forks;
@@ -75,6 +82,13 @@ struct task_run {
 struct exec_ctx {
 	struct task_run *run;
 	struct task_host *host;
+	/* the connection the task runs on: host's own, or the delegated
+	 * host's (delegate_to); host->conn is never swapped, because tasks of
+	 * other hosts may be delegated to host meanwhile */
+	struct task_conn *conn;
+	/* delegate_facts: the inventory host the task's facts go to instead
+	 * of host (NULL: host) */
+	struct task_host *facts_host;
 	struct ptask *task;
 	json_t *vars;          /* merged variables (owned) */
 	const char *become_user;  /* NULL = no become */
@@ -96,6 +110,26 @@ double task_now(void);
 /* Sets fact name of host h to v (a set_fact value: no longer a registered
  * result). */
 void exec_set_fact(struct task_run *run, struct task_host *h, const char *name, json_t *v);
+/* inventory.c: the in-memory inventory as add_host and group_by change
+ * it. Every host of the run (the caller's, then the added), i from 0 to
+ * inventory_nhosts(run) - 1: */
+size_t inventory_nhosts(struct task_run *run);
+struct task_host *inventory_host(struct task_run *run, size_t i);
+/* True when the run's own hosts are all reached by the local connection
+ * (imc play --connection local). */
+bool inventory_local(struct task_run *run);
+/* The host named name, or NULL. */
+struct task_host *inventory_find(struct task_run *run, const char *name);
+/* Ansible's add_host result applied: the host created when new (with the
+ * local connection when the run is local or its vars ask for it, else
+ * none: a task that would reach it fails as unsupported), its vars merged,
+ * put in groups (an array of names). Returns whether the inventory
+ * changed. */
+bool inventory_add_host(struct task_run *run, const char *name, json_t *groups, json_t *vars);
+/* group_by's result applied for host h: group under parents (an array
+ * of names). Returns whether the inventory changed, as Ansible decides. */
+bool inventory_group_by(struct task_run *run, struct task_host *h, const char *group,
+			json_t *parents);
 /* Marks name as holding a registered result (see task_host.registered). */
 void exec_mark_registered(struct task_host *h, const char *name);
 /* Records whether fact name was set from a template (see task_host.native). */

@@ -201,4 +201,34 @@ expect_exit 0 "without --no-fallback, ansible-playbook runs it" -- env IMC_NO_FA
 expect_grep "unsupported module 'getent'; running it under ansible-playbook" "$TMPD/err" \
 	"the fallback says so on stderr"
 [ -e "$TMPD/fallback-ran" ] && ok "... and the play ran" || not_ok "the fallback did not run the play"
+# group_vars/ beside a playbook: Ansible reads it, imc does not, so imc
+# refuses the playbook rather than run it without those variables
+mkdir -p "$TMPD/gv/group_vars"
+echo "colour: blue" >"$TMPD/gv/group_vars/all"
+cat >"$TMPD/gv/play.yml" <<EOY
+- hosts: all
+  gather_facts: false
+  tasks:
+    - copy: content="{{ colour | default('unset') }}" dest=$TMPD/gv/colour
+EOY
+expect_exit 65 "--no-fallback refuses a playbook with group_vars/ beside it" -- \
+	"$IMC" play --no-fallback "$TMPD/gv/play.yml"
+expect_grep "group_vars/ beside the playbook is not supported" "$TMPD/err" "... and says why"
+[ ! -e "$TMPD/gv/colour" ] && ok "... and runs nothing" || not_ok "it ran without group_vars"
+expect_exit 0 "without --no-fallback, ansible-playbook runs it" -- env IMC_NO_FALLBACK=0 "$IMC" play "$TMPD/gv/play.yml"
+[ "$(cat "$TMPD/gv/colour" 2>/dev/null)" = blue ] && ok "... with the group_vars" ||
+	not_ok "the fallback did not see group_vars/all"
+# set_stats: the result only, unless the environment asks Ansible to print
+# the custom stats in the recap, which imc does not do
+cat >"$TMPD/stats.yml" <<EOY
+- hosts: all
+  gather_facts: false
+  tasks:
+    - set_stats:
+        data: {n: 1}
+EOY
+expect_exit 0 "set_stats runs" -- "$IMC" play --no-fallback "$TMPD/stats.yml"
+expect_exit 65 "... but not with ANSIBLE_SHOW_CUSTOM_STATS=yes" -- \
+	env ANSIBLE_SHOW_CUSTOM_STATS=yes "$IMC" play --no-fallback "$TMPD/stats.yml"
+expect_grep "set_stats with ANSIBLE_SHOW_CUSTOM_STATS .* is not supported" "$TMPD/err" "... and says why"
 done_testing

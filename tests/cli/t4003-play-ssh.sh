@@ -37,13 +37,41 @@ H="-H n1=root@127.0.0.1:$P1 -H n2=root@127.0.0.1:$P2 -k $TMPD/userkey --known-ho
 EV="{\"dirs\": {\"n1\": \"$TMPD/s1\", \"n2\": \"$TMPD/s2\"}}"
 expect_exit 0 "play over ssh on two hosts" -- "$IMC" play --no-fallback -c ssh $H -e "$EV" "$TMPD/play.yml"
 expect_grep '^n1 +: ok=6 +changed=5 ' "$TMPD/out" "recap n1"
-expect_grep '^n2 +: ok=6 +changed=5 ' "$TMPD/out" "recap n2"
+# run_once counts for the host that ran it only, as in Ansible's recap
+expect_grep '^n2 +: ok=5 +changed=4 ' "$TMPD/out" "recap n2"
 expect_grep '^n1 ssh-ed25519 ' "$TMPD/kh" "host key of n1 pinned"
 expect_grep '^n2 ssh-ed25519 ' "$TMPD/kh" "host key of n2 pinned"
 expect_grep ' n1$' "$TMPD/s1/facts" "facts and register over ssh"
 [ "$(wc -l <"$TMPD/s1/once")" = 1 ] && ok "run_once ran once" || not_ok "run_once ran once"
 expect_exit 0 "second run with pinned keys" -- "$IMC" play --no-fallback -c ssh $H -e "$EV" "$TMPD/play.yml"
 expect_grep '^n1 +: ok=6 +changed=3 ' "$TMPD/out" "idempotent over ssh"
+# delegate_to another SSH host runs there (its session, shared); local_action
+# runs here, not on the host; add_host in an SSH run makes a host imc cannot
+# reach: a task on it fails as unsupported instead of running elsewhere
+cat >"$TMPD/deleg.yml" <<'EOY'
+- hosts: all
+  gather_facts: false
+  tasks:
+    - name: on n2 for every host
+      shell: echo "{{ inventory_hostname }} ${SSH_CONNECTION##* }" >> {{ dirs['n2'] }}/deleg
+      delegate_to: n2
+    - name: here
+      local_action: shell echo "{{ inventory_hostname }} ${SSH_CONNECTION:-none}" >> {{ dirs['n1'] }}/local
+    - add_host: name=extra groups=extras
+- hosts: extras
+  gather_facts: false
+  tasks:
+    - command: echo unreachable
+EOY
+rm -f "$TMPD/s2/deleg" "$TMPD/s1/local"
+expect_exit 1 "delegation over ssh, then a task on a host imc cannot reach" -- "$IMC" play --no-fallback -c ssh $H -e "$EV" "$TMPD/deleg.yml"
+[ "$(sort "$TMPD/s2/deleg" | tr '\n' ' ')" = "n1 $P2 n2 $P2 " ] && ok "delegate_to n2 ran both on n2" ||
+	not_ok "delegate_to n2 ran both on n2: $(cat "$TMPD/s2/deleg" | tr '\n' ' ')"
+grep -Eq " ($P1|$P2)( |\$)" "$TMPD/s1/local" && not_ok "local_action ran over ssh" || ok "local_action ran here"
+[ "$(wc -l <"$TMPD/s1/local")" = 2 ] && ok "local_action for both hosts" || not_ok "local_action for both hosts"
+expect_grep "\[n1 -> 127.0.0.1\]" "$TMPD/out" "the delegation is shown with the delegated host's address"
+expect_grep "fatal: \[extra\].*not supported by imc" "$TMPD/out" "the added host's task fails as unsupported"
+
 # the host key of n2 changes
 sshd_stop "$TMPD" 127.0.0.1 $P2
 sshd_start "$TMPD" 127.0.0.1 $P2 "$TMPD/hk3" && ok "sshd 2 restarted with another host key" ||

@@ -48,9 +48,11 @@ run_diff() { # OUTDIR HOST KEY [SCENARIO...]
 # their streams, raw, files written and read (copy, template, modes,
 # lineinfile), async jobs, roles' files, loops and handlers. The module
 # scenarios added after them (11 on: find, assemble, cron, mount,
-# include_vars) reach the node through the same few primitives, and t4002
-# runs every scenario; over SSH here, at ~0.7 s a task for this machine's
-# root login shell, they would double the test's time.
+# include_vars; 20 on: the inventory modules, checked over SSH by t4003)
+# reach the node through the same few primitives, and t4002 runs every
+# scenario; over SSH here, at ~0.7 s a task for this machine's root login
+# shell, they would double the test's time. (A scenario with a local-only
+# file, 23-delegate-to, could not run over SSH at all: it says why.)
 SSH_SCENARIOS="01-lineinfile 02-copy-file-modes 03-template 04-command-shell
 05-register-when-until 06-loops 07-block-handlers 08-roles 09-async 10-jinja-vars"
 # shellcheck disable=SC2086

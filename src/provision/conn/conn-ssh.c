@@ -22,6 +22,9 @@
 #include "util/banned.h"
 
 struct ssh_priv {
+	/* one command at a time: a session is shared when tasks of other
+	 * hosts are delegated to this one (delegate_to) */
+	pthread_mutex_t lock;
 	ssh_session s;
 	char *host, *user, *key_path, *pinned;
 	int port;
@@ -225,8 +228,8 @@ fail:
 	return -1;
 }
 
-static int ssh_exec(struct task_conn *c, const char *cmd, const void *in, size_t inlen,
-		    struct conn_result *r, struct diag *d)
+static int ssh_exec_locked(struct task_conn *c, const char *cmd, const void *in, size_t inlen,
+			   struct conn_result *r, struct diag *d)
 {
 	struct ssh_priv *p = c->priv;
 	bool retry = true;
@@ -261,9 +264,20 @@ static int ssh_exec(struct task_conn *c, const char *cmd, const void *in, size_t
 	return -1;
 }
 
+static int ssh_exec(struct task_conn *c, const char *cmd, const void *in, size_t inlen,
+		    struct conn_result *r, struct diag *d)
+{
+	struct ssh_priv *p = c->priv;
+	pthread_mutex_lock(&p->lock);
+	int rc = ssh_exec_locked(c, cmd, in, inlen, r, d);
+	pthread_mutex_unlock(&p->lock);
+	return rc;
+}
+
 static void ssh_close(struct task_conn *c)
 {
 	struct ssh_priv *p = c->priv;
+	pthread_mutex_destroy(&p->lock);
 	if (p->s) {
 		ssh_disconnect(p->s);
 		ssh_free(p->s);
@@ -293,6 +307,7 @@ struct task_conn *conn_ssh_open(const struct conn_ssh_opts *o, struct diag *d)
 {
 	pthread_once(&init_once, lib_init);
 	struct ssh_priv *p = xcalloc(1, sizeof(*p));
+	pthread_mutex_init(&p->lock, NULL);
 	p->host = xstrdup(o->host);
 	p->user = xstrdup(o->user ? o->user : "root");
 	p->key_path = xstrdup(o->key_path ? o->key_path : "");
@@ -302,6 +317,7 @@ struct task_conn *conn_ssh_open(const struct conn_ssh_opts *o, struct diag *d)
 	p->on_hostkey = o->on_hostkey;
 	p->opaque = o->opaque;
 	if (ssh_reconnect(p, d) < 0) {
+		pthread_mutex_destroy(&p->lock);
 		free(p->host);
 		free(p->user);
 		free(p->key_path);

@@ -34,6 +34,23 @@ json_t *res_fail(const char *fmt, ...)
 	return r;
 }
 
+json_t *res_bad_options(json_t *args, const char *module, const char *const *valid)
+{
+	struct strbuf bad = STRBUF_INIT;
+	const char *k;
+	json_t *v;
+	json_object_foreach(args, k, v) {
+		const char *const *ok = valid;
+		while (*ok && strcmp(*ok, k))
+			ok++;
+		if (!*ok)
+			strbuf_addf(&bad, "%s%s", bad.len ? "," : "", k);
+	}
+	json_t *r = bad.len ? res_fail("Invalid options for %s: %s", module, strbuf_str(&bad)) : NULL;
+	strbuf_release(&bad);
+	return r;
+}
+
 static char *strip_ends(const char *s, size_t n)
 {
 	while (n && (s[n - 1] == '\n' || s[n - 1] == '\r'))
@@ -76,7 +93,7 @@ static bool need_sudo(struct exec_ctx *x)
 	const char *u = x->become_user;
 	if (!u)
 		return false;
-	if (!strcmp(u, x->host->conn->user))
+	if (!strcmp(u, x->conn->user))
 		return false;
 	return true;
 }
@@ -105,7 +122,7 @@ static char *wrap_cmd(struct exec_ctx *x, const char *cmd)
 	if (!need_sudo(x))
 		return strbuf_detach(&inner);
 	struct strbuf outer = STRBUF_INIT;
-	if (x->host->conn->is_root) {
+	if (x->conn->is_root) {
 		strbuf_addstr(&outer, "if command -v sudo >/dev/null 2>&1; then sudo -H -n -u ");
 		sh_quote(&outer, x->become_user);
 		strbuf_addstr(&outer, " /bin/sh -c ");
@@ -150,7 +167,7 @@ static int run_sh(struct exec_ctx *x, const char *cmd, const void *in, size_t in
 	char *full = marked ? xasprintf("%s%s", SHELL_MARK_CMD, wrapped) : xstrdup(wrapped);
 	free(wrapped);
 	struct diag d = DIAG_INIT;
-	int rc = x->host->conn->ops->exec(x->host->conn, full, in, inlen, cr, &d);
+	int rc = x->conn->ops->exec(x->conn, full, in, inlen, cr, &d);
 	free(full);
 	if (rc == 0 && marked) {
 		drop_through_mark(&cr->out);

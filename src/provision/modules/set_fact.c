@@ -16,9 +16,9 @@ static json_t *set_fact_run(struct exec_ctx *x, json_t *args)
 		if (!strcmp(k, "cacheable") || !strcmp(k, "_raw_params"))
 			continue;
 		json_object_set(facts, k, v);
-		exec_set_fact(x->run, x->host, k, v);
+		exec_set_fact(x->run, x->facts_host ? x->facts_host : x->host, k, v);
 		json_t *src = json_object_get(x->task->args, k);
-		exec_mark_native(x->host, k, json_is_string(src) &&
+		exec_mark_native(x->facts_host ? x->facts_host : x->host, k, json_is_string(src) &&
 				 xt_is_template(json_string_value(src)));
 	}
 	json_t *res = res_new(false);

@@ -52,7 +52,7 @@ static json_t *stat_run(struct exec_ctx *x, json_t *args)
 		};
 		for (size_t i = 0; i < sizeof(bits) / sizeof(bits[0]); i++)
 			json_object_set_new(s, bits[i].k, json_boolean(st.mode & bits[i].bit));
-		bool root = x->host->conn->is_root && !x->become_user;
+		bool root = x->conn->is_root && !x->become_user;
 		root |= x->become_user && !strcmp(x->become_user, "root");
 		json_object_set_new(s, "readable", json_boolean(root || (st.mode & 0444)));
 		json_object_set_new(s, "writeable", json_boolean(root || (st.mode & 0222)));
