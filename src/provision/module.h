@@ -139,6 +139,9 @@ json_t *mod_content_diff(struct exec_ctx *x, const char *path, const struct strb
 /* mkdir -p of path's directory on the node, for modules that create the
  * file they edit. Returns 0, or -1 unreachable (*res set when res). */
 int mod_mkdir_parent(struct exec_ctx *x, const char *path, json_t **res);
+/* Python's name of a JSON value's type, as Ansible's messages print it
+ * ("dict", "list", "str", "int", "float", "bool", "NoneType"). */
+const char *mod_pytype(const json_t *v);
 /* Controller-side file lookup: role files/ or templates/, play dir. Malloc'd or NULL. */
 char *mod_find_src(struct exec_ctx *x, const char *sub, const char *src);
 void mod_file_result(json_t *res, const struct node_stat *st, const char *path);

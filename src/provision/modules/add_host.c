@@ -134,21 +134,6 @@ static json_t *add_host_args(struct exec_ctx *x, json_t *args)
 	return res;
 }
 
-/* Python's name of a JSON value's type, as Ansible's messages print it. */
-static const char *py_type(json_t *v)
-{
-	switch (json_typeof(v)) {
-	case JSON_OBJECT: return "dict";
-	case JSON_ARRAY: return "list";
-	case JSON_STRING: return "str";
-	case JSON_INTEGER: return "int";
-	case JSON_REAL: return "float";
-	case JSON_TRUE:
-	case JSON_FALSE: return "bool";
-	default: return "NoneType";
-	}
-}
-
 static json_t *add_host_run(struct exec_ctx *x, json_t *given_args)
 {
 	/* free-form arguments must template to a mapping, which the other
@@ -156,7 +141,7 @@ static json_t *add_host_run(struct exec_ctx *x, json_t *given_args)
 	json_t *raw = json_object_get(given_args, "_raw_params");
 	if (raw && !json_is_object(raw))
 		return res_fail("Invalid raw parameters passed, requires a dictonary/mapping got a  <class '%s'>",
-				py_type(raw));
+				mod_pytype(raw));
 	json_t *args = raw ? json_deep_copy(raw) : json_object();
 	json_object_update(args, given_args);
 	json_object_del(args, "_raw_params");

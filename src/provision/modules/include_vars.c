@@ -328,20 +328,6 @@ static json_t *merge_hash(json_t *a, json_t *b)
 	return r;
 }
 
-static const char *pytype(json_t *v)
-{
-	switch (json_typeof(v)) {
-	case JSON_OBJECT: return "dict";
-	case JSON_ARRAY: return "list";
-	case JSON_STRING: return "str";
-	case JSON_INTEGER: return "int";
-	case JSON_REAL: return "float";
-	case JSON_TRUE:
-	case JSON_FALSE: return "bool";
-	default: return "NoneType";
-	}
-}
-
 static json_t *include_vars_run(struct exec_ctx *x, json_t *args)
 {
 	const char *k;
@@ -406,8 +392,8 @@ static json_t *include_vars_run(struct exec_ctx *x, json_t *args)
 			if (!json_is_object(old) || !json_is_object(v)) {
 				json_decref(res);
 				res = raised(false, "failed to combine variables, expected dicts but "
-					     "got a '%s' and a '%s'", old ? pytype(old) : "NoneType",
-					     pytype(v));
+					     "got a '%s' and a '%s'", old ? mod_pytype(old) : "NoneType",
+					     mod_pytype(v));
 				goto out;
 			}
 			json_t *c;

@@ -897,3 +897,17 @@ json_t *mod_unexpanded(const char *module, json_t *args, const char *const *keys
 	}
 	return NULL;
 }
+
+const char *mod_pytype(const json_t *v)
+{
+	switch (json_typeof(v)) {
+	case JSON_OBJECT: return "dict";
+	case JSON_ARRAY: return "list";
+	case JSON_STRING: return "str";
+	case JSON_INTEGER: return "int";
+	case JSON_REAL: return "float";
+	case JSON_TRUE:
+	case JSON_FALSE: return "bool";
+	default: return "NoneType";
+	}
+}
