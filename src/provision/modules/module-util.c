@@ -163,9 +163,12 @@ static void drop_through_mark(struct strbuf *sb)
 static int run_sh(struct exec_ctx *x, const char *cmd, const void *in, size_t inlen,
 		  struct conn_result *cr, json_t **res, bool marked)
 {
-	char *wrapped = wrap_cmd(x, cmd);
-	char *full = marked ? xasprintf("%s%s", SHELL_MARK_CMD, wrapped) : xstrdup(wrapped);
-	free(wrapped);
+	char *full = wrap_cmd(x, cmd);
+	if (marked) {
+		char *plain = full;
+		full = xasprintf("%s%s", SHELL_MARK_CMD, plain);
+		free(plain);
+	}
 	struct diag d = DIAG_INIT;
 	int rc = x->conn->ops->exec(x->conn, full, in, inlen, cr, &d);
 	free(full);
