@@ -22,6 +22,7 @@ libimc_la_SOURCES += \
 	src/provision/exec-task.c \
 	src/provision/exec-play.c \
 	src/provision/exec-async.c \
+	src/provision/exec-fallback.c \
 	src/provision/conn/conn.h \
 	src/provision/conn/conn.c \
 	src/provision/conn/conn-local.c \
@@ -121,3 +122,5 @@ EXTRA_DIST += tests/cli/t4012-file-states.sh tests/cli/t4012-file-states.py \
 # a parameter a native module does not implement is refused at load time
 TESTS += tests/cli/t4019-module-params.sh
 EXTRA_DIST += tests/cli/t4019-module-params.sh
+TESTS += tests/cli/t4020-fallback-local.sh
+EXTRA_DIST += tests/cli/t4020-fallback-local.sh

@@ -61,7 +61,8 @@ static const struct cmd_option options[] = {
 			 "the VMs of an existing infrastructure (over SSH with\n"
 			 "its key; host keys verified against the pinned ones)" },
 	[OPT_NO_FALLBACK] = { "no-fallback", 0, CMD_OPT_FLAG, NULL,
-			      "never hand the playbook to ansible-playbook" },
+			      "never hand a task or the playbook to Ansible\n"
+			      "(as IMC_NO_FALLBACK=1)" },
 	[OPT_SYNTAX_CHECK] = { "syntax-check", 0, CMD_OPT_FLAG, NULL,
 			       "only load the playbook and report its errors\n"
 			       "(with file:line:col); run nothing" },
@@ -157,6 +158,21 @@ static int run_ansible(const char *playbook, const char *host, json_t *extra, co
 	case 4: return IMC_EXIT_UNAVAILABLE;
 	default: return WEXITSTATUS(st) == 127 ? IMC_EXIT_SOFTWARE : IMC_EXIT_FAILED;
 	}
+}
+
+/* The static check's list of the tasks Ansible will run (on stderr, as
+ * Ansible's warnings): each with where it is and why. */
+static void report_fallbacks(const struct task_playbook *pb)
+{
+	size_t i;
+	json_t *e;
+	json_array_foreach(pb->fallbacks, i, e)
+		fprintf(stderr, "%s:%d: fallback: task '%s' runs under Ansible (module '%s': %s)\n",
+			json_string_value(json_object_get(e, "file")),
+			(int)json_integer_value(json_object_get(e, "line")),
+			json_string_value(json_object_get(e, "task")),
+			json_string_value(json_object_get(e, "module")),
+			json_string_value(json_object_get(e, "why")));
 }
 
 struct pin_ctx {
@@ -447,6 +463,10 @@ static int run_play(struct cmd_args *a)
 		goto out;
 	}
 	const char *playbook = a->operands[0];
+	/* --no-fallback is IMC_NO_FALLBACK for this run: the loader and the
+	 * executor then hand nothing to Ansible */
+	if (no_fallback)
+		setenv("IMC_NO_FALLBACK", "1", 1);
 	if (syntax_check) {
 		/* as ansible-playbook --syntax-check: load, report, run nothing */
 		pb = play_load_file(playbook, NULL, &d);
@@ -456,6 +476,7 @@ static int run_play(struct cmd_args *a)
 		}
 		if (!ctx->json)
 			printf("\nplaybook: %s\n", playbook);
+		report_fallbacks(pb);
 		goto out;
 	}
 	if (connection && strcmp(connection, "local") && strcmp(connection, "ssh")) {
@@ -591,6 +612,8 @@ static int run_play(struct cmd_args *a)
 	json_object_set_new(groups, "ungrouped", json_array());
 	json_decref(run->groups);
 	run->groups = json_incref(groups);
+	if (!quiet && !json_out)
+		report_fallbacks(pb);
 	int r = task_run_playbook(run, pb, &d);
 	if (r < 0)
 		rc = cmd_report(ctx, &d);
@@ -636,8 +659,11 @@ const struct imc_cmd cmd_play_entry = {
 	.synopsis = "[OPTIONS] PLAYBOOK --target ID[:VM,...] | -H NAME=USER@ADDR[:PORT] --key FILE"
 		    " | --connection local",
 	.summary = "run an Ansible-style play list on VMs",
-	.help = "Options may come before or after PLAYBOOK, as with ansible-playbook. A playbook\n"
-		"using a module, keyword, filter or lookup outside imc's subset is run by\n"
-		"ansible-playbook when it is installed (local connection), else refused.\n",
+	.help = "Options may come before or after PLAYBOOK, as with ansible-playbook. A task\n"
+		"whose module (or a module argument) imc does not implement is run, that task\n"
+		"on that host, by Ansible when it is installed (over the same connection), and\n"
+		"listed on stderr before the play starts; a playbook using a keyword, filter or\n"
+		"lookup outside imc's subset is run whole by ansible-playbook (local\n"
+		"connection). Without Ansible, or with --no-fallback, either is refused.\n",
 	.options = options, .flags = CMD_ANY_OPERANDS, .run = run_play,
 };

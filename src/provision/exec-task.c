@@ -129,6 +129,12 @@ static json_t *fail_from_diag(struct diag *d)
  * overrides (changed_when/failed_when). */
 static json_t *run_module(struct exec_ctx *x, json_t *args)
 {
+	/* what imc does not run itself: Ansible runs it (exec-fallback.c),
+	 * or it fails now that it runs (play-load.c's unrunnable) */
+	if (x->task->unrunnable)
+		return res_fail("%s", x->task->unrunnable);
+	if (x->task->fallback)
+		return fallback_run(x, args);
 	const struct task_module *mod = task_module_find(x->task->module);
 	json_t *res;
 	json_t *async = json_object_get(x->task->raw, "async");

@@ -29,4 +29,20 @@ struct task_module;
 json_t *exec_async_start(struct exec_ctx *x, const struct task_module *mod, json_t *args,
 			 long async_s, long poll);
 
+/* exec-fallback.c: the per-task fallback to Ansible. */
+/* IMC_NO_FALLBACK is set (and not "0"): nothing is handed to Ansible. */
+bool fallback_disabled(void);
+/* ansible-playbook is installed and the fallback not disabled. */
+bool fallback_available(void);
+/* Whether Ansible resolves name (as a task writes it) to a module or an
+ * action, with the ':'-separated library directories libdirs (may be
+ * NULL) searched too; cached per process. */
+bool fallback_resolve(const char *name, const char *libdirs);
+/* The library/ directories Ansible adds to its module path for a task
+ * of role (may be NULL) in pb: ':'-separated, malloc'd (maybe ""). */
+char *fallback_libdirs(const struct task_playbook *pb, const struct task_role *role);
+/* Runs task x->task (its t->fallback module) with args, templated, on
+ * x's host through ansible-playbook; Ansible's result (new reference). */
+json_t *fallback_run(struct exec_ctx *x, json_t *args);
+
 #endif

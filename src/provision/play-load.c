@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "provision/args.h"
+#include "provision/exec.h"
 #include "provision/module.h"
 #include "provision/play.h"
 #include "template/template.h"
@@ -159,6 +160,119 @@ static int check_strings(json_t *v, bool is_expr, const struct src_loc *loc, str
 			rc |= check_strings(e, is_expr, loc, d);
 	}
 	return rc;
+}
+
+/* ---- what Ansible runs for imc (exec-fallback.c) ---------------------------- */
+
+/* Whether t is loaded by a dynamic include (include_tasks, include_role):
+ * Ansible loads such a file when the include runs. */
+static bool in_dynamic_include(const struct ptask *t)
+{
+	for (const struct ptask *p = t->parent; p; p = p->parent)
+		if (p->module && (!strcmp(p->module, "include_tasks") || !strcmp(p->module, "include_role")))
+			return true;
+	return false;
+}
+
+/* t will run under Ansible: listed for the static check and the reports. */
+static void mark_fallback(struct task_playbook *pb, struct ptask *t, const char *written,
+			  const struct src_loc *loc, const char *why)
+{
+	t->fallback = written;
+	t->module = written;
+	pthread_mutex_lock(&pb->lock);
+	if (!pb->fallbacks)
+		pb->fallbacks = json_array();
+	json_array_append_new(pb->fallbacks, json_pack("{s:s, s:i, s:s, s:s, s:s}", "file",
+						       loc->file ? loc->file : "", "line", loc->line,
+						       "task", json_string_value(json_object_get(t->raw, "name"))
+						       ? json_string_value(json_object_get(t->raw, "name")) : written,
+						       "module", written, "why", why));
+	pthread_mutex_unlock(&pb->lock);
+}
+
+/* A module imc does not implement: Ansible runs the task when it knows
+ * the module; a name neither knows is Ansible's load error; without an
+ * Ansible to run it, an error here, or at run time in a dynamically
+ * included file (where a task that does not run does not fail). */
+static int unknown_module(struct task_playbook *pb, struct ptask *t, const char *written,
+			  const char *module, const struct src_loc *loc, struct diag *d)
+{
+	if (fallback_available()) {
+		char *lib = fallback_libdirs(pb, t->role);
+		bool known = fallback_resolve(written, lib);
+		free(lib);
+		if (known) {
+			mark_fallback(pb, t, written, loc, "module not implemented by imc");
+			return 0;
+		}
+		diag_error(d, IMC_EXIT_DATAERR, loc,
+			   "couldn't resolve module/action '%s'. This often indicates a misspelling, "
+			   "missing collection, or incorrect module path.", written);
+		return -1;
+	}
+	char *msg = xasprintf("unsupported module '%s'%s", module,
+			      fallback_disabled() ? " (and IMC_NO_FALLBACK or --no-fallback forbids running it under Ansible)"
+						  : " (and Ansible is not installed to run it)");
+	if (in_dynamic_include(t)) {
+		t->unrunnable = play_strdup(pb, msg);
+		t->fallback = NULL;
+		free(msg);
+		return 0;
+	}
+	diag_error(d, IMC_EXIT_DATAERR, loc, "%s", msg);
+	free(msg);
+	return -1;
+}
+
+/* A native module's static check: an argument imc does not implement
+ * hands the task to Ansible when it can run it, else is the error. */
+static int check_module_args(struct task_playbook *pb, struct ptask *t,
+			     const struct task_module *mod, const char *written, json_t *args,
+			     const struct src_loc *loc, struct diag *d)
+{
+	struct diag cd = DIAG_INIT;
+	int rc = 0;
+	if (mod->check(args, &cd, loc) < 0) {
+		char *lib = NULL;
+		if (play_error_unsupported(&cd) && fallback_available() &&
+		    fallback_resolve(written, lib = fallback_libdirs(pb, t->role))) {
+			char *why = xasprintf("%s", diag_first_message(&cd));
+			mark_fallback(pb, t, written, loc, why);
+			free(why);
+		} else {
+			for (size_t i = 0; i < cd.n; i++) {
+				const struct diag_item *it = &cd.items[i];
+				struct src_loc l = { it->file, it->line, it->col };
+				if (it->level == DIAG_ERROR)
+					diag_error(d, cd.code, it->line ? &l : NULL, "%s", it->msg);
+				else if (it->level == DIAG_WARNING)
+					diag_warning(d, it->line ? &l : NULL, "%s", it->msg);
+				else
+					diag_note(d, it->line ? &l : NULL, "%s", it->msg);
+			}
+			rc = -1;
+		}
+		free(lib);
+	}
+	diag_release(&cd);
+	return rc;
+}
+
+/* Keywords of a task Ansible runs that imc cannot hand over with it: the
+ * task is then outside what imc runs (and the whole playbook goes to
+ * ansible-playbook when it can). */
+static int fallback_keywords(const struct ptask *t, const struct src_loc *loc, struct diag *d)
+{
+	static const char *const kws[] = { "async", NULL };
+	for (const char *const *k = kws; *k; k++)
+		if (json_object_get(t->raw, *k)) {
+			diag_error(d, IMC_EXIT_DATAERR, loc,
+				   "unsupported keyword '%s' on a task run by Ansible (module '%s')", *k,
+				   t->fallback);
+			return -1;
+		}
+	return 0;
 }
 
 static struct ptask *parse_task(struct task_playbook *pb, json_t *raw, const struct yaml_doc *ydoc,
@@ -317,7 +431,7 @@ static struct ptask *parse_task(struct task_playbook *pb, json_t *raw, const str
 	}
 
 	/* find the module */
-	const char *module = NULL;
+	const char *module = NULL, *written = NULL; /* written: the name as the task gives it */
 	json_t *margs = NULL;
 	const char *k;
 	json_t *v;
@@ -335,11 +449,13 @@ static struct ptask *parse_task(struct task_playbook *pb, json_t *raw, const str
 				const char *s = json_string_value(v);
 				size_t n = strcspn(s, " \t\n");
 				char *m = xstrndup(s, n);
+				written = play_strdup(pb, m);
 				module = play_strdup(pb, short_module(m));
 				free(m);
 				margs = json_string(s + n + strspn(s + n, " \t\n"));
 			} else if (json_is_object(v) && json_is_string(json_object_get(v, "module"))) {
-				module = play_strdup(pb, short_module(json_string_value(json_object_get(v, "module"))));
+				written = play_strdup(pb, json_string_value(json_object_get(v, "module")));
+				module = play_strdup(pb, short_module(written));
 				margs = json_deep_copy(v);
 				json_object_del(margs, "module");
 			} else {
@@ -347,6 +463,7 @@ static struct ptask *parse_task(struct task_playbook *pb, json_t *raw, const str
 				return NULL;
 			}
 		} else {
+			written = play_strdup(pb, k);
 			module = play_strdup(pb, short_module(k));
 			margs = json_incref(v);
 		}
@@ -364,14 +481,14 @@ static struct ptask *parse_task(struct task_playbook *pb, json_t *raw, const str
 	if (!strcmp(module, "systemd_service"))
 		module = "systemd";
 	const struct task_module *mod = task_module_find(module);
-	if (!mod && !is_engine_module(module)) {
-		diag_error(d, IMC_EXIT_DATAERR, &loc, "unsupported module '%s'", module);
+	if (!mod && !is_engine_module(module) &&
+	    unknown_module(pb, t, written, module, &loc, d) < 0) {
 		json_decref(margs);
 		return NULL;
 	}
 	if (mod)
 		module = mod->name;
-	t->module = module;
+	t->module = t->fallback ? t->fallback : module;
 	json_t *args;
 	if (json_is_string(margs))
 		args = args_parse_kv(json_string_value(margs), is_free_form(module), d);
@@ -424,7 +541,9 @@ static struct ptask *parse_task(struct task_playbook *pb, json_t *raw, const str
 		}
 	}
 	rc |= check_strings(args, false, &loc, d);
-	if (mod && mod->check && mod->check(args, d, &loc) < 0)
+	if (mod && mod->check && check_module_args(pb, t, mod, written, args, &loc, d) < 0)
+		rc = -1;
+	if (t->fallback && fallback_keywords(t, &loc, d) < 0)
 		rc = -1;
 	if (rc < 0)
 		return NULL;
@@ -979,6 +1098,7 @@ void play_free(struct task_playbook *pb)
 		return;
 	free(pb->plays);
 	json_decref(pb->refs);
+	json_decref(pb->fallbacks);
 	for (size_t i = 0; i < pb->npool; i++)
 		free(pb->pool[i]);
 	free(pb->pool);

@@ -31,6 +31,13 @@ struct ptask {
 	const char *module;        /* canonical module name, NULL for blocks */
 	json_t *args;              /* module args (owned), before templating */
 	char *display;             /* "name" (or module) as printed, with role prefix */
+	/* the module name as the task wrote it, when Ansible runs the task
+	 * (exec-fallback.c): imc lacks the module or one of its arguments */
+	const char *fallback;
+	/* why the task cannot run at all (a module neither imc nor an
+	 * allowed Ansible runs, in a dynamically included file): it fails
+	 * with this only if it runs, as Ansible's would */
+	const char *unrunnable;
 };
 
 struct task_role {
@@ -65,6 +72,9 @@ struct task_playbook {
 	size_t npool, apool;
 	json_t *refs;              /* the JSON the ptasks, roles and plays borrow */
 	const char *roles_path;    /* extra ':'-separated role directories */
+	/* the tasks Ansible will run (exec-fallback.c), as loaded:
+	 * [{"file", "line", "task", "module", "why"}] (under lock) */
+	json_t *fallbacks;
 	pthread_mutex_t lock;      /* include_tasks loads at run time */
 };
 

@@ -80,6 +80,21 @@ static void infra_log(struct prov *pv, const char *fmt, ...)
 	strbuf_release(&sb);
 }
 
+/* The static check's list of the tasks of a configure Ansible will run,
+ * in the infrastructure's log before any host is touched. */
+static void list_fallbacks(struct prov *pv, const struct conf_state *cs)
+{
+	size_t i;
+	json_t *e;
+	json_array_foreach(cs->pb->fallbacks, i, e)
+		infra_log(pv, "configure '%s': task '%s' (%s:%d) will run under Ansible (module '%s': %s)",
+			  cs->conf->name, json_string_value(json_object_get(e, "task")),
+			  json_string_value(json_object_get(e, "file")),
+			  (int)json_integer_value(json_object_get(e, "line")),
+			  json_string_value(json_object_get(e, "module")),
+			  json_string_value(json_object_get(e, "why")));
+}
+
 static int check_confs(struct prov *pv, struct diag *d)
 {
 	struct prov_job *job = pv->job;
@@ -108,6 +123,8 @@ static int check_confs(struct prov *pv, struct diag *d)
 			else if (cs->why)
 				log_info("provision", "configure '%s' runs under ansible-playbook: %s",
 					 it->conf->name, cs->why);
+			else
+				list_fallbacks(pv, cs);
 		}
 	return rc;
 }
@@ -265,6 +282,27 @@ static json_t *host_extra(struct prov *pv, size_t h)
 	return e;
 }
 
+/* The contextualization log names the tasks Ansible ran on the host
+ * (exec-fallback.c), so that getcontmsg tells what imc did not run itself. */
+static void report_fallbacks(struct log_ctx *lc, size_t h, const struct conf_state *cs,
+			     struct task_host *th)
+{
+	struct strbuf sb = STRBUF_INIT;
+	pthread_mutex_lock(&task_facts_lock);
+	size_t i;
+	json_t *e;
+	json_array_foreach(th->fallbacks, i, e)
+		strbuf_addf(&sb, "%s'%s'", i ? ", " : "", json_string_value(e));
+	pthread_mutex_unlock(&task_facts_lock);
+	if (sb.len) {
+		char *m = xasprintf("configure '%s': tasks run by Ansible (fallback) on %s: %s",
+				    cs->conf->name, th->name, sb.buf);
+		plog(lc, (int)h, m);
+		free(m);
+	}
+	strbuf_release(&sb);
+}
+
 static int run_builtin(struct prov *pv, size_t h, struct conf_state *cs, char **err)
 {
 	struct task_run *run = task_run_new();
@@ -291,7 +329,12 @@ static int run_builtin(struct prov *pv, size_t h, struct conf_state *cs, char **
 	free(th->error);
 	th->error = NULL;
 	struct diag d = DIAG_INIT;
+	pthread_mutex_lock(&task_facts_lock);
+	json_decref(th->fallbacks);
+	th->fallbacks = NULL;
+	pthread_mutex_unlock(&task_facts_lock);
 	int rc = task_run_playbook(run, cs->pb, &d);
+	report_fallbacks(&lc, h, cs, th);
 	if (rc < 0)
 		*err = xstrdup(diag_first_message(&d));
 	else if (rc > 0 || th->failed)

@@ -17,39 +17,19 @@
 #include <unistd.h>
 
 #include "provision/provision.h"
+#include "provision/exec.h"
 #include "provision/play.h"
 #include "util/strbuf.h"
+#include "util/which.h"
 #include "util/xalloc.h"
 #include "util/banned.h"
 
-static bool find_in_path(const char *prog)
-{
-	const char *path = getenv("PATH");
-	if (!path)
-		path = "/usr/bin:/bin";
-	char *p = xstrdup(path), *save = NULL;
-	bool found = false;
-	for (char *dir = strtok_r(p, ":", &save); dir && !found; dir = strtok_r(NULL, ":", &save)) {
-		char *f = xasprintf("%s/%s", dir, prog);
-		found = access(f, X_OK) == 0;
-		free(f);
-	}
-	free(p);
-	return found;
-}
-
-/* IMC_NO_FALLBACK=1: what the built-in executor cannot run is an error, as
- * without Ansible, so a test of imc's executor cannot pass through
- * ansible-playbook unnoticed. */
-static bool fallback_off(void)
-{
-	const char *no = getenv("IMC_NO_FALLBACK");
-	return no && *no && strcmp(no, "0") != 0;
-}
-
+/* IMC_NO_FALLBACK=1 (fallback_disabled()): what the built-in executor
+ * cannot run is an error, as without Ansible, so that a test of imc's
+ * executor cannot pass through Ansible unnoticed. */
 bool provision_have_ansible(void)
 {
-	return !fallback_off() && find_in_path("ansible-playbook");
+	return fallback_available();
 }
 
 /* Writes all of text to fd: 0, or -1 with errno set. */
@@ -302,7 +282,7 @@ int provision_load_configure(const struct prov_configure *c, const char *tool, c
 		char *err = NULL;
 		if (!c->vault_password)
 			err = xstrdup("no vault password is available (vault.password)");
-		else if (!find_in_path("ansible-vault"))
+		else if (!which_found("ansible-vault"))
 			err = xstrdup("ansible-vault is not installed to decrypt it");
 		else
 			*plain = vault_decrypt(text + strspn(text, " \t\r\n"), c->vault_password, &err);
@@ -335,7 +315,7 @@ int provision_load_configure(const struct prov_configure *c, const char *tool, c
 				if (it->level == DIAG_ERROR) {
 					diag_error(d, IMC_EXIT_DATAERR, &loc, "configure '%s': %s%s", c->name, it->msg,
 						   !unsupported ? ""
-						   : fallback_off() ? " (and IMC_NO_FALLBACK forbids running it under ansible-playbook)"
+						   : fallback_disabled() ? " (and IMC_NO_FALLBACK forbids running it under ansible-playbook)"
 						   : " (and ansible-playbook is not installed to run it instead)");
 					keep = true;
 					/* in a role's file: which RADL configure loaded it */

@@ -32,6 +32,8 @@ struct task_host {
 				* templated again when read (Ansible's unsafe) */
 	json_t *native;        /* names in facts set from a template (type_debug 'str') */
 	json_t *notified;      /* object: handler key -> true */
+	json_t *fallbacks;     /* names of the tasks Ansible ran here (exec-fallback.c;
+				* under task_facts_lock), or NULL */
 	struct task_stats st;
 	bool failed;           /* removed from the rest of the play */
 	bool unreachable;

@@ -303,6 +303,18 @@ static const struct task_conn_ops ssh_ops = {
 	.close = ssh_close,
 };
 
+int conn_ssh_target(struct task_conn *c, struct conn_ssh_opts *o)
+{
+	if (!c || c->ops != &ssh_ops)
+		return -1;
+	struct ssh_priv *p = c->priv;
+	pthread_mutex_lock(&p->lock);
+	*o = (struct conn_ssh_opts){ .host = p->host, .port = p->port, .user = p->user,
+				     .key_path = p->key_path, .pinned_key = p->pinned };
+	pthread_mutex_unlock(&p->lock);
+	return 0;
+}
+
 struct task_conn *conn_ssh_open(const struct conn_ssh_opts *o, struct diag *d)
 {
 	pthread_once(&init_once, lib_init);

@@ -56,6 +56,11 @@ struct conn_ssh_opts {
 	void *opaque;
 };
 struct task_conn *conn_ssh_open(const struct conn_ssh_opts *o, struct diag *d);
+/* Where an SSH connection goes (host, port, user, key and the host key
+ * pinned on first contact, borrowed from c: valid while c is open), for
+ * a program that must reach the same node the same way (Ansible, for a
+ * task imc runs through it). -1 when c is not an SSH connection. */
+int conn_ssh_target(struct task_conn *c, struct conn_ssh_opts *o);
 
 void conn_close(struct task_conn *c);
 
