@@ -14,6 +14,7 @@ libimc_la_SOURCES += \
 	src/deploy/teardown.c \
 	src/deploy/vmops.c \
 	src/deploy/recipes.c src/deploy/recipes.h \
+	src/deploy/roles.c \
 	src/deploy/spawn.c src/deploy/spawn.h \
 	src/deploy/worker.c src/deploy/worker.h \
 	src/deploy/pause.c \

@@ -124,3 +124,7 @@ TESTS += tests/cli/t4019-module-params.sh
 EXTRA_DIST += tests/cli/t4019-module-params.sh
 TESTS += tests/cli/t4020-fallback-local.sh
 EXTRA_DIST += tests/cli/t4020-fallback-local.sh
+TESTS += tests/cli/t4021-fallback-ssh.sh
+EXTRA_DIST += tests/cli/t4021-fallback-ssh.sh
+TESTS += tests/cli/t4022-fallback-radl.sh
+EXTRA_DIST += tests/cli/t4022-fallback-radl.sh

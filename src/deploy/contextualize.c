@@ -571,6 +571,38 @@ static void ctxt_release(struct ctxt *c)
 	state_vm_list_free(c->vms, c->n);
 }
 
+/* The roles the RADL declares in disk.0.applications, installed before
+ * the first step into the infrastructure's roles/, which the recipes then
+ * search first (IM installs them on the master before it runs them).
+ * -1 when one cannot be: the log says which, and no recipe runs. */
+static int install_roles(struct ctxt *c, struct diag *d)
+{
+	size_t nroles = 0;
+	char **roles = recipes_runtime_roles(c->doc, &nroles);
+	recipes_roles_free(roles);
+	if (!nroles || !c->idir)
+		return 0;
+	char *dir = xasprintf("%s/roles", c->idir);
+	struct diag rd = DIAG_INIT;
+	int rc = recipes_roles_install(c->doc, dir, &rd);
+	if (rc < 0) {
+		for (size_t i = 0; i < rd.n; i++)
+			if (rd.items[i].level == DIAG_ERROR) {
+				char *msg = xasprintf("Contextualization stopped: %s", rd.items[i].msg);
+				state_log_add(c->st, c->in->id, -1, msg, d);
+				free(msg);
+			}
+	} else {
+		char *rp = xasprintf("%s:%s", dir, c->roles_path);
+		free(c->roles_path);
+		c->roles_path = rp;
+		c->job.roles_path = rp;
+	}
+	diag_release(&rd);
+	free(dir);
+	return rc;
+}
+
 int deploy_contextualize(struct state_store *st, struct state_infra *in, const char *only, struct diag *d)
 {
 	struct ctxt c = { .st = st, .in = in, .only = only };
@@ -586,6 +618,13 @@ int deploy_contextualize(struct state_store *st, struct state_infra *in, const c
 	deploy_pause_at("configure");
 	build_job(&c, d);
 	state_log_add(st, in->id, -1, "Contextualization started", d);
+	if (install_roles(&c, d) < 0) {
+		for (size_t h = 0; h < c.nh; h++)
+			c.r.failed[h] = true;
+		if (record_outcome(st, in->id, c.host_num, c.r.failed, c.nh, -1, c.outdir, d) < 0)
+			rc = -1;
+		goto out;
+	}
 	int status;
 	pid_t child = run_provisioner(&c, &status, d);
 	if ((child < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) && record_failure(&c, child, status, d) < 0)

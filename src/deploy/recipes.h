@@ -24,6 +24,11 @@ struct prov_configure *recipes_configures(const struct radl_doc *doc, const char
  * installs at run time. A NULL-terminated array; recipes_roles_free(). */
 char **recipes_runtime_roles(const struct radl_doc *doc, size_t *n);
 void recipes_roles_free(char **roles);
+/* roles.c: installs those roles into dir (created when needed), each one
+ * not already there: with ansible-galaxy when installed, else git for a
+ * 'git+URL|NAME'. 0, or -1 with one error per role that could not be
+ * installed (naming it) in d. */
+int recipes_roles_install(const struct radl_doc *doc, const char *dir, struct diag *d);
 /* The entry of confs for configure id, or NULL. */
 const struct prov_configure *recipes_find(const struct prov_configure *confs, size_t n, const char *id);
 

@@ -84,7 +84,7 @@ expect_no_grep '^ann' "$TMPD/limits.conf" "check mode changes nothing"
 [ -e "$TMPD/never.conf" ] && not_ok "a false when skips" || ok "a false when skips"
 expect_grep '^skipping: \[localhost\]' "$TMPD/out1" "the skipped task is printed as such"
 expect_grep '^home=/root$' "$TMPD/results" "facts a module returns are the host's"
-expect_grep '^found=2$' "$TMPD/results" "an argument imc lacks hands the task to Ansible"
+expect_grep '^found=3$' "$TMPD/results" "an argument imc lacks hands the task to Ansible"
 expect_grep '^ran$' "$TMPD/handler" "notify from a task Ansible ran"
 expect_grep "fallback: task 'a limits entry' runs under Ansible" "$TMPD/err1" "the tasks Ansible runs are listed"
 expect_grep "fallback: task 'a native module's argument imc lacks' runs under Ansible .*follow" "$TMPD/err1" \
