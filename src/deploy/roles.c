@@ -44,9 +44,12 @@ static int run_cmd(const char *cmd, char **why)
 	if (rc < 0)
 		*why = xstrdup(diag_first_message(&d));
 	else if (cr.rc != 0) {
+		/* ansible-galaxy says why in a warning, then a generic ERROR! */
 		const char *e = strbuf_str(&cr.err);
-		const char *err = strstr(e, "ERROR!");
-		if (!err)
+		const char *err = strstr(e, "NOT installed successfully: ");
+		if (err)
+			err += strlen("NOT installed successfully: ");
+		else if (!(err = strstr(e, "ERROR!")))
 			err = *e ? e : strbuf_str(&cr.out);
 		*why = xasprintf("status %d: %.*s", cr.rc, (int)strcspn(err, "\n"), err);
 		rc = -1;

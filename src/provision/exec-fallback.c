@@ -532,8 +532,17 @@ json_t *fallback_run(struct exec_ctx *x, json_t *args)
 	sh_quote(&cmd, dir);
 	libdirs = fallback_libdirs(x->run->pb, t->role);
 	if (*libdirs) {
+		/* ANSIBLE_LIBRARY replaces the configured module path: keep it */
+		struct strbuf lib = STRBUF_INIT;
+		strbuf_addstr(&lib, libdirs);
+		pthread_once(&probe_once, probe);
+		size_t i;
+		json_t *e;
+		json_array_foreach(inst.mod_paths, i, e)
+			strbuf_addf(&lib, ":%s", json_string_value(e));
 		strbuf_addstr(&cmd, " ANSIBLE_LIBRARY=");
-		sh_quote(&cmd, libdirs);
+		sh_quote(&cmd, lib.buf);
+		strbuf_release(&lib);
 	}
 	strbuf_addstr(&cmd, " ansible-playbook -i ");
 	sh_quote(&cmd, invp);

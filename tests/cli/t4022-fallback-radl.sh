@@ -20,7 +20,8 @@ at_exit '[ -n "$ID" ] && "$IMC" destroy "$ID" >/dev/null 2>&1'
 
 # the role, in a bare git repository reached by a file:// URL
 W="$TMPD/work"
-mkdir -p "$W/tasks"
+mkdir -p "$W/tasks" "$W/meta"
+printf 'galaxy_info:\n  author: t4022\n  description: a role from git\n' >"$W/meta/main.yml"
 cat >"$W/tasks/main.yml" <<'EOY'
 - name: from the role
   copy: dest=/var/tmp/t4022-role content=role
