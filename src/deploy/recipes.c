@@ -58,7 +58,7 @@ struct prov_configure *recipes_configures(const struct radl_doc *doc, const char
 	return c;
 }
 
-char **recipes_runtime_roles(const struct radl_doc *doc, size_t *n)
+char **recipes_role_specs(const struct radl_doc *doc, size_t *n)
 {
 	static const char pre[] = "ansible.roles.";
 	char **v = xcalloc(1, sizeof(*v));
@@ -70,13 +70,22 @@ char **recipes_runtime_roles(const struct radl_doc *doc, size_t *n)
 			const char *name = radl_get_string(apps[k], "name");
 			if (!name || strncmp(name, pre, sizeof(pre) - 1))
 				continue;
-			name += sizeof(pre) - 1;
-			const char *bar = strrchr(name, '|');
-			char *role = bar ? xstrdup(bar + 1) : xstrndup(name, strcspn(name, ","));
 			v = xreallocarray(v, *n + 2, sizeof(*v));
-			v[(*n)++] = role;
+			v[(*n)++] = xstrdup(name + sizeof(pre) - 1);
 			v[*n] = NULL;
 		}
+	}
+	return v;
+}
+
+char **recipes_runtime_roles(const struct radl_doc *doc, size_t *n)
+{
+	char **v = recipes_role_specs(doc, n);
+	for (size_t i = 0; i < *n; i++) {
+		const char *bar = strrchr(v[i], '|');
+		char *role = bar ? xstrdup(bar + 1) : xstrndup(v[i], strcspn(v[i], ","));
+		free(v[i]);
+		v[i] = role;
 	}
 	return v;
 }

@@ -23,6 +23,9 @@ struct prov_configure *recipes_configures(const struct radl_doc *doc, const char
  * ('ansible.roles.NAME[,VERSION]' or 'ansible.roles.URL|NAME'), which IM
  * installs at run time. A NULL-terminated array; recipes_roles_free(). */
 char **recipes_runtime_roles(const struct radl_doc *doc, size_t *n);
+/* The same entries as written after 'ansible.roles.' (NAME[,VERSION] or
+ * URL|NAME); recipes_roles_free(). */
+char **recipes_role_specs(const struct radl_doc *doc, size_t *n);
 void recipes_roles_free(char **roles);
 /* roles.c: installs those roles into dir (created when needed), each one
  * not already there: with ansible-galaxy when installed, else git for a

@@ -129,22 +129,17 @@ out:
 
 int recipes_roles_install(const struct radl_doc *doc, const char *dir, struct diag *d)
 {
-	static const char pre[] = "ansible.roles.";
+	size_t n = 0;
+	char **specs = recipes_role_specs(doc, &n);
 	int rc = 0;
-	for (size_t i = 0; i < doc->nsystems; i++) {
-		const struct radl_body *apps[64];
-		size_t na = radl_get_contains(&doc->systems[i].body, "disk.0.applications", apps, 64);
-		for (size_t k = 0; k < na && k < 64; k++) {
-			const char *name = radl_get_string(apps[k], "name");
-			if (!name || strncmp(name, pre, sizeof(pre) - 1))
-				continue;
-			if (mkdir(dir, 0700) < 0 && !is_dir(dir)) {
-				diag_error(d, IMC_EXIT_IOERR, NULL, "cannot create '%s'", dir);
-				return -1;
-			}
-			if (install_one(name + sizeof(pre) - 1, dir, d) < 0)
-				rc = -1;
-		}
+	if (n && mkdir(dir, 0700) < 0 && !is_dir(dir)) {
+		diag_error(d, IMC_EXIT_IOERR, NULL, "cannot create '%s'", dir);
+		n = 0;
+		rc = -1;
 	}
+	for (size_t i = 0; i < n; i++)
+		if (install_one(specs[i], dir, d) < 0)
+			rc = -1;
+	recipes_roles_free(specs);
 	return rc;
 }

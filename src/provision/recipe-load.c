@@ -313,8 +313,9 @@ int provision_load_configure(const struct prov_configure *c, const char *tool, c
 				const struct diag_item *it = &cd.items[e];
 				struct src_loc loc = radl_loc(it, c, recipes);
 				if (it->level == DIAG_ERROR) {
+					/* the loader's message may say it already (an unknown module) */
 					diag_error(d, IMC_EXIT_DATAERR, &loc, "configure '%s': %s%s", c->name, it->msg,
-						   !unsupported ? ""
+						   !unsupported || strstr(it->msg, " (and ") ? ""
 						   : fallback_disabled() ? " (and IMC_NO_FALLBACK forbids running it under ansible-playbook)"
 						   : " (and ansible-playbook is not installed to run it instead)");
 					keep = true;
