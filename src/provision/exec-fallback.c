@@ -422,6 +422,28 @@ static json_t *host_vars(struct exec_ctx *x, const char *dir, json_t **res)
 	return hv;
 }
 
+/* A relative src of the modules that read it on the controller, found
+ * where imc finds it (role files/ or templates/, the task's and the
+ * playbook's directories): Ansible, running a play of its own elsewhere,
+ * would look beside that play instead. */
+static void absolute_src(struct exec_ctx *x, json_t *args)
+{
+	static const char *const files[] = { "copy", "unarchive", "assemble", NULL };
+	const char *m = x->task->fallback, *dot = strrchr(m, '.');
+	const char *base = dot ? dot + 1 : m;
+	const char *sub = !strcmp(base, "template") ? "templates" : NULL;
+	for (const char *const *f = files; *f && !sub; f++)
+		if (!strcmp(base, *f))
+			sub = "files";
+	const char *src = json_string_value(json_object_get(args, "src"));
+	if (!sub || !src || src[0] == '/' || args_bool(json_object_get(args, "remote_src"), false))
+		return;
+	char *found = mod_find_src(x, sub, src);
+	if (found)
+		json_object_set_new(args, "src", json_string(found));
+	free(found);
+}
+
 /* The one-task play (YAML text, malloc'd). */
 static char *play_text(struct exec_ctx *x, json_t *args)
 {
@@ -434,7 +456,7 @@ static char *play_text(struct exec_ctx *x, json_t *args)
 	strbuf_addf(&sb, "%s: ", mq);
 	free(mq);
 	json_t *a = json_deep_copy(args);
-	/* a free-form module's text goes as Ansible's _raw_params */
+	absolute_src(x, a);
 	unsafe_yaml(&sb, a);
 	json_decref(a);
 	if (x->env && json_object_size(x->env)) {

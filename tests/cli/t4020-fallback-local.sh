@@ -110,6 +110,22 @@ expect_exit 0 "a failing task Ansible ran" -- "$IMC" play --connection local "$T
 expect_grep '^True True False$' "$TMPD/fail" "Ansible's failure is the task's: ignore_errors, failed_when"
 expect_grep '^\.\.\.ignoring$' "$TMPD/out" "ignored as for a native module"
 
+# an argument imc lacks on a module that reads its src on the controller:
+# Ansible gets the src imc finds (files/ beside the playbook), not one
+# beside its own one-task play
+mkdir -p "$TMPD/files/frags"
+echo one >"$TMPD/files/frags/a"
+echo two >"$TMPD/files/frags/b"
+cat >"$TMPD/asm.yml" <<EOY
+- hosts: all
+  gather_facts: false
+  tasks:
+    - assemble: src=frags dest=$TMPD/assembled remote_src=no
+EOY
+expect_exit 0 "a controller-side src, relative" -- "$IMC" play --connection local "$TMPD/asm.yml"
+[ "$(cat "$TMPD/assembled" 2>/dev/null | tr '\n' ' ')" = "one two " ] && ok "Ansible read it where imc finds it" ||
+	not_ok "Ansible read it where imc finds it"
+
 # a name neither imc nor Ansible knows: Ansible's own error, nothing runs
 cat >"$TMPD/bad.yml" <<EOY
 - hosts: all
