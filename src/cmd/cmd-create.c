@@ -38,6 +38,12 @@ static int run(struct cmd_args *a)
 					 .catch_interrupt = !detach };
 	if (deploy_submit(&req, home, &a->st, &id, a->d) < 0)
 		goto out;
+	/* the recipe check's warnings: the tasks Ansible will run */
+	if (a->d->n) {
+		diag_print(a->d, stderr);
+		diag_release(a->d);
+		diag_init(a->d);
+	}
 	if (!a->ctx->json) {
 		printf("%s\n", id);
 		fflush(stdout);

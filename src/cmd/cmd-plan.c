@@ -49,6 +49,12 @@ static int run(struct cmd_args *a)
 	abs = realpath(file, NULL);
 	if (recipes_precheck(p, doc->file, abs, a->d) < 0)
 		goto out;
+	/* its warnings: the tasks Ansible will run (shown once, here) */
+	if (a->d->n) {
+		diag_print(a->d, stderr);
+		diag_release(a->d);
+		diag_init(a->d);
+	}
 	if (a->ctx->json) {
 		json_t *j = cli_json_doc();
 		json_t *pj = plan_to_json(p);

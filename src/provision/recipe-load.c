@@ -89,18 +89,18 @@ void provision_recipes_remove(const struct prov_recipes *r)
 
 /* The RADL position of a diagnostic: DIR/NAME.yml is configure NAME's
  * recipe, shifted to its RADL lines; no position at all is the configure's. */
-static struct src_loc radl_loc(const struct diag_item *it, const struct prov_configure *c,
+static struct src_loc radl_loc(const char *file, int line, int col, const struct prov_configure *c,
 			       const struct prov_recipes *r)
 {
-	struct src_loc loc = { it->file, it->line, it->col };
+	struct src_loc loc = { file, line, col };
 	size_t dl = r && r->dir ? strlen(r->dir) : 0;
-	if (it->file && dl && !strncmp(it->file, r->dir, dl) && it->file[dl] == '/')
+	if (file && dl && !strncmp(file, r->dir, dl) && file[dl] == '/')
 		for (size_t i = 0; i < r->nconfs; i++) {
 			const struct prov_configure *o = &r->confs[i];
 			size_t nl = strlen(o->name);
-			if (!strncmp(it->file + dl + 1, o->name, nl) && !strcmp(it->file + dl + 1 + nl, ".yml")) {
+			if (!strncmp(file + dl + 1, o->name, nl) && !strcmp(file + dl + 1 + nl, ".yml")) {
 				loc.file = o->file;
-				loc.line = it->line > 0 ? it->line + (o->line > 0 ? o->line - 1 : 0) : o->line;
+				loc.line = line > 0 ? line + (o->line > 0 ? o->line - 1 : 0) : o->line;
 				break;
 			}
 		}
@@ -311,7 +311,7 @@ int provision_load_configure(const struct prov_configure *c, const char *tool, c
 			bool keep = false;
 			for (size_t e = 0; e < cd.n; e++) {
 				const struct diag_item *it = &cd.items[e];
-				struct src_loc loc = radl_loc(it, c, recipes);
+				struct src_loc loc = radl_loc(it->file, it->line, it->col, c, recipes);
 				if (it->level == DIAG_ERROR) {
 					/* the loader's message may say it already (an unknown module) */
 					diag_error(d, IMC_EXIT_DATAERR, &loc, "configure '%s': %s%s", c->name, it->msg,
@@ -345,6 +345,17 @@ int provision_check_configure(const struct prov_configure *c, const char *tool, 
 	struct task_playbook *pb = NULL;
 	char *why = NULL, *plain = NULL;
 	int rc = provision_load_configure(c, tool, roles_path, recipes, have_ansible, &pb, &why, &plain, d);
+	/* the static check lists the tasks Ansible will run, where they are */
+	size_t i;
+	json_t *e;
+	json_array_foreach(pb ? pb->fallbacks : NULL, i, e) {
+		struct src_loc loc = radl_loc(json_string_value(json_object_get(e, "file")),
+					      (int)json_integer_value(json_object_get(e, "line")), 1, c, recipes);
+		diag_warning(d, &loc, "configure '%s': task '%s' will run under Ansible (module '%s': %s)",
+			     c->name, json_string_value(json_object_get(e, "task")),
+			     json_string_value(json_object_get(e, "module")),
+			     json_string_value(json_object_get(e, "why")));
+	}
 	play_free(pb);
 	free(why);
 	free(plain);

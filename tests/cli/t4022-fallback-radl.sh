@@ -64,6 +64,30 @@ contextualize (
 )
 deploy front 1
 EOR
+# the static check of 'imc plan' (and of 'imc create') lists the tasks
+# Ansible will run, at their RADL lines (the role above is fetched only
+# when the infrastructure is contextualized: its tasks are listed then)
+cat >"$TMPD/plan.radl" <<EOR
+network net ()
+system front (
+    net_interface.0.connection = 'net'
+)
+configure front (
+@begin
+- tasks:
+    - name: native
+      copy: dest=/var/tmp/x content=x
+    - name: static fallback
+      community.general.pam_limits: domain=joe limit_type=soft limit_item=nofile value=64 dest=/var/tmp/l
+@end
+)
+deploy front 1
+EOR
+expect_exit 0 "imc plan" -- "$IMC" plan "$TMPD/plan.radl"
+expect_grep "plan.radl:10:1: warning: configure 'front': task 'static fallback' will run under Ansible \(module 'community.general.pam_limits'" \
+	"$TMPD/err" "imc plan lists the task Ansible will run, at its RADL line"
+expect_no_grep "'native'" "$TMPD/err" "and only those"
+
 expect_exit 0 "create on the local cloud" -- "$IMC" create "$TMPD/im.radl"
 ID=$(head -1 "$TMPD/out")
 expect_grep '^The infrastructure is in state: configured$' "$TMPD/out" "configured"
