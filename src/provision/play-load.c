@@ -237,9 +237,7 @@ static int check_module_args(struct task_playbook *pb, struct ptask *t,
 		char *lib = NULL;
 		if (play_error_unsupported(&cd) && fallback_available() &&
 		    fallback_resolve(written, lib = fallback_libdirs(pb, t->role))) {
-			char *why = xasprintf("%s", diag_first_message(&cd));
-			mark_fallback(pb, t, written, loc, why);
-			free(why);
+			mark_fallback(pb, t, written, loc, diag_first_message(&cd));
 		} else {
 			for (size_t i = 0; i < cd.n; i++) {
 				const struct diag_item *it = &cd.items[i];
