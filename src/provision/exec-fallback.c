@@ -329,15 +329,15 @@ static void unsafe_yaml(struct strbuf *sb, json_t *v)
 		}
 		strbuf_addch(sb, '}');
 	} else if (json_is_array(v)) {
+		const char *sep = "[";
 		size_t i;
 		json_t *e;
-		strbuf_addch(sb, '[');
 		json_array_foreach(v, i, e) {
-			if (i)
-				strbuf_addstr(sb, ", ");
+			strbuf_addstr(sb, sep);
 			unsafe_yaml(sb, e);
+			sep = ", ";
 		}
-		strbuf_addch(sb, ']');
+		strbuf_addstr(sb, json_array_size(v) ? "]" : "[]");
 	} else {
 		char *s = json_dumps(v, JSON_ENCODE_ANY | JSON_REAL_PRECISION(17));
 		if (json_is_string(v))
