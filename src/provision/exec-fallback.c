@@ -415,8 +415,15 @@ static json_t *host_vars(struct exec_ctx *x, const char *dir, json_t **res)
 	}
 	/* become as imc applies it: none needed for root when already root */
 	if (x->become_user && !(x->conn->is_root && !strcmp(x->become_user, "root"))) {
+		/* the task's become_method (templated), else Ansible's default */
+		json_t *bm = exec_keyword(x->run, x->task, "become_method");
+		struct diag bd = DIAG_INIT;
+		json_t *method = bm ? xt_value(x, bm, &bd) : NULL;
+		diag_release(&bd);
 		json_object_set_new(hv, "ansible_become", json_true());
-		json_object_set_new(hv, "ansible_become_method", json_string("sudo"));
+		json_object_set_new(hv, "ansible_become_method",
+				    json_string(json_is_string(method) ? json_string_value(method) : "sudo"));
+		json_decref(method);
 		json_object_set_new(hv, "ansible_become_user", json_string(x->become_user));
 	}
 	return hv;
