@@ -19,6 +19,7 @@
 
 #include "provision/provision.h"
 #include "provision/args.h"
+#include "provision/exec.h"
 #include "provision/module.h"
 #include "provision/play.h"
 #include "util/xalloc.h"
@@ -125,6 +126,31 @@ static void test_registry(void **state)
 	assert_ptr_equal(task_module_find("systemd")->run, task_module_find("service")->run);
 	assert_ptr_equal(task_module_find("shell")->check, task_module_find("command")->check);
 	assert_null(task_module_find("no_such_module"));
+}
+
+/* The names Ansible (installed by scripts/install-deps) resolves, as its
+ * plugin loader does: builtin modules and action plugins, the builtin
+ * routing (sysctl went to ansible.posix), collections and their routing
+ * (a tombstone is a removed module), and nothing else. */
+static void test_fallback_resolve(void **state)
+{
+	(void)state;
+	assert_true(fallback_resolve("ansible.builtin.getent", NULL));
+	assert_true(fallback_resolve("getent", NULL));
+	assert_true(fallback_resolve("ansible.legacy.getent", NULL));
+	assert_true(fallback_resolve("fail", NULL));            /* an action */
+	assert_true(fallback_resolve("sysctl", NULL));          /* routed to ansible.posix */
+	assert_true(fallback_resolve("ansible.builtin.sysctl", NULL));
+	assert_true(fallback_resolve("community.general.pam_limits", NULL));
+	assert_true(fallback_resolve("pam_limits", NULL));      /* routed to community.general */
+	assert_false(fallback_resolve("community.general.docker_service", NULL)); /* tombstone */
+	assert_false(fallback_resolve("frobnicate", NULL));
+	assert_false(fallback_resolve("ansible.builtin.frobnicate", NULL));
+	assert_false(fallback_resolve("no.such.module", NULL));
+	assert_false(fallback_resolve("community.general", NULL));
+	/* again, from the cache */
+	assert_true(fallback_resolve("pam_limits", NULL));
+	assert_false(fallback_resolve("frobnicate", NULL));
 }
 
 static void test_static_check(void **state)
@@ -448,6 +474,7 @@ int main(void)
 		cmocka_unit_test(test_modes),
 		cmocka_unit_test(test_yaml),
 		cmocka_unit_test(test_registry),
+		cmocka_unit_test(test_fallback_resolve),
 		cmocka_unit_test(test_static_check),
 		cmocka_unit_test(test_provision_unsupported),
 		cmocka_unit_test(test_provision),
