@@ -433,10 +433,10 @@ static json_t *host_vars(struct exec_ctx *x, const char *dir, json_t **res)
  * where imc finds it (role files/ or templates/, the task's and the
  * playbook's directories): Ansible, running a play of its own elsewhere,
  * would look beside that play instead. */
-static void absolute_src(struct exec_ctx *x, json_t *args)
+static void absolute_src(struct exec_ctx *x, const char *module, json_t *args)
 {
 	static const char *const files[] = { "copy", "unarchive", "assemble", NULL };
-	const char *m = x->task->fallback, *dot = strrchr(m, '.');
+	const char *m = module, *dot = strrchr(m, '.');
 	const char *base = dot ? dot + 1 : m;
 	const char *sub = !strcmp(base, "template") ? "templates" : NULL;
 	for (const char *const *f = files; *f && !sub; f++)
@@ -451,27 +451,40 @@ static void absolute_src(struct exec_ctx *x, json_t *args)
 	free(found);
 }
 
+/* Whether module reads the task's variables itself (a template's
+ * content, debug's var, assert's conditions, the controller's own
+ * modules): the one-task play carries only the arguments imc templated,
+ * so Ansible would see none of them and quietly do something else. */
+static bool needs_task_vars(const char *module)
+{
+	const char *dot = strrchr(module, '.');
+	const char *base = dot ? dot + 1 : module;
+	if (dot && strncmp(module, "ansible.builtin.", 16) && strncmp(module, "ansible.legacy.", 15))
+		return false;
+	const struct task_module *mod = task_module_find(base);
+	return !strcmp(base, "template") || (mod && mod->controller);
+}
+
 /* The one-task play (YAML text, malloc'd). */
-static char *play_text(struct exec_ctx *x, json_t *args)
+static char *play_text(struct exec_ctx *x, const char *module, json_t *args)
 {
 	struct ptask *t = x->task;
 	struct strbuf sb = STRBUF_INIT;
 	strbuf_addstr(&sb, "[{\"hosts\": \"all\", \"gather_facts\": false, \"tasks\": [{");
-	json_t *mn = json_string(t->fallback);
+	json_t *mn = json_string(module);
 	char *mq = json_dumps(mn, JSON_ENCODE_ANY);
 	json_decref(mn);
 	strbuf_addf(&sb, "%s: ", mq);
 	free(mq);
 	json_t *a = json_deep_copy(args);
-	absolute_src(x, a);
+	absolute_src(x, module, a);
 	unsafe_yaml(&sb, a);
 	json_decref(a);
 	if (x->env && json_object_size(x->env)) {
 		strbuf_addstr(&sb, ", \"environment\": ");
 		unsafe_yaml(&sb, x->env);
 	}
-	strbuf_addf(&sb, ", \"check_mode\": %s",
-		    args_bool(exec_keyword(x->run, t, "check_mode"), false) ? "true" : "false");
+	strbuf_addf(&sb, ", \"check_mode\": %s", x->check_mode ? "true" : "false");
 	if (mod_diff_wanted(x))
 		strbuf_addstr(&sb, ", \"diff\": true");
 	if (args_bool(exec_keyword(x->run, t, "no_log"), false))
@@ -526,9 +539,13 @@ static json_t *no_result(const struct conn_result *cr, const char *module)
 			n ? ": " : "", n, e);
 }
 
-json_t *fallback_run(struct exec_ctx *x, json_t *args)
+json_t *fallback_run(struct exec_ctx *x, const char *module, json_t *args)
 {
 	struct ptask *t = x->task;
+	if (needs_task_vars(module))
+		return res_fail("task '%s': module '%s' would run under Ansible here, but Ansible would "
+				"need the task's variables, which imc does not hand it: not supported by imc",
+				t->display, module);
 	const char *tmp = getenv("TMPDIR");
 	char *dir = xasprintf("%s/imc-fallback.XXXXXX", tmp && *tmp ? tmp : "/tmp");
 	json_t *res = NULL, *hv = NULL;
@@ -548,7 +565,7 @@ json_t *fallback_run(struct exec_ctx *x, json_t *args)
 	json_t *inv = json_pack("{s:{s:{s:O}}}", "all", "hosts", x->host->name, hv);
 	inv_text = json_dumps(inv, JSON_COMPACT);
 	json_decref(inv);
-	play = play_text(x, args);
+	play = play_text(x, module, args);
 	if (write_private(invp, inv_text) < 0 || write_private(playp, play) < 0) {
 		res = res_fail("cannot write the play for Ansible in '%s': %s", dir, strerror(errno));
 		goto out;
@@ -578,14 +595,14 @@ json_t *fallback_run(struct exec_ctx *x, json_t *args)
 	strbuf_addch(&cmd, ' ');
 	sh_quote(&cmd, playp);
 	log_info("provision", "[%s] task '%s': module '%s' runs under Ansible", x->host->name,
-		 t->display, t->fallback);
+		 t->display, module);
 	if (run_here(cmd.buf, &cr) < 0) {
 		res = res_fail("ansible-playbook could not be started");
 		goto out;
 	}
 	res = task_result(strbuf_str(&cr.out));
 	if (!res)
-		res = no_result(&cr, t->fallback);
+		res = no_result(&cr, module);
 	/* facts the module returned become the host's, as Ansible's
 	 * (module output: never templated again) */
 	json_t *facts = json_object_get(res, "ansible_facts");

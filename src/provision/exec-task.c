@@ -125,6 +125,22 @@ static json_t *fail_from_diag(struct diag *d)
 	return r;
 }
 
+/* The check_mode keyword (task, blocks, play), templated, into
+ * x->check_mode. Ansible's ansible_check_mode variable follows only the
+ * command line's --check, so it stays as it is. */
+static int check_mode_of(struct exec_ctx *x, struct diag *d)
+{
+	json_t *kw = exec_keyword(x->run, x->task, "check_mode");
+	if (!kw)
+		return 0;
+	json_t *v = xt_value(x, kw, d);
+	if (!v)
+		return -1;
+	x->check_mode = args_bool(v, false);
+	json_decref(v);
+	return 0;
+}
+
 /* Runs the module once (no retries), applying async and the result
  * overrides (changed_when/failed_when). */
 static json_t *run_module(struct exec_ctx *x, json_t *args)
@@ -134,8 +150,17 @@ static json_t *run_module(struct exec_ctx *x, json_t *args)
 	if (x->task->unrunnable)
 		return res_fail("%s", x->task->unrunnable);
 	if (x->task->fallback)
-		return fallback_run(x, args);
+		return fallback_run(x, x->task->fallback, args);
 	const struct task_module *mod = task_module_find(x->task->module);
+	/* check mode: imc's modules act, so only those that act the same in
+	 * it run here; Ansible runs the others, or the task fails */
+	if (x->check_mode && !mod->same_in_check_mode) {
+		if (fallback_available())
+			return fallback_run(x, mod->name, args);
+		return res_fail("module '%s' in check mode needs Ansible (imc's own module would act): "
+				"%s", mod->name,
+				fallback_disabled() ? "the fallback is disabled" : "ansible-playbook is not installed");
+	}
 	json_t *res;
 	json_t *async = json_object_get(x->task->raw, "async");
 	long async_s = 0;
@@ -466,7 +491,7 @@ int exec_task_host(struct task_run *run, struct ptask *t, struct task_host *h, b
 	struct task_host *facts_tmp = NULL;
 	char *deleg_name = NULL; /* "HOST -> DELEGATE" when delegated */
 
-	if (setup_exec(&x, &d) < 0) {
+	if (setup_exec(&x, &d) < 0 || check_mode_of(&x, &d) < 0) {
 		res = fail_from_diag(&d);
 		goto done;
 	}

@@ -41,8 +41,9 @@ bool fallback_resolve(const char *name, const char *libdirs);
 /* The library/ directories Ansible adds to its module path for a task
  * of role (may be NULL) in pb: ':'-separated, malloc'd (maybe ""). */
 char *fallback_libdirs(const struct task_playbook *pb, const struct task_role *role);
-/* Runs task x->task (its t->fallback module) with args, templated, on
- * x's host through ansible-playbook; Ansible's result (new reference). */
-json_t *fallback_run(struct exec_ctx *x, json_t *args);
+/* Runs task x->task as module (its t->fallback, or a native module in
+ * check mode) with args, templated, on x's host through ansible-playbook;
+ * Ansible's result (new reference). */
+json_t *fallback_run(struct exec_ctx *x, const char *module, json_t *args);
 
 #endif

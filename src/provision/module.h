@@ -19,9 +19,9 @@
  *    a command's rc/stdout/stderr in it; a node that cannot be reached
  *    makes these helpers return -1 with *res already set: return it;
  *  - diff: mod_diff_wanted(x) says whether the task asked for the before
- *    and after content (the diff keyword); there is no check mode: the
- *    check_mode keyword is accepted and ignored, modules always act
- *    (ansible_check_mode is false);
+ *    and after content (the diff keyword); check mode (x->check_mode)
+ *    reaches only modules marked same_in_check_mode: the others run
+ *    under Ansible in check mode, so a module's run never sees it;
  *  - the controller: x->vars (the task's variables), xt_value() and
  *    xt_render_text() to template (vars.h), mod_find_src() for role
  *    files/ and templates/, exec_set_fact() for facts (run.h) on
@@ -54,6 +54,10 @@ struct task_module {
 	/* runs once per play, on the first host, and only that host sees its
 	 * result (Ansible's BYPASS_HOST_LOOP: add_host) */
 	bool bypass_host_loop;
+	/* in check mode it does exactly what it does outside it (it reads, or
+	 * works on the controller's variables): imc runs it itself; any other
+	 * module in check mode is run by Ansible (exec-fallback.c) */
+	bool same_in_check_mode;
 	/* Static check of the (untemplated) args; runs before any VM is touched. */
 	int (*check)(json_t *args, struct diag *d, const struct src_loc *loc);
 	/* Runs with templated args; returns a result object (never NULL). */

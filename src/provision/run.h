@@ -97,6 +97,7 @@ struct exec_ctx {
 	char *become_user_own;
 	json_t *env;           /* environment object (owned) or NULL */
 	double deadline;
+	bool check_mode;       /* the check_mode keyword, templated, is true */
 };
 
 /* Guards every host's facts (several runs may share hosts). */

@@ -126,6 +126,37 @@ expect_exit 0 "a controller-side src, relative" -- "$IMC" play --connection loca
 [ "$(cat "$TMPD/assembled" 2>/dev/null | tr '\n' ' ')" = "one two " ] && ok "Ansible read it where imc finds it" ||
 	not_ok "Ansible read it where imc finds it"
 
+# check mode on imc's own modules: those that would act run under
+# Ansible (which changes nothing and reports the change), those that act
+# the same in check mode stay in imc; without Ansible, an error
+cat >"$TMPD/check.yml" <<EOY
+- hosts: all
+  gather_facts: false
+  vars:
+    cm: "{{ 'yes' }}"
+  tasks:
+    - file: path=$TMPD/cm-file state=touch
+      check_mode: "{{ cm }}"
+      register: cf
+    - copy: dest=$TMPD/cm-copy content=x
+      check_mode: true
+      register: cc
+    - stat: path=$TMPD/results
+      check_mode: true
+      register: cs
+    - set_fact:
+        cset: "{{ cf.changed }} {{ cc.changed }} {{ cs.stat.exists }} {{ ansible_check_mode }}"
+      check_mode: true
+    - copy: dest=$TMPD/check content="{{ cset }}"
+EOY
+expect_exit 0 "check mode on imc's own modules" -- "$IMC" play --connection local "$TMPD/check.yml"
+[ -e "$TMPD/cm-file" ] || [ -e "$TMPD/cm-copy" ] && not_ok "check mode changes nothing (file, copy)" ||
+	ok "check mode changes nothing (file, copy)"
+expect_grep '^True True True False$' "$TMPD/check" "changes reported; stat and set_fact ran; ansible_check_mode follows --check only"
+expect_exit 1 "check mode without the fallback" -- "$IMC" play --connection local --no-fallback "$TMPD/check.yml"
+expect_grep "module 'file' in check mode needs Ansible" "$TMPD/out" "is an error, not a change"
+[ -e "$TMPD/cm-file" ] && not_ok "and changes nothing" || ok "and changes nothing"
+
 # a name neither imc nor Ansible knows: Ansible's own error, nothing runs
 cat >"$TMPD/bad.yml" <<EOY
 - hosts: all

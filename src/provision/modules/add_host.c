@@ -151,6 +151,6 @@ static json_t *add_host_run(struct exec_ctx *x, json_t *given_args)
 }
 
 const struct task_module mod_add_host = {
-	.name = "add_host", .controller = true, .bypass_host_loop = true,
+	.name = "add_host", .controller = true, .same_in_check_mode = true, .bypass_host_loop = true,
 	.run = add_host_run,
 };

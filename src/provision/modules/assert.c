@@ -44,5 +44,5 @@ static json_t *assert_run(struct exec_ctx *x, json_t *args)
 }
 
 const struct task_module mod_assert = {
-	.name = "assert", .controller = true, .run = assert_run,
+	.name = "assert", .controller = true, .same_in_check_mode = true, .run = assert_run,
 };

@@ -39,5 +39,5 @@ static json_t *debug_run(struct exec_ctx *x, json_t *args)
 }
 
 const struct task_module mod_debug = {
-	.name = "debug", .controller = true, .run = debug_run,
+	.name = "debug", .controller = true, .same_in_check_mode = true, .run = debug_run,
 };

@@ -12,5 +12,5 @@ static json_t *fail_run(struct exec_ctx *x, json_t *args)
 }
 
 const struct task_module mod_fail = {
-	.name = "fail", .controller = true, .run = fail_run,
+	.name = "fail", .controller = true, .same_in_check_mode = true, .run = fail_run,
 };

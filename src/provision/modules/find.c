@@ -562,4 +562,5 @@ static int find_check(json_t *args, struct diag *d, const struct src_loc *loc)
 	return 0;
 }
 
-const struct task_module mod_find = { .name = "find", .check = find_check, .run = find_run };
+const struct task_module mod_find = { .name = "find", .check = find_check, .run = find_run,
+					 .same_in_check_mode = true };

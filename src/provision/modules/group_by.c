@@ -63,5 +63,5 @@ static json_t *group_by_run(struct exec_ctx *x, json_t *args)
 }
 
 const struct task_module mod_group_by = {
-	.name = "group_by", .controller = true, .run = group_by_run,
+	.name = "group_by", .controller = true, .same_in_check_mode = true, .run = group_by_run,
 };

@@ -420,5 +420,5 @@ out:
 }
 
 const struct task_module mod_include_vars = {
-	.name = "include_vars", .controller = true, .run = include_vars_run,
+	.name = "include_vars", .controller = true, .same_in_check_mode = true, .run = include_vars_run,
 };

@@ -27,5 +27,5 @@ static json_t *pause_run(struct exec_ctx *x, json_t *args)
 }
 
 const struct task_module mod_pause = {
-	.name = "pause", .controller = true, .run = pause_run,
+	.name = "pause", .controller = true, .same_in_check_mode = true, .run = pause_run,
 };

@@ -33,5 +33,5 @@ static json_t *ping_run(struct exec_ctx *x, json_t *args)
 }
 
 const struct task_module mod_ping = {
-	.name = "ping", .run = ping_run,
+	.name = "ping", .run = ping_run, .same_in_check_mode = true,
 };

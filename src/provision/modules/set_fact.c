@@ -27,5 +27,5 @@ static json_t *set_fact_run(struct exec_ctx *x, json_t *args)
 }
 
 const struct task_module mod_set_fact = {
-	.name = "set_fact", .controller = true, .run = set_fact_run,
+	.name = "set_fact", .controller = true, .same_in_check_mode = true, .run = set_fact_run,
 };

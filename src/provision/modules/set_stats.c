@@ -83,5 +83,5 @@ static int set_stats_check(json_t *args, struct diag *d, const struct src_loc *l
 }
 
 const struct task_module mod_set_stats = {
-	.name = "set_stats", .controller = true, .check = set_stats_check, .run = set_stats_run,
+	.name = "set_stats", .controller = true, .same_in_check_mode = true, .check = set_stats_check, .run = set_stats_run,
 };

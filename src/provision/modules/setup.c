@@ -193,5 +193,5 @@ static json_t *setup_run(struct exec_ctx *x, json_t *args)
 }
 
 const struct task_module mod_setup = {
-	.name = "setup", .run = setup_run,
+	.name = "setup", .run = setup_run, .same_in_check_mode = true,
 };

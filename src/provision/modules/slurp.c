@@ -32,4 +32,4 @@ static json_t *slurp_run(struct exec_ctx *x, json_t *args)
 	return res;
 }
 
-const struct task_module mod_slurp = { .name = "slurp", .run = slurp_run };
+const struct task_module mod_slurp = { .name = "slurp", .run = slurp_run, .same_in_check_mode = true };

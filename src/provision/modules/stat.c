@@ -68,5 +68,5 @@ static json_t *stat_run(struct exec_ctx *x, json_t *args)
 }
 
 const struct task_module mod_stat_module = {
-	.name = "stat", .run = stat_run,
+	.name = "stat", .run = stat_run, .same_in_check_mode = true,
 };
