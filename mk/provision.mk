@@ -26,6 +26,7 @@ libimc_la_SOURCES += \
 	src/provision/conn/conn.c \
 	src/provision/conn/conn-local.c \
 	src/provision/conn/conn-ssh.c \
+	src/provision/conn/conn-pshell.c src/provision/conn/conn-pshell.h \
 	src/provision/output.c \
 	src/provision/modules/module-table.c \
 	src/provision/modules/module-util.c \

@@ -1,5 +1,8 @@
 /* conn-ssh.c: the SSH connection, with libssh: one persistent session per
- * host, one exec channel per command (no ControlMaster or Python needed),
+ * host, its commands run by one persistent shell on the node
+ * (conn-pshell.c) or, where that shell cannot carry them (a node without
+ * base64(1), a large stdin, raw's login-shell semantics), by one exec
+ * channel per command (no ControlMaster or Python needed),
  * public key authentication with the infrastructure's ed25519 key, the
  * host key pinned on first contact (reported through on_hostkey) and
  * verified on every later connection (a changed key is refused), waiting
@@ -16,6 +19,7 @@
 
 #include <libssh/libssh.h>
 
+#include "provision/conn/conn-pshell.h"
 #include "provision/conn/conn.h"
 #include "util/log.h"
 #include "util/xalloc.h"
@@ -26,6 +30,8 @@ struct ssh_priv {
 	 * hosts are delegated to this one (delegate_to) */
 	pthread_mutex_t lock;
 	ssh_session s;
+	struct pshell *ps; /* NULL until first used, or when it cannot be */
+	bool no_ps;        /* this node cannot carry the persistent shell */
 	char *host, *user, *key_path, *pinned;
 	int port;
 	int timeout;
@@ -228,23 +234,62 @@ fail:
 	return -1;
 }
 
+/* Ends the session and its shell (whose channel the session owns). */
+static void drop_session(struct ssh_priv *p)
+{
+	pshell_close(p->ps);
+	p->ps = NULL;
+	if (p->s) {
+		ssh_disconnect(p->s);
+		ssh_free(p->s);
+		p->s = NULL;
+	}
+}
+
+/* Runs cmd through the persistent shell: 0 ran, -1 broke while running (d
+ * set), 1 not run (the caller uses a channel of its own). */
+static int ps_exec(struct ssh_priv *p, const char *cmd, const void *in, size_t inlen,
+		   struct conn_result *r, struct diag *d)
+{
+	if (p->no_ps || inlen > PSHELL_MAX_STDIN)
+		return 1;
+	if (!p->ps) {
+		p->ps = pshell_open(p->s, p->host);
+		if (!p->ps) {
+			p->no_ps = ssh_is_connected(p->s);
+			return 1;
+		}
+	}
+	int rc = pshell_exec(p->ps, cmd, in, inlen, r, d);
+	if (rc != 0) {
+		pshell_close(p->ps);
+		p->ps = NULL;
+		/* a shell that refused a command on a live session will again */
+		if (rc > 0 && ssh_is_connected(p->s))
+			p->no_ps = true;
+	}
+	return rc;
+}
+
 static int ssh_exec_locked(struct task_conn *c, const char *cmd, const void *in, size_t inlen,
-			   struct conn_result *r, struct diag *d)
+			   struct conn_result *r, struct diag *d, bool login)
 {
 	struct ssh_priv *p = c->priv;
 	bool retry = true;
 	for (int attempt = 0; attempt < 2; attempt++) {
 		if (!p->s || !ssh_is_connected(p->s)) {
-			if (p->s) {
-				ssh_free(p->s);
-				p->s = NULL;
-			}
+			drop_session(p);
 			int saved = p->timeout;
 			p->timeout = saved > 30 ? 30 : saved;
 			int rc = ssh_reconnect(p, d);
 			p->timeout = saved;
 			if (rc < 0)
 				return -1;
+		}
+		if (!login) {
+			int prc = ps_exec(p, cmd, in, inlen, r, d);
+			if (prc <= 0)
+				return prc;
 		}
 		strbuf_reset(&r->out);
 		strbuf_reset(&r->err);
@@ -256,9 +301,7 @@ static int ssh_exec_locked(struct task_conn *c, const char *cmd, const void *in,
 			return -1;
 		}
 		/* the session dropped: reconnect once */
-		ssh_disconnect(p->s);
-		ssh_free(p->s);
-		p->s = NULL;
+		drop_session(p);
 	}
 	diag_error(d, IMC_EXIT_UNAVAILABLE, NULL, "%s: SSH connection lost", p->host);
 	return -1;
@@ -269,7 +312,17 @@ static int ssh_exec(struct task_conn *c, const char *cmd, const void *in, size_t
 {
 	struct ssh_priv *p = c->priv;
 	pthread_mutex_lock(&p->lock);
-	int rc = ssh_exec_locked(c, cmd, in, inlen, r, d);
+	int rc = ssh_exec_locked(c, cmd, in, inlen, r, d, false);
+	pthread_mutex_unlock(&p->lock);
+	return rc;
+}
+
+static int ssh_exec_login(struct task_conn *c, const char *cmd, const void *in, size_t inlen,
+			  struct conn_result *r, struct diag *d)
+{
+	struct ssh_priv *p = c->priv;
+	pthread_mutex_lock(&p->lock);
+	int rc = ssh_exec_locked(c, cmd, in, inlen, r, d, true);
 	pthread_mutex_unlock(&p->lock);
 	return rc;
 }
@@ -278,10 +331,7 @@ static void ssh_close(struct task_conn *c)
 {
 	struct ssh_priv *p = c->priv;
 	pthread_mutex_destroy(&p->lock);
-	if (p->s) {
-		ssh_disconnect(p->s);
-		ssh_free(p->s);
-	}
+	drop_session(p);
 	free(p->host);
 	free(p->user);
 	free(p->key_path);
@@ -300,6 +350,7 @@ static bool atoi_strict_zero(const char *s)
 static const struct task_conn_ops ssh_ops = {
 	.name = "ssh",
 	.exec = ssh_exec,
+	.exec_login = ssh_exec_login,
 	.close = ssh_close,
 };
 
