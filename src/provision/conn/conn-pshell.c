@@ -40,9 +40,14 @@
 #define PS_BOOT "printf '\\037imc-ps\\037\\n'; printf '\\037imc-ps\\037\\n' >&2; exec /bin/sh -s"
 
 /* The persistent shell's own set-up, sent once. imc_x CMD STDIN runs one
- * command (see the top comment); the command's own fd 3 is closed so that
- * only the pipes' readers hold them. The status goes through a file as
- * the command runs in a pipeline's subshell. The EXIT trap removes the
+ * command (see the top comment): fd 4 carries its stderr into the inner
+ * pipe and fd 3 its stdout into the outer one, neither left open in the
+ * command itself; the subshell that waits for it has its stderr on
+ * /dev/null, so that what it prints itself ("Killed") stays out of the
+ * command's stderr, and the command gets its redirections in its own
+ * process (a shell applies a simple command's redirections in the parent
+ * while it waits). The status goes
+ * through a file as the command runs in a pipeline's subshell. The EXIT trap removes the
  * directory when the channel closes (a caught signal does not survive
  * exec, so the commands run with default dispositions). */
 static const char ps_init[] =
@@ -52,7 +57,7 @@ static const char ps_init[] =
 	"trap 'exit 143' TERM\n"
 	"[ \"$(printf 'a\\001b' | base64 | base64 -d)\" = \"$(printf 'a\\001b')\" ] || exit 1\n"
 	"imc_x() {\n"
-	"\t{ { /bin/sh -c \"$1\" <\"$2\" 3>&-; echo $? >\"$imc_D/rc\"; } 2>&1 1>&3 3>&- | base64 >&2 3>&-; } 3>&1 | base64\n"
+	"\t{ { exec 4>&1 1>&3 2>/dev/null 3>&-; (exec /bin/sh -c \"$1\" <\"$2\" 2>&4 4>&-); echo $? >\"$imc_D/rc\"; } | base64 >&2 3>&-; } 3>&1 | base64\n"
 	"\timc_r=255; read imc_r <\"$imc_D/rc\"; rm -f \"$imc_D/rc\"\n"
 	"\tcase $2 in \"$imc_D\"/*) rm -f \"$2\";; esac\n"
 	"\tprintf '.\\n' >&2\n"
