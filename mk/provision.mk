@@ -122,3 +122,6 @@ EXTRA_DIST += tests/cli/t4012-file-states.sh tests/cli/t4012-file-states.py \
 # a parameter a native module does not implement is refused at load time
 TESTS += tests/cli/t4019-module-params.sh
 EXTRA_DIST += tests/cli/t4019-module-params.sh
+# the SSH connection's persistent shell: exact output, fresh state per task
+TESTS += tests/cli/t4050-persistent-shell.sh
+EXTRA_DIST += tests/cli/t4050-persistent-shell.sh

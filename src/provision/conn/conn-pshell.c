@@ -137,7 +137,7 @@ static int pump(struct pshell *ps, struct strbuf *out, struct strbuf *err, bool 
 		 * that neither fills the channel's window while the other is awaited */
 		int which = ps->out.done ? 1 : 0;
 		int n = ssh_channel_read_timeout(ps->ch, buf, sizeof(buf), which, 100);
-		if (n == SSH_ERROR)
+		if (n < 0) /* SSH_ERROR, or SSH_EOF: the shell is gone */
 			return -1;
 		if (n > 0 && feed(which ? &ps->err : &ps->out, buf, (size_t)n, which ? err : out) < 0)
 			return -1;
@@ -145,9 +145,9 @@ static int pump(struct pshell *ps, struct strbuf *out, struct strbuf *err, bool 
 		while ((e = ssh_channel_read_nonblocking(ps->ch, buf, sizeof(buf), !which)) > 0)
 			if (feed(which ? &ps->out : &ps->err, buf, (size_t)e, which ? out : err) < 0)
 				return -1;
-		if (e == SSH_ERROR)
+		if (e < 0)
 			return -1;
-		if (n == 0 && e == 0 && (ssh_channel_is_eof(ps->ch) || !ssh_channel_is_open(ps->ch)))
+		if (n == 0 && (ssh_channel_is_eof(ps->ch) || !ssh_channel_is_open(ps->ch)))
 			return -1;
 	}
 }
