@@ -9,12 +9,12 @@
  * so its cd, exports, umask and `exit` end with it, and the persistent
  * shell itself never changes directory or state after its start. Its
  * stdin is /dev/null or a file holding the bytes sent with it (never the
- * shell's own input); its stdout and stderr go through two pipes, each
+ * shell's own input); its stdout and stderr go through two fifos, each
  * read by base64(1) into the channel's stdout and stderr, so that any
  * bytes (NUL, no trailing newline) survive and a line starting with '.'
  * (outside base64's alphabet) can end each stream: "." on stderr, ".RC"
- * on stdout. The pipes reach EOF only when every process holding them
- * has closed them, so a background child that keeps stdout open is waited
+ * on stdout. A fifo's reader sees EOF only when every process holding it
+ * has closed it, so a background child that keeps stdout open is waited
  * for, exactly as an exec channel (and Ansible's module runner) waits.
  *
  * Whatever the login shell prints before the exec is dropped through a
@@ -40,27 +40,33 @@
 #define PS_BOOT "printf '\\037imc-ps\\037\\n'; printf '\\037imc-ps\\037\\n' >&2; exec /bin/sh -s"
 
 /* The persistent shell's own set-up, sent once. imc_x CMD STDIN runs one
- * command (see the top comment): fd 4 carries its stderr into the inner
- * pipe and fd 3 its stdout into the outer one, neither left open in the
- * command itself; the subshell that waits for it has its stderr on
- * /dev/null, so that what it prints itself ("Killed") stays out of the
- * command's stderr, and the command gets its redirections in its own
- * process (a shell applies a simple command's redirections in the parent
- * while it waits). The status goes
- * through a file as the command runs in a pipeline's subshell. The EXIT trap removes the
- * directory when the channel closes (a caught signal does not survive
- * exec, so the commands run with default dispositions). */
+ * command (see the top comment): two fifos made once carry its stdout and
+ * stderr to a base64(1) each, started in the background for the command
+ * and waited for (they end when every holder of the fifo has closed it).
+ * The command gets its redirections in its own process, the fifos opened
+ * first so that their readers always see a writer come and go. The
+ * shell's own stderr is /dev/null from then on (what it prints itself,
+ * such as "Killed" for a command killed by a signal, is no command's
+ * output), the channel's stderr kept on fd 5, which no command inherits.
+ * The EXIT trap removes the directory when the channel closes (a caught
+ * signal does not survive exec, so the commands run with default
+ * dispositions). */
 static const char ps_init[] =
 	"imc_D=$(mktemp -d \"${TMPDIR:-/tmp}/.imc-ps.XXXXXX\") || exit 1\n"
 	"trap 'rm -rf \"$imc_D\"' EXIT\n"
 	"trap 'exit 129' HUP\n"
 	"trap 'exit 143' TERM\n"
+	"mkfifo \"$imc_D/o\" \"$imc_D/e\" || exit 1\n"
 	"[ \"$(printf 'a\\001b' | base64 | base64 -d)\" = \"$(printf 'a\\001b')\" ] || exit 1\n"
+	"exec 5>&2 2>/dev/null\n"
 	"imc_x() {\n"
-	"\t{ { exec 4>&1 1>&3 2>/dev/null 3>&-; (exec /bin/sh -c \"$1\" <\"$2\" 2>&4 4>&-); echo $? >\"$imc_D/rc\"; } | base64 >&2 3>&-; } 3>&1 | base64\n"
-	"\timc_r=255; read imc_r <\"$imc_D/rc\"; rm -f \"$imc_D/rc\"\n"
+	"\tbase64 <\"$imc_D/o\" &\n"
+	"\tbase64 <\"$imc_D/e\" >&5 &\n"
+	"\t(exec /bin/sh -c \"$1\" >\"$imc_D/o\" 2>\"$imc_D/e\" <\"$2\" 5>&-)\n"
+	"\timc_r=$?\n"
+	"\twait\n"
 	"\tcase $2 in \"$imc_D\"/*) rm -f \"$2\";; esac\n"
-	"\tprintf '.\\n' >&2\n"
+	"\tprintf '.\\n' >&5\n"
 	"\tprintf '.%s\\n' \"$imc_r\"\n"
 	"}\n"
 	"printf '.ok\\n'\n";
@@ -239,7 +245,7 @@ int pshell_exec(struct pshell *ps, const char *cmd, const void *in, size_t inlen
 		free(b64);
 		strbuf_addstr(&req, ".IMC\nthen imc_x ");
 		sh_quote(&req, cmd);
-		strbuf_addstr(&req, " \"$imc_D/i\"; else printf '.\\n' >&2; printf '.E\\n'; fi\n");
+		strbuf_addstr(&req, " \"$imc_D/i\"; else printf '.\\n' >&5; printf '.E\\n'; fi\n");
 	} else {
 		strbuf_addstr(&req, "imc_x ");
 		sh_quote(&req, cmd);
