@@ -12,11 +12,13 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
+#include <libssh/callbacks.h>
 #include <libssh/libssh.h>
 
 #include "provision/conn/conn-pshell.h"
@@ -179,6 +181,24 @@ static int ssh_reconnect(struct ssh_priv *p, struct diag *d)
 	}
 }
 
+/* The signal that ended a channel's command, by the name SSH gives it
+ * (RFC 4254: the signal's name without "SIG"), for the 128 + signal status
+ * a shell reports, as the persistent shell does. */
+static void on_exit_signal(ssh_session s, ssh_channel ch, const char *name, int core,
+			   const char *errmsg, const char *lang, void *userdata)
+{
+	static const struct { const char *name; int sig; } sigs[] = {
+		{ "HUP", SIGHUP }, { "INT", SIGINT }, { "QUIT", SIGQUIT }, { "ILL", SIGILL },
+		{ "ABRT", SIGABRT }, { "FPE", SIGFPE }, { "KILL", SIGKILL }, { "SEGV", SIGSEGV },
+		{ "PIPE", SIGPIPE }, { "ALRM", SIGALRM }, { "TERM", SIGTERM }, { "USR1", SIGUSR1 },
+		{ "USR2", SIGUSR2 },
+	};
+	(void)s, (void)ch, (void)core, (void)errmsg, (void)lang;
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		if (name && !strcmp(name, sigs[i].name))
+			*(int *)userdata = sigs[i].sig;
+}
+
 static int run_channel(struct ssh_priv *p, const char *cmd, const void *in, size_t inlen,
 		       struct conn_result *r, bool *retry)
 {
@@ -193,6 +213,11 @@ static int run_channel(struct ssh_priv *p, const char *cmd, const void *in, size
 		*retry = true;
 		return -1;
 	}
+	int sig = 0;
+	struct ssh_channel_callbacks_struct cb = { .userdata = &sig,
+						   .channel_exit_signal_function = on_exit_signal };
+	ssh_callbacks_init(&cb);
+	ssh_set_channel_callbacks(ch, &cb);
 	if (ssh_channel_request_exec(ch, cmd) != SSH_OK)
 		goto fail;
 	size_t off = 0;
@@ -224,7 +249,7 @@ static int run_channel(struct ssh_priv *p, const char *cmd, const void *in, size
 		strbuf_add(&r->err, buf, (size_t)e);
 	r->rc = ssh_channel_get_exit_status(ch);
 	if (r->rc < 0)
-		r->rc = 255;
+		r->rc = sig ? 128 + sig : 255;
 	ssh_channel_close(ch);
 	ssh_channel_free(ch);
 	return 0;
