@@ -1,26 +1,34 @@
 #!/bin/sh
 # bench/provision.sh: imc's built-in executor vs ansible-playbook on the
-# same 20-task playbook (bench/playbook/bench.yml) over SSH to 1, 4 and 16
-# nodes, with Ansible at its best setting (pipelining, ControlPersist,
-# forks 16). Prints seconds
-# per task and host for both, their ratio, and imc against the floor of a
-# bare SSH exec round trip over an established connection. Not a test: it
-# reports figures and never fails on time.
+# same 20-task playbook (bench/playbook/bench.yml) over SSH to 1, 4, 16 and
+# 64 nodes, with Ansible at its best setting (pipelining, ControlPersist,
+# forks 16). Prints seconds per task and host for both, their ratio, and
+# imc against the floor of a bare SSH exec round trip over an established
+# connection (imc's raw: one exec channel per task), all from the same run.
+# Then the same with a deliberately slow login shell (a sleep in the
+# throw-away user's ~/.bashrc, which bash reads when sshd runs it for a
+# command): imc pays it once per host, an exec channel per task. Not a
+# test: it reports figures and never fails on time.
 #
 # Nodes are sshd instances started here on 127.0.0.(10+i) with their own
 # host keys and a test user key, run as a throw-away user with /bin/sh as
 # its shell (root's .bashrc here runs pyenv, which would dominate both
 # tools); all are stopped by PID and the user removed at the end.
 #
-# Usage: bench/provision.sh [IMC] [N...]   (default: ./imc, N = 1 4 16)
-# Env:   REPS (default 3), SKIP_ANSIBLE=1
+# Usage: bench/provision.sh [IMC] [N...]   (default: ./imc, N = 1 4 16 64)
+# Env:   REPS (default 3), SKIP_ANSIBLE=1, ANSIBLE_MAX_N (default 64: larger N
+#        run imc only), SLOW_N (default 4: N of the slow-login run, 0 = none),
+#        SLOW_SLEEP (default 0.2 s)
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/.." && pwd)
 IMC=${1:-./imc}
 [ $# -gt 0 ] && shift
-NS=${*:-1 4 16}
+NS=${*:-1 4 16 64}
 REPS=${REPS:-3}
+ANSIBLE_MAX_N=${ANSIBLE_MAX_N:-64}
+SLOW_N=${SLOW_N:-4}
+SLOW_SLEEP=${SLOW_SLEEP:-0.2}
 PB=$here/playbook/bench.yml
 [ -f "$PB" ] || { echo "bench/provision: no playbook at $PB" >&2; exit 1; }
 [ "$(id -u)" = 0 ] || { echo "bench/provision: needs root (sshd, a throw-away user)" >&2; exit 1; }
@@ -54,7 +62,7 @@ chmod 644 "$W/authorized_keys"
 now() { date +%s.%N; }
 median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 
-maxn=0
+maxn=$SLOW_N
 for n in $NS; do [ "$n" -gt "$maxn" ] && maxn=$n; done
 i=1
 while [ $i -le "$maxn" ]; do
@@ -100,9 +108,12 @@ ssh_args = -o ControlMaster=auto -o ControlPersist=60s -o UserKnownHostsFile=/de
 control_path_dir = $W/cp
 EOF
 
-printf '%-4s %-10s %12s %12s %10s\n' N tool "wall(s)" "s/task/host" "runs"
-results=""
-for n in $NS; do
+# run_all LABEL N...: every tool on N nodes; appends "LABEL:N:tool:s/task/host"
+# to $results
+run_all() {
+label=$1
+shift
+for n in "$@"; do
 	hosts="" group="" inv="$W/inv-$n.ini"
 	echo "[nodes]" >"$inv"
 	i=1
@@ -115,6 +126,7 @@ for n in $NS; do
 	for tool in imc-raw imc ansible; do
 		[ "$tool" = ansible ] && [ "${SKIP_ANSIBLE:-0}" = 1 ] && continue
 		[ "$tool" = ansible ] && ! command -v ansible-playbook >/dev/null 2>&1 && continue
+		[ "$tool" = ansible ] && [ "$n" -gt "$ANSIBLE_MAX_N" ] && continue
 		: >"$W/times"
 		r=0
 		while [ $r -le "$REPS" ]; do
@@ -138,7 +150,7 @@ for n in $NS; do
 				t1=$(now)
 			fi
 			if [ $rc -ne 0 ]; then
-				echo "$tool N=$n failed (exit $rc):" >&2
+				echo "$label $tool N=$n failed (exit $rc):" >&2
 				tail -20 "$W/last.out" >&2
 				break
 			fi
@@ -149,20 +161,36 @@ for n in $NS; do
 		[ -s "$W/times" ] || continue
 		wall=$(median <"$W/times")
 		per=$(echo "$wall $n" | awk '{printf "%.4f", $1 / 20 / $2}')
-		printf '%-4s %-10s %12.3f %12s %10s\n' "$n" "$tool" "$wall" "$per" "$(wc -l <"$W/times")"
-		results="$results $n:$tool:$per"
+		printf '%-5s %-4s %-10s %12.3f %12s %10s\n' "$label" "$n" "$tool" "$wall" "$per" "$(wc -l <"$W/times")"
+		results="$results $label:$n:$tool:$per"
 	done
 done
+}
+echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
+printf '%-5s %-4s %-10s %12s %12s %10s\n' run N tool "wall(s)" "s/task/host" "runs"
+results=""
+run_all plain $NS
+if [ "$SLOW_N" -gt 0 ]; then
+	# the slow login shell: bash, whose ~/.bashrc sleeps
+	printf 'sleep %s\n' "$SLOW_SLEEP" >"$W/home/.bashrc"
+	chown "$U" "$W/home/.bashrc"
+	usermod -s /bin/bash "$U" || exit 1
+	run_all slow "$SLOW_N"
+fi
+echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo
 echo "floor: one command over an established OpenSSH connection (ControlMaster, ssh client start included): $floor s"
-for n in $NS; do
-	i=$(echo "$results" | tr ' ' '\n' | awk -F: -v n="$n" '$1 == n && $2 == "imc" {print $3}')
-	r=$(echo "$results" | tr ' ' '\n' | awk -F: -v n="$n" '$1 == n && $2 == "imc-raw" {print $3}')
-	a=$(echo "$results" | tr ' ' '\n' | awk -F: -v n="$n" '$1 == n && $2 == "ansible" {print $3}')
-	[ -n "$i" ] || continue
-	line="N=$n: imc $i s/task/host"
+ratios() {
+	label=$1 n=$2
+	get() { echo "$results" | tr ' ' '\n' | awk -F: -v l="$label" -v n="$n" -v t="$1" '$1 == l && $2 == n && $3 == t {print $4}'; }
+	i=$(get imc) r=$(get imc-raw) a=$(get ansible)
+	[ -n "$i" ] || return 0
+	line="$label N=$n: imc $i s/task/host"
 	[ -n "$a" ] && line="$line, ansible $a, ansible/imc = $(echo "$a $i" | awk '{printf "%.1fx", $1 / $2}')"
-	[ -n "$r" ] && line="$line; bare exec round trip (imc raw) $r, imc/raw = $(echo "$i $r" | awk '{printf "%.1fx", $1 / $2}')"
-	[ "$n" = 1 ] && line="$line; imc/OpenSSH floor = $(echo "$i $floor" | awk '{printf "%.1fx", $1 / $2}')"
+	[ -n "$r" ] && line="$line; bare exec round trip (imc raw) $r, imc/raw = $(echo "$i $r" | awk '{printf "%.2fx", $1 / $2}')"
+	[ "$n" = 1 ] && [ "$label" = plain ] && line="$line; imc/OpenSSH floor = $(echo "$i $floor" | awk '{printf "%.2fx", $1 / $2}')"
 	echo "$line"
-done
+}
+for n in $NS; do ratios plain "$n"; done
+[ "$SLOW_N" -gt 0 ] && ratios slow "$SLOW_N"
+exit 0

@@ -27,6 +27,7 @@ libimc_la_SOURCES += \
 	src/provision/conn/conn.c \
 	src/provision/conn/conn-local.c \
 	src/provision/conn/conn-ssh.c \
+	src/provision/conn/conn-pshell.c src/provision/conn/conn-pshell.h \
 	src/provision/output.c \
 	src/provision/modules/module-table.c \
 	src/provision/modules/module-util.c \
@@ -128,3 +129,6 @@ TESTS += tests/cli/t4021-fallback-ssh.sh
 EXTRA_DIST += tests/cli/t4021-fallback-ssh.sh
 TESTS += tests/cli/t4022-fallback-radl.sh
 EXTRA_DIST += tests/cli/t4022-fallback-radl.sh
+# the SSH connection's persistent shell: exact output, fresh state per task
+TESTS += tests/cli/t4050-persistent-shell.sh
+EXTRA_DIST += tests/cli/t4050-persistent-shell.sh

@@ -24,3 +24,32 @@ char *base64_encode(const void *data, size_t len)
 	}
 	return out;
 }
+
+int base64_decode(const char *s, size_t n, struct strbuf *out)
+{
+	EVP_ENCODE_CTX *ctx = EVP_ENCODE_CTX_new();
+	int rc = -1;
+	if (!ctx)
+		return -1;
+	EVP_DecodeInit(ctx);
+	unsigned char buf[3 * 4096 / 4 + 80];
+	while (n) {
+		/* EVP_DecodeUpdate writes at most 3/4 of what it is given, plus
+		 * the 64 bytes it may hold back from a previous call */
+		int k = n < 4096 ? (int)n : 4096;
+		int got = 0;
+		if (EVP_DecodeUpdate(ctx, buf, &got, (const unsigned char *)s, k) < 0)
+			goto out;
+		strbuf_add(out, buf, (size_t)got);
+		s += k;
+		n -= (size_t)k;
+	}
+	int got = 0;
+	if (EVP_DecodeFinal(ctx, buf, &got) < 0)
+		goto out;
+	strbuf_add(out, buf, (size_t)got);
+	rc = 0;
+out:
+	EVP_ENCODE_CTX_free(ctx);
+	return rc;
+}

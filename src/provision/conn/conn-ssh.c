@@ -1,5 +1,8 @@
 /* conn-ssh.c: the SSH connection, with libssh: one persistent session per
- * host, one exec channel per command (no ControlMaster or Python needed),
+ * host, its commands run by one persistent shell on the node
+ * (conn-pshell.c) or, where that shell cannot carry them (a node without
+ * base64(1), a large stdin, raw's login-shell semantics), by one exec
+ * channel per command (no ControlMaster or Python needed),
  * public key authentication with the infrastructure's ed25519 key, the
  * host key pinned on first contact (reported through on_hostkey) and
  * verified on every later connection (a changed key is refused), waiting
@@ -9,13 +12,16 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
+#include <libssh/callbacks.h>
 #include <libssh/libssh.h>
 
+#include "provision/conn/conn-pshell.h"
 #include "provision/conn/conn.h"
 #include "util/log.h"
 #include "util/xalloc.h"
@@ -26,6 +32,8 @@ struct ssh_priv {
 	 * hosts are delegated to this one (delegate_to) */
 	pthread_mutex_t lock;
 	ssh_session s;
+	struct pshell *ps; /* NULL until first used, or when it cannot be */
+	bool no_ps;        /* this node cannot carry the persistent shell */
 	char *host, *user, *key_path, *pinned;
 	int port;
 	int timeout;
@@ -173,6 +181,24 @@ static int ssh_reconnect(struct ssh_priv *p, struct diag *d)
 	}
 }
 
+/* The signal that ended a channel's command, by the name SSH gives it
+ * (RFC 4254: the signal's name without "SIG"), for the 128 + signal status
+ * a shell reports, as the persistent shell does. */
+static void on_exit_signal(ssh_session s, ssh_channel ch, const char *name, int core,
+			   const char *errmsg, const char *lang, void *userdata)
+{
+	static const struct { const char *name; int sig; } sigs[] = {
+		{ "HUP", SIGHUP }, { "INT", SIGINT }, { "QUIT", SIGQUIT }, { "ILL", SIGILL },
+		{ "ABRT", SIGABRT }, { "FPE", SIGFPE }, { "KILL", SIGKILL }, { "SEGV", SIGSEGV },
+		{ "PIPE", SIGPIPE }, { "ALRM", SIGALRM }, { "TERM", SIGTERM }, { "USR1", SIGUSR1 },
+		{ "USR2", SIGUSR2 },
+	};
+	(void)s, (void)ch, (void)core, (void)errmsg, (void)lang;
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		if (name && !strcmp(name, sigs[i].name))
+			*(int *)userdata = sigs[i].sig;
+}
+
 static int run_channel(struct ssh_priv *p, const char *cmd, const void *in, size_t inlen,
 		       struct conn_result *r, bool *retry)
 {
@@ -187,6 +213,11 @@ static int run_channel(struct ssh_priv *p, const char *cmd, const void *in, size
 		*retry = true;
 		return -1;
 	}
+	int sig = 0;
+	struct ssh_channel_callbacks_struct cb = { .userdata = &sig,
+						   .channel_exit_signal_function = on_exit_signal };
+	ssh_callbacks_init(&cb);
+	ssh_set_channel_callbacks(ch, &cb);
 	if (ssh_channel_request_exec(ch, cmd) != SSH_OK)
 		goto fail;
 	size_t off = 0;
@@ -218,7 +249,7 @@ static int run_channel(struct ssh_priv *p, const char *cmd, const void *in, size
 		strbuf_add(&r->err, buf, (size_t)e);
 	r->rc = ssh_channel_get_exit_status(ch);
 	if (r->rc < 0)
-		r->rc = 255;
+		r->rc = sig ? 128 + sig : 255;
 	ssh_channel_close(ch);
 	ssh_channel_free(ch);
 	return 0;
@@ -228,23 +259,62 @@ fail:
 	return -1;
 }
 
+/* Ends the session and its shell (whose channel the session owns). */
+static void drop_session(struct ssh_priv *p)
+{
+	pshell_close(p->ps);
+	p->ps = NULL;
+	if (p->s) {
+		ssh_disconnect(p->s);
+		ssh_free(p->s);
+		p->s = NULL;
+	}
+}
+
+/* Runs cmd through the persistent shell: 0 ran, -1 broke while running (d
+ * set), 1 not run (the caller uses a channel of its own). */
+static int ps_exec(struct ssh_priv *p, const char *cmd, const void *in, size_t inlen,
+		   struct conn_result *r, struct diag *d)
+{
+	if (p->no_ps || inlen > PSHELL_MAX_STDIN)
+		return 1;
+	if (!p->ps) {
+		p->ps = pshell_open(p->s, p->host);
+		if (!p->ps) {
+			p->no_ps = ssh_is_connected(p->s);
+			return 1;
+		}
+	}
+	int rc = pshell_exec(p->ps, cmd, in, inlen, r, d);
+	if (rc != 0) {
+		pshell_close(p->ps);
+		p->ps = NULL;
+		/* a shell that refused a command on a live session will again */
+		if (rc > 0 && ssh_is_connected(p->s))
+			p->no_ps = true;
+	}
+	return rc;
+}
+
 static int ssh_exec_locked(struct task_conn *c, const char *cmd, const void *in, size_t inlen,
-			   struct conn_result *r, struct diag *d)
+			   struct conn_result *r, struct diag *d, bool login)
 {
 	struct ssh_priv *p = c->priv;
 	bool retry = true;
 	for (int attempt = 0; attempt < 2; attempt++) {
 		if (!p->s || !ssh_is_connected(p->s)) {
-			if (p->s) {
-				ssh_free(p->s);
-				p->s = NULL;
-			}
+			drop_session(p);
 			int saved = p->timeout;
 			p->timeout = saved > 30 ? 30 : saved;
 			int rc = ssh_reconnect(p, d);
 			p->timeout = saved;
 			if (rc < 0)
 				return -1;
+		}
+		if (!login) {
+			int prc = ps_exec(p, cmd, in, inlen, r, d);
+			if (prc <= 0)
+				return prc;
 		}
 		strbuf_reset(&r->out);
 		strbuf_reset(&r->err);
@@ -256,9 +326,7 @@ static int ssh_exec_locked(struct task_conn *c, const char *cmd, const void *in,
 			return -1;
 		}
 		/* the session dropped: reconnect once */
-		ssh_disconnect(p->s);
-		ssh_free(p->s);
-		p->s = NULL;
+		drop_session(p);
 	}
 	diag_error(d, IMC_EXIT_UNAVAILABLE, NULL, "%s: SSH connection lost", p->host);
 	return -1;
@@ -269,7 +337,17 @@ static int ssh_exec(struct task_conn *c, const char *cmd, const void *in, size_t
 {
 	struct ssh_priv *p = c->priv;
 	pthread_mutex_lock(&p->lock);
-	int rc = ssh_exec_locked(c, cmd, in, inlen, r, d);
+	int rc = ssh_exec_locked(c, cmd, in, inlen, r, d, false);
+	pthread_mutex_unlock(&p->lock);
+	return rc;
+}
+
+static int ssh_exec_login(struct task_conn *c, const char *cmd, const void *in, size_t inlen,
+			  struct conn_result *r, struct diag *d)
+{
+	struct ssh_priv *p = c->priv;
+	pthread_mutex_lock(&p->lock);
+	int rc = ssh_exec_locked(c, cmd, in, inlen, r, d, true);
 	pthread_mutex_unlock(&p->lock);
 	return rc;
 }
@@ -278,10 +356,7 @@ static void ssh_close(struct task_conn *c)
 {
 	struct ssh_priv *p = c->priv;
 	pthread_mutex_destroy(&p->lock);
-	if (p->s) {
-		ssh_disconnect(p->s);
-		ssh_free(p->s);
-	}
+	drop_session(p);
 	free(p->host);
 	free(p->user);
 	free(p->key_path);
@@ -300,6 +375,7 @@ static bool atoi_strict_zero(const char *s)
 static const struct task_conn_ops ssh_ops = {
 	.name = "ssh",
 	.exec = ssh_exec,
+	.exec_login = ssh_exec_login,
 	.close = ssh_close,
 };
 

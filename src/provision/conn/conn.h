@@ -1,8 +1,8 @@
 /* conn.h: the connection every module goes through to reach a node: one
  * exec call (a /bin/sh -c command line with stdin, its status and output
  * captured up to CONN_OUTPUT_CAP), implemented by the local connection
- * (conn-local.c) and OpenSSH (conn-ssh.c), and the shell quoting every
- * command line is built with. A task_conn is owned by its task_host. */
+ * (conn-local.c) and SSH (conn-ssh.c, through a persistent shell per host,
+ * conn-pshell.c), and the shell quoting every command line is built with. A task_conn is owned by its task_host. */
 #ifndef IMC_PROVISION_CONN_CONN_H
 #define IMC_PROVISION_CONN_CONN_H
 
@@ -29,6 +29,11 @@ struct task_conn_ops {
 	 * when the node could not be reached (d set). */
 	int (*exec)(struct task_conn *c, const char *cmd, const void *in, size_t inlen,
 		    struct conn_result *r, struct diag *d);
+	/* The same with the node's login shell interpreting cmd on a channel
+	 * of its own, whatever it prints first included (raw); NULL when exec
+	 * already does that. */
+	int (*exec_login)(struct task_conn *c, const char *cmd, const void *in, size_t inlen,
+			  struct conn_result *r, struct diag *d);
 	void (*close)(struct task_conn *c);
 };
 

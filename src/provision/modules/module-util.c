@@ -170,7 +170,11 @@ static int run_sh(struct exec_ctx *x, const char *cmd, const void *in, size_t in
 		free(plain);
 	}
 	struct diag d = DIAG_INIT;
-	int rc = x->conn->ops->exec(x->conn, full, in, inlen, cr, &d);
+	/* raw wants the login shell's own interpretation and output */
+	int (*exec)(struct task_conn *, const char *, const void *, size_t, struct conn_result *,
+		    struct diag *) = !marked && x->conn->ops->exec_login ? x->conn->ops->exec_login
+									: x->conn->ops->exec;
+	int rc = exec(x->conn, full, in, inlen, cr, &d);
 	free(full);
 	if (rc == 0 && marked) {
 		drop_through_mark(&cr->out);
