@@ -7,6 +7,7 @@ imc_SOURCES += src/cmd/cmd-serve.c src/cmd/cmd-deploy-worker.c \
 	src/server/route.c \
 	src/server/request.c \
 	src/server/auth.c \
+	src/server/authfile.c \
 	src/server/reply.c \
 	src/server/infra.c \
 	src/server/vms.c \

@@ -65,6 +65,11 @@ static int run(struct cmd_args *a)
 		return IMC_EXIT_OK;
 	}
 	state_close(st);
+	/* the auth files a crash left behind (authfile.c) */
+	if (srv_authfile_sweep(home, a->d) < 0) {
+		free(home);
+		return IMC_EXIT_OK;
+	}
 	/* the server has threads: its workers are exec'd (deploy_spawn_exec),
 	 * from this very program, even if its file is replaced meanwhile */
 	deploy_spawn_exec("/proc/self/exe");

@@ -86,6 +86,9 @@ void srv_infra_create(struct srv_request *r, struct srv_reply *out)
 			       "Error Creating Inf.", &d);
 		goto out;
 	}
+	/* the store names the request's auth file as the one the
+	 * infrastructure's workers read: it stays until the destroy */
+	r->user.keep_auth = true;
 	log_info("serve", "infrastructure %s created for user '%s'", id, r->user.username);
 	if (!async)
 		deploy_wait_created(r->st, id, r->cfg->create_wait);
@@ -218,6 +221,8 @@ void srv_infra_destroy(struct srv_request *r, struct srv_reply *out)
 	if (deploy_destroy(r->st, in.id, r->user.auth_path, force, &already, &d) < 0)
 		srv_reply_diag(r, out, 400, what, &d);
 	else {
+		if (!already)
+			srv_authfile_drop(r->cfg->home, in.auth_path);
 		log_info("serve", "infrastructure %s destroyed for user '%s'", in.id, r->user.username);
 		srv_reply_empty(r, out);
 	}

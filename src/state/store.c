@@ -9,6 +9,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <pwd.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -200,6 +201,9 @@ char *state_default_home(const char *home)
 	return xasprintf("%s/.imc", h);
 }
 
+/* Serialises the umask changes of state_open (see there). */
+static pthread_mutex_t umask_lock = PTHREAD_MUTEX_INITIALIZER;
+
 static int mkdir_private(const char *path, struct diag *d)
 {
 	if (mkdir(path, 0700) < 0 && errno != EEXIST) {
@@ -273,9 +277,14 @@ struct state_store *state_open(const char *home, struct diag *d)
 		return NULL;
 	}
 	close(fd);
+	/* the umask is the process's: in imc serve, threads open stores at
+	 * once, and without the lock one could save another's 077 as the
+	 * mask to restore, leaving it 077 for good */
+	pthread_mutex_lock(&umask_lock);
 	mode_t old = umask(077); /* the -wal and -shm files too */
 	int rc = sqlite3_open_v2(path, &st->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_FULLMUTEX, NULL);
 	umask(old);
+	pthread_mutex_unlock(&umask_lock);
 	free(path);
 	if (rc != SQLITE_OK) {
 		diag_error(d, IMC_EXIT_IOERR, NULL, "cannot open state store in '%s': %s", home,
@@ -284,9 +293,11 @@ struct state_store *state_open(const char *home, struct diag *d)
 		return NULL;
 	}
 	sqlite3_busy_timeout(st->db, 30000);
+	pthread_mutex_lock(&umask_lock);
 	mode_t old2 = umask(077);
 	rc = exec_sql(st, "PRAGMA journal_mode=WAL; PRAGMA foreign_keys=ON; PRAGMA synchronous=NORMAL;", d);
 	umask(old2);
+	pthread_mutex_unlock(&umask_lock);
 	if (rc < 0 || migrate(st, d) < 0) {
 		state_close(st);
 		return NULL;
