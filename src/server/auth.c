@@ -211,8 +211,11 @@ int srv_infra(struct srv_request *r, const char *id, const char *what, bool reco
 		srv_reply_error(r, out, 403, "%s: Access to this infrastructure not granted.", what);
 	else
 		rc = 0;
-	if (rc < 0)
+	/* *in holds nothing to free after a read error (g < 0) */
+	if (rc < 0 && g == 0)
 		state_infra_release(in);
+	else if (rc < 0 && g < 0)
+		memset(in, 0, sizeof(*in));
 	else if (recover)
 		deploy_recover(r->st, in, &d);
 	diag_release(&d);

@@ -268,15 +268,21 @@ struct state_store *state_open(const char *home, struct diag *d)
 		return NULL;
 	}
 	char *path = xasprintf("%s/imc.db", home);
-	/* Create the file 0600 ourselves: sqlite would use the umask. */
-	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-	if (fd < 0) {
+	/* Create the file 0600 ourselves: sqlite would use the umask. Only
+	 * when it is missing (O_EXCL): closing a descriptor of the file
+	 * drops every POSIX lock the process holds on it, and in imc serve
+	 * the other threads' connections hold SQLite's locks on it (their
+	 * reads failed with "disk I/O error" under load). imc serve opens
+	 * the store once before its threads start, so the file exists. */
+	int fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (fd < 0 && errno != EEXIST) {
 		diag_error(d, IMC_EXIT_IOERR, NULL, "cannot open state store '%s': %s", path, strerror(errno));
 		free(path);
 		state_close(st);
 		return NULL;
 	}
-	close(fd);
+	if (fd >= 0)
+		close(fd);
 	/* the umask is the process's: in imc serve, threads open stores at
 	 * once, and without the lock one could save another's 077 as the
 	 * mask to restore, leaving it 077 for good */
