@@ -6,13 +6,13 @@ _imc()
 	local cmd= i words= valued=
 	for ((i = 1; i < COMP_CWORD; i++)); do
 		case ${COMP_WORDS[i]} in
-		-a|--auth|--home) ((i++)) ;;
+		-a|--auth|--home|--server) ((i++)) ;;
 		-*) ;;
 		*) cmd=${COMP_WORDS[i]}; break ;;
 		esac
 	done
 	case $cmd in
-	'') words='-a --auth --home --json -v --verbose -h --help --version validate radl plan create wait list getstate getcontmsg getvmcontmsg getinfo getvminfo getradl addresource removeresource alter reconfigure start stop startvm stopvm rebootvm ssh play getoutputs export import destroy serve help'
+	'') words='-a --auth --home --server --json -v --verbose -h --help --version validate radl plan create wait list getstate getcontmsg getvmcontmsg getinfo getvminfo getradl addresource removeresource alter reconfigure start stop startvm stopvm rebootvm ssh play getoutputs export import destroy serve help'
 		case $prev in -a|--auth|--home) COMPREPLY=($(compgen -f -- "$cur")); return ;; esac
 		COMPREPLY=($(compgen -W "$words" -- "$cur")); return ;;
 	validate) words='--json -h --help'; valued='' ;;
