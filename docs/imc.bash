@@ -42,7 +42,7 @@ _imc()
 	export) words='--delete --json -h --help'; valued='' ;;
 	import) words='--json -h --help'; valued='' ;;
 	destroy) words='--force -f --yes -y --json -h --help'; valued='' ;;
-	serve) words='--bind --port -p --pid-file --max-body --max-connections --timeout --json -h --help'; valued='--bind|--port|-p|--pid-file|--max-body|--max-connections|--timeout' ;;
+	serve) words='--bind --port -p --pid-file --max-body --max-connections --timeout --tls-cert --tls-key --json -h --help'; valued='--bind|--port|-p|--pid-file|--max-body|--max-connections|--timeout|--tls-cert|--tls-key' ;;
 	help) words='--completion --man --json -h --help'; valued='' ;;
 	esac
 	if [[ $cmd == help ]]; then

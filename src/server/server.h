@@ -35,6 +35,8 @@ struct srv_config {
 	unsigned timeout;       /* seconds a connection may stay idle */
 	double create_wait;     /* seconds a synchronous create waits for the worker */
 	const char *pid_file;   /* written once listening, or NULL */
+	const char *tls_cert;   /* PEM certificate (chain) file: HTTPS; NULL: HTTP */
+	const char *tls_key;    /* PEM private key file, with tls_cert */
 };
 
 /* Serves until SIGINT or SIGTERM. 0, or -1 with d set (cannot listen). */
@@ -58,7 +60,7 @@ struct srv_request {
 	const char *authorization;
 	const char *body;       /* NUL-terminated */
 	size_t len;
-	const char *base;       /* "http://HOST" as the client named the server */
+	const char *base;       /* "http[s]://HOST" as the client named the server */
 	void *conn;             /* for srv_query (http.c) */
 	struct srv_user user;
 	struct state_store *st; /* opened for the request by route.c */
