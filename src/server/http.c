@@ -241,6 +241,7 @@ int server_run(const struct srv_config *cfg, struct diag *d)
 		;
 	log_info("serve", "signal %d: stopping", sig);
 	MHD_stop_daemon(daemon);
+	srv_background_wait();
 	if (cfg->pid_file)
 		unlink(cfg->pid_file);
 	rc = 0;

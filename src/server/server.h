@@ -109,6 +109,12 @@ void srv_authfile_drop(const char *home, const char *path);
  * of the store names (what a crash left), before serving. */
 int srv_authfile_sweep(const char *home, struct diag *d);
 
+/* background.c: runs fn(arg) in a thread of its own, after the request
+ * is answered: 0, or -1 with d set (fn not run; arg still the caller's). */
+int srv_background(void (*fn)(void *arg), void *arg, struct diag *d);
+/* background.c: returns once every background job ended (at stop). */
+void srv_background_wait(void);
+
 /* reply.c: content negotiation and IM's bodies. */
 void srv_reply_text(struct srv_reply *out, unsigned status, const char *text);
 /* An error as IM answers it: text/plain, or {"message", "code"} with
