@@ -106,6 +106,8 @@ static enum MHD_Result answer(void *cls, struct MHD_Connection *c, const char *u
 		return MHD_YES;
 	}
 	*upload_size = 0;
+	/* the credentials this request registers are released at its end */
+	secret_scope_begin();
 	struct srv_request r = { .cfg = cfg, .method = method, .conn = c };
 	struct srv_reply out = { .status = 200 };
 	strbuf_init(&out.body, 0);
@@ -136,6 +138,7 @@ static enum MHD_Result answer(void *cls, struct MHD_Connection *c, const char *u
 	free(base);
 	free(accept);
 	free(ctype);
+	secret_scope_end();
 	return ret;
 }
 

@@ -226,6 +226,7 @@ static void destroy_in_background(void *arg)
 	struct destroy_job *j = arg;
 	struct diag d = DIAG_INIT;
 	bool already;
+	secret_scope_begin();
 	struct state_store *st = state_open(j->home, &d);
 	if (st && deploy_destroy(st, j->id, j->auth, j->force, &already, &d) == 0) {
 		if (!already)
@@ -239,6 +240,7 @@ static void destroy_in_background(void *arg)
 	srv_authfile_drop(j->home, j->auth);
 	diag_release(&d);
 	destroy_job_free(j);
+	secret_scope_end();
 }
 
 void srv_infra_destroy(struct srv_request *r, struct srv_reply *out)
