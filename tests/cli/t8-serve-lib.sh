@@ -28,8 +28,14 @@ serve_start() {
 	URL=$(sed -n 's|^imc serve: listening on \(https*://127\.0\.0\.1:[0-9]*\)/.*|\1|p' "$TMPD/$_name.log")
 }
 
-# serve_stop: SIGTERM to the server, waited for
+# serve_stop: SIGTERM to the server, waited for: it must exit 0 (in the
+# sanitizer build, LeakSanitizer's report at exit would fail it)
 serve_stop() {
 	kill "$SPID" 2>/dev/null
 	wait "$SPID" 2>/dev/null
+	_rc=$?
+	if [ "$_rc" = 0 ]; then ok "the server stops cleanly on SIGTERM"; else
+		not_ok "the server exited $_rc"
+		grep -A15 -E 'Sanitizer|ERROR' "$TMPD/$_name.log" | sed 's/^/#   /' | head -30
+	fi
 }
