@@ -29,7 +29,7 @@
 
 int srv_authfile_write(const char *home, const char *text, size_t len, char **path, struct diag *d)
 {
-	unsigned char raw[12];
+	unsigned char raw[12]; /* 24 hex digits: per_request knows them */
 	char hex[2 * sizeof(raw) + 1];
 	int rc = -1;
 	char *dir = xasprintf("%s/serve", home);
@@ -77,9 +77,22 @@ static bool is_ours(const char *home, const char *path)
 	return ours;
 }
 
+/* Whether path is named as srv_authfile_write names: one request's file.
+ * Servers before it named a user's file by the hash of its content
+ * (auth-HASH32.dat), shared by the user's infrastructures: such a file
+ * is left to the sweep at start, which keeps it while one names it. */
+static bool per_request(const char *path)
+{
+	const char *base = strrchr(path, '/');
+	base = base ? base + 1 : path;
+	size_t hex = strlen(base) - strlen(PREFIX);
+	return strlen(base) > strlen(PREFIX) + 4 && strcmp(base + strlen(base) - 4, ".dat") == 0 &&
+	       hex - 4 == 24 && strspn(base + strlen(PREFIX), "0123456789abcdef") == 24;
+}
+
 void srv_authfile_drop(const char *home, const char *path)
 {
-	if (path && is_ours(home, path) && unlink(path) < 0 && errno != ENOENT)
+	if (path && is_ours(home, path) && per_request(path) && unlink(path) < 0 && errno != ENOENT)
 		log_warn("serve", "cannot remove '%s': %s", path, strerror(errno));
 }
 

@@ -93,5 +93,18 @@ f=$(sqlite3 "$IMC_HOME/imc.db" "SELECT auth_path FROM infra WHERE id = '$C1'")
 curl -sS -o /dev/null -w '%{http_code}' -X DELETE -H "Authorization: $ALICE" "$URL/infrastructures/$C1" >"$TMPD/d.code"
 [ "$(cat "$TMPD/d.code")" = 200 ] && [ ! -e "$f" ] && ok "destroy removes the infrastructure's auth file" ||
 	not_ok "destroy: $(cat "$TMPD/d.code"), $f $(ls "$f" 2>&1)"
+# a file named as older servers named a user's (by its content's hash, shared
+# by the user's infrastructures) is not removed by a destroy: the sweep at
+# start removes it once no live infrastructure names it
+old="$IMC_HOME/serve/auth-0123456789abcdef0123456789abcdef.dat"
+cp "$(sqlite3 "$IMC_HOME/imc.db" "SELECT auth_path FROM infra WHERE id = '$C2'")" "$old"
+sqlite3 "$IMC_HOME/imc.db" "UPDATE infra SET auth_path = '$old' WHERE id = '$C2'"
+curl -sS -o /dev/null -w '%{http_code}' -X DELETE -H "Authorization: $ALICE" "$URL/infrastructures/$C2" >"$TMPD/d.code"
+[ "$(cat "$TMPD/d.code")" = 200 ] && [ -e "$old" ] && ok "a destroy leaves an older server's shared auth file" ||
+	not_ok "destroy: $(cat "$TMPD/d.code"), $(ls "$IMC_HOME/serve")"
+serve_stop
+serve_start s3
+[ ! -e "$old" ] && ok "the sweep at start removes it once no live infrastructure names it" ||
+	not_ok "after restart: $(ls "$IMC_HOME/serve")"
 expect_no_grep 'alice-Pw-8002' "$TMPD/s1.log" "no password in the server's log"
 done_testing
