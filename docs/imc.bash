@@ -6,13 +6,13 @@ _imc()
 	local cmd= i words= valued=
 	for ((i = 1; i < COMP_CWORD; i++)); do
 		case ${COMP_WORDS[i]} in
-		-a|--auth|--home) ((i++)) ;;
+		-a|--auth|--home|--server) ((i++)) ;;
 		-*) ;;
 		*) cmd=${COMP_WORDS[i]}; break ;;
 		esac
 	done
 	case $cmd in
-	'') words='-a --auth --home --json -v --verbose -h --help --version validate radl plan create wait list getstate getcontmsg getvmcontmsg getinfo getvminfo getradl addresource removeresource alter reconfigure start stop startvm stopvm rebootvm ssh play getoutputs export import destroy serve help'
+	'') words='-a --auth --home --server --json -v --verbose -h --help --version validate radl plan create wait list getstate getcontmsg getvmcontmsg getinfo getvminfo getradl addresource removeresource alter reconfigure start stop startvm stopvm rebootvm ssh play getoutputs export import destroy serve help'
 		case $prev in -a|--auth|--home) COMPREPLY=($(compgen -f -- "$cur")); return ;; esac
 		COMPREPLY=($(compgen -W "$words" -- "$cur")); return ;;
 	validate) words='--json -h --help'; valued='' ;;
@@ -42,7 +42,7 @@ _imc()
 	export) words='--delete --json -h --help'; valued='' ;;
 	import) words='--json -h --help'; valued='' ;;
 	destroy) words='--force -f --yes -y --json -h --help'; valued='' ;;
-	serve) words='--bind --port -p --pid-file --max-body --max-connections --timeout --json -h --help'; valued='--bind|--port|-p|--pid-file|--max-body|--max-connections|--timeout' ;;
+	serve) words='--bind --port -p --pid-file --max-body --max-connections --timeout --tls-cert --tls-key --json -h --help'; valued='--bind|--port|-p|--pid-file|--max-body|--max-connections|--timeout|--tls-cert|--tls-key' ;;
 	help) words='--completion --man --json -h --help'; valued='' ;;
 	esac
 	if [[ $cmd == help ]]; then

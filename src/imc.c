@@ -46,6 +46,7 @@ int main(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "auth", required_argument, NULL, 'a' },
 		{ "home", required_argument, NULL, 'H' },
+		{ "server", required_argument, NULL, 'S' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
@@ -61,6 +62,7 @@ int main(int argc, char **argv)
 		switch (c) {
 		case 'a': ctx.auth_file = optarg; break;
 		case 'H': ctx.home = optarg; break;
+		case 'S': ctx.server = optarg; break;
 		case 'j': ctx.json = true; break;
 		case 'v': ctx.verbose++; break;
 		case 'h': cli_print_usage(&ctx, stdout); return IMC_EXIT_OK;
@@ -74,6 +76,8 @@ int main(int argc, char **argv)
 	export_trainer_path();
 	if (!ctx.home)
 		ctx.home = getenv("IMC_HOME");
+	if (!ctx.server && getenv("IMC_SERVER") && *getenv("IMC_SERVER"))
+		ctx.server = getenv("IMC_SERVER");
 	if (optind >= argc) {
 		cli_print_usage(&ctx, stderr);
 		return IMC_EXIT_USAGE;

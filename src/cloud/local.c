@@ -133,7 +133,11 @@ static char *login_user(const struct local_ctx *c, const struct local_vm *lv)
 		return xstrdup(lv->user);
 	if (c->mode == LOCAL_NETNS || geteuid() == 0)
 		return xstrdup("root");
-	struct passwd *pw = getpwuid(geteuid());
+	/* getpwuid_r: getpwuid's answer is shared by the threads of imc serve */
+	struct passwd pwbuf, *pw = NULL;
+	char buf[4096];
+	if (getpwuid_r(geteuid(), &pwbuf, buf, sizeof(buf), &pw) != 0)
+		pw = NULL;
 	return xstrdup(pw ? pw->pw_name : "root");
 }
 

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "client/client.h"
 #include "cmd/cli.h"
 #include "deploy/deploy.h"
 #include "plan/plan.h"
@@ -268,7 +269,18 @@ int cli_run(struct imc_ctx *ctx, const struct imc_cmd *cmd, int argc, char **arg
 		rc = cmd->check(&a);
 	if (rc)
 		goto out;
-	if (!diag_has_errors(a.d) && setup(&a) == 0)
+	bool remote = false;
+	if (ctx->server && !diag_has_errors(a.d)) {
+		/* --server: the commands IM's API has go there; the others
+		 * run here unless they would read the local store */
+		rc = client_run(&a, &remote);
+		if (!remote && (cmd->flags & (CMD_NEEDS_STORE | CMD_NEEDS_INFRA))) {
+			diag_error(a.d, IMC_EXIT_USAGE, NULL, "imc %s cannot run against a server (--server, IMC_SERVER)",
+				   cmd->name);
+			remote = true;
+		}
+	}
+	if (!remote && !diag_has_errors(a.d) && setup(&a) == 0)
 		rc = cmd->run(&a);
 	if (d.n && (diag_has_errors(&d) || !(cmd->flags & CMD_ERRORS_ONLY))) {
 		int r = cmd_report(ctx, &d);
@@ -439,7 +451,7 @@ void cli_print_usage(const struct imc_ctx *ctx, FILE *fp)
 {
 	size_t n = ctx->ncommands;
 	const struct imc_cmd *const *cmds = ctx->commands;
-	fputs("usage: imc [-a AUTHFILE] [--home DIR] [--json] [-v] COMMAND [ARGS]\n"
+	fputs("usage: imc [-a AUTHFILE] [--home DIR] [--server URL] [--json] [-v] COMMAND [ARGS]\n"
 	      "\n"
 	      "imc deploys and provisions the infrastructure a RADL file describes.\n"
 	      "\n"
@@ -447,6 +459,8 @@ void cli_print_usage(const struct imc_ctx *ctx, FILE *fp)
 	      "  -a, --auth FILE  cloud credentials (IM's auth file; default $IMC_HOME/auth.dat;\n"
 	      "                   none at all means the embedded 'local' cloud)\n"
 	      "      --home DIR   state directory (default $IMC_HOME, else ~/.imc)\n"
+	      "      --server URL run the command on an imc serve or IM server (IM's REST\n"
+	      "                   API; default $IMC_SERVER; -a names IM's auth file)\n"
 	      "      --json       print one JSON document on stdout\n"
 	      "  -v, --verbose    more logging on stderr (repeat for more; see IMC_LOG)\n"
 	      "  -h, --help       this help\n"
@@ -503,13 +517,13 @@ void cli_print_completion(const struct imc_ctx *ctx, FILE *fp)
 	      "\tlocal cmd= i words= valued=\n"
 	      "\tfor ((i = 1; i < COMP_CWORD; i++)); do\n"
 	      "\t\tcase ${COMP_WORDS[i]} in\n"
-	      "\t\t-a|--auth|--home) ((i++)) ;;\n"
+	      "\t\t-a|--auth|--home|--server) ((i++)) ;;\n"
 	      "\t\t-*) ;;\n"
 	      "\t\t*) cmd=${COMP_WORDS[i]}; break ;;\n"
 	      "\t\tesac\n"
 	      "\tdone\n"
 	      "\tcase $cmd in\n", fp);
-	fprintf(fp, "\t'') words='-a --auth --home --json -v --verbose -h --help --version %s'\n"
+	fprintf(fp, "\t'') words='-a --auth --home --server --json -v --verbose -h --help --version %s'\n"
 		"\t\tcase $prev in -a|--auth|--home) COMPREPLY=($(compgen -f -- \"$cur\")); return ;; esac\n"
 		"\t\tCOMPREPLY=($(compgen -W \"$words\" -- \"$cur\")); return ;;\n", strbuf_str(&names));
 	for (size_t i = 0; i < n; i++) {

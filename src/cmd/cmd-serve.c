@@ -15,7 +15,7 @@
 #include "server/server.h"
 #include "util/banned.h"
 
-enum { OPT_BIND, OPT_PORT, OPT_PID_FILE, OPT_MAX_BODY, OPT_MAX_CONNECTIONS, OPT_TIMEOUT };
+enum { OPT_BIND, OPT_PORT, OPT_PID_FILE, OPT_MAX_BODY, OPT_MAX_CONNECTIONS, OPT_TIMEOUT, OPT_TLS_CERT, OPT_TLS_KEY };
 
 static const struct cmd_option options[] = {
 	[OPT_BIND] = { "bind", 0, CMD_OPT_VALUE, "ADDR", "IPv4 address to listen on (default 127.0.0.1)" },
@@ -27,6 +27,8 @@ static const struct cmd_option options[] = {
 				  "connections served at once (default 64)" },
 	[OPT_TIMEOUT] = { "timeout", 0, CMD_OPT_VALUE, "SECONDS",
 			  "a connection idle that long is closed (default 60)" },
+	[OPT_TLS_CERT] = { "tls-cert", 0, CMD_OPT_VALUE, "FILE", "serve HTTPS with this PEM certificate (chain)" },
+	[OPT_TLS_KEY] = { "tls-key", 0, CMD_OPT_VALUE, "FILE", "the certificate's PEM private key" },
 	{ 0 },
 };
 
@@ -56,6 +58,8 @@ static int run(struct cmd_args *a)
 	    (rc = number(a, OPT_MAX_CONNECTIONS, 1, 4096, 64, &conns)) ||
 	    (rc = number(a, OPT_TIMEOUT, 1, 86400, 60, &timeout)))
 		return rc;
+	if (!a->opt[OPT_TLS_CERT].val != !a->opt[OPT_TLS_KEY].val)
+		return cmd_usage_error(a->cmd, "--tls-cert and --tls-key go together");
 	char *home = state_default_home(a->ctx->home);
 	/* the store is made (or migrated) now, so a home that cannot hold
 	 * one fails here rather than in every request */
@@ -65,6 +69,11 @@ static int run(struct cmd_args *a)
 		return IMC_EXIT_OK;
 	}
 	state_close(st);
+	/* the auth files a crash left behind (authfile.c) */
+	if (srv_authfile_sweep(home, a->d) < 0) {
+		free(home);
+		return IMC_EXIT_OK;
+	}
 	/* the server has threads: its workers are exec'd (deploy_spawn_exec),
 	 * from this very program, even if its file is replaced meanwhile */
 	deploy_spawn_exec("/proc/self/exe");
@@ -72,6 +81,7 @@ static int run(struct cmd_args *a)
 		.home = home, .bind = a->opt[OPT_BIND].val ? a->opt[OPT_BIND].val : "127.0.0.1",
 		.port = (unsigned)port, .max_body = body, .max_header = 64 * 1024, .max_conns = (unsigned)conns,
 		.timeout = (unsigned)timeout, .create_wait = 3600, .pid_file = a->opt[OPT_PID_FILE].val,
+		.tls_cert = a->opt[OPT_TLS_CERT].val, .tls_key = a->opt[OPT_TLS_KEY].val,
 	};
 	server_run(&cfg, a->d);
 	free(home);
@@ -80,7 +90,7 @@ static int run(struct cmd_args *a)
 
 const struct imc_cmd cmd_serve_entry = {
 	.name = "serve", .synopsis = "[--bind ADDR] [-p N] [--pid-file FILE] [--max-body BYTES]"
-				     " [--max-connections N] [--timeout SECONDS]",
+				     " [--max-connections N] [--timeout SECONDS] [--tls-cert FILE --tls-key FILE]",
 	.summary = "serve IM's REST API on this IMC_HOME",
 	.help = "Every request carries IM's Authorization header (the auth file's lines joined\n"
 		"by \\n); its InfrastructureManager line names the user, who sees only the\n"

@@ -21,6 +21,7 @@
 struct imc_ctx {
 	const char *home;      /* $IMC_HOME, --home, or ~/.imc (not created yet) */
 	const char *auth_file; /* -a FILE, or NULL for the default lookup */
+	const char *server;    /* --server URL or IMC_SERVER: commands go there (src/client) */
 	bool json;             /* --json: one JSON document on stdout */
 	int verbose;           /* count of -v */
 	const char *argv0;

@@ -127,6 +127,12 @@ int deploy_spawn(struct state_store **st, const char *id, int lock_fd, enum work
 	if (pid == 0) {
 		close(p[0]);
 		setsid();
+		/* nor its signal mask, which fork and exec keep: imc serve
+		 * blocks SIGTERM in every thread (sigwait), and a worker
+		 * started from it would never see destroy's SIGTERM */
+		sigset_t none;
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
 		pid_t pid2 = fork();
 		if (pid2 != 0) {
 			free(home);

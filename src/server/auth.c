@@ -5,8 +5,7 @@
  * as the CLI's auth file (cloud/auth.c), which registers every secret as
  * it reads it. The InfrastructureManager line (username, password) names
  * the user; the other lines are the clouds' credentials, written for the
- * deployment engine to HOME/serve/auth-HASH.dat (0600, named by the hash
- * of their content, so one user's requests reuse one file).
+ * deployment engine to a file of the request's (authfile.c).
  *
  * An infrastructure belongs to the user who created it: the store keeps
  * "SALT$SHA256(SALT:username:password)", never the password, and a request
@@ -14,21 +13,17 @@
  * An infrastructure the CLI created has no owner and is no REST user's. */
 #include "config.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <sys/random.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "deploy/deploy.h"
 #include "server/server.h"
 #include "util/hash.h"
-#include "util/mkdir.h"
 #include "util/xalloc.h"
 #include "util/banned.h"
 
@@ -67,12 +62,12 @@ static bool names_a_file(const char *text)
 }
 
 /* Writes the lines of text that are not the InfrastructureManager's to
- * HOME/serve/auth-HASH.dat; *path gets its name. */
+ * the request's auth file (authfile.c); *path gets its name. */
 static int write_cloud_lines(const char *home, const char *text, const struct auth_file *af, char **path,
 			     struct diag *d)
 {
 	struct strbuf sb = STRBUF_INIT;
-	int lineno = 0, rc = -1;
+	int lineno = 0;
 	for (const char *p = text; *p;) {
 		size_t n = strcspn(p, "\n");
 		lineno++;
@@ -90,32 +85,10 @@ static int write_cloud_lines(const char *home, const char *text, const struct au
 		if (*p)
 			p++;
 	}
-	char hex[65];
-	hash_sha256_hex(sb.buf ? sb.buf : "", sb.len, hex);
-	char *dir = xasprintf("%s/serve", home);
-	char *tmp = NULL;
-	*path = xasprintf("%s/auth-%.32s.dat", dir, hex);
-	if (mkdir_p(dir, 0700, d) < 0)
-		goto out;
-	if (access(*path, F_OK) == 0) {
-		rc = 0;
-		goto out;
-	}
-	tmp = xasprintf("%s.%ld.tmp", *path, (long)gettid());
-	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	if (fd < 0 || write(fd, strbuf_str(&sb), sb.len) != (ssize_t)sb.len || close(fd) < 0 || rename(tmp, *path) < 0) {
-		diag_error(d, IMC_EXIT_IOERR, NULL, "cannot write '%s': %s", *path, strerror(errno));
-		unlink(tmp);
-		goto out;
-	}
-	rc = 0;
-out:
-	if (rc < 0) {
-		free(*path);
-		*path = NULL;
-	}
-	free(tmp);
-	free(dir);
+	int rc = srv_authfile_write(home, strbuf_str(&sb), sb.len, path, d);
+	/* the buffer held the clouds' credentials */
+	if (sb.buf)
+		memset(sb.buf, 0, sb.len);
 	strbuf_release(&sb);
 	return rc;
 }
@@ -168,9 +141,11 @@ out:
 	return rc;
 }
 
-void srv_user_release(struct srv_user *u)
+void srv_user_release(const char *home, struct srv_user *u)
 {
 	auth_file_free(u->af);
+	if (!u->keep_auth)
+		srv_authfile_drop(home, u->auth_path);
 	free(u->auth_path);
 	memset(u, 0, sizeof(*u));
 }
@@ -236,8 +211,11 @@ int srv_infra(struct srv_request *r, const char *id, const char *what, bool reco
 		srv_reply_error(r, out, 403, "%s: Access to this infrastructure not granted.", what);
 	else
 		rc = 0;
-	if (rc < 0)
+	/* *in holds nothing to free after a read error (g < 0) */
+	if (rc < 0 && g == 0)
 		state_infra_release(in);
+	else if (rc < 0 && g < 0)
+		memset(in, 0, sizeof(*in));
 	else if (recover)
 		deploy_recover(r->st, in, &d);
 	diag_release(&d);

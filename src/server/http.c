@@ -1,5 +1,6 @@
 /* http.c: the HTTP side of `imc serve` (see server.h): a libmicrohttpd
- * daemon with a thread per connection (a synchronous create waits for its
+ * daemon (HTTPS with --tls-cert/--tls-key, through its GnuTLS) with a
+ * thread per connection (a synchronous create waits for its
  * worker without holding up the other clients), the limits every request
  * is held to (header size through MHD's per-connection memory pool, body
  * size counted here, connections at once, idle time per connection), the
@@ -105,6 +106,8 @@ static enum MHD_Result answer(void *cls, struct MHD_Connection *c, const char *u
 		return MHD_YES;
 	}
 	*upload_size = 0;
+	/* the credentials this request registers are released at its end */
+	secret_scope_begin();
 	struct srv_request r = { .cfg = cfg, .method = method, .conn = c };
 	struct srv_reply out = { .status = 200 };
 	strbuf_init(&out.body, 0);
@@ -114,7 +117,8 @@ static enum MHD_Result answer(void *cls, struct MHD_Connection *c, const char *u
 	r.content_type = ctype;
 	r.authorization = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION);
 	const char *host = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_HOST);
-	char *base = host ? xasprintf("http://%s", host) : xasprintf("http://%s:%u", cfg->bind, cfg->port);
+	const char *scheme = cfg->tls_cert ? "https" : "http";
+	char *base = host ? xasprintf("%s://%s", scheme, host) : xasprintf("%s://%s:%u", scheme, cfg->bind, cfg->port);
 	r.base = base;
 	split_path(url, &r.seg, &r.nseg);
 	if (sc->too_big)
@@ -134,6 +138,7 @@ static enum MHD_Result answer(void *cls, struct MHD_Connection *c, const char *u
 	free(base);
 	free(accept);
 	free(ctype);
+	secret_scope_end();
 	return ret;
 }
 
@@ -166,13 +171,36 @@ static int write_pid_file(const char *path, struct diag *d)
 	return rc;
 }
 
+/* The certificate and key of --tls-cert/--tls-key into cert and key:
+ * 0, or -1 with d set (no TLS in this libmicrohttpd, a file unreadable). */
+static int read_tls(const struct srv_config *cfg, struct strbuf *cert, struct strbuf *key, struct diag *d)
+{
+	if (MHD_is_feature_supported(MHD_FEATURE_TLS) != MHD_YES) {
+		diag_error(d, IMC_EXIT_UNAVAILABLE, NULL, "this libmicrohttpd was built without TLS: no --tls-cert");
+		return -1;
+	}
+	if (strbuf_read_file(cert, cfg->tls_cert) < 0) {
+		diag_error(d, IMC_EXIT_NOINPUT, NULL, "cannot read '%s': %s", cfg->tls_cert, strerror(errno));
+		return -1;
+	}
+	if (strbuf_read_file(key, cfg->tls_key) < 0) {
+		diag_error(d, IMC_EXIT_NOINPUT, NULL, "cannot read '%s': %s", cfg->tls_key, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
 int server_run(const struct srv_config *cfg, struct diag *d)
 {
 	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons((uint16_t)cfg->port) };
+	struct strbuf cert = STRBUF_INIT, key = STRBUF_INIT;
+	int rc = -1;
 	if (inet_pton(AF_INET, cfg->bind, &sa.sin_addr) != 1) {
 		diag_error(d, IMC_EXIT_USAGE, NULL, "'%s' is not an IPv4 address to listen on", cfg->bind);
 		return -1;
 	}
+	if (cfg->tls_cert && read_tls(cfg, &cert, &key, d) < 0)
+		goto out;
 	/* SIGINT and SIGTERM are taken by sigwait below, in no other thread:
 	 * blocked before MHD starts its threads, which inherit the mask */
 	sigset_t set;
@@ -181,30 +209,50 @@ int server_run(const struct srv_config *cfg, struct diag *d)
 	sigaddset(&set, SIGTERM);
 	pthread_sigmask(SIG_BLOCK, &set, NULL);
 	signal(SIGPIPE, SIG_IGN);
+	/* with TLS, GnuTLS (inside libmicrohttpd) takes the PEM texts */
+	unsigned flags = MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD;
+	struct MHD_OptionItem tls[] = {
+		{ MHD_OPTION_HTTPS_MEM_CERT, 0, (void *)(uintptr_t)strbuf_str(&cert) },
+		{ MHD_OPTION_HTTPS_MEM_KEY, 0, (void *)(uintptr_t)strbuf_str(&key) },
+		{ MHD_OPTION_END, 0, NULL },
+	};
+	if (cfg->tls_cert)
+		flags |= MHD_USE_TLS;
+	else
+		tls[0].option = MHD_OPTION_END;
 	struct MHD_Daemon *daemon = MHD_start_daemon(
-		MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD, (uint16_t)cfg->port, NULL, NULL,
-		answer, (void *)(uintptr_t)cfg, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&sa,
-		MHD_OPTION_CONNECTION_LIMIT, cfg->max_conns, MHD_OPTION_CONNECTION_TIMEOUT, cfg->timeout,
-		MHD_OPTION_CONNECTION_MEMORY_LIMIT, cfg->max_header, MHD_OPTION_NOTIFY_COMPLETED, completed, NULL,
-		MHD_OPTION_END);
+		flags, (uint16_t)cfg->port, NULL, NULL, answer, (void *)(uintptr_t)cfg, MHD_OPTION_SOCK_ADDR,
+		(struct sockaddr *)&sa, MHD_OPTION_CONNECTION_LIMIT, cfg->max_conns, MHD_OPTION_CONNECTION_TIMEOUT,
+		cfg->timeout, MHD_OPTION_CONNECTION_MEMORY_LIMIT, cfg->max_header, MHD_OPTION_NOTIFY_COMPLETED,
+		completed, NULL, MHD_OPTION_ARRAY, tls, MHD_OPTION_END);
 	if (!daemon) {
-		diag_error(d, IMC_EXIT_UNAVAILABLE, NULL, "cannot listen on %s:%u", cfg->bind, cfg->port);
-		return -1;
+		diag_error(d, IMC_EXIT_UNAVAILABLE, NULL, "cannot listen on %s:%u%s", cfg->bind, cfg->port,
+			   cfg->tls_cert ? " (or the certificate and key do not go together)" : "");
+		goto out;
 	}
 	/* port 0: the kernel picked one, which the client must learn */
 	const union MHD_DaemonInfo *info = MHD_get_daemon_info(daemon, MHD_DAEMON_INFO_BIND_PORT);
 	unsigned port = info && info->port ? info->port : cfg->port;
-	fprintf(stderr, "imc serve: listening on http://%s:%u/ (IMC_HOME %s)\n", cfg->bind, port, cfg->home);
+	fprintf(stderr, "imc serve: listening on %s://%s:%u/ (IMC_HOME %s)\n", cfg->tls_cert ? "https" : "http",
+		cfg->bind, port, cfg->home);
 	if (cfg->pid_file && write_pid_file(cfg->pid_file, d) < 0) {
 		MHD_stop_daemon(daemon);
-		return -1;
+		goto out;
 	}
 	int sig = 0;
 	while (sigwait(&set, &sig) != 0)
 		;
 	log_info("serve", "signal %d: stopping", sig);
 	MHD_stop_daemon(daemon);
+	srv_background_wait();
 	if (cfg->pid_file)
 		unlink(cfg->pid_file);
-	return 0;
+	rc = 0;
+out:
+	/* the private key is not left in freed memory */
+	if (key.buf)
+		memset(key.buf, 0, key.len);
+	strbuf_release(&key);
+	strbuf_release(&cert);
+	return rc;
 }

@@ -3,7 +3,8 @@
  * expression on the RADL), POST /infrastructures (create, through
  * deploy_submit as 'imc create'), GET /infrastructures/ID (its VMs' URIs),
  * GET /infrastructures/ID/PROPERTY (state, contmsg, radl, outputs) and
- * DELETE /infrastructures/ID (through deploy_destroy as 'imc destroy'),
+ * DELETE /infrastructures/ID (through deploy_destroy as 'imc destroy';
+ * with async=yes after the answer, in background.c),
  * and GET /version. Each answers what the command of the same name
  * would, in IM's REST shapes (reply.c). */
 #include "config.h"
@@ -86,6 +87,9 @@ void srv_infra_create(struct srv_request *r, struct srv_reply *out)
 			       "Error Creating Inf.", &d);
 		goto out;
 	}
+	/* the store names the request's auth file as the one the
+	 * infrastructure's workers read: it stays until the destroy */
+	r->user.keep_auth = true;
 	log_info("serve", "infrastructure %s created for user '%s'", id, r->user.username);
 	if (!async)
 		deploy_wait_created(r->st, id, r->cfg->create_wait);
@@ -201,23 +205,76 @@ void srv_infra_prop(struct srv_request *r, struct srv_reply *out)
 	diag_release(&d);
 }
 
+/* An asynchronous destroy, after its answer (background.c). */
+struct destroy_job {
+	char *home, *id, *auth, *stored_auth, *user;
+	bool force;
+};
+
+static void destroy_job_free(struct destroy_job *j)
+{
+	free(j->home);
+	free(j->id);
+	free(j->auth);
+	free(j->stored_auth);
+	free(j->user);
+	free(j);
+}
+
+static void destroy_in_background(void *arg)
+{
+	struct destroy_job *j = arg;
+	struct diag d = DIAG_INIT;
+	bool already;
+	secret_scope_begin();
+	struct state_store *st = state_open(j->home, &d);
+	if (st && deploy_destroy(st, j->id, j->auth, j->force, &already, &d) == 0) {
+		if (!already)
+			srv_authfile_drop(j->home, j->stored_auth);
+		log_info("serve", "infrastructure %s destroyed for user '%s' (async)", j->id, j->user);
+	} else
+		log_warn("serve", "infrastructure %s: the asynchronous destroy failed: %s", j->id,
+			 diag_first_message(&d));
+	state_close(st);
+	/* the request's auth file was left for this job */
+	srv_authfile_drop(j->home, j->auth);
+	diag_release(&d);
+	destroy_job_free(j);
+	secret_scope_end();
+}
+
 void srv_infra_destroy(struct srv_request *r, struct srv_reply *out)
 {
 	static const char what[] = "Error Destroying Inf";
 	bool force, async, already;
 	struct state_infra in;
 	struct diag d = DIAG_INIT;
-	/* async is accepted; the answer comes once the clouds are done,
-	 * which an async client cannot tell from an early one */
 	if (srv_query_flag(r, "force", false, &force) < 0 || srv_query_flag(r, "async", false, &async) < 0) {
 		srv_reply_error(r, out, 400, "%s: Incorrect value in force or async parameter", what);
 		return;
 	}
 	if (srv_infra(r, r->seg[1], what, false, &in, out) < 0)
 		return;
-	if (deploy_destroy(r->st, in.id, r->user.auth_path, force, &already, &d) < 0)
+	if (async) {
+		/* IM: answered at once, the destroy goes on; its outcome is
+		 * the infrastructure's state (404 once it is deleted) */
+		struct destroy_job *j = xcalloc(1, sizeof(*j));
+		*j = (struct destroy_job){ .home = xstrdup(r->cfg->home), .id = xstrdup(in.id),
+					   .auth = xstrdup(r->user.auth_path),
+					   .stored_auth = in.auth_path ? xstrdup(in.auth_path) : NULL,
+					   .user = xstrdup(r->user.username), .force = force };
+		if (srv_background(destroy_in_background, j, &d) < 0) {
+			destroy_job_free(j);
+			srv_reply_diag(r, out, 500, what, &d);
+		} else {
+			r->user.keep_auth = true; /* the job's now */
+			srv_reply_empty(r, out);
+		}
+	} else if (deploy_destroy(r->st, in.id, r->user.auth_path, force, &already, &d) < 0)
 		srv_reply_diag(r, out, 400, what, &d);
 	else {
+		if (!already)
+			srv_authfile_drop(r->cfg->home, in.auth_path);
 		log_info("serve", "infrastructure %s destroyed for user '%s'", in.id, r->user.username);
 		srv_reply_empty(r, out);
 	}

@@ -90,5 +90,5 @@ void srv_route(struct srv_request *r, struct srv_reply *out)
 out:
 	state_close(r->st);
 	r->st = NULL;
-	srv_user_release(&r->user);
+	srv_user_release(r->cfg->home, &r->user);
 }

@@ -35,6 +35,8 @@ struct srv_config {
 	unsigned timeout;       /* seconds a connection may stay idle */
 	double create_wait;     /* seconds a synchronous create waits for the worker */
 	const char *pid_file;   /* written once listening, or NULL */
+	const char *tls_cert;   /* PEM certificate (chain) file: HTTPS; NULL: HTTP */
+	const char *tls_key;    /* PEM private key file, with tls_cert */
 };
 
 /* Serves until SIGINT or SIGTERM. 0, or -1 with d set (cannot listen). */
@@ -44,7 +46,8 @@ int server_run(const struct srv_config *cfg, struct diag *d);
 struct srv_user {
 	struct auth_file *af;   /* the header's credentials */
 	const char *username;   /* of the InfrastructureManager line (borrowed from af) */
-	char *auth_path;        /* the cloud lines written for the engine (auth.c) */
+	char *auth_path;        /* the cloud lines written for the engine (authfile.c) */
+	bool keep_auth;         /* auth_path became an infrastructure's: not removed */
 };
 
 struct srv_request {
@@ -57,7 +60,7 @@ struct srv_request {
 	const char *authorization;
 	const char *body;       /* NUL-terminated */
 	size_t len;
-	const char *base;       /* "http://HOST" as the client named the server */
+	const char *base;       /* "http[s]://HOST" as the client named the server */
 	void *conn;             /* for srv_query (http.c) */
 	struct srv_user user;
 	struct state_store *st; /* opened for the request by route.c */
@@ -83,7 +86,8 @@ void srv_route(struct srv_request *r, struct srv_reply *out);
 
 /* auth.c: reads r->authorization into r->user; -1 with the 401 answer in out. */
 int srv_auth(struct srv_request *r, struct srv_reply *out);
-void srv_user_release(struct srv_user *u);
+/* auth.c: frees u; its auth file goes too unless keep_auth. */
+void srv_user_release(const char *home, struct srv_user *u);
 /* auth.c: the owner value for a new infrastructure of user u (malloc'd). */
 char *srv_owner_new(const struct srv_user *u);
 /* auth.c: whether u is the owner recorded as owner. */
@@ -95,6 +99,21 @@ bool srv_owner_is(const struct srv_user *u, const char *owner);
  * for the commands with CMD_RECOVER. */
 int srv_infra(struct srv_request *r, const char *id, const char *what, bool recover, struct state_infra *in,
 	      struct srv_reply *out);
+
+/* authfile.c: the request's auth file, HOME/serve/auth-RANDOM.dat (0600),
+ * with len bytes of text; *path gets its name. */
+int srv_authfile_write(const char *home, const char *text, size_t len, char **path, struct diag *d);
+/* authfile.c: removes path if it is one of the server's auth files. */
+void srv_authfile_drop(const char *home, const char *path);
+/* authfile.c: removes the server's auth files that no live infrastructure
+ * of the store names (what a crash left), before serving. */
+int srv_authfile_sweep(const char *home, struct diag *d);
+
+/* background.c: runs fn(arg) in a thread of its own, after the request
+ * is answered: 0, or -1 with d set (fn not run; arg still the caller's). */
+int srv_background(void (*fn)(void *arg), void *arg, struct diag *d);
+/* background.c: returns once every background job ended (at stop). */
+void srv_background_wait(void);
 
 /* reply.c: content negotiation and IM's bodies. */
 void srv_reply_text(struct srv_reply *out, unsigned status, const char *text);

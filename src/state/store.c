@@ -9,6 +9,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <pwd.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -200,6 +201,9 @@ char *state_default_home(const char *home)
 	return xasprintf("%s/.imc", h);
 }
 
+/* Serialises the umask changes of state_open (see there). */
+static pthread_mutex_t umask_lock = PTHREAD_MUTEX_INITIALIZER;
+
 static int mkdir_private(const char *path, struct diag *d)
 {
 	if (mkdir(path, 0700) < 0 && errno != EEXIST) {
@@ -264,18 +268,29 @@ struct state_store *state_open(const char *home, struct diag *d)
 		return NULL;
 	}
 	char *path = xasprintf("%s/imc.db", home);
-	/* Create the file 0600 ourselves: sqlite would use the umask. */
-	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-	if (fd < 0) {
+	/* Create the file 0600 ourselves: sqlite would use the umask. Only
+	 * when it is missing (O_EXCL): closing a descriptor of the file
+	 * drops every POSIX lock the process holds on it, and in imc serve
+	 * the other threads' connections hold SQLite's locks on it (their
+	 * reads failed with "disk I/O error" under load). imc serve opens
+	 * the store once before its threads start, so the file exists. */
+	int fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (fd < 0 && errno != EEXIST) {
 		diag_error(d, IMC_EXIT_IOERR, NULL, "cannot open state store '%s': %s", path, strerror(errno));
 		free(path);
 		state_close(st);
 		return NULL;
 	}
-	close(fd);
+	if (fd >= 0)
+		close(fd);
+	/* the umask is the process's: in imc serve, threads open stores at
+	 * once, and without the lock one could save another's 077 as the
+	 * mask to restore, leaving it 077 for good */
+	pthread_mutex_lock(&umask_lock);
 	mode_t old = umask(077); /* the -wal and -shm files too */
 	int rc = sqlite3_open_v2(path, &st->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_FULLMUTEX, NULL);
 	umask(old);
+	pthread_mutex_unlock(&umask_lock);
 	free(path);
 	if (rc != SQLITE_OK) {
 		diag_error(d, IMC_EXIT_IOERR, NULL, "cannot open state store in '%s': %s", home,
@@ -284,9 +299,11 @@ struct state_store *state_open(const char *home, struct diag *d)
 		return NULL;
 	}
 	sqlite3_busy_timeout(st->db, 30000);
+	pthread_mutex_lock(&umask_lock);
 	mode_t old2 = umask(077);
 	rc = exec_sql(st, "PRAGMA journal_mode=WAL; PRAGMA foreign_keys=ON; PRAGMA synchronous=NORMAL;", d);
 	umask(old2);
+	pthread_mutex_unlock(&umask_lock);
 	if (rc < 0 || migrate(st, d) < 0) {
 		state_close(st);
 		return NULL;

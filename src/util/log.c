@@ -26,7 +26,12 @@ static int nrules;
 
 static pthread_mutex_t secret_lock = PTHREAD_MUTEX_INITIALIZER;
 static char **secrets;
+static unsigned *refs; /* registrations of secrets[i] not yet released */
 static int nsecrets;
+/* The registrations of this thread since secret_scope_begin. */
+static __thread bool scope_open;
+static __thread char **scope;
+static __thread size_t nscope;
 
 static int parse_level(const char *s, size_t n, enum log_level *out)
 {
@@ -115,33 +120,77 @@ void log_msg(enum log_level level, const char *module, const char *fmt, ...)
 	va_end(ap);
 }
 
+/* Adds one secret (n bytes of s), or counts one more registration of it;
+ * with a scope open in this thread, the scope remembers it. Under
+ * secret_lock. */
+static void add_secret(const char *s, size_t n)
+{
+	int i;
+	for (i = 0; i < nsecrets; i++)
+		if (strlen(secrets[i]) == n && strncmp(secrets[i], s, n) == 0)
+			break;
+	if (i == nsecrets) {
+		secrets = xreallocarray(secrets, (size_t)nsecrets + 1, sizeof(*secrets));
+		refs = xreallocarray(refs, (size_t)nsecrets + 1, sizeof(*refs));
+		secrets[nsecrets] = xstrndup(s, n);
+		refs[nsecrets++] = 0;
+	}
+	refs[i]++;
+	if (scope_open) {
+		scope = xreallocarray(scope, nscope + 1, sizeof(*scope));
+		scope[nscope++] = xstrndup(s, n);
+	}
+}
+
 void secret_register(const char *secret)
 {
 	if (!secret || strlen(secret) < 4)
 		return;
 	pthread_mutex_lock(&secret_lock);
-	for (int i = 0; i < nsecrets; i++)
-		if (strcmp(secrets[i], secret) == 0)
-			goto out;
-	secrets = xreallocarray(secrets, (size_t)nsecrets + 1, sizeof(*secrets));
-	secrets[nsecrets++] = xstrdup(secret);
+	add_secret(secret, strlen(secret));
 	/* A multi-line secret (a PEM key) is also masked line by line, because
 	 * log lines and excerpts show one line at a time. */
 	if (strchr(secret, '\n')) {
 		const char *p = secret;
 		while (*p) {
 			size_t n = strcspn(p, "\r\n");
-			if (n >= 16) {
-				secrets = xreallocarray(secrets, (size_t)nsecrets + 1, sizeof(*secrets));
-				secrets[nsecrets++] = xstrndup(p, n);
-			}
+			if (n >= 16)
+				add_secret(p, n);
 			p += n;
 			while (*p == '\r' || *p == '\n')
 				p++;
 		}
 	}
-out:
 	pthread_mutex_unlock(&secret_lock);
+}
+
+void secret_scope_begin(void)
+{
+	scope_open = true;
+}
+
+void secret_scope_end(void)
+{
+	pthread_mutex_lock(&secret_lock);
+	for (size_t k = 0; k < nscope; k++) {
+		for (int i = 0; i < nsecrets; i++) {
+			if (strcmp(secrets[i], scope[k]) != 0)
+				continue;
+			if (--refs[i] == 0) {
+				free(secrets[i]);
+				secrets[i] = secrets[nsecrets - 1];
+				refs[i] = refs[nsecrets - 1];
+				nsecrets--;
+			}
+			break;
+		}
+		free(scope[k]);
+	}
+	pthread_mutex_unlock(&secret_lock);
+	free(scope);
+	scope = NULL;
+	nscope = 0;
+	scope_open = false;
 }
 
 int secret_count(void)
@@ -158,7 +207,9 @@ void secret_forget_all(void)
 	for (int i = 0; i < nsecrets; i++)
 		free(secrets[i]);
 	free(secrets);
+	free(refs);
 	secrets = NULL;
+	refs = NULL;
 	nsecrets = 0;
 	pthread_mutex_unlock(&secret_lock);
 }

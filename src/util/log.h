@@ -8,7 +8,7 @@
  * registers it with secret_register(); from then on it is replaced by "***"
  * in every log line, every printed diagnostic and anything passed through
  * redact(). Registration copies the string; it is never freed (the set of
- * secrets lives as long as the process). Thread-safe. */
+ * secrets lives as long as the process), but in a scope. Thread-safe. */
 #ifndef IMC_LOG_H
 #define IMC_LOG_H
 
@@ -34,6 +34,13 @@ void log_vmsg(enum log_level level, const char *module, const char *fmt, va_list
 
 /* Registers a secret (ignored when shorter than 4 bytes: too many false hits). */
 void secret_register(const char *secret);
+/* A scope, in a long-running server: what this thread registers between
+ * begin and end is released at end (a secret stays registered while any
+ * other registration of it, by a scope or not, holds it). Without that,
+ * every password a server ever saw would stay, and redact() would slow
+ * with their number. Scopes do not nest. */
+void secret_scope_begin(void);
+void secret_scope_end(void);
 /* Returns a malloc'd copy of s with every registered secret masked. */
 char *redact(const char *s);
 /* Number of registered secrets (for tests). */

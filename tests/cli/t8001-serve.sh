@@ -402,6 +402,11 @@ reached=$(timeout 30 cat "$TMPD/pause/reached")
 WPID=${reached#vms }
 if tr '\0' ' ' <"/proc/$WPID/cmdline" 2>/dev/null | grep -q "deploy-worker $IMC_HOME "; then
 	ok "the worker is 'imc deploy-worker', exec'd"; else not_ok "the worker ($reached): $(tr '\0' ' ' <"/proc/$WPID/cmdline" 2>&1)"; fi
+# the server blocks SIGINT and SIGTERM in its threads (sigwait); its worker
+# must not inherit that, or destroy's SIGTERM would never reach it
+blk=$(sed -n 's/^SigBlk:[[:space:]]*//p' "/proc/$WPID/status")
+[ -n "$blk" ] && [ $((0x$blk & 0x4002)) = 0 ] && ok "the worker does not inherit the server's blocked SIGINT/SIGTERM" ||
+	not_ok "the worker's SigBlk: '$blk'"
 timeout 30 sh -c ': >"$1"' sh "$TMPD/pause/resume" || not_ok "the worker did not wait to be resumed"
 ID=$(sed 's|.*/||' "$TMPD/c.body")
 wait_configured

@@ -76,6 +76,28 @@ static void test_redact_longest_match_and_pem_lines(void **state)
 	free(r);
 }
 
+/* A scope releases what it registered, but not a secret registered
+ * outside it too (imc serve: one scope per request). */
+static void test_secret_scope_releases_its_own(void **state)
+{
+	(void)state;
+	secret_register("outside-secret-1");
+	int base = secret_count();
+	secret_scope_begin();
+	secret_register("scoped-secret-22");
+	secret_register("outside-secret-1");
+	secret_register("scoped-secret-22");
+	assert_int_equal(secret_count(), base + 1);
+	char *r = redact("x scoped-secret-22 outside-secret-1 y");
+	assert_string_equal(r, "x *** *** y");
+	free(r);
+	secret_scope_end();
+	assert_int_equal(secret_count(), base);
+	r = redact("x scoped-secret-22 outside-secret-1 y");
+	assert_string_equal(r, "x scoped-secret-22 *** y");
+	free(r);
+}
+
 static void test_log_never_prints_a_secret(void **state)
 {
 	(void)state;
@@ -207,6 +229,7 @@ int main(void)
 		cmocka_unit_test(test_strbuf_reads_an_empty_file_as_empty_string),
 		cmocka_unit_test(test_redact_masks_registered_secrets),
 		cmocka_unit_test(test_redact_longest_match_and_pem_lines),
+		cmocka_unit_test(test_secret_scope_releases_its_own),
 		cmocka_unit_test(test_log_never_prints_a_secret),
 		cmocka_unit_test(test_diag_excerpt_and_caret),
 		cmocka_unit_test(test_diag_long_line_is_cut),
