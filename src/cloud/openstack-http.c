@@ -1,0 +1,394 @@
+/* openstack-http.c: the OpenStack transport. Every request is JSON over
+ * libcurl with the session's Keystone token in X-Auth-Token; the token is
+ * fetched on first use (openstack-auth.c) and once more when a service
+ * answers 401 (it expired or was revoked), so one command never asks for
+ * more than it needs.
+ *
+ * Retries: HTTP 429, 500, 502, 503, 504 and connection failures are
+ * retried up to 5 attempts with a delay of rand * 2^(attempt-1) seconds
+ * (at most 20), or the server's Retry-After when it asks for longer (at
+ * most 60). A call flagged OS_ONCE is never retried here: creating a
+ * server is not idempotent, and its caller looks for the server before
+ * trying again. IMC_OPENSTACK_TIME_SCALE multiplies every delay, so tests
+ * run with 0 and never sleep.
+ *
+ * Secrets: the password travels only in the Keystone request body, which
+ * is never logged (OS_QUIET); the token only in a header; both are
+ * registered with secret_register(), and CURLOPT_VERBOSE is never set. */
+#include "config.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cloud/openstack.h"
+#include "util/log.h"
+#include "util/strbuf.h"
+#include "util/xalloc.h"
+#include "util/banned.h"
+
+#define OS_REPLY_CAP (16u << 20)
+#define RETRY_AFTER_MAX 60.0
+
+static pthread_once_t curl_once = PTHREAD_ONCE_INIT;
+
+static void curl_init_once(void)
+{
+	curl_global_init(CURL_GLOBAL_DEFAULT);
+}
+
+static const char *const service_names[] = { "identity", "compute", "network", "image" };
+
+int os_conn_init(struct os_conn *c, struct diag *d)
+{
+	pthread_once(&curl_once, curl_init_once);
+	c->max_attempts = 5;
+	c->time_scale = 1.0;
+	const char *ts = getenv("IMC_OPENSTACK_TIME_SCALE");
+	if (ts && *ts) {
+		char *end;
+		double v = strtod(ts, &end);
+		if (*end == '\0' && v >= 0 && v <= 100)
+			c->time_scale = v;
+	}
+	c->seed = (unsigned)time(NULL) ^ ((unsigned)getpid() << 16) ^ (unsigned)(size_t)c;
+	c->curl = curl_easy_init();
+	if (!c->curl) {
+		diag_error(d, IMC_EXIT_SOFTWARE, NULL, "openstack: cannot initialise libcurl");
+		return -1;
+	}
+	return 0;
+}
+
+void os_conn_release(struct os_conn *c)
+{
+	if (c->curl)
+		curl_easy_cleanup(c->curl);
+	c->curl = NULL;
+	free(c->auth_url);
+	free(c->token);
+	for (size_t i = 0; i < sizeof(c->url) / sizeof(c->url[0]); i++)
+		free(c->url[i]);
+	c->auth_url = c->token = NULL;
+	memset(c->url, 0, sizeof(c->url));
+}
+
+char *os_urlencode(const char *s)
+{
+	static const char hex[] = "0123456789ABCDEF";
+	struct strbuf sb = STRBUF_INIT;
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		if (isalnum(*p) || *p == '-' || *p == '_' || *p == '.' || *p == '~') {
+			strbuf_addch(&sb, (char)*p);
+		} else {
+			strbuf_addch(&sb, '%');
+			strbuf_addch(&sb, hex[*p >> 4]);
+			strbuf_addch(&sb, hex[*p & 15]);
+		}
+	}
+	return strbuf_detach(&sb);
+}
+
+struct hdr_state {
+	double retry_after;
+	char *token;
+};
+
+static size_t write_cb(char *ptr, size_t size, size_t nmemb, void *userdata)
+{
+	strbuf_add(userdata, ptr, size * nmemb);
+	return size * nmemb;
+}
+
+/* Value of header name in line (case-insensitive), trimmed, or NULL. */
+static char *header_value(const char *line, size_t len, const char *name)
+{
+	size_t n = strlen(name);
+	if (len <= n || strncasecmp(line, name, n) != 0 || line[n] != ':')
+		return NULL;
+	const char *v = line + n + 1, *end = line + len;
+	while (v < end && (*v == ' ' || *v == '\t'))
+		v++;
+	while (end > v && isspace((unsigned char)end[-1]))
+		end--;
+	return xstrndup(v, (size_t)(end - v));
+}
+
+static size_t header_cb(char *ptr, size_t size, size_t nmemb, void *userdata)
+{
+	struct hdr_state *h = userdata;
+	size_t len = size * nmemb;
+	char *v = header_value(ptr, len, "Retry-After");
+	if (v) {
+		/* delta-seconds only: an HTTP date would need the server's clock */
+		char *end;
+		double s = strtod(v, &end);
+		if (end != v && *end == '\0' && s >= 0)
+			h->retry_after = s > RETRY_AFTER_MAX ? RETRY_AFTER_MAX : s;
+		free(v);
+	}
+	v = header_value(ptr, len, "X-Subject-Token");
+	if (v) {
+		free(h->token);
+		h->token = v;
+	}
+	return len;
+}
+
+void os_error_release(struct os_error *e)
+{
+	free(e->fault);
+	free(e->message);
+	memset(e, 0, sizeof(*e));
+}
+
+/* The readers of a service's error: the one top-level key names the fault
+ * (Nova: "itemNotFound", "badRequest", ...), except Neutron's
+ * "NeutronError" and Keystone's "error", whose type/title name it. */
+void os_error_parse(const char *body, struct os_error *e)
+{
+	json_t *root = body && *body ? json_loads(body, JSON_DECODE_ANY, NULL) : NULL;
+	const char *key;
+	json_t *v;
+	if (json_is_object(root) && json_object_size(root) == 1) {
+		json_object_foreach(root, key, v) {
+			if (!json_is_object(v))
+				break;
+			const char *fault = key;
+			const char *t = json_string_value(json_object_get(v, "type"));
+			if (!t)
+				t = json_string_value(json_object_get(v, "title"));
+			if (t && (strcmp(key, "NeutronError") == 0 || strcmp(key, "error") == 0))
+				fault = t;
+			const char *m = json_string_value(json_object_get(v, "message"));
+			free(e->fault);
+			e->fault = xstrdup(fault);
+			if (m) {
+				free(e->message);
+				e->message = xstrdup(m);
+			}
+		}
+	}
+	json_decref(root);
+}
+
+static bool status_retryable(long status)
+{
+	return status == 429 || status == 500 || status == 502 || status == 503 || status == 504;
+}
+
+static bool transport_retryable(CURLcode rc)
+{
+	switch (rc) {
+	case CURLE_COULDNT_RESOLVE_HOST:
+	case CURLE_COULDNT_CONNECT:
+	case CURLE_OPERATION_TIMEDOUT:
+	case CURLE_SEND_ERROR:
+	case CURLE_RECV_ERROR:
+	case CURLE_GOT_NOTHING:
+	case CURLE_PARTIAL_FILE:
+	case CURLE_SSL_CONNECT_ERROR:
+		return true;
+	default:
+		return false;
+	}
+}
+
+int os_http(struct os_conn *c, const char *method, const char *url, const char *body,
+	    unsigned flags, long *status, char **resp, double *retry_after, char **hdr_token,
+	    struct os_error *err)
+{
+	CURL *h = c->curl;
+	struct strbuf out = STRBUF_INIT;
+	struct hdr_state hs = { -1, NULL };
+	struct curl_slist *hdr = NULL;
+	char errbuf[CURL_ERROR_SIZE];
+	int ret = -1;
+
+	memset(err, 0, sizeof(*err));
+	*status = 0;
+	*resp = NULL;
+	strbuf_init(&out, OS_REPLY_CAP);
+	hdr = curl_slist_append(hdr, "Accept: application/json");
+	if (body)
+		hdr = curl_slist_append(hdr, "Content-Type: application/json");
+	if (c->token && !hdr_token) {
+		char *t = xasprintf("X-Auth-Token: %s", c->token);
+		hdr = curl_slist_append(hdr, t);
+		free(t);
+	}
+	curl_easy_reset(h);
+	curl_easy_setopt(h, CURLOPT_URL, url);
+#if LIBCURL_VERSION_NUM >= 0x075500
+	curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
+#else
+	curl_easy_setopt(h, CURLOPT_PROTOCOLS, (long)(CURLPROTO_HTTP | CURLPROTO_HTTPS));
+#endif
+	curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
+	curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT, 15L);
+	curl_easy_setopt(h, CURLOPT_TIMEOUT, 120L);
+	curl_easy_setopt(h, CURLOPT_USERAGENT, "imc/" PACKAGE_VERSION);
+	curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, write_cb);
+	curl_easy_setopt(h, CURLOPT_WRITEDATA, &out);
+	curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, header_cb);
+	curl_easy_setopt(h, CURLOPT_HEADERDATA, &hs);
+	curl_easy_setopt(h, CURLOPT_ERRORBUFFER, errbuf);
+	curl_easy_setopt(h, CURLOPT_HTTPHEADER, hdr);
+	if (strcmp(method, "GET") != 0)
+		curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, method);
+	if (body) {
+		curl_easy_setopt(h, CURLOPT_POSTFIELDS, body);
+		curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE, (long)strlen(body));
+	}
+	errbuf[0] = '\0';
+	if (!(flags & OS_QUIET) && body)
+		log_trace("openstack", "%s %s body: %s", method, url, body);
+	c->requests++;
+	CURLcode rc = curl_easy_perform(h);
+	curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, status);
+	if (rc != CURLE_OK) {
+		err->transport = true;
+		err->retryable = transport_retryable(rc);
+		err->message = xstrdup(errbuf[0] ? errbuf : curl_easy_strerror(rc));
+		goto out;
+	}
+	if (out.truncated) {
+		err->status = *status;
+		err->message = xasprintf("reply larger than %u bytes", OS_REPLY_CAP);
+		goto out;
+	}
+	if (*status < 200 || *status > 299) {
+		err->status = *status;
+		os_error_parse(strbuf_str(&out), err);
+		if (!err->message)
+			err->message = xasprintf("HTTP status %ld", *status);
+		err->retryable = status_retryable(*status);
+		log_debug("openstack", "%s %s: %ld %s: %s", method, url, *status,
+			  err->fault ? err->fault : "-", err->message);
+	} else {
+		log_trace("openstack", "%s %s: %ld %s", method, url, *status, strbuf_str(&out));
+		ret = 0;
+	}
+	*resp = strbuf_detach(&out);
+out:
+	if (retry_after)
+		*retry_after = hs.retry_after;
+	if (hdr_token && hs.token) {
+		*hdr_token = hs.token;
+		hs.token = NULL;
+	}
+	free(hs.token);
+	strbuf_release(&out);
+	curl_slist_free_all(hdr);
+	return ret;
+}
+
+double os_backoff(struct os_conn *c, int attempt)
+{
+	double d = (double)rand_r(&c->seed) / ((double)RAND_MAX + 1.0);
+	for (int i = 1; i < attempt; i++)
+		d *= 2;
+	return d > 20 ? 20 : d;
+}
+
+void os_sleep(const struct os_conn *c, double seconds)
+{
+	double s = seconds * c->time_scale;
+	if (s <= 0)
+		return;
+	struct timespec ts = { (time_t)s, (long)((s - (double)(time_t)s) * 1e9) };
+	while (nanosleep(&ts, &ts) == -1 && errno == EINTR)
+		;
+}
+
+int os_call(struct os_conn *c, enum os_service svc, const char *method, const char *path,
+	    json_t *body, unsigned flags, json_t **reply, struct os_error *err)
+{
+	char *text = body ? json_dumps(body, JSON_COMPACT) : NULL;
+	bool reauthed = false;
+	int ret = -1;
+
+	if (reply)
+		*reply = NULL;
+	memset(err, 0, sizeof(*err));
+	for (int attempt = 1;; attempt++) {
+		long status = 0;
+		char *resp = NULL;
+		double retry_after = -1;
+		os_error_release(err);
+		if ((!c->token || !c->url[svc]) && os_auth(c, err) < 0)
+			break;
+		if (!c->url[svc]) {
+			err->message = xasprintf("the service catalog has no %s endpoint%s%s",
+						 service_names[svc], c->region ? " in region " : "",
+						 c->region ? c->region : "");
+			break;
+		}
+		char *url = xasprintf("%s%s", c->url[svc], path);
+		int rc = os_http(c, method, url, text, flags, &status, &resp, &retry_after, NULL,
+				 err);
+		free(url);
+		if (rc == 0) {
+			if (reply && resp && *resp) {
+				json_error_t je;
+				*reply = json_loads(resp, JSON_DECODE_ANY, &je);
+				if (!*reply) {
+					err->status = status;
+					err->message = xasprintf("malformed JSON reply to %s %s: %s", method,
+								 path, je.text);
+					free(resp);
+					break;
+				}
+			}
+			free(resp);
+			ret = 0;
+			break;
+		}
+		free(resp);
+		if (status == 401 && !reauthed) {
+			/* the token expired or was revoked: one new token, same request */
+			log_info("openstack", "%s %s: token rejected, authenticating again", method, path);
+			free(c->token);
+			c->token = NULL;
+			reauthed = true;
+			attempt--;
+			continue;
+		}
+		if (!err->retryable || (flags & OS_ONCE) || attempt >= c->max_attempts)
+			break;
+		double delay = os_backoff(c, attempt);
+		if (retry_after > delay)
+			delay = retry_after;
+		log_info("openstack", "%s %s: %s, retrying in %.2fs (attempt %d of %d)", method, path,
+			 err->message ? err->message : "error", delay * c->time_scale, attempt + 1,
+			 c->max_attempts);
+		os_sleep(c, delay);
+	}
+	free(text);
+	return ret;
+}
+
+void os_error_diag(const struct os_error *e, struct diag *d, const char *what)
+{
+	enum imc_exit code = IMC_EXIT_FAILED;
+	if (e->transport || e->retryable)
+		code = IMC_EXIT_UNAVAILABLE;
+	else if (e->status == 401 || e->status == 403)
+		code = IMC_EXIT_NOPERM;
+	else if (e->status == 400 || e->status == 404)
+		code = IMC_EXIT_DATAERR;
+	if (e->transport)
+		diag_error(d, code, NULL, "openstack: cannot %s: %s", what,
+			   e->message ? e->message : "network error");
+	else
+		diag_error(d, code, NULL, "openstack: cannot %s: HTTP %ld%s%s: %s", what, e->status,
+			   e->fault ? " " : "", e->fault ? e->fault : "",
+			   e->message ? e->message : "(no message)");
+	if (e->retryable)
+		diag_note(d, NULL, "gave up after the attempts the retry policy allows");
+}
