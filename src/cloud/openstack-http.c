@@ -364,9 +364,8 @@ int os_call(struct os_conn *c, enum os_service svc, const char *method, const ch
 		double delay = os_backoff(c, attempt);
 		if (retry_after > delay)
 			delay = retry_after;
-		log_info("openstack", "%s %s: %s, retrying in %.2fs (attempt %d of %d)", method, path,
-			 err->message ? err->message : "error", delay * c->time_scale, attempt + 1,
-			 c->max_attempts);
+		log_info("openstack", "%s %s: HTTP %ld, retrying after %.2fs (attempt %d of %d)", method,
+			 path, err->status, delay, attempt + 1, c->max_attempts);
 		os_sleep(c, delay);
 	}
 	free(text);

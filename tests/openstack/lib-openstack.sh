@@ -15,10 +15,12 @@ OS_INFRA=7e57e57e-0000-4000-8000-0000000057a1
 OS_PUBKEY='ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIGZha2Uta2V5LWZvci1pbWMtb3N0LXRlc3Rz imc-test'
 # the recorded Glance list's first image
 OS_IMAGE_ID=1bea47ed-f6a9-463b-b423-14b9cca9ad27
+OS_IMG="ost://127.0.0.1/$OS_IMAGE_ID"
 export IMC_OPENSTACK_TIME_SCALE=0
 OS_PID=
+at_exit stop_fake
 
-# start_fake [fake options...]: sets OS_PORT, OS_LOG, OS_STATE, OS_AUTH, OS_IMG
+# start_fake [fake options...]: sets OS_PORT, OS_LOG, OS_STATE, OS_AUTH
 start_fake() {
 	stop_fake
 	OS_LOG="$TMPD/os.log"; OS_STATE="$TMPD/os.state"
@@ -31,7 +33,6 @@ start_fake() {
 	read -r OS_PORT <"$TMPD/os.fifo"
 	[ -n "$OS_PORT" ] || { cat "$TMPD/os.err"; echo "not ok - the fake OpenStack did not start"; exit 1; }
 	OS_AUTH="type = OpenStack; host = http://127.0.0.1:$OS_PORT/identity; username = $OS_USER; password = $OS_PASS; tenant = $OS_PROJECT; domain = Default; auth_version = 3.x_password; service_region = RegionOne"
-	OS_IMG="ost://127.0.0.1/$OS_IMAGE_ID"
 	: >"$OS_LOG"
 }
 stop_fake() {
