@@ -107,10 +107,6 @@ int os_server_delete_wait(struct os_conn *c, struct os_deadline *dl, const char 
 			ret = 0;
 			goto out;
 		}
-		/* a server stuck in ERROR after a delete is deleted again: Nova
-		 * accepts a new delete for it */
-		if (strcmp(last, "ERROR") == 0)
-			delete_path(c, OS_COMPUTE, path, what, NULL, NULL);
 		if (!os_deadline_sleep(dl, c, POLL_DELAY)) {
 			diag_error(d, IMC_EXIT_UNAVAILABLE, NULL,
 				   "openstack: VM %d (server %s) is still '%s' at the deadline; run destroy again to finish",
