@@ -574,6 +574,21 @@ static int launch(struct cloud_session *s, struct cloud_vm *vm, struct diag *d)
 	int ret = -1;
 	memset(&f, 0, sizeof(f));
 
+	/* what the backend cannot do is refused, not left out */
+	for (size_t i = 0; i < vm->ndisks; i++)
+		if (vm->disks[i].index > 0) {
+			diag_error(d, IMC_EXIT_DATAERR, NULL,
+				   "system '%s': disk.%d: imc's openstack backend makes no volumes (Cinder); remove the extra disk or use another cloud",
+				   vm->system, vm->disks[i].index);
+			goto out;
+		}
+	if (vm->gpus > 0 && !(vm->instance_type && *vm->instance_type &&
+			      !strpbrk(vm->instance_type, "*?["))) {
+		diag_error(d, IMC_EXIT_DATAERR, NULL,
+			   "system '%s': gpu.count: imc does not read flavors' PCI aliases; name a GPU flavor in instance_type",
+			   vm->system);
+		goto out;
+	}
 	if (!(ref = image_ref(s, vm, d)) || !(image = image_lookup(s, ref, d)) ||
 	    pick_flavor(s, vm, &f, d) < 0 || ensure_key(s, d) < 0 ||
 	    vm_groups(s, vm, groups, &public, d) < 0 || read_networks(s, d) < 0)

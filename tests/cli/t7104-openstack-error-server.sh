@@ -48,6 +48,12 @@ expect_grep "openstack: no flavor has 64 CPUs, 953675 MiB of memory" "$DERR" "an
 os_drive $NETS vm:1:fe:$OS_IMG:m9.huge host:1:fe nics:1:pub create
 expect_eq "$DRC" 65 "an unknown instance_type exits 65"
 expect_grep "openstack: the cloud has no flavor named 'm9.huge'" "$DERR" "and names it"
+os_drive $NETS vm:1:fe:$OS_IMG:-:1:1000:0:20 host:1:fe nics:1:pub create
+expect_eq "$DRC" 65 "an extra disk (a Cinder volume) is refused with exit 65"
+expect_grep "disk.1: imc's openstack backend makes no volumes" "$DERR" "and says so"
+os_drive $NETS vm:1:fe:$OS_IMG:-:1:1000:1 host:1:fe nics:1:pub create
+expect_eq "$DRC" 65 "a GPU without a named flavor is refused with exit 65"
+expect_grep "gpu.count: imc does not read flavors' PCI aliases" "$DERR" "and says what to do"
 expect_eq "$(os_py 'st["servers_created"]')" 1 "none of them made a server"
 os_drive $NETS destroy
 expect_eq "$(os_left)" 0/0/0/0 "nothing left"
