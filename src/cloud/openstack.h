@@ -1,10 +1,11 @@
 /* openstack.h: internals of the 'openstack' backend, shared by its files:
- *   openstack-http.c    JSON requests over libcurl with the session's
- *                       token, retries with backoff on 429/5xx (honouring
- *                       Retry-After), re-authentication on 401, and the
- *                       reading of the services' error bodies
+ *   openstack-http.c    one JSON exchange over libcurl with the session's
+ *                       token, the reading of the services' error bodies,
+ *                       backoff and (scaled) sleeping
  *   openstack-auth.c    Keystone v3 password authentication and the
  *                       service catalog (compute, network, image URLs)
+ *   openstack-call.c    an API call: authentication on first use and on
+ *                       401, retries of 429/5xx honouring Retry-After
  *   openstack-flavor.c  the smallest flavor that fits the RADL's size
  *   openstack-sg.c      RADL outports -> Neutron security groups
  *   openstack-server.c  reading servers: state, addresses, the servers of
@@ -76,13 +77,6 @@ enum {
 
 int os_conn_init(struct os_conn *c, struct diag *d);
 void os_conn_release(struct os_conn *c);
-/* Sends METHOD to the service's URL + path with body (may be NULL),
- * authenticating first when there is no token and once more on a 401.
- * Retries 429 and 5xx (and connection failures) up to max_attempts unless
- * OS_ONCE. On 2xx returns 0 with *reply the parsed body (NULL when empty;
- * reply may be NULL). Otherwise -1 with err filled (release it). */
-int os_call(struct os_conn *c, enum os_service svc, const char *method, const char *path,
-	    json_t *body, unsigned flags, json_t **reply, struct os_error *err);
 /* The raw exchange, without authentication or retries (os_auth uses it).
  * url is absolute; *hdr_token receives X-Subject-Token when wanted. */
 int os_http(struct os_conn *c, const char *method, const char *url, const char *body,
@@ -100,6 +94,16 @@ double os_backoff(struct os_conn *c, int attempt);
 void os_error_parse(const char *body, struct os_error *e);
 /* Percent-encodes s for a query string. */
 char *os_urlencode(const char *s);
+
+/* ---- openstack-call.c ---- */
+
+/* Sends METHOD to the service's URL + path with body (may be NULL),
+ * authenticating first when there is no token and once more on a 401.
+ * Retries 429 and 5xx (and connection failures) up to max_attempts unless
+ * OS_ONCE. On 2xx returns 0 with *reply the parsed body (NULL when empty;
+ * reply may be NULL). Otherwise -1 with err filled (release it). */
+int os_call(struct os_conn *c, enum os_service svc, const char *method, const char *path,
+	    json_t *body, unsigned flags, json_t **reply, struct os_error *err);
 
 /* ---- openstack-auth.c ---- */
 
