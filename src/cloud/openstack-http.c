@@ -15,14 +15,11 @@
 #include "config.h"
 
 #include <ctype.h>
-#include <errno.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <time.h>
-#include <unistd.h>
 
+#include "cloud/cloud-http.h"
 #include "cloud/openstack.h"
 #include "util/log.h"
 #include "util/strbuf.h"
@@ -32,26 +29,12 @@
 #define OS_REPLY_CAP (16u << 20)
 #define RETRY_AFTER_MAX 60.0
 
-static pthread_once_t curl_once = PTHREAD_ONCE_INIT;
-
-static void curl_init_once(void)
-{
-	curl_global_init(CURL_GLOBAL_DEFAULT);
-}
-
 int os_conn_init(struct os_conn *c, struct diag *d)
 {
-	pthread_once(&curl_once, curl_init_once);
+	cloud_curl_init();
 	c->max_attempts = 5;
-	c->time_scale = 1.0;
-	const char *ts = getenv("IMC_OPENSTACK_TIME_SCALE");
-	if (ts && *ts) {
-		char *end;
-		double v = strtod(ts, &end);
-		if (*end == '\0' && v >= 0 && v <= 100)
-			c->time_scale = v;
-	}
-	c->seed = (unsigned)time(NULL) ^ ((unsigned)getpid() << 16) ^ (unsigned)(size_t)c;
+	c->time_scale = cloud_time_scale("IMC_OPENSTACK_TIME_SCALE");
+	c->seed = cloud_seed(c);
 	c->curl = curl_easy_init();
 	if (!c->curl) {
 		diag_error(d, IMC_EXIT_SOFTWARE, NULL, "openstack: cannot initialise libcurl");
@@ -177,23 +160,6 @@ static bool status_retryable(long status)
 	return status == 429 || status == 500 || status == 502 || status == 503 || status == 504;
 }
 
-static bool transport_retryable(CURLcode rc)
-{
-	switch (rc) {
-	case CURLE_COULDNT_RESOLVE_HOST:
-	case CURLE_COULDNT_CONNECT:
-	case CURLE_OPERATION_TIMEDOUT:
-	case CURLE_SEND_ERROR:
-	case CURLE_RECV_ERROR:
-	case CURLE_GOT_NOTHING:
-	case CURLE_PARTIAL_FILE:
-	case CURLE_SSL_CONNECT_ERROR:
-		return true;
-	default:
-		return false;
-	}
-}
-
 int os_http(struct os_conn *c, const char *method, const char *url, const char *body,
 	    unsigned flags, long *status, char **resp, double *retry_after, char **hdr_token,
 	    struct os_error *err)
@@ -248,7 +214,7 @@ int os_http(struct os_conn *c, const char *method, const char *url, const char *
 	curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, status);
 	if (rc != CURLE_OK) {
 		err->transport = true;
-		err->retryable = transport_retryable(rc);
+		err->retryable = cloud_curl_retryable(rc);
 		err->message = xstrdup(errbuf[0] ? errbuf : curl_easy_strerror(rc));
 		goto out;
 	}
@@ -285,20 +251,12 @@ out:
 
 double os_backoff(struct os_conn *c, int attempt)
 {
-	double d = (double)rand_r(&c->seed) / ((double)RAND_MAX + 1.0);
-	for (int i = 1; i < attempt; i++)
-		d *= 2;
-	return d > 20 ? 20 : d;
+	return cloud_backoff(&c->seed, attempt);
 }
 
 void os_sleep(const struct os_conn *c, double seconds)
 {
-	double s = seconds * c->time_scale;
-	if (s <= 0)
-		return;
-	struct timespec ts = { (time_t)s, (long)((s - (double)(time_t)s) * 1e9) };
-	while (nanosleep(&ts, &ts) == -1 && errno == EINTR)
-		;
+	cloud_sleep(seconds * c->time_scale);
 }
 
 void os_error_diag(const struct os_error *e, struct diag *d, const char *what)
