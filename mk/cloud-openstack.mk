@@ -4,6 +4,8 @@ libimc_la_SOURCES += src/cloud/openstack.c src/cloud/openstack.h \
 	src/cloud/openstack-flavor.c src/cloud/openstack-sg.c \
 	src/cloud/openstack-server.c src/cloud/openstack-sweep.c
 
+UNIT_TESTS += tests/unit/test-openstack
+
 OPENSTACK_CLI_TESTS = tests/cli/t7101-openstack-lifecycle.sh tests/cli/t7102-openstack-retry.sh \
 	tests/cli/t7103-openstack-no-duplicate.sh tests/cli/t7104-openstack-error-server.sh \
 	tests/cli/t7105-openstack-lost.sh

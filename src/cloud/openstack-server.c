@@ -1,11 +1,14 @@
-/* openstack-server.c: reading Nova servers. A server's addresses are
- * classified by their OS-EXT-IPS:type (floating = public, fixed = private)
- * and IP version, never by network names, which are the site's choice.
+/* openstack-server.c: reading Nova servers. A server's IPv4 addresses
+ * are classified by their OS-EXT-IPS:type (floating = public) and, for the
+ * others, by whether they are routable, never by network names, which are
+ * the site's choice.
  * The servers of an infrastructure are those whose metadata carries its
  * id (imc-infra-id), found by listing /servers/detail page by page: Nova
  * cannot filter on metadata, and a name can be reused by anyone. */
 #include "config.h"
 
+#include <arpa/inet.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -36,13 +39,29 @@ static char *dup_or_null(const char *s)
 	return s ? xstrdup(s) : NULL;
 }
 
+/* Not routable on the Internet: RFC 1918, shared (100.64/10), loopback,
+ * link-local. */
+static bool private_v4(const char *addr)
+{
+	struct in_addr a;
+	if (inet_pton(AF_INET, addr, &a) != 1)
+		return true;
+	uint32_t b = ntohl(a.s_addr);
+	return (b >> 24) == 10 || (b >> 20) == 0xac1 || (b >> 16) == 0xc0a8 ||
+	       (b >> 22) == (0x64400000u >> 22) || (b >> 24) == 127 || (b >> 16) == 0xa9fe;
+}
+
 void os_server_read(json_t *server, struct os_server *out)
 {
 	const char *key;
 	json_t *net;
+	const char *floating = NULL, *routable = NULL, *fixed = NULL;
 	memset(out, 0, sizeof(*out));
 	out->vm_num = -1;
-	out->id = dup_or_null(json_string_value(json_object_get(server, "id")));
+	json_t *id = json_object_get(server, "id");
+	/* old clouds (libcloud's fixtures) have integer ids */
+	out->id = json_is_integer(id) ? xasprintf("%lld", (long long)json_integer_value(id))
+				      : dup_or_null(json_string_value(id));
 	out->status = dup_or_null(json_string_value(json_object_get(server, "status")));
 	out->fault = dup_or_null(
 		json_string_value(json_object_get(json_object_get(server, "fault"), "message")));
@@ -54,6 +73,9 @@ void os_server_read(json_t *server, struct os_server *out)
 		if (end != num && *end == '\0' && v >= 0 && v < 1000000)
 			out->vm_num = (int)v;
 	}
+	/* A floating address is the public one; else a routable fixed one (a
+	 * provider network, or an old cloud that gives no type); the private
+	 * one is the first non-routable fixed address. */
 	json_object_foreach(json_object_get(server, "addresses"), key, net) {
 		size_t i;
 		json_t *a;
@@ -62,12 +84,19 @@ void os_server_read(json_t *server, struct os_server *out)
 			const char *type = json_string_value(json_object_get(a, "OS-EXT-IPS:type"));
 			if (!addr || json_integer_value(json_object_get(a, "version")) != 4)
 				continue;
-			char **slot = type && strcmp(type, "floating") == 0 ? &out->public_ip
-									    : &out->private_ip;
-			if (!*slot)
-				*slot = xstrdup(addr);
+			if (type && strcmp(type, "floating") == 0) {
+				if (!floating)
+					floating = addr;
+			} else if (!private_v4(addr)) {
+				if (!routable)
+					routable = addr;
+			} else if (!fixed) {
+				fixed = addr;
+			}
 		}
 	}
+	out->public_ip = dup_or_null(floating ? floating : routable);
+	out->private_ip = dup_or_null(fixed ? fixed : routable);
 }
 
 enum vm_state os_server_state(const char *status)
