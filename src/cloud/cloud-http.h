@@ -11,6 +11,9 @@
 
 /* curl_global_init, once per process (thread-safe). */
 void cloud_curl_init(void);
+/* Resets handle h for one request to url: http and https only, no
+ * signals, 15 s to connect, 120 s in all, imc's User-Agent. */
+void cloud_curl_request(CURL *h, const char *url);
 /* Whether a transfer that failed with rc may succeed when sent again
  * (resolution, connection, timeout, send/receive errors). */
 bool cloud_curl_retryable(CURLcode rc);

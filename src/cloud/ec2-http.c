@@ -164,21 +164,11 @@ CURLcode ec2_http_send(struct ec2_conn *c, const char *method, const char *url,
 	CURL *h = c->curl;
 	char provider[160];
 
-	curl_easy_reset(h);
 	snprintf(provider, sizeof(provider), "aws:amz:%s:%s", c->region, c->service);
-	curl_easy_setopt(h, CURLOPT_URL, url);
-#if LIBCURL_VERSION_NUM >= 0x075500
-	curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
-#else
-	curl_easy_setopt(h, CURLOPT_PROTOCOLS, (long)(CURLPROTO_HTTP | CURLPROTO_HTTPS));
-#endif
-	curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
-	curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT, 15L);
-	curl_easy_setopt(h, CURLOPT_TIMEOUT, 120L);
+	cloud_curl_request(h, url);
 	curl_easy_setopt(h, CURLOPT_AWS_SIGV4, provider);
 	curl_easy_setopt(h, CURLOPT_USERNAME, c->access_key ? c->access_key : "");
 	curl_easy_setopt(h, CURLOPT_PASSWORD, c->secret_key ? c->secret_key : "");
-	curl_easy_setopt(h, CURLOPT_USERAGENT, "imc/" PACKAGE_VERSION);
 	curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, write_cb);
 	curl_easy_setopt(h, CURLOPT_WRITEDATA, resp);
 	curl_easy_setopt(h, CURLOPT_ERRORBUFFER, errbuf);

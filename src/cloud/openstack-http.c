@@ -183,17 +183,7 @@ int os_http(struct os_conn *c, const char *method, const char *url, const char *
 		hdr = curl_slist_append(hdr, t);
 		free(t);
 	}
-	curl_easy_reset(h);
-	curl_easy_setopt(h, CURLOPT_URL, url);
-#if LIBCURL_VERSION_NUM >= 0x075500
-	curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
-#else
-	curl_easy_setopt(h, CURLOPT_PROTOCOLS, (long)(CURLPROTO_HTTP | CURLPROTO_HTTPS));
-#endif
-	curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
-	curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT, 15L);
-	curl_easy_setopt(h, CURLOPT_TIMEOUT, 120L);
-	curl_easy_setopt(h, CURLOPT_USERAGENT, "imc/" PACKAGE_VERSION);
+	cloud_curl_request(h, url);
 	curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, write_cb);
 	curl_easy_setopt(h, CURLOPT_WRITEDATA, &out);
 	curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, header_cb);
