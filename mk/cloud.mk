@@ -1,7 +1,9 @@
 # src/cloud: backend registry, auth file, and one file per backend.
 libimc_la_SOURCES += \
 	src/cloud/cloud.c src/cloud/cloud.h \
-	src/cloud/auth.c src/cloud/auth-lookup.c src/cloud/auth.h
+	src/cloud/auth.c src/cloud/auth-lookup.c src/cloud/auth.h \
+	src/cloud/cloudinit.c src/cloud/cloudinit.h \
+	src/cloud/cloud-http.c src/cloud/cloud-http.h
 # tests/helper/cloud-drive: any registered backend through its table (the
 # t3* and t7* tests, bench/local_up, and t3006, which runs every backend)
 check_PROGRAMS += tests/helper/cloud-drive
@@ -27,3 +29,4 @@ EXTRA_DIST += tests/cli/t2007-auth-fuzz.sh
 include mk/cloud-dummy.mk
 include mk/cloud-local.mk
 include mk/cloud-ec2.mk
+include mk/cloud-openstack.mk

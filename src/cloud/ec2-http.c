@@ -17,28 +17,18 @@
  * is never set), and ec2.c registers both with secret_register(). */
 #include "config.h"
 
-#include <errno.h>
-#include <pthread.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <time.h>
-#include <unistd.h>
 
+#include "cloud/cloud-http.h"
 #include "cloud/ec2.h"
 #include "util/log.h"
 #include "util/xalloc.h"
 #include "util/banned.h"
 
 #define EC2_REPLY_CAP (16u << 20)
-
-static pthread_once_t curl_once = PTHREAD_ONCE_INIT;
-
-static void curl_init_once(void)
-{
-	curl_global_init(CURL_GLOBAL_DEFAULT);
-}
 
 void ec2_uri_encode(struct strbuf *sb, const char *s)
 {
@@ -122,7 +112,7 @@ int ec2_conn_init(struct ec2_conn *c, const char *endpoint, const char *region,
 		  struct diag *d)
 {
 	memset(c, 0, sizeof(*c));
-	pthread_once(&curl_once, curl_init_once);
+	cloud_curl_init();
 	if (endpoint && *endpoint) {
 		if (strstr(endpoint, "://"))
 			c->endpoint = xasprintf("%s%s", endpoint,
@@ -139,15 +129,8 @@ int ec2_conn_init(struct ec2_conn *c, const char *endpoint, const char *region,
 	c->secret_key = secret_key;
 	c->token = token;
 	c->max_attempts = 5;
-	c->time_scale = 1.0;
-	const char *ts = getenv("IMC_EC2_TIME_SCALE");
-	if (ts && *ts) {
-		char *end;
-		double v = strtod(ts, &end);
-		if (*end == '\0' && v >= 0 && v <= 100)
-			c->time_scale = v;
-	}
-	c->seed = (unsigned)time(NULL) ^ ((unsigned)getpid() << 16) ^ (unsigned)(size_t)c;
+	c->time_scale = cloud_time_scale("IMC_EC2_TIME_SCALE");
+	c->seed = cloud_seed(c);
 	c->curl = curl_easy_init();
 	if (!c->curl) {
 		diag_error(d, IMC_EXIT_SOFTWARE, NULL, "ec2: cannot initialise libcurl");
@@ -181,21 +164,11 @@ CURLcode ec2_http_send(struct ec2_conn *c, const char *method, const char *url,
 	CURL *h = c->curl;
 	char provider[160];
 
-	curl_easy_reset(h);
 	snprintf(provider, sizeof(provider), "aws:amz:%s:%s", c->region, c->service);
-	curl_easy_setopt(h, CURLOPT_URL, url);
-#if LIBCURL_VERSION_NUM >= 0x075500
-	curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
-#else
-	curl_easy_setopt(h, CURLOPT_PROTOCOLS, (long)(CURLPROTO_HTTP | CURLPROTO_HTTPS));
-#endif
-	curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
-	curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT, 15L);
-	curl_easy_setopt(h, CURLOPT_TIMEOUT, 120L);
+	cloud_curl_request(h, url);
 	curl_easy_setopt(h, CURLOPT_AWS_SIGV4, provider);
 	curl_easy_setopt(h, CURLOPT_USERNAME, c->access_key ? c->access_key : "");
 	curl_easy_setopt(h, CURLOPT_PASSWORD, c->secret_key ? c->secret_key : "");
-	curl_easy_setopt(h, CURLOPT_USERAGENT, "imc/" PACKAGE_VERSION);
 	curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, write_cb);
 	curl_easy_setopt(h, CURLOPT_WRITEDATA, resp);
 	curl_easy_setopt(h, CURLOPT_ERRORBUFFER, errbuf);
@@ -236,42 +209,14 @@ bool ec2_retryable(long status, const char *code)
 	}
 }
 
-static bool transport_retryable(CURLcode rc)
-{
-	switch (rc) {
-	case CURLE_COULDNT_RESOLVE_HOST:
-	case CURLE_COULDNT_CONNECT:
-	case CURLE_OPERATION_TIMEDOUT:
-	case CURLE_SEND_ERROR:
-	case CURLE_RECV_ERROR:
-	case CURLE_GOT_NOTHING:
-	case CURLE_PARTIAL_FILE:
-	case CURLE_SSL_CONNECT_ERROR:
-	case CURLE_HTTP2:
-	case CURLE_HTTP2_STREAM:
-		return true;
-	default:
-		return false;
-	}
-}
-
 double ec2_backoff(struct ec2_conn *c, int attempt)
 {
-	double r = (double)rand_r(&c->seed) / ((double)RAND_MAX + 1.0);
-	double d = r;
-	for (int i = 1; i < attempt; i++)
-		d *= 2;
-	return d > 20 ? 20 : d;
+	return cloud_backoff(&c->seed, attempt);
 }
 
 void ec2_sleep(const struct ec2_conn *c, double seconds)
 {
-	double s = seconds * c->time_scale;
-	if (s <= 0)
-		return;
-	struct timespec ts = { (time_t)s, (long)((s - (double)(time_t)s) * 1e9) };
-	while (nanosleep(&ts, &ts) == -1 && errno == EINTR)
-		;
+	cloud_sleep(seconds * c->time_scale);
 }
 
 void ec2_error_release(struct ec2_error *e)
@@ -361,7 +306,7 @@ int ec2_call(struct ec2_conn *c, const struct ec2_query *q, xmlDoc **doc, struct
 					    &resp, errbuf);
 		if (rc != CURLE_OK) {
 			err->transport = true;
-			err->retryable = transport_retryable(rc);
+			err->retryable = cloud_curl_retryable(rc);
 			err->message = xasprintf("%s", errbuf[0] ? errbuf : curl_easy_strerror(rc));
 		} else if (resp.truncated) {
 			err->status = status;

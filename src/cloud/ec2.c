@@ -25,6 +25,7 @@
 #include <strings.h>
 
 #include "cloud/cloud.h"
+#include "cloud/cloudinit.h"
 #include "cloud/ec2.h"
 #include "util/base64.h"
 #include "util/log.h"
@@ -445,55 +446,6 @@ static void add_block_devices(struct ec2_region *r, struct ec2_query *q, const s
 	(void)d;
 }
 
-/* The key pair reaches the image's default user. When the RADL asks for
- * another login user (disk.0.os.credentials.username), cloud-init user
- * data creates it with the infrastructure's key and passwordless sudo, as
- * IM does for every user. Returns base64 text (the Query API wants
- * UserData encoded), or NULL when none is needed. */
-static bool default_user(const char *u)
-{
-	static const char *const defaults[] = { "ubuntu", "ec2-user", "admin", "centos", "debian",
-						"fedora", "rocky", "almalinux", "cloud-user", "root",
-						NULL };
-	for (size_t i = 0; defaults[i]; i++)
-		if (strcmp(u, defaults[i]) == 0)
-			return true;
-	return false;
-}
-
-static bool safe_user(const char *u)
-{
-	if (!*u || strlen(u) > 32 || !(islower((unsigned char)*u) || *u == '_'))
-		return false;
-	for (const char *p = u; *p; p++)
-		if (!(islower((unsigned char)*p) || isdigit((unsigned char)*p) || *p == '_' || *p == '-'))
-			return false;
-	return true;
-}
-
-static char *user_data(struct cloud_session *s, const struct cloud_vm *vm)
-{
-	if (!vm->user || !s->pubkey || !*s->pubkey || default_user(vm->user))
-		return NULL;
-	if (!safe_user(vm->user) || strpbrk(s->pubkey, "\n\"'")) {
-		log_warn("ec2", "VM %d: login user '%s' cannot be created by cloud-init; the image's default user gets the key",
-			 vm->num, vm->user);
-		return NULL;
-	}
-	char *text = xasprintf("#cloud-config\n"
-			       "users:\n"
-			       "  - default\n"
-			       "  - name: %s\n"
-			       "    sudo: \"ALL=(ALL) NOPASSWD:ALL\"\n"
-			       "    shell: /bin/bash\n"
-			       "    ssh_authorized_keys:\n"
-			       "      - \"%s\"\n",
-			       vm->user, s->pubkey);
-	char *b = base64_encode(text, strlen(text));
-	free(text);
-	return b;
-}
-
 /* RunInstances for one VM; sets cloud_id and state PENDING, or FAILED. */
 static int launch(struct cloud_session *s, struct cloud_vm *vm, struct diag *d)
 {
@@ -549,7 +501,7 @@ static int launch(struct cloud_session *s, struct cloud_vm *vm, struct diag *d)
 		ec2_query_addf(&q, gid, "SecurityGroupId.%zu", ++k);
 	}
 	add_block_devices(r, &q, vm, ami, d);
-	char *ud = user_data(s, vm);
+	char *ud = cloudinit_user_data("ec2", vm->num, vm->user, s->pubkey);
 	if (ud) {
 		ec2_query_add(&q, "UserData", ud);
 		free(ud);

@@ -17,6 +17,8 @@
 . "$top_srcdir/tests/ec2/lib-ec2.sh"
 trap lib_exit EXIT
 at_exit stop_endpoint
+# the fake OpenStack (tests/openstack/openstack-fake.py), for openstack
+. "$top_srcdir/tests/openstack/lib-openstack.sh"
 
 DRIVE="$top_builddir/tests/helper/cloud-drive"
 [ -x "$DRIVE" ] || { not_ok "tests/helper/cloud-drive is built"; exit 1; }
@@ -60,6 +62,21 @@ st = json.load(open(sys.argv[1]))
 for k in ("instances", "security_groups", "key_pairs"):
     for x in st[k]:
         print(k, x if isinstance(x, str) else json.dumps(x, sort_keys=True))' "$EP_STATE"
+}
+
+setup_openstack() {
+	start_fake
+	ARGS="-a $OS_AUTH"
+	IMAGE=$OS_IMG
+	SECRETS="$OS_PASS"
+}
+# what the fake holds: servers, floating IPs, groups, key pairs
+left_openstack() {
+	"$PY" -c 'import json, sys
+st = json.load(open(sys.argv[1]))
+for k in ("servers", "floatingips", "security_groups", "key_pairs"):
+    for x in st[k]:
+        print(k, x)' "$OS_STATE"
 }
 
 # run DESCRIPTION ARGS...: the driver on this backend; output in $TMPD/out
