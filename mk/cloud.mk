@@ -27,3 +27,4 @@ EXTRA_DIST += tests/cli/t2007-auth-fuzz.sh
 include mk/cloud-dummy.mk
 include mk/cloud-local.mk
 include mk/cloud-ec2.mk
+include mk/cloud-docker.mk

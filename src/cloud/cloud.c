@@ -14,11 +14,13 @@
 extern const struct cloud_driver cloud_local;
 extern const struct cloud_driver cloud_dummy;
 extern const struct cloud_driver cloud_ec2;
+extern const struct cloud_driver cloud_docker;
 
 const struct cloud_driver *const cloud_drivers[] = {
 	&cloud_local,
 	&cloud_dummy,
 	&cloud_ec2,
+	&cloud_docker,
 	NULL,
 };
 
