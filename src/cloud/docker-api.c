@@ -206,9 +206,12 @@ int docker_call(struct docker_conn *c, const char *method, const char *path, jso
 			r->message = xstrdup(m);
 		else if (resp.len && !r->json)
 			r->message = xstrndup(resp.buf, resp.len > 200 ? 200 : resp.len);
-		/* a daemon's message ends with a newline at times */
-		if (r->message)
-			r->message[strcspn(r->message, "\n")] = '\0';
+		/* a daemon's message has newlines at times: one line */
+		for (char *p = r->message; p && *p; p++)
+			if (*p == '\n' || *p == '\r')
+				*p = ' ';
+		for (size_t n = r->message ? strlen(r->message) : 0; n && r->message[n - 1] == ' '; n--)
+			r->message[n - 1] = '\0';
 	}
 	ret = 0;
 out:
