@@ -12,6 +12,7 @@
 # left_NAME (what the cloud still holds, one line each).
 . "$top_srcdir/tests/cli/lib.sh"
 . "$top_srcdir/tests/local/lib-local.sh"
+. "$top_srcdir/tests/docker/lib-docker.sh"
 # the EC2 test endpoint (tests/ec2/ec2-endpoint.py), for the ec2 backend;
 # lib-ec2.sh replaces the EXIT trap: put lib.sh's back
 . "$top_srcdir/tests/ec2/lib-ec2.sh"
@@ -61,6 +62,15 @@ for k in ("instances", "security_groups", "key_pairs"):
     for x in st[k]:
         print(k, x if isinstance(x, str) else json.dumps(x, sort_keys=True))' "$EP_STATE"
 }
+
+# a daemon of the test's own (tests/docker/lib-docker.sh), the node image
+# loaded into it; what is left is what the daemon lists by imc's label
+setup_docker() {
+	docker_start || return 1
+	ARGS="-a $DOCKER_AUTH"
+	IMAGE=$DOCKER_IMAGE
+}
+left_docker() { docker_left "$ID"; }
 
 # run DESCRIPTION ARGS...: the driver on this backend; output in $TMPD/out
 # and $TMPD/err, both kept for the secret check
