@@ -1,9 +1,11 @@
 #!/bin/sh
 # tests/docker/mknode.sh: prints the path of the node image's root
 # filesystem (a tar archive) for the Docker tests, building it once per
-# machine: Debian 12 (minbase) with openssh-server and python3, made by
-# debootstrap from Debian's mirror, without SSH host keys (each container
-# makes its own when it starts). The archive is cached under
+# machine: Debian 12 (minbase) with openssh-server, python3 and the
+# run-time libraries of imc-train (so that the role imc.trainer can copy the
+# deploying machine's imc-train to a node), made by debootstrap from
+# Debian's mirror, without SSH host keys (each container makes its own when
+# it starts). The archive is cached under
 # $IMC_TEST_CACHE (default /var/cache/imc-test) by a hash of this script, so
 # a change here builds a new one; a build runs under a lock, and a
 # half-built archive never has the final name.
@@ -13,7 +15,7 @@ set -eu
 
 CACHE=${IMC_TEST_CACHE:-/var/cache/imc-test}
 SUITE=bookworm
-PKGS=openssh-server,python3
+PKGS=openssh-server,python3,libjansson4,libopenblas0-pthread,zlib1g
 MIRROR=${IMC_DEBIAN_MIRROR:-http://deb.debian.org/debian}
 KEY=$(cat "$0" | sha256sum | cut -c1-16)
 OUT="$CACHE/docker-node-$KEY.tar"
@@ -24,7 +26,14 @@ flock 9
 if [ ! -s "$OUT" ]; then
 	command -v debootstrap >/dev/null || { echo "mknode: needs debootstrap (scripts/install-deps)" >&2; exit 1; }
 	ROOT=$(mktemp -d "$CACHE/docker-node-build.XXXXXX")
-	trap 'rm -rf "$ROOT" "$OUT.tmp"' EXIT
+	# debootstrap mounts /proc and /sys in the tree while it works: an
+	# interrupted build unmounts them before the tree goes
+	cleanup() {
+		grep -o " $ROOT/[^ ]*" /proc/self/mounts | sort -r | while read -r m; do umount -l "$m"; done
+		rm -rf "$ROOT" "$OUT.tmp"
+	}
+	trap cleanup EXIT
+	trap 'exit 130' INT TERM HUP
 	debootstrap --variant=minbase --include="$PKGS" "$SUITE" "$ROOT" "$MIRROR" >"$ROOT.log" 2>&1 ||
 		{ echo "mknode: debootstrap failed; its log: $ROOT.log" >&2; exit 1; }
 	rm -f "$ROOT.log" "$ROOT"/etc/ssh/ssh_host_*
@@ -32,5 +41,9 @@ if [ ! -s "$OUT" ]; then
 	mkdir -p "$ROOT/run/sshd"
 	tar --numeric-owner -C "$ROOT" -cf "$OUT.tmp" .
 	mv "$OUT.tmp" "$OUT"
+	# the archives of earlier versions of this script
+	for old in "$CACHE"/docker-node-*.tar; do
+		[ "$old" = "$OUT" ] || rm -f "$old"
+	done
 fi
 echo "$OUT"
