@@ -63,13 +63,6 @@ static size_t host_routes(struct route **out)
 	return n;
 }
 
-static bool is_private(uint32_t b, int p)
-{
-	return (p >= 8 && (b & mask_of(8)) == 0x0a000000u) ||
-	       (p >= 12 && (b & mask_of(12)) == 0xac100000u) ||
-	       (p >= 16 && (b & mask_of(16)) == 0xc0a80000u);
-}
-
 static bool routed(const struct route *r, size_t n, uint32_t base, int prefix)
 {
 	for (size_t i = 0; i < n; i++) {
@@ -162,7 +155,7 @@ int docker_net_create(struct docker_conn *c, const char *infra_id, struct cloud_
 	int pp;
 	if (!pool || !*pool)
 		pool = DEFAULT_POOL;
-	if (local_parse_cidr(pool, &pb, &pp) < 0 || pp > 24 || !is_private(pb, pp)) {
+	if (local_parse_cidr(pool, &pb, &pp) < 0 || pp > 24 || !local_is_private(pb, pp)) {
 		diag_error(d, IMC_EXIT_USAGE, NULL,
 			   "docker: invalid address pool '%s' (want a private (RFC 1918) CIDR of /24 or larger)",
 			   pool);
@@ -180,7 +173,7 @@ int docker_net_create(struct docker_conn *c, const char *infra_id, struct cloud_
 	int rp;
 	if (net->cidr && *net->cidr) {
 		if (local_parse_cidr(net->cidr, &rb, &rp) == 0 && rp >= 16 && rp <= 29 &&
-		    is_private(rb, rp) && !routed(routes, nroutes, rb, rp)) {
+		    local_is_private(rb, rp) && !routed(routes, nroutes, rb, rp)) {
 			ret = try_create(c, infra_id, net, name, rb & mask_of(rp), rp, d);
 			if (ret <= 0)
 				goto out;

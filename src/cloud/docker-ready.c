@@ -15,6 +15,7 @@
 
 #include "cloud/docker.h"
 #include "util/log.h"
+#include "util/sshkey.h"
 #include "util/xalloc.h"
 #include "util/banned.h"
 
@@ -23,23 +24,6 @@ static double now(void)
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static ssh_key import_line(const char *line)
-{
-	char *copy = xstrdup(line);
-	char *sp = strchr(copy, ' ');
-	ssh_key k = NULL;
-	if (sp) {
-		*sp = '\0';
-		char *b64 = sp + 1;
-		b64[strcspn(b64, " \r\n")] = '\0';
-		enum ssh_keytypes_e t = ssh_key_type_from_name(copy);
-		if (t != SSH_KEYTYPE_UNKNOWN && ssh_pki_import_pubkey_base64(b64, t, &k) != SSH_OK)
-			k = NULL;
-	}
-	free(copy);
-	return k;
 }
 
 /* 1 when sshd accepts key for user, 0 when not (yet), with why set. */
@@ -94,7 +78,7 @@ static bool still_running(struct docker_conn *c, const char *name, long *exit_co
 int docker_wait_ready(struct docker_conn *c, const char *name, int num, const char *ip,
 		      const char *user, const char *pubkey, double timeout, struct diag *d)
 {
-	ssh_key key = pubkey ? import_line(pubkey) : NULL;
+	ssh_key key = pubkey ? sshkey_import_line(pubkey) : NULL;
 	char *why = NULL;
 	int ret = -1;
 	if (!key) {
