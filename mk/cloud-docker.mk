@@ -8,6 +8,7 @@ EXTRA_DIST += tests/docker/lib-docker.sh tests/docker/mknode.sh tests/docker/fak
 	docs/docker.md
 
 DOCKER_CLI_TESTS = tests/cli/t3010-docker-fashion-mnist.sh tests/cli/t3011-docker-errors.sh \
+	tests/cli/t3013-docker-volumes-crash.sh \
 	tests/cli/t3012-plan-backends.sh
 TESTS += $(DOCKER_CLI_TESTS)
 EXTRA_DIST += $(DOCKER_CLI_TESTS)
