@@ -37,7 +37,7 @@
 #define STOP_GRACE "10"
 
 /* The container's command: the login user with the key in its
- * authorized_keys (the user made when the image lacks it), host keys made
+ * authorized_keys (the user made when the image lacks it), a host key made
  * once, then sshd in the foreground as the container's main process. */
 static const char boot_script[] =
 	"set -e\n"
@@ -50,7 +50,9 @@ static const char boot_script[] =
 	"chown -R \"$u\" \"$h/.ssh\"\n"
 	"chmod 700 \"$h/.ssh\"\n"
 	"chmod 600 \"$h/.ssh/authorized_keys\"\n"
-	"ssh-keygen -A >/dev/null\n"
+	/* one ed25519 host key when the image has none: RSA's takes seconds */
+	"ls /etc/ssh/ssh_host_*_key >/dev/null 2>&1 ||\n"
+	"  ssh-keygen -q -t ed25519 -N '' -f /etc/ssh/ssh_host_ed25519_key\n"
 	"mkdir -p /run/sshd\n"
 	"exec /usr/sbin/sshd -D -e\n";
 
