@@ -15,7 +15,10 @@ set -eu
 
 CACHE=${IMC_TEST_CACHE:-/var/cache/imc-test}
 SUITE=bookworm
-PKGS=openssh-server,python3,libjansson4,libopenblas0-pthread,zlib1g
+# the run-time libraries of imc's build dependencies (scripts/install-deps),
+# and GCC's sanitizer run-times: an imc-train of any build configuration runs
+PKGS=openssh-server,python3,libjansson4,libopenblas0-pthread,zlib1g,libyaml-0-2,libcurl4,libssh-4
+PKGS=$PKGS,libpcre2-8-0,libsqlite3-0,libxml2,libssl3,libmicrohttpd12,libasan8,libubsan1
 MIRROR=${IMC_DEBIAN_MIRROR:-http://deb.debian.org/debian}
 KEY=$(cat "$0" | sha256sum | cut -c1-16)
 OUT="$CACHE/docker-node-$KEY.tar"
