@@ -30,3 +30,4 @@ include mk/cloud-dummy.mk
 include mk/cloud-local.mk
 include mk/cloud-ec2.mk
 include mk/cloud-openstack.mk
+include mk/cloud-docker.mk

@@ -15,12 +15,14 @@ extern const struct cloud_driver cloud_local;
 extern const struct cloud_driver cloud_dummy;
 extern const struct cloud_driver cloud_ec2;
 extern const struct cloud_driver cloud_openstack;
+extern const struct cloud_driver cloud_docker;
 
 const struct cloud_driver *const cloud_drivers[] = {
 	&cloud_local,
 	&cloud_dummy,
 	&cloud_ec2,
 	&cloud_openstack,
+	&cloud_docker,
 	NULL,
 };
 
@@ -33,7 +35,6 @@ const struct cloud_driver *const cloud_drivers[] = {
 #define LIST(...) ((const char *const[]){ __VA_ARGS__, NULL })
 static const struct cloud_driver im_connectors[] = {
 	{ .name = "openstack", .schemes = LIST("ost", "egi", "appdb"), .default_user = "cloudadm" },
-	{ .name = "docker", .schemes = LIST("docker") },
 	{ .name = "opennebula", .schemes = LIST("one") },
 	{ .name = "gce", .schemes = LIST("gce") },
 	{ .name = "azure", .schemes = LIST("azr") },

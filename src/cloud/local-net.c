@@ -279,7 +279,7 @@ static size_t rootless_claims(const struct local_ctx *c, struct prefix **out)
 	return n;
 }
 
-static bool is_private(uint32_t b, int p)
+bool local_is_private(uint32_t b, int p)
 {
 	return (p >= 8 && (b & mask_of(8)) == 0x0a000000u) ||
 	       (p >= 12 && (b & mask_of(12)) == 0xac100000u) ||
@@ -312,7 +312,7 @@ static int allocate_subnet(struct local_ctx *c, const char *cidr, uint32_t *base
 		uint32_t rb;
 		int rp;
 		bool free_ = local_parse_cidr(cidr, &rb, &rp) == 0 && rp >= 16 && rp <= 29 &&
-			     is_private(rb, rp);
+			     local_is_private(rb, rp);
 		for (size_t i = 0; free_ && i < nused; i++)
 			if (overlaps(rb, rp, used[i].base, used[i].prefix))
 				free_ = false;
@@ -326,7 +326,7 @@ static int allocate_subnet(struct local_ctx *c, const char *cidr, uint32_t *base
 			 "taking one from the pool", cidr);
 	}
 	if (local_parse_cidr(pool, &pb, &pp) < 0 || pp > 30 ||
-	    (c->mode == LOCAL_NETNS && !is_private(pb, pp)) ||
+	    (c->mode == LOCAL_NETNS && !local_is_private(pb, pp)) ||
 	    (c->mode == LOCAL_ROOTLESS && (pb >> 24) != 127)) {
 		diag_error(d, IMC_EXIT_USAGE, NULL, "invalid address pool '%s' (want a %s CIDR)",
 			   pool, c->mode == LOCAL_NETNS ? "private (RFC 1918)" : "127.0.0.0/8");

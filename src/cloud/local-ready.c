@@ -13,6 +13,7 @@
 
 #include "cloud/local.h"
 #include "util/log.h"
+#include "util/sshkey.h"
 #include "util/xalloc.h"
 #include "util/banned.h"
 
@@ -21,24 +22,6 @@ static double now(void)
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-/* "type base64 [comment]" -> key, or NULL */
-static ssh_key import_line(const char *line)
-{
-	char *copy = xstrdup(line);
-	char *sp = strchr(copy, ' ');
-	ssh_key k = NULL;
-	if (sp) {
-		*sp = '\0';
-		char *b64 = sp + 1;
-		b64[strcspn(b64, " \r\n")] = '\0';
-		enum ssh_keytypes_e t = ssh_key_type_from_name(copy);
-		if (t != SSH_KEYTYPE_UNKNOWN && ssh_pki_import_pubkey_base64(b64, t, &k) != SSH_OK)
-			k = NULL;
-	}
-	free(copy);
-	return k;
 }
 
 static void pause_ms(long ms)
@@ -55,8 +38,8 @@ int local_wait_ready(const struct local_vm *vm, const char *user, const char *pu
 		return -1;
 	}
 	char *hostline = local_host_pubkey(vm);
-	ssh_key want = hostline ? import_line(hostline) : NULL;
-	ssh_key auth = pubkey ? import_line(pubkey) : NULL;
+	ssh_key want = hostline ? sshkey_import_line(hostline) : NULL;
+	ssh_key auth = pubkey ? sshkey_import_line(pubkey) : NULL;
 	free(hostline);
 	int ret = -1;
 	if (!want || !auth) {

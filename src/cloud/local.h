@@ -107,6 +107,8 @@ int local_lock(const char *path, struct diag *d);
 void local_unlock(int fd);
 char *local_ip_str(uint32_t ip);
 int local_parse_cidr(const char *s, uint32_t *base, int *prefix);
+/* Whether base/prefix lies in an RFC 1918 private range. */
+bool local_is_private(uint32_t base, int prefix);
 
 /* local-run.c: run a program with an argv array (never a shell), optional
  * stdin text; stdout and stderr captured into out (capped) when given. */

@@ -391,6 +391,7 @@ json_t *plan_vm_to_json(const struct plan_vm *vm)
 		"image", str_or_null(vm->image), "instance_type", str_or_null(vm->instance_type),
 		"cpus", vm->cpus, "memory", (json_int_t)vm->memory_bytes, "gpus", vm->gpus,
 		"user", vm->user ? vm->user : "root", "ctxt", vm->ctxt, "nics", nics, "disks", disks);
+	json_object_set_new(o, "backend", json_boolean(cloud_driver_find(vm->cloud) != NULL));
 	free(fqdn);
 	return o;
 }
@@ -464,6 +465,9 @@ void plan_print(struct strbuf *sb, const struct plan *p)
 			    vm->domain, vm->cloud);
 		if (vm->cloud_cred)
 			strbuf_addf(sb, " (auth id %s)", vm->cloud_cred);
+		/* said here, before create refuses it */
+		if (!cloud_driver_find(vm->cloud))
+			strbuf_addstr(sb, " (no backend for this cloud in this imc: create refuses it)");
 		if (vm->image)
 			strbuf_addf(sb, ", image %s", vm->image);
 		for (size_t n = 0; n < vm->nnics; n++)

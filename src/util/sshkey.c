@@ -141,3 +141,20 @@ out:
 	free(pub_path);
 	return ret;
 }
+
+struct ssh_key_struct *sshkey_import_line(const char *line)
+{
+	char *copy = xstrdup(line);
+	char *sp = strchr(copy, ' ');
+	ssh_key k = NULL;
+	if (sp) {
+		*sp = '\0';
+		char *b64 = sp + 1;
+		b64[strcspn(b64, " \r\n")] = '\0';
+		enum ssh_keytypes_e t = ssh_key_type_from_name(copy);
+		if (t != SSH_KEYTYPE_UNKNOWN && ssh_pki_import_pubkey_base64(b64, t, &k) != SSH_OK)
+			k = NULL;
+	}
+	free(copy);
+	return k;
+}

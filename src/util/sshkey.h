@@ -10,5 +10,9 @@
 int sshkey_generate(const char *priv_path, const char *comment, struct diag *d);
 /* Reads the public key line of priv_path (from priv_path.pub); malloc'd. */
 char *sshkey_read_public(const char *priv_path, struct diag *d);
+/* libssh's key (an ssh_key, to free with ssh_key_free) of an OpenSSH public
+ * key line "TYPE BASE64 [COMMENT]", or NULL. */
+struct ssh_key_struct;
+struct ssh_key_struct *sshkey_import_line(const char *line);
 
 #endif

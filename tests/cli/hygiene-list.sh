@@ -4,7 +4,8 @@
 # namespaces "imc-TAG-NUM", links (bridges "imcTAG-HHH", veths "imcTAG...",
 # src/cloud/local-name.c), cgroups "imc-local" and "imc-TAG-NUM" in every
 # cgroup v1 or v2 hierarchy, per-VM files /etc/netns/imc-*, files of the
-# local backend's run directory, and the temporary files and directories
+# local backend's run directory, the bridges and labelled objects of the
+# docker backend, and the temporary files and directories
 # of the tests (/tmp/imc-*, lib.sh's) and of the provisioner (/tmp/.imc_*).
 # The run directories (/run/imc-local, /tmp/imc-local-UID) and their lock
 # file are not listed, only what is in them: the backend keeps them for
@@ -54,6 +55,18 @@ fi
 ip netns list 2>/dev/null | sed -n 's/^\(imc-[^ ]*\).*/netns \1/p'
 # "3: NAME@PEER: <...>" or "3: NAME: <...>"
 ip -o link show 2>/dev/null | sed -n 's/^[0-9]*: \(imc[^:@ ]*\)[:@].*/link \1/p'
+# the bridges of Docker networks the docker backend made (named br-ID by
+# the daemon; imc's are on its pool 10.214.0.0/16, src/cloud/docker-net.c)
+ip -o -4 addr show 2>/dev/null | awk '$2 ~ /^br-/ && $4 ~ /^10\.214\./ { print "link " $2 }'
+# what the machine's Docker daemon holds with imc's label, one line per
+# infrastructure (the tests run daemons of their own, gone with their
+# directories /tmp/imc-dockerd.*)
+if [ -S /var/run/docker.sock ] && command -v curl >/dev/null; then
+	f='filters=%7B%22label%22%3A%5B%22org.imc.infra%22%5D%7D'
+	for k in "containers/json?all=1&$f" "volumes?$f" "networks?$f"; do
+		curl -s --max-time 10 --unix-socket /var/run/docker.sock "http://localhost/v1.41/$k" 2>/dev/null
+	done | tr ',{' '\n\n' | sed -n 's/.*"org\.imc\.infra":"\([^"]*\)".*/docker \1/p' | sort -u
+fi
 # every cgroup hierarchy, v1 (one per controller) and v2
 awk '$3 == "cgroup" || $3 == "cgroup2" { print $2 }' /proc/self/mounts 2>/dev/null | sort -u |
 	while read -r root; do

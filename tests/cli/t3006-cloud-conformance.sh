@@ -9,9 +9,11 @@
 # How each backend is reached and what "left" means for it are the hooks
 # below: setup_NAME (driver options; a backend without one runs with
 # '-c NAME' when it needs no credentials, else is not runnable here) and
-# left_NAME (what the cloud still holds, one line each).
+# left_NAME (what the cloud still holds, one line each), and optionally
+# check_NAME (the backend's own checks after its run).
 . "$top_srcdir/tests/cli/lib.sh"
 . "$top_srcdir/tests/local/lib-local.sh"
+. "$top_srcdir/tests/docker/lib-docker.sh"
 # the EC2 test endpoint (tests/ec2/ec2-endpoint.py), for the ec2 backend;
 # lib-ec2.sh replaces the EXIT trap: put lib.sh's back
 . "$top_srcdir/tests/ec2/lib-ec2.sh"
@@ -55,6 +57,8 @@ setup_ec2() {
 	TYPE=t3.micro
 	SECRETS="$AK $SK"
 }
+# the endpoint saw no request that breaks the EC2 API's rules
+check_ec2() { expect_no_violations; }
 # what the endpoint holds: instances (not terminated), groups, key pairs
 left_ec2() {
 	"$PY" -c 'import json, sys
@@ -78,6 +82,14 @@ for k in ("servers", "floatingips", "security_groups", "key_pairs"):
     for x in st[k]:
         print(k, x)' "$OS_STATE"
 }
+# a daemon of the test's own (tests/docker/lib-docker.sh), the node image
+# loaded into it; what is left is what the daemon lists by imc's label
+setup_docker() {
+	docker_start || return 1
+	ARGS="-a $DOCKER_AUTH"
+	IMAGE=$DOCKER_IMAGE
+}
+left_docker() { docker_left "$ID"; }
 
 # run DESCRIPTION ARGS...: the driver on this backend; output in $TMPD/out
 # and $TMPD/err, both kept for the secret check
@@ -158,7 +170,7 @@ for B in $(cut -d' ' -f1 "$TMPD/backends"); do
 		if grep -qF -- "$s" "$TMPD/all-output"; then not_ok "$B: a secret is in the output (${#s} chars)"
 		else ok "$B: a secret of ${#s} chars is in no output"; fi
 	done
-	[ "$B" = ec2 ] && expect_no_violations
+	if command -v "check_$B" >/dev/null; then "check_$B"; fi
 	stop_endpoint
 done
 expect_grep 'trace|debug' "$TMPD/all-output" "the outputs were logged at trace level"

@@ -49,6 +49,7 @@ sh "$list" --procs "$top_builddir" >>"$TMPD/left"
 leftovers netns "network namespace"
 leftovers link "bridge or veth"
 leftovers cgroup "cgroup"
+leftovers docker "infrastructure with Docker objects"
 leftovers file "file"
 leftovers proc "process"
 done_testing

@@ -16,8 +16,9 @@
  *   -k PUBKEY    the infrastructure's public key (an OpenSSH line); default:
  *                the one of HOME/infra/INFRA/id_ed25519 when it exists
  *   ITEM: net:NAME:public|private[:OUTPORTS]
- *         vm:NUM:SYSTEM[:IMAGE|-[:TYPE|-[:CPUS[:MEMORY[:GPUS[:DISK1_GB]]]]]]
- *             (hostname SYSTEM-NUM, one NIC on the first network; the
+ *         vm:NUM:SYSTEM[:IMAGE|-[:TYPE|-[:CPUS[:MEMORY[:GPUS[:DISK1_GB[@MOUNT]]]]]]]
+ *             (hostname SYSTEM-NUM, one NIC on the first network, disk.1
+ *             of DISK1_GB mounted at MOUNT when given; the
  *             items below change VM NUM and come after its vm item)
  *         host:NUM:NAME    (hostname of VM NUM)
  *         nics:NUM:NET[,NET...]  (its NICs' networks; NIC k > 0 is NAME-NET)
@@ -64,7 +65,7 @@
  * inputs are const). */
 struct dvm {
 	struct cloud_vm vm;
-	char *system, *hostname, *image, *type, *user;
+	char *system, *hostname, *image, *type, *user, *mount;
 	char **nic_nets;
 	struct cloud_disk disk;
 };
@@ -239,10 +240,11 @@ static void vm_free(struct dvm *v)
 	free(v->image);
 	free(v->type);
 	free(v->user);
+	free(v->mount);
 	free(v);
 }
 
-/* vm:NUM:SYSTEM[:IMAGE|-[:TYPE|-[:CPUS[:MEMORY[:GPUS[:DISK1_GB]]]]]] */
+/* vm:NUM:SYSTEM[:IMAGE|-[:TYPE|-[:CPUS[:MEMORY[:GPUS[:DISK1_GB[@MOUNT]]]]]]] */
 static int describe_vm(const char *infra, char *p)
 {
 	const char *num = field(&p), *system = field(&p);
@@ -265,8 +267,12 @@ static int describe_vm(const char *infra, char *p)
 	v->vm.memory_bytes = memory_bytes(m);
 	v->vm.gpus = g ? (int)strtol(g, NULL, 10) : 0;
 	if (dk) {
+		const char *at = strchr(dk, '@');
 		v->disk.index = 1;
 		v->disk.size_bytes = strtoll(dk, NULL, 10) * 1000000000LL;
+		free(v->mount);
+		v->mount = at ? xstrdup(at + 1) : NULL;
+		v->disk.mount_path = v->mount;
 		v->vm.disks = &v->disk;
 		v->vm.ndisks = 1;
 	}
