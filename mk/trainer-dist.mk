@@ -6,9 +6,11 @@ libimc_la_SOURCES += \
 	src/trainer/wire.c src/trainer/wire.h \
 	src/trainer/cluster.c src/trainer/cluster.h \
 	src/trainer/ps-server.c src/trainer/ps-server.h \
-	src/trainer/ps-client.c src/trainer/ps-client.h
+	src/trainer/ps-client.c src/trainer/ps-client.h \
+	src/trainer/ring.c src/trainer/ring.h
 imc_train_SOURCES += src/trainer/dist.h src/trainer/dist-internal.h \
-	src/trainer/dist-main.c src/trainer/dist-ps.c src/trainer/dist-train.c
+	src/trainer/dist-main.c src/trainer/dist-ps.c src/trainer/dist-train.c \
+	src/trainer/dist-allreduce.c
 EXTRA_DIST += docs/imc-train-protocol.md
 
 DIST_CLI_TESTS = tests/cli/t6001-dist-sync.sh tests/cli/t6002-dist-async.sh \

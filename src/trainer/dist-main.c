@@ -27,6 +27,9 @@ static void usage(FILE *fp)
 	      "\n"
 	      "The cluster comes from --cluster FILE or TF_CONFIG (TensorFlow's JSON shape);\n"
 	      "the task from --role/--index or TF_CONFIG's \"task\".\n"
+	      "  --strategy ps|allreduce  parameter servers (default) or a ring all-reduce\n"
+	      "                       between the chief and the workers (no ps tasks; rank =\n"
+	      "                       chief then workers in order; always sync)\n"
 	      "  --sync | --async     gradient averaging per step (default) or applied on arrival\n"
 	      "  --global-batch       --batch is the job's batch, split across the workers\n"
 	      "                       (default: each worker uses --batch, so a sync step sees\n"
@@ -52,7 +55,7 @@ static void usage(FILE *fp)
 
 enum {
 	O_ROLE = 256, O_INDEX, O_CLUSTER, O_SYNC, O_ASYNC, O_GLOBAL, O_LOSS, O_SYNCTO, O_CONNTO,
-	O_RPCTO, O_IOTO, O_INITTO, O_LOGSEC, O_LOCAL, O_VERSION,
+	O_RPCTO, O_IOTO, O_INITTO, O_LOGSEC, O_LOCAL, O_VERSION, O_STRATEGY,
 };
 
 /* Returns 0, 1 (help printed) or -1. */
@@ -74,6 +77,7 @@ static int parse_args(struct dist_opts *o, int argc, char **argv, struct diag *d
 		{ "init-timeout", required_argument, NULL, O_INITTO },
 		{ "log-seconds", required_argument, NULL, O_LOGSEC },
 		{ "local", no_argument, NULL, O_LOCAL },
+		{ "strategy", required_argument, NULL, O_STRATEGY },
 		TRAIN_LONGOPTS,
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, O_VERSION },
@@ -100,6 +104,14 @@ static int parse_args(struct dist_opts *o, int argc, char **argv, struct diag *d
 			break;
 		case O_INDEX: r = trainer_parse_long("--index", optarg, 0, 4095, &o->index, d); break;
 		case O_CLUSTER: o->cluster_file = optarg; break;
+		case O_STRATEGY:
+			if (strcmp(optarg, "ps") && strcmp(optarg, "allreduce")) {
+				diag_error(d, IMC_EXIT_USAGE, NULL,
+					   "--strategy: unknown strategy '%s' (ps or allreduce)", optarg);
+				return -1;
+			}
+			o->allreduce = strcmp(optarg, "allreduce") == 0;
+			break;
 		case O_SYNC: o->mode = WIRE_MODE_SYNC; break;
 		case O_ASYNC: o->mode = WIRE_MODE_ASYNC; break;
 		case O_GLOBAL: o->global_batch = true; break;
@@ -185,8 +197,27 @@ int trainer_dist_main(int argc, char **argv)
 	}
 	if (cluster_check_task(&cl, o.role, o.index, &d) < 0)
 		goto fail;
+	if (o.allreduce && strcmp(o.role, "ps") == 0) {
+		diag_error(&d, IMC_EXIT_USAGE, NULL,
+			   "--strategy allreduce has no parameter servers: run the chief and the workers only");
+		goto fail;
+	}
+	if (o.allreduce && cl.n_ps) {
+		diag_error(&d, IMC_EXIT_DATAERR, NULL,
+			   "--strategy allreduce: the cluster lists %zu ps tasks; an all-reduce job has a chief and workers only",
+			   cl.n_ps);
+		goto fail;
+	}
+	if (!o.allreduce && cluster_check_ps(&cl, &d) < 0)
+		goto fail;
+	if (o.allreduce && o.mode == WIRE_MODE_ASYNC) {
+		diag_error(&d, IMC_EXIT_USAGE, NULL, "--strategy allreduce is synchronous: drop --async");
+		goto fail;
+	}
 	tpool_set_threads((int)o.t.threads);
-	if (strcmp(o.role, "ps") == 0)
+	if (o.allreduce)
+		rc = dist_run_allreduce(&o, &cl, &d);
+	else if (strcmp(o.role, "ps") == 0)
 		rc = dist_run_ps(&o, &cl, &d);
 	else
 		rc = dist_run_worker(&o, &cl, &d);

@@ -27,8 +27,7 @@ static double now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-/* One non-blocking connect attempt bounded by 'wait' seconds. */
-static int try_connect(const char *addr, double wait, struct diag *d)
+int ps_client_connect(const char *addr, double wait, struct diag *d)
 {
 	struct sockaddr_storage sa;
 	socklen_t sl;
@@ -217,7 +216,7 @@ int ps_client_open(struct ps_client *wc, const struct cluster *cl,
 		for (;;) {
 			struct diag sub = DIAG_INIT;
 			double left = deadline - now_s();
-			int fd = try_connect(wc->ps[i].addr, left > 1 ? 1 : (left > 0.05 ? left : 0.05),
+			int fd = ps_client_connect(wc->ps[i].addr, left > 1 ? 1 : (left > 0.05 ? left : 0.05),
 					     &sub);
 			if (fd >= 0) {
 				diag_release(&sub);

@@ -51,6 +51,9 @@ int ps_client_open(struct ps_client *wc, const struct cluster *cl,
 		   const struct wire_layout *layout, const struct worker_opts *o,
 		   struct diag *d);
 void ps_client_close(struct ps_client *wc);
+/* One connect attempt to addr bounded by 'wait' seconds: a blocking,
+ * tuned socket, or -1 with d set (IMC_EXIT_UNAVAILABLE). */
+int ps_client_connect(const char *addr, double wait, struct diag *d);
 
 /* Every call below returns 0, 1 when a PS answered END (training is over),
  * or -1 with d set: IMC_EXIT_TEMPFAIL when a PS or the chief was lost

@@ -1,0 +1,686 @@
+/* ring.c: the ring all-reduce (see ring.h): setting up the ring's two
+ * connections per rank, the pipelined reduce-scatter + all-gather over
+ * non-blocking sockets, and stopping every rank when one is lost. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <poll.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "trainer/cluster.h"
+#include "trainer/ps-client.h"
+#include "trainer/ps-server.h"
+#include "trainer/ring.h"
+#include "trainer/wire.h"
+#include "util/log.h"
+#include "util/xalloc.h"
+#include "util/banned.h"
+
+#define MOD "ring"
+#define RING_MAGIC 0x52434d49u /* bytes 'I' 'M' 'C' 'R' on the wire */
+#define RING_VERSION 1
+#define RING_HDR 16
+#define RING_HELLO_SIZE 16
+#define RING_MAX_ERR 512
+
+enum ring_type { RING_HELLO = 1, RING_WELCOME, RING_DATA, RING_ABORT, RING_ERROR };
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static int prev_of(const struct ring *r)
+{
+	return (r->rank + r->size - 1) % r->size;
+}
+
+static int next_of(const struct ring *r)
+{
+	return (r->rank + 1) % r->size;
+}
+
+static void hdr_encode(unsigned char *h, unsigned type, uint32_t len, uint64_t seq)
+{
+	wire_put32(h, RING_MAGIC);
+	wire_put16(h + 4, RING_VERSION);
+	wire_put16(h + 6, (uint16_t)type);
+	wire_put32(h + 8, len);
+	wire_put32(h + 12, (uint32_t)seq);
+}
+
+/* Checks magic, version and sequence number; fills *type and *len. */
+static int hdr_decode(const unsigned char *h, uint64_t seq, unsigned *type, uint32_t *len,
+		      struct diag *d)
+{
+	if (wire_get32(h) != RING_MAGIC || wire_get16(h + 4) != RING_VERSION) {
+		diag_error(d, IMC_EXIT_DATAERR, NULL, "not an imc-train ring peer (bad magic or version)");
+		return -1;
+	}
+	if (wire_get32(h + 12) != (uint32_t)seq) {
+		diag_error(d, IMC_EXIT_DATAERR, NULL, "frame %u out of sequence (expected %u)",
+			   wire_get32(h + 12), (uint32_t)seq);
+		return -1;
+	}
+	*type = wire_get16(h + 6);
+	*len = wire_get32(h + 8);
+	return 0;
+}
+
+/* Blocking send of one small frame on a socket that may be non-blocking,
+ * waiting at most 'wait' seconds. Returns 0 or -1. */
+static int send_small(int fd, unsigned type, const void *p, uint32_t len, uint64_t *seq,
+		      double wait)
+{
+	unsigned char b[RING_HDR + RING_MAX_ERR];
+	if (len > RING_MAX_ERR)
+		return -1;
+	hdr_encode(b, type, len, (*seq)++);
+	if (len)
+		memcpy(b + RING_HDR, p, len);
+	size_t off = 0, total = RING_HDR + len;
+	double end = now_s() + wait;
+	while (off < total) {
+		ssize_t w = send(fd, b + off, total - off, MSG_NOSIGNAL | MSG_DONTWAIT);
+		if (w > 0) {
+			off += (size_t)w;
+			continue;
+		}
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+			double left = end - now_s();
+			struct pollfd pf = { .fd = fd, .events = POLLOUT };
+			if (left <= 0 || poll(&pf, 1, (int)(left * 1000) + 1) <= 0)
+				return -1;
+			continue;
+		}
+		return -1;
+	}
+	return 0;
+}
+
+/* Blocking receive of exactly len bytes within 'wait' seconds. */
+static int recv_exact(int fd, void *buf, size_t len, double wait, struct diag *d)
+{
+	size_t off = 0;
+	double end = now_s() + wait;
+	while (off < len) {
+		ssize_t n = recv(fd, (char *)buf + off, len - off, MSG_DONTWAIT);
+		if (n > 0) {
+			off += (size_t)n;
+			continue;
+		}
+		if (n == 0) {
+			diag_error(d, IMC_EXIT_UNAVAILABLE, NULL, "connection closed by peer");
+			return -1;
+		}
+		if (errno == EINTR)
+			continue;
+		if (errno != EAGAIN && errno != EWOULDBLOCK) {
+			diag_error(d, IMC_EXIT_UNAVAILABLE, NULL, "receive failed: %s", strerror(errno));
+			return -1;
+		}
+		double left = end - now_s();
+		struct pollfd pf = { .fd = fd, .events = POLLIN };
+		if (left <= 0 || poll(&pf, 1, (int)(left * 1000) + 1) == 0) {
+			diag_error(d, IMC_EXIT_UNAVAILABLE, NULL, "receive timed out");
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* Receives one small frame (HELLO, WELCOME, ERROR) into buf (cap bytes). */
+static int recv_small(int fd, uint64_t *seq, unsigned *type, unsigned char *buf, size_t cap,
+		      uint32_t *len, double wait, struct diag *d)
+{
+	unsigned char h[RING_HDR];
+	if (recv_exact(fd, h, sizeof(h), wait, d) < 0 || hdr_decode(h, *seq, type, len, d) < 0)
+		return -1;
+	(*seq)++;
+	if (*len > cap) {
+		diag_error(d, IMC_EXIT_DATAERR, NULL, "frame of %u bytes where at most %zu fit",
+			   *len, cap);
+		return -1;
+	}
+	return recv_exact(fd, buf, *len, wait, d);
+}
+
+static void peer_name(int fd, char *out, size_t len)
+{
+	struct sockaddr_storage sa;
+	socklen_t sl = sizeof(sa);
+	char host[64] = "?", port[16] = "?";
+	if (getpeername(fd, (struct sockaddr *)&sa, &sl) == 0)
+		(void)getnameinfo((struct sockaddr *)&sa, sl, host, sizeof(host), port, sizeof(port),
+				  NI_NUMERICHOST | NI_NUMERICSERV);
+	snprintf(out, len, "%s:%s", host, port);
+}
+
+/* Accepts connections until the previous rank's HELLO checks out. */
+static int accept_prev(struct ring *r, int lfd, uint64_t check, double deadline,
+		       struct diag *d)
+{
+	int want = prev_of(r);
+	for (;;) {
+		double left = deadline - now_s();
+		struct pollfd pf = { .fd = lfd, .events = POLLIN };
+		if (left <= 0 || poll(&pf, 1, (int)(left * 1000) + 1) == 0) {
+			diag_error(d, IMC_EXIT_UNAVAILABLE, NULL,
+				   "rank %d (%s at %s) did not connect within the connect timeout",
+				   want, r->names[want], r->addrs[want]);
+			return -1;
+		}
+		int fd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+		if (fd < 0)
+			continue;
+		char peer[96];
+		peer_name(fd, peer, sizeof(peer));
+		struct diag sub = DIAG_INIT;
+		unsigned char b[RING_HELLO_SIZE];
+		unsigned type;
+		uint32_t len;
+		uint64_t seq = 0;
+		/* a peer that says nothing is dropped after a few seconds, so a
+		 * stray connection cannot keep the ring from forming */
+		double wait = deadline - now_s() < 5 ? deadline - now_s() : 5;
+		if (recv_small(fd, &seq, &type, b, sizeof(b), &len, wait, &sub) == 0) {
+			if (type != RING_HELLO || len != RING_HELLO_SIZE)
+				diag_error(&sub, IMC_EXIT_DATAERR, NULL, "expected HELLO");
+			else if ((int)wire_get32(b + 4) != r->size)
+				diag_error(&sub, IMC_EXIT_DATAERR, NULL, "a ring of %u ranks, this is %d",
+					   wire_get32(b + 4), r->size);
+			else if ((int)wire_get32(b) != want)
+				diag_error(&sub, IMC_EXIT_DATAERR, NULL,
+					   "says it is rank %u, expected rank %d", wire_get32(b), want);
+			else if (wire_get64(b + 8) != check)
+				diag_error(&sub, IMC_EXIT_DATAERR, NULL,
+					   "model of %llu parameters, this one has %llu",
+					   (unsigned long long)wire_get64(b + 8),
+					   (unsigned long long)check);
+		}
+		if (!diag_has_errors(&sub)) {
+			diag_release(&sub);
+			if (send_small(fd, RING_WELCOME, NULL, 0, &r->prev_out_seq, 5) < 0) {
+				close(fd);
+				continue;
+			}
+			r->prev_fd = fd;
+			r->recv_seq = seq;
+			return 0;
+		}
+		log_warn(MOD, "rank %d: refusing connection from %s: %s", r->rank, peer,
+			 diag_first_message(&sub));
+		const char *msg = diag_first_message(&sub);
+		uint64_t s = 0;
+		(void)send_small(fd, RING_ERROR, msg, (uint32_t)strnlen(msg, RING_MAX_ERR), &s, 1);
+		diag_release(&sub);
+		close(fd);
+	}
+}
+
+static int connect_next(struct ring *r, uint64_t check, double deadline, struct diag *d)
+{
+	int want = next_of(r);
+	double backoff = 0.05;
+	bool said = false;
+	for (;;) {
+		struct diag sub = DIAG_INIT;
+		double left = deadline - now_s();
+		int fd = ps_client_connect(r->addrs[want], left > 1 ? 1 : (left > 0.05 ? left : 0.05),
+					   &sub);
+		if (fd >= 0) {
+			diag_release(&sub);
+			r->next_fd = fd;
+			break;
+		}
+		if (now_s() >= deadline) {
+			diag_error(d, IMC_EXIT_UNAVAILABLE, NULL, "rank %d (%s at %s) unreachable: %s",
+				   want, r->names[want], r->addrs[want], diag_first_message(&sub));
+			diag_release(&sub);
+			return -1;
+		}
+		if (!said)
+			log_info(MOD, "waiting for rank %d (%s): %s", want, r->names[want],
+				 diag_first_message(&sub));
+		said = true;
+		diag_release(&sub);
+		struct timespec ts = { 0, (long)(backoff * 1e9) };
+		nanosleep(&ts, NULL);
+		backoff = backoff * 2 > 1 ? 1 : backoff * 2;
+	}
+	unsigned char b[RING_HELLO_SIZE];
+	wire_put32(b, (uint32_t)r->rank);
+	wire_put32(b + 4, (uint32_t)r->size);
+	wire_put64(b + 8, check);
+	if (send_small(r->next_fd, RING_HELLO, b, sizeof(b), &r->send_seq, 5) < 0) {
+		diag_error(d, IMC_EXIT_UNAVAILABLE, NULL, "rank %d (%s at %s): cannot send HELLO",
+			   want, r->names[want], r->addrs[want]);
+		return -1;
+	}
+	return 0;
+}
+
+/* The next rank's answer to our HELLO. */
+static int await_welcome(struct ring *r, double deadline, struct diag *d)
+{
+	int want = next_of(r);
+	unsigned char b[RING_MAX_ERR];
+	unsigned type;
+	uint32_t len;
+	struct diag sub = DIAG_INIT;
+	double left = deadline - now_s();
+	int rc = recv_small(r->next_fd, &r->next_in_seq, &type, b, sizeof(b), &len,
+			    left > 1 ? left : 1, &sub);
+	if (rc == 0 && type == RING_WELCOME && len == 0) {
+		diag_release(&sub);
+		return 0;
+	}
+	if (rc == 0 && type == RING_ERROR)
+		diag_error(d, IMC_EXIT_DATAERR, NULL, "rank %d (%s at %s) refused this rank: %.*s",
+			   want, r->names[want], r->addrs[want], (int)len, (const char *)b);
+	else
+		diag_error(d, IMC_EXIT_UNAVAILABLE, NULL, "rank %d (%s at %s): no WELCOME: %s", want,
+			   r->names[want], r->addrs[want],
+			   rc < 0 ? diag_first_message(&sub) : "unexpected frame");
+	diag_release(&sub);
+	return -1;
+}
+
+int ring_open(struct ring *r, int rank, int size, const char *const *addrs,
+	      const char *const *names, int listen_fd, const struct ring_opts *o,
+	      struct diag *d)
+{
+	memset(r, 0, sizeof(*r));
+	r->rank = rank;
+	r->size = size;
+	r->addrs = addrs;
+	r->names = names;
+	r->next_fd = r->prev_fd = -1;
+	r->lost = -1;
+	r->io_timeout = o->io_timeout;
+	r->chunk = o->chunk_floats ? o->chunk_floats : RING_CHUNK_FLOATS;
+	int lfd = listen_fd;
+	if (size <= 1) {
+		if (lfd >= 0)
+			close(lfd);
+		return 0;
+	}
+	if (lfd < 0 && (lfd = ps_listen(addrs[rank], d)) < 0)
+		return -1;
+	/* everyone listens before connecting, so every connect completes in
+	 * the listener's backlog; each rank then sends HELLO, accepts its
+	 * previous rank, answers it, and only then waits for its own answer:
+	 * no rank waits on another that is itself waiting */
+	double deadline = now_s() + o->connect_timeout;
+	int rc = -1;
+	if (connect_next(r, o->check, deadline, d) < 0 ||
+	    accept_prev(r, lfd, o->check, deadline, d) < 0 || await_welcome(r, deadline, d) < 0)
+		goto out;
+	int fl = fcntl(r->next_fd, F_GETFL);
+	(void)fcntl(r->next_fd, F_SETFL, fl | O_NONBLOCK);
+	r->tmp = xmalloc(r->chunk * sizeof(float));
+	log_info(MOD, "rank %d of %d: ring formed (%s -> this -> %s)", rank, size,
+		 names[prev_of(r)], names[next_of(r)]);
+	rc = 0;
+out:
+	close(lfd);
+	if (rc < 0)
+		ring_close(r);
+	return rc;
+}
+
+void ring_close(struct ring *r)
+{
+	if (r->next_fd >= 0)
+		close(r->next_fd);
+	if (r->prev_fd >= 0)
+		close(r->prev_fd);
+	r->next_fd = r->prev_fd = -1;
+	free(r->tmp);
+	r->tmp = NULL;
+}
+
+/* The state of one all-reduce. Stream step s (0 <= s < 2(N-1)) sends
+ * segment (rank - s) and receives segment (rank - s - 1), mod N; the first
+ * N-1 receives are added in (reduce-scatter), the others stored (all-
+ * gather). The segment sent at step s is the one received at step s-1, so
+ * a chunk may go once the chunk at the same place of the previous receive
+ * is done: counted in floats of each stream, the sender may be at most
+ * len(segment rank) ahead of what the receiver has finished. */
+struct xfer {
+	float *buf;
+	int steps;
+	/* send side */
+	int s_step;
+	uint64_t s_pos, s_base;
+	bool s_busy;
+	unsigned char s_hdr[RING_HDR];
+	struct iovec s_iov[2];
+	int s_cnt;
+	/* receive side */
+	int r_step;
+	uint64_t r_pos, r_done;
+	unsigned char r_hdr[RING_HDR];
+	size_t r_hdr_got;
+	bool r_in_payload;
+	unsigned char *r_dst;
+	size_t r_want, r_got;
+	uint32_t r_type;
+	unsigned char r_abort[4];
+	/* the reverse direction of the next connection: only ABORT comes back */
+	unsigned char rev[RING_HDR + 4];
+	size_t rev_got;
+	bool rev_closed;
+};
+
+static void segment(const struct ring *r, size_t n, int step, bool send, uint64_t *off,
+		    uint64_t *len)
+{
+	int seg = ((r->rank - step - (send ? 0 : 1)) % r->size + 2 * r->size) % r->size;
+	cluster_shard(n, (size_t)r->size, (size_t)seg, off, len);
+}
+
+/* Sends ABORT(lost) on fd, finishing first a DATA frame half sent (its
+ * payload is still in the caller's buffer) so the peer can parse it. */
+static void abort_on(struct ring *r, int fd, struct xfer *x, int lost)
+{
+	if (fd < 0)
+		return;
+	if (x && fd == r->next_fd && x->s_busy) {
+		double end = now_s() + 2;
+		while (x->s_cnt > 0 && now_s() < end) {
+			struct msghdr mh = { .msg_iov = x->s_iov + (2 - x->s_cnt),
+					     .msg_iovlen = (size_t)x->s_cnt };
+			ssize_t w = sendmsg(fd, &mh, MSG_NOSIGNAL | MSG_DONTWAIT);
+			if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) {
+				struct pollfd pf = { .fd = fd, .events = POLLOUT };
+				(void)poll(&pf, 1, 100);
+				continue;
+			}
+			if (w <= 0)
+				return;
+			size_t left = (size_t)w;
+			while (x->s_cnt > 0 && left >= x->s_iov[2 - x->s_cnt].iov_len) {
+				left -= x->s_iov[2 - x->s_cnt].iov_len;
+				x->s_cnt--;
+			}
+			if (x->s_cnt > 0) {
+				struct iovec *v = &x->s_iov[2 - x->s_cnt];
+				v->iov_base = (char *)v->iov_base + left;
+				v->iov_len -= left;
+			}
+		}
+		if (x->s_cnt > 0)
+			return;
+		x->s_busy = false;
+	}
+	unsigned char b[4];
+	wire_put32(b, (uint32_t)lost);
+	(void)send_small(fd, RING_ABORT, b, sizeof(b),
+			 fd == r->next_fd ? &r->send_seq : &r->prev_out_seq, 1);
+}
+
+/* A rank is gone: tell both sides (the one it came from excepted) and fail. */
+static int lost(struct ring *r, struct xfer *x, int rank, int from_fd, const char *why,
+		struct diag *d)
+{
+	r->lost = rank;
+	if (from_fd != r->next_fd)
+		abort_on(r, r->next_fd, x, rank);
+	if (from_fd != r->prev_fd)
+		abort_on(r, r->prev_fd, NULL, rank);
+	diag_error(d, IMC_EXIT_TEMPFAIL, NULL,
+		   "lost rank %d (%s at %s): %s; restart the job with --resume", rank,
+		   r->names[rank], r->addrs[rank], why);
+	return -1;
+}
+
+static int protocol_error(struct ring *r, struct xfer *x, int rank, const char *what,
+			  struct diag *d)
+{
+	r->lost = rank;
+	abort_on(r, r->next_fd, x, r->rank);
+	abort_on(r, r->prev_fd, NULL, r->rank);
+	diag_error(d, IMC_EXIT_DATAERR, NULL, "rank %d (%s at %s): protocol error: %s", rank,
+		   r->names[rank], r->addrs[rank], what);
+	return -1;
+}
+
+/* Prepares the next DATA frame when the pipeline allows it. */
+static void next_frame(struct ring *r, struct xfer *x, size_t n)
+{
+	uint64_t off, len, mine, mine_off;
+	cluster_shard(n, (size_t)r->size, (size_t)r->rank, &mine_off, &mine);
+	while (!x->s_busy && x->s_step < x->steps) {
+		segment(r, n, x->s_step, true, &off, &len);
+		if (x->s_pos == len) {
+			x->s_base += len;
+			x->s_step++;
+			x->s_pos = 0;
+			continue;
+		}
+		uint64_t c = len - x->s_pos < r->chunk ? len - x->s_pos : r->chunk;
+		if (x->s_base + x->s_pos + c > mine + x->r_done)
+			return; /* that chunk is not reduced yet */
+		hdr_encode(x->s_hdr, RING_DATA, (uint32_t)(c * sizeof(float)), r->send_seq++);
+		x->s_iov[0] = (struct iovec){ x->s_hdr, RING_HDR };
+		x->s_iov[1] = (struct iovec){ x->buf + off + x->s_pos, c * sizeof(float) };
+		x->s_cnt = 2;
+		x->s_busy = true;
+		x->s_pos += c;
+	}
+}
+
+/* Writes as much of the pending frames as the socket takes. Returns 0, or
+ * -1 (errno) when the connection failed. */
+static int pump_send(struct ring *r, struct xfer *x, size_t n)
+{
+	for (;;) {
+		next_frame(r, x, n);
+		if (!x->s_busy)
+			return 0;
+		struct msghdr mh = { .msg_iov = x->s_iov + (2 - x->s_cnt), .msg_iovlen = (size_t)x->s_cnt };
+		ssize_t w = sendmsg(r->next_fd, &mh, MSG_NOSIGNAL | MSG_DONTWAIT);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+			return 0;
+		if (w <= 0)
+			return -1;
+		r->bytes_out += (uint64_t)w;
+		size_t left = (size_t)w;
+		while (x->s_cnt > 0 && left >= x->s_iov[2 - x->s_cnt].iov_len) {
+			left -= x->s_iov[2 - x->s_cnt].iov_len;
+			x->s_cnt--;
+		}
+		if (x->s_cnt > 0) {
+			struct iovec *v = &x->s_iov[2 - x->s_cnt];
+			v->iov_base = (char *)v->iov_base + left;
+			v->iov_len -= left;
+		} else {
+			x->s_busy = false;
+		}
+	}
+}
+
+static void add_into(float *restrict dst, const float *restrict src, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		dst[i] += src[i];
+}
+
+/* Reads what has arrived from the previous rank. Returns 0, 1 when an
+ * ABORT arrived (*who: the lost rank), -1 with d set. */
+static int pump_recv(struct ring *r, struct xfer *x, size_t n, int *who, struct diag *d)
+{
+	int prev = prev_of(r);
+	while (x->r_step < x->steps) {
+		uint64_t off, len;
+		segment(r, n, x->r_step, false, &off, &len);
+		if (!x->r_in_payload && x->r_pos == len) {
+			x->r_step++;
+			x->r_pos = 0;
+			continue;
+		}
+		unsigned char *dst = x->r_in_payload ? x->r_dst + x->r_got : x->r_hdr + x->r_hdr_got;
+		size_t want = x->r_in_payload ? x->r_want - x->r_got : RING_HDR - x->r_hdr_got;
+		ssize_t got = recv(r->prev_fd, dst, want, MSG_DONTWAIT);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+			return 0;
+		if (got <= 0)
+			return lost(r, x, prev, r->prev_fd,
+				    got == 0 ? "connection closed" : strerror(errno), d);
+		r->bytes_in += (uint64_t)got;
+		if (!x->r_in_payload) {
+			x->r_hdr_got += (size_t)got;
+			if (x->r_hdr_got < RING_HDR)
+				continue;
+			unsigned type;
+			uint32_t flen;
+			struct diag sub = DIAG_INIT;
+			if (hdr_decode(x->r_hdr, r->recv_seq, &type, &flen, &sub) < 0) {
+				protocol_error(r, x, prev, diag_first_message(&sub), d);
+				diag_release(&sub);
+				return -1;
+			}
+			r->recv_seq++;
+			uint64_t c = len - x->r_pos < r->chunk ? len - x->r_pos : r->chunk;
+			if (type == RING_ABORT && flen == 4) {
+				x->r_type = RING_ABORT;
+				x->r_dst = x->r_abort;
+				x->r_want = 4;
+			} else if (type == RING_DATA && flen == c * sizeof(float)) {
+				x->r_type = RING_DATA;
+				x->r_dst = (unsigned char *)(x->r_step < r->size - 1 ? r->tmp
+							      : x->buf + off + x->r_pos);
+				x->r_want = flen;
+			} else {
+				return protocol_error(r, x, prev, "unexpected frame", d);
+			}
+			x->r_hdr_got = 0;
+			x->r_got = 0;
+			x->r_in_payload = true;
+			continue;
+		}
+		x->r_got += (size_t)got;
+		if (x->r_got < x->r_want)
+			continue;
+		x->r_in_payload = false;
+		if (x->r_type == RING_ABORT) {
+			*who = (int)wire_get32(x->r_abort);
+			return 1;
+		}
+		size_t c = x->r_want / sizeof(float);
+		if (x->r_step < r->size - 1)
+			add_into(x->buf + off + x->r_pos, r->tmp, c);
+		x->r_pos += c;
+		x->r_done += c;
+	}
+	return 0;
+}
+
+/* The reverse direction of the next connection carries only ABORT (or the
+ * close of a dead next rank). Returns 0, 1 with *who on ABORT or a loss. */
+static int pump_rev(struct ring *r, struct xfer *x, int *who)
+{
+	for (;;) {
+		ssize_t got = recv(r->next_fd, x->rev + x->rev_got, sizeof(x->rev) - x->rev_got,
+				   MSG_DONTWAIT);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+			return 0;
+		if (got <= 0) {
+			x->rev_closed = true;
+			*who = -1;
+			return 1;
+		}
+		x->rev_got += (size_t)got;
+		if (x->rev_got < sizeof(x->rev))
+			continue;
+		x->rev_got = 0;
+		unsigned type;
+		uint32_t len;
+		struct diag sub = DIAG_INIT;
+		int bad = hdr_decode(x->rev, r->next_in_seq++, &type, &len, &sub) < 0 ||
+			  type != RING_ABORT || len != 4;
+		diag_release(&sub);
+		*who = bad ? -1 : (int)wire_get32(x->rev + RING_HDR);
+		return 1;
+	}
+}
+
+int ring_allreduce(struct ring *r, float *buf, size_t n, struct diag *d)
+{
+	if (r->size <= 1 || n == 0)
+		return 0;
+	struct xfer x;
+	memset(&x, 0, sizeof(x));
+	x.buf = buf;
+	x.steps = 2 * (r->size - 1);
+	int next = next_of(r), prev = prev_of(r);
+	double last = now_s();
+	for (;;) {
+		int who = -1;
+		if (pump_send(r, &x, n) < 0)
+			return lost(r, &x, next, r->next_fd, strerror(errno), d);
+		int rc = pump_recv(r, &x, n, &who, d);
+		if (rc < 0)
+			return -1;
+		if (rc > 0) {
+			char why[64];
+			snprintf(why, sizeof(why), "reported by rank %d", prev);
+			return lost(r, &x, who >= 0 && who < r->size ? who : prev, r->prev_fd, why, d);
+		}
+		/* more data may be sendable now that more has been reduced */
+		if (pump_send(r, &x, n) < 0)
+			return lost(r, &x, next, r->next_fd, strerror(errno), d);
+		bool send_done = !x.s_busy && x.s_step >= x.steps;
+		bool recv_done = x.r_step >= x.steps;
+		if (send_done && recv_done)
+			return 0;
+		/* a closed reverse direction would make poll report POLLHUP
+		 * forever: leave the next connection out unless sending */
+		struct pollfd pf[2] = {
+			{ .fd = x.rev_closed && !x.s_busy ? -1 : r->next_fd, .events = (short)((x.s_busy ? POLLOUT : 0) |
+							      (x.rev_closed ? 0 : POLLIN)) },
+			{ .fd = r->prev_fd, .events = recv_done ? 0 : POLLIN },
+		};
+		int pr = poll(pf, 2, 1000);
+		if (pr < 0 && errno != EINTR)
+			return lost(r, &x, prev, -1, strerror(errno), d);
+		if (pr > 0) {
+			last = now_s();
+		} else if (now_s() - last > r->io_timeout) {
+			int silent = !recv_done ? prev : next;
+			char why[96];
+			snprintf(why, sizeof(why), "no progress for %.0f s", r->io_timeout);
+			return lost(r, &x, silent, -1, why, d);
+		}
+		if (pr > 0 && (pf[0].revents & (POLLIN | POLLHUP | POLLERR)) && !x.rev_closed) {
+			rc = pump_rev(r, &x, &who);
+			/* the next rank closing after it has everything from us is
+			 * its normal end, not a loss */
+			if (rc > 0 && (who >= 0 || !send_done)) {
+				char why[64];
+				snprintf(why, sizeof(why), "reported by rank %d", next);
+				return lost(r, &x, who >= 0 && who < r->size ? who : next,
+					    r->next_fd, who >= 0 ? why : "connection closed", d);
+			}
+		}
+	}
+}
