@@ -58,6 +58,27 @@ make_cluster() {
 	printf '{"cluster": {"ps": [%s], "chief": [%s], "worker": [%s]}}\n' "$ps" "$chief" "$wk" >"$file"
 }
 
+# make_ring_cluster FILE N: an all-reduce job's cluster, a chief plus N-1
+# workers and no ps.
+make_ring_cluster() {
+	local file=$1 n=$2 wk="" i
+	set -- $(free_ports "$n")
+	local chief="\"127.0.0.1:$1\""; shift
+	for i in $(seq 2 "$n"); do wk="$wk${wk:+, }\"127.0.0.1:$1\""; shift; done
+	printf '{"cluster": {"chief": [%s], "worker": [%s]}}\n' "$chief" "$wk" >"$file"
+}
+
+# start_ring PREFIX N ARGS...: the N ranks of an all-reduce job, named
+# PREFIX0 (the chief) .. PREFIX(N-1); the chief gets --json.
+start_ring() {
+	local pre=$1 n=$2 i
+	shift 2
+	start "${pre}0" --role chief --strategy allreduce "$@" --json
+	for i in $(seq 1 $((n - 1))); do
+		start "$pre$i" --role worker --index $((i - 1)) --strategy allreduce "$@"
+	done
+}
+
 # start NAME ARGS...: runs imc-train ARGS in the background, stderr in
 # $TMPD/NAME.log, stdout in $TMPD/NAME.out; its PID in $TMPD/NAME.pid.
 start() {
