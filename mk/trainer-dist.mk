@@ -20,7 +20,7 @@ DIST_CLI_TESTS = tests/cli/t6001-dist-sync.sh tests/cli/t6002-dist-async.sh \
 TESTS += $(DIST_CLI_TESTS)
 EXTRA_DIST += $(DIST_CLI_TESTS) tests/cli/t6-dist-lib.sh tests/cli/t6-attack.py \
 	tests/cli/t6-ckpt-diff.py \
-	bench/ps_exchange-equivalence.sh
+	bench/ps_exchange-equivalence.sh bench/allreduce-vs-ps.sh
 
 UNIT_TESTS += tests/unit/test-wire
 UNIT_TESTS += tests/unit/test-cluster
@@ -44,3 +44,8 @@ EXTRA_DIST += tests/cli/t6007-trainer-fuzz.sh
 noinst_PROGRAMS += bench/ps_exchange
 bench_ps_exchange_SOURCES = bench/ps_exchange.c
 bench_ps_exchange_LDADD = libimc.la $(IMC_LIBS)
+
+# bench/ring_allreduce: ring all-reduce bus bandwidth vs a raw TCP ring (reports only).
+noinst_PROGRAMS += bench/ring_allreduce
+bench_ring_allreduce_SOURCES = bench/ring_allreduce.c
+bench_ring_allreduce_LDADD = libimc.la $(IMC_LIBS)
