@@ -205,7 +205,7 @@ static int setup(struct arjob *j, struct diag *d)
 	rank_table(j);
 	struct ring_opts ro = {
 		.connect_timeout = o->connect_timeout, .io_timeout = o->rpc_timeout,
-		.check = model_num_params(j->m),
+		.check = model_num_params(j->m), .secret = &o->secret,
 	};
 	if (ring_open(&j->ring, j->rank, j->size, j->addrs, (const char *const *)j->names, -1,
 		      &ro, d) < 0)

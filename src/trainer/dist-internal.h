@@ -10,12 +10,16 @@
 #include "trainer/cluster.h"
 #include "trainer/model.h"
 #include "trainer/train-opts.h"
+#include "trainer/wire-auth.h"
 #include "trainer/wire.h"
 #include "util/diag.h"
 
 struct dist_opts {
 	const char *role;        /* "ps", "chief", "worker" */
 	bool allreduce;          /* --strategy allreduce (default: ps) */
+	const char *secret_file; /* --secret FILE */
+	bool insecure;           /* --insecure: no secret, unauthenticated wire */
+	struct wire_secret secret; /* loaded from secret_file */
 	long index;
 	const char *cluster_file;
 	enum wire_mode mode;

@@ -27,6 +27,10 @@ static void usage(FILE *fp)
 	      "\n"
 	      "The cluster comes from --cluster FILE or TF_CONFIG (TensorFlow's JSON shape);\n"
 	      "the task from --role/--index or TF_CONFIG's \"task\".\n"
+	      "  --secret FILE        the job's secret (mode 0600): every connection proves it\n"
+	      "                       holds it and every frame carries an HMAC-SHA256 tag\n"
+	      "  --insecure           no secret: an unauthenticated wire that anyone who can\n"
+	      "                       reach the ports can feed (one of the two is required)\n"
 	      "  --strategy ps|allreduce  parameter servers (default) or a ring all-reduce\n"
 	      "                       between the chief and the workers (no ps tasks; rank =\n"
 	      "                       chief then workers in order; always sync)\n"
@@ -56,6 +60,7 @@ static void usage(FILE *fp)
 enum {
 	O_ROLE = 256, O_INDEX, O_CLUSTER, O_SYNC, O_ASYNC, O_GLOBAL, O_LOSS, O_SYNCTO, O_CONNTO,
 	O_RPCTO, O_IOTO, O_INITTO, O_LOGSEC, O_LOCAL, O_VERSION, O_STRATEGY,
+	O_SECRET, O_INSECURE,
 };
 
 /* Returns 0, 1 (help printed) or -1. */
@@ -78,6 +83,8 @@ static int parse_args(struct dist_opts *o, int argc, char **argv, struct diag *d
 		{ "log-seconds", required_argument, NULL, O_LOGSEC },
 		{ "local", no_argument, NULL, O_LOCAL },
 		{ "strategy", required_argument, NULL, O_STRATEGY },
+		{ "secret", required_argument, NULL, O_SECRET },
+		{ "insecure", no_argument, NULL, O_INSECURE },
 		TRAIN_LONGOPTS,
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, O_VERSION },
@@ -104,6 +111,8 @@ static int parse_args(struct dist_opts *o, int argc, char **argv, struct diag *d
 			break;
 		case O_INDEX: r = trainer_parse_long("--index", optarg, 0, 4095, &o->index, d); break;
 		case O_CLUSTER: o->cluster_file = optarg; break;
+		case O_SECRET: o->secret_file = optarg; break;
+		case O_INSECURE: o->insecure = true; break;
 		case O_STRATEGY:
 			if (strcmp(optarg, "ps") && strcmp(optarg, "allreduce")) {
 				diag_error(d, IMC_EXIT_USAGE, NULL,
@@ -157,6 +166,17 @@ static int parse_args(struct dist_opts *o, int argc, char **argv, struct diag *d
 		diag_error(d, IMC_EXIT_USAGE, NULL, "unexpected argument '%s'", argv[optind]);
 		return -1;
 	}
+	if (o->secret_file && o->insecure) {
+		diag_error(d, IMC_EXIT_USAGE, NULL, "--secret and --insecure exclude each other");
+		return -1;
+	}
+	/* an unauthenticated wire lets anyone who reaches a port push
+	 * gradients or stall the job: it must be asked for */
+	if (!o->secret_file && !o->insecure) {
+		diag_error(d, IMC_EXIT_USAGE, NULL,
+			   "no secret: pass --secret FILE (the job's shared secret, mode 0600) or --insecure");
+		return -1;
+	}
 	return train_opts_check(&o->t, d);
 }
 
@@ -185,6 +205,8 @@ int trainer_dist_main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	memset(&cl, 0, sizeof(cl));
 	if (cluster_load(o.cluster_file, &cl, &d) < 0)
+		goto fail;
+	if (o.secret_file && wire_secret_load(o.secret_file, &o.secret, &d) < 0)
 		goto fail;
 	if (!o.role && cl.task_type)
 		o.role = cl.task_type;
@@ -225,6 +247,7 @@ int trainer_dist_main(int argc, char **argv)
 		goto fail;
 	tpool_shutdown();
 	cluster_release(&cl);
+	wire_secret_release(&o.secret);
 	diag_release(&d);
 	return rc; /* 0, or 1 when training diverged */
 fail:
@@ -232,6 +255,7 @@ fail:
 	rc = diag_has_errors(&d) ? (int)d.code : IMC_EXIT_SOFTWARE;
 	tpool_shutdown();
 	cluster_release(&cl);
+	wire_secret_release(&o.secret);
 	diag_release(&d);
 	return rc;
 }

@@ -32,6 +32,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "trainer/wire-auth.h"
 #include "util/diag.h"
 
 #define RING_CHUNK_FLOATS 32768 /* 128 KiB frames */
@@ -41,6 +42,7 @@ struct ring_opts {
 	double io_timeout;      /* seconds an all-reduce may go without progress */
 	uint64_t check;         /* a value every rank must share (the model size) */
 	size_t chunk_floats;    /* 0: RING_CHUNK_FLOATS */
+	const struct wire_secret *secret; /* NULL or no key: unauthenticated */
 };
 
 struct ring {
@@ -54,6 +56,10 @@ struct ring {
 	/* frames counted per direction: data out on next_fd and in on
 	 * prev_fd; the reverse directions carry WELCOME and ABORT */
 	uint64_t send_seq, recv_seq, prev_out_seq, next_in_seq;
+	/* with a secret: the keys of each connection (wire-auth.h); the
+	 * counters above number the frames the tags cover */
+	const struct wire_secret *secret; /* borrowed, NULL when insecure */
+	struct wire_auth next_auth, prev_auth;
 	uint64_t bytes_in, bytes_out;
 	int lost;                 /* the rank that was lost, -1 */
 };

@@ -9,6 +9,13 @@ DATA=/usr/share/datasets/fashion-mnist
 command -v "${PYTHON3:-python3}" >/dev/null 2>&1 || skip_all "python3 is needed to pick free ports"
 PY=${PYTHON3:-python3}
 
+# The job's secret (imc-train --secret): 0600, as imc makes it. $JOB is
+# the option every task of a test's job gets.
+umask 077
+head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$TMPD/secret"
+umask 022
+JOB="--secret $TMPD/secret"
+
 DIST_PIDS=""
 dist_cleanup() {
 	for p in $DIST_PIDS; do kill -9 "$p" 2>/dev/null; done
@@ -69,13 +76,13 @@ make_ring_cluster() {
 }
 
 # start_ring PREFIX N ARGS...: the N ranks of an all-reduce job, named
-# PREFIX0 (the chief) .. PREFIX(N-1); the chief gets --json.
+# PREFIX0 (the chief) .. PREFIX(N-1); the chief gets --json, every rank $JOB.
 start_ring() {
 	local pre=$1 n=$2 i
 	shift 2
-	start "${pre}0" --role chief --strategy allreduce "$@" --json
+	start "${pre}0" --role chief --strategy allreduce $JOB "$@" --json
 	for i in $(seq 1 $((n - 1))); do
-		start "$pre$i" --role worker --index $((i - 1)) --strategy allreduce "$@"
+		start "$pre$i" --role worker --index $((i - 1)) --strategy allreduce $JOB "$@"
 	done
 }
 

@@ -11,13 +11,13 @@ unset TF_CONFIG
 expect_exit 64 "an unknown strategy" -- "$IMC_TRAIN" --role chief --strategy gossip
 expect_grep "unknown strategy 'gossip' \(ps or allreduce\)" "$TMPD/err" "names the choices"
 make_cluster "$TMPD/ps.json" 1 1
-expect_exit 65 "allreduce refuses a cluster with ps tasks" -- "$IMC_TRAIN" --role chief --strategy allreduce --cluster "$TMPD/ps.json"
+expect_exit 65 "allreduce refuses a cluster with ps tasks" -- "$IMC_TRAIN" --role chief --strategy allreduce --cluster "$TMPD/ps.json" $JOB
 expect_grep 'lists 1 ps tasks; an all-reduce job has a chief and workers only' "$TMPD/err" "says why"
 make_ring_cluster "$TMPD/ring2.json" 2
-expect_exit 64 "allreduce has no ps role" -- "$IMC_TRAIN" --role ps --strategy allreduce --cluster "$TMPD/ring2.json"
-expect_exit 65 "the PS strategy needs a ps" -- "$IMC_TRAIN" --role chief --cluster "$TMPD/ring2.json"
+expect_exit 64 "allreduce has no ps role" -- "$IMC_TRAIN" --role ps --strategy allreduce --cluster "$TMPD/ring2.json" $JOB
+expect_exit 65 "the PS strategy needs a ps" -- "$IMC_TRAIN" --role chief --cluster "$TMPD/ring2.json" $JOB
 expect_grep 'at least one parameter server \(or run --strategy allreduce\)' "$TMPD/err" "points at allreduce"
-expect_exit 64 "allreduce is synchronous" -- "$IMC_TRAIN" --role chief --strategy allreduce --async --cluster "$TMPD/ring2.json"
+expect_exit 64 "allreduce is synchronous" -- "$IMC_TRAIN" --role chief --strategy allreduce --async --cluster "$TMPD/ring2.json" $JOB
 
 small_dataset "$TMPD/data"
 K=25 # 260 examples / 24 = 10 steps per epoch: K crosses two epoch ends
@@ -54,9 +54,9 @@ py_check "4 ranks: the chief sent 2(N-1)/N of the model per step" \
 # the chief is found from TF_CONFIG as well (rank and size from its worker list)
 TF_CONFIG=$("$PY" -c 'import json,sys; c=json.load(open(sys.argv[1])); c["task"]={"type":"worker","index":0}; print(json.dumps(c))' "$TMPD/ring2.json")
 export TF_CONFIG
-start tf1 --strategy allreduce $train --global-batch
+start tf1 --strategy allreduce $train --global-batch $JOB
 unset TF_CONFIG
-start tf0 --role chief --strategy allreduce --cluster "$TMPD/ring2.json" $train --global-batch --checkpoint-dir "$TMPD/tf"
+start tf0 --role chief --strategy allreduce --cluster "$TMPD/ring2.json" $JOB $train --global-batch --checkpoint-dir "$TMPD/tf"
 wait_exit tf0 120
 wait_exit tf1 120
 expect_rc tf1 0 "a rank placed by TF_CONFIG exits 0"
