@@ -27,6 +27,7 @@ EXTRA_DIST += $(DIST_CLI_TESTS) tests/cli/t6-dist-lib.sh tests/cli/t6-attack.py 
 UNIT_TESTS += tests/unit/test-wire
 UNIT_TESTS += tests/unit/test-cluster
 UNIT_TESTS += tests/unit/test-wire-ps
+UNIT_TESTS += tests/unit/test-wire-auth
 
 if ENABLE_FUZZING
 check_PROGRAMS += tests/fuzz/fuzz-wire tests/fuzz/fuzz-trainer-config
