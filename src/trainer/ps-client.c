@@ -118,7 +118,7 @@ static int read_error(struct ps_client *wc, size_t i, const struct wire_hdr *h,
 	/* the length is checked (at most 520 bytes) before anything is allocated */
 	if (wire_len_check(h, wc->ps[i].count, &sub) < 0 ||
 	    !(p = xmalloc(h->length ? h->length : 1)) ||
-	    recv_payload(wc, i, &(struct iovec){ p, h->length }, 1, &sub) < 0 ||
+	    recv_payload(wc, i, &(struct iovec){ .iov_base = p, .iov_len = h->length }, 1, &sub) < 0 ||
 	    wire_error_decode(p, h->length, &code, &text, &sub) < 0) {
 		diag_error(d, IMC_EXIT_TEMPFAIL, NULL, "ps:%zu (%s) failed: %s", i, wc->ps[i].addr,
 			   diag_first_message(&sub));
@@ -159,8 +159,9 @@ static int expect(struct ps_client *wc, size_t i, unsigned want, struct wire_hdr
 		return read_error(wc, i, h, d);
 	if (h->type == WIRE_END) {
 		unsigned char b[WIRE_END_SIZE];
+		struct iovec v = { b, sizeof(b) };
 		if (wire_len_check(h, wc->ps[i].count, &sub) < 0 ||
-		    recv_payload(wc, i, &(struct iovec){ b, sizeof(b) }, 1, &sub) < 0) {
+		    recv_payload(wc, i, &v, 1, &sub) < 0) {
 			diag_error(d, IMC_EXIT_DATAERR, NULL, "ps:%zu: bad END: %s", i,
 				   diag_first_message(&sub));
 			diag_release(&sub);

@@ -19,7 +19,6 @@
 #include <openssl/rand.h>
 
 #include "trainer/wire-auth.h"
-#include "trainer/wire.h"
 #include "util/xalloc.h"
 #include "util/banned.h"
 
@@ -237,8 +236,9 @@ void wire_mac_begin(struct wire_mac *m, const unsigned char key[WIRE_AUTH_TAG], 
 		OSSL_PARAM_construct_utf8_string(OSSL_MAC_PARAM_DIGEST, sha256, 0),
 		OSSL_PARAM_construct_end(),
 	};
-	unsigned char s[8];
-	wire_put64(s, seq);
+	unsigned char s[8]; /* little-endian, as every integer of the wire */
+	for (int i = 0; i < 8; i++)
+		s[i] = (unsigned char)(seq >> (8 * i));
 	if (!m->ctx || EVP_MAC_init(m->ctx, key, WIRE_AUTH_TAG, params) != 1 ||
 	    EVP_MAC_update(m->ctx, s, sizeof(s)) != 1)
 		abort(); /* out of memory or a libcrypto without HMAC-SHA256 */
