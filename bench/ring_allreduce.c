@@ -2,7 +2,7 @@
  * raw TCP in the same ring (issue 21's bench; it reports, never fails on
  * speed).
  *
- *   bench/ring_allreduce [RANKS] [FLOATS] [BLOCKS]     (4, 857738 = cnn, 10)
+ *   bench/ring_allreduce [RANKS] [FLOATS] [BLOCKS] [auth]   (4, 857738 = cnn, 10)
  *
  * RANKS processes on loopback form two rings: one of ring.c (ring_open,
  * ring_allreduce on a FLOATS vector: framing, the reduction and the
@@ -13,7 +13,9 @@
  * could do on these sockets. Both alternate in blocks of 5, so that load
  * that comes and goes hits both alike. Bus bandwidth is NCCL's: bytes of
  * the vector x 2(N-1)/N per second. Rank 0 prints the medians, the bests
- * and the median of the per-pair ratios ring / raw (goal >= 0.9). */
+ * and the median of the per-pair ratios ring / raw (goal >= 0.9). With
+ * 'auth' the ring runs authenticated (wire-auth.h: a tag on every frame),
+ * which measures the cost of the tags. */
 #include "config.h"
 
 #include <errno.h>
@@ -95,15 +97,19 @@ static int raw_exchange(int next, int prev, const char *src, char *dst, size_t l
 	return 0;
 }
 
+static struct wire_secret secret; /* 'auth': a fixed bench key */
+
 static int rank_main(int rank, int n, size_t floats, int blocks, int *lfd, int *rawfd,
 		     const char *const *addrs, const char *const *raw_addrs,
 		     const char *const *names)
 {
 	struct diag d = DIAG_INIT;
 	struct ring ring, raw;
-	struct ring_opts o = { .connect_timeout = 30, .io_timeout = 60, .check = floats };
+	struct ring_opts o = { .connect_timeout = 30, .io_timeout = 60, .check = floats,
+			       .secret = &secret };
+	struct ring_opts ro = { .connect_timeout = 30, .io_timeout = 60, .check = floats };
 	if (ring_open(&ring, rank, n, addrs, names, lfd[rank], &o, &d) < 0 ||
-	    ring_open(&raw, rank, n, raw_addrs, names, rawfd[rank], &o, &d) < 0) {
+	    ring_open(&raw, rank, n, raw_addrs, names, rawfd[rank], &ro, &d) < 0) {
 		diag_print(&d, stderr);
 		return 1;
 	}
@@ -140,8 +146,8 @@ static int rank_main(int rank, int n, size_t floats, int blocks, int *lfd, int *
 			best_w = tw[b] < best_w ? tw[b] : best_w;
 		}
 		double mb = (double)bytes / 1e6, mr = median(tr, blocks), mw = median(tw, blocks);
-		printf("ring all-reduce, %d ranks on loopback, %zu floats (%.1f MB), %d blocks of %d\n",
-		       n, floats, (double)floats * 4 / 1e6, blocks, PER_BLOCK);
+		printf("ring all-reduce%s, %d ranks on loopback, %zu floats (%.1f MB), %d blocks of %d\n",
+		       secret.key ? " (authenticated)" : "", n, floats, (double)floats * 4 / 1e6, blocks, PER_BLOCK);
 		printf("  ring all-reduce: %8.1f MB/s bus bandwidth median, %8.1f best (%.2f ms per all-reduce)\n",
 		       mb / mr, mb / best_r, mr * 1e3);
 		printf("  raw tcp ring:    %8.1f MB/s median, %8.1f best (%.2f ms per exchange)\n",
@@ -169,9 +175,15 @@ int main(int argc, char **argv)
 	int n = argc > 1 ? atoi(argv[1]) : 4;
 	size_t floats = argc > 2 ? (size_t)strtoull(argv[2], NULL, 10) : 857738;
 	int blocks = argc > 3 ? atoi(argv[3]) : 10;
-	if (n < 2 || n > 64 || floats < (size_t)n || blocks < 1) {
-		fputs("usage: ring_allreduce [RANKS 2..64] [FLOATS] [BLOCKS]\n", stderr);
+	if (n < 2 || n > 64 || floats < (size_t)n || blocks < 1 ||
+	    (argc > 4 && strcmp(argv[4], "auth") != 0)) {
+		fputs("usage: ring_allreduce [RANKS 2..64] [FLOATS] [BLOCKS] [auth]\n", stderr);
 		return 64;
+	}
+	static unsigned char bench_key[] = "ring_allreduce bench secret, 32.";
+	if (argc > 4) {
+		secret.key = bench_key;
+		secret.len = sizeof(bench_key) - 1;
 	}
 	signal(SIGPIPE, SIG_IGN);
 	int *lfd = xcalloc((size_t)n, sizeof(int)), *rawfd = xcalloc((size_t)n, sizeof(int));
