@@ -170,13 +170,6 @@ static int parse_args(struct dist_opts *o, int argc, char **argv, struct diag *d
 		diag_error(d, IMC_EXIT_USAGE, NULL, "--secret and --insecure exclude each other");
 		return -1;
 	}
-	/* an unauthenticated wire lets anyone who reaches a port push
-	 * gradients or stall the job: it must be asked for */
-	if (!o->secret_file && !o->insecure) {
-		diag_error(d, IMC_EXIT_USAGE, NULL,
-			   "no secret: pass --secret FILE (the job's shared secret, mode 0600) or --insecure");
-		return -1;
-	}
 	return train_opts_check(&o->t, d);
 }
 
@@ -206,8 +199,6 @@ int trainer_dist_main(int argc, char **argv)
 	memset(&cl, 0, sizeof(cl));
 	if (cluster_load(o.cluster_file, &cl, &d) < 0)
 		goto fail;
-	if (o.secret_file && wire_secret_load(o.secret_file, &o.secret, &d) < 0)
-		goto fail;
 	if (!o.role && cl.task_type)
 		o.role = cl.task_type;
 	if (o.index < 0)
@@ -236,6 +227,16 @@ int trainer_dist_main(int argc, char **argv)
 		diag_error(&d, IMC_EXIT_USAGE, NULL, "--strategy allreduce is synchronous: drop --async");
 		goto fail;
 	}
+	/* an unauthenticated wire lets anyone who reaches a port push
+	 * gradients or stall the job: it must be asked for (checked after
+	 * the configuration, whose errors say more) */
+	if (!o.secret_file && !o.insecure) {
+		diag_error(&d, IMC_EXIT_USAGE, NULL,
+			   "no secret: pass --secret FILE (the job's shared secret, mode 0600) or --insecure");
+		goto fail;
+	}
+	if (o.secret_file && wire_secret_load(o.secret_file, &o.secret, &d) < 0)
+		goto fail;
 	tpool_set_threads((int)o.t.threads);
 	if (o.allreduce)
 		rc = dist_run_allreduce(&o, &cl, &d);
