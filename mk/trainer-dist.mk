@@ -18,7 +18,7 @@ DIST_CLI_TESTS = tests/cli/t6001-dist-sync.sh tests/cli/t6002-dist-async.sh \
 	tests/cli/t6003-dist-hostile.sh tests/cli/t6004-dist-worker-loss.sh \
 	tests/cli/t6005-dist-resume.sh tests/cli/t6006-dist-2ps.sh \
 	tests/cli/t6010-allreduce-equiv.sh tests/cli/t6011-allreduce-loss.sh \
-	tests/cli/t6012-wire-auth.sh tests/cli/t6013-job-secret.sh
+	tests/cli/t6012-wire-auth.sh tests/cli/t6013-job-secret.sh tests/cli/t6014-allreduce-e2e.sh
 TESTS += $(DIST_CLI_TESTS)
 EXTRA_DIST += $(DIST_CLI_TESTS) tests/cli/t6-dist-lib.sh tests/cli/t6-attack.py \
 	tests/cli/t6-ckpt-diff.py \

@@ -72,7 +72,7 @@ static int recv_payload(struct ps_client *wc, size_t i, struct iovec *iov, int n
 			struct diag *d)
 {
 	struct worker_link *l = &wc->ps[i];
-	if (wire_recvv(l->fd, iov, n, &wc->bytes_in, d) < 0)
+	if (n > 0 && wire_recvv(l->fd, iov, n, &wc->bytes_in, d) < 0)
 		return -1;
 	if (!l->auth.on)
 		return 0;
