@@ -37,7 +37,7 @@ dist() { # SEED EXTRA...
 	set -- $(ports) "$@"
 	printf '{"cluster": {"ps": ["127.0.0.1:%s"], "chief": ["127.0.0.1:%s"], "worker": ["127.0.0.1:%s"]}}\n' $1 $2 $3 >"$TMP/c.json"
 	shift 3
-	common="--cluster $TMP/c.json --model $MODEL --epochs $EPOCHS --seed $seed --threads 1 --log-seconds 0 $*"
+	common="--cluster $TMP/c.json --model $MODEL --epochs $EPOCHS --seed $seed --threads 1 --log-seconds 0 --insecure $*"
 	$T --role ps $common 2>"$TMP/ps.log" & p1=$!
 	$T --role worker --index 0 $common 2>"$TMP/w.log" & p2=$!
 	PIDS="$p1 $p2"

@@ -125,8 +125,9 @@ static double median(double *v, int n)
 	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-#define USAGE "usage: ps_exchange [ITERATIONS [MODEL [async|sync]]]   (default 500 cnn async)\n" \
-	"  MODEL: mlp, cnn or a model spec file\n"
+#define USAGE "usage: ps_exchange [ITERATIONS [MODEL [async|sync [auth]]]]   (default 500 cnn async)\n" \
+	"  MODEL: mlp, cnn or a model spec file; auth: the PS and the chief share a\n" \
+	"  secret (wire-auth.h: handshake, then an HMAC-SHA256 tag on every frame)\n"
 
 int main(int argc, char **argv)
 {
@@ -134,7 +135,7 @@ int main(int argc, char **argv)
 		fputs(USAGE, stdout);
 		return 0;
 	}
-	if (argc > 4) {
+	if (argc > 5) {
 		fputs("ps_exchange: too many arguments\n" USAGE, stderr);
 		return 64;
 	}
@@ -153,6 +154,13 @@ int main(int argc, char **argv)
 		return 64;
 	}
 	enum wire_mode mode = mode_name[0] == 'a' ? WIRE_MODE_ASYNC : WIRE_MODE_SYNC;
+	if (argc > 4 && strcmp(argv[4], "auth") != 0) {
+		fprintf(stderr, "ps_exchange: the fourth argument can only be 'auth'\n" USAGE);
+		return 64;
+	}
+	/* a fixed key: this measures the cost of the tags, not secrecy */
+	static unsigned char bench_key[] = "ps_exchange bench secret, 32 b.";
+	struct wire_secret secret = { argc > 4 ? bench_key : NULL, sizeof(bench_key) - 1 };
 	log_set_level(LOG_WARN);
 	signal(SIGPIPE, SIG_IGN);
 
@@ -181,13 +189,15 @@ int main(int argc, char **argv)
 	if (pid == 0) {
 		struct ps_config cfg = { .cluster = &cl, .index = 0, .layout = &l,
 					 .mode = mode, .sync_timeout = 60,
-					 .init_timeout = 60, .io_timeout = 60, .listen_fd = lfd };
+					 .init_timeout = 60, .io_timeout = 60, .listen_fd = lfd,
+					 .secret = &secret };
 		_exit(ps_run(&cfg, &d) == 0 ? 0 : 1);
 	}
 	close(lfd);
 	struct ps_client wc;
 	struct worker_opts wo = { .role = WIRE_ROLE_CHIEF, .task_index = 0, .worker_id = 0,
-				  .mode = mode, .connect_timeout = 10, .rpc_timeout = 60 };
+				  .mode = mode, .connect_timeout = 10, .rpc_timeout = 60,
+				  .secret = &secret };
 	if (ps_client_open(&wc, &cl, &l, &wo, &d) < 0)
 		die(&d);
 	float *params = xmalloc(np * sizeof(float)), *grads = xmalloc(np * sizeof(float));
@@ -246,8 +256,8 @@ int main(int argc, char **argv)
 	double mpair = median(pair, nblocks);
 	double mps = median(tps, nblocks), mraw = median(traw, nblocks);
 	double mb = 2.0 * (double)n / 1e6; /* gradient out + parameters back */
-	printf("ps_exchange: model %s, %s PS, %zu params (%.2f MB each way), %d exchanges of each kind in blocks of %d\n",
-	       model, mode_name, np, (double)n / 1e6, nblocks * BLOCK, BLOCK);
+	printf("ps_exchange: model %s, %s PS%s, %zu params (%.2f MB each way), %d exchanges of each kind in blocks of %d\n",
+	       model, mode_name, secret.key ? " (authenticated)" : "", np, (double)n / 1e6, nblocks * BLOCK, BLOCK);
 	printf("  ps push+pull     : %8.1f MB/s median, %8.1f MB/s best (%.3f ms per exchange)\n",
 	       mb / mps, mb / best_ps, mps * 1e3);
 	printf("  raw tcp ping-pong: %8.1f MB/s median, %8.1f MB/s best (%.3f ms per exchange)\n",

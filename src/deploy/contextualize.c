@@ -395,6 +395,14 @@ static void build_job(struct ctxt *c, struct diag *d)
 			json_array_append(c->host_specs, json_array_get(c->sel_specs, k));
 	job->groups = plan_groups(c->host_specs);
 	job->vars = plan_infra_vars(c->sel_specs, plan_master(c->sel_specs), in->id, c->doc);
+	/* the job secret's path (its content is never put in a variable); an
+	 * infrastructure created before there were secrets has none */
+	char *secret = deploy_secret_path(state_home(st), in->id);
+	if (access(secret, R_OK) == 0) {
+		deploy_secret_register(secret);
+		json_object_set_new(job->vars, "IMC_JOB_SECRET", json_string(secret));
+	}
+	free(secret);
 	job->extra_vars = in->extra_vars ? json_loads(in->extra_vars, 0, NULL) : json_object();
 	c->etc_hosts = plan_etc_hosts(c->specs);
 	job->etc_hosts = c->etc_hosts;

@@ -53,6 +53,17 @@ struct radl_doc *deploy_radl(const struct state_infra *in, struct diag *d);
 char *deploy_new_id(void);
 /* The per-infrastructure private key path (HOME/infra/ID/id_ed25519). */
 char *deploy_key_path(const char *home, const char *id);
+/* The per-infrastructure job secret (HOME/infra/ID/job.secret): 64 random
+ * hex digits, 0600, that imc-train's tasks authenticate each other with.
+ * Recipes get its path (never its content) as IMC_JOB_SECRET and copy it
+ * to their VMs as they would a key. */
+char *deploy_secret_path(const char *home, const char *id);
+/* Creates it (refusing to overwrite) and registers its content as a
+ * secret, so no log shows it. Returns 0 or -1 with d set. */
+int deploy_secret_create(const char *path, struct diag *d);
+/* Registers the content of an existing secret file as a secret (a
+ * process that did not create it: the worker); a missing file is fine. */
+void deploy_secret_register(const char *path);
 
 /* Takes the lock of infrastructure id (waiting for it) and reads its row
  * again into *in: 0, or -1 with d set (66 when it no longer exists or was

@@ -116,6 +116,13 @@ int deploy_submit(const struct deploy_submission *req, const char *home, struct 
 	char *pub = xasprintf("%s.pub", key);
 	chmod(pub, 0600); /* everything in $IMC_HOME is 0600 */
 	free(pub);
+	/* the job secret imc-train's tasks authenticate with, delivered to
+	 * the VMs by the recipes that want it (IMC_JOB_SECRET) */
+	char *secret = deploy_secret_path(home, id);
+	int src = deploy_secret_create(secret, d);
+	free(secret);
+	if (src < 0)
+		goto out;
 	ev = req->vars && json_object_size(req->vars) ? json_dumps(req->vars, JSON_COMPACT) : NULL;
 	in.id = id;
 	in.radl = text;

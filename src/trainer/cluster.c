@@ -186,10 +186,6 @@ int cluster_parse(const char *text, size_t len, const char *origin, struct clust
 		if (r < 0)
 			goto out;
 	}
-	if (c->n_ps == 0) {
-		err_at(d, origin, cl, "cluster.ps must list at least one parameter server", NULL);
-		goto out;
-	}
 	if (c->n_chief > 1) {
 		err_at(d, origin, cl, "cluster.chief must have at most one task", NULL);
 		goto out;
@@ -275,6 +271,15 @@ int cluster_check_task(const struct cluster *c, const char *role, long index, st
 		return -1;
 	}
 	return 0;
+}
+
+int cluster_check_ps(const struct cluster *c, struct diag *d)
+{
+	if (c->n_ps)
+		return 0;
+	diag_error(d, IMC_EXIT_DATAERR, NULL,
+		   "cluster.ps must list at least one parameter server (or run --strategy allreduce)");
+	return -1;
 }
 
 size_t cluster_n_workers(const struct cluster *c)

@@ -32,7 +32,11 @@ void cluster_release(struct cluster *c);
  * a path), with line:col. Returns 0 or -1 with d set (IMC_EXIT_DATAERR). */
 int cluster_parse(const char *text, size_t len, const char *origin, struct cluster *c,
 		  struct diag *d);
+/* The cluster may list no ps (an all-reduce job); cluster_check_ps says
+ * whether a parameter-server job can run on it. */
 /* Reads path, or TF_CONFIG when path is NULL. */
+/* 0 when the cluster lists a parameter server, else -1 with d set. */
+int cluster_check_ps(const struct cluster *c, struct diag *d);
 int cluster_load(const char *path, struct cluster *c, struct diag *d);
 /* Checks that role/index names a task of the cluster. */
 int cluster_check_task(const struct cluster *c, const char *role, long index, struct diag *d);

@@ -428,11 +428,17 @@ static void shuffle(struct batcher *b, int epoch)
 
 void batcher_get(struct batcher *b, int epoch, int index, float *x, uint8_t *y)
 {
+	batcher_get_part(b, epoch, index, 0, b->batch, x, y);
+}
+
+void batcher_get_part(struct batcher *b, int epoch, int index, int first, int count, float *x,
+		      uint8_t *y)
+{
 	if (b->epoch != epoch)
 		shuffle(b, epoch);
 	size_t esz = dataset_example_size(b->ds);
-	for (int i = 0; i < b->batch; i++) {
-		int src = b->perm[(size_t)index * b->batch + i];
+	for (int i = 0; i < count; i++) {
+		int src = b->perm[(size_t)index * b->batch + (size_t)first + i];
 		to_float(x + (size_t)i * esz, b->ds->x + (size_t)src * esz, esz);
 		y[i] = b->ds->y[src];
 	}

@@ -81,5 +81,9 @@ int batcher_steps_per_epoch(const struct batcher *b);
 /* Copies batch number 'index' (0 <= index < steps_per_epoch) of epoch
  * 'epoch' (0-based) into x (batch*example floats) and y (batch labels). */
 void batcher_get(struct batcher *b, int epoch, int index, float *x, uint8_t *y);
+/* Examples [first, first+count) of that batch only: the slice one rank of
+ * an all-reduce job trains on (0 <= first, first+count <= batch). */
+void batcher_get_part(struct batcher *b, int epoch, int index, int first, int count, float *x,
+		      uint8_t *y);
 
 #endif

@@ -10,11 +10,16 @@
 #include "trainer/cluster.h"
 #include "trainer/model.h"
 #include "trainer/train-opts.h"
+#include "trainer/wire-auth.h"
 #include "trainer/wire.h"
 #include "util/diag.h"
 
 struct dist_opts {
 	const char *role;        /* "ps", "chief", "worker" */
+	bool allreduce;          /* --strategy allreduce (default: ps) */
+	const char *secret_file; /* --secret FILE */
+	bool insecure;           /* --insecure: no secret, unauthenticated wire */
+	struct wire_secret secret; /* loaded from secret_file */
 	long index;
 	const char *cluster_file;
 	enum wire_mode mode;
@@ -31,5 +36,7 @@ int dist_layout_from_model(const struct model *m, struct wire_layout *l, struct 
 int dist_run_ps(const struct dist_opts *o, const struct cluster *cl, struct diag *d);
 /* Chief or worker. */
 int dist_run_worker(const struct dist_opts *o, const struct cluster *cl, struct diag *d);
+/* Chief or worker of an all-reduce job (dist-allreduce.c). */
+int dist_run_allreduce(const struct dist_opts *o, const struct cluster *cl, struct diag *d);
 
 #endif

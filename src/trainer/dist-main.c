@@ -27,6 +27,13 @@ static void usage(FILE *fp)
 	      "\n"
 	      "The cluster comes from --cluster FILE or TF_CONFIG (TensorFlow's JSON shape);\n"
 	      "the task from --role/--index or TF_CONFIG's \"task\".\n"
+	      "  --secret FILE        the job's secret (mode 0600): every connection proves it\n"
+	      "                       holds it and every frame carries an HMAC-SHA256 tag\n"
+	      "  --insecure           no secret: an unauthenticated wire that anyone who can\n"
+	      "                       reach the ports can feed (one of the two is required)\n"
+	      "  --strategy ps|allreduce  parameter servers (default) or a ring all-reduce\n"
+	      "                       between the chief and the workers (no ps tasks; rank =\n"
+	      "                       chief then workers in order; always sync)\n"
 	      "  --sync | --async     gradient averaging per step (default) or applied on arrival\n"
 	      "  --global-batch       --batch is the job's batch, split across the workers\n"
 	      "                       (default: each worker uses --batch, so a sync step sees\n"
@@ -52,7 +59,8 @@ static void usage(FILE *fp)
 
 enum {
 	O_ROLE = 256, O_INDEX, O_CLUSTER, O_SYNC, O_ASYNC, O_GLOBAL, O_LOSS, O_SYNCTO, O_CONNTO,
-	O_RPCTO, O_IOTO, O_INITTO, O_LOGSEC, O_LOCAL, O_VERSION,
+	O_RPCTO, O_IOTO, O_INITTO, O_LOGSEC, O_LOCAL, O_VERSION, O_STRATEGY,
+	O_SECRET, O_INSECURE,
 };
 
 /* Returns 0, 1 (help printed) or -1. */
@@ -74,6 +82,9 @@ static int parse_args(struct dist_opts *o, int argc, char **argv, struct diag *d
 		{ "init-timeout", required_argument, NULL, O_INITTO },
 		{ "log-seconds", required_argument, NULL, O_LOGSEC },
 		{ "local", no_argument, NULL, O_LOCAL },
+		{ "strategy", required_argument, NULL, O_STRATEGY },
+		{ "secret", required_argument, NULL, O_SECRET },
+		{ "insecure", no_argument, NULL, O_INSECURE },
 		TRAIN_LONGOPTS,
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, O_VERSION },
@@ -100,6 +111,16 @@ static int parse_args(struct dist_opts *o, int argc, char **argv, struct diag *d
 			break;
 		case O_INDEX: r = trainer_parse_long("--index", optarg, 0, 4095, &o->index, d); break;
 		case O_CLUSTER: o->cluster_file = optarg; break;
+		case O_SECRET: o->secret_file = optarg; break;
+		case O_INSECURE: o->insecure = true; break;
+		case O_STRATEGY:
+			if (strcmp(optarg, "ps") && strcmp(optarg, "allreduce")) {
+				diag_error(d, IMC_EXIT_USAGE, NULL,
+					   "--strategy: unknown strategy '%s' (ps or allreduce)", optarg);
+				return -1;
+			}
+			o->allreduce = strcmp(optarg, "allreduce") == 0;
+			break;
 		case O_SYNC: o->mode = WIRE_MODE_SYNC; break;
 		case O_ASYNC: o->mode = WIRE_MODE_ASYNC; break;
 		case O_GLOBAL: o->global_batch = true; break;
@@ -145,6 +166,10 @@ static int parse_args(struct dist_opts *o, int argc, char **argv, struct diag *d
 		diag_error(d, IMC_EXIT_USAGE, NULL, "unexpected argument '%s'", argv[optind]);
 		return -1;
 	}
+	if (o->secret_file && o->insecure) {
+		diag_error(d, IMC_EXIT_USAGE, NULL, "--secret and --insecure exclude each other");
+		return -1;
+	}
 	return train_opts_check(&o->t, d);
 }
 
@@ -185,8 +210,37 @@ int trainer_dist_main(int argc, char **argv)
 	}
 	if (cluster_check_task(&cl, o.role, o.index, &d) < 0)
 		goto fail;
+	if (o.allreduce && strcmp(o.role, "ps") == 0) {
+		diag_error(&d, IMC_EXIT_USAGE, NULL,
+			   "--strategy allreduce has no parameter servers: run the chief and the workers only");
+		goto fail;
+	}
+	if (o.allreduce && cl.n_ps) {
+		diag_error(&d, IMC_EXIT_DATAERR, NULL,
+			   "--strategy allreduce: the cluster lists %zu ps tasks; an all-reduce job has a chief and workers only",
+			   cl.n_ps);
+		goto fail;
+	}
+	if (!o.allreduce && cluster_check_ps(&cl, &d) < 0)
+		goto fail;
+	if (o.allreduce && o.mode == WIRE_MODE_ASYNC) {
+		diag_error(&d, IMC_EXIT_USAGE, NULL, "--strategy allreduce is synchronous: drop --async");
+		goto fail;
+	}
+	/* an unauthenticated wire lets anyone who reaches a port push
+	 * gradients or stall the job: it must be asked for (checked after
+	 * the configuration, whose errors say more) */
+	if (!o.secret_file && !o.insecure) {
+		diag_error(&d, IMC_EXIT_USAGE, NULL,
+			   "no secret: pass --secret FILE (the job's shared secret, mode 0600) or --insecure");
+		goto fail;
+	}
+	if (o.secret_file && wire_secret_load(o.secret_file, &o.secret, &d) < 0)
+		goto fail;
 	tpool_set_threads((int)o.t.threads);
-	if (strcmp(o.role, "ps") == 0)
+	if (o.allreduce)
+		rc = dist_run_allreduce(&o, &cl, &d);
+	else if (strcmp(o.role, "ps") == 0)
 		rc = dist_run_ps(&o, &cl, &d);
 	else
 		rc = dist_run_worker(&o, &cl, &d);
@@ -194,6 +248,7 @@ int trainer_dist_main(int argc, char **argv)
 		goto fail;
 	tpool_shutdown();
 	cluster_release(&cl);
+	wire_secret_release(&o.secret);
 	diag_release(&d);
 	return rc; /* 0, or 1 when training diverged */
 fail:
@@ -201,6 +256,7 @@ fail:
 	rc = diag_has_errors(&d) ? (int)d.code : IMC_EXIT_SOFTWARE;
 	tpool_shutdown();
 	cluster_release(&cl);
+	wire_secret_release(&o.secret);
 	diag_release(&d);
 	return rc;
 }

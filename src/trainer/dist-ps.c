@@ -56,6 +56,7 @@ int dist_run_ps(const struct dist_opts *o, const struct cluster *cl, struct diag
 		.fail_on_worker_loss = o->fail_on_worker_loss, .sync_timeout = o->sync_timeout,
 		.init_timeout = o->init_timeout, .io_timeout = o->io_timeout,
 		.log_every = o->log_seconds, .listen_fd = -1,
+		.secret = o->secret.key ? &o->secret : NULL,
 	};
 	rc = ps_run(&cfg, d);
 	wire_layout_release(&l);

@@ -221,6 +221,7 @@ static int setup(struct job *j, struct diag *d)
 		.role = (j->chief && j->cl->n_chief) ? WIRE_ROLE_CHIEF : WIRE_ROLE_WORKER,
 		.task_index = o->index, .worker_id = j->worker_id, .mode = o->mode,
 		.connect_timeout = o->connect_timeout, .rpc_timeout = o->rpc_timeout,
+		.secret = &o->secret,
 	};
 	if (ps_client_open(&j->wc, j->cl, &j->layout, &wo, d) < 0)
 		return -1;

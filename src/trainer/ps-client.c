@@ -13,6 +13,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <openssl/crypto.h>
+
 #include "trainer/ps-client.h"
 #include "util/log.h"
 #include "util/xalloc.h"
@@ -27,8 +29,7 @@ static double now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-/* One non-blocking connect attempt bounded by 'wait' seconds. */
-static int try_connect(const char *addr, double wait, struct diag *d)
+int ps_client_connect(const char *addr, double wait, struct diag *d)
 {
 	struct sockaddr_storage sa;
 	socklen_t sl;
@@ -65,6 +66,47 @@ static int try_connect(const char *addr, double wait, struct diag *d)
 	return fd;
 }
 
+/* Receives payload bytes of the current frame into iov; with a secret,
+ * they go into the frame's tag, checked once the payload is complete. */
+static int recv_payload(struct ps_client *wc, size_t i, struct iovec *iov, int n,
+			struct diag *d)
+{
+	struct worker_link *l = &wc->ps[i];
+	if (n > 0 && wire_recvv(l->fd, iov, n, &wc->bytes_in, d) < 0)
+		return -1;
+	if (!l->auth.on)
+		return 0;
+	for (int k = 0; k < n; k++) {
+		wire_mac_add(&l->rx, iov[k].iov_base, iov[k].iov_len);
+		l->rx_left -= iov[k].iov_len < l->rx_left ? iov[k].iov_len : l->rx_left;
+	}
+	if (l->rx_left)
+		return 0;
+	unsigned char tag[WIRE_AUTH_TAG], want[WIRE_AUTH_TAG];
+	if (wire_recv_full(l->fd, tag, sizeof(tag), &wc->bytes_in, d) < 0)
+		return -1;
+	wire_mac_end(&l->rx, want);
+	if (!wire_auth_equal(tag, want)) {
+		diag_error(d, IMC_EXIT_NOPERM, NULL, "a frame fails its authentication tag");
+		return -1;
+	}
+	return 0;
+}
+
+/* Starts the tag of a frame whose header h was just received. */
+static int rx_begin(struct ps_client *wc, size_t i, const struct wire_hdr *h, struct diag *d)
+{
+	struct worker_link *l = &wc->ps[i];
+	if (!l->auth.on)
+		return 0;
+	unsigned char b[WIRE_HDR_SIZE];
+	wire_hdr_encode(b, h->type, h->length); /* the bytes it was decoded from */
+	wire_mac_begin(&l->rx, l->auth.k_in, l->auth.seq_in++);
+	wire_mac_add(&l->rx, b, sizeof(b));
+	l->rx_left = h->length;
+	return h->length ? 0 : recv_payload(wc, i, NULL, 0, d);
+}
+
 /* Reads the ERROR payload that follows h and records it in d. */
 static int read_error(struct ps_client *wc, size_t i, const struct wire_hdr *h,
 		      struct diag *d)
@@ -76,7 +118,7 @@ static int read_error(struct ps_client *wc, size_t i, const struct wire_hdr *h,
 	/* the length is checked (at most 520 bytes) before anything is allocated */
 	if (wire_len_check(h, wc->ps[i].count, &sub) < 0 ||
 	    !(p = xmalloc(h->length ? h->length : 1)) ||
-	    wire_recv_full(wc->ps[i].fd, p, h->length, &wc->bytes_in, &sub) < 0 ||
+	    recv_payload(wc, i, &(struct iovec){ .iov_base = p, .iov_len = h->length }, 1, &sub) < 0 ||
 	    wire_error_decode(p, h->length, &code, &text, &sub) < 0) {
 		diag_error(d, IMC_EXIT_TEMPFAIL, NULL, "ps:%zu (%s) failed: %s", i, wc->ps[i].addr,
 			   diag_first_message(&sub));
@@ -105,12 +147,21 @@ static int expect(struct ps_client *wc, size_t i, unsigned want, struct wire_hdr
 		diag_release(&sub);
 		return -1;
 	}
-	if (h->type == WIRE_ERROR)
+	if (h->type <= WIRE_TYPE_MAX && wire_len_check(h, wc->ps[i].count, &sub) == 0 &&
+	    rx_begin(wc, i, h, &sub) < 0) {
+		diag_error(d, sub.code == IMC_EXIT_NOPERM ? IMC_EXIT_NOPERM : IMC_EXIT_TEMPFAIL, NULL,
+			   "ps:%zu (%s): %s", i, wc->ps[i].addr, diag_first_message(&sub));
+		diag_release(&sub);
+		return -1;
+	}
+	diag_release(&sub);
+		if (h->type == WIRE_ERROR)
 		return read_error(wc, i, h, d);
 	if (h->type == WIRE_END) {
 		unsigned char b[WIRE_END_SIZE];
+		struct iovec v = { b, sizeof(b) };
 		if (wire_len_check(h, wc->ps[i].count, &sub) < 0 ||
-		    wire_recv_full(wc->ps[i].fd, b, sizeof(b), &wc->bytes_in, &sub) < 0) {
+		    recv_payload(wc, i, &v, 1, &sub) < 0) {
 			diag_error(d, IMC_EXIT_DATAERR, NULL, "ps:%zu: bad END: %s", i,
 				   diag_first_message(&sub));
 			diag_release(&sub);
@@ -136,8 +187,8 @@ static int recv_or_lost(struct ps_client *wc, size_t i, struct iovec *iov, int n
 			struct diag *d)
 {
 	struct diag sub = DIAG_INIT;
-	if (wire_recvv(wc->ps[i].fd, iov, n, &wc->bytes_in, &sub) < 0) {
-		diag_error(d, IMC_EXIT_TEMPFAIL, NULL, "lost parameter server ps:%zu (%s): %s", i,
+	if (recv_payload(wc, i, iov, n, &sub) < 0) {
+		diag_error(d, sub.code == IMC_EXIT_NOPERM ? IMC_EXIT_NOPERM : IMC_EXIT_TEMPFAIL, NULL, "lost parameter server ps:%zu (%s): %s", i,
 			   wc->ps[i].addr, diag_first_message(&sub));
 		diag_release(&sub);
 		return -1;
@@ -149,7 +200,7 @@ static int send_or_lost(struct ps_client *wc, size_t i, unsigned type,
 			const struct iovec *iov, int n, struct diag *d)
 {
 	struct diag sub = DIAG_INIT;
-	if (wire_sendv(wc->ps[i].fd, type, iov, n, &wc->bytes_out, &sub) < 0) {
+	if (wire_sendv_auth(wc->ps[i].fd, type, iov, n, &wc->bytes_out, &wc->ps[i].auth, &sub) < 0) {
 		diag_error(d, IMC_EXIT_TEMPFAIL, NULL, "lost parameter server ps:%zu (%s): %s", i,
 			   wc->ps[i].addr, diag_first_message(&sub));
 		diag_release(&sub);
@@ -217,7 +268,7 @@ int ps_client_open(struct ps_client *wc, const struct cluster *cl,
 		for (;;) {
 			struct diag sub = DIAG_INIT;
 			double left = deadline - now_s();
-			int fd = try_connect(wc->ps[i].addr, left > 1 ? 1 : (left > 0.05 ? left : 0.05),
+			int fd = ps_client_connect(wc->ps[i].addr, left > 1 ? 1 : (left > 0.05 ? left : 0.05),
 					     &sub);
 			if (fd >= 0) {
 				diag_release(&sub);
@@ -244,6 +295,17 @@ int ps_client_open(struct ps_client *wc, const struct cluster *cl,
 		struct timeval tv = { (time_t)o->rpc_timeout, 0 };
 		(void)setsockopt(wc->ps[i].fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
 		(void)setsockopt(wc->ps[i].fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+		if (o->secret && o->secret->key) {
+			struct diag sub = DIAG_INIT;
+			if (wire_auth_client(wc->ps[i].fd, o->secret, &wc->ps[i].auth, &sub) < 0) {
+				diag_error(d, sub.code, NULL, "ps:%zu (%s): %s", i, wc->ps[i].addr,
+					   diag_first_message(&sub));
+				diag_release(&sub);
+				ps_client_close(wc);
+				return -1;
+			}
+			diag_release(&sub);
+		}
 		if (hello(wc, i, cl, layout, o, d) < 0) {
 			ps_client_close(wc);
 			return -1;
@@ -256,9 +318,12 @@ void ps_client_close(struct ps_client *wc)
 {
 	if (!wc || !wc->ps)
 		return;
-	for (size_t i = 0; i < wc->n_ps; i++)
+	for (size_t i = 0; i < wc->n_ps; i++) {
 		if (wc->ps[i].fd >= 0)
 			close(wc->ps[i].fd);
+		wire_mac_release(&wc->ps[i].rx);
+		OPENSSL_cleanse(&wc->ps[i].auth, sizeof(wc->ps[i].auth));
+	}
 	free(wc->ps);
 	wc->ps = NULL;
 }

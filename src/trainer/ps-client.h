@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "trainer/cluster.h"
+#include "trainer/wire-auth.h"
 #include "trainer/wire.h"
 #include "util/diag.h"
 
@@ -23,6 +24,9 @@ struct worker_link {
 	uint64_t off, count;
 	uint64_t step;    /* this PS's step in its last reply: in async mode the
 			   * PSes apply the same pushes, but not at the same time */
+	struct wire_auth auth; /* with a secret: this connection's keys */
+	struct wire_mac rx;    /* the tag of the frame being received */
+	uint64_t rx_left;      /* its payload bytes not received yet */
 };
 
 struct ps_client {
@@ -42,6 +46,7 @@ struct worker_opts {
 	enum wire_mode mode;
 	double connect_timeout; /* seconds to keep retrying a PS */
 	double rpc_timeout;     /* seconds a reply may take (sync rounds wait) */
+	const struct wire_secret *secret; /* NULL or no key: unauthenticated */
 };
 
 /* Connects to every PS and exchanges HELLO/WELCOME. Returns 0 or -1 with d
@@ -51,6 +56,9 @@ int ps_client_open(struct ps_client *wc, const struct cluster *cl,
 		   const struct wire_layout *layout, const struct worker_opts *o,
 		   struct diag *d);
 void ps_client_close(struct ps_client *wc);
+/* One connect attempt to addr bounded by 'wait' seconds: a blocking,
+ * tuned socket, or -1 with d set (IMC_EXIT_UNAVAILABLE). */
+int ps_client_connect(const char *addr, double wait, struct diag *d);
 
 /* Every call below returns 0, 1 when a PS answered END (training is over),
  * or -1 with d set: IMC_EXIT_TEMPFAIL when a PS or the chief was lost

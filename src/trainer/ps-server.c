@@ -30,6 +30,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <openssl/crypto.h>
+
 #include "trainer/ps-server.h"
 #include "util/log.h"
 #include "util/xalloc.h"
@@ -77,6 +79,15 @@ struct conn {
 	struct pbuf *ref;       /* parameter buffer the output points into */
 	float *owned;           /* snapshot owned by the output (STATE) */
 	bool close_after;       /* close once the output is flushed */
+	/* authentication (with a secret): the client's nonce, then its proof,
+	 * arrive as raw bytes before any frame; then every frame in and out
+	 * carries a tag */
+	int auth_state;         /* 0 nonce expected, 1 proof expected, 2 done */
+	unsigned char nc[WIRE_AUTH_NONCE], ns[WIRE_AUTH_NONCE], araw[WIRE_AUTH_NONCE];
+	size_t araw_got;
+	struct wire_auth auth;
+	unsigned char tag_in[WIRE_AUTH_TAG], tag_out[WIRE_AUTH_TAG];
+	size_t tag_got;
 	bool shutdown_sent;     /* chief: SHUTDOWN received, closing is fine */
 	bool dead;
 };
@@ -336,6 +347,10 @@ static void conn_reply(struct ps *ps, struct conn *c, unsigned type, const void 
 		c->iov[c->iov_n++] = (struct iovec){ (void *)(uintptr_t)a, nfloats * sizeof(float) };
 	if (b)
 		c->iov[c->iov_n++] = (struct iovec){ (void *)(uintptr_t)b, nfloats * sizeof(float) };
+	if (c->auth.on) {
+		wire_auth_tag_out(&c->auth, c->iov, c->iov_n, c->tag_out);
+		c->iov[c->iov_n++] = (struct iovec){ c->tag_out, WIRE_AUTH_TAG };
+	}
 	c->ref = ref;
 	if (ref)
 		ref->refs++;
@@ -485,6 +500,7 @@ static void conn_free(struct ps *ps, struct conn *c)
 	pbuf_unref(ps, c->ref);
 	free(c->owned);
 	free(c->buf);
+	OPENSSL_cleanse(&c->auth, sizeof(c->auth));
 	free(c);
 }
 
@@ -1092,6 +1108,72 @@ static bool spec_commit(struct ps *ps, struct conn *c)
 }
 
 /* Reads what is available; dispatches complete messages. */
+/* The tag of the frame just received (header and payload in c). */
+static bool tag_ok(struct conn *c)
+{
+	struct wire_mac m = { NULL };
+	unsigned char want[WIRE_AUTH_TAG];
+	wire_mac_begin(&m, c->auth.k_in, c->auth.seq_in++);
+	wire_mac_add(&m, c->hdr, WIRE_HDR_SIZE);
+	wire_mac_add(&m, c->buf, c->h.length);
+	wire_mac_end(&m, want);
+	wire_mac_release(&m);
+	return wire_auth_equal(want, c->tag_in);
+}
+
+/* Reads the handshake's raw bytes: the client's nonce (answered with ours
+ * and our proof), then its proof. Returns 1 to read on, 0 to wait, -1
+ * when the connection was dropped. */
+static int auth_read(struct ps *ps, struct conn *c)
+{
+	ssize_t r = recv(c->fd, c->araw + c->araw_got, sizeof(c->araw) - c->araw_got, MSG_DONTWAIT);
+	if (r < 0)
+		return errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR ? 0
+		       : (conn_drop(ps, c, strerror(errno)), -1);
+	if (r == 0) {
+		log_warn(MOD, "ps:%zu: refusing connection from %s: it closed during authentication",
+			 ps->cfg->index, c->peer);
+		conn_drop(ps, c, NULL);
+		return -1;
+	}
+	ps->st.bytes_in += (uint64_t)r;
+	if (!c->frame_start)
+		c->frame_start = now_s();
+	c->araw_got += (size_t)r;
+	if (c->araw_got < sizeof(c->araw))
+		return 1;
+	c->araw_got = 0;
+	c->frame_start = 0;
+	if (c->auth_state == 0) {
+		struct diag d = DIAG_INIT;
+		memcpy(c->nc, c->araw, sizeof(c->nc));
+		if (wire_auth_nonce(c->ns, &d) < 0) {
+			conn_drop(ps, c, diag_first_message(&d));
+			diag_release(&d);
+			return -1;
+		}
+		memcpy(c->small, c->ns, WIRE_AUTH_NONCE);
+		wire_auth_proof(ps->cfg->secret, "imc-train server", c->nc, c->ns,
+				c->small + WIRE_AUTH_NONCE);
+		c->iov[0] = (struct iovec){ c->small, WIRE_AUTH_NONCE + WIRE_AUTH_TAG };
+		c->iov_at = 0;
+		c->iov_n = 1;
+		c->auth_state = 1;
+		return flush_out(ps, c) < 0 ? -1 : 1;
+	}
+	unsigned char want[WIRE_AUTH_TAG];
+	wire_auth_proof(ps->cfg->secret, "imc-train client", c->ns, c->nc, want);
+	if (!wire_auth_equal(want, c->araw)) {
+		log_warn(MOD, "ps:%zu: refusing connection from %s: it does not hold the job's secret",
+			 ps->cfg->index, c->peer);
+		conn_drop(ps, c, NULL);
+		return -1;
+	}
+	wire_auth_keys(ps->cfg->secret, c->nc, c->ns, false, &c->auth);
+	c->auth_state = 2;
+	return 1;
+}
+
 static void conn_read(struct ps *ps, struct conn *c)
 {
 	for (int rounds = 0; rounds < 64 && !c->dead; rounds++) {
@@ -1106,9 +1188,17 @@ static void conn_read(struct ps *ps, struct conn *c)
 				conn_drop(ps, c, strerror(errno));
 			return;
 		}
+		if (ps->cfg->secret && ps->cfg->secret->key && c->auth_state < 2) {
+			if (auth_read(ps, c) <= 0)
+				return;
+			continue;
+		}
 		void *dst;
 		size_t want;
-		if (c->hdr_got < WIRE_HDR_SIZE) {
+		if (c->hdr_got == WIRE_HDR_SIZE && c->got == c->h.length && c->auth.on) {
+			dst = c->tag_in + c->tag_got;
+			want = WIRE_AUTH_TAG - c->tag_got;
+		} else if (c->hdr_got < WIRE_HDR_SIZE) {
 			dst = c->hdr + c->hdr_got;
 			want = WIRE_HDR_SIZE - c->hdr_got;
 		} else {
@@ -1159,9 +1249,22 @@ static void conn_read(struct ps *ps, struct conn *c)
 			c->got = 0;
 			c->scanned = 0;
 			c->nonfinite = false;
+			c->tag_got = 0;
+		} else if (c->got == c->h.length && c->auth.on) {
+			c->tag_got += (size_t)r;
 		} else {
 			c->got += (size_t)r;
 			scan_floats(ps, c);
+		}
+		if (c->hdr_got == WIRE_HDR_SIZE && c->got == c->h.length && c->auth.on) {
+			if (c->tag_got < WIRE_AUTH_TAG)
+				continue;
+			if (!tag_ok(c)) {
+				if (ps->spec_conn == c)
+					spec_abandon(ps);
+				conn_drop(ps, c, "a frame fails its authentication tag");
+				return;
+			}
 		}
 		if (c->hdr_got == WIRE_HDR_SIZE && c->got == c->h.length) {
 			c->hdr_got = 0;

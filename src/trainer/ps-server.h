@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "trainer/cluster.h"
+#include "trainer/wire-auth.h"
 #include "trainer/wire.h"
 #include "util/diag.h"
 
@@ -29,6 +30,9 @@ struct ps_config {
 	double io_timeout;         /* a started message must complete within this */
 	double log_every;          /* seconds between progress lines (0: never) */
 	int listen_fd;             /* an already listening socket, or -1 to bind */
+	/* the job's secret: every connection must pass wire-auth.h's
+	 * handshake and tag every frame; NULL (or no key): unauthenticated */
+	const struct wire_secret *secret;
 };
 
 /* Serves until the chief's SHUTDOWN (returns 0) or until the job fails

@@ -14,6 +14,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "trainer/wire-auth.h"
 #include "trainer/wire.h"
 #include "util/xalloc.h"
 #include "util/banned.h"
@@ -600,7 +601,14 @@ static void iov_advance(struct iovec **iov, int *cnt, size_t n)
 int wire_sendv(int fd, unsigned type, const struct iovec *iov, int n, uint64_t *counter,
 	       struct diag *d)
 {
-	if (n + 1 > MAX_IOV) {
+	return wire_sendv_auth(fd, type, iov, n, counter, NULL, d);
+}
+
+int wire_sendv_auth(int fd, unsigned type, const struct iovec *iov, int n, uint64_t *counter,
+		    struct wire_auth *a, struct diag *d)
+{
+	unsigned char tag[WIRE_AUTH_TAG];
+	if (n + 2 > MAX_IOV) {
 		diag_error(d, IMC_EXIT_SOFTWARE, NULL, "too many iovecs (%d)", n);
 		return -1;
 	}
@@ -620,6 +628,10 @@ int wire_sendv(int fd, unsigned type, const struct iovec *iov, int n, uint64_t *
 	v[0].iov_len = WIRE_HDR_SIZE;
 	int cnt = n + 1;
 	total += WIRE_HDR_SIZE;
+	if (a && a->on) {
+		wire_auth_tag_out(a, v, cnt, tag);
+		v[cnt++] = (struct iovec){ tag, WIRE_AUTH_TAG };
+	}
 	while (cnt > 0) {
 		struct msghdr mh = { .msg_iov = cur, .msg_iovlen = (size_t)cnt };
 		ssize_t w = sendmsg(fd, &mh, MSG_NOSIGNAL);

@@ -220,6 +220,10 @@ int wire_error_decode(const unsigned char *p, size_t len, uint32_t *code, char *
  * *counter when it is not NULL. */
 int wire_sendv(int fd, unsigned type, const struct iovec *iov, int n, uint64_t *counter,
 	       struct diag *d);
+/* The same, followed by the frame's tag when a is on (wire-auth.h). */
+struct wire_auth;
+int wire_sendv_auth(int fd, unsigned type, const struct iovec *iov, int n, uint64_t *counter,
+		    struct wire_auth *a, struct diag *d);
 int wire_recv_full(int fd, void *buf, size_t len, uint64_t *counter, struct diag *d);
 /* Receives len bytes scattered over iov (a readv loop). */
 int wire_recvv(int fd, struct iovec *iov, int n, uint64_t *counter, struct diag *d);

@@ -1,6 +1,11 @@
 #!/usr/bin/python3
 """t6-attack.py: a hostile client of imc-train's parameter server, for
-t6003. Usage: t6-attack.py HOST:PORT STOPFILE PROGRESSFILE
+t6003. Usage: t6-attack.py HOST:PORT STOPFILE PROGRESSFILE [SECRETFILE]
+
+With SECRETFILE the PS runs authenticated (imc-train --secret): the attacks
+still go without the secret (the PS must refuse them all), and only the
+probe that checks the PS still serves authenticates, with Python's own
+hmac/hashlib (wire-auth.h's handshake and frame tags).
 
 Each attack opens its own connection, misbehaves, and checks that the PS
 closes that connection (after an ERROR frame or not) within 10 s. Rounds of
@@ -11,7 +16,9 @@ probe (i.e. it stopped serving), or when no attack ran after the first
 round (the test starts the job after the first round: some must hit the PS
 while it trains).
 """
-import os, random, socket, struct, sys, time
+import hashlib, hmac, os, random, socket, struct, sys, time
+
+SECRET = None  # the key bytes, in SECRETFILE mode
 
 MAGIC, VERSION = 0x54434D49, 1
 HELLO, WELCOME, INIT, PULL, PUSH, ERROR = 1, 2, 3, 4, 5, 15
@@ -62,20 +69,48 @@ def send(s, data):
         pass
 
 
+def mac(key, seq, *parts):
+    return hmac.new(key, struct.pack("<Q", seq) + b"".join(parts), hashlib.sha256).digest()
+
+
+def proof(label, a, b):
+    return mac(hmac.new(SECRET, label.encode(), hashlib.sha256).digest(), 0, a, b)
+
+
+def recv_n(s, n):
+    b = b""
+    while len(b) < n:
+        c = s.recv(n - len(b))
+        if not c:
+            return None
+        b += c
+    return b
+
+
 def probe(addr):
     """A valid probe HELLO must be welcomed: the PS is still serving."""
     s = connect(addr)
-    s.sendall(hello())
-    h = b""
-    while len(h) < 16:
-        b = s.recv(16 - len(h))
-        if not b:
+    k_out = k_in = None
+    if SECRET:
+        nc = os.urandom(32)
+        s.sendall(nc)
+        r = recv_n(s, 64)
+        if r is None or not hmac.compare_digest(r[32:], proof("imc-train server", nc, r[:32])):
             return None, s
-        h += b
+        s.sendall(proof("imc-train client", r[:32], nc))
+        k_out = proof("imc-train c2s", nc, r[:32])
+        k_in = proof("imc-train s2c", nc, r[:32])
+    frame = hello()
+    s.sendall(frame + (mac(k_out, 0, frame) if k_out else b""))
+    h = recv_n(s, 16)
+    if h is None:
+        return None, s
     magic, ver, typ, length, _ = struct.unpack("<IHHII", h)
-    body = b""
-    while len(body) < length:
-        body += s.recv(length - len(body))
+    body = recv_n(s, length)
+    if k_in:
+        tag = recv_n(s, 32)
+        if body is None or tag is None or not hmac.compare_digest(tag, mac(k_in, 0, h, body)):
+            return None, s
     return typ, s
 
 
@@ -134,6 +169,9 @@ def run_attack(addr, name, parts):
 
 
 def main():
+    global SECRET
+    if len(sys.argv) > 4:
+        SECRET = open(sys.argv[4], "rb").read().rstrip(b"\r\n")
     host, port = sys.argv[1].rsplit(":", 1)
     addr = (host, int(port))
     stop, progress = sys.argv[2], sys.argv[3]

@@ -9,6 +9,13 @@ DATA=/usr/share/datasets/fashion-mnist
 command -v "${PYTHON3:-python3}" >/dev/null 2>&1 || skip_all "python3 is needed to pick free ports"
 PY=${PYTHON3:-python3}
 
+# The job's secret (imc-train --secret): 0600, as imc makes it. $JOB is
+# the option every task of a test's job gets.
+umask 077
+head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$TMPD/secret"
+umask 022
+JOB="--secret $TMPD/secret"
+
 DIST_PIDS=""
 dist_cleanup() {
 	for p in $DIST_PIDS; do kill -9 "$p" 2>/dev/null; done
@@ -56,6 +63,27 @@ make_cluster() {
 	local chief="\"127.0.0.1:$1\""; shift
 	for i in $(seq 1 "$nw"); do wk="$wk${wk:+, }\"127.0.0.1:$1\""; shift; done
 	printf '{"cluster": {"ps": [%s], "chief": [%s], "worker": [%s]}}\n' "$ps" "$chief" "$wk" >"$file"
+}
+
+# make_ring_cluster FILE N: an all-reduce job's cluster, a chief plus N-1
+# workers and no ps.
+make_ring_cluster() {
+	local file=$1 n=$2 wk="" i
+	set -- $(free_ports "$n")
+	local chief="\"127.0.0.1:$1\""; shift
+	for i in $(seq 2 "$n"); do wk="$wk${wk:+, }\"127.0.0.1:$1\""; shift; done
+	printf '{"cluster": {"chief": [%s], "worker": [%s]}}\n' "$chief" "$wk" >"$file"
+}
+
+# start_ring PREFIX N ARGS...: the N ranks of an all-reduce job, named
+# PREFIX0 (the chief) .. PREFIX(N-1); the chief gets --json, every rank $JOB.
+start_ring() {
+	local pre=$1 n=$2 i
+	shift 2
+	start "${pre}0" --role chief --strategy allreduce $JOB "$@" --json
+	for i in $(seq 1 $((n - 1))); do
+		start "$pre$i" --role worker --index $((i - 1)) --strategy allreduce $JOB "$@"
+	done
 }
 
 # start NAME ARGS...: runs imc-train ARGS in the background, stderr in

@@ -10,25 +10,25 @@ require_long
 
 # usage and configuration errors, with their exit codes
 unset TF_CONFIG
-expect_exit 64 "no cluster is a usage error" -- "$IMC_TRAIN" --role ps
+expect_exit 64 "no cluster is a usage error" -- "$IMC_TRAIN" --role ps $JOB
 expect_grep 'no cluster: pass --cluster FILE or set TF_CONFIG' "$TMPD/err" "says where a cluster comes from"
-expect_exit 64 "unknown role" -- "$IMC_TRAIN" --role boss
-expect_exit 66 "missing cluster file" -- "$IMC_TRAIN" --role ps --cluster "$TMPD/nope.json"
-expect_exit 65 "TF_CONFIG with a JSON error" -- env TF_CONFIG='{"cluster": {"ps": ["a:1"],}' "$IMC_TRAIN" --role ps
+expect_exit 64 "unknown role" -- "$IMC_TRAIN" --role boss $JOB
+expect_exit 66 "missing cluster file" -- "$IMC_TRAIN" --role ps --cluster "$TMPD/nope.json" $JOB
+expect_exit 65 "TF_CONFIG with a JSON error" -- env TF_CONFIG='{"cluster": {"ps": ["a:1"],}' "$IMC_TRAIN" --role ps $JOB
 expect_grep 'TF_CONFIG:1:[0-9]+: error: invalid JSON' "$TMPD/err" "the JSON error has a position"
-expect_exit 65 "a bad port" -- env TF_CONFIG='{"cluster": {"ps": ["a:70000"], "chief": ["b:1"]}}' "$IMC_TRAIN" --role ps
-expect_exit 64 "a task that is not in the cluster" -- env TF_CONFIG='{"cluster": {"ps": ["a:1"], "chief": ["b:1"]}}' "$IMC_TRAIN" --role ps --index 3
+expect_exit 65 "a bad port" -- env TF_CONFIG='{"cluster": {"ps": ["a:70000"], "chief": ["b:1"]}}' "$IMC_TRAIN" --role ps $JOB
+expect_exit 64 "a task that is not in the cluster" -- env TF_CONFIG='{"cluster": {"ps": ["a:1"], "chief": ["b:1"]}}' "$IMC_TRAIN" --role ps --index 3 $JOB
 expect_grep 'task ps:3 is not in the cluster' "$TMPD/err" "names the task"
-expect_exit 64 "--on-worker-loss takes continue or fail" -- "$IMC_TRAIN" --role ps --on-worker-loss maybe
+expect_exit 64 "--on-worker-loss takes continue or fail" -- "$IMC_TRAIN" --role ps --on-worker-loss maybe $JOB
 
 make_cluster "$TMPD/cluster.json" 1 1
-common="--cluster $TMPD/cluster.json --model mlp --epochs 1 --threads 1 --log-every 50"
+common="--cluster $TMPD/cluster.json --model mlp --epochs 1 --threads 1 --log-every 50 $JOB"
 start ps --role ps $common
 start chief --role chief $common --json --metrics "$TMPD/metrics.jsonl"
 # the worker takes the cluster and its index from TF_CONFIG
 TF_CONFIG=$("$PY" -c 'import json,sys; c=json.load(open(sys.argv[1])); c["task"]={"type":"worker","index":0}; print(json.dumps(c))' "$TMPD/cluster.json")
 export TF_CONFIG
-start worker --role worker --model mlp --epochs 1 --threads 1
+start worker --role worker --model mlp --epochs 1 --threads 1 $JOB
 unset TF_CONFIG
 wait_exit chief 120
 wait_exit worker 30

@@ -17,7 +17,7 @@ require_long
 . "$top_srcdir/tests/cli/t6-dist-lib.sh"
 
 make_cluster "$TMPD/cluster.json" 1 1
-common="--cluster $TMPD/cluster.json --model mlp --steps 600 --async --threads 1 --log-every 50"
+common="--cluster $TMPD/cluster.json --model mlp --steps 600 --async --threads 1 --log-every 50 $JOB"
 # the PS starts last: the others wait for it, retrying
 start chief --role chief $common --json --metrics "$TMPD/metrics.jsonl" --tensorboard "$TMPD/tb"
 start worker --role worker --index 0 $common
@@ -90,7 +90,7 @@ done
 # waits for it after SHUTDOWN) and exits 0, instead of retrying a closed
 # port until its deadline
 make_cluster "$TMPD/late.json" 1 1
-late="--cluster $TMPD/late.json --model mlp --steps 50 --async --threads 1"
+late="--cluster $TMPD/late.json --model mlp --steps 50 --async --threads 1 $JOB"
 start lps --role ps $late
 start lchief --role chief $late
 wait_exit lchief 60

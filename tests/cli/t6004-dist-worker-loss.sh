@@ -19,7 +19,7 @@ run_and_kill() {
 	sig=-9
 	if [ "$1" = -STOP ]; then sig=-STOP; shift; fi
 	make_cluster "$TMPD/cluster.json" 1 1
-	common="--cluster $TMPD/cluster.json --model mlp --steps 2000 --threads 1 --log-seconds 0.2 $*"
+	common="--cluster $TMPD/cluster.json --model mlp --steps 2000 --threads 1 --log-seconds 0.2 $JOB $*"
 	start ps --role ps $common
 	start chief --role chief $common --json
 	start worker --role worker --index 0 $common

@@ -12,7 +12,7 @@ require_long
 
 make_cluster "$TMPD/cluster.json" 1 1
 ck="$TMPD/ckpt"
-base="--cluster $TMPD/cluster.json --model mlp --threads 1 --checkpoint-dir $ck --checkpoint-every 100"
+base="--cluster $TMPD/cluster.json --model mlp --threads 1 --checkpoint-dir $ck --checkpoint-every 100 $JOB"
 start_job() {
 	start ps --role ps $base "$@"
 	start chief --role chief $base --json "$@"

@@ -15,6 +15,7 @@ require_long
 run_job() {
 	local p=$1
 	shift
+	set -- "$@" $JOB
 	start "${p}ps0" --role ps --index 0 "$@"
 	start "${p}ps1" --role ps --index 1 "$@"
 	start "${p}chief" --role chief "$@" --json

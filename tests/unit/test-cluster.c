@@ -64,7 +64,6 @@ static void test_errors(void **state)
 	} bad[] = {
 		{ "{\"cluster\": {\"ps\": [\"a:1\"],}", "invalid JSON" },
 		{ "[]", "expected an object" },
-		{ "{\"cluster\": {\"chief\": [\"a:1\"]}}", "at least one parameter server" },
 		{ "{\"cluster\": {\"ps\": [\"a:1\"]}}", "no chief and no worker" },
 		{ "{\"cluster\": {\"ps\": [\"a\"], \"chief\": [\"b:1\"]}}", "is not 'host:port'" },
 		{ "{\"cluster\": {\"ps\": [\"a:0\"], \"chief\": [\"b:1\"]}}", "port '0'" },
@@ -100,6 +99,22 @@ static void test_errors(void **state)
 		}
 		diag_release(&d);
 	}
+}
+
+/* An all-reduce job's cluster lists no ps: it parses, and only a
+ * parameter-server job refuses it. */
+static void test_no_ps(void **state)
+{
+	(void)state;
+	struct cluster c;
+	struct diag d = DIAG_INIT;
+	assert_int_equal(parse("{\"cluster\": {\"chief\": [\"a:1\"], \"worker\": [\"b:1\"]}}", &c, &d), 0);
+	assert_int_equal(cluster_n_workers(&c), 2);
+	assert_int_equal(cluster_check_ps(&c, &d), -1);
+	assert_non_null(strstr(diag_first_message(&d), "at least one parameter server"));
+	assert_int_equal(d.code, IMC_EXIT_DATAERR);
+	cluster_release(&c);
+	diag_release(&d);
 }
 
 static void test_addresses(void **state)
@@ -150,6 +165,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_tf_config),
 		cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_no_ps),
 		cmocka_unit_test(test_addresses),
 		cmocka_unit_test(test_shards),
 	};

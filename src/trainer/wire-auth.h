@@ -1,0 +1,95 @@
+/* wire-auth.h: the authenticated wire of imc-train (parameter-server
+ * protocol and ring all-reduce alike): a per-job secret shared by every
+ * task, a mutual challenge-response when a connection opens, and an
+ * HMAC-SHA256 tag on every frame afterwards. OpenSSL's libcrypto does the
+ * cryptography (HMAC, RAND_bytes, CRYPTO_memcmp); nothing here is a cipher
+ * of its own. Frames are authenticated, not encrypted: gradients and
+ * parameters are not secret, their origin and integrity are.
+ *
+ * Handshake (the connecting side is the client):
+ *   client -> server  Nc (32 random bytes)
+ *   server -> client  Ns (32 random bytes), HMAC(K, "imc-train server" | Nc | Ns)
+ *   client -> server  HMAC(K, "imc-train client" | Ns | Nc)
+ * Each side checks the other's proof with a constant-time compare, so each
+ * proves it holds K over a nonce the other just chose: a recorded handshake
+ * cannot be replayed. Then each direction gets its own key,
+ *   K_c2s = HMAC(K, "imc-train c2s" | Nc | Ns),  K_s2c likewise,
+ * and every frame is followed by HMAC(K_dir, seq | frame bytes), seq
+ * counting that direction's frames from 0 as a 64-bit little-endian
+ * integer: a frame replayed, dropped, reordered or moved to another
+ * connection fails its tag.
+ *
+ * The secret file must not be readable by group or others; its bytes are
+ * the key (any length from 16 bytes; a trailing newline is dropped), and
+ * they are never logged. */
+#ifndef IMC_TRAINER_WIRE_AUTH_H
+#define IMC_TRAINER_WIRE_AUTH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/uio.h>
+
+#include "util/diag.h"
+
+#define WIRE_AUTH_NONCE 32
+#define WIRE_AUTH_TAG 32
+#define WIRE_SECRET_MIN 16
+#define WIRE_SECRET_MAX 4096
+
+struct wire_secret {
+	unsigned char *key; /* NULL: no secret (--insecure) */
+	size_t len;
+};
+
+/* One connection's state once authenticated: keys and frame counters per
+ * direction. on is false on an unauthenticated (--insecure) connection. */
+struct wire_auth {
+	bool on;
+	unsigned char k_out[WIRE_AUTH_TAG], k_in[WIRE_AUTH_TAG];
+	uint64_t seq_out, seq_in;
+};
+
+/* Reads the secret file: refused (IMC_EXIT_NOPERM) when group or others
+ * may read or write it, (IMC_EXIT_DATAERR) when shorter than 16 bytes.
+ * Returns 0 or -1 with d set. */
+int wire_secret_load(const char *path, struct wire_secret *s, struct diag *d);
+/* Wipes and frees the key. */
+void wire_secret_release(struct wire_secret *s);
+
+/* Handshake pieces, for the blocking clients and the PS's state machine. */
+int wire_auth_nonce(unsigned char n[WIRE_AUTH_NONCE], struct diag *d);
+/* out = HMAC(K, label | a | b), a and b being nonces. */
+void wire_auth_proof(const struct wire_secret *s, const char *label,
+		     const unsigned char *a, const unsigned char *b,
+		     unsigned char out[WIRE_AUTH_TAG]);
+/* Constant-time comparison of two tags. */
+bool wire_auth_equal(const unsigned char *a, const unsigned char *b);
+/* Derives the direction keys (client: out is c2s), zeroes the counters, on. */
+void wire_auth_keys(const struct wire_secret *s, const unsigned char nc[WIRE_AUTH_NONCE],
+		    const unsigned char ns[WIRE_AUTH_NONCE], bool client, struct wire_auth *a);
+
+/* The whole handshake on a blocking (or SO_RCVTIMEO) socket. A failure is
+ * IMC_EXIT_NOPERM when the peer's proof was wrong or the peer closed on
+ * ours (it holds another secret), else IMC_EXIT_UNAVAILABLE. */
+int wire_auth_client(int fd, const struct wire_secret *s, struct wire_auth *a,
+		     struct diag *d);
+int wire_auth_server(int fd, const struct wire_secret *s, struct wire_auth *a,
+		     struct diag *d);
+
+/* Frame tags. An incremental MAC: begin with the direction's key and
+ * sequence number, add the frame's bytes, end. A struct wire_mac (zeroed
+ * to start) keeps its OpenSSL context from one frame to the next; release
+ * frees it. */
+struct wire_mac {
+	void *ctx; /* OpenSSL's EVP_MAC_CTX */
+};
+void wire_mac_begin(struct wire_mac *m, const unsigned char key[WIRE_AUTH_TAG], uint64_t seq);
+void wire_mac_add(struct wire_mac *m, const void *p, size_t n);
+void wire_mac_end(struct wire_mac *m, unsigned char out[WIRE_AUTH_TAG]);
+void wire_mac_release(struct wire_mac *m);
+/* The tag of the next outgoing frame iov[0..n) (seq_out is advanced). */
+void wire_auth_tag_out(struct wire_auth *a, const struct iovec *iov, int n,
+		       unsigned char out[WIRE_AUTH_TAG]);
+
+#endif
