@@ -92,6 +92,7 @@ void mod_sh_flag(struct strbuf *c, const char *flag, const char *v);
 /* Reads a node file; *exists false when missing. -1 unreachable. */
 struct node_stat {
 	bool exists, isdir, isreg, islnk;
+	bool isblk, ischr, isfifo, issock;
 	long mode, size;
 	long uid, gid;
 	char owner[64], group[64];

@@ -249,6 +249,10 @@ static int parse_stat(const char *o, const char *path, struct node_stat *st, jso
 	st->isdir = S_ISDIR(rawmode);
 	st->isreg = S_ISREG(rawmode);
 	st->islnk = S_ISLNK(rawmode);
+	st->isblk = S_ISBLK(rawmode);
+	st->ischr = S_ISCHR(rawmode);
+	st->isfifo = S_ISFIFO(rawmode);
+	st->issock = S_ISSOCK(rawmode);
 	st->size = size;
 	st->uid = uid;
 	st->gid = gid;
