@@ -102,6 +102,8 @@ struct node_stat {
 };
 int mod_stat(struct exec_ctx *x, const char *path, bool follow, bool checksum,
 	     struct node_stat *st, json_t **res);
+/* cat of path into data (*exists false when it is missing); a directory
+ * fails with Ansible's "Path P is a directory !" (rc 256) */
 int mod_read(struct exec_ctx *x, const char *path, struct strbuf *data, bool *exists, json_t **res);
 /* Writes data atomically (temp file in the same directory + rename), applying
  * mode when >= 0 (else keep the old mode or 0644 & ~umask). */

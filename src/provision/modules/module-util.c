@@ -316,7 +316,7 @@ int mod_read(struct exec_ctx *x, const char *path, struct strbuf *data, bool *ex
 	struct strbuf c = STRBUF_INIT;
 	strbuf_addstr(&c, "p=");
 	sh_quote(&c, path);
-	strbuf_addstr(&c, "; [ -e \"$p\" ] || exit 99; exec cat -- \"$p\"");
+	strbuf_addstr(&c, "; [ -e \"$p\" ] || exit 99; [ -d \"$p\" ] && exit 98; exec cat -- \"$p\"");
 	struct conn_result cr;
 	conn_result_init(&cr);
 	int rc = mod_sh(x, c.buf, NULL, 0, &cr, res);
@@ -326,6 +326,15 @@ int mod_read(struct exec_ctx *x, const char *path, struct strbuf *data, bool *ex
 		return -1;
 	}
 	*exists = cr.rc != 99;
+	if (cr.rc == 98) {
+		/* the words of lineinfile, blockinfile and replace for it */
+		if (res) {
+			*res = res_fail("Path %s is a directory !", path);
+			json_object_set_new(*res, "rc", json_integer(256));
+		}
+		conn_result_release(&cr);
+		return -1;
+	}
 	if (cr.rc != 0 && cr.rc != 99) {
 		if (res)
 			*res = res_fail("cannot read '%s': %s", path, strbuf_str(&cr.err));
