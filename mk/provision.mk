@@ -121,3 +121,6 @@ EXTRA_DIST += tests/cli/t4012-file-states.sh tests/cli/t4012-file-states.py \
 # a parameter a native module does not implement is refused at load time
 TESTS += tests/cli/t4019-module-params.sh
 EXTRA_DIST += tests/cli/t4019-module-params.sh
+# generated cases (tests/differential/gen), a fixed-seed sample, live against ansible-playbook
+TESTS += tests/cli/t4030-differential-gen.sh
+EXTRA_DIST += tests/cli/t4030-differential-gen.sh

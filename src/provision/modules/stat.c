@@ -4,6 +4,7 @@
  * than sha1, and a link's resolved source, take one more round trip. */
 #include "config.h"
 
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -89,8 +90,15 @@ static json_t *stat_run(struct exec_ctx *x, json_t *args)
 	/* Ansible's lnk_source is the path resolved (os.path.realpath, which
 	 * resolves what exists and keeps the rest), lnk_target what the link
 	 * holds */
-	if (st.exists && st.islnk && stat_query(x, path, "readlink -m -- \"$p\"", real, sizeof(real), &res) < 0)
-		return res;
+	/* readable/writeable/executable are os.access's, which follows the
+	 * link: the target's mode (none for a dangling link) */
+	char tmode[16] = "";
+	if (st.exists && st.islnk) {
+		if (stat_query(x, path, "stat -L -c %a -- \"$p\" 2>/dev/null || echo none", tmode,
+			       sizeof(tmode), &res) < 0 ||
+		    stat_query(x, path, "readlink -m -- \"$p\"", real, sizeof(real), &res) < 0)
+			return res;
+	}
 	json_t *s = json_object();
 	json_object_set_new(s, "exists", json_boolean(st.exists));
 	if (st.exists) {
@@ -127,9 +135,15 @@ static json_t *stat_run(struct exec_ctx *x, json_t *args)
 			json_object_set_new(s, bits[i].k, json_boolean(st.mode & bits[i].bit));
 		bool root = x->conn->is_root && !x->become_user;
 		root |= x->become_user && !strcmp(x->become_user, "root");
-		json_object_set_new(s, "readable", json_boolean(root || (st.mode & 0444)));
-		json_object_set_new(s, "writeable", json_boolean(root || (st.mode & 0222)));
-		json_object_set_new(s, "executable", json_boolean(st.mode & 0111));
+		long am = st.mode;
+		bool there = true;
+		if (st.islnk) {
+			there = strcmp(tmode, "none") != 0;
+			am = there ? strtol(tmode, NULL, 8) : 0;
+		}
+		json_object_set_new(s, "readable", json_boolean(there && (root || (am & 0444))));
+		json_object_set_new(s, "writeable", json_boolean(there && (root || (am & 0222))));
+		json_object_set_new(s, "executable", json_boolean(there && (am & 0111)));
 		if (st.islnk) {
 			json_object_set_new(s, "lnk_source", json_string(real));
 			json_object_set_new(s, "lnk_target", json_string(st.target));
