@@ -186,6 +186,12 @@ static json_t *copy_run(struct exec_ctx *x, json_t *args)
 	json_t *content = json_object_get(args, "content");
 	const char *src = args_str(args, "src");
 	json_t *res = NULL;
+	/* the checks of Ansible's copy action, before anything is looked at */
+	if (content && src)
+		return res_fail("src and content are mutually exclusive");
+	size_t dl0 = strlen(dest0);
+	if (content && dl0 && dest0[dl0 - 1] == '/')
+		return res_fail("can not use content with a dir as dest");
 	if (args_bool(json_object_get(args, "remote_src"), false) && src) {
 		struct strbuf c = STRBUF_INIT;
 		strbuf_addstr(&c, "cmp -s -- ");

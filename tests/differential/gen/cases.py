@@ -53,6 +53,12 @@ def pick(r, strict, top=True):
         elif k == 'files' and isinstance(v, list):
             v = sorted(({kk: vv for kk, vv in x.items() if kk in FILE_KEYS} for x in v if isinstance(x, dict)),
                        key=lambda x: x.get('path', ''))
+        elif k == 'src' and v == '<controller>':
+            # copy from the controller: Ansible names the temporary file it
+            # sent (under the remote tmp, removed when the task ends: <tmp>
+            # once normalised), imc says <controller>; neither path exists
+            # after the task
+            v = '<tmp>'
         elif k == 'backup' and not isinstance(v, bool):
             v = bool(v)  # the name holds a time stamp; whether one was made is compared
         out[k] = v
