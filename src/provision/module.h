@@ -161,6 +161,11 @@ int mod_path_info(struct exec_ctx *x, json_t *res);
  * is never silently ignored and the task can fall back to Ansible. */
 int mod_check_params(const char *module, json_t *args, const char *const *known, struct diag *d,
 		     const struct src_loc *loc);
+/* AnsibleModule's mutually_exclusive: pairs is a NULL-terminated list of
+ * parameter names two by two; the failure "parameters are mutually
+ * exclusive: a|b, c|d" for every pair both given (new reference), else
+ * NULL. */
+json_t *mod_exclusive(json_t *args, const char *const *pairs);
 /* An argument of Ansible's list type as a new array of strings: a list as
  * is (elements rendered as Python would), a string split on commas, absent
  * or null an empty list. */

@@ -914,6 +914,19 @@ json_t *mod_unexpanded(const char *module, json_t *args, const char *const *keys
 	return NULL;
 }
 
+json_t *mod_exclusive(json_t *args, const char *const *pairs)
+{
+	struct strbuf m = STRBUF_INIT;
+	for (const char *const *p = pairs; p[0] && p[1]; p += 2)
+		if (json_object_get(args, p[0]) && json_object_get(args, p[1]))
+			strbuf_addf(&m, "%s%s|%s", m.len ? ", " : "", p[0], p[1]);
+	json_t *res = NULL;
+	if (m.len)
+		res = res_fail("parameters are mutually exclusive: %s", m.buf);
+	strbuf_release(&m);
+	return res;
+}
+
 const char *mod_pytype(const json_t *v)
 {
 	switch (json_typeof(v)) {
