@@ -59,6 +59,10 @@ def pick(r, strict, top=True):
             # once normalised), imc says <controller>; neither path exists
             # after the task
             v = '<tmp>'
+        elif k == 'skipped_paths' and isinstance(v, dict):
+            # keyed by path: normalize.py replaced the scratch directory in
+            # values only
+            v = {kk.split('/scratch/', 1)[-1]: vv for kk, vv in v.items()}
         elif k == 'backup' and not isinstance(v, bool):
             v = bool(v)  # the name holds a time stamp; whether one was made is compared
         out[k] = v
