@@ -96,6 +96,7 @@ void mod_sh_flag(struct strbuf *c, const char *flag, const char *v);
 /* Reads a node file; *exists false when missing. -1 unreachable. */
 struct node_stat {
 	bool exists, isdir, isreg, islnk;
+	bool isblk, ischr, isfifo, issock;
 	long mode, size;
 	long uid, gid;
 	char owner[64], group[64];
@@ -105,6 +106,8 @@ struct node_stat {
 };
 int mod_stat(struct exec_ctx *x, const char *path, bool follow, bool checksum,
 	     struct node_stat *st, json_t **res);
+/* cat of path into data (*exists false when it is missing); a directory
+ * fails with Ansible's "Path P is a directory !" (rc 256) */
 int mod_read(struct exec_ctx *x, const char *path, struct strbuf *data, bool *exists, json_t **res);
 /* Writes data atomically (temp file in the same directory + rename), applying
  * mode when >= 0 (else keep the old mode or 0644 & ~umask). */
@@ -162,6 +165,11 @@ int mod_path_info(struct exec_ctx *x, json_t *res);
  * is never silently ignored and the task can fall back to Ansible. */
 int mod_check_params(const char *module, json_t *args, const char *const *known, struct diag *d,
 		     const struct src_loc *loc);
+/* AnsibleModule's mutually_exclusive: pairs is a NULL-terminated list of
+ * parameter names two by two; the failure "parameters are mutually
+ * exclusive: a|b, c|d" for every pair both given (new reference), else
+ * NULL. */
+json_t *mod_exclusive(json_t *args, const char *const *pairs);
 /* An argument of Ansible's list type as a new array of strings: a list as
  * is (elements rendered as Python would), a string split on commas, absent
  * or null an empty list. */

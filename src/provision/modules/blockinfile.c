@@ -31,6 +31,10 @@ static json_t *bif_run(struct exec_ctx *x, json_t *args)
 		path = args_str(args, "name");
 	if (!path)
 		return res_fail("missing required arguments: path");
+	static const char *const excl[] = { "insertbefore", "insertafter", NULL };
+	json_t *bad = mod_exclusive(args, excl);
+	if (bad)
+		return bad;
 	const char *block = args_str(args, "block");
 	if (!block)
 		block = args_str(args, "content");
@@ -53,81 +57,104 @@ static json_t *bif_run(struct exec_ctx *x, json_t *args)
 	size_t n = 0;
 	if (mod_read(x, path, &data, &exists, &res) < 0)
 		goto out;
-	if (!exists && !args_bool(json_object_get(args, "create"), false) && !absent) {
+	if (!exists && !args_bool(json_object_get(args, "create"), false)) {
 		res = res_fail("Path %s does not exist !", path);
 		json_object_set_new(res, "rc", json_integer(257));
 		goto out;
 	}
-	for (const char *p = data.buf ? data.buf : ""; *p;) {
-		size_t k = strcspn(p, "\n");
+	if (!exists && absent) {
+		res = res_new(false);
+		json_object_set_new(res, "msg", json_sprintf("File %s not present", path));
+		goto out;
+	}
+	/* Ansible's algorithm, on lines that keep their newline: the last
+	 * begin and the last end marker found delimit the old block (either
+	 * order); without both, the block goes after the last line matching
+	 * insertafter (EOF: the end), before the last matching insertbefore
+	 * (BOF: the start), at the end when none matches; the line before it
+	 * gets a newline it lacked; an empty block is no block */
+	for (const char *p = data.buf ? data.buf : "", *e = p + data.len; p < e;) {
+		const char *nl = memchr(p, '\n', (size_t)(e - p));
+		size_t k = nl ? (size_t)(nl - p) + 1 : (size_t)(e - p);
 		ln = xreallocarray(ln, n + 1, sizeof(*ln));
 		ln[n++] = xstrndup(p, k);
 		p += k;
-		if (*p)
-			p++;
 	}
+	char *b0 = xasprintf("%s\n", begin), *e0 = xasprintf("%s\n", end);
 	long bi = -1, ei = -1;
 	for (size_t i = 0; i < n; i++) {
-		if (!strcmp(ln[i], begin))
+		if (!strcmp(ln[i], b0))
 			bi = (long)i;
-		if (!strcmp(ln[i], end))
+		if (!strcmp(ln[i], e0))
 			ei = (long)i;
 	}
 	/* new block lines */
 	struct strbuf nb = STRBUF_INIT;
-	if (!absent) {
-		strbuf_addf(&nb, "%s\n", begin);
-		if (*block) {
-			strbuf_addstr(&nb, block);
-			if (block[strlen(block) - 1] != '\n')
-				strbuf_addch(&nb, '\n');
-		}
-		strbuf_addf(&nb, "%s\n", end);
+	if (!absent && *block) {
+		strbuf_addstr(&nb, b0);
+		strbuf_addstr(&nb, block);
+		if (block[strlen(block) - 1] != '\n')
+			strbuf_addch(&nb, '\n');
+		strbuf_addstr(&nb, e0);
 	}
-	struct strbuf out = STRBUF_INIT;
-	if (bi >= 0 && ei > bi) {
-		for (long i = 0; i < bi; i++)
-			strbuf_addf(&out, "%s\n", ln[i]);
-		strbuf_addstr(&out, strbuf_str(&nb));
-		for (size_t i = (size_t)ei + 1; i < n; i++)
-			strbuf_addf(&out, "%s\n", ln[i]);
-	} else if (absent) {
-		for (size_t i = 0; i < n; i++)
-			strbuf_addf(&out, "%s\n", ln[i]);
-	} else {
-		long at = (long)n;
+	free(b0);
+	free(e0);
+	long at;
+	size_t skip_from = 0, skip_to = 0; /* [from, to) of ln left out */
+	if (bi < 0 || ei < 0) {
 		const char *anchor = ia ? ia : ib;
-		if (anchor && !strcmp(anchor, "BOF"))
+		if (!ia && !ib)
+			anchor = "EOF";
+		at = (long)n;
+		if (ib && !ia && !strcmp(ib, "BOF"))
 			at = 0;
-		else if (anchor && strcmp(anchor, "EOF")) {
+		else if (strcmp(anchor, "EOF") && strcmp(anchor, "BOF")) {
 			int ec;
 			PCRE2_SIZE eo;
 			pcre2_code *re = pcre2_compile((PCRE2_SPTR)anchor, PCRE2_ZERO_TERMINATED, 0, &ec, &eo, NULL);
-			if (re) {
-				pcre2_match_data *md = pcre2_match_data_create_from_pattern(re, NULL);
-				for (size_t i = 0; i < n; i++)
-					if (pcre2_match(re, (PCRE2_SPTR)ln[i], strlen(ln[i]), 0, 0, md, NULL) >= 0)
-						at = ia ? (long)i + 1 : (long)i;
-				pcre2_match_data_free(md);
-				pcre2_code_free(re);
+			if (!re) {
+				res = res_fail("bad regular expression '%s'", anchor);
+				strbuf_release(&nb);
+				goto out;
 			}
+			long found = -1;
+			pcre2_match_data *md = pcre2_match_data_create_from_pattern(re, NULL);
+			for (size_t i = 0; i < n; i++)
+				if (pcre2_match(re, (PCRE2_SPTR)ln[i], strlen(ln[i]), 0, 0, md, NULL) >= 0)
+					found = (long)i;
+			pcre2_match_data_free(md);
+			pcre2_code_free(re);
+			if (found >= 0)
+				at = ia ? found + 1 : found;
 		}
-		for (long i = 0; i < at; i++)
-			strbuf_addf(&out, "%s\n", ln[i]);
-		strbuf_addstr(&out, strbuf_str(&nb));
-		for (size_t i = (size_t)at; i < n; i++)
-			strbuf_addf(&out, "%s\n", ln[i]);
+	} else {
+		skip_from = (size_t)(bi < ei ? bi : ei);
+		skip_to = (size_t)(bi < ei ? ei : bi) + 1;
+		at = (long)skip_from;
 	}
-	/* keep a missing final newline as it was */
-	if (data.len && data.buf[data.len - 1] != '\n' && out.len && (bi < 0 || (size_t)ei + 1 < n))
-		out.buf[--out.len] = 0;
+	/* the lines kept (the old block's left out), at an index of those */
+	size_t kept = 0;
+	for (size_t i = 0; i < n; i++)
+		if (i < skip_from || i >= skip_to)
+			ln[kept++] = ln[i];
+		else
+			free(ln[i]);
+	n = kept;
+	struct strbuf out = STRBUF_INIT;
+	for (size_t i = 0; i <= n; i++) {
+		if ((long)i == at) {
+			if (i > 0 && out.len && out.buf[out.len - 1] != '\n')
+				strbuf_addch(&out, '\n');
+			strbuf_addstr(&out, strbuf_str(&nb));
+		}
+		if (i < n)
+			strbuf_addstr(&out, ln[i]);
+	}
 	bool changed = !exists || out.len != data.len || memcmp(strbuf_str(&out), strbuf_str(&data), out.len);
-	if (absent && bi < 0)
-		changed = false;
 	json_t *diff = mod_content_diff(x, path, &data, &out);
 	char *backup_file = NULL;
 	if (changed) {
-		msg = !exists ? "File created" : absent ? "Block removed" : "Block inserted";
+		msg = !exists ? "File created" : !nb.len ? "Block removed" : "Block inserted";
 		/* as Ansible's: the backup, then the validation, then the write */
 		if ((args_bool(json_object_get(args, "backup"), false) && exists &&
 		     mod_backup(x, path, &backup_file, &res) < 0) ||

@@ -72,6 +72,71 @@ static json_t *not_run(json_t *cmd, const char *p, bool exists)
 	return r;
 }
 
+/* what Ansible's command module returns when it fails before running
+ * anything: its initial result with msg (and the controller's *_lines) */
+static void early_failure(json_t *res, json_t *cmd, json_t *rc)
+{
+	json_object_set_new(res, "changed", json_false());
+	json_object_set(res, "cmd", cmd ? cmd : json_null());
+	json_object_set_new(res, "rc", rc);
+	json_object_set_new(res, "stdout", json_string(""));
+	json_object_set_new(res, "stderr", json_string(""));
+	json_object_set_new(res, "stdout_lines", json_array());
+	json_object_set_new(res, "stderr_lines", json_array());
+}
+
+/* NULL when the node can enter dir, else Ansible's failure for it (or
+ * unreachable); os.chdir's error as Python words it */
+static json_t *chdir_failure(struct exec_ctx *x, const char *dir, json_t *cmd)
+{
+	struct strbuf c = STRBUF_INIT;
+	strbuf_addstr(&c, "p=");
+	sh_quote(&c, dir);
+	strbuf_addstr(&c, "; cd -- \"$p\" 2>/dev/null && exit 0; [ -e \"$p\" ] || exit 2; "
+			 "[ -d \"$p\" ] || exit 20; exit 13");
+	struct conn_result cr;
+	conn_result_init(&cr);
+	json_t *res = NULL;
+	if (mod_sh(x, c.buf, NULL, 0, &cr, &res) == 0 && cr.rc != 0) {
+		const char *why = cr.rc == 2 ? "No such file or directory" :
+				  cr.rc == 20 ? "Not a directory" : "Permission denied";
+		res = res_fail("Unable to change directory before execution: [Errno %d] %s: b'%s'",
+			       cr.rc == 2 || cr.rc == 20 ? cr.rc : 13, why, dir);
+		early_failure(res, cmd, json_null());
+	}
+	strbuf_release(&c);
+	conn_result_release(&cr);
+	return res;
+}
+
+/* strip_empty_ends=false: the command's output as it came, trailing
+ * newlines kept. mod_run_command strips them, so the command ends with a
+ * mark on each stream that survives the strip and comes off here. */
+static void unstrip(json_t *res)
+{
+	static const char *const keys[][2] = { { "stdout", "stdout_lines" }, { "stderr", "stderr_lines" } };
+	for (size_t i = 0; i < 2; i++) {
+		const char *v = json_string_value(json_object_get(res, keys[i][0]));
+		if (!v)
+			continue;
+		size_t n = strlen(v);
+		if (n && v[n - 1] == '\001')
+			n--;
+		json_t *s = json_stringn(v, n);
+		/* Python's splitlines: no empty last line for a final newline */
+		json_t *lines = json_array();
+		const char *p = json_string_value(s), *end = p + n;
+		while (p < end) {
+			const char *nl = memchr(p, '\n', (size_t)(end - p));
+			size_t len = nl ? (size_t)(nl - p) : (size_t)(end - p);
+			json_array_append_new(lines, json_stringn(p, len));
+			p += len + (nl ? 1 : 0);
+		}
+		json_object_set_new(res, keys[i][0], s);
+		json_object_set_new(res, keys[i][1], lines);
+	}
+}
+
 json_t *command_module_run(struct exec_ctx *x, json_t *args, bool shell)
 {
 	const char *raw = args_str(args, "_raw_params");
@@ -102,6 +167,15 @@ json_t *command_module_run(struct exec_ctx *x, json_t *args, bool shell)
 	json_t *res = NULL;
 	char *creates = args_strdup(args, "creates");
 	char *removes = args_strdup(args, "removes");
+	if (raw && json_is_array(argv) && json_array_size(argv)) {
+		res = res_fail("only command or argv can be given, not both");
+		early_failure(res, NULL, json_integer(256));
+		goto out;
+	}
+	/* Ansible changes directory before it looks at creates/removes, and
+	 * a directory it cannot enter fails the task before anything runs */
+	if (chdir && (res = chdir_failure(x, chdir, cmd_repr)))
+		goto out;
 	if (creates) {
 		int e = path_exists(x, chdir, creates, &res);
 		if (e < 0)
@@ -129,17 +203,22 @@ json_t *command_module_run(struct exec_ctx *x, json_t *args, bool shell)
 	if (shell) {
 		const char *exe = args_str(args, "executable");
 		if (exe) {
-			strbuf_addstr(&c, "exec ");
+			if (args_bool(json_object_get(args, "strip_empty_ends"), true))
+				strbuf_addstr(&c, "exec ");
 			sh_quote(&c, exe);
 			strbuf_addstr(&c, " -c ");
 			sh_quote(&c, raw);
-		} else
+		} else if (!args_bool(json_object_get(args, "strip_empty_ends"), true))
+			strbuf_addf(&c, "(\n%s\n)", raw); /* its own exit must not skip the mark */
+		else
 			strbuf_addstr(&c, raw);
 	} else {
 		const char *a0 = json_string_value(json_array_get(words, 0));
 		strbuf_addstr(&c, "command -v -- ");
 		sh_quote(&c, a0 ? a0 : "");
-		strbuf_addstr(&c, " >/dev/null 2>&1 || { echo __imc_enoent__ >&2; exit 127; }; exec");
+		strbuf_addstr(&c, " >/dev/null 2>&1 || { echo __imc_enoent__ >&2; exit 127; };");
+		if (args_bool(json_object_get(args, "strip_empty_ends"), true))
+			strbuf_addstr(&c, " exec");
 		size_t i;
 		json_t *w;
 		json_array_foreach(words, i, w) {
@@ -154,7 +233,12 @@ json_t *command_module_run(struct exec_ctx *x, json_t *args, bool shell)
 			}
 		}
 	}
+	bool strip = args_bool(json_object_get(args, "strip_empty_ends"), true);
+	if (!strip)
+		strbuf_addstr(&c, "\n__imc_rc=$?; printf '\\001'; printf '\\001' >&2; exit $__imc_rc");
 	res = mod_run_command(x, c.buf, cmd_repr, in, chdir);
+	if (!strip)
+		unstrip(res);
 	strbuf_release(&c);
 	free(in);
 	if (!shell && json_integer_value(json_object_get(res, "rc")) == 127 &&

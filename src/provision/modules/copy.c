@@ -186,9 +186,19 @@ static json_t *copy_run(struct exec_ctx *x, json_t *args)
 	json_t *content = json_object_get(args, "content");
 	const char *src = args_str(args, "src");
 	json_t *res = NULL;
+	/* the checks of Ansible's copy action, before anything is looked at */
+	if (content && src)
+		return res_fail("src and content are mutually exclusive");
+	size_t dl0 = strlen(dest0);
+	if (content && dl0 && dest0[dl0 - 1] == '/')
+		return res_fail("can not use content with a dir as dest");
 	if (args_bool(json_object_get(args, "remote_src"), false) && src) {
 		struct strbuf c = STRBUF_INIT;
-		strbuf_addstr(&c, "cmp -s -- ");
+		/* Ansible's copy creates no missing parent of dest */
+		strbuf_addstr(&c, "d=");
+		sh_quote(&c, dest0);
+		strbuf_addstr(&c, "; case $d in */) ;; *) [ -e \"$d\" ] || [ -d \"$(dirname -- \"$d\")\" ] || "
+				 "{ dirname -- \"$d\"; exit 4; } ;; esac; cmp -s -- ");
 		sh_quote(&c, src);
 		strbuf_addch(&c, ' ');
 		sh_quote(&c, dest0);
@@ -200,7 +210,12 @@ static json_t *copy_run(struct exec_ctx *x, json_t *args)
 		conn_result_init(&cr);
 		if (mod_sh(x, c.buf, NULL, 0, &cr, &res) == 0) {
 			bool changed = cr.rc == 0;
-			if (cr.rc != 0 && cr.rc != 3)
+			if (cr.rc == 4) {
+				char *dir = strbuf_detach(&cr.out);
+				dir[strcspn(dir, "\n")] = 0;
+				res = res_fail("Destination directory %s does not exist", dir);
+				free(dir);
+			} else if (cr.rc != 0 && cr.rc != 3)
 				res = res_fail("cannot copy '%s': %s", src, strbuf_str(&cr.err));
 			else if (mod_attrs(x, dest0, args, &changed, &res) == 0) {
 				res = res_new(changed);

@@ -1,12 +1,22 @@
 /* debug.c: the `debug` module: prints msg or the value of var; runs on the
- * controller only. */
+ * controller only. imc runs at Ansible's verbosity 0 (it has no -v): a
+ * debug with a higher verbosity is skipped, as ansible-playbook without -v
+ * skips it. */
 #include "config.h"
+
+#include <stdlib.h>
 
 #include "provision/module.h"
 #include "util/banned.h"
 
 static json_t *debug_run(struct exec_ctx *x, json_t *args)
 {
+	json_t *vb = json_object_get(args, "verbosity");
+	long level = json_is_integer(vb) ? (long)json_integer_value(vb)
+		     : json_is_string(vb) ? strtol(json_string_value(vb), NULL, 10) : 0;
+	if (level > 0)
+		return json_pack("{s:b, s:b, s:s}", "changed", 0, "skipped", 1, "skipped_reason",
+				 "Verbosity threshold not met.");
 	json_t *res = res_new(false);
 	json_t *var = json_object_get(args, "var");
 	if (var && json_is_string(var)) {

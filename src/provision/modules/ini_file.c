@@ -334,8 +334,16 @@ static json_t *ini_run(struct exec_ctx *x, json_t *args)
 			       "allow_no_value=False.");
 		goto out;
 	}
-	if (mod_read(x, path, &data, &exists, &res) < 0)
+	if (mod_read(x, path, &data, &exists, &res) < 0) {
+		/* community.general's ini_file opens a directory as a file and
+		 * dies with a traceback: Ansible reports a module failure */
+		if (json_integer_value(json_object_get(res, "rc")) == 256) {
+			json_decref(res);
+			res = res_fail("MODULE FAILURE\nSee stdout/stderr for the exact error");
+			json_object_set_new(res, "rc", json_integer(1));
+		}
 		goto out;
+	}
 	if (!exists && !args_bool(json_object_get(args, "create"), true)) {
 		res = res_fail("Destination %s does not exist!", path);
 		json_object_set_new(res, "rc", json_integer(257));

@@ -108,6 +108,12 @@ static json_t *lif_run(struct exec_ctx *x, json_t *args)
 	const char *path = path_arg(args);
 	if (!path)
 		return res_fail("missing required arguments: path");
+	static const char *const excl[] = {
+		"insertbefore", "insertafter", "regexp", "search_string", "backrefs", "search_string", NULL,
+	};
+	json_t *bad = mod_exclusive(args, excl);
+	if (bad)
+		return bad;
 	const char *regexp = args_str(args, "regexp");
 	if (!regexp)
 		regexp = args_str(args, "regex");

@@ -253,6 +253,10 @@ static int parse_stat(const char *o, const char *path, struct node_stat *st, jso
 	st->isdir = S_ISDIR(rawmode);
 	st->isreg = S_ISREG(rawmode);
 	st->islnk = S_ISLNK(rawmode);
+	st->isblk = S_ISBLK(rawmode);
+	st->ischr = S_ISCHR(rawmode);
+	st->isfifo = S_ISFIFO(rawmode);
+	st->issock = S_ISSOCK(rawmode);
 	st->size = size;
 	st->uid = uid;
 	st->gid = gid;
@@ -316,7 +320,7 @@ int mod_read(struct exec_ctx *x, const char *path, struct strbuf *data, bool *ex
 	struct strbuf c = STRBUF_INIT;
 	strbuf_addstr(&c, "p=");
 	sh_quote(&c, path);
-	strbuf_addstr(&c, "; [ -e \"$p\" ] || exit 99; exec cat -- \"$p\"");
+	strbuf_addstr(&c, "; [ -e \"$p\" ] || exit 99; [ -d \"$p\" ] && exit 98; exec cat -- \"$p\"");
 	struct conn_result cr;
 	conn_result_init(&cr);
 	int rc = mod_sh(x, c.buf, NULL, 0, &cr, res);
@@ -326,6 +330,15 @@ int mod_read(struct exec_ctx *x, const char *path, struct strbuf *data, bool *ex
 		return -1;
 	}
 	*exists = cr.rc != 99;
+	if (cr.rc == 98) {
+		/* the words of lineinfile, blockinfile and replace for it */
+		if (res) {
+			*res = res_fail("Path %s is a directory !", path);
+			json_object_set_new(*res, "rc", json_integer(256));
+		}
+		conn_result_release(&cr);
+		return -1;
+	}
 	if (cr.rc != 0 && cr.rc != 99) {
 		if (res)
 			*res = res_fail("cannot read '%s': %s", path, strbuf_str(&cr.err));
@@ -903,6 +916,19 @@ json_t *mod_unexpanded(const char *module, json_t *args, const char *const *keys
 					"on the node and imc does not", module, *k, v);
 	}
 	return NULL;
+}
+
+json_t *mod_exclusive(json_t *args, const char *const *pairs)
+{
+	struct strbuf m = STRBUF_INIT;
+	for (const char *const *p = pairs; p[0] && p[1]; p += 2)
+		if (json_object_get(args, p[0]) && json_object_get(args, p[1]))
+			strbuf_addf(&m, "%s%s|%s", m.len ? ", " : "", p[0], p[1]);
+	json_t *res = NULL;
+	if (m.len)
+		res = res_fail("parameters are mutually exclusive: %s", m.buf);
+	strbuf_release(&m);
+	return res;
 }
 
 const char *mod_pytype(const json_t *v)

@@ -1,16 +1,61 @@
 /* replace.c: the `replace` module: every match of regexp in the file
  * (between optional after/before anchors) replaced by `replace` with
- * backreferences, PCRE2 standing in for Python's re (MULTILINE). */
+ * backreferences, PCRE2 standing in for Python's re (MULTILINE). The
+ * after/before section is Ansible's: the text matched by
+ * AFTER(?P<subsection>.*?)BEFORE (or AFTER(.*) / (.*)BEFORE) with DOTALL,
+ * first match; no match ends the task unchanged, attributes untouched. */
 #include "config.h"
 
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "provision/module.h"
 #include "util/xalloc.h"
 #include "util/banned.h"
+
+static const char *const replace_known[] = {
+	"path", "dest", "destfile", "name", "regexp", "replace", "after", "before", "backup",
+	"validate", "encoding", "mode", "owner", "group", "unsafe_writes", NULL,
+};
+
+static int replace_check(json_t *args, struct diag *d, const struct src_loc *loc)
+{
+	return mod_check_params("replace", args, replace_known, d, loc);
+}
+
+/* the [start, end) of the after/before section in s, 1; 0 when the
+ * pattern does not match; -1 when it does not compile (*err) */
+static int section(const char *pat, const char *s, size_t len, size_t *start, size_t *end, char **err)
+{
+	int ec;
+	PCRE2_SIZE eo;
+	pcre2_code *c = pcre2_compile((PCRE2_SPTR)pat, PCRE2_ZERO_TERMINATED, PCRE2_DOTALL | PCRE2_UTF,
+				      &ec, &eo, NULL);
+	if (!c) {
+		PCRE2_UCHAR buf[256];
+		pcre2_get_error_message(ec, buf, sizeof(buf));
+		*err = xasprintf("%s at position %zu", (const char *)buf, (size_t)eo);
+		return -1;
+	}
+	pcre2_match_data *md = pcre2_match_data_create_from_pattern(c, NULL);
+	int rc = pcre2_match(c, (PCRE2_SPTR)s, len, 0, 0, md, NULL) >= 0;
+	if (rc) {
+		uint32_t n;
+		PCRE2_SIZE *ov = pcre2_get_ovector_pointer(md);
+		if (pcre2_substring_number_from_name(c, (PCRE2_SPTR) "subsection") < 0)
+			n = 1;
+		else
+			n = (uint32_t)pcre2_substring_number_from_name(c, (PCRE2_SPTR) "subsection");
+		*start = ov[2 * n];
+		*end = ov[2 * n + 1];
+	}
+	pcre2_match_data_free(md);
+	pcre2_code_free(c);
+	return rc;
+}
 
 static json_t *replace_run(struct exec_ctx *x, json_t *args)
 {
@@ -18,7 +63,12 @@ static json_t *replace_run(struct exec_ctx *x, json_t *args)
 	if (!path)
 		path = args_str(args, "dest");
 	if (!path)
+		path = args_str(args, "destfile");
+	if (!path)
 		path = args_str(args, "name");
+	const char *enc = args_str(args, "encoding");
+	if (enc && strcasecmp(enc, "utf-8") && strcasecmp(enc, "utf8"))
+		return res_fail("replace: unsupported: encoding '%s' (imc edits UTF-8 text only)", enc);
 	const char *re_s = args_str(args, "regexp");
 	const char *rep = args_str(args, "replace");
 	if (!path || !re_s)
@@ -34,6 +84,30 @@ static json_t *replace_run(struct exec_ctx *x, json_t *args)
 		res = res_fail("Path %s does not exist !", path);
 		json_object_set_new(res, "rc", json_integer(257));
 		goto out;
+	}
+	/* the section the replacements are made in: all of data, or the
+	 * part between after and before */
+	const char *after = args_str(args, "after"), *before = args_str(args, "before");
+	size_t s0 = 0, s1 = data.len;
+	if ((after && *after) || (before && *before)) {
+		char *pat = (after && *after && before && *before)
+				    ? xasprintf("%s(?P<subsection>.*?)%s", after, before)
+				    : (after && *after) ? xasprintf("%s(?P<subsection>.*)", after)
+							: xasprintf("(?P<subsection>.*)%s", before);
+		char *err = NULL;
+		int m = section(pat, data.buf ? data.buf : "", data.len, &s0, &s1, &err);
+		if (m <= 0) {
+			res = m < 0 ? res_fail("bad regular expression '%s': %s", pat, err)
+				    : res_new(false);
+			if (m == 0)
+				json_object_set_new(res, "msg", json_sprintf("Pattern for before/after params did "
+									    "not match the given file: %s", pat));
+			json_object_set_new(res, "rc", json_integer(0));
+			free(pat);
+			free(err);
+			goto out;
+		}
+		free(pat);
 	}
 	int ec;
 	PCRE2_SIZE eo;
@@ -70,7 +144,7 @@ static json_t *replace_run(struct exec_ctx *x, json_t *args)
 	for (;;) {
 		outbuf = xrealloc(outbuf, outlen);
 		PCRE2_SIZE ol = outlen;
-		n = pcre2_substitute(re, (PCRE2_SPTR)(data.buf ? data.buf : ""), data.len, 0,
+		n = pcre2_substitute(re, (PCRE2_SPTR)(data.buf ? data.buf + s0 : ""), s1 - s0, 0,
 				     PCRE2_SUBSTITUTE_GLOBAL | PCRE2_SUBSTITUTE_EXTENDED | PCRE2_SUBSTITUTE_OVERFLOW_LENGTH,
 				     NULL, NULL, (PCRE2_SPTR)strbuf_str(&r), r.len, outbuf, &ol);
 		if (n == PCRE2_ERROR_NOMEMORY) {
@@ -87,7 +161,17 @@ static json_t *replace_run(struct exec_ctx *x, json_t *args)
 		free(outbuf);
 		goto out;
 	}
-	bool changed = n > 0 && (outlen != data.len || memcmp(outbuf, data.buf, outlen));
+	bool changed = n > 0 && (outlen != s1 - s0 || memcmp(outbuf, data.buf + s0, outlen));
+	if (changed && (s0 > 0 || s1 < data.len)) {
+		/* the section put back between what precedes and follows it */
+		struct strbuf whole = STRBUF_INIT;
+		strbuf_add(&whole, data.buf, s0);
+		strbuf_add(&whole, (const char *)outbuf, outlen);
+		strbuf_add(&whole, data.buf + s1, data.len - s1);
+		free(outbuf);
+		outlen = whole.len;
+		outbuf = (PCRE2_UCHAR *)strbuf_detach(&whole);
+	}
 	char *backup_file = NULL;
 	res = NULL;
 	/* as Ansible's: the backup, then the validation, then the write */
@@ -107,6 +191,7 @@ static json_t *replace_run(struct exec_ctx *x, json_t *args)
 		strbuf_addf(&msg, "%sownership, perms or SE linux context changed", changed ? " and " : "");
 	res = res_new(changed || attrs);
 	json_object_set_new(res, "msg", json_string(strbuf_str(&msg)));
+	json_object_set_new(res, "rc", json_integer(0));
 	strbuf_release(&msg);
 	if (backup_file && *backup_file)
 		json_object_set_new(res, "backup_file", json_string(backup_file));
@@ -121,4 +206,6 @@ out:
 	return res;
 }
 
-const struct task_module mod_replace = { .name = "replace", .run = replace_run };
+const struct task_module mod_replace = {
+	.name = "replace", .check = replace_check, .run = replace_run,
+};
