@@ -28,6 +28,8 @@ struct task_host {
 	json_t *vars;          /* inventory host vars (owned) */
 	json_t *included;      /* include_vars results: below facts, above task vars (owned) */
 	json_t *facts;         /* gathered facts + set_fact + registered (owned) */
+	json_t *cached;        /* Ansible's fact cache: what setup gathered and
+				* set_fact cacheable set; ansible_facts shows it (owned) */
 	json_t *registered;    /* names in facts that hold registered results: never
 				* templated again when read (Ansible's unsafe) */
 	json_t *native;        /* names in facts set from a template (type_debug 'str') */
@@ -110,6 +112,13 @@ double task_now(void);
 /* Sets fact name of host h to v (a set_fact value: no longer a registered
  * result). */
 void exec_set_fact(struct task_run *run, struct task_host *h, const char *name, json_t *v);
+/* Also puts fact name in the host's fact cache (setup, set_fact
+ * cacheable), which the variable ansible_facts shows. */
+void exec_cache_fact(struct task_host *h, const char *name, json_t *v);
+/* The variable ansible_facts of host h: its fact cache with the ansible_
+ * prefix dropped from the names (ansible_local kept), as Ansible
+ * namespaces them (new reference; call with task_facts_lock held). */
+json_t *exec_ansible_facts(struct task_host *h);
 /* inventory.c: the in-memory inventory as add_host and group_by change
  * it. Every host of the run (the caller's, then the added), i from 0 to
  * inventory_nhosts(run) - 1: */

@@ -10,6 +10,7 @@
 static json_t *set_fact_run(struct exec_ctx *x, json_t *args)
 {
 	json_t *facts = json_object();
+	bool cacheable = args_bool(json_object_get(args, "cacheable"), false);
 	const char *k;
 	json_t *v;
 	json_object_foreach(args, k, v) {
@@ -17,6 +18,8 @@ static json_t *set_fact_run(struct exec_ctx *x, json_t *args)
 			continue;
 		json_object_set(facts, k, v);
 		exec_set_fact(x->run, x->facts_host ? x->facts_host : x->host, k, v);
+		if (cacheable)
+			exec_cache_fact(x->facts_host ? x->facts_host : x->host, k, v);
 		json_t *src = json_object_get(x->task->args, k);
 		exec_mark_native(x->facts_host ? x->facts_host : x->host, k, json_is_string(src) &&
 				 xt_is_template(json_string_value(src)));
