@@ -161,20 +161,37 @@ static json_t *run_module(struct exec_ctx *x, json_t *args)
 	return res;
 }
 
+/* A changed_when or failed_when that cannot be evaluated fails the task
+ * with the module's result kept, the error in KW_result (as Ansible words
+ * it: the changed_when target tests it with `is contains`), and, for
+ * changed_when, failed_when not evaluated. */
+static void override_error(struct exec_ctx *x, const char *kw, json_t *res, struct diag *d)
+{
+	json_t *c = json_object_get(x->task->raw, kw);
+	char *text = json_is_string(c) ? xstrdup(json_string_value(c)) : out_json_compact(c);
+	char *key = xasprintf("%s_result", kw);
+	json_object_set_new(res, "failed", json_true());
+	json_object_set_new(res, key, json_sprintf("The conditional check '%s' failed. The error was: "
+						    "error while evaluating conditional (%s): %s",
+						    text, text, diag_first_message(d)));
+	free(key);
+	free(text);
+}
+
 static void apply_overrides(struct exec_ctx *x, json_t *res)
 {
 	struct diag d = DIAG_INIT;
 	bool v, present;
 	if (cond_of(x, "changed_when", res, &v, &present, &d) < 0) {
-		json_object_set_new(res, "failed", json_true());
-		json_object_set_new(res, "msg", json_string(diag_first_message(&d)));
+		override_error(x, "changed_when", res, &d);
+		diag_release(&d);
+		return;
 	} else if (present)
 		json_object_set_new(res, "changed", json_boolean(v));
 	diag_release(&d);
 	diag_init(&d);
 	if (cond_of(x, "failed_when", res, &v, &present, &d) < 0) {
-		json_object_set_new(res, "failed", json_true());
-		json_object_set_new(res, "msg", json_string(diag_first_message(&d)));
+		override_error(x, "failed_when", res, &d);
 	} else if (present) {
 		json_object_set_new(res, "failed_when_result", json_boolean(v));
 		json_object_set_new(res, "failed", json_boolean(v));

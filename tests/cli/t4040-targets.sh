@@ -36,4 +36,31 @@ cat >"$TMPD/facts.yml" <<'EOY'
 EOY
 play facts "ansible_facts: empty before gathering, namespaced facts after (setup_remote_tmp_dir)"
 
+# changed_when / failed_when targets, "invalid conditional": an override
+# that cannot be evaluated fails the task, keeps the module's result and
+# says why in KW_result; a changed_when error leaves failed_when unevaluated
+cat >"$TMPD/when-error.yml" <<'EOY'
+- hosts: all
+  gather_facts: false
+  tasks:
+    - command: echo foo
+      changed_when: boomboomboom
+      failed_when: false
+      register: c
+      ignore_errors: true
+    - command: echo foo
+      failed_when: boomboomboom
+      register: f
+      ignore_errors: true
+    - assert:
+        that:
+          - c is failed
+          - c.stdout == 'foo'
+          - c.changed_when_result is contains('boomboomboom')
+          - c.failed_when_result is not defined
+          - f is failed
+          - f.failed_when_result is contains('boomboomboom')
+EOY
+play when-error "an unevaluable changed_when/failed_when: KW_result says why (changed_when, failed_when)"
+
 done_testing
