@@ -3,6 +3,7 @@
 #include "config.h"
 
 #include <string.h>
+#include <strings.h>
 
 #include "provision/module.h"
 #include "util/banned.h"
@@ -16,6 +17,16 @@ static json_t *set_fact_run(struct exec_ctx *x, json_t *args)
 	json_object_foreach(args, k, v) {
 		if (!strcmp(k, "cacheable") || !strcmp(k, "_raw_params"))
 			continue;
+		/* Ansible's set_fact (jinja2_native off, its default) turns the
+		 * strings true/false/yes/no, any case, into booleans */
+		const char *sv = json_string_value(v);
+		json_t *conv = NULL;
+		if (sv && (!strcasecmp(sv, "true") || !strcasecmp(sv, "yes")))
+			conv = json_true();
+		else if (sv && (!strcasecmp(sv, "false") || !strcasecmp(sv, "no")))
+			conv = json_false();
+		if (conv)
+			v = conv;
 		json_object_set(facts, k, v);
 		exec_set_fact(x->run, x->facts_host ? x->facts_host : x->host, k, v);
 		if (cacheable)
