@@ -373,7 +373,7 @@ static void run_include_loop(struct task_run *run, struct ptask *t, struct task_
 		json_array_foreach(items, k, item) {
 			if (h->failed)
 				break;
-			json_object_set(x.vars, loop_var, item);
+			exec_loop_item_vars(&x, lc, items, k, x.vars);
 			bool w = true;
 			for (struct ptask *p = t; p && w; p = p->parent) {
 				json_t *wc = json_object_get(p->raw, "when");
@@ -425,7 +425,7 @@ static void run_include_loop(struct task_run *run, struct ptask *t, struct task_
 				pthread_mutex_unlock(&ps->lock);
 			}
 			json_t *params = inc_params ? json_deep_copy(inc_params) : json_object();
-			json_object_set(params, loop_var, item);
+			exec_loop_item_vars(&x, lc, items, k, params);
 			struct ptask **tasks = c->tasks;
 			size_t ntasks = c->ntasks;
 			run_list(run, tasks, ntasks, &hosts[i], 1, rescuable, params);

@@ -63,4 +63,57 @@ cat >"$TMPD/when-error.yml" <<'EOY'
 EOY
 play when-error "an unevaluable changed_when/failed_when: KW_result says why (changed_when, failed_when)"
 
+# conditionals target, "proper booleanification": set_fact turns the
+# strings true/false/yes/no (any case, k=v or YAML) into booleans
+cat >"$TMPD/set-fact-bool.yml" <<'EOY'
+- hosts: all
+  gather_facts: false
+  tasks:
+    - set_fact: bool_test1=false
+    - set_fact: { b2: "yes", b3: "False", b4: "{{ 'no' }}", s: "off" }
+    - command: echo hi
+      when: bool_test1
+      register: result
+    - assert:
+        that:
+          - result is skipped
+          - b2 is sameas true and b3 is sameas false and b4 is sameas false
+          - s == 'off'
+EOY
+play set-fact-bool "set_fact: true/false/yes/no strings become booleans (conditionals)"
+
+# loops and loop_control targets: pause between items (measured with
+# now(fmt=...), a global), extended ansible_loop (without extended_allitems,
+# no allitems; without extended, no ansible_loop), ansible_index_var
+cat >"$TMPD/loop-control.yml" <<'EOY'
+- hosts: all
+  gather_facts: false
+  tasks:
+    - debug: var=ansible_loop
+      loop: [a, b, c]
+      loop_control: { extended: yes, extended_allitems: no }
+      failed_when: >-
+        ansible_loop.allitems is defined or ansible_loop.revindex != 3 - ansible_loop.index0
+        or (ansible_loop.first and ansible_loop.previtem is defined)
+        or (not ansible_loop.last and ansible_loop.nextitem != ['a', 'b', 'c'][ansible_loop.index])
+    - debug: var=ansible_loop.allitems
+      loop: [a]
+      loop_control: { extended: true }
+      failed_when: ansible_loop.allitems != ['a']
+    - debug: msg=plain
+      loop: [a]
+      failed_when: ansible_loop is defined
+    - set_fact: { times: "{{ times|default([]) + [ now(fmt='%s.%f') ] }}" }
+      loop: [1, 2, 3]
+      loop_control: { pause: 0.3, index_var: idx }
+      register: r
+    - assert:
+        that:
+          - times[2]|float - times[0]|float >= 0.6
+          - r.results[1].ansible_index_var == 'idx'
+          - r.results[1].idx == 1
+          - now() is not string and now(fmt='%Y')|int >= 2024
+EOY
+play loop-control "loop_control: pause, extended, index_var; now() (loops, loop_control)"
+
 done_testing
