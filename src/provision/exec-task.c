@@ -304,8 +304,21 @@ json_t *exec_loop_items(struct exec_ctx *x, struct diag *d, bool *has_loop)
 			return NULL;
 		json_t *r;
 		if (!strcmp(lk, "items") || !strcmp(lk, "list")) {
+			/* a dict stays a dict for the lookup (Ansible's terms are
+			 * any iterable): with_list refuses it, with_items
+			 * iterates its keys */
+			if (json_is_object(terms) && !strcmp(lk, "list")) {
+				diag_error(d, IMC_EXIT_FAILED, NULL, "with_list expects a list");
+				json_decref(terms);
+				return NULL;
+			}
 			r = json_array();
-			if (!json_is_array(terms)) {
+			if (json_is_object(terms)) {
+				const char *dk;
+				json_t *dv;
+				json_object_foreach(terms, dk, dv)
+					json_array_append_new(r, json_string(dk));
+			} else if (!json_is_array(terms)) {
 				json_array_append(r, terms);
 			} else {
 				size_t i;
