@@ -116,4 +116,43 @@ cat >"$TMPD/loop-control.yml" <<'EOY'
 EOY
 play loop-control "loop_control: pause, extended, index_var; now() (loops, loop_control)"
 
+# loops target: with_list refuses a dict, with_items iterates its keys
+cat >"$TMPD/with-dict-arg.yml" <<'EOY'
+- hosts: all
+  gather_facts: false
+  vars:
+    a_dict: { key: value, k2: v2 }
+  tasks:
+    - debug: msg="{{ item }}"
+      with_list: "{{ a_dict }}"
+      register: wl
+      ignore_errors: true
+    - debug: msg="{{ item }}"
+      with_items: "{{ a_dict }}"
+      register: wi
+    - assert:
+        that:
+          - wl is failed
+          - '"with_list expects a list" in wl.msg'
+          - wi.results | map(attribute='item') | list == ['key', 'k2']
+EOY
+play with-dict-arg "with_list of a dict fails, with_items of a dict gives its keys (loops)"
+
+# register target, invalid.yml and invalid_skipped.yml: a register name
+# that is no identifier is an error even on a skipped task (imc says so at
+# load; Ansible when it reaches the task, before any later one runs)
+cat >"$TMPD/register-bad.yml" <<'EOY'
+- hosts: all
+  gather_facts: false
+  tasks:
+    - debug: msg=x
+      when: false
+      register: 200
+    - name: never gets here
+      assert: { that: false }
+EOY
+expect_exit 65 "register: 200 is refused (register)" -- "$IMC" play --no-fallback --connection local \
+	"$TMPD/register-bad.yml"
+expect_grep "Invalid variable name in 'register' specified: '200'" "$TMPD/err" "... in Ansible's words"
+
 done_testing
