@@ -239,8 +239,9 @@ static void run_block(struct task_run *run, struct ptask *t, struct task_host **
 			if (!in[i]->unreachable)
 				in[i]->failed = false;
 		}
+		unsigned cleared = run->cleared;
 		run_list(run, t->always, t->nalways, in, nin, rescuable, inc_params);
-		for (size_t i = 0; i < nin; i++)
+		for (size_t i = 0; cleared == run->cleared && i < nin; i++)
 			in[i]->failed |= was[i];
 		free(was);
 	}
@@ -693,6 +694,23 @@ static void run_node(struct task_run *run, struct ptask *t, struct task_host **h
 		else if (what && !strcmp(what, "end_play"))
 			for (size_t i = 0; i < n; i++)
 				live[i]->ended = true;
+		else if (what && !strcmp(what, "clear_host_errors")) {
+			/* every host of the play is back (its recap keeps its failures) */
+			run->cleared++;
+			for (size_t i = 0; i < inventory_nhosts(run); i++) {
+				struct task_host *h = inventory_host(run, i);
+				h->failed = h->unreachable = false;
+				free(h->error);
+				h->error = NULL;
+			}
+		} else if (!what || strcmp(what, "noop")) {
+			/* not silently skipped: the task fails where it would act */
+			char *m = xasprintf("meta: %s is not supported by imc", what ? what : "(no action)");
+			print_banner(run, t, live[0]);
+			for (size_t i = 0; i < n; i++)
+				include_fail(run, live[i], t, m);
+			free(m);
+		}
 		goto out;
 	}
 	print_banner(run, t, live[0]);

@@ -64,6 +64,8 @@ struct task_run {
 	int forks;
 	double deadline;       /* monotonic seconds; 0 = none */
 	bool async_local;      /* async jobs: status files under ~/.imc_async */
+	unsigned cleared;      /* meta: clear_host_errors count (a block's always
+				* then leaves its hosts' errors cleared) */
 	struct task_out *out;
 	const char *output_dir;  /* fetch destination */
 	/* current play; its state (handlers, include cache) lives in the run,

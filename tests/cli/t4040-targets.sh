@@ -155,4 +155,30 @@ expect_exit 65 "register: 200 is refused (register)" -- "$IMC" play --no-fallbac
 	"$TMPD/register-bad.yml"
 expect_grep "Invalid variable name in 'register' specified: '200'" "$TMPD/err" "... in Ansible's words"
 
+# blocks target: meta clear_host_errors in an always brings back the host
+# that failed in rescue (its recap keeps the failure); a meta action imc
+# does not implement fails instead of being skipped
+cat >"$TMPD/clear-errors.yml" <<'EOY'
+- hosts: all
+  gather_facts: false
+  tasks:
+    - block:
+        - fail:
+      rescue:
+        - fail:
+      always:
+        - set_fact: { always_ran: true }
+        - meta: clear_host_errors
+    - assert: { that: always_ran }
+    - meta: noop
+EOY
+expect_exit 0 "clear_host_errors after a failed rescue (blocks)" -- "$IMC" play --no-fallback \
+	--connection local "$TMPD/clear-errors.yml"
+expect_grep 'TASK \[assert\]' "$TMPD/out" "... the host runs the next task"
+expect_grep 'ok=2 +changed=0 +unreachable=0 +failed=1 +skipped=0 +rescued=1' "$TMPD/out" "... with Ansible's recap"
+printf -- '- hosts: all\n  gather_facts: false\n  tasks:\n    - meta: end_host\n' >"$TMPD/meta-other.yml"
+expect_exit 1 "a meta action imc lacks fails the task" -- "$IMC" play --no-fallback --connection local \
+	"$TMPD/meta-other.yml"
+expect_grep "meta: end_host is not supported by imc" "$TMPD/out" "... saying so"
+
 done_testing
