@@ -106,6 +106,10 @@ tests_fuzz_fuzz_playbook_LDFLAGS = $(AM_LDFLAGS) -fsanitize=fuzzer
 tests_fuzz_fuzz_playbook_LDADD = libimc.la $(IMC_LIBS)
 endif
 TESTS += tests/cli/t4008-playbook-fuzz.sh
+# cases from ansible-core's integration targets (scripts/ansible-targets)
+TESTS += tests/cli/t4040-targets.sh
+EXTRA_DIST += tests/cli/t4040-targets.sh scripts/ansible-targets scripts/ansible-targets-shim \
+	scripts/ansible-targets-report
 EXTRA_DIST += tests/cli/t4008-playbook-fuzz.sh
 
 # ini_file against Ansible's (live, or recorded results)

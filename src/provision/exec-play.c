@@ -239,8 +239,9 @@ static void run_block(struct task_run *run, struct ptask *t, struct task_host **
 			if (!in[i]->unreachable)
 				in[i]->failed = false;
 		}
+		unsigned cleared = run->cleared;
 		run_list(run, t->always, t->nalways, in, nin, rescuable, inc_params);
-		for (size_t i = 0; i < nin; i++)
+		for (size_t i = 0; cleared == run->cleared && i < nin; i++)
 			in[i]->failed |= was[i];
 		free(was);
 	}
@@ -373,7 +374,7 @@ static void run_include_loop(struct task_run *run, struct ptask *t, struct task_
 		json_array_foreach(items, k, item) {
 			if (h->failed)
 				break;
-			json_object_set(x.vars, loop_var, item);
+			exec_loop_item_vars(&x, lc, items, k, x.vars);
 			bool w = true;
 			for (struct ptask *p = t; p && w; p = p->parent) {
 				json_t *wc = json_object_get(p->raw, "when");
@@ -425,7 +426,7 @@ static void run_include_loop(struct task_run *run, struct ptask *t, struct task_
 				pthread_mutex_unlock(&ps->lock);
 			}
 			json_t *params = inc_params ? json_deep_copy(inc_params) : json_object();
-			json_object_set(params, loop_var, item);
+			exec_loop_item_vars(&x, lc, items, k, params);
 			struct ptask **tasks = c->tasks;
 			size_t ntasks = c->ntasks;
 			run_list(run, tasks, ntasks, &hosts[i], 1, rescuable, params);
@@ -693,6 +694,23 @@ static void run_node(struct task_run *run, struct ptask *t, struct task_host **h
 		else if (what && !strcmp(what, "end_play"))
 			for (size_t i = 0; i < n; i++)
 				live[i]->ended = true;
+		else if (what && !strcmp(what, "clear_host_errors")) {
+			/* every host of the play is back (its recap keeps its failures) */
+			run->cleared++;
+			for (size_t i = 0; i < inventory_nhosts(run); i++) {
+				struct task_host *h = inventory_host(run, i);
+				h->failed = h->unreachable = false;
+				free(h->error);
+				h->error = NULL;
+			}
+		} else if (!what || strcmp(what, "noop")) {
+			/* not silently skipped: the task fails where it would act */
+			char *m = xasprintf("meta: %s is not supported by imc", what ? what : "(no action)");
+			print_banner(run, t, live[0]);
+			for (size_t i = 0; i < n; i++)
+				include_fail(run, live[i], t, m);
+			free(m);
+		}
 		goto out;
 	}
 	print_banner(run, t, live[0]);

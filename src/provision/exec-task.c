@@ -6,6 +6,7 @@
  * do. Blocks, includes and handlers are driven by exec-play.c. */
 #include "config.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -192,20 +193,37 @@ static json_t *run_module(struct exec_ctx *x, json_t *args)
 	return res;
 }
 
+/* A changed_when or failed_when that cannot be evaluated fails the task
+ * with the module's result kept, the error in KW_result (as Ansible words
+ * it: the changed_when target tests it with `is contains`), and, for
+ * changed_when, failed_when not evaluated. */
+static void override_error(struct exec_ctx *x, const char *kw, json_t *res, struct diag *d)
+{
+	json_t *c = json_object_get(x->task->raw, kw);
+	char *text = json_is_string(c) ? xstrdup(json_string_value(c)) : out_json_compact(c);
+	char *key = xasprintf("%s_result", kw);
+	json_object_set_new(res, "failed", json_true());
+	json_object_set_new(res, key, json_sprintf("The conditional check '%s' failed. The error was: "
+						    "error while evaluating conditional (%s): %s",
+						    text, text, diag_first_message(d)));
+	free(key);
+	free(text);
+}
+
 static void apply_overrides(struct exec_ctx *x, json_t *res)
 {
 	struct diag d = DIAG_INIT;
 	bool v, present;
 	if (cond_of(x, "changed_when", res, &v, &present, &d) < 0) {
-		json_object_set_new(res, "failed", json_true());
-		json_object_set_new(res, "msg", json_string(diag_first_message(&d)));
+		override_error(x, "changed_when", res, &d);
+		diag_release(&d);
+		return;
 	} else if (present)
 		json_object_set_new(res, "changed", json_boolean(v));
 	diag_release(&d);
 	diag_init(&d);
 	if (cond_of(x, "failed_when", res, &v, &present, &d) < 0) {
-		json_object_set_new(res, "failed", json_true());
-		json_object_set_new(res, "msg", json_string(diag_first_message(&d)));
+		override_error(x, "failed_when", res, &d);
 	} else if (present) {
 		json_object_set_new(res, "failed_when_result", json_boolean(v));
 		json_object_set_new(res, "failed", json_boolean(v));
@@ -317,8 +335,21 @@ json_t *exec_loop_items(struct exec_ctx *x, struct diag *d, bool *has_loop)
 			return NULL;
 		json_t *r;
 		if (!strcmp(lk, "items") || !strcmp(lk, "list")) {
+			/* a dict stays a dict for the lookup (Ansible's terms are
+			 * any iterable): with_list refuses it, with_items
+			 * iterates its keys */
+			if (json_is_object(terms) && !strcmp(lk, "list")) {
+				diag_error(d, IMC_EXIT_FAILED, NULL, "with_list expects a list");
+				json_decref(terms);
+				return NULL;
+			}
 			r = json_array();
-			if (!json_is_array(terms)) {
+			if (json_is_object(terms)) {
+				const char *dk;
+				json_t *dv;
+				json_object_foreach(terms, dk, dv)
+					json_array_append_new(r, json_string(dk));
+			} else if (!json_is_array(terms)) {
 				json_array_append(r, terms);
 			} else {
 				size_t i;
@@ -348,6 +379,70 @@ json_t *exec_loop_items(struct exec_ctx *x, struct diag *d, bool *has_loop)
 		return r;
 	}
 	return NULL;
+}
+
+/* The variables of loop item i (of items) that loop_control gives, set in
+ * into: the loop variable, ansible_loop_var, index_var and
+ * ansible_index_var, and with extended, ansible_loop (allitems unless
+ * extended_allitems is false), as Ansible's loop sets them. */
+void exec_loop_item_vars(struct exec_ctx *x, json_t *lc, json_t *items, size_t i, json_t *into)
+{
+	const char *loop_var = json_string_value(json_object_get(lc, "loop_var"));
+	const char *index_var = json_string_value(json_object_get(lc, "index_var"));
+	if (!loop_var)
+		loop_var = "item";
+	size_t n = json_array_size(items);
+	json_object_set(into, loop_var, json_array_get(items, i));
+	json_object_set_new(into, "ansible_loop_var", json_string(loop_var));
+	if (index_var) {
+		json_object_set_new(into, index_var, json_integer((json_int_t)i));
+		json_object_set_new(into, "ansible_index_var", json_string(index_var));
+	}
+	struct diag d = DIAG_INIT;
+	json_t *ext = json_object_get(lc, "extended");
+	json_t *ev = ext ? xt_value(x, ext, &d) : NULL;
+	bool extended = args_bool(ev, false);
+	json_decref(ev);
+	if (!extended) {
+		diag_release(&d);
+		return;
+	}
+	json_t *all = json_object_get(lc, "extended_allitems");
+	json_t *av = all ? xt_value(x, all, &d) : NULL;
+	bool allitems = args_bool(av, true);
+	json_decref(av);
+	diag_release(&d);
+	json_t *lv = json_pack("{s:I, s:I, s:I, s:I, s:b, s:b, s:I}", "index", (json_int_t)i + 1,
+			       "index0", (json_int_t)i, "revindex", (json_int_t)(n - i),
+			       "revindex0", (json_int_t)(n - i - 1), "first", i == 0, "last", i + 1 == n,
+			       "length", (json_int_t)n);
+	if (allitems)
+		json_object_set(lv, "allitems", items);
+	if (i > 0)
+		json_object_set(lv, "previtem", json_array_get(items, i - 1));
+	if (i + 1 < n)
+		json_object_set(lv, "nextitem", json_array_get(items, i + 1));
+	json_object_set_new(into, "ansible_loop", lv);
+}
+
+/* loop_control pause: seconds (templated, fractions allowed) slept between
+ * two items, before every item but the first. */
+static void loop_pause(struct exec_ctx *x, json_t *lc)
+{
+	json_t *p = json_object_get(lc, "pause");
+	if (!p)
+		return;
+	struct diag d = DIAG_INIT;
+	json_t *v = xt_value(x, p, &d);
+	double s = json_is_number(v) ? json_number_value(v)
+		   : json_is_string(v) ? strtod(json_string_value(v), NULL) : 0;
+	json_decref(v);
+	diag_release(&d);
+	if (s > 0) {
+		struct timespec ts = { .tv_sec = (time_t)s, .tv_nsec = (long)((s - (double)(time_t)s) * 1e9) };
+		while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+			;
+	}
 }
 
 static char *item_label(json_t *item, json_t *lc, struct exec_ctx *x)
@@ -544,13 +639,9 @@ int exec_task_host(struct task_run *run, struct ptask *t, struct task_host *h, b
 	size_t i;
 	json_t *item;
 	json_array_foreach(items, i, item) {
-		json_object_set(x.vars, loop_var, item);
-		json_object_set_new(x.vars, "ansible_loop_var", json_string(loop_var));
-		if (index_var)
-			json_object_set_new(x.vars, index_var, json_integer((json_int_t)i));
-		json_object_set_new(x.vars, "ansible_loop", json_pack("{s:i, s:i, s:b, s:b, s:i}",
-			"index", (int)i + 1, "index0", (int)i, "first", i == 0,
-			"last", i + 1 == json_array_size(items), "length", (int)json_array_size(items)));
+		if (i > 0)
+			loop_pause(&x, lc);
+		exec_loop_item_vars(&x, lc, items, i, x.vars);
 		bool w;
 		json_t *ir;
 		diag_init(&d);
@@ -564,8 +655,10 @@ int exec_task_host(struct task_run *run, struct ptask *t, struct task_host *h, b
 		diag_init(&d);
 		json_object_set(ir, loop_var, item);
 		json_object_set_new(ir, "ansible_loop_var", json_string(loop_var));
-		if (index_var)
+		if (index_var) {
 			json_object_set_new(ir, index_var, json_integer((json_int_t)i));
+			json_object_set_new(ir, "ansible_index_var", json_string(index_var));
+		}
 		bool skipped = json_is_true(json_object_get(ir, "skipped"));
 		if (!skipped && !json_object_get(ir, "failed"))
 			json_object_set_new(ir, "failed", json_false());

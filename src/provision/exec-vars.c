@@ -91,6 +91,7 @@ json_t *exec_build_vars(struct task_run *run, struct task_host *host, struct pta
 	pthread_mutex_lock(&task_facts_lock);
 	json_object_update(v, host->included);
 	json_object_update(v, host->facts);
+	json_object_set_new(v, "ansible_facts", exec_ansible_facts(host));
 	/* add_host and group_by swap the groups object under this lock */
 	json_t *groups = json_incref(run->groups);
 	pthread_mutex_unlock(&task_facts_lock);
@@ -138,6 +139,7 @@ json_t *exec_hostvars(struct task_run *run)
 		json_object_update(o, h->vars);
 		json_object_update(o, h->included);
 		json_object_update(o, h->facts);
+		json_object_set_new(o, "ansible_facts", exec_ansible_facts(h));
 		json_object_update(o, run->extra_vars);
 		json_object_set_new(o, "inventory_hostname", json_string(h->name));
 		/* a host's magic variables that hostvars shows as Ansible does */

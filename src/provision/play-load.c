@@ -8,6 +8,7 @@
 #include "config.h"
 
 #include <libgen.h>
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -389,6 +390,28 @@ static struct ptask *import_tasks(struct task_playbook *pb, struct ptask *t, con
 	return rc < 0 ? NULL : t;
 }
 
+/* Ansible's isidentifier: a Python identifier (a byte past ASCII is taken
+ * as the letter Python would accept) that is no Python keyword, nor
+ * True, False or None. */
+static bool py_identifier(const char *s)
+{
+	static const char *const kw[] = {
+		"False", "None", "True", "and", "as", "assert", "async", "await", "break", "class",
+		"continue", "def", "del", "elif", "else", "except", "finally", "for", "from", "global",
+		"if", "import", "in", "is", "lambda", "nonlocal", "not", "or", "pass", "raise",
+		"return", "try", "while", "with", "yield", NULL,
+	};
+	if (!*s || isdigit((unsigned char)*s))
+		return false;
+	for (const char *p = s; *p; p++)
+		if (!isalnum((unsigned char)*p) && *p != '_' && !((unsigned char)*p & 0x80))
+			return false;
+	for (const char *const *k = kw; *k; k++)
+		if (!strcmp(s, *k))
+			return false;
+	return true;
+}
+
 static struct ptask *parse_task(struct task_playbook *pb, json_t *raw, const struct yaml_doc *ydoc,
 				const char *file, const char *dir, struct task_role *role,
 				struct ptask *parent, bool handler, struct diag *d)
@@ -406,6 +429,21 @@ static struct ptask *parse_task(struct task_playbook *pb, json_t *raw, const str
 	t->role = role;
 	t->parent = parent;
 	t->is_handler = handler;
+
+	/* checked at load, as Ansible does, so even a skipped task stops the play */
+	json_t *reg = json_object_get(raw, "register");
+	if (reg) {
+		char *name = json_is_string(reg) ? xstrdup(json_string_value(reg))
+			     : json_is_integer(reg) ? xasprintf("%lld", (long long)json_integer_value(reg))
+			     : NULL;
+		if (!name || !py_identifier(name)) {
+			diag_error(d, IMC_EXIT_DATAERR, &loc, "Invalid variable name in 'register' specified: '%s'",
+				   name ? name : "(not a string)");
+			free(name);
+			return NULL;
+		}
+		free(name);
+	}
 
 	int rc = 0;
 	if (json_object_get(raw, "block")) {

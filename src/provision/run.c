@@ -7,6 +7,7 @@
 #include "config.h"
 
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "provision/conn/conn.h"
@@ -42,6 +43,7 @@ struct task_host *task_host_new(const char *name, struct task_conn *conn, json_t
 	h->vars = vars ? json_incref(vars) : json_object();
 	h->included = json_object();
 	h->facts = json_object();
+	h->cached = json_object();
 	h->registered = json_object();
 	h->native = json_object();
 	h->notified = json_object();
@@ -57,6 +59,7 @@ void task_host_free(struct task_host *h)
 	json_decref(h->vars);
 	json_decref(h->included);
 	json_decref(h->facts);
+	json_decref(h->cached);
 	json_decref(h->registered);
 	json_decref(h->native);
 	json_decref(h->notified);
@@ -95,6 +98,25 @@ void exec_set_fact(struct task_run *run, struct task_host *h, const char *name, 
 	json_object_set(h->facts, name, v);
 	json_object_del(h->registered, name); /* a set_fact value is templated data */
 	pthread_mutex_unlock(&task_facts_lock);
+}
+
+void exec_cache_fact(struct task_host *h, const char *name, json_t *v)
+{
+	pthread_mutex_lock(&task_facts_lock);
+	json_object_set(h->cached, name, v);
+	pthread_mutex_unlock(&task_facts_lock);
+}
+
+json_t *exec_ansible_facts(struct task_host *h)
+{
+	json_t *o = json_object();
+	const char *k;
+	json_t *v;
+	json_object_foreach(h->cached, k, v) {
+		bool strip = !strncmp(k, "ansible_", 8) && strcmp(k, "ansible_local");
+		json_object_set(o, strip ? k + 8 : k, v);
+	}
+	return o;
 }
 
 void exec_mark_native(struct task_host *h, const char *name, bool templated)

@@ -28,6 +28,8 @@ struct task_host {
 	json_t *vars;          /* inventory host vars (owned) */
 	json_t *included;      /* include_vars results: below facts, above task vars (owned) */
 	json_t *facts;         /* gathered facts + set_fact + registered (owned) */
+	json_t *cached;        /* Ansible's fact cache: what setup gathered and
+				* set_fact cacheable set; ansible_facts shows it (owned) */
 	json_t *registered;    /* names in facts that hold registered results: never
 				* templated again when read (Ansible's unsafe) */
 	json_t *native;        /* names in facts set from a template (type_debug 'str') */
@@ -64,6 +66,8 @@ struct task_run {
 	int forks;
 	double deadline;       /* monotonic seconds; 0 = none */
 	bool async_local;      /* async jobs: status files under ~/.imc_async */
+	unsigned cleared;      /* meta: clear_host_errors count (a block's always
+				* then leaves its hosts' errors cleared) */
 	struct task_out *out;
 	const char *output_dir;  /* fetch destination */
 	/* current play; its state (handlers, include cache) lives in the run,
@@ -113,6 +117,13 @@ double task_now(void);
 /* Sets fact name of host h to v (a set_fact value: no longer a registered
  * result). */
 void exec_set_fact(struct task_run *run, struct task_host *h, const char *name, json_t *v);
+/* Also puts fact name in the host's fact cache (setup, set_fact
+ * cacheable), which the variable ansible_facts shows. */
+void exec_cache_fact(struct task_host *h, const char *name, json_t *v);
+/* The variable ansible_facts of host h: its fact cache with the ansible_
+ * prefix dropped from the names (ansible_local kept), as Ansible
+ * namespaces them (new reference; call with task_facts_lock held). */
+json_t *exec_ansible_facts(struct task_host *h);
 /* inventory.c: the in-memory inventory as add_host and group_by change
  * it. Every host of the run (the caller's, then the added), i from 0 to
  * inventory_nhosts(run) - 1: */

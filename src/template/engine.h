@@ -115,6 +115,8 @@ struct tnode {
 	char **kwnames;       /* keyword arguments: names and values */
 	struct tnode **kwvals;
 	size_t nkw;
+	struct tnode *dyn_args;   /* call's *expr (a list spread as positional args) */
+	struct tnode *dyn_kwargs; /* call's **expr (a dict spread as keyword args) */
 	struct nlist body;    /* statements: if-body, for-body, set-block body, macro body */
 	struct nlist orelse;  /* else branch (for / if) */
 	char **targets;       /* S_FOR / S_SET unpacking names */

@@ -502,6 +502,35 @@ static int eval_args(struct ev *ev, const struct tnode *n, json_t **args, json_t
 			json_object_set_new(*kw, n->kwnames[i], v);
 		}
 	}
+	if (n->dyn_args) {
+		json_t *v = ev_need(ev, ev_eval(ev, n->dyn_args), n->dyn_args->pos);
+		if (!v)
+			goto fail;
+		/* Python spreads any iterable; a dict gives its keys */
+		json_t *l = val_iter_list(v);
+		json_decref(v);
+		if (!l) {
+			ev_error(ev, TMPL_ERR_TYPE, n->dyn_args->pos, "argument after * must be an iterable");
+			goto fail;
+		}
+		json_array_extend(*args, l);
+		json_decref(l);
+	}
+	if (n->dyn_kwargs) {
+		json_t *v = ev_need(ev, ev_eval(ev, n->dyn_kwargs), n->dyn_kwargs->pos);
+		if (!v)
+			goto fail;
+		if (!json_is_object(v) || dt_kind(v)) {
+			ev_error(ev, TMPL_ERR_TYPE, n->dyn_kwargs->pos, "argument after ** must be a mapping, not %s",
+				 val_typename(v));
+			json_decref(v);
+			goto fail;
+		}
+		if (!*kw)
+			*kw = json_object();
+		json_object_update(*kw, v);
+		json_decref(v);
+	}
 	return 0;
 fail:
 	json_decref(*args);

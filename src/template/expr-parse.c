@@ -45,6 +45,8 @@ void tnode_free(struct tnode *n)
 	tnode_free(n->b);
 	tnode_free(n->c);
 	tnode_free(n->d);
+	tnode_free(n->dyn_args);
+	tnode_free(n->dyn_kwargs);
 	nlist_free(&n->args);
 	free(n->cmpops);
 	for (size_t i = 0; i < n->nkw; i++) {
@@ -183,7 +185,9 @@ static struct tnode *parse_unary(struct parser *p, bool with_filter);
 static struct tnode *parse_postfix(struct parser *p, struct tnode *n);
 static struct tnode *parse_primary(struct parser *p);
 
-/* call_args: '(' [expr | name '=' expr] {',' ...} ')' — current token is '(' */
+/* call_args: '(' [expr | name '=' expr | '*' expr | '**' expr] {',' ...} ')'
+ * — current token is '('. As Jinja2: positional arguments come first,
+ * *expr once and before **expr, **expr once and last. */
 bool tp_parse_call_args(struct parser *p, struct tnode *n)
 {
 	tp_adv(p);
@@ -194,7 +198,18 @@ bool tp_parse_call_args(struct parser *p, struct tnode *n)
 		first = false;
 		if (tp_cur(p)->type == TK_RPAREN)
 			break;
-		if (tp_cur(p)->type == TK_NAME && tp_peek(p, 1)->type == TK_ASSIGN) {
+		if (tp_cur(p)->type == TK_MUL || tp_cur(p)->type == TK_POW) {
+			bool kw = tp_cur(p)->type == TK_POW;
+			if (n->dyn_kwargs || (!kw && n->dyn_args))
+				return tp_perr(p, tp_cur(p)->pos, "invalid syntax for function call expression"), false;
+			tp_adv(p);
+			struct tnode *v = tp_parse_expr(p, true);
+			if (!v)
+				return false;
+			*(kw ? &n->dyn_kwargs : &n->dyn_args) = v;
+		} else if (tp_cur(p)->type == TK_NAME && tp_peek(p, 1)->type == TK_ASSIGN) {
+			if (n->dyn_kwargs)
+				return tp_perr(p, tp_cur(p)->pos, "invalid syntax for function call expression"), false;
 			char *kn = xstrdup(tp_cur(p)->str);
 			tp_adv(p);
 			tp_adv(p);
@@ -208,7 +223,7 @@ bool tp_parse_call_args(struct parser *p, struct tnode *n)
 			n->kwnames[n->nkw] = kn;
 			n->kwvals[n->nkw++] = v;
 		} else {
-			if (n->nkw)
+			if (n->nkw || n->dyn_args || n->dyn_kwargs)
 				return tp_perr(p, tp_cur(p)->pos, "invalid syntax for function call expression"), false;
 			struct tnode *v = tp_parse_expr(p, true);
 			if (!v)

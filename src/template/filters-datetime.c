@@ -245,6 +245,37 @@ out:
 	return r;
 }
 
+/* Ansible's global now(utc=False, fmt=None): the current time as a naive
+ * datetime, local or UTC, or with fmt that datetime's strftime text. */
+GLOBAL_FN(now)
+{
+	json_t *utc = arg_get(args, kw, 0, "utc");
+	json_t *fmt = arg_get(args, kw, 1, "fmt");
+	if (fmt && !json_is_null(fmt) && !json_is_string(fmt)) {
+		ev_error(ev, TMPL_ERR_TYPE, pos, "strftime() argument 1 must be str, not %s",
+			 val_typename(fmt));
+		return NULL;
+	}
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	long long secs = (long long)ts.tv_sec;
+	if (!(utc && val_truthy(utc))) {
+		struct tm tm;
+		time_t t = ts.tv_sec;
+		localtime_r(&t, &tm);
+		secs += tm.tm_gmtoff;
+	}
+	/* 1970-01-01 is the proleptic ordinal 719163 */
+	long long us = (secs + (ymd_to_ord(1970, 1, 1) - MIN_ORD) * 86400LL) * 1000000LL + ts.tv_nsec / 1000;
+	json_t *dt = dt_new(ev, us, pos);
+	if (!dt || !fmt || !json_is_string(fmt) || !json_string_length(fmt))
+		return dt;
+	struct dtf f;
+	dt_fields(dt, &f);
+	json_decref(dt);
+	return dt_strftime(ev, &f, json_string_value(fmt), pos);
+}
+
 json_t *dt_method(struct ev *ev, const json_t *self, const char *m, json_t *args, json_t *kw, size_t pos, bool *known)
 {
 	*known = true;

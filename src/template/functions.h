@@ -12,6 +12,7 @@ FILTER_FN(md5); FILTER_FN(sha1); FILTER_FN(to_json); FILTER_FN(to_nice_json);
 FILTER_FN(to_nice_yaml); FILTER_FN(to_yaml); FILTER_FN(tojson);
 
 /* filters-datetime.c */
+GLOBAL_FN(now);
 FILTER_FN(to_datetime);
 
 /* filters-dict.c */

@@ -273,6 +273,7 @@ static const struct tglobal globals[] = {
 	{ "dict", global_dict },
 	{ "namespace", global_namespace },
 	{ "zip", global_zip },
+	{ "now", global_now },
 	{ NULL, NULL },
 };
 

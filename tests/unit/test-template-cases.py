@@ -1240,6 +1240,19 @@ text += [
     "{{ [{'j': 1, 'k': ('b ' * 34) ~ 'bbb'}] | pprint }}",
     "{{ [('b ' * 37) ~ 'b', 'a'] | pprint }}",
 ]
+# call arguments spread from a list (*) and a dict (**), as Jinja2 allows
+# (the loops target: lookup("list", wantlist=True, *phrases))
+typed += r"""
+{{ lookup('list', wantlist=True, *names) }}
+{{ range(*[1, 4]) | list }}
+{{ l | join(**{'d': '-'}) }}
+{{ 'x,y'.split(*[',']) }}
+{{ dict(**d, e=5) | length if false else dict(e=5, **d) | length }}
+"""
+errors += r"""
+{{ range(*[1], *[2]) }}
+{{ range(1, **{'x': 1}, 2) }}
+"""
 cases = []
 for t in [x for x in typed.split('\n') if x]:
     cases.append({"vars": V, "mode": "typed", "tmpl": t})

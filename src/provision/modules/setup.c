@@ -185,8 +185,10 @@ static json_t *setup_run(struct exec_ctx *x, json_t *args)
 	conn_result_release(&cr);
 	const char *k;
 	json_t *v;
-	json_object_foreach(f, k, v)
+	json_object_foreach(f, k, v) {
 		exec_set_fact(x->run, x->facts_host ? x->facts_host : x->host, k, v);
+		exec_cache_fact(x->facts_host ? x->facts_host : x->host, k, v);
+	}
 	res = res_new(false);
 	json_object_set_new(res, "ansible_facts", f);
 	return res;
