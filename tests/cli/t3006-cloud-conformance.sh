@@ -139,7 +139,11 @@ for B in $(cut -d' ' -f1 "$TMPD/backends"); do
 		vm:3:wn:$IMAGE:$TYPE host:3:wn-3 nics:3:back"
 	run "keygen" keygen
 	case " $CAPS " in *" stop "*) STOPSTART="stop:2 update:2 start:2" ;; *) STOPSTART="" ;; esac
-	run "create, update, stop/start, destroy" $ITEMS create update $STOPSTART destroy
+	# VM 4 is added after the others, on a network made by the first
+	# create, then removed alone (imc's addresource and removeresource)
+	ADD="vm:4:wn:$IMAGE:$TYPE host:4:wn-4 nics:4:back create:4 update:4 destroy:4"
+	run "create, update, stop/start, add and remove a VM, destroy" $ITEMS create update $STOPSTART \
+		$ADD destroy
 	expect_grep '^created 3/3 ' "$TMPD/out" "$B: create brings up the 3 VMs"
 	expect_eq "$(grep -c '^net ' "$TMPD/out")" 2 "$B: create makes the 2 networks"
 	expect_vms create running "after create every VM runs with a cloud id and an address"
@@ -149,7 +153,13 @@ for B in $(cut -d' ' -f1 "$TMPD/backends"); do
 		expect_eq "$(vms_after update:2 | awk '$2 == 2 {print $3}')" stopped "$B: update reads VM 2 stopped"
 		expect_eq "$(vms_after start:2 | awk '$2 == 2 {print $3}')" running "$B: start runs VM 2 again"
 	fi
-	expect_eq "$(vms_after destroy | awk '$3 == "off"' | wc -l)" 3 "$B: destroy turns every VM off"
+	expect_grep '^added 4 running$' "$TMPD/out" "$B: a VM added later runs"
+	expect_eq "$(vms_after update:4 | awk '$2 == 4 && $3 == "running" && $5$6 != "--"' | wc -l)" 1 \
+		"$B: update reads the added VM running with an address"
+	expect_eq "$(vms_after destroy:4 | awk '$2 == 4 {print $3}')" off "$B: removing VM 4 turns it off"
+	expect_eq "$(vms_after destroy:4 | awk '$2 != 4 && $3 == "running"' | wc -l)" 3 \
+		"$B: and leaves the other three running"
+	expect_eq "$(vms_after destroy | awk '$3 == "off"' | wc -l)" 4 "$B: destroy turns every VM off"
 	{ "left_$B" 2>/dev/null; } >"$TMPD/left1"
 	run "destroy again, from a new process" $ITEMS destroy
 	expect_eq "$(vms_after destroy | awk '$3 == "off"' | wc -l)" 3 "$B: every VM is still off"

@@ -25,6 +25,8 @@
  *         user:NUM:NAME    (login user of VM NUM)
  *   OP:   keygen (makes HOME/infra/INFRA/id_ed25519 and uses its public key)
  *         create          (net_create of every network, then vm_create)
+ *         create:NUM      (vm_create of VM NUM alone, on the networks made
+ *                          before in this run: a VM added later)
  *         update[:NUM]  stop[:NUM]  start[:NUM]  reboot[:NUM]
  *         alter:NUM:CPUS:MEMORY   (0 = keep)
  *         destroy[:NUM]   (without NUM: every VM, then every network)
@@ -326,6 +328,18 @@ static int create(struct cloud_session *s, bool *all_running, struct diag *d)
 	return rc;
 }
 
+/* create:NUM, a VM added to an infrastructure whose networks this process
+ * made: vm_create of that VM alone, as imc's addresource does. */
+static int add_vm(struct cloud_session *s, const char *num, bool *all_running, struct diag *d)
+{
+	struct dvm *v = vm_get(s->infra_id, (int)strtol(num, NULL, 10));
+	int rc = s->drv->vm_create(s, &v->vm, 1, d);
+	if (v->vm.state != VM_RUNNING)
+		*all_running = false;
+	printf("added %d %s\n", v->vm.num, v->vm.state == VM_RUNNING ? "running" : "not running");
+	return rc;
+}
+
 static int destroy_all(struct cloud_session *s, struct diag *d)
 {
 	int rc = 0;
@@ -345,7 +359,7 @@ static int run_op(struct cloud_session *s, const char *kind, char *p, bool *all_
 	const struct cloud_driver *drv = s->drv;
 	const char *infra = s->infra_id;
 	if (strcmp(kind, "create") == 0 && drv->vm_create)
-		return create(s, all_running, d);
+		return p ? add_vm(s, p, all_running, d) : create(s, all_running, d);
 	if (strcmp(kind, "update") == 0 && drv->vm_update)
 		return vm_op(s, infra, p, drv->vm_update, d);
 	if (strcmp(kind, "stop") == 0 && drv->vm_stop)
