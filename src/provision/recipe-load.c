@@ -133,7 +133,10 @@ static int vault_line(const char *text)
 }
 
 /* Whether every error of d is about a role the RADL declares for
- * installation at run time, or about what only ansible-playbook runs. */
+ * installation at run time, or about what only ansible-playbook runs. A
+ * module no one knows yet counts too when the RADL installs roles at run
+ * time: a role's library/ gives its modules to the whole play, so only
+ * the run, after the roles are installed, can tell. */
 static bool runtime_only(const struct diag *d, const struct prov_recipes *r)
 {
 	static const char pre[] = "the role '";
@@ -145,7 +148,8 @@ static bool runtime_only(const struct diag *d, const struct prov_recipes *r)
 			continue;
 		struct diag one = DIAG_INIT;
 		diag_error(&one, IMC_EXIT_DATAERR, NULL, "%s", it->msg);
-		bool unsupported = play_error_unsupported(&one);
+		bool unsupported = play_error_unsupported(&one) ||
+				   (r && r->nruntime_roles && strstr(it->msg, "couldn't resolve module/action"));
 		diag_release(&one);
 		if (unsupported)
 			continue;
