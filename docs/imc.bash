@@ -12,7 +12,7 @@ _imc()
 		esac
 	done
 	case $cmd in
-	'') words='-a --auth --home --server --json -v --verbose -h --help --version validate radl plan create wait list getstate getcontmsg getvmcontmsg getinfo getvminfo getradl addresource removeresource alter reconfigure start stop startvm stopvm rebootvm ssh play getoutputs export import destroy serve help'
+	'') words='-a --auth --home --server --json -v --verbose -h --help --version validate radl plan create wait list getstate getcontmsg getvmcontmsg logs getinfo getvminfo getradl addresource removeresource alter reconfigure start stop startvm stopvm rebootvm ssh play getoutputs export import destroy serve help'
 		case $prev in -a|--auth|--home) COMPREPLY=($(compgen -f -- "$cur")); return ;; esac
 		COMPREPLY=($(compgen -W "$words" -- "$cur")); return ;;
 	validate) words='--json -h --help'; valued='' ;;
@@ -24,6 +24,7 @@ _imc()
 	getstate) words='--json -h --help'; valued='' ;;
 	getcontmsg) words='--json -h --help'; valued='' ;;
 	getvmcontmsg) words='--json -h --help'; valued='' ;;
+	logs) words='--follow -f --timeout --json -h --help'; valued='--timeout' ;;
 	getinfo) words='--system -s --json -h --help'; valued='--system|-s' ;;
 	getvminfo) words='--json -h --help'; valued='' ;;
 	getradl) words='--json -h --help'; valued='' ;;
@@ -46,7 +47,7 @@ _imc()
 	help) words='--completion --man --json -h --help'; valued='' ;;
 	esac
 	if [[ $cmd == help ]]; then
-		COMPREPLY=($(compgen -W "$words validate radl plan create wait list getstate getcontmsg getvmcontmsg getinfo getvminfo getradl addresource removeresource alter reconfigure start stop startvm stopvm rebootvm ssh play getoutputs export import destroy serve help" -- "$cur")); return
+		COMPREPLY=($(compgen -W "$words validate radl plan create wait list getstate getcontmsg getvmcontmsg logs getinfo getvminfo getradl addresource removeresource alter reconfigure start stop startvm stopvm rebootvm ssh play getoutputs export import destroy serve help" -- "$cur")); return
 	fi
 	if [[ -n $valued && "|$valued|" == *"|$prev|"* ]]; then
 		COMPREPLY=($(compgen -f -- "$cur")); return

@@ -16,6 +16,7 @@ imc_SOURCES += \
 	src/cmd/cmd-getradl.c \
 	src/cmd/cmd-getstate.c \
 	src/cmd/cmd-getvmcontmsg.c \
+	src/cmd/cmd-logs.c \
 	src/cmd/cmd-getvminfo.c \
 	src/cmd/cmd-help.c \
 	src/cmd/cmd-import.c \
@@ -49,3 +50,5 @@ EXTRA_DIST += tests/cli/t0001-basic.sh tests/cli/lib.sh tests/cli/fuzz-lib.sh te
 # the recipes checked before any cloud call (src/deploy/recipes.c)
 TESTS += tests/cli/t2008-recipe-precheck.sh
 EXTRA_DIST += tests/cli/t2008-recipe-precheck.sh
+TESTS += tests/cli/t2010-logs.sh
+EXTRA_DIST += tests/cli/t2010-logs.sh
