@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "provision/output.h"
 #include "provision/play.h"
 #include "provision/run.h"
 #include "provision/vars.h"
@@ -129,6 +130,45 @@ int xt_cond(struct exec_ctx *x, json_t *cond, bool *out, struct diag *d)
 	struct env_paths sp;
 	setup_env(x, &env, &sp);
 	int rc = tmpl_eval_cond(&env, cond, out, d);
+	release_env(&sp);
+	return rc;
+}
+
+/* The engine's message without its " (in 'TEXT', column N)" tail. */
+static char *without_position(const char *msg)
+{
+	const char *in = NULL;
+	for (const char *p = strstr(msg, " (in '"); p; p = strstr(p + 1, " (in '"))
+		in = p;
+	if (!in || !strstr(in, "', column ") || msg[strlen(msg) - 1] != ')')
+		return xstrdup(msg);
+	return xasprintf("%.*s", (int)(in - msg), msg);
+}
+
+int xt_assert_cond(struct exec_ctx *x, json_t *cond, bool *out, struct diag *d)
+{
+	struct tmpl_env env;
+	struct env_paths sp;
+	setup_env(x, &env, &sp);
+	int rc = tmpl_eval_cond(&env, cond, out, d);
+	if (rc < 0 && d->n && (env.err_kind == TMPL_ERR_UNDEFINED || env.err_kind == TMPL_ERR_TYPE)) {
+		/* Ansible 2.14's assert: the check and its text, then the
+		 * error with its cause (the same words, twice); a type error is
+		 * reported on the conditional as Ansible wraps it in {% if %} */
+		struct diag_item *it = &d->items[d->n - 1];
+		char *text = json_is_string(cond) ? xstrdup(json_string_value(cond)) : out_json_compact(cond);
+		char *m = without_position(it->msg);
+		char *w = env.err_kind == TMPL_ERR_UNDEFINED
+				  ? xasprintf("The conditional check '%s' failed. The error was: error while "
+					      "evaluating conditional (%s): %s. %s", text, text, m, m)
+				  : xasprintf("The conditional check '%s' failed. The error was: Unexpected "
+					      "templating type error occurred on ({%% if %s %%} True {%% else %%} "
+					      "False {%% endif %%}): %s. %s", text, text, m, m);
+		free(it->msg);
+		it->msg = w;
+		free(m);
+		free(text);
+	}
 	release_env(&sp);
 	return rc;
 }
