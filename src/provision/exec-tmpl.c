@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "provision/output.h"
 #include "provision/play.h"
 #include "provision/run.h"
 #include "provision/vars.h"
@@ -104,6 +105,17 @@ static char *ansible_lazy_var_message(const char *msg)
 			 (int)(in - msg), msg);
 }
 
+/* The engine's message without its " (in 'TEXT', column N)" tail. */
+static char *without_position(const char *msg)
+{
+	const char *in = NULL;
+	for (const char *p = strstr(msg, " (in '"); p; p = strstr(p + 1, " (in '"))
+		in = p;
+	if (!in || !strstr(in, "', column ") || msg[strlen(msg) - 1] != ')')
+		return xstrdup(msg);
+	return xasprintf("%.*s", (int)(in - msg), msg);
+}
+
 json_t *xt_value(struct exec_ctx *x, json_t *v, struct diag *d)
 {
 	struct tmpl_env env;
@@ -116,6 +128,21 @@ json_t *xt_value(struct exec_ctx *x, json_t *v, struct diag *d)
 		char *m = xasprintf("AnsibleUndefinedVariable: %s", it->msg);
 		free(it->msg);
 		it->msg = m;
+	} else if (!r && env.err_kind == TMPL_ERR_TYPE && d->n) {
+		/* Ansible's templar on a TypeError: the value's template, then
+		 * the error and its cause (the same words twice). A template
+		 * the engine shortened ("...") is left in the engine's words. */
+		struct diag_item *it = &d->items[d->n - 1];
+		const char *in = strstr(it->msg, " (in '");
+		const char *end = in ? strstr(in, "', column ") : NULL;
+		if (in && end && !strstr(in + 6, "...")) {
+			char *m = without_position(it->msg);
+			char *w = xasprintf("Unexpected templating type error occurred on (%.*s): %s. %s",
+					    (int)(end - (in + 6)), in + 6, m, m);
+			free(m);
+			free(it->msg);
+			it->msg = w;
+		}
 	}
 	release_env(&sp);
 	if (r)
@@ -129,6 +156,34 @@ int xt_cond(struct exec_ctx *x, json_t *cond, bool *out, struct diag *d)
 	struct env_paths sp;
 	setup_env(x, &env, &sp);
 	int rc = tmpl_eval_cond(&env, cond, out, d);
+	release_env(&sp);
+	return rc;
+}
+
+int xt_assert_cond(struct exec_ctx *x, json_t *cond, bool *out, struct diag *d)
+{
+	struct tmpl_env env;
+	struct env_paths sp;
+	setup_env(x, &env, &sp);
+	int rc = tmpl_eval_cond(&env, cond, out, d);
+	if (rc < 0 && d->n && (env.err_kind == TMPL_ERR_UNDEFINED || env.err_kind == TMPL_ERR_TYPE)) {
+		/* Ansible 2.14's assert: the check and its text, then the
+		 * error with its cause (the same words, twice); a type error is
+		 * reported on the conditional as Ansible wraps it in {% if %} */
+		struct diag_item *it = &d->items[d->n - 1];
+		char *text = json_is_string(cond) ? xstrdup(json_string_value(cond)) : out_json_compact(cond);
+		char *m = without_position(it->msg);
+		char *w = env.err_kind == TMPL_ERR_UNDEFINED
+				  ? xasprintf("The conditional check '%s' failed. The error was: error while "
+					      "evaluating conditional (%s): %s. %s", text, text, m, m)
+				  : xasprintf("The conditional check '%s' failed. The error was: Unexpected "
+					      "templating type error occurred on ({%% if %s %%} True {%% else %%} "
+					      "False {%% endif %%}): %s. %s", text, text, m, m);
+		free(it->msg);
+		it->msg = w;
+		free(m);
+		free(text);
+	}
 	release_env(&sp);
 	return rc;
 }

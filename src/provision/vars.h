@@ -25,6 +25,8 @@ json_t *exec_keyword(struct task_run *run, struct ptask *t, const char *kw);
 /* exec-tmpl.c: glue to the templating engine (template.h). */
 json_t *xt_value(struct exec_ctx *x, json_t *v, struct diag *d);     /* templated copy */
 int xt_cond(struct exec_ctx *x, json_t *cond, bool *out, struct diag *d);
+/* xt_cond for the assert module: an error is worded as Ansible's assert words it. */
+int xt_assert_cond(struct exec_ctx *x, json_t *cond, bool *out, struct diag *d);
 char *xt_render_text(struct exec_ctx *x, const char *text, const char *src_path, struct diag *d);
 json_t *xt_expr(struct exec_ctx *x, const char *expr, struct diag *d);
 json_t *xt_lookup(struct exec_ctx *x, const char *name, json_t *terms, struct diag *d);

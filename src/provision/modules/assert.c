@@ -17,7 +17,7 @@ static json_t *assert_run(struct exec_ctx *x, json_t *args)
 	json_array_foreach(list, i, e) {
 		bool ok = false;
 		struct diag d = DIAG_INIT;
-		if (xt_cond(x, e, &ok, &d) < 0) {
+		if (xt_assert_cond(x, e, &ok, &d) < 0) {
 			json_t *r = res_fail("%s", diag_first_message(&d));
 			diag_release(&d);
 			json_decref(list);
