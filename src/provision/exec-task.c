@@ -615,7 +615,18 @@ int exec_task_host(struct task_run *run, struct ptask *t, struct task_host *h, b
 	}
 	json_t *items = exec_loop_items(&x, &d, &is_loop);
 	if (is_loop && !items) {
-		res = fail_from_diag(&d);
+		/* a loop source naming an undefined variable fails only if
+		 * the task runs: a `when` false without the item skips it,
+		 * as Ansible evaluates the condition once before failing */
+		bool w = true;
+		struct diag wd = DIAG_INIT;
+		const char *m = diag_first_message(&d);
+		if (m && !strncmp(m, "AnsibleUndefinedVariable", 24) &&
+		    json_object_get(t->raw, "when") && eval_when(&x, &w, &wd) == 0 && !w)
+			res = skip_result();
+		else
+			res = fail_from_diag(&d);
+		diag_release(&wd);
 		is_loop = false;
 		goto done;
 	}

@@ -68,6 +68,31 @@ static struct task_role *nearest_role(struct ptask *t)
 	return NULL;
 }
 
+static bool in_list(json_t *a, const char *s)
+{
+	size_t i;
+	json_t *e;
+	json_array_foreach(a, i, e)
+		if (strcmp(json_string_value(e), s) == 0)
+			return true;
+	return false;
+}
+
+/* ansible_search_path: the directories a relative file of this task is
+ * looked up in, innermost first: the directory of each role the task sits
+ * in (the task's own role, then the roles enclosing it), then the directory
+ * of the file the task was written in, each once. */
+static json_t *search_path(struct ptask *t)
+{
+	json_t *a = json_array();
+	for (struct ptask *p = t; p; p = p->parent)
+		if (p->role && !in_list(a, p->role->dir))
+			json_array_append_new(a, json_string(p->role->dir));
+	if (t && t->dir && !in_list(a, t->dir))
+		json_array_append_new(a, json_string(t->dir));
+	return a;
+}
+
 static json_t *ansible_version(void)
 {
 	return json_pack("{s:s, s:s, s:i, s:i, s:i}", "string", "2.16.6", "full", "2.16.6",
@@ -119,6 +144,7 @@ json_t *exec_build_vars(struct task_run *run, struct task_host *host, struct pta
 		json_object_set_new(v, "role_path", json_string(role->dir));
 		json_object_set_new(v, "role_name", json_string(role->name));
 	}
+	json_object_set_new(v, "ansible_search_path", search_path(t));
 	json_object_set_new(v, "omit", json_string(TMPL_OMIT));
 	json_object_set_new(v, "ansible_version", ansible_version());
 	json_object_set_new(v, "ansible_check_mode", json_false());

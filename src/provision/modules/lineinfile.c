@@ -316,6 +316,21 @@ static json_t *lif_run(struct exec_ctx *x, json_t *args)
 	strbuf_release(&m);
 	if (absent)
 		json_object_set_new(res, "found", json_integer((json_int_t)found));
+	/* an empty pattern matches every line, so the last one is replaced
+	 * instead of the line being appended: Ansible warns in its result */
+	json_t *warn = json_array();
+	if (!absent && regexp && !*regexp)
+		json_array_append_new(warn, json_string(
+			"The regular expression is an empty string, which will match every line in the file. "
+			"This may have unintended consequences, such as replacing the last line in the file rather than appending. "
+			"If this is desired, use '^' to match every line in the file and avoid this warning."));
+	if (!absent && search && !*search)
+		json_array_append_new(warn, json_string(
+			"The search string is an empty string, which will match every line in the file. "
+			"This may have unintended consequences, such as replacing the last line in the file rather than appending."));
+	if (json_array_size(warn))
+		json_object_set(res, "warnings", warn);
+	json_decref(warn);
 out_diff:
 	json_decref(diff);
 	strbuf_release(&outb);
