@@ -78,4 +78,34 @@ else
 	not_ok "... and replaces the last line: $(tr '\n' ' ' <"$TMPD/empty.txt")"
 fi
 
+# assert's conditions and templated values that cannot be evaluated fail
+# in Ansible 2.14's words (checked against ansible-playbook), which
+# recipes test with `is search(...)`
+cat >"$TMPD/errors.yml" <<'EOY'
+- hosts: all
+  gather_facts: false
+  tasks:
+    - assert: { that: nosuch > 1 }
+      ignore_errors: true
+      register: a1
+    - assert: { that: "'a' > 1" }
+      ignore_errors: true
+      register: a2
+    - set_fact: { x: "{{ 'a' + 1 }}" }
+      ignore_errors: true
+      register: a3
+    - copy:
+        dest: "{{ out }}"
+        content: "{{ a1.msg }}\n{{ a2.msg }}\n{{ a3.msg }}\n"
+EOY
+cat >"$TMPD/errors.want" <<'EOT'
+The conditional check 'nosuch > 1' failed. The error was: error while evaluating conditional (nosuch > 1): 'nosuch' is undefined. 'nosuch' is undefined
+The conditional check ''a' > 1' failed. The error was: Unexpected templating type error occurred on ({% if 'a' > 1 %} True {% else %} False {% endif %}): '>' not supported between instances of 'str' and 'int'. '>' not supported between instances of 'str' and 'int'
+Unexpected templating type error occurred on ({{ 'a' + 1 }}): can only concatenate str (not "int") to str. can only concatenate str (not "int") to str
+EOT
+expect_exit 0 "templating errors" -- "$IMC" play --no-fallback --connection local -e out="$TMPD/errors.got" \
+	"$TMPD/errors.yml"
+if cmp -s "$TMPD/errors.want" "$TMPD/errors.got"; then ok "... worded as Ansible's"
+else not_ok "... worded as Ansible's"; diff "$TMPD/errors.want" "$TMPD/errors.got" | sed 's/^/#   /'; fi
+
 done_testing
