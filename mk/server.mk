@@ -11,6 +11,7 @@ imc_SOURCES += src/cmd/cmd-serve.c src/cmd/cmd-deploy-worker.c \
 	src/server/background.c \
 	src/server/reply.c \
 	src/server/infra.c \
+	src/server/data.c \
 	src/server/vms.c \
 	src/server/ops.c \
 	src/server/resources.c
