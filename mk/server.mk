@@ -12,6 +12,7 @@ imc_SOURCES += src/cmd/cmd-serve.c src/cmd/cmd-deploy-worker.c \
 	src/server/reply.c \
 	src/server/infra.c \
 	src/server/data.c \
+	src/server/clouds.c \
 	src/server/vms.c \
 	src/server/ops.c \
 	src/server/resources.c

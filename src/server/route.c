@@ -39,6 +39,8 @@ static const struct route routes[] = {
 	{ "PUT", "infrastructures/*/vms/*/stop", srv_vm_op, false },
 	{ "PUT", "infrastructures/*/vms/*/reboot", srv_vm_op, false },
 	{ "GET", "infrastructures/*/vms/*/*", srv_vm_prop, false },
+	{ "GET", "clouds/*/images", srv_cloud_info, false },
+	{ "GET", "clouds/*/quotas", srv_cloud_info, false },
 };
 
 /* Whether the segments match pattern. */

@@ -147,6 +147,7 @@ void srv_infra_info(struct srv_request *r, struct srv_reply *out);
 void srv_infra_prop(struct srv_request *r, struct srv_reply *out);
 void srv_infra_data(struct srv_request *r, struct srv_reply *out);
 void srv_infra_import(struct srv_request *r, struct srv_reply *out);
+void srv_cloud_info(struct srv_request *r, struct srv_reply *out);
 void srv_infra_destroy(struct srv_request *r, struct srv_reply *out);
 void srv_vm_info(struct srv_request *r, struct srv_reply *out);
 void srv_vm_prop(struct srv_request *r, struct srv_reply *out);

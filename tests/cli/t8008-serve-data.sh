@@ -7,7 +7,8 @@
 # type is 415, a malformed record 400) and answers the new URI: the
 # imported infrastructure is the requester's (bob gets 403), lists, and
 # reads the same VMs, RADL and state as before the export. Once with curl,
-# once more with Python requests; then destroyed.
+# once more with Python requests; then destroyed. GET /clouds/ID/images and
+# .../quotas: IM's 400 naming why (no backend of imc has them).
 . "$top_srcdir/tests/cli/lib.sh"
 . "$top_srcdir/tests/cli/t8-serve-lib.sh"
 R="$top_srcdir/tests/cli/data"
@@ -112,6 +113,20 @@ gone 404
 import 200 application/json $ID" ] && ok "export and import with Python requests" || { not_ok "requests:"; sed 's/^/#   /' "$TMPD/py.out"; }
 snapshot again
 cmp -s "$TMPD/before.snap" "$TMPD/again.snap" && ok "and it reads as before again" || not_ok "differs after the second round trip"
+
+# ---- clouds: no backend of imc lists images or reads quotas: IM's 400 ----
+CLOUD='type = InfrastructureManager; username = alice; password = alice-Pw-8008\nid = one; type = dummy'
+req ci GET /clouds/one/images -H "Authorization: $CLOUD"
+answer ci "400 text/plain" "GET /clouds/ID/images"
+expect_grep "^Error getting cloud images: the dummy cloud 'one' cannot list its images" "$TMPD/ci.body" "images: the error says why"
+req cq GET /clouds/one/quotas -H "Authorization: $CLOUD" -H 'Accept: application/json'
+answer cq "400 application/json" "GET /clouds/ID/quotas as JSON"
+expect_grep "Error getting cloud quotas: the dummy cloud 'one' cannot report its quotas" "$TMPD/cq.body" "quotas: the error says why"
+req cu GET /clouds/two/images -H "Authorization: $CLOUD"
+answer cu "400 text/plain" "an id the header does not hold"
+expect_grep "no cloud with id 'two'" "$TMPD/cu.body" "the error names the id"
+req cn GET /clouds/one/images
+answer cn "401 text/plain" "clouds without credentials"
 
 req x DELETE "/infrastructures/$ID" -H "Authorization: $ALICE"
 answer x "200 text/plain" "the imported infrastructure destroys"
