@@ -26,7 +26,9 @@ libimc_la_SOURCES += \
 	src/deploy/remove.c \
 	src/deploy/alter.c \
 	src/deploy/reconfigure.c \
-	src/deploy/contextualize.c
+	src/deploy/contextualize.c \
+	src/deploy/export.c \
+	src/deploy/import.c
 
 # the engine without the command line: recovery, sessions, teardown, VM
 # operations on the dummy cloud in a temporary IMC_HOME

@@ -11,6 +11,8 @@ imc_SOURCES += src/cmd/cmd-serve.c src/cmd/cmd-deploy-worker.c \
 	src/server/background.c \
 	src/server/reply.c \
 	src/server/infra.c \
+	src/server/data.c \
+	src/server/clouds.c \
 	src/server/vms.c \
 	src/server/ops.c \
 	src/server/resources.c
@@ -18,8 +20,8 @@ imc_SOURCES += src/cmd/cmd-serve.c src/cmd/cmd-deploy-worker.c \
 # every endpoint over loopback, with curl and with Python requests
 TESTS += tests/cli/t8001-serve.sh tests/cli/t8002-serve-concurrent.sh tests/cli/t8003-serve-disconnect.sh \
 	tests/cli/t8004-serve-client.sh tests/cli/t8005-serve-tls.sh tests/cli/t8006-serve-unit.sh \
-	tests/cli/t8007-serve-async-destroy.sh
+	tests/cli/t8007-serve-async-destroy.sh tests/cli/t8008-serve-data.sh
 EXTRA_DIST += tests/cli/t8001-serve.sh tests/cli/t8002-serve-concurrent.sh tests/cli/t8003-serve-disconnect.sh \
 	tests/cli/t8004-serve-client.sh tests/cli/t8005-serve-tls.sh tests/cli/t8006-serve-unit.sh tests/cli/t8002-serve-load.py \
-	tests/cli/t8007-serve-async-destroy.sh \
+	tests/cli/t8007-serve-async-destroy.sh tests/cli/t8008-serve-data.sh \
 	tests/cli/t8-serve-lib.sh contrib/imc-serve.service

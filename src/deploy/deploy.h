@@ -239,4 +239,25 @@ json_t *deploy_steps_json(double created, const struct state_step *steps, size_t
 int deploy_vm_info(const struct radl_doc *doc, const struct state_vm *vm, const char *attr,
 		   struct strbuf *sb, json_t **json, char **value, struct diag *d);
 
+/* ---- export and import (deploy/export.c, deploy/import.c) ---- */
+
+/* The "format" of an exported record: the --json version of the commands
+ * (IMC_JSON_FORMAT, which cmd-export.c asserts equal), as the record is
+ * also 'imc export's output. */
+#define DEPLOY_RECORD_FORMAT 1
+
+/* Adds infrastructure in's record to doc (a JSON object: "format", "kind",
+ * "infrastructure", "vms", "networks", "steps", "outputs"); with del, then
+ * forgets it in the store under its lock (its cloud resources stay). 0, or
+ * -1 with d set (doc may then be complete already: the forget failed). */
+int deploy_export(struct state_store *st, const struct state_infra *in, bool del, json_t *doc, struct diag *d);
+/* Checks that doc is what deploy_export wrote (and "format" is
+ * DEPLOY_RECORD_FORMAT), before anything is written; file names it in d. */
+int deploy_import_check(json_t *doc, const char *file, struct diag *d);
+/* Loads doc (checked) into the store in one transaction, under its id
+ * unless the store has it already (then a new one); owner and auth_path,
+ * when not NULL, replace the exported ones. *id is the id it got (free). */
+int deploy_import(struct state_store *st, json_t *doc, const char *owner, const char *auth_path, char **id,
+		  struct diag *d);
+
 #endif

@@ -2,7 +2,8 @@
  * GET /infrastructures (the user's, optionally filtered by a regular
  * expression on the RADL), POST /infrastructures (create, through
  * deploy_submit as 'imc create'), GET /infrastructures/ID (its VMs' URIs),
- * GET /infrastructures/ID/PROPERTY (state, contmsg, radl, outputs) and
+ * GET /infrastructures/ID/PROPERTY (state, contmsg, radl, outputs; data
+ * is data.c) and
  * DELETE /infrastructures/ID (through deploy_destroy as 'imc destroy';
  * with async=yes after the answer, in background.c),
  * and GET /version. Each answers what the command of the same name

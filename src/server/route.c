@@ -23,12 +23,14 @@ static const struct route routes[] = {
 	{ "GET", "version", srv_version, true },
 	{ "GET", "infrastructures", srv_infra_list, false },
 	{ "POST", "infrastructures", srv_infra_create, false },
+	{ "PUT", "infrastructures", srv_infra_import, false },
 	{ "GET", "infrastructures/*", srv_infra_info, false },
 	{ "POST", "infrastructures/*", srv_infra_add, false },
 	{ "DELETE", "infrastructures/*", srv_infra_destroy, false },
 	{ "PUT", "infrastructures/*/start", srv_infra_op, false },
 	{ "PUT", "infrastructures/*/stop", srv_infra_op, false },
 	{ "PUT", "infrastructures/*/reconfigure", srv_infra_reconfigure, false },
+	{ "GET", "infrastructures/*/data", srv_infra_data, false },
 	{ "GET", "infrastructures/*/*", srv_infra_prop, false },
 	{ "GET", "infrastructures/*/vms/*", srv_vm_info, false },
 	{ "DELETE", "infrastructures/*/vms/*", srv_vm_remove, false },
@@ -37,6 +39,8 @@ static const struct route routes[] = {
 	{ "PUT", "infrastructures/*/vms/*/stop", srv_vm_op, false },
 	{ "PUT", "infrastructures/*/vms/*/reboot", srv_vm_op, false },
 	{ "GET", "infrastructures/*/vms/*/*", srv_vm_prop, false },
+	{ "GET", "clouds/*/images", srv_cloud_info, false },
+	{ "GET", "clouds/*/quotas", srv_cloud_info, false },
 };
 
 /* Whether the segments match pattern. */
