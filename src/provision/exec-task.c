@@ -150,6 +150,14 @@ static json_t *run_module(struct exec_ctx *x, json_t *args)
 	 * or it fails now that it runs (play-load.c's unrunnable) */
 	if (x->task->unrunnable)
 		return res_fail("%s", x->task->unrunnable);
+	/* templated here, once the task runs: a false when skips it first */
+	struct diag cd = DIAG_INIT;
+	if (check_mode_of(x, &cd) < 0) {
+		json_t *r = fail_from_diag(&cd);
+		diag_release(&cd);
+		return r;
+	}
+	diag_release(&cd);
 	if (x->task->fallback)
 		return fallback_run(x, x->task->fallback, args);
 	const struct task_module *mod = task_module_find(x->task->module);
@@ -586,7 +594,7 @@ int exec_task_host(struct task_run *run, struct ptask *t, struct task_host *h, b
 	struct task_host *facts_tmp = NULL;
 	char *deleg_name = NULL; /* "HOST -> DELEGATE" when delegated */
 
-	if (setup_exec(&x, &d) < 0 || check_mode_of(&x, &d) < 0) {
+	if (setup_exec(&x, &d) < 0) {
 		res = fail_from_diag(&d);
 		goto done;
 	}

@@ -147,12 +147,15 @@ cat >"$TMPD/check.yml" <<EOY
     - set_fact:
         cset: "{{ cf.changed }} {{ cc.changed }} {{ cs.stat.exists }} {{ ansible_check_mode }}"
       check_mode: true
+    - file: path=$TMPD/cm-skipped state=touch
+      check_mode: "{{ nosuch }}"
+      when: false
     - copy: dest=$TMPD/check content="{{ cset }}"
 EOY
 expect_exit 0 "check mode on imc's own modules" -- "$IMC" play --connection local "$TMPD/check.yml"
 [ -e "$TMPD/cm-file" ] || [ -e "$TMPD/cm-copy" ] && not_ok "check mode changes nothing (file, copy)" ||
 	ok "check mode changes nothing (file, copy)"
-expect_grep '^True True True False$' "$TMPD/check" "changes reported; stat and set_fact ran; ansible_check_mode follows --check only"
+expect_grep '^True True True False$' "$TMPD/check" "changes reported; stat and set_fact ran; ansible_check_mode follows --check only; a false when skips before check_mode is templated"
 expect_exit 1 "check mode without the fallback" -- "$IMC" play --connection local --no-fallback "$TMPD/check.yml"
 expect_grep "module 'file' in check mode needs Ansible" "$TMPD/out" "is an error, not a change"
 [ -e "$TMPD/cm-file" ] && not_ok "and changes nothing" || ok "and changes nothing"
