@@ -540,6 +540,20 @@ int mod_write_stat(struct exec_ctx *x, const char *path, const void *data, size_
 	return rc;
 }
 
+/* Adds "CMD -h WANT -- "$p" || exit 1; " to c when a path's owner (CMD
+ * chown) or group (chgrp) is not want: neither its name nor, for a
+ * number, its id. Returns whether it added the command. */
+static bool add_chown(struct strbuf *c, const char *cmd, const char *want, const char *name, long id)
+{
+	if (!want || !strcmp(want, name) ||
+	    (strspn(want, "0123456789") == strlen(want) && strtol(want, NULL, 10) == id))
+		return false;
+	strbuf_addf(c, "%s -h ", cmd);
+	sh_quote(c, want);
+	strbuf_addstr(c, " -- \"$p\" || exit 1; ");
+	return true;
+}
+
 int mod_attrs_st(struct exec_ctx *x, const char *path, json_t *args, struct node_stat *st,
 		 bool *changed, json_t **res)
 {
@@ -568,21 +582,9 @@ int mod_attrs_st(struct exec_ctx *x, const char *path, json_t *args, struct node
 			any = true;
 		}
 	}
-	bool own = false;
-	if (owner && strcmp(owner, st->owner) && !(strspn(owner, "0123456789") == strlen(owner) &&
-						   strtol(owner, NULL, 10) == st->uid)) {
-		strbuf_addstr(&c, "chown -h ");
-		sh_quote(&c, owner);
-		strbuf_addstr(&c, " -- \"$p\" || exit 1; ");
-		any = own = true;
-	}
-	if (group && strcmp(group, st->group) && !(strspn(group, "0123456789") == strlen(group) &&
-						   strtol(group, NULL, 10) == st->gid)) {
-		strbuf_addstr(&c, "chgrp -h ");
-		sh_quote(&c, group);
-		strbuf_addstr(&c, " -- \"$p\" || exit 1; ");
-		any = own = true;
-	}
+	bool own = add_chown(&c, "chown", owner, st->owner, st->uid);
+	own |= add_chown(&c, "chgrp", group, st->group, st->gid);
+	any |= own;
 	int rc = 0;
 	if (any) {
 		if (own)
@@ -640,20 +642,8 @@ int mod_attrs(struct exec_ctx *x, const char *path, json_t *args, bool *changed,
 			any = true;
 		}
 	}
-	if (owner && strcmp(owner, st.owner) && !(strspn(owner, "0123456789") == strlen(owner) &&
-						  strtol(owner, NULL, 10) == st.uid)) {
-		strbuf_addstr(&c, "chown -h ");
-		sh_quote(&c, owner);
-		strbuf_addstr(&c, " -- \"$p\" || exit 1; ");
-		any = true;
-	}
-	if (group && strcmp(group, st.group) && !(strspn(group, "0123456789") == strlen(group) &&
-						  strtol(group, NULL, 10) == st.gid)) {
-		strbuf_addstr(&c, "chgrp -h ");
-		sh_quote(&c, group);
-		strbuf_addstr(&c, " -- \"$p\" || exit 1; ");
-		any = true;
-	}
+	any |= add_chown(&c, "chown", owner, st.owner, st.uid);
+	any |= add_chown(&c, "chgrp", group, st.group, st.gid);
 	int rc = 0;
 	if (any) {
 		struct conn_result cr;
