@@ -161,9 +161,9 @@ static json_t *run_module(struct exec_ctx *x, json_t *args)
 	if (x->task->fallback)
 		return fallback_run(x, x->task->fallback, args);
 	const struct task_module *mod = task_module_find(x->task->module);
-	/* check mode: imc's modules act, so only those that act the same in
+	/* check mode: only the modules that act the same in it or implement
 	 * it run here; Ansible runs the others, or the task fails */
-	if (x->check_mode && !mod->same_in_check_mode) {
+	if (x->check_mode && !mod->same_in_check_mode && !mod->check_mode_native) {
 		if (fallback_available())
 			return fallback_run(x, mod->name, args);
 		return res_fail("module '%s' in check mode needs Ansible (imc's own module would act): "

@@ -20,8 +20,9 @@
  *    makes these helpers return -1 with *res already set: return it;
  *  - diff: mod_diff_wanted(x) says whether the task asked for the before
  *    and after content (the diff keyword); check mode (x->check_mode)
- *    reaches only modules marked same_in_check_mode: the others run
- *    under Ansible in check mode, so a module's run never sees it;
+ *    reaches only modules marked same_in_check_mode or
+ *    check_mode_native: the others run under Ansible in check mode, so
+ *    their run never sees it;
  *  - the controller: x->vars (the task's variables), xt_value() and
  *    xt_render_text() to template (vars.h), mod_find_src() for role
  *    files/ and templates/, exec_set_fact() for facts (run.h) on
@@ -58,6 +59,9 @@ struct task_module {
 	 * works on the controller's variables): imc runs it itself; any other
 	 * module in check mode is run by Ansible (exec-fallback.c) */
 	bool same_in_check_mode;
+	/* implements check mode itself: its run sees x->check_mode, reports
+	 * what it would change and changes nothing, as Ansible's module does */
+	bool check_mode_native;
 	/* Static check of the (untemplated) args; runs before any VM is touched. */
 	int (*check)(json_t *args, struct diag *d, const struct src_loc *loc);
 	/* Runs with templated args; returns a result object (never NULL). */
