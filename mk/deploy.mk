@@ -22,6 +22,7 @@ libimc_la_SOURCES += \
 	src/deploy/lock.c \
 	src/deploy/submit.c \
 	src/deploy/destroy.c \
+	src/deploy/stats.c \
 	src/deploy/add.c \
 	src/deploy/remove.c \
 	src/deploy/alter.c \

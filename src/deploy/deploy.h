@@ -167,6 +167,16 @@ void deploy_vm_take(struct state_vm *vm, const struct cloud_vm *cv);
  * of plan-vars.c). */
 json_t *deploy_vm_specs(const struct state_vm *vms, size_t n);
 
+/* ---- statistics (deploy/stats.c) ---- */
+
+/* What in has, as IM's GET /stats counts it: a new object {vm_count,
+ * cpu_count, memory_size (RADL's M, 10^6 bytes), cloud_type, cloud_host, hybrid, deleted,
+ * last_date (unix time)}; the cloud named by the auth lines of af (NULL:
+ * in's own auth file, when it is still there). A destroyed infrastructure
+ * gives the figures its tombstone kept. NULL with d set on a store error. */
+json_t *deploy_infra_stats(struct state_store *st, const struct state_infra *in, const struct auth_file *af,
+			   struct diag *d);
+
 /* ---- what happened to a deployment (deploy/recover.c, deploy/refresh.c) ---- */
 
 /* When the infrastructure's deployment worker died (its lock is free while

@@ -55,6 +55,7 @@ int deploy_destroy(struct state_store *st, const char *id, const char *auth_give
 	struct auth_file *af = NULL;
 	struct state_infra in = { 0 };
 	int lock = -1, rc = -1;
+	char *summary = NULL;
 	*already = false;
 	if (lock_cancelling(st, id, &lock, d) < 0)
 		goto out;
@@ -72,11 +73,19 @@ int deploy_destroy(struct state_store *st, const char *id, const char *auth_give
 	if (state_infra_set_phase(st, id, PHASE_DESTROYING, d) < 0 ||
 	    state_log_add(st, id, -1, "destroying the infrastructure", d) < 0)
 		goto out;
+	/* what it had, kept in the tombstone for statistics (GET /stats) */
+	json_t *had = deploy_infra_stats(st, &in, af, d);
+	if (!had)
+		goto out;
+	json_object_set_new(had, "last_date", json_real((double)time(NULL)));
+	json_object_del(had, "deleted");
+	summary = json_dumps(had, JSON_COMPACT);
+	json_decref(had);
 	if (deploy_teardown(st, &in, af, force, d) < 0) {
 		state_infra_set_phase(st, id, before == PHASE_DONE ? PHASE_DONE : PHASE_INTERRUPTED, d);
 		goto out;
 	}
-	if (state_infra_tombstone(st, id, d) < 0)
+	if (state_infra_tombstone(st, id, summary, d) < 0)
 		goto out;
 	deploy_remove_dir(state_home(st), id);
 	rc = 0;
@@ -84,5 +93,6 @@ out:
 	state_unlock_infra(lock);
 	state_infra_release(&in);
 	auth_file_free(af);
+	free(summary);
 	return rc;
 }

@@ -1,13 +1,16 @@
 /* authfile.c: the cloud credentials of a request of `imc serve`, written
  * for the deployment engine (which reads auth files) to
- * HOME/serve/auth-RANDOM.dat, 0600, and their removal. A request's file
- * goes when the request ends, unless the request created an
- * infrastructure: the store then names the file as the one its workers
+ * HOME/serve/auth-PID-START-RANDOM.dat, 0600, and their removal. A
+ * request's file goes when the request ends, unless the request created
+ * an infrastructure: the store then names the file as the one its workers
  * read (the auth file "stored at creation"), and it goes when the server
  * destroys that infrastructure. What a crash, or a destroy by the CLI,
- * leaves is removed when the server starts: every file no live
- * infrastructure names. One file per request, never shared, so that
- * removing one cannot pull it from under another request. */
+ * leaves is removed when a server starts: every file no live
+ * infrastructure names, unless the server that wrote it (PID and start
+ * time in its name) still runs: its request may not have reached the
+ * store yet, so another server on the same HOME never pulls a file from
+ * under it. One file per request, never shared, so that removing one
+ * cannot pull it from under another request. */
 #include "config.h"
 
 #include <dirent.h>
@@ -42,7 +45,8 @@ int srv_authfile_write(const char *home, const char *text, size_t len, char **pa
 	}
 	for (size_t i = 0; i < sizeof(raw); i++)
 		snprintf(hex + 2 * i, 3, "%02x", raw[i]);
-	*path = xasprintf("%s/" PREFIX "%s.dat", dir, hex);
+	pid_t self = getpid();
+	*path = xasprintf("%s/" PREFIX "%ld-%lld-%s.dat", dir, (long)self, state_proc_start_time(self), hex);
 	/* O_EXCL: a name is one request's, never an existing file */
 	int fd = open(*path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
 	if (fd < 0 || write(fd, text, len) != (ssize_t)len || close(fd) < 0) {
@@ -77,22 +81,38 @@ static bool is_ours(const char *home, const char *path)
 	return ours;
 }
 
-/* Whether path is named as srv_authfile_write names: one request's file.
- * Servers before it named a user's file by the hash of its content
- * (auth-HASH32.dat), shared by the user's infrastructures: such a file
- * is left to the sweep at start, which keeps it while one names it. */
-static bool per_request(const char *path)
+/* Whether the base name is one request's file: "auth-PID-START-HEX24.dat"
+ * (the server that wrote it into *pid and *start), or "auth-HEX24.dat" as
+ * servers before the PID mark named it (*pid 0). Older servers still
+ * named a user's file by the hash of its content (auth-HASH32.dat),
+ * shared by the user's infrastructures: such a file is left to the sweep
+ * at start, which keeps it while one names it. */
+static bool per_request(const char *base, pid_t *pid, long long *start)
 {
-	const char *base = strrchr(path, '/');
-	base = base ? base + 1 : path;
-	size_t hex = strlen(base) - strlen(PREFIX);
-	return strlen(base) > strlen(PREFIX) + 4 && strcmp(base + strlen(base) - 4, ".dat") == 0 &&
-	       hex - 4 == 24 && strspn(base + strlen(PREFIX), "0123456789abcdef") == 24;
+	const char *p = base + strlen(PREFIX);
+	*pid = 0;
+	*start = 0;
+	if (strncmp(base, PREFIX, strlen(PREFIX)) != 0)
+		return false;
+	if (strspn(p, "0123456789") > 0 && p[strspn(p, "0123456789")] == '-') {
+		char *end;
+		long pv = strtol(p, &end, 10);
+		long long sv = strtoll(end + 1, &end, 10);
+		if (*end != '-' || pv <= 0)
+			return false;
+		*pid = (pid_t)pv;
+		*start = sv;
+		p = end + 1;
+	}
+	return strspn(p, "0123456789abcdef") == 24 && strcmp(p + 24, ".dat") == 0;
 }
 
 void srv_authfile_drop(const char *home, const char *path)
 {
-	if (path && is_ours(home, path) && per_request(path) && unlink(path) < 0 && errno != ENOENT)
+	pid_t pid;
+	long long start;
+	if (path && is_ours(home, path) && per_request(strrchr(path, '/') + 1, &pid, &start) && unlink(path) < 0 &&
+	    errno != ENOENT)
 		log_warn("serve", "cannot remove '%s': %s", path, strerror(errno));
 }
 
@@ -124,7 +144,10 @@ int srv_authfile_sweep(const char *home, struct diag *d)
 		bool named = false;
 		for (size_t i = 0; i < nkeep && !named; i++)
 			named = strcmp(keep[i], e->d_name) == 0;
-		if (named)
+		pid_t pid;
+		long long start;
+		/* a running server's request or job may not be in the store yet */
+		if (named || (per_request(e->d_name, &pid, &start) && pid > 0 && state_worker_alive(pid, start)))
 			continue;
 		char *p = xasprintf("%s/%s", dir, e->d_name);
 		if (unlink(p) == 0)

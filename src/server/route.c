@@ -1,7 +1,7 @@
 /* route.c: the resources of `imc serve`, one table (method, path pattern,
  * handler), as IM's REST.rst lists them. A pattern's "*" matches one
  * segment; the first row that matches wins, so fixed names come before
- * the catch-all property rows. Every resource but /version needs the
+ * the catch-all property rows. Every resource but /version and /oai needs the
  * Authorization header; route.c reads it and opens the store before the
  * handler runs, and releases both after. */
 #include "config.h"
@@ -21,6 +21,9 @@ struct route {
 
 static const struct route routes[] = {
 	{ "GET", "version", srv_version, true },
+	{ "GET", "oai", srv_oai, true },
+	{ "POST", "oai", srv_oai, true },
+	{ "GET", "stats", srv_stats, false },
 	{ "GET", "infrastructures", srv_infra_list, false },
 	{ "POST", "infrastructures", srv_infra_create, false },
 	{ "PUT", "infrastructures", srv_infra_import, false },

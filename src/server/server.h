@@ -3,8 +3,8 @@
  * libmicrohttpd plumbing and the limits, route.c the table of resources,
  * request.c what a handler reads of its request,
  * auth.c the Authorization header and ownership, reply.c IM's content
- * types and error bodies, infra.c, vms.c, ops.c and resources.c the
- * resources. A
+ * types and error bodies, infra.c, vms.c, ops.c, resources.c and stats.c
+ * the resources. A
  * handler sees a struct srv_request and fills a struct srv_reply; it
  * never sees libmicrohttpd.
  *
@@ -72,6 +72,10 @@ struct srv_reply {
 	const char *type;
 	struct strbuf body;
 };
+
+/* stats.c: GET /stats, GET and POST /oai. */
+void srv_stats(struct srv_request *r, struct srv_reply *out);
+void srv_oai(struct srv_request *r, struct srv_reply *out);
 
 /* request.c: the value of query argument name, or NULL. */
 const char *srv_query(const struct srv_request *r, const char *name);

@@ -73,6 +73,9 @@ static const char *const migrations[] = {
 	/* 1 -> 2: who created it through `imc serve` (a salted hash of the
 	 * REST user's credentials, never the password; NULL for the CLI's) */
 	"ALTER TABLE infra ADD COLUMN owner TEXT;",
+	/* 2 -> 3: what a destroyed infrastructure had (deploy/stats.c), kept
+	 * in its tombstone for `imc serve`'s GET /stats */
+	"ALTER TABLE infra ADD COLUMN summary TEXT;",
 };
 
 static const char *const phase_names[] = {
@@ -381,10 +384,11 @@ static void infra_from_row(sqlite3_stmt *s, struct state_infra *out)
 	out->ctxt_max = sqlite3_column_int(s, 11);
 	out->deleted = sqlite3_column_int(s, 12) != 0;
 	out->owner = col_str(s, 13);
+	out->summary = col_str(s, 14);
 }
 
 #define INFRA_COLS "id, created, radl, radl_path, cloud, extra_vars, auth_path, phase," \
-	" worker_pid, worker_start, next_vm, ctxt_max, deleted, owner"
+	" worker_pid, worker_start, next_vm, ctxt_max, deleted, owner, summary"
 
 int state_infra_get(struct state_store *st, const char *id, struct state_infra *out, struct diag *d)
 {
@@ -448,9 +452,15 @@ int state_infra_resolve(struct state_store *st, const char *prefix, char **id, s
 
 int state_infra_list(struct state_store *st, char ***ids, size_t *n, struct diag *d)
 {
+	return state_infra_list_all(st, false, ids, n, d);
+}
+
+int state_infra_list_all(struct state_store *st, bool deleted_too, char ***ids, size_t *n, struct diag *d)
+{
 	*ids = NULL;
 	*n = 0;
-	sqlite3_stmt *s = prep(st, d, "SELECT id FROM infra WHERE deleted = 0 ORDER BY created, id", "");
+	sqlite3_stmt *s = prep(st, d, deleted_too ? "SELECT id FROM infra ORDER BY created, id"
+				      : "SELECT id FROM infra WHERE deleted = 0 ORDER BY created, id", "");
 	if (!s)
 		return -1;
 	while (sqlite3_step(s) == SQLITE_ROW) {
@@ -511,13 +521,14 @@ static int delete_children(struct state_store *st, const char *id, struct diag *
 	return 0;
 }
 
-int state_infra_tombstone(struct state_store *st, const char *id, struct diag *d)
+int state_infra_tombstone(struct state_store *st, const char *id, const char *summary, struct diag *d)
 {
 	if (state_begin(st, d) < 0)
 		return -1;
 	if (delete_children(st, id, d) < 0 ||
 	    done(st, prep(st, d, "UPDATE infra SET deleted = 1, radl = '', extra_vars = NULL,"
-			  " worker_pid = 0, phase = ? WHERE id = ?", "is", (int)PHASE_DONE, id), d) < 0) {
+			  " worker_pid = 0, phase = ?, summary = ? WHERE id = ?", "iss", (int)PHASE_DONE,
+			  summary, id), d) < 0) {
 		state_rollback(st);
 		return -1;
 	}
@@ -547,7 +558,29 @@ void state_infra_release(struct state_infra *in)
 	free(in->extra_vars);
 	free(in->auth_path);
 	free(in->owner);
+	free(in->summary);
 	memset(in, 0, sizeof(*in));
+}
+
+int state_infra_last_change(struct state_store *st, const char *id, double *at, struct diag *d)
+{
+	/* the latest time anything of it was recorded: its creation, a VM, a
+	 * step's end, a log line */
+	sqlite3_stmt *s = prep(st, d,
+		"SELECT max(i.created, coalesce((SELECT max(created) FROM vm WHERE infra_id = i.id), 0),"
+		" coalesce((SELECT max(ended) FROM step WHERE infra_id = i.id), 0),"
+		" coalesce((SELECT max(at) FROM log WHERE infra_id = i.id), 0)) FROM infra i WHERE i.id = ?",
+		"s", id);
+	if (!s)
+		return -1;
+	int rc = sqlite3_step(s);
+	*at = rc == SQLITE_ROW ? sqlite3_column_double(s, 0) : 0;
+	sqlite3_finalize(s);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
+		db_error(st, d, "reading an infrastructure's times");
+		return -1;
+	}
+	return 0;
 }
 
 /* ---- VMs ---- */

@@ -57,6 +57,7 @@ struct state_infra {
 	bool deleted;         /* destroyed (tombstone kept so destroy is idempotent) */
 	char *owner;          /* `imc serve`: "SALT$SHA256" of its creator's credentials
 			       * (server/auth.c), or NULL (created by the CLI) */
+	char *summary;        /* deleted: JSON of what it had (deploy/stats.c), or NULL */
 };
 
 struct state_vm {
@@ -128,15 +129,21 @@ int state_infra_get(struct state_store *st, const char *id, struct state_infra *
 /* Resolves a unique prefix of an id (like git); 1 when none, -1 when ambiguous (d set). */
 int state_infra_resolve(struct state_store *st, const char *prefix, char **id, struct diag *d);
 int state_infra_list(struct state_store *st, char ***ids, size_t *n, struct diag *d);
+/* The same, with the deleted ones (tombstones) too when deleted_too. */
+int state_infra_list_all(struct state_store *st, bool deleted_too, char ***ids, size_t *n, struct diag *d);
 int state_infra_set_phase(struct state_store *st, const char *id, enum infra_phase p, struct diag *d);
 int state_infra_set_worker(struct state_store *st, const char *id, pid_t pid, long long start, struct diag *d);
 int state_infra_set_radl(struct state_store *st, const char *id, const char *radl, struct diag *d);
 /* Reserves n VM numbers; *first is the first one. */
 int state_infra_take_nums(struct state_store *st, const char *id, int n, int *first, struct diag *d);
-/* Deletes everything of id but a tombstone row. */
-int state_infra_tombstone(struct state_store *st, const char *id, struct diag *d);
+/* Deletes everything of id but a tombstone row, which keeps summary (JSON
+ * of what it had, or NULL). */
+int state_infra_tombstone(struct state_store *st, const char *id, const char *summary, struct diag *d);
 /* Forgets id entirely (export --delete, import rollback). */
 int state_infra_forget(struct state_store *st, const char *id, struct diag *d);
+/* The latest time anything of id was recorded (creation, a VM, a step's
+ * end, a log line), unix time; 0 when id is absent. */
+int state_infra_last_change(struct state_store *st, const char *id, double *at, struct diag *d);
 void state_infra_release(struct state_infra *in);
 
 /* VMs (ordered by number). */

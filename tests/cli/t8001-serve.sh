@@ -369,6 +369,7 @@ OLDID=$(head -1 "$TMPD/out")
 "$PYTHON3" - "$OLD/imc.db" <<'PY' || not_ok "making the store schema 1"
 import sqlite3, sys
 db = sqlite3.connect(sys.argv[1])
+db.execute("alter table infra drop column summary")
 db.execute("alter table infra drop column owner")
 db.execute("pragma user_version = 1")
 db.commit()
@@ -378,10 +379,10 @@ expect_grep "^  $OLDID\$" "$TMPD/out" "its infrastructure is still there"
 "$PYTHON3" - "$OLD/imc.db" >"$TMPD/schema" <<'PY'
 import sqlite3, sys
 db = sqlite3.connect(sys.argv[1])
-print(db.execute("pragma user_version").fetchone()[0], [r[1] for r in db.execute("pragma table_info(infra)")][-1],
+print(db.execute("pragma user_version").fetchone()[0], [r[1] for r in db.execute("pragma table_info(infra)")][-2:],
       db.execute("select count(*) from infra where owner is null").fetchone()[0])
 PY
-[ "$(cat "$TMPD/schema")" = "2 owner 1" ] && ok "migrated to schema 2, the owner column added (NULL: the CLI's)" ||
+[ "$(cat "$TMPD/schema")" = "3 ['owner', 'summary'] 1" ] && ok "migrated to schema 3, the owner column added (NULL: the CLI's), then summary" ||
 	not_ok "after migration: $(cat "$TMPD/schema")"
 
 # ---- the server's workers are exec'd, not run in the fork of a threaded

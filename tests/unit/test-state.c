@@ -144,7 +144,7 @@ static void test_open_and_rows(void **state)
 	assert_int_equal(state_infra_resolve(st, "bbbb", &id, &d), 1);
 	assert_int_equal(state_infra_resolve(st, "x;", &id, &d), -1);
 	diag_release(&d);
-	assert_int_equal(state_infra_tombstone(st, "aaaa1111-0000-4000-8000-000000000001", &d), 0);
+	assert_int_equal(state_infra_tombstone(st, "aaaa1111-0000-4000-8000-000000000001", NULL, &d), 0);
 	struct state_infra in;
 	assert_int_equal(state_infra_get(st, "aaaa1111-0000-4000-8000-000000000001", &in, &d), 0);
 	assert_true(in.deleted);
