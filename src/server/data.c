@@ -68,7 +68,18 @@ void srv_infra_import(struct srv_request *r, struct srv_reply *out)
 		srv_reply_error(r, out, 415, "Unsupported Media Type %s", r->content_type);
 		return;
 	}
-	doc = json_loadb(r->body, r->len, 0, &jerr);
+	doc = json_loadb(r->body, r->len, JSON_DECODE_ANY, &jerr);
+	/* IM's client saves what export answered with json.dumps, which
+	 * quotes the record once more: a JSON string holding the record is
+	 * that record */
+	if (json_is_string(doc)) {
+		json_t *inner = json_loadb(json_string_value(doc), json_string_length(doc), 0, &jerr);
+		json_decref(doc);
+		doc = inner;
+	} else if (doc && !json_is_object(doc) && !json_is_array(doc)) {
+		json_decref(doc);
+		doc = json_loadb(r->body, r->len, 0, &jerr); /* the error a record's reader gives */
+	}
 	if (!doc) {
 		srv_reply_error(r, out, 400, "%s: invalid JSON at line %d: %s", what, jerr.line, jerr.text);
 		goto out;

@@ -83,6 +83,8 @@ req ib PUT /infrastructures -H "Authorization: $ALICE" -H 'Content-Type: applica
 answer ib "400 text/plain" "import of malformed JSON"
 req io PUT /infrastructures -H "Authorization: $ALICE" -H 'Content-Type: application/json' --data-binary '{"format": 1}'
 answer io "400 text/plain" "import of a JSON object that is no record"
+req is PUT /infrastructures -H "Authorization: $ALICE" -H 'Content-Type: application/json' --data-binary '"{\"format\": 1}"'
+answer is "400 text/plain" "import of a JSON string holding no record"
 req i PUT /infrastructures -H "Authorization: $ALICE" -H 'Content-Type: application/json' --data-binary "@$TMPD/dd.body"
 answer i "200 text/uri-list" "PUT /infrastructures"
 [ "$(cat "$TMPD/i.body")" = "$URL/infrastructures/$ID" ] && ok "imported under its id" || not_ok "import: $(cat "$TMPD/i.body")"
@@ -94,7 +96,7 @@ cmp -s "$TMPD/before.snap" "$TMPD/after.snap" && ok "the imported infrastructure
 req ibob GET "/infrastructures/$ID/state" -H "Authorization: $BOB"
 answer ibob "403 text/plain" "the imported infrastructure is not bob's"
 
-# ---- the same round trip with Python requests ----
+# ---- the same round trip with Python requests, the record saved as IM's client saves it ----
 ALICE="$ALICE" "$PYTHON3" - "$URL" "$ID" >"$TMPD/py.out" 2>&1 <<'PY'
 import json, os, sys, requests
 url, iid = sys.argv[1], sys.argv[2]
@@ -104,8 +106,11 @@ r = requests.get(f"{url}/infrastructures/{iid}/data", params={"delete": "true"},
 print("export", r.status_code, r.headers["Content-Type"], json.loads(r.json()["data"])["infrastructure"]["id"])
 r2 = requests.get(f"{url}/infrastructures/{iid}/state", headers=auth)
 print("gone", r2.status_code)
-r3 = requests.put(f"{url}/infrastructures", data=r.json()["data"],
-                  headers=dict(auth, Accept="application/json", **{"Content-Type": "application/json"}))
+# as IM's client does it: its export prints json.dumps(data, indent=4),
+# which quotes the record once more, and its import PUTs that file's text
+# with no Content-Type
+r3 = requests.put(f"{url}/infrastructures", data=json.dumps(r.json()["data"], indent=4),
+                  headers=dict(auth, Accept="application/json"))
 print("import", r3.status_code, r3.headers["Content-Type"], r3.json()["uri"].rsplit("/", 1)[1])
 PY
 [ "$(cat "$TMPD/py.out")" = "export 200 application/json $ID
