@@ -16,13 +16,14 @@ imc_SOURCES += src/cmd/cmd-serve.c src/cmd/cmd-deploy-worker.c \
 	src/server/vms.c \
 	src/server/ops.c \
 	src/server/resources.c \
-	src/server/stats.c
+	src/server/stats.c \
+	src/server/owners.c
 
 # every endpoint over loopback, with curl and with Python requests
 TESTS += tests/cli/t8001-serve.sh tests/cli/t8002-serve-concurrent.sh tests/cli/t8003-serve-disconnect.sh \
 	tests/cli/t8004-serve-client.sh tests/cli/t8005-serve-tls.sh tests/cli/t8006-serve-unit.sh \
-	tests/cli/t8007-serve-async-destroy.sh tests/cli/t8008-serve-data.sh tests/cli/t8009-serve-stats.sh tests/cli/t8010-serve-two.sh
+	tests/cli/t8007-serve-async-destroy.sh tests/cli/t8008-serve-data.sh tests/cli/t8009-serve-stats.sh tests/cli/t8010-serve-two.sh tests/cli/t8011-serve-owners.sh
 EXTRA_DIST += tests/cli/t8001-serve.sh tests/cli/t8002-serve-concurrent.sh tests/cli/t8003-serve-disconnect.sh \
 	tests/cli/t8004-serve-client.sh tests/cli/t8005-serve-tls.sh tests/cli/t8006-serve-unit.sh tests/cli/t8002-serve-load.py \
-	tests/cli/t8007-serve-async-destroy.sh tests/cli/t8008-serve-data.sh tests/cli/t8009-serve-stats.sh tests/cli/t8010-serve-two.sh \
+	tests/cli/t8007-serve-async-destroy.sh tests/cli/t8008-serve-data.sh tests/cli/t8009-serve-stats.sh tests/cli/t8010-serve-two.sh tests/cli/t8011-serve-owners.sh \
 	tests/cli/t8-serve-lib.sh contrib/imc-serve.service

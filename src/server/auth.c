@@ -155,12 +155,13 @@ static const char *im_password(const struct srv_user *u)
 	return auth_get(auth_find(u->af, NULL, "InfrastructureManager"), "password");
 }
 
-/* SALT$HEX for salt (16 hex digits). */
-static char *owner_hash(const struct srv_user *u, const char *salt, size_t saltlen)
+/* SALT$HEX for salt (16 hex digits): the hash of the user's name and
+ * password, never the password itself. */
+static char *owner_hash(const char *user, const char *password, const char *salt, size_t saltlen)
 {
 	struct strbuf sb = STRBUF_INIT;
 	strbuf_add(&sb, salt, saltlen);
-	strbuf_addf(&sb, ":%s:%s", u->username, im_password(u));
+	strbuf_addf(&sb, ":%s:%s", user, password);
 	char hex[65];
 	hash_sha256_hex(sb.buf, sb.len, hex);
 	/* the buffer held the password: cleared before it is freed */
@@ -169,7 +170,7 @@ static char *owner_hash(const struct srv_user *u, const char *salt, size_t saltl
 	return xasprintf("%.*s$%s", (int)saltlen, salt, hex);
 }
 
-char *srv_owner_new(const struct srv_user *u)
+char *srv_owner_entry(const char *user, const char *password)
 {
 	unsigned char raw[8];
 	char salt[17];
@@ -181,18 +182,42 @@ char *srv_owner_new(const struct srv_user *u)
 	}
 	for (size_t i = 0; i < sizeof(raw); i++)
 		snprintf(salt + 2 * i, 3, "%02x", raw[i]);
-	return owner_hash(u, salt, 16);
+	char *hash = owner_hash(user, password, salt, 16);
+	char *entry = xasprintf("%s %s", hash, user);
+	free(hash);
+	return entry;
+}
+
+char *srv_owner_new(const struct srv_user *u)
+{
+	return srv_owner_entry(u->username, im_password(u));
+}
+
+bool srv_owner_match(const char *owner, const char *user, const char *password)
+{
+	/* one entry a line: SALT$HEX, then " USERNAME" (entries written
+	 * before owners had names have none) */
+	for (const char *line = owner; line && *line;) {
+		size_t n = strcspn(line, "\n");
+		const char *dollar = memchr(line, '$', n);
+		if (dollar) {
+			char *mine = owner_hash(user, password, line, (size_t)(dollar - line));
+			size_t hn = strlen(mine);
+			bool same = hn <= n && memcmp(mine, line, hn) == 0 && (hn == n || line[hn] == ' ');
+			free(mine);
+			if (same)
+				return true;
+		}
+		line += n;
+		if (*line)
+			line++;
+	}
+	return false;
 }
 
 bool srv_owner_is(const struct srv_user *u, const char *owner)
 {
-	const char *dollar = owner ? strchr(owner, '$') : NULL;
-	if (!dollar)
-		return false;
-	char *mine = owner_hash(u, owner, (size_t)(dollar - owner));
-	bool same = strcmp(mine, owner) == 0;
-	free(mine);
-	return same;
+	return u->username && im_password(u) && srv_owner_match(owner, u->username, im_password(u));
 }
 
 int srv_infra(struct srv_request *r, const char *id, const char *what, bool recover, struct state_infra *in,

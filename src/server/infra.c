@@ -200,7 +200,12 @@ void srv_infra_prop(struct srv_request *r, struct srv_reply *out)
 			as_json.accept = "application/json";
 			srv_reply_prop(&as_json, out, "outputs", NULL, o);
 		}
-	} else
+	} else if (strcmp(prop, "authorization") == 0)
+		srv_owners_get(r, out, &in);
+	else if (strcmp(prop, "tosca") == 0)
+		/* imc takes no TOSCA: every infrastructure is one IM made from RADL */
+		srv_reply_error(r, out, 403, "'tosca' infrastructure property is not valid in this infrastructure");
+	else
 		srv_reply_error(r, out, 404, "%s: Incorrect infrastructure property '%s'", what, prop);
 	state_infra_release(&in);
 	diag_release(&d);

@@ -34,6 +34,7 @@ static const struct route routes[] = {
 	{ "PUT", "infrastructures/*/stop", srv_infra_op, false },
 	{ "PUT", "infrastructures/*/reconfigure", srv_infra_reconfigure, false },
 	{ "GET", "infrastructures/*/data", srv_infra_data, false },
+	{ "POST", "infrastructures/*/authorization", srv_owners_change, false },
 	{ "GET", "infrastructures/*/*", srv_infra_prop, false },
 	{ "GET", "infrastructures/*/vms/*", srv_vm_info, false },
 	{ "DELETE", "infrastructures/*/vms/*", srv_vm_remove, false },
@@ -42,6 +43,7 @@ static const struct route routes[] = {
 	{ "PUT", "infrastructures/*/vms/*/stop", srv_vm_op, false },
 	{ "PUT", "infrastructures/*/vms/*/reboot", srv_vm_op, false },
 	{ "GET", "infrastructures/*/vms/*/*", srv_vm_prop, false },
+	{ "PUT", "infrastructures/*/vms/*/disks/*/snapshot", srv_vm_snapshot, false },
 	{ "GET", "clouds/*/images", srv_cloud_info, false },
 	{ "GET", "clouds/*/quotas", srv_cloud_info, false },
 };

@@ -73,6 +73,10 @@ struct srv_reply {
 	struct strbuf body;
 };
 
+/* owners.c: GET and POST /infrastructures/ID/authorization. */
+void srv_owners_get(struct srv_request *r, struct srv_reply *out, const struct state_infra *in);
+void srv_owners_change(struct srv_request *r, struct srv_reply *out);
+
 /* stats.c: GET /stats, GET and POST /oai. */
 void srv_stats(struct srv_request *r, struct srv_reply *out);
 void srv_oai(struct srv_request *r, struct srv_reply *out);
@@ -92,9 +96,14 @@ void srv_route(struct srv_request *r, struct srv_reply *out);
 int srv_auth(struct srv_request *r, struct srv_reply *out);
 /* auth.c: frees u; its auth file goes too unless keep_auth. */
 void srv_user_release(const char *home, struct srv_user *u);
-/* auth.c: the owner value for a new infrastructure of user u (malloc'd). */
+/* auth.c: an infrastructure's owners are lines "SALT$SHA256 USERNAME",
+ * the hash over the salt, the name and the password (never stored).
+ * srv_owner_entry is a new line for user and password (malloc'd),
+ * srv_owner_new the owner value of a new infrastructure of user u. */
+char *srv_owner_entry(const char *user, const char *password);
 char *srv_owner_new(const struct srv_user *u);
-/* auth.c: whether u is the owner recorded as owner. */
+/* auth.c: whether owner holds a line of user with password; of u. */
+bool srv_owner_match(const char *owner, const char *user, const char *password);
 bool srv_owner_is(const struct srv_user *u, const char *owner);
 /* auth.c: the live infrastructure id of r's user into *in; -1 with IM's
  * answer in out (404 unknown or deleted, 403 another user's); what is
@@ -154,6 +163,7 @@ void srv_infra_import(struct srv_request *r, struct srv_reply *out);
 void srv_cloud_info(struct srv_request *r, struct srv_reply *out);
 void srv_infra_destroy(struct srv_request *r, struct srv_reply *out);
 void srv_vm_info(struct srv_request *r, struct srv_reply *out);
+void srv_vm_snapshot(struct srv_request *r, struct srv_reply *out);
 void srv_vm_prop(struct srv_request *r, struct srv_reply *out);
 void srv_infra_op(struct srv_request *r, struct srv_reply *out);
 void srv_infra_add(struct srv_request *r, struct srv_reply *out);

@@ -2,7 +2,9 @@
  * GET /infrastructures/ID/vms/N (its RADL with the runtime features, as
  * 'imc getvminfo'; RADL-JSON with Accept: application/json) and GET
  * /infrastructures/ID/vms/N/PROPERTY (contmsg as 'imc getvmcontmsg',
- * state, or any feature of its system as 'imc getvminfo ID N ATTRIBUTE'). */
+ * state, or any feature of its system as 'imc getvminfo ID N ATTRIBUTE');
+ * PUT .../vms/N/disks/D/snapshot is answered IM's 400: no backend of imc
+ * makes disk snapshots. */
 #include "config.h"
 
 #include <stdlib.h>
@@ -97,4 +99,23 @@ out:
 	state_vm_release(&vm);
 	state_infra_release(&in);
 	diag_release(&d);
+}
+
+void srv_vm_snapshot(struct srv_request *r, struct srv_reply *out)
+{
+	static const char what[] = "Error creating snapshot";
+	struct state_infra in;
+	struct state_vm vm = { 0 };
+	if (srv_infra(r, r->seg[1], what, false, &in, out) < 0)
+		return;
+	if (find_vm(r, &in, what, &vm, out) == 0) {
+		if (!srv_query(r, "image_name") || !*srv_query(r, "image_name"))
+			srv_reply_error(r, out, 400, "%s: the image_name parameter is mandatory", what);
+		else
+			/* IM's connectors make them; imc's backends do not yet */
+			srv_reply_error(r, out, 400, "%s: the %s cloud of VM %d cannot make disk snapshots", what,
+					vm.cloud, vm.num);
+	}
+	state_vm_release(&vm);
+	state_infra_release(&in);
 }

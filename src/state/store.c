@@ -482,6 +482,11 @@ int state_infra_set_worker(struct state_store *st, const char *id, pid_t pid, lo
 			     (int)pid, start, id), d);
 }
 
+int state_infra_set_owner(struct state_store *st, const char *id, const char *owner, struct diag *d)
+{
+	return done(st, prep(st, d, "UPDATE infra SET owner = ? WHERE id = ?", "ss", owner, id), d);
+}
+
 int state_infra_set_radl(struct state_store *st, const char *id, const char *radl, struct diag *d)
 {
 	return done(st, prep(st, d, "UPDATE infra SET radl = ? WHERE id = ?", "ss", radl, id), d);

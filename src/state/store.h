@@ -134,6 +134,7 @@ int state_infra_list_all(struct state_store *st, bool deleted_too, char ***ids, 
 int state_infra_set_phase(struct state_store *st, const char *id, enum infra_phase p, struct diag *d);
 int state_infra_set_worker(struct state_store *st, const char *id, pid_t pid, long long start, struct diag *d);
 int state_infra_set_radl(struct state_store *st, const char *id, const char *radl, struct diag *d);
+int state_infra_set_owner(struct state_store *st, const char *id, const char *owner, struct diag *d);
 /* Reserves n VM numbers; *first is the first one. */
 int state_infra_take_nums(struct state_store *st, const char *id, int n, int *first, struct diag *d);
 /* Deletes everything of id but a tombstone row, which keeps summary (JSON

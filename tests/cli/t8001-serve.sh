@@ -358,7 +358,7 @@ import sqlite3, sys
 for (o,) in sqlite3.connect(sys.argv[1]).execute("select owner from infra"):
     print(o)
 PY
-[ "$(grep -cE '^[0-9a-f]{16}\$[0-9a-f]{64}$' "$TMPD/owners")" = 2 ] && ok "owners are stored as SALT\$SHA256" ||
+[ "$(grep -cE '^[0-9a-f]{16}\$[0-9a-f]{64} (alice|bob)$' "$TMPD/owners")" = 2 ] && ok "owners are stored as SALT\$SHA256 USERNAME" ||
 	not_ok "owners: $(cat "$TMPD/owners")"
 [ "$(sort -u "$TMPD/owners" | wc -l)" = 2 ] && ok "one salt per infrastructure" || not_ok "owners repeat"
 # ---- a store of the imc before the owner column (schema 1) is migrated,
