@@ -50,5 +50,5 @@ EXTRA_DIST += tests/cli/t0001-basic.sh tests/cli/lib.sh tests/cli/fuzz-lib.sh te
 # the recipes checked before any cloud call (src/deploy/recipes.c)
 TESTS += tests/cli/t2008-recipe-precheck.sh
 EXTRA_DIST += tests/cli/t2008-recipe-precheck.sh
-TESTS += tests/cli/t2010-logs.sh
-EXTRA_DIST += tests/cli/t2010-logs.sh
+TESTS += tests/cli/t2010-logs.sh tests/cli/t2012-progress.sh
+EXTRA_DIST += tests/cli/t2010-logs.sh tests/cli/t2012-progress.sh tests/cli/data/t2012-progress.radl

@@ -10,6 +10,7 @@ libimc_la_SOURCES += \
 	src/deploy/vms.c \
 	src/deploy/recover.c \
 	src/deploy/refresh.c \
+	src/deploy/progress.c \
 	src/deploy/report.c \
 	src/deploy/teardown.c \
 	src/deploy/vmops.c \

@@ -22,6 +22,7 @@ libimc_la_SOURCES += \
 	src/provision/exec-task.c \
 	src/provision/exec-play.c \
 	src/provision/exec-async.c \
+	src/provision/exec-progress.c \
 	src/provision/exec-fallback.c \
 	src/provision/conn/conn.h \
 	src/provision/conn/conn.c \

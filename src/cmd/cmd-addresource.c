@@ -43,7 +43,7 @@ static int run(struct cmd_args *a)
 	for (size_t i = 0; i < n; i++)
 		strbuf_addf(&ids, "%s%d", i ? "," : "", nums[i]);
 	enum vm_state final = VM_CONFIGURED;
-	if (!detach && deploy_follow(a->st, a->in->id, 0, false, &final, a->d) < 0)
+	if (!detach && deploy_follow(a->st, a->in->id, 0, FOLLOW_QUIET, &final, a->d) < 0)
 		goto out;
 	bool bad = false;
 	for (size_t i = 0; i < n && !detach; i++) {

@@ -3,7 +3,10 @@
  * KEY=VALUE or asked on a terminal, planned, its recipes checked before
  * any cloud call, recorded, given to a detached worker). It prints the infrastructure id first, then follows the
  * worker until the infrastructure is configured or failed (-d: returns
- * right after the id; Ctrl-C stops following, not the deployment). */
+ * right after the id; Ctrl-C stops following, not the deployment),
+ * showing the progress a training job reports (deploy/progress.c): a line
+ * every epoch or 5% of the job and a bar on a terminal, or under --json
+ * one event document per line before the final document. */
 #include "config.h"
 
 #include <stdio.h>
@@ -14,6 +17,8 @@
 #include "deploy/deploy.h"
 #include "deploy/spawn.h"
 #include "util/banned.h"
+
+_Static_assert(DEPLOY_EVENT_FORMAT == IMC_JSON_FORMAT, "a progress event is a --json document");
 
 enum { OPT_CLOUD, OPT_EXTRA_VAR, OPT_DETACH };
 
@@ -57,7 +62,7 @@ static int run(struct cmd_args *a)
 		goto out;
 	}
 	enum vm_state final = VM_UNKNOWN;
-	int w = deploy_follow(a->st, id, 0, !a->ctx->json, &final, a->d);
+	int w = deploy_follow(a->st, id, 0, a->ctx->json ? FOLLOW_JSON : FOLLOW_TEXT, &final, a->d);
 	if (w < 0)
 		goto out;
 	if (w == 2) {

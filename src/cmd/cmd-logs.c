@@ -3,7 +3,9 @@
  * recorded after it until the infrastructure stops working, so that a long
  * step such as training can be watched while it runs. The log is
  * append-only, so following prints what lies past the part already printed;
- * the worker is another process, so the command polls the store. */
+ * the worker is another process, so the command polls the store. Under
+ * --json each line is an event, and a job's progress line also a
+ * "progress" event (deploy/progress.c). */
 #include "config.h"
 
 #include <stdio.h>
@@ -14,6 +16,8 @@
 #include "cmd/cli.h"
 #include "cmd/cmd.h"
 #include "deploy/deploy.h"
+#include "provision/provision.h"
+#include "util/xalloc.h"
 #include "util/banned.h"
 
 enum { OPT_FOLLOW, OPT_TIMEOUT };
@@ -43,8 +47,31 @@ static int still_working(struct cmd_args *a, bool *working)
 	return rc < 0 ? -1 : 0;
 }
 
+/* After the log event of a line holding a job's progress, the same
+ * progress as `imc create --json` shows it. The line is "TIME: TEXT", or
+ * "TIME: VM N: TEXT" in the log of every VM. */
+static void progress_event(const char *line, size_t len, int vm)
+{
+	char *l = xstrndup(line, len);
+	const char *at = strstr(l, PROV_PROGRESS_PREFIX "[");
+	json_t *ev = at ? deploy_progress_parse(at) : NULL;
+	if (ev) {
+		const char *v = strstr(l, ": VM ");
+		if (vm < 0 && v && v < at)
+			vm = (int)strtol(v + 5, NULL, 10);
+		json_t *j = deploy_progress_event(vm, ev);
+		char *s = json_dumps(j, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(6));
+		if (s)
+			puts(s);
+		free(s);
+		json_decref(j);
+		json_decref(ev);
+	}
+	free(l);
+}
+
 /* Prints the log past the first *printed bytes; a JSON line per entry
- * under --json. */
+ * under --json, and a progress event after each progress line. */
 static int print_new(struct cmd_args *a, int vm, size_t *printed)
 {
 	struct strbuf log = STRBUF_INIT;
@@ -68,6 +95,7 @@ static int print_new(struct cmd_args *a, int vm, size_t *printed)
 					puts(s);
 				free(s);
 				json_decref(j);
+				progress_event(p, len, vm);
 				p += len + (nl ? 1 : 0);
 			}
 		} else

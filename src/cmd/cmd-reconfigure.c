@@ -62,7 +62,7 @@ static int run(struct cmd_args *a)
 	if (deploy_reconfigure(&a->st, a->in->id, &req, list, a->d) < 0)
 		goto out;
 	enum vm_state final = VM_CONFIGURED;
-	if (!detach && deploy_follow(a->st, a->in->id, 0, false, &final, a->d) < 0)
+	if (!detach && deploy_follow(a->st, a->in->id, 0, FOLLOW_QUIET, &final, a->d) < 0)
 		goto out;
 	if (a->ctx->json) {
 		json_t *j = cli_json_doc();

@@ -39,7 +39,7 @@ static int run(struct cmd_args *a)
 	if (a->noperands == 2)
 		parse_max(a, a->operands[1], &max);
 	deploy_follow_catch_interrupt();
-	int w = deploy_follow(a->st, a->in->id, max, false, &final, a->d);
+	int w = deploy_follow(a->st, a->in->id, max, FOLLOW_QUIET, &final, a->d);
 	if (w < 0)
 		return IMC_EXIT_OK;
 	if (w == 2)

@@ -403,6 +403,11 @@ static void build_job(struct ctxt *c, struct diag *d)
 		json_object_set_new(job->vars, "IMC_JOB_SECRET", json_string(secret));
 	}
 	free(secret);
+	/* the path of the infrastructure's SSH key, every VM's login: a job
+	 * that starts its processes over SSH itself (mpirun) copies it to
+	 * the node that launches them */
+	if (c->key && access(c->key, R_OK) == 0)
+		json_object_set_new(job->vars, "IMC_SSH_KEY", json_string(c->key));
 	job->extra_vars = in->extra_vars ? json_loads(in->extra_vars, 0, NULL) : json_object();
 	c->etc_hosts = plan_etc_hosts(c->specs);
 	job->etc_hosts = c->etc_hosts;

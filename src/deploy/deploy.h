@@ -249,6 +249,26 @@ json_t *deploy_steps_json(double created, const struct state_step *steps, size_t
 int deploy_vm_info(const struct radl_doc *doc, const struct state_vm *vm, const char *attr,
 		   struct strbuf *sb, json_t **json, char **value, struct diag *d);
 
+/* ---- a job's progress (deploy/progress.c) ---- */
+
+/* The "format" of a progress event: the --json version of the commands
+ * (IMC_JSON_FORMAT, which cmd-create.c asserts equal), as the events are
+ * documents of `imc create --json` and `imc logs --json`. */
+#define DEPLOY_EVENT_FORMAT 1
+
+/* The progress event of a log line the provisioner wrote
+ * (PROV_PROGRESS_PREFIX): its object with "host" added (new reference),
+ * or NULL when the line is no progress line. */
+json_t *deploy_progress_parse(const char *text);
+/* "VM 1: step 120 (40%)  epoch 1.20  loss 0.4210  accuracy 0.8112
+ * 812 examples/s  ETA 1m05s" (vm < 0: without "VM N: "). */
+void deploy_progress_text(struct strbuf *sb, int vm, const json_t *ev);
+/* "[########------------]  40% step 120  ..." with a bar of width cells. */
+void deploy_progress_bar(struct strbuf *sb, const json_t *ev, int width);
+/* {"format", "event": "progress", "vm", the event's members} (new
+ * reference). */
+json_t *deploy_progress_event(int vm, json_t *ev);
+
 /* ---- export and import (deploy/export.c, deploy/import.c) ---- */
 
 /* The "format" of an exported record: the --json version of the commands

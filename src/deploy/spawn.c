@@ -3,17 +3,20 @@
  * outlives the command and the terminal, logs to HOME/infra/ID/worker.log,
  * and tells the command it started through a pipe once its PID is
  * recorded. Following it is polling the store: the worker is another
- * process, and the store is where it says what it did. */
+ * process, and the store is where it says what it did (the VMs' states,
+ * and in the log the jobs' progress, shown as lines, a bar or events). */
 #include "config.h"
 
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/time.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -221,10 +224,82 @@ static void status_line(const struct state_vm *vms, size_t n, double elapsed)
 	fflush(stdout);
 }
 
-int deploy_follow(struct state_store *st, const char *id, double max_seconds, bool verbose,
+/* What the follower knows of the jobs' progress: the log read so far, the
+ * newest event (the bar) and the last one printed as a line. */
+struct follow_progress {
+	enum follow_output out;
+	bool live;
+	long long seq;
+	json_t *newest;
+	int newest_vm;
+	json_t *printed;
+};
+
+/* A line every epoch, every 5% of the job, or when a new accuracy comes:
+ * the bar shows every poll on a terminal, the lines are the record. */
+static bool worth_a_line(const json_t *last, const json_t *ev)
+{
+	if (!last)
+		return true;
+	double e0 = json_number_value(json_object_get(last, "epoch"));
+	double e1 = json_number_value(json_object_get(ev, "epoch"));
+	double f0 = json_number_value(json_object_get(last, "fraction"));
+	double f1 = json_number_value(json_object_get(ev, "fraction"));
+	return floor(e1) != floor(e0) || f1 - f0 >= 0.05 || f1 >= 1 ||
+	       !json_equal(json_object_get(last, "accuracy"), json_object_get(ev, "accuracy"));
+}
+
+static void on_log_entry(void *opaque, int vm, const char *text)
+{
+	struct follow_progress *fp = opaque;
+	json_t *ev = deploy_progress_parse(text);
+	if (!ev)
+		return;
+	if (fp->out == FOLLOW_JSON) {
+		json_t *j = deploy_progress_event(vm, ev);
+		char *js = json_dumps(j, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(6));
+		if (js)
+			puts(js);
+		free(js);
+		json_decref(j);
+	} else if (fp->out == FOLLOW_TEXT && worth_a_line(fp->printed, ev)) {
+		struct strbuf sb = STRBUF_INIT;
+		deploy_progress_text(&sb, vm, ev);
+		if (fp->live)
+			fputs("\r\033[K", stdout);
+		puts(sb.buf);
+		strbuf_release(&sb);
+		json_decref(fp->printed);
+		fp->printed = json_incref(ev);
+	}
+	fflush(stdout);
+	json_decref(fp->newest);
+	fp->newest = ev;
+	fp->newest_vm = vm;
+}
+
+/* The progress bar in place of the status line, cut to the terminal. */
+static void progress_line(const struct follow_progress *fp)
+{
+	struct winsize ws;
+	int cols = ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0 ? ws.ws_col : 80;
+	struct strbuf sb = STRBUF_INIT;
+	if (fp->newest_vm >= 0)
+		strbuf_addf(&sb, "VM %d ", fp->newest_vm);
+	deploy_progress_bar(&sb, fp->newest, 20);
+	if (sb.len >= (size_t)cols)
+		sb.buf[cols - 1] = 0;
+	printf("\r\033[K%s", sb.buf);
+	fflush(stdout);
+	strbuf_release(&sb);
+}
+
+int deploy_follow(struct state_store *st, const char *id, double max_seconds, enum follow_output out,
 		  enum vm_state *final, struct diag *d)
 {
+	bool verbose = out == FOLLOW_TEXT;
 	bool live = verbose && isatty(STDOUT_FILENO);
+	struct follow_progress fp = { .out = out, .live = live, .newest_vm = -1 };
 	double t0 = now();
 	int *seen_num = NULL;
 	enum vm_state *seen = NULL;
@@ -275,10 +350,20 @@ int deploy_follow(struct state_store *st, const char *id, double max_seconds, bo
 				seen[k] = vms[i].state;
 			}
 		}
+		/* the progress the provisioner logged since the last pass (read
+		 * after the phase: the lines of a job that ends in between are
+		 * still shown by this last pass) */
+		if (out != FOLLOW_QUIET && state_log_each_since(st, id, &fp.seq, on_log_entry, &fp, d) < 0) {
+			state_vm_list_free(vms, n);
+			state_infra_release(&in);
+			break;
+		}
 		bool working = in.phase == PHASE_NEW || in.phase == PHASE_CREATING ||
 			       in.phase == PHASE_CONFIGURING || in.phase == PHASE_DESTROYING;
 		enum vm_state s = deploy_state(&in, vms, n);
-		if (live && working)
+		if (live && working && fp.newest && in.phase == PHASE_CONFIGURING)
+			progress_line(&fp);
+		else if (live && working)
 			status_line(vms, n, now() - t0);
 		state_vm_list_free(vms, n);
 		state_infra_release(&in);
@@ -305,6 +390,8 @@ int deploy_follow(struct state_store *st, const char *id, double max_seconds, bo
 		fputs("\r\033[K", stdout);
 		fflush(stdout);
 	}
+	json_decref(fp.newest);
+	json_decref(fp.printed);
 	free(seen_num);
 	free(seen);
 	return rc;

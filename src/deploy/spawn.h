@@ -47,12 +47,19 @@ void deploy_spawn_exec(const char *program);
  * words exec_worker in spawn.c passes). Returns the exit status. */
 int deploy_worker_exec_main(int argc, char **argv);
 
+enum follow_output {
+	FOLLOW_QUIET,  /* nothing */
+	FOLLOW_TEXT,   /* per-VM state changes and the jobs' progress lines (every
+			* epoch or 5% of the job); on a terminal, a live status
+			* line that becomes a progress bar once a job reports */
+	FOLLOW_JSON,   /* each progress event as a JSON document on a line of its
+			* own (deploy_progress_event) */
+};
 /* Follows an infrastructure until its worker is done (or died), printing
- * per-VM state changes on stdout when verbose (and, on a terminal, a live
- * status line). max_seconds <= 0: no limit. Returns 0 and the final state
- * in *final, 1 on timeout, 2 when interrupted (Ctrl-C, see below), -1 on
- * error. */
-int deploy_follow(struct state_store *st, const char *id, double max_seconds, bool verbose,
+ * on stdout what out asks for. max_seconds <= 0: no limit. Returns 0 and
+ * the final state in *final, 1 on timeout, 2 when interrupted (Ctrl-C, see
+ * below), -1 on error. */
+int deploy_follow(struct state_store *st, const char *id, double max_seconds, enum follow_output out,
 		  enum vm_state *final, struct diag *d);
 /* Waits, as IM's synchronous create and addresource do, until the worker
  * of id has created the VMs (its phase is past creating) or is gone, at

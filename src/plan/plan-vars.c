@@ -2,7 +2,10 @@
  * (IM_NODE_*, IM_MASTER_*, IM_INFRASTRUCTURE_ID, one group per system),
  * computed from the VMs as the
  * store knows them (spec plus the addresses the cloud gave), so recipes
- * written for IM find the same names with the same values. */
+ * written for IM find the same names with the same values; and imc's own
+ * launch variables of distributed frameworks (IMC_RANK, IMC_TORCH_ENV,
+ * IMC_MPI_HOSTFILE, ...), so that a recipe starts torchrun or mpirun
+ * without working out ranks and addresses itself. */
 #include "config.h"
 
 #include <ctype.h>
@@ -29,6 +32,63 @@ static const char *nic_ip(const json_t *vm, int index)
 	if (index == 0)
 		return jstr(vm, "private_ip") ? jstr(vm, "private_ip") : jstr(vm, "public_ip");
 	return NULL;
+}
+
+/* A VM's place in its system's job: the VMs of the same RADL system are
+ * one world, ranked by VM number (the deploy order), so the first VM
+ * deployed is rank 0 and its interface-0 address (the private one in a
+ * recipe that lists the private network first, as the training recipes
+ * do) is the rendezvous. Each VM runs one process of the job: LOCAL_RANK
+ * is 0 and the MPI hostfile gives every VM its CPU count as slots. */
+static void cluster_vars(const json_t *vms, size_t i, json_t *v)
+{
+	const json_t *me = json_array_get(vms, i), *vm;
+	const char *sys = jstr(me, "system");
+	json_int_t my_num = json_integer_value(json_object_get(me, "num"));
+	long rank = 0, size = 0;
+	json_int_t first_num = -1;
+	const char *master = NULL;
+	struct strbuf hostfile = STRBUF_INIT;
+	size_t k;
+	strbuf_addstr(&hostfile, "");
+	json_array_foreach(vms, k, vm) {
+		const char *s = jstr(vm, "system");
+		if (!sys || !s || strcmp(s, sys) != 0)
+			continue;
+		json_int_t num = json_integer_value(json_object_get(vm, "num"));
+		const char *ip = nic_ip(vm, 0);
+		size++;
+		if (num < my_num)
+			rank++;
+		if (first_num < 0 || num < first_num) {
+			first_num = num;
+			master = ip;
+		}
+		json_int_t cpus = json_integer_value(json_object_get(vm, "cpus"));
+		if (ip)
+			strbuf_addf(&hostfile, "%s slots=%lld\n", ip, (long long)(cpus > 0 ? cpus : 1));
+	}
+	char buf[32];
+	json_t *env = json_object();
+	json_object_set_new(v, "IMC_RANK", json_integer(rank));
+	json_object_set_new(v, "IMC_WORLD_SIZE", json_integer(size));
+	json_object_set_new(v, "IMC_LOCAL_RANK", json_integer(0));
+	json_object_set_new(v, "IMC_MASTER_ADDR", json_string(master ? master : ""));
+	json_object_set_new(v, "IMC_MASTER_PORT", json_integer(PLAN_MASTER_PORT));
+	/* torchrun's environment (init_method "env://"): strings, so that the
+	 * object can be a task's 'environment' as it is */
+	json_object_set_new(env, "MASTER_ADDR", json_string(master ? master : ""));
+	snprintf(buf, sizeof(buf), "%d", PLAN_MASTER_PORT);
+	json_object_set_new(env, "MASTER_PORT", json_string(buf));
+	snprintf(buf, sizeof(buf), "%ld", rank);
+	json_object_set_new(env, "RANK", json_string(buf));
+	snprintf(buf, sizeof(buf), "%ld", size);
+	json_object_set_new(env, "WORLD_SIZE", json_string(buf));
+	json_object_set_new(env, "LOCAL_RANK", json_string("0"));
+	json_object_set_new(env, "LOCAL_WORLD_SIZE", json_string("1"));
+	json_object_set_new(v, "IMC_TORCH_ENV", env);
+	json_object_set_new(v, "IMC_MPI_HOSTFILE", json_string(hostfile.buf));
+	strbuf_release(&hostfile);
 }
 
 json_t *plan_host_vars(const json_t *vms, size_t i, const char *infra_id)
@@ -71,6 +131,7 @@ json_t *plan_host_vars(const json_t *vms, size_t i, const char *infra_id)
 			free(f);
 		}
 	}
+	cluster_vars(vms, i, v);
 	return v;
 }
 

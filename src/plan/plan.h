@@ -145,7 +145,15 @@ void plan_schedule_print(struct strbuf *sb, const struct plan_schedule *s, const
  * index) when known. */
 /* Host variables of vms[i]: IM_NODE_HOSTNAME, _DOMAIN, _FQDN, _NUM,
  * _PRIVATE_IP, _PUBLIC_IP, _NET_<i>_IP (+ _HOSTNAME/_DOMAIN/_FQDN),
- * IM_NODE_CLOUD_TYPE, IM_NODE_VMID. New reference. */
+ * IM_NODE_CLOUD_TYPE, IM_NODE_VMID; and the launch variables of the job
+ * the VMs of vms[i]'s system form (ranked by VM number, rank 0 the
+ * rendezvous at its interface-0 address): IMC_RANK, IMC_WORLD_SIZE,
+ * IMC_LOCAL_RANK (0), IMC_MASTER_ADDR, IMC_MASTER_PORT (PLAN_MASTER_PORT),
+ * IMC_TORCH_ENV (torchrun's MASTER_ADDR, MASTER_PORT, RANK, WORLD_SIZE,
+ * LOCAL_RANK, LOCAL_WORLD_SIZE as strings, a task's 'environment') and
+ * IMC_MPI_HOSTFILE (Open MPI's "ADDRESS slots=CPUS" lines). New
+ * reference. */
+#define PLAN_MASTER_PORT 29500
 json_t *plan_host_vars(const json_t *vms, size_t i, const char *infra_id);
 /* Infrastructure variables: IM_<SYSTEM>_NUM_VMS, IM_MASTER_HOSTNAME/_FQDN/
  * _DOMAIN, IM_INFRASTRUCTURE_ID, IM_INFRASTRUCTURE_RADL. New reference. */

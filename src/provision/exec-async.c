@@ -3,7 +3,8 @@
  * status kept in ~/.ansible_async/JID.* of the (become) user, so that a
  * 5-day training job survives the controller. Other modules run
  * synchronously and their result is kept in the job table of
- * modules/async_status.c, which reads both kinds back; poll waits on it. */
+ * modules/async_status.c, which reads both kinds back; poll waits on it,
+ * recording the job's progress as it goes (exec-progress.c). */
 #include "config.h"
 
 #include <stdlib.h>
@@ -117,8 +118,11 @@ json_t *exec_async_start(struct exec_ctx *x, const struct task_module *mod, json
 		return res;
 	}
 	double end = task_now() + (double)async_s;
+	struct exec_progress pg;
+	exec_progress_begin(x, &pg);
 	for (;;) {
 		res = async_job_status(x, jid);
+		exec_progress_poll(x, &pg);
 		if (json_integer_value(json_object_get(res, "finished")) == 1 ||
 		    json_object_get(res, "unreachable"))
 			break;
@@ -129,11 +133,13 @@ json_t *exec_async_start(struct exec_ctx *x, const struct task_module *mod, json
 		if (task_now() > end) {
 			res = res_fail("async task did not complete within the requested time - %lds", async_s);
 			json_object_set_new(res, "ansible_job_id", json_string(jid));
+			exec_progress_end(&pg);
 			free(jid);
 			return res;
 		}
 		sleep((unsigned)poll);
 	}
+	exec_progress_end(&pg);
 	out_line(x->run->out, x->host->index, "ASYNC %s on %s: jid=%s",
 		 json_is_true(json_object_get(res, "failed")) ? "FAILED" : "OK", x->host->name, jid);
 	free(jid);

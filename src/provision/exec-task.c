@@ -25,24 +25,46 @@
 #include "util/xalloc.h"
 #include "util/banned.h"
 
-static void collect_env(json_t *env, json_t *v)
+/* Merges an environment value, templated, into env: a dictionary, a list
+ * of them, or (as Ansible allows) a template such as "{{ my_env }}" that
+ * gives one. */
+static int collect_env(struct exec_ctx *x, json_t *env, json_t *v, struct diag *d)
 {
-	if (json_is_object(v))
-		json_object_update(env, v);
-	else if (json_is_array(v)) {
+	if (!v || json_is_null(v))
+		return 0;
+	json_t *tv = xt_value(x, v, d);
+	if (!tv)
+		return -1;
+	int rc = 0;
+	if (json_is_object(tv))
+		json_object_update(env, tv);
+	else if (json_is_array(tv)) {
 		size_t i;
 		json_t *e;
-		json_array_foreach(v, i, e)
-			collect_env(env, e);
-	}
+		json_array_foreach(tv, i, e) {
+			if (json_is_object(e))
+				json_object_update(env, e);
+			else if (!json_is_null(e)) {
+				rc = -1;
+				break;
+			}
+		}
+	} else if (!(json_is_string(tv) && !*json_string_value(tv)))
+		rc = -1;
+	if (rc < 0)
+		diag_error(d, IMC_EXIT_FAILED, NULL,
+			   "The 'environment' keyword takes a list of dictionaries (or single dictionary)");
+	json_decref(tv);
+	return rc;
 }
 
-static void chain_env(json_t *env, struct ptask *t)
+static int chain_env(struct exec_ctx *x, json_t *env, struct ptask *t, struct diag *d)
 {
 	if (!t)
-		return;
-	chain_env(env, t->parent);
-	collect_env(env, json_object_get(t->raw, "environment"));
+		return 0;
+	if (chain_env(x, env, t->parent, d) < 0)
+		return -1;
+	return collect_env(x, env, json_object_get(t->raw, "environment"), d);
 }
 
 /* Sets up become and environment of x for task t (environment templated). */
@@ -61,15 +83,14 @@ static int setup_exec(struct exec_ctx *x, struct diag *d)
 		x->become_user = x->become_user_own;
 	}
 	json_t *env = json_object();
-	if (run->play)
-		collect_env(env, json_object_get(run->play->raw, "environment"));
-	chain_env(env, t);
-	if (json_object_size(env)) {
-		x->env = xt_value(x, env, d);
+	if ((run->play && collect_env(x, env, json_object_get(run->play->raw, "environment"), d) < 0) ||
+	    chain_env(x, env, t, d) < 0) {
 		json_decref(env);
-		if (!x->env)
-			return -1;
-	} else
+		return -1;
+	}
+	if (json_object_size(env))
+		x->env = env;
+	else
 		json_decref(env);
 	return 0;
 }
@@ -277,12 +298,15 @@ static json_t *run_once(struct exec_ctx *x)
 	if (retries < 0)
 		retries = 0;
 	json_t *res = NULL;
+	struct exec_progress pg;
+	exec_progress_begin(x, &pg);
 	for (long attempt = 1;; attempt++) {
 		json_decref(res);
 		res = run_module(x, args);
 		apply_overrides(x, res);
 		if (!until)
 			break;
+		exec_progress_poll(x, &pg);
 		bool ok = false, present;
 		diag_init(&d);
 		if (cond_of(x, "until", res, &ok, &present, &d) < 0) {
@@ -310,6 +334,7 @@ static json_t *run_once(struct exec_ctx *x)
 		if (delay > 0)
 			sleep((unsigned)delay);
 	}
+	exec_progress_end(&pg);
 	json_decref(args);
 	return res;
 }

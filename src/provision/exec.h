@@ -31,6 +31,22 @@ struct task_module;
 json_t *exec_async_start(struct exec_ctx *x, const struct task_module *mod, json_t *args,
 			 long async_s, long poll);
 
+/* exec-progress.c: the progress of a job a task waits for (the task's
+ * imc_progress_file, imc_progress_steps, imc_progress_epochs). begin reads
+ * the variables (nothing happens when the file is not named), poll records
+ * the newest line appended since the last poll, end frees. */
+struct exec_progress {
+	char *path;
+	long long offset;        /* bytes of the file already read */
+	double steps, epochs;    /* the job's length (0: unknown) */
+	double accuracy;         /* newest test accuracy (NAN: none yet) */
+	bool started;
+	double t0, f0;           /* time and fraction of the first line seen */
+};
+void exec_progress_begin(struct exec_ctx *x, struct exec_progress *pg);
+void exec_progress_poll(struct exec_ctx *x, struct exec_progress *pg);
+void exec_progress_end(struct exec_progress *pg);
+
 /* exec-fallback.c: the per-task fallback to Ansible. */
 /* IMC_NO_FALLBACK is set (and not "0"): nothing is handed to Ansible. */
 bool fallback_disabled(void);

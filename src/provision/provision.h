@@ -17,6 +17,13 @@
 
 #include "util/diag.h"
 
+/* A job's progress, as the provisioner logs it while a task waits for the
+ * job (exec-progress.c): one line "PROGRESS: [HOST] {JSON}" per poll that
+ * saw news, the object holding "step" and, when known, "epoch", "loss",
+ * "examples_per_sec", "accuracy", "fraction" (0..1) and "eta_s" (seconds
+ * left). The deployment's followers read these lines back from the log. */
+#define PROV_PROGRESS_PREFIX "PROGRESS: "
+
 struct prov_host {
 	const char *name;          /* inventory name: the VM's FQDN (IM's) */
 	int vm_num;

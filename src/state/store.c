@@ -888,6 +888,22 @@ int state_log_get(struct state_store *st, const char *id, int vm, struct strbuf 
 	return 0;
 }
 
+int state_log_each_since(struct state_store *st, const char *id, long long *seq,
+			 void (*fn)(void *opaque, int vm, const char *text), void *opaque, struct diag *d)
+{
+	sqlite3_stmt *s = prep(st, d, "SELECT seq, vm, text FROM log WHERE infra_id = ? AND seq > ? ORDER BY seq",
+			       "sl", id, *seq);
+	if (!s)
+		return -1;
+	while (sqlite3_step(s) == SQLITE_ROW) {
+		*seq = sqlite3_column_int64(s, 0);
+		const char *text = (const char *)sqlite3_column_text(s, 2);
+		fn(opaque, sqlite3_column_int(s, 1), text ? text : "");
+	}
+	sqlite3_finalize(s);
+	return 0;
+}
+
 /* ---- outputs ---- */
 
 int state_output_set(struct state_store *st, const char *id, const char *name, const char *path,

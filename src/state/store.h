@@ -184,6 +184,11 @@ int state_log_add(struct state_store *st, const char *id, int vm, const char *te
 /* Appends the log (vm = -1: infrastructure; vm = -2: everything) to out,
  * each entry prefixed with its time. */
 int state_log_get(struct state_store *st, const char *id, int vm, struct strbuf *out, struct diag *d);
+/* Calls fn with every log entry of id (of every VM and the infrastructure's
+ * own, vm -1) recorded after entry *seq, in order, and leaves *seq at the
+ * last one: a follower starting at 0 sees each entry once. */
+int state_log_each_since(struct state_store *st, const char *id, long long *seq,
+			 void (*fn)(void *opaque, int vm, const char *text), void *opaque, struct diag *d);
 
 /* Outputs. */
 int state_output_set(struct state_store *st, const char *id, const char *name, const char *path,

@@ -231,4 +231,23 @@ expect_exit 0 "set_stats runs" -- "$IMC" play --no-fallback "$TMPD/stats.yml"
 expect_exit 65 "... but not with ANSIBLE_SHOW_CUSTOM_STATS=yes" -- \
 	env ANSIBLE_SHOW_CUSTOM_STATS=yes "$IMC" play --no-fallback "$TMPD/stats.yml"
 expect_grep "set_stats with ANSIBLE_SHOW_CUSTOM_STATS .* is not supported" "$TMPD/err" "... and says why"
+# environment given as a template of a dictionary (or a list mixing
+# templates and dictionaries, the later winning), as Ansible takes it: the
+# expected lines are ansible-playbook 2.14's for the same play
+cat >"$TMPD/env.yml" <<EOY
+- hosts: all
+  gather_facts: false
+  vars:
+    e: {FOO: "a{{ 1 + 1 }}", BAR: b}
+  tasks:
+    - shell: echo "\$FOO \$BAR" >$TMPD/env1
+      environment: "{{ e }}"
+    - shell: echo "\$FOO \$BAR" >$TMPD/env2
+      environment: ["{{ e }}", {FOO: c}]
+EOY
+expect_exit 0 "environment from a template runs" -- "$IMC" play --no-fallback "$TMPD/env.yml"
+[ "$(cat "$TMPD/env1" 2>/dev/null)" = "a2 b" ] && ok "... with the templated dictionary" ||
+	not_ok "environment: \"{{ e }}\" gave '$(cat "$TMPD/env1" 2>/dev/null)'"
+[ "$(cat "$TMPD/env2" 2>/dev/null)" = "c b" ] && ok "... and a list of a template and a dictionary" ||
+	not_ok "the list gave '$(cat "$TMPD/env2" 2>/dev/null)'"
 done_testing

@@ -4,8 +4,9 @@
  * cache opening one session per (cloud, credential), teardown removing the
  * rows of what the cloud removed (and keeping them when it refused), a VM
  * stopped and started again coming back to its contextualization outcome,
- * the contextualization's choice of VMs on a cloud without SSH, and the
- * infrastructure's aggregate state. */
+ * the contextualization's choice of VMs on a cloud without SSH, the
+ * infrastructure's aggregate state, and a job's progress lines read back
+ * and shown as text, bar and event. */
 #include "config.h"
 
 #include <setjmp.h>
@@ -382,6 +383,44 @@ static void test_state(void **state)
 	assert_int_equal(deploy_state(&in, vms, 2), VM_DELETING);
 }
 
+/* The provisioner's progress line, parsed, shown as a line, a bar and an
+ * event; lines that only look like one are not progress. */
+static void test_progress(void **state)
+{
+	(void)state;
+	assert_null(deploy_progress_parse("FAILED - RETRYING: [h]: wait (3 retries left)."));
+	assert_null(deploy_progress_parse("PROGRESS: [h] not json"));
+	assert_null(deploy_progress_parse("PROGRESS: [h] {\"loss\": 1}"));
+	assert_null(deploy_progress_parse("x PROGRESS: [h] {\"step\": 1}"));
+	json_t *ev = deploy_progress_parse("PROGRESS: [worker-1.localdomain] {\"step\": 120, \"epoch\": 1.2, "
+					   "\"loss\": 0.42101, \"examples_per_sec\": 812.4, "
+					   "\"accuracy\": 0.81123, \"fraction\": 0.4, \"eta_s\": 3725}");
+	assert_non_null(ev);
+	assert_string_equal(json_string_value(json_object_get(ev, "host")), "worker-1.localdomain");
+	struct strbuf sb = STRBUF_INIT;
+	deploy_progress_text(&sb, 1, ev);
+	assert_string_equal(sb.buf, "VM 1: step 120 (40%)  epoch 1.20  loss 0.4210  accuracy 0.8112  "
+				    "812 examples/s  ETA 1h02m");
+	strbuf_release(&sb);
+	deploy_progress_bar(&sb, ev, 10);
+	assert_string_equal(sb.buf, "[####------]  40% step 120  epoch 1.20  loss 0.4210  accuracy 0.8112  "
+				    "812 examples/s  ETA 1h02m");
+	strbuf_release(&sb);
+	json_t *j = deploy_progress_event(1, ev);
+	assert_string_equal(json_string_value(json_object_get(j, "event")), "progress");
+	assert_int_equal(json_integer_value(json_object_get(j, "vm")), 1);
+	assert_int_equal(json_integer_value(json_object_get(j, "format")), DEPLOY_EVENT_FORMAT);
+	assert_int_equal(json_integer_value(json_object_get(j, "step")), 120);
+	json_decref(j);
+	json_decref(ev);
+	/* what is unknown is left out, not shown as zero */
+	ev = deploy_progress_parse("PROGRESS: [h] {\"step\": 7, \"eta_s\": 65}");
+	deploy_progress_text(&sb, -1, ev);
+	assert_string_equal(sb.buf, "step 7  ETA 1m05s");
+	strbuf_release(&sb);
+	json_decref(ev);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -393,6 +432,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_vm_op, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_contextualize_no_ssh, setup, teardown),
 		cmocka_unit_test(test_state),
+		cmocka_unit_test(test_progress),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

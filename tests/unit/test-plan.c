@@ -248,10 +248,30 @@ static void test_vars_and_hosts(void **state)
 	assert_string_equal(json_string_value(json_object_get(hv, "IM_NODE_PRIVATE_IP")), "10.0.0.2");
 	assert_string_equal(json_string_value(json_object_get(hv, "IM_NODE_PUBLIC_IP")), "");
 	assert_string_equal(json_string_value(json_object_get(hv, "IM_NODE_NET_0_IP")), "10.0.0.2");
+	/* the wn system's job: wn-1 and wn-2, ranked by VM number */
+	assert_int_equal(json_integer_value(json_object_get(hv, "IMC_RANK")), 0);
+	assert_int_equal(json_integer_value(json_object_get(hv, "IMC_WORLD_SIZE")), 2);
+	assert_string_equal(json_string_value(json_object_get(hv, "IMC_MASTER_ADDR")), "10.0.0.2");
+	assert_int_equal(json_integer_value(json_object_get(hv, "IMC_MASTER_PORT")), PLAN_MASTER_PORT);
+	int cpus = p->vms[1].cpus > 0 ? p->vms[1].cpus : 1;
+	char *hf = xasprintf("10.0.0.2 slots=%d\n10.0.0.3 slots=%d\n", cpus, cpus);
+	assert_string_equal(json_string_value(json_object_get(hv, "IMC_MPI_HOSTFILE")), hf);
+	free(hf);
+	json_decref(hv);
+	hv = plan_host_vars(vms, 2, "inf-1");
+	json_t *env = json_object_get(hv, "IMC_TORCH_ENV");
+	assert_string_equal(json_string_value(json_object_get(env, "MASTER_ADDR")), "10.0.0.2");
+	assert_string_equal(json_string_value(json_object_get(env, "MASTER_PORT")), "29500");
+	assert_string_equal(json_string_value(json_object_get(env, "RANK")), "1");
+	assert_string_equal(json_string_value(json_object_get(env, "WORLD_SIZE")), "2");
+	assert_string_equal(json_string_value(json_object_get(env, "LOCAL_RANK")), "0");
 	json_decref(hv);
 	hv = plan_host_vars(vms, 0, "inf-1");
 	assert_string_equal(json_string_value(json_object_get(hv, "IM_NODE_NET_1_IP")), "10.1.0.1");
 	assert_string_equal(json_string_value(json_object_get(hv, "IM_NODE_NET_1_FQDN")), "fe-0.int.example");
+	/* front is a job of its own, of one, at its interface 0 */
+	assert_int_equal(json_integer_value(json_object_get(hv, "IMC_WORLD_SIZE")), 1);
+	assert_string_equal(json_string_value(json_object_get(hv, "IMC_MASTER_ADDR")), "192.0.2.1");
 	json_decref(hv);
 	size_t master = plan_master(vms);
 	assert_int_equal(master, 0);
