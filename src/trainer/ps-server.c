@@ -86,7 +86,7 @@ struct conn {
 	unsigned char nc[WIRE_AUTH_NONCE], ns[WIRE_AUTH_NONCE], araw[WIRE_AUTH_NONCE];
 	size_t araw_got;
 	struct wire_auth auth;
-	unsigned char tag_in[WIRE_AUTH_TAG], tag_out[WIRE_AUTH_TAG];
+	unsigned char tag_in[WIRE_FRAME_TAG], tag_out[WIRE_FRAME_TAG];
 	size_t tag_got;
 	bool shutdown_sent;     /* chief: SHUTDOWN received, closing is fine */
 	bool dead;
@@ -349,7 +349,7 @@ static void conn_reply(struct ps *ps, struct conn *c, unsigned type, const void 
 		c->iov[c->iov_n++] = (struct iovec){ (void *)(uintptr_t)b, nfloats * sizeof(float) };
 	if (c->auth.on) {
 		wire_auth_tag_out(&c->auth, c->iov, c->iov_n, c->tag_out);
-		c->iov[c->iov_n++] = (struct iovec){ c->tag_out, WIRE_AUTH_TAG };
+		c->iov[c->iov_n++] = (struct iovec){ c->tag_out, WIRE_FRAME_TAG };
 	}
 	c->ref = ref;
 	if (ref)
@@ -1112,13 +1112,13 @@ static bool spec_commit(struct ps *ps, struct conn *c)
 static bool tag_ok(struct conn *c)
 {
 	struct wire_mac m = { NULL };
-	unsigned char want[WIRE_AUTH_TAG];
+	unsigned char want[WIRE_FRAME_TAG];
 	wire_mac_begin(&m, c->auth.k_in, c->auth.seq_in++);
 	wire_mac_add(&m, c->hdr, WIRE_HDR_SIZE);
 	wire_mac_add(&m, c->buf, c->h.length);
 	wire_mac_end(&m, want);
 	wire_mac_release(&m);
-	return wire_auth_equal(want, c->tag_in);
+	return wire_tag_equal(want, c->tag_in);
 }
 
 /* Reads the handshake's raw bytes: the client's nonce (answered with ours
@@ -1197,7 +1197,7 @@ static void conn_read(struct ps *ps, struct conn *c)
 		size_t want;
 		if (c->hdr_got == WIRE_HDR_SIZE && c->got == c->h.length && c->auth.on) {
 			dst = c->tag_in + c->tag_got;
-			want = WIRE_AUTH_TAG - c->tag_got;
+			want = WIRE_FRAME_TAG - c->tag_got;
 		} else if (c->hdr_got < WIRE_HDR_SIZE) {
 			dst = c->hdr + c->hdr_got;
 			want = WIRE_HDR_SIZE - c->hdr_got;
@@ -1257,7 +1257,7 @@ static void conn_read(struct ps *ps, struct conn *c)
 			scan_floats(ps, c);
 		}
 		if (c->hdr_got == WIRE_HDR_SIZE && c->got == c->h.length && c->auth.on) {
-			if (c->tag_got < WIRE_AUTH_TAG)
+			if (c->tag_got < WIRE_FRAME_TAG)
 				continue;
 			if (!tag_ok(c)) {
 				if (ps->spec_conn == c)
