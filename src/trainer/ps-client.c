@@ -82,11 +82,11 @@ static int recv_payload(struct ps_client *wc, size_t i, struct iovec *iov, int n
 	}
 	if (l->rx_left)
 		return 0;
-	unsigned char tag[WIRE_AUTH_TAG], want[WIRE_AUTH_TAG];
+	unsigned char tag[WIRE_FRAME_TAG], want[WIRE_FRAME_TAG];
 	if (wire_recv_full(l->fd, tag, sizeof(tag), &wc->bytes_in, d) < 0)
 		return -1;
 	wire_mac_end(&l->rx, want);
-	if (!wire_auth_equal(tag, want)) {
+	if (!wire_tag_equal(tag, want)) {
 		diag_error(d, IMC_EXIT_NOPERM, NULL, "a frame fails its authentication tag");
 		return -1;
 	}

@@ -86,8 +86,10 @@ struct conn {
 	unsigned char nc[WIRE_AUTH_NONCE], ns[WIRE_AUTH_NONCE], araw[WIRE_AUTH_NONCE];
 	size_t araw_got;
 	struct wire_auth auth;
-	unsigned char tag_in[WIRE_AUTH_TAG], tag_out[WIRE_AUTH_TAG];
+	unsigned char tag_in[WIRE_FRAME_TAG], tag_out[WIRE_FRAME_TAG];
 	size_t tag_got;
+	struct wire_mac rx;     /* the incoming frame's tag, fed as bytes arrive */
+	size_t tagged;          /* payload bytes fed to rx */
 	bool shutdown_sent;     /* chief: SHUTDOWN received, closing is fine */
 	bool dead;
 };
@@ -349,7 +351,7 @@ static void conn_reply(struct ps *ps, struct conn *c, unsigned type, const void 
 		c->iov[c->iov_n++] = (struct iovec){ (void *)(uintptr_t)b, nfloats * sizeof(float) };
 	if (c->auth.on) {
 		wire_auth_tag_out(&c->auth, c->iov, c->iov_n, c->tag_out);
-		c->iov[c->iov_n++] = (struct iovec){ c->tag_out, WIRE_AUTH_TAG };
+		c->iov[c->iov_n++] = (struct iovec){ c->tag_out, WIRE_FRAME_TAG };
 	}
 	c->ref = ref;
 	if (ref)
@@ -500,6 +502,7 @@ static void conn_free(struct ps *ps, struct conn *c)
 	pbuf_unref(ps, c->ref);
 	free(c->owned);
 	free(c->buf);
+	wire_mac_release(&c->rx);
 	OPENSSL_cleanse(&c->auth, sizeof(c->auth));
 	free(c);
 }
@@ -1111,14 +1114,9 @@ static bool spec_commit(struct ps *ps, struct conn *c)
 /* The tag of the frame just received (header and payload in c). */
 static bool tag_ok(struct conn *c)
 {
-	struct wire_mac m = { NULL };
-	unsigned char want[WIRE_AUTH_TAG];
-	wire_mac_begin(&m, c->auth.k_in, c->auth.seq_in++);
-	wire_mac_add(&m, c->hdr, WIRE_HDR_SIZE);
-	wire_mac_add(&m, c->buf, c->h.length);
-	wire_mac_end(&m, want);
-	wire_mac_release(&m);
-	return wire_auth_equal(want, c->tag_in);
+	unsigned char want[WIRE_FRAME_TAG];
+	wire_mac_end(&c->rx, want);
+	return wire_tag_equal(want, c->tag_in);
 }
 
 /* Reads the handshake's raw bytes: the client's nonce (answered with ours
@@ -1197,7 +1195,7 @@ static void conn_read(struct ps *ps, struct conn *c)
 		size_t want;
 		if (c->hdr_got == WIRE_HDR_SIZE && c->got == c->h.length && c->auth.on) {
 			dst = c->tag_in + c->tag_got;
-			want = WIRE_AUTH_TAG - c->tag_got;
+			want = WIRE_FRAME_TAG - c->tag_got;
 		} else if (c->hdr_got < WIRE_HDR_SIZE) {
 			dst = c->hdr + c->hdr_got;
 			want = WIRE_HDR_SIZE - c->hdr_got;
@@ -1250,14 +1248,24 @@ static void conn_read(struct ps *ps, struct conn *c)
 			c->scanned = 0;
 			c->nonfinite = false;
 			c->tag_got = 0;
+			if (c->auth.on) {
+				/* the tag covers the header as received, then the payload */
+				wire_mac_begin(&c->rx, c->auth.k_in, c->auth.seq_in++);
+				wire_mac_add(&c->rx, c->hdr, WIRE_HDR_SIZE);
+				c->tagged = 0;
+			}
 		} else if (c->got == c->h.length && c->auth.on) {
 			c->tag_got += (size_t)r;
 		} else {
 			c->got += (size_t)r;
 			scan_floats(ps, c);
+			if (c->auth.on) {
+				wire_mac_add(&c->rx, c->buf + c->tagged, c->got - c->tagged);
+				c->tagged = c->got;
+			}
 		}
 		if (c->hdr_got == WIRE_HDR_SIZE && c->got == c->h.length && c->auth.on) {
-			if (c->tag_got < WIRE_AUTH_TAG)
+			if (c->tag_got < WIRE_FRAME_TAG)
 				continue;
 			if (!tag_ok(c)) {
 				if (ps->spec_conn == c)

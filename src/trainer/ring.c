@@ -85,7 +85,7 @@ static int hdr_decode(const unsigned char *h, uint64_t seq, unsigned *type, uint
 static int send_small(int fd, unsigned type, const void *p, uint32_t len, uint64_t *seq,
 		      struct wire_auth *a, double wait)
 {
-	unsigned char b[RING_HDR + RING_MAX_ERR + WIRE_AUTH_TAG];
+	unsigned char b[RING_HDR + RING_MAX_ERR + WIRE_FRAME_TAG];
 	if (len > RING_MAX_ERR)
 		return -1;
 	hdr_encode(b, type, len, *seq);
@@ -96,7 +96,7 @@ static int send_small(int fd, unsigned type, const void *p, uint32_t len, uint64
 		struct iovec v = { b, total };
 		a->seq_out = *seq;
 		wire_auth_tag_out(a, &v, 1, b + total);
-		total += WIRE_AUTH_TAG;
+		total += WIRE_FRAME_TAG;
 	}
 	(*seq)++;
 	double end = now_s() + wait;
@@ -126,13 +126,13 @@ static bool tag_ok(const struct wire_auth *a, uint64_t seq, const unsigned char 
 		   const void *p, size_t len, const unsigned char *tag)
 {
 	struct wire_mac m = { NULL };
-	unsigned char want[WIRE_AUTH_TAG];
+	unsigned char want[WIRE_FRAME_TAG];
 	wire_mac_begin(&m, a->k_in, seq);
 	wire_mac_add(&m, h, RING_HDR);
 	wire_mac_add(&m, p, len);
 	wire_mac_end(&m, want);
 	wire_mac_release(&m);
-	return wire_auth_equal(want, tag);
+	return wire_tag_equal(want, tag);
 }
 
 /* Blocking receive of exactly len bytes within 'wait' seconds. */
@@ -171,7 +171,7 @@ static int recv_exact(int fd, void *buf, size_t len, double wait, struct diag *d
 static int recv_small(int fd, uint64_t *seq, const struct wire_auth *a, unsigned *type,
 		      unsigned char *buf, size_t cap, uint32_t *len, double wait, struct diag *d)
 {
-	unsigned char h[RING_HDR], tag[WIRE_AUTH_TAG];
+	unsigned char h[RING_HDR], tag[WIRE_FRAME_TAG];
 	if (recv_exact(fd, h, sizeof(h), wait, d) < 0 || hdr_decode(h, *seq, type, len, d) < 0)
 		return -1;
 	if (*len > cap) {
@@ -513,13 +513,13 @@ struct xfer {
 	int s_step;
 	uint64_t s_pos, s_base;
 	bool s_busy;
-	unsigned char s_hdr[RING_HDR], s_tag[WIRE_AUTH_TAG];
+	unsigned char s_hdr[RING_HDR], s_tag[WIRE_FRAME_TAG];
 	struct iovec s_iov[3];
 	int s_at, s_n;
 	/* receive side: header, then payload, then (authenticated) the tag */
 	int r_step;
 	uint64_t r_pos, r_done;
-	unsigned char r_hdr[RING_HDR], r_tag[WIRE_AUTH_TAG];
+	unsigned char r_hdr[RING_HDR], r_tag[WIRE_FRAME_TAG];
 	size_t r_hdr_got;
 	int r_part;             /* 0 header, 1 payload, 2 tag */
 	unsigned char *r_dst;
@@ -528,7 +528,7 @@ struct xfer {
 	uint32_t r_type;
 	unsigned char r_abort[4];
 	/* the reverse direction of the next connection: only ABORT comes back */
-	unsigned char rev[RING_HDR + 4 + WIRE_AUTH_TAG];
+	unsigned char rev[RING_HDR + 4 + WIRE_FRAME_TAG];
 	size_t rev_got;
 	bool rev_closed;
 };
@@ -668,7 +668,7 @@ static void next_frame(struct ring *r, struct xfer *x, size_t n)
 		if (r->next_auth.on) {
 			r->next_auth.seq_out = r->send_seq;
 			wire_auth_tag_out(&r->next_auth, x->s_iov, 2, x->s_tag);
-			x->s_iov[2] = (struct iovec){ x->s_tag, WIRE_AUTH_TAG };
+			x->s_iov[2] = (struct iovec){ x->s_tag, WIRE_FRAME_TAG };
 			x->s_n = 3;
 		}
 		r->send_seq++;
@@ -737,7 +737,7 @@ static int pump_recv(struct ring *r, struct xfer *x, size_t n, int *who, struct 
 		unsigned char *dst = x->r_part == 0 ? x->r_hdr + x->r_hdr_got
 				   : x->r_part == 1 ? x->r_dst + x->r_got : x->r_tag + x->r_got;
 		size_t want = x->r_part == 0 ? RING_HDR - x->r_hdr_got
-			      : x->r_part == 1 ? x->r_want - x->r_got : WIRE_AUTH_TAG - x->r_got;
+			      : x->r_part == 1 ? x->r_want - x->r_got : WIRE_FRAME_TAG - x->r_got;
 		ssize_t got = want ? recv(r->prev_fd, dst, want, MSG_DONTWAIT) : 0;
 		if (got < 0 && errno == EINTR)
 			continue;
@@ -783,7 +783,7 @@ static int pump_recv(struct ring *r, struct xfer *x, size_t n, int *who, struct 
 			continue;
 		}
 		if ((x->r_part == 1 && x->r_got < x->r_want) ||
-		    (x->r_part == 2 && x->r_got < WIRE_AUTH_TAG))
+		    (x->r_part == 2 && x->r_got < WIRE_FRAME_TAG))
 			continue;
 		/* in the all-gather the payload is already in place: a bad tag
 		 * ends the job before the caller sees the buffer */
@@ -800,7 +800,7 @@ static int pump_recv(struct ring *r, struct xfer *x, size_t n, int *who, struct 
  * close of a dead next rank). Returns 0, 1 with *who on ABORT or a loss. */
 static int pump_rev(struct ring *r, struct xfer *x, int *who)
 {
-	size_t need = RING_HDR + 4 + (r->next_auth.on ? WIRE_AUTH_TAG : 0);
+	size_t need = RING_HDR + 4 + (r->next_auth.on ? WIRE_FRAME_TAG : 0);
 	for (;;) {
 		ssize_t got = recv(r->next_fd, x->rev + x->rev_got, need - x->rev_got, MSG_DONTWAIT);
 		if (got < 0 && errno == EINTR)

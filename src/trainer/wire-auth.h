@@ -1,9 +1,10 @@
 /* wire-auth.h: the authenticated wire of imc-train (parameter-server
  * protocol and ring all-reduce alike): a per-job secret shared by every
- * task, a mutual challenge-response when a connection opens, and an
- * HMAC-SHA256 tag on every frame afterwards. OpenSSL's libcrypto does the
- * cryptography (HMAC, RAND_bytes, CRYPTO_memcmp); nothing here is a cipher
- * of its own. Frames are authenticated, not encrypted: gradients and
+ * task, a mutual HMAC-SHA256 challenge-response when a connection opens,
+ * and a GMAC tag (AES-256-GCM with the frame as additional data and no
+ * plaintext) on every frame afterwards. OpenSSL's libcrypto does the
+ * cryptography (HMAC, AES-GCM, RAND_bytes, CRYPTO_memcmp); nothing here is
+ * a cipher of its own. Frames are authenticated, not encrypted: gradients and
  * parameters are not secret, their origin and integrity are.
  *
  * Handshake (the connecting side is the client):
@@ -14,10 +15,16 @@
  * proves it holds K over a nonce the other just chose: a recorded handshake
  * cannot be replayed. Then each direction gets its own key,
  *   K_c2s = HMAC(K, "imc-train c2s" | Nc | Ns),  K_s2c likewise,
- * and every frame is followed by HMAC(K_dir, seq | frame bytes), seq
- * counting that direction's frames from 0 as a 64-bit little-endian
- * integer: a frame replayed, dropped, reordered or moved to another
- * connection fails its tag.
+ * and every frame is followed by its 16-byte tag
+ *   GMAC(K_dir, IV = u64le(seq) | 0x00000000, frame bytes),
+ * seq counting that direction's frames from 0: a frame replayed, dropped,
+ * reordered or moved to another connection fails its tag. GMAC rather than
+ * HMAC-SHA256 because it runs at several GB/s (AES-NI and carry-less
+ * multiply) where HMAC-SHA256 ran at 1.5 GB/s even with the SHA extensions,
+ * and every byte of a model is tagged on each side of each exchange; its
+ * one requirement, an IV never repeated under a key, holds because each
+ * K_dir is fresh per connection (new nonces) and serves one direction,
+ * whose counter only grows.
  *
  * The secret file must not be readable by group or others; its bytes are
  * the key (any length from 16 bytes; a trailing newline is dropped), and
@@ -33,7 +40,9 @@
 #include "util/diag.h"
 
 #define WIRE_AUTH_NONCE 32
-#define WIRE_AUTH_TAG 32
+#define WIRE_AUTH_TAG 32 /* a proof, and a key */
+#define WIRE_FRAME_TAG 16 /* a frame's tag */
+#define WIRE_MAC_IV 12
 #define WIRE_SECRET_MIN 16
 #define WIRE_SECRET_MAX 4096
 
@@ -63,8 +72,10 @@ int wire_auth_nonce(unsigned char n[WIRE_AUTH_NONCE], struct diag *d);
 void wire_auth_proof(const struct wire_secret *s, const char *label,
 		     const unsigned char *a, const unsigned char *b,
 		     unsigned char out[WIRE_AUTH_TAG]);
-/* Constant-time comparison of two tags. */
+/* Constant-time comparison of two proofs (WIRE_AUTH_TAG bytes). */
 bool wire_auth_equal(const unsigned char *a, const unsigned char *b);
+/* Constant-time comparison of two frame tags (WIRE_FRAME_TAG bytes). */
+bool wire_tag_equal(const unsigned char *a, const unsigned char *b);
 /* Derives the direction keys (client: out is c2s), zeroes the counters, on. */
 void wire_auth_keys(const struct wire_secret *s, const unsigned char nc[WIRE_AUTH_NONCE],
 		    const unsigned char ns[WIRE_AUTH_NONCE], bool client, struct wire_auth *a);
@@ -82,14 +93,14 @@ int wire_auth_server(int fd, const struct wire_secret *s, struct wire_auth *a,
  * to start) keeps its OpenSSL context from one frame to the next; release
  * frees it. */
 struct wire_mac {
-	void *ctx; /* OpenSSL's EVP_MAC_CTX */
+	void *ctx; /* OpenSSL's EVP_CIPHER_CTX */
 };
 void wire_mac_begin(struct wire_mac *m, const unsigned char key[WIRE_AUTH_TAG], uint64_t seq);
 void wire_mac_add(struct wire_mac *m, const void *p, size_t n);
-void wire_mac_end(struct wire_mac *m, unsigned char out[WIRE_AUTH_TAG]);
+void wire_mac_end(struct wire_mac *m, unsigned char out[WIRE_FRAME_TAG]);
 void wire_mac_release(struct wire_mac *m);
 /* The tag of the next outgoing frame iov[0..n) (seq_out is advanced). */
 void wire_auth_tag_out(struct wire_auth *a, const struct iovec *iov, int n,
-		       unsigned char out[WIRE_AUTH_TAG]);
+		       unsigned char out[WIRE_FRAME_TAG]);
 
 #endif

@@ -607,7 +607,7 @@ int wire_sendv(int fd, unsigned type, const struct iovec *iov, int n, uint64_t *
 int wire_sendv_auth(int fd, unsigned type, const struct iovec *iov, int n, uint64_t *counter,
 		    struct wire_auth *a, struct diag *d)
 {
-	unsigned char tag[WIRE_AUTH_TAG];
+	unsigned char tag[WIRE_FRAME_TAG];
 	if (n + 2 > MAX_IOV) {
 		diag_error(d, IMC_EXIT_SOFTWARE, NULL, "too many iovecs (%d)", n);
 		return -1;
@@ -630,7 +630,7 @@ int wire_sendv_auth(int fd, unsigned type, const struct iovec *iov, int n, uint6
 	total += WIRE_HDR_SIZE;
 	if (a && a->on) {
 		wire_auth_tag_out(a, v, cnt, tag);
-		v[cnt++] = (struct iovec){ tag, WIRE_AUTH_TAG };
+		v[cnt++] = (struct iovec){ tag, WIRE_FRAME_TAG };
 	}
 	while (cnt > 0) {
 		struct msghdr mh = { .msg_iov = cur, .msg_iovlen = (size_t)cnt };

@@ -5,7 +5,8 @@ t6003. Usage: t6-attack.py HOST:PORT STOPFILE PROGRESSFILE [SECRETFILE]
 With SECRETFILE the PS runs authenticated (imc-train --secret): the attacks
 still go without the secret (the PS must refuse them all), and only the
 probe that checks the PS still serves authenticates, with Python's own
-hmac/hashlib (wire-auth.h's handshake and frame tags).
+hmac/hashlib (wire-auth.h's handshake) and python3-cryptography's AES-GCM
+(its frame tags: GMAC, the frame as additional data).
 
 Each attack opens its own connection, misbehaves, and checks that the PS
 closes that connection (after an ERROR frame or not) within 10 s. Rounds of
@@ -73,6 +74,12 @@ def mac(key, seq, *parts):
     return hmac.new(key, struct.pack("<Q", seq) + b"".join(parts), hashlib.sha256).digest()
 
 
+def frame_tag(key, seq, *parts):
+    """GMAC: AES-256-GCM of no plaintext, IV = u64le(seq) | 4 zero bytes."""
+    from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+    return AESGCM(key).encrypt(struct.pack("<Q", seq) + bytes(4), b"", b"".join(parts))
+
+
 def proof(label, a, b):
     return mac(hmac.new(SECRET, label.encode(), hashlib.sha256).digest(), 0, a, b)
 
@@ -101,15 +108,15 @@ def probe(addr):
         k_out = proof("imc-train c2s", nc, r[:32])
         k_in = proof("imc-train s2c", nc, r[:32])
     frame = hello()
-    s.sendall(frame + (mac(k_out, 0, frame) if k_out else b""))
+    s.sendall(frame + (frame_tag(k_out, 0, frame) if k_out else b""))
     h = recv_n(s, 16)
     if h is None:
         return None, s
     magic, ver, typ, length, _ = struct.unpack("<IHHII", h)
     body = recv_n(s, length)
     if k_in:
-        tag = recv_n(s, 32)
-        if body is None or tag is None or not hmac.compare_digest(tag, mac(k_in, 0, h, body)):
+        tag = recv_n(s, 16)
+        if body is None or tag is None or not hmac.compare_digest(tag, frame_tag(k_in, 0, h, body)):
             return None, s
     return typ, s
 

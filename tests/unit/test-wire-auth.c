@@ -2,7 +2,8 @@
  * (src/trainer/wire-auth.c): the secret file's checks, the handshake
  * between two holders of the secret (and its failure with another), and
  * that a frame tag fails when a byte, the sequence number or the
- * direction changes. The handshake runs over a socketpair, the server side
+ * direction changes; that the tag and the proofs are the constructions
+ * wire-auth.h states, recomputed here with libcrypto directly. The handshake runs over a socketpair, the server side
  * in a thread. */
 #include "config.h"
 
@@ -19,6 +20,8 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+#include <openssl/evp.h>
+#include <openssl/hmac.h>
 
 #include "trainer/wire-auth.h"
 #include "util/diag.h"
@@ -115,7 +118,7 @@ static void test_tags(void **state)
 	struct wire_auth c, s;
 	wire_auth_keys(&k, nc, ns, true, &c);
 	wire_auth_keys(&k, nc, ns, false, &s);
-	unsigned char frame[64], tag[WIRE_AUTH_TAG], want[WIRE_AUTH_TAG];
+	unsigned char frame[64], tag[WIRE_FRAME_TAG], want[WIRE_FRAME_TAG];
 	for (size_t i = 0; i < sizeof(frame); i++)
 		frame[i] = (unsigned char)i;
 	struct iovec v = { frame, sizeof(frame) };
@@ -124,24 +127,24 @@ static void test_tags(void **state)
 	wire_mac_begin(&m, s.k_in, 0);
 	wire_mac_add(&m, frame, sizeof(frame));
 	wire_mac_end(&m, want);
-	assert_true(wire_auth_equal(tag, want));
+	assert_true(wire_tag_equal(tag, want));
 	/* replayed as frame 1: fails */
 	wire_mac_begin(&m, s.k_in, 1);
 	wire_mac_add(&m, frame, sizeof(frame));
 	wire_mac_end(&m, want);
-	assert_false(wire_auth_equal(tag, want));
+	assert_false(wire_tag_equal(tag, want));
 	/* one bit changed: fails */
 	frame[17] ^= 1;
 	wire_mac_begin(&m, s.k_in, 0);
 	wire_mac_add(&m, frame, sizeof(frame));
 	wire_mac_end(&m, want);
-	assert_false(wire_auth_equal(tag, want));
+	assert_false(wire_tag_equal(tag, want));
 	frame[17] ^= 1;
 	/* reflected back to its sender (the other direction's key): fails */
 	wire_mac_begin(&m, c.k_in, 0);
 	wire_mac_add(&m, frame, sizeof(frame));
 	wire_mac_end(&m, want);
-	assert_false(wire_auth_equal(tag, want));
+	assert_false(wire_tag_equal(tag, want));
 	assert_int_equal(c.seq_out, 1);
 	wire_mac_release(&m);
 	wire_secret_release(&k);
@@ -181,11 +184,64 @@ static void test_secret_file(void **state)
 	diag_release(&d);
 }
 
+/* The frame tag is GMAC as wire-auth.h states it (AES-256-GCM, IV the
+ * frame number then four zero bytes, the frame as additional data, no
+ * plaintext), and a proof is HMAC(HMAC(K, label), 0^8 | a | b): both
+ * recomputed with libcrypto's own calls, on a frame split in pieces. */
+static void test_constructions(void **state)
+{
+	(void)state;
+	struct wire_secret k;
+	key(&k, "0123456789abcdef0123456789abcdef");
+	unsigned char nc[WIRE_AUTH_NONCE], ns[WIRE_AUTH_NONCE];
+	for (int i = 0; i < WIRE_AUTH_NONCE; i++) {
+		nc[i] = (unsigned char)(3 * i);
+		ns[i] = (unsigned char)(200 - i);
+	}
+	struct wire_auth c;
+	wire_auth_keys(&k, nc, ns, true, &c);
+	static unsigned char frame[70000];
+	for (size_t i = 0; i < sizeof(frame); i++)
+		frame[i] = (unsigned char)(i * 7 + 1);
+	struct iovec v[3] = { { frame, 13 }, { frame + 13, 65536 }, { frame + 65549, 70000 - 65549 } };
+	unsigned char tag[WIRE_FRAME_TAG], want[WIRE_FRAME_TAG];
+	c.seq_out = 0x0102030405ULL;
+	wire_auth_tag_out(&c, v, 3, tag);
+
+	unsigned char iv[12] = { 0x05, 0x04, 0x03, 0x02, 0x01, 0, 0, 0, 0, 0, 0, 0 }, none[16];
+	int ol = 0;
+	EVP_CIPHER_CTX *x = EVP_CIPHER_CTX_new();
+	assert_non_null(x);
+	assert_int_equal(EVP_EncryptInit_ex(x, EVP_aes_256_gcm(), NULL, c.k_out, iv), 1);
+	assert_int_equal(EVP_EncryptUpdate(x, NULL, &ol, frame, (int)sizeof(frame)), 1);
+	assert_int_equal(EVP_EncryptFinal_ex(x, none, &ol), 1);
+	assert_int_equal(EVP_CIPHER_CTX_ctrl(x, EVP_CTRL_AEAD_GET_TAG, WIRE_FRAME_TAG, want), 1);
+	EVP_CIPHER_CTX_free(x);
+	assert_memory_equal(tag, want, WIRE_FRAME_TAG);
+	assert_true(wire_tag_equal(tag, want));
+	want[WIRE_FRAME_TAG - 1] ^= 0x80; /* the comparison covers the last byte */
+	assert_false(wire_tag_equal(tag, want));
+
+	unsigned char lk[32], msg[8 + 2 * WIRE_AUTH_NONCE], p[32], got[WIRE_AUTH_TAG];
+	unsigned int l1 = 0, l2 = 0;
+	const char *label = "imc-train server";
+	memset(msg, 0, 8);
+	memcpy(msg + 8, nc, WIRE_AUTH_NONCE);
+	memcpy(msg + 8 + WIRE_AUTH_NONCE, ns, WIRE_AUTH_NONCE);
+	assert_non_null(HMAC(EVP_sha256(), k.key, (int)k.len, (const unsigned char *)label,
+			     strlen(label), lk, &l1));
+	assert_non_null(HMAC(EVP_sha256(), lk, sizeof(lk), msg, sizeof(msg), p, &l2));
+	wire_auth_proof(&k, label, nc, ns, got);
+	assert_memory_equal(got, p, WIRE_AUTH_TAG);
+	wire_secret_release(&k);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_handshake),
 		cmocka_unit_test(test_tags),
+		cmocka_unit_test(test_constructions),
 		cmocka_unit_test(test_secret_file),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
