@@ -100,6 +100,9 @@ void metrics_step(struct metrics *m, uint64_t step, double epoch, double loss,
 		json_num(m->json, "loss", loss);
 		json_num(m->json, "examples_per_sec", examples_per_sec);
 		fputs("}\n", m->json);
+		/* imc reads the file while the job runs (its progress lines):
+		 * a step line must be there when written, not at the epoch's end */
+		fflush(m->json);
 	}
 	tb_scalar(m, step, "train/loss", loss);
 	tb_scalar(m, step, "train/examples_per_sec", examples_per_sec);
