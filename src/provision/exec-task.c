@@ -829,6 +829,7 @@ done:
 	json_decref(x.vars);
 	json_decref(x.env);
 	free(x.become_user_own);
+	free(x.stat_memo);
 	free(deleg_name);
 	if (result)
 		*result = res;

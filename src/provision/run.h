@@ -102,6 +102,11 @@ struct exec_ctx {
 	json_t *env;           /* environment object (owned) or NULL */
 	double deadline;
 	bool check_mode;       /* the check_mode keyword, templated, is true */
+	/* module-util.c's stat memo: "PATH\0WHAT" where WHAT is the stat of
+	 * PATH the last command printed; cleared when the next command is
+	 * sent, so that a stat nothing has run after is not asked for again
+	 * (owned, NULL when none) */
+	char *stat_memo;
 };
 
 /* Guards every host's facts (several runs may share hosts). */
