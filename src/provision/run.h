@@ -81,6 +81,9 @@ struct task_run {
 	 * the play loop while a play runs, NULL otherwise): exec-task.c calls
 	 * it without depending on the play loop that calls exec-task.c. */
 	void (*notify)(struct task_run *run, struct task_host *h, struct ptask *t, const char *name);
+	/* exec-play.c's worker threads while a playbook runs (NULL otherwise,
+	 * or when none could start) */
+	struct host_pool *pool;
 	pthread_mutex_t lock;
 };
 
