@@ -4,7 +4,10 @@
 # 64 nodes, with Ansible at its best setting (pipelining, ControlPersist,
 # forks 16). Prints seconds per task and host for both, their ratio, and
 # imc against the floor of a bare SSH exec round trip over an established
-# connection (imc's raw: one exec channel per task), all from the same run.
+# connection (imc's raw: one exec channel per task), all from the same run,
+# and imc's round trips per host (commands sent to the node, from the
+# first, uncounted run's IMC_LOG=exec=debug lines; every run starts from
+# an empty work directory, so each sends as many).
 # Then the same with a deliberately slow login shell (a sleep in the
 # throw-away user's ~/.bashrc, which bash reads when sshd runs it for a
 # command): imc pays it once per host, an exec channel per task. Not a
@@ -135,11 +138,15 @@ for n in "$@"; do
 			if [ "$tool" != ansible ]; then
 				pb=$PB
 				[ "$tool" = imc-raw ] && pb=$W/raw.yml
+				# the uncounted first run logs each module run's round trips
+				log=warn
+				[ $r -eq 0 ] && log=exec=debug
 				t0=$(now)
-				"$IMC" play -q -c ssh $hosts -k "$W/userkey" -g "nodes=$group" -f 16 \
+				IMC_LOG=$log "$IMC" play -q -c ssh $hosts -k "$W/userkey" -g "nodes=$group" -f 16 \
 					-e "base=$W/work/{{ inventory_hostname }}" "$pb" >"$W/last.out" 2>&1
 				rc=$?
 				t1=$(now)
+				[ $r -eq 0 ] && rts=$(awk -v n="$n" '/ round trips$/ {s += $(NF - 2)} END {printf "%.0f", s / n}' "$W/last.out")
 			else
 				t0=$(now)
 				ANSIBLE_CONFIG=$W/ansible.cfg ANSIBLE_HOME=$W/ansible-home \
@@ -161,13 +168,14 @@ for n in "$@"; do
 		[ -s "$W/times" ] || continue
 		wall=$(median <"$W/times")
 		per=$(echo "$wall $n" | awk '{printf "%.4f", $1 / 20 / $2}')
-		printf '%-5s %-4s %-10s %12.3f %12s %10s\n' "$label" "$n" "$tool" "$wall" "$per" "$(wc -l <"$W/times")"
+		[ "$tool" = ansible ] && rts=-
+		printf '%-5s %-4s %-10s %12.3f %12s %10s %8s\n' "$label" "$n" "$tool" "$wall" "$per" "$(wc -l <"$W/times")" "$rts"
 		results="$results $label:$n:$tool:$per"
 	done
 done
 }
 echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
-printf '%-5s %-4s %-10s %12s %12s %10s\n' run N tool "wall(s)" "s/task/host" "runs"
+printf '%-5s %-4s %-10s %12s %12s %10s %8s\n' run N tool "wall(s)" "s/task/host" "runs" "rt/host"
 results=""
 run_all plain $NS
 if [ "$SLOW_N" -gt 0 ]; then

@@ -137,6 +137,9 @@ EXTRA_DIST += tests/cli/t4022-fallback-radl.sh
 # the SSH connection's persistent shell: exact output, fresh state per task
 TESTS += tests/cli/t4050-persistent-shell.sh
 EXTRA_DIST += tests/cli/t4050-persistent-shell.sh
+# the stat memo: the file module's round trips, its results unchanged
+TESTS += tests/cli/t4051-stat-memo.sh
+EXTRA_DIST += tests/cli/t4051-stat-memo.sh
 # generated cases (tests/differential/gen), a fixed-seed sample, live against ansible-playbook
 TESTS += tests/cli/t4030-differential-gen.sh
 EXTRA_DIST += tests/cli/t4030-differential-gen.sh

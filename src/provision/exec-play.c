@@ -1,7 +1,7 @@
 /* exec-play.c: the linear strategy: plays in order; in a play, pre_tasks,
  * roles, tasks and post_tasks with handler flushes between them; each task
- * runs on every remaining host (in parallel, bounded by forks) before the
- * next starts; blocks with rescue/always; include_tasks/include_role
+ * runs on every remaining host (in parallel, bounded by forks, on a pool
+ * of threads kept for the playbook) before the next starts; blocks with rescue/always; include_tasks/include_role
  * expanded at run time; handlers run once, in definition order, for the
  * hosts that notified them; run_once and add_host run on the first host
  * only. Plays select among the caller's hosts and those add_host added.
@@ -127,6 +127,7 @@ static void play_notify(struct task_run *run, struct task_host *h, struct ptask 
 
 /* ---- parallel execution of one task on many hosts -------------------------- */
 
+/* One task's hosts, taken one at a time by whoever runs it. */
 struct par {
 	struct task_run *run;
 	struct ptask *t;
@@ -138,9 +139,8 @@ struct par {
 	pthread_mutex_t lock;
 };
 
-static void *par_worker(void *arg)
+static void par_work(struct par *p)
 {
-	struct par *p = arg;
 	for (;;) {
 		pthread_mutex_lock(&p->lock);
 		size_t i = p->next++;
@@ -149,7 +149,85 @@ static void *par_worker(void *arg)
 			break;
 		exec_task_host(p->run, p->t, p->hosts[i], p->rescuable, p->inc_params, NULL);
 	}
+}
+
+/* The run's workers: forks - 1 threads started with the playbook and kept
+ * until its end (the caller's thread is the last worker), so that a task
+ * costs no thread creation per host or per task. Each task is a round:
+ * run_parallel posts it, every worker takes hosts from it until none is
+ * left and checks out; the round ends when all have, so that none still
+ * holds the task when the next is posted. */
+struct host_pool {
+	pthread_mutex_t lock;
+	pthread_cond_t posted, finished;
+	pthread_t *th;
+	size_t nth;
+	struct par *job;      /* the current round's task */
+	unsigned long round;  /* bumped when a task is posted */
+	size_t out;           /* workers done with the current round */
+	bool quit;
+};
+
+static void *pool_worker(void *arg)
+{
+	struct host_pool *pl = arg;
+	unsigned long seen = 0;
+	pthread_mutex_lock(&pl->lock);
+	for (;;) {
+		while (!pl->quit && pl->round == seen)
+			pthread_cond_wait(&pl->posted, &pl->lock);
+		if (pl->quit)
+			break;
+		seen = pl->round;
+		struct par *job = pl->job;
+		pthread_mutex_unlock(&pl->lock);
+		par_work(job);
+		pthread_mutex_lock(&pl->lock);
+		if (++pl->out == pl->nth)
+			pthread_cond_signal(&pl->finished);
+	}
+	pthread_mutex_unlock(&pl->lock);
 	return NULL;
+}
+
+/* Starts up to n - 1 workers; NULL when none could start (every task then
+ * runs on the caller's thread alone). */
+static struct host_pool *pool_start(size_t n)
+{
+	if (n < 2)
+		return NULL;
+	struct host_pool *pl = xcalloc(1, sizeof(*pl));
+	pthread_mutex_init(&pl->lock, NULL);
+	pthread_cond_init(&pl->posted, NULL);
+	pthread_cond_init(&pl->finished, NULL);
+	pl->th = xcalloc(n - 1, sizeof(*pl->th));
+	while (pl->nth < n - 1 && pthread_create(&pl->th[pl->nth], NULL, pool_worker, pl) == 0)
+		pl->nth++;
+	if (pl->nth)
+		return pl;
+	free(pl->th);
+	pthread_cond_destroy(&pl->posted);
+	pthread_cond_destroy(&pl->finished);
+	pthread_mutex_destroy(&pl->lock);
+	free(pl);
+	return NULL;
+}
+
+static void pool_stop(struct host_pool *pl)
+{
+	if (!pl)
+		return;
+	pthread_mutex_lock(&pl->lock);
+	pl->quit = true;
+	pthread_cond_broadcast(&pl->posted);
+	pthread_mutex_unlock(&pl->lock);
+	for (size_t i = 0; i < pl->nth; i++)
+		pthread_join(pl->th[i], NULL);
+	free(pl->th);
+	pthread_cond_destroy(&pl->posted);
+	pthread_cond_destroy(&pl->finished);
+	pthread_mutex_destroy(&pl->lock);
+	free(pl);
 }
 
 static void run_parallel(struct task_run *run, struct ptask *t, struct task_host **hosts, size_t n,
@@ -158,22 +236,22 @@ static void run_parallel(struct task_run *run, struct ptask *t, struct task_host
 	struct par p = { .run = run, .t = t, .hosts = hosts, .n = n, .rescuable = rescuable,
 			 .inc_params = inc_params };
 	pthread_mutex_init(&p.lock, NULL);
-	size_t nt = n < (size_t)(run->forks > 0 ? run->forks : 1) ? n : (size_t)run->forks;
-	if (nt <= 1)
-		par_worker(&p);
+	struct host_pool *pl = run->pool;
+	if (n <= 1 || !pl)
+		par_work(&p);
 	else {
-		pthread_t *th = xcalloc(nt, sizeof(*th));
-		size_t started = 0;
-		for (size_t i = 0; i < nt; i++)
-			if (pthread_create(&th[i], NULL, par_worker, &p) == 0)
-				started++;
-			else
-				break;
-		if (!started)
-			par_worker(&p);
-		for (size_t i = 0; i < started; i++)
-			pthread_join(th[i], NULL);
-		free(th);
+		pthread_mutex_lock(&pl->lock);
+		pl->job = &p;
+		pl->out = 0;
+		pl->round++;
+		pthread_cond_broadcast(&pl->posted);
+		pthread_mutex_unlock(&pl->lock);
+		par_work(&p);
+		pthread_mutex_lock(&pl->lock);
+		while (pl->out < pl->nth)
+			pthread_cond_wait(&pl->finished, &pl->lock);
+		pl->job = NULL;
+		pthread_mutex_unlock(&pl->lock);
 	}
 	pthread_mutex_destroy(&p.lock);
 }
@@ -924,11 +1002,19 @@ static int cmp_host_name(const void *a, const void *b)
 int task_run_playbook(struct task_run *run, struct task_playbook *pb, struct diag *d)
 {
 	run->pb = pb;
+	/* forks workers in all, the caller's thread one of them; started
+	 * even when the inventory has one host (add_host may add more) */
+	run->pool = pool_start((size_t)(run->forks > 0 ? run->forks : 1));
 	for (size_t i = 0; i < pb->nplays; i++) {
 		out_begin_play(run->out, pb->plays[i]->name);
-		if (run_play(run, pb->plays[i], d) < 0)
+		if (run_play(run, pb->plays[i], d) < 0) {
+			pool_stop(run->pool);
+			run->pool = NULL;
 			return -1;
+		}
 	}
+	pool_stop(run->pool);
+	run->pool = NULL;
 	/* the recap: the caller's hosts, and the added ones that ran a task
 	 * (Ansible's recap lists the hosts it processed) */
 	size_t all = inventory_nhosts(run);

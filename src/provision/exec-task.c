@@ -22,6 +22,7 @@
 #include "provision/run.h"
 #include "provision/vars.h"
 #include "template/template.h"
+#include "util/log.h"
 #include "util/xalloc.h"
 #include "util/banned.h"
 
@@ -217,8 +218,12 @@ static json_t *run_module(struct exec_ctx *x, json_t *args)
 		json_decref(pt);
 		diag_release(&d);
 		res = exec_async_start(x, mod, args, async_s, poll);
-	} else
+	} else {
+		unsigned long rt0 = conn_round_trips(x->conn);
 		res = mod->run(x, args);
+		log_debug("exec", "%s: %s: %lu round trips", x->host->name, x->task->display,
+			  conn_round_trips(x->conn) - rt0);
+	}
 	return res;
 }
 
@@ -849,6 +854,7 @@ done:
 	json_decref(x.vars);
 	json_decref(x.env);
 	free(x.become_user_own);
+	free(x.stat_memo);
 	free(deleg_name);
 	if (result)
 		*result = res;

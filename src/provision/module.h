@@ -110,6 +110,13 @@ struct node_stat {
 };
 int mod_stat(struct exec_ctx *x, const char *path, bool follow, bool checksum,
 	     struct node_stat *st, json_t **res);
+/* The stat memo (module-util.c): a command built by a module that ends
+ * with mod_stat_memo_script(c) (with the path in "$p") also prints the
+ * path's stat, which mod_stat_memo_take() then cuts from its stdout (on
+ * success) and keeps, so that mod_stat and mod_path_info of that path
+ * need no round trip of their own until the next command is sent. */
+void mod_stat_memo_script(struct strbuf *c);
+void mod_stat_memo_take(struct exec_ctx *x, const char *path, struct strbuf *out);
 /* cat of path into data (*exists false when it is missing); a directory
  * fails with Ansible's "Path P is a directory !" (rc 256) */
 int mod_read(struct exec_ctx *x, const char *path, struct strbuf *data, bool *exists, json_t **res);

@@ -81,6 +81,9 @@ struct task_run {
 	 * the play loop while a play runs, NULL otherwise): exec-task.c calls
 	 * it without depending on the play loop that calls exec-task.c. */
 	void (*notify)(struct task_run *run, struct task_host *h, struct ptask *t, const char *name);
+	/* exec-play.c's worker threads while a playbook runs (NULL otherwise,
+	 * or when none could start) */
+	struct host_pool *pool;
 	pthread_mutex_t lock;
 };
 
@@ -102,6 +105,11 @@ struct exec_ctx {
 	json_t *env;           /* environment object (owned) or NULL */
 	double deadline;
 	bool check_mode;       /* the check_mode keyword, templated, is true */
+	/* module-util.c's stat memo: "PATH\0WHAT" where WHAT is the stat of
+	 * PATH the last command printed; cleared when the next command is
+	 * sent, so that a stat nothing has run after is not asked for again
+	 * (owned, NULL when none) */
+	char *stat_memo;
 };
 
 /* Guards every host's facts (several runs may share hosts). */

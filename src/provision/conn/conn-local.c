@@ -23,7 +23,7 @@ static int local_exec(struct task_conn *c, const char *cmd, const void *in, size
 		      struct conn_result *r, struct diag *d)
 {
 	int pin[2], pout[2], perr[2];
-	(void)c;
+	conn_count(c);
 	if (pipe2(pin, O_CLOEXEC) < 0 || pipe2(pout, O_CLOEXEC) < 0 || pipe2(perr, O_CLOEXEC) < 0) {
 		diag_error(d, IMC_EXIT_IOERR, NULL, "cannot create pipes: %s", strerror(errno));
 		return -1;

@@ -301,6 +301,7 @@ static int ssh_exec_locked(struct task_conn *c, const char *cmd, const void *in,
 {
 	struct ssh_priv *p = c->priv;
 	bool retry = true;
+	conn_count(c);
 	for (int attempt = 0; attempt < 2; attempt++) {
 		if (!p->s || !ssh_is_connected(p->s)) {
 			drop_session(p);

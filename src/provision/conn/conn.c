@@ -1,6 +1,6 @@
 /* conn.c: what every connection shares (conn.h): a command's result with
  * its output capped at CONN_OUTPUT_CAP, closing a connection through its
- * vtable, and the single-quoting every command line sent to a node is
+ * vtable, the count of commands sent (round trips), and the single-quoting every command line sent to a node is
  * built with. */
 #include "config.h"
 
@@ -24,6 +24,16 @@ void conn_close(struct task_conn *c)
 {
 	if (c && c->ops->close)
 		c->ops->close(c);
+}
+
+void conn_count(struct task_conn *c)
+{
+	__atomic_add_fetch(&c->round_trips, 1, __ATOMIC_RELAXED);
+}
+
+unsigned long conn_round_trips(struct task_conn *c)
+{
+	return __atomic_load_n(&c->round_trips, __ATOMIC_RELAXED);
 }
 
 void sh_quote(struct strbuf *sb, const char *s)

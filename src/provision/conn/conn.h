@@ -41,6 +41,10 @@ struct task_conn {
 	const struct task_conn_ops *ops;
 	char *user;        /* login user (for become decisions) */
 	bool is_root;      /* login user is root: become root needs no sudo */
+	/* commands run so far (round trips to the node), counted by
+	 * conn_count(); read with conn_round_trips() for the debug log and
+	 * bench figures: a task's cost on a node is mostly its round trips */
+	unsigned long round_trips;
 	void *priv;
 };
 
@@ -68,6 +72,12 @@ struct task_conn *conn_ssh_open(const struct conn_ssh_opts *o, struct diag *d);
 int conn_ssh_target(struct task_conn *c, struct conn_ssh_opts *o);
 
 void conn_close(struct task_conn *c);
+
+/* Counts one command sent to the node (each implementation's exec calls
+ * it), and reads the count; safe from several threads (a connection is
+ * shared by the tasks delegated to its host). */
+void conn_count(struct task_conn *c);
+unsigned long conn_round_trips(struct task_conn *c);
 
 /* Shell quoting: appends s as one single-quoted word. */
 void sh_quote(struct strbuf *sb, const char *s);

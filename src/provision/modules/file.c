@@ -4,7 +4,10 @@
  * message) or replaces, force and follow included; every result carries
  * Ansible's `diff` and, through mod_path_info, the path's owner, mode,
  * state and size, on failure too. The node is probed with one shell round
- * trip, then changed with small commands, so no Python is needed there. */
+ * trip, then changed with small commands, so no Python is needed there;
+ * the probe and each change also print the path's stat (module-util.c's
+ * stat memo), which the attributes and the path info then need not ask
+ * for again. */
 #include "config.h"
 
 #include <stdarg.h>
@@ -55,12 +58,14 @@ static int probe(struct exec_ctx *x, const char *path, const char *src, struct p
 			 "[ -d \"$p\" ] && [ -n \"$(ls -A -- \"$p\" 2>/dev/null)\" ] && echo 1 || echo 0; "
 			 "readlink -- \"$p\" || echo; realpath -m -- \"$p\" || echo; "
 			 "[ -n \"$s\" ] && [ -e \"$s\" ] && echo 1 || echo 0; "
-			 "[ -n \"$s\" ] && [ -e \"$p\" ] && [ \"$p\" -ef \"$s\" ] && echo 1 || echo 0");
+			 "[ -n \"$s\" ] && [ -e \"$p\" ] && [ \"$p\" -ef \"$s\" ] && echo 1 || echo 0; ");
+	mod_stat_memo_script(&c);
 	struct conn_result cr;
 	conn_result_init(&cr);
 	int rc = mod_sh(x, c.buf, NULL, 0, &cr, res);
 	strbuf_release(&c);
 	if (rc == 0) {
+		mod_stat_memo_take(x, path, &cr.out);
 		const char *o = strbuf_str(&cr.out);
 		char b[8];
 		next_line(&o, pr->state, sizeof(pr->state));
@@ -86,7 +91,8 @@ static int probe(struct exec_ctx *x, const char *path, const char *src, struct p
 }
 
 /* Runs cmd (with $p, $s set); on failure *res is Ansible's message: what
- * (e.g. "Error while linking") then the shell's error. */
+ * (e.g. "Error while linking") then the shell's error. On success the
+ * same round trip leaves the stat of path in the memo. */
 static int run_op(struct exec_ctx *x, const char *path, const char *src, const char *cmd,
 		  const char *what, json_t **res)
 {
@@ -95,11 +101,14 @@ static int run_op(struct exec_ctx *x, const char *path, const char *src, const c
 	sh_quote(&c, path);
 	strbuf_addstr(&c, "; s=");
 	sh_quote(&c, src ? src : "");
-	strbuf_addf(&c, "; %s", cmd);
+	strbuf_addf(&c, "; { %s\n} || exit $?; ", cmd);
+	mod_stat_memo_script(&c);
 	struct conn_result cr;
 	conn_result_init(&cr);
 	int rc = mod_sh(x, c.buf, NULL, 0, &cr, res);
 	strbuf_release(&c);
+	if (rc == 0 && cr.rc == 0)
+		mod_stat_memo_take(x, path, &cr.out);
 	if (rc == 0 && cr.rc != 0) {
 		size_t n = cr.err.len;
 		while (n && cr.err.buf[n - 1] == '\n')
@@ -166,12 +175,10 @@ static const char *attr_path(const struct probe *pr, const char *path, bool foll
 	return follow && !strcmp(pr->state, "link") ? pr->real : path;
 }
 
-static json_t *ensure_absent(struct exec_ctx *x, const char *path)
+static json_t *ensure_absent(struct exec_ctx *x, const char *path, const struct probe *pr0)
 {
-	struct probe pr;
+	struct probe pr = *pr0;
 	json_t *res = NULL;
-	if (probe(x, path, NULL, &pr, &res) < 0)
-		return res;
 	if (!strcmp(pr.state, "absent"))
 		return json_pack("{s:b, s:s, s:s}", "changed", 0, "path", path, "state", "absent");
 	json_t *diff = initial_diff(path, "absent", pr.state);
@@ -207,12 +214,11 @@ fail:
 	return res;
 }
 
-static json_t *execute_touch(struct exec_ctx *x, const char *path, json_t *args, bool follow)
+static json_t *execute_touch(struct exec_ctx *x, const char *path, json_t *args, bool follow,
+			     const struct probe *pr0)
 {
-	struct probe pr;
+	struct probe pr = *pr0;
 	json_t *res = NULL;
-	if (probe(x, path, NULL, &pr, &res) < 0)
-		return res;
 	bool created = false;
 	if (!strcmp(pr.state, "absent")) {
 		if (run_op(x, path, NULL, ": > \"$p\"", "Error, could not touch target", &res) < 0)
@@ -247,12 +253,11 @@ fail:
 	return res;
 }
 
-static json_t *ensure_file(struct exec_ctx *x, const char *path, json_t *args, bool follow)
+static json_t *ensure_file(struct exec_ctx *x, const char *path, json_t *args, bool follow,
+			   const struct probe *pr0)
 {
-	struct probe pr;
+	struct probe pr = *pr0;
 	json_t *res = NULL;
-	if (probe(x, path, NULL, &pr, &res) < 0)
-		return res;
 	char *p = xstrdup(path);
 	if (follow && !strcmp(pr.state, "link")) {
 		free(p);
@@ -278,12 +283,10 @@ out:
 }
 
 static json_t *ensure_directory(struct exec_ctx *x, const char *path, json_t *args, bool follow,
-				bool recurse)
+				bool recurse, const struct probe *pr0)
 {
-	struct probe pr;
+	struct probe pr = *pr0;
 	json_t *res = NULL, *diff = NULL;
-	if (probe(x, path, NULL, &pr, &res) < 0)
-		return res;
 	char *p = xstrdup(path);
 	struct strbuf c = STRBUF_INIT;
 	if (follow && !strcmp(pr.state, "link")) {
@@ -380,13 +383,11 @@ out:
 }
 
 static json_t *ensure_symlink(struct exec_ctx *x, const char *path, const char *src,
-			      json_t *args, bool follow, bool force)
+			      json_t *args, bool follow, bool force, const struct probe *pr0)
 {
-	struct probe pr;
+	struct probe pr = *pr0;
 	json_t *res = NULL, *diff = NULL;
 	char *absrc = NULL, *own_src = NULL;
-	if (probe(x, path, NULL, &pr, &res) < 0)
-		return res;
 	if (!src && follow && pr.exists)
 		src = own_src = xstrdup(pr.target); /* update the existing link's attributes */
 	if (src) {
@@ -582,16 +583,17 @@ static json_t *file_run(struct exec_ctx *x, json_t *args)
 		res = fail_path("path", path, "src option requires state to be 'link' or 'hard'");
 		goto out;
 	}
+	/* the states start from this probe of path: nothing ran since */
 	if (!strcmp(state, "absent"))
-		res = ensure_absent(x, path);
+		res = ensure_absent(x, path, &pr);
 	else if (!strcmp(state, "touch"))
-		res = execute_touch(x, path, args, follow);
+		res = execute_touch(x, path, args, follow, &pr);
 	else if (!strcmp(state, "file"))
-		res = ensure_file(x, path, args, follow);
+		res = ensure_file(x, path, args, follow, &pr);
 	else if (!strcmp(state, "directory"))
-		res = ensure_directory(x, path, args, follow, recurse);
+		res = ensure_directory(x, path, args, follow, recurse, &pr);
 	else if (!strcmp(state, "link"))
-		res = ensure_symlink(x, path, src, args, follow, force);
+		res = ensure_symlink(x, path, src, args, follow, force, &pr);
 	else
 		res = ensure_hardlink(x, path, src, args, follow, force);
 out:

@@ -163,6 +163,9 @@ static void drop_through_mark(struct strbuf *sb)
 static int run_sh(struct exec_ctx *x, const char *cmd, const void *in, size_t inlen,
 		  struct conn_result *cr, json_t **res, bool marked)
 {
+	/* whatever this command does, a stat printed before it is stale */
+	free(x->stat_memo);
+	x->stat_memo = NULL;
 	char *full = wrap_cmd(x, cmd);
 	if (marked) {
 		char *plain = full;
@@ -282,18 +285,79 @@ static int parse_stat(const char *o, const char *path, struct node_stat *st, jso
 	return 0;
 }
 
-/* appends the shell that prints a stat of "$p" for parse_stat */
+/* appends the shell that prints a stat of "$p" for parse_stat: "MISSING",
+ * or the stat line (with the link count last), the link's target and the
+ * checksum (empty when not asked) */
 static void stat_script(struct strbuf *c, bool follow, bool checksum)
 {
-	strbuf_addf(c, "if [ -e \"$p\" ] || [ -L \"$p\" ]; then stat %s-c '%%f %%s %%u %%g %%X %%Y %%Z %%U %%G' -- \"$p\" || exit 1; "
+	strbuf_addf(c, "if [ -e \"$p\" ] || [ -L \"$p\" ]; then stat %s-c '%%f %%s %%u %%g %%X %%Y %%Z %%U %%G %%h' -- \"$p\" || exit 1; "
 		    "readlink -- \"$p\" 2>/dev/null || echo; "
 		    "if [ %d = 1 ] && [ -f \"$p\" ] && [ -r \"$p\" ]; then sha1sum < \"$p\" | cut -c1-40; else echo; fi; "
 		    "else echo MISSING; fi", follow ? "-L " : "", checksum ? 1 : 0);
 }
 
+/* ---- the stat memo ------------------------------------------------------
+ * A module often stats a path right after a command that could have
+ * printed that stat in the same round trip (its probe, its change), and
+ * Ansible's add_path_info stats it again at the end. A command that ends
+ * with mod_stat_memo_script() prints the stat of "$p" after a mark;
+ * mod_stat_memo_take() cuts it from the output and keeps it in x until the
+ * next command is sent (run_sh clears it), and mod_stat and mod_path_info
+ * answer from it while it holds: nothing sent since could have changed
+ * the path, so the answer is the one another round trip would give. */
+#define MEMO_MARK "\036imc-stat\036\n"
+
+void mod_stat_memo_script(struct strbuf *c)
+{
+	/* "$p" exists following links on a fourth line: add_path_info's test.
+	 * A stat that fails here is no memo, never the command's failure */
+	strbuf_addstr(c, "printf '\\036imc-stat\\036\\n'; "
+			 "if [ -e \"$p\" ] || [ -L \"$p\" ]; then stat -c '%f %s %u %g %X %Y %Z %U %G %h' -- \"$p\" 2>/dev/null || exit 0; "
+			 "readlink -- \"$p\" 2>/dev/null || echo; echo; "
+			 "if [ -e \"$p\" ]; then echo 1; else echo 0; fi; else echo MISSING; fi");
+}
+
+void mod_stat_memo_take(struct exec_ctx *x, const char *path, struct strbuf *out)
+{
+	const char *at = NULL;
+	for (const char *q = out->buf; out->buf && (q = memmem(q, out->len - (size_t)(q - out->buf),
+							      MEMO_MARK, sizeof(MEMO_MARK) - 1));
+	     q++)
+		at = q;
+	if (!at)
+		return;
+	const char *what = at + sizeof(MEMO_MARK) - 1;
+	struct node_stat st;
+	/* only a complete stat is kept: MISSING, or the four lines */
+	size_t lines = 0;
+	for (const char *q = what; *q; q++)
+		lines += *q == '\n';
+	if ((!strncmp(what, "MISSING", 7) || lines == 4) && parse_stat(what, path, &st, NULL) == 0) {
+		free(x->stat_memo);
+		size_t pl = strlen(path), wl = strlen(what);
+		x->stat_memo = xmalloc(pl + wl + 2);
+		memcpy(x->stat_memo, path, pl + 1);
+		memcpy(x->stat_memo + pl + 1, what, wl + 1);
+	}
+	out->len = (size_t)(at - out->buf);
+	out->buf[out->len] = '\0';
+}
+
+/* The memo's stat of path (what follows its path), or NULL. */
+static const char *memo_of(struct exec_ctx *x, const char *path)
+{
+	if (!x->stat_memo || strcmp(x->stat_memo, path))
+		return NULL;
+	return x->stat_memo + strlen(x->stat_memo) + 1;
+}
+
 int mod_stat(struct exec_ctx *x, const char *path, bool follow, bool checksum,
 	     struct node_stat *st, json_t **res)
 {
+	memset(st, 0, sizeof(*st));
+	const char *m = checksum ? NULL : memo_of(x, path);
+	if (m && parse_stat(m, path, st, NULL) == 0 && (!follow || !st->islnk))
+		return 0; /* a stat that follows links is the same of a non-link */
 	memset(st, 0, sizeof(*st));
 	struct strbuf c = STRBUF_INIT;
 	strbuf_addstr(&c, "p=");
@@ -475,11 +539,14 @@ int mod_write(struct exec_ctx *x, const char *path, const void *data, size_t len
 {
 	struct strbuf c = STRBUF_INIT;
 	write_script_start(&c, path, mode);
-	strbuf_addstr(&c, "cat > \"$t\" && mv -f -- \"$t\" \"$p\" || { rm -f \"$t\"; exit 1; }");
+	strbuf_addstr(&c, "cat > \"$t\" && mv -f -- \"$t\" \"$p\" || { rm -f \"$t\"; exit 1; }; ");
+	mod_stat_memo_script(&c);
 	struct conn_result cr;
 	conn_result_init(&cr);
 	int rc = mod_sh(x, c.buf, data, len, &cr, res);
 	strbuf_release(&c);
+	if (rc == 0 && cr.rc == 0)
+		mod_stat_memo_take(x, path, &cr.out);
 	if (rc == 0 && cr.rc != 0) {
 		if (res)
 			*res = res_fail("cannot write '%s': %s", path, strbuf_str(&cr.err));
@@ -589,6 +656,8 @@ int mod_attrs_st(struct exec_ctx *x, const char *path, json_t *args, struct node
 	if (any) {
 		if (own)
 			stat_script(&c, false, false);
+		else
+			mod_stat_memo_script(&c);
 		struct conn_result cr;
 		conn_result_init(&cr);
 		rc = mod_sh(x, c.buf, NULL, 0, &cr, res);
@@ -596,6 +665,8 @@ int mod_attrs_st(struct exec_ctx *x, const char *path, json_t *args, struct node
 			*res = res_fail("cannot set attributes of '%s': %s", path, strbuf_str(&cr.err));
 			rc = -1;
 		}
+		if (rc == 0 && !own)
+			mod_stat_memo_take(x, path, &cr.out);
 		if (rc == 0) {
 			*changed = true;
 			if (own) {
@@ -646,6 +717,7 @@ int mod_attrs(struct exec_ctx *x, const char *path, json_t *args, bool *changed,
 	any |= add_chown(&c, "chgrp", group, st.group, st.gid);
 	int rc = 0;
 	if (any) {
+		mod_stat_memo_script(&c);
 		struct conn_result cr;
 		conn_result_init(&cr);
 		rc = mod_sh(x, c.buf, NULL, 0, &cr, res);
@@ -653,6 +725,8 @@ int mod_attrs(struct exec_ctx *x, const char *path, json_t *args, bool *changed,
 			*res = res_fail("cannot set attributes of '%s': %s", path, strbuf_str(&cr.err));
 			rc = -1;
 		}
+		if (rc == 0)
+			mod_stat_memo_take(x, path, &cr.out);
 		conn_result_release(&cr);
 		if (rc == 0)
 			*changed = true;
@@ -735,6 +809,39 @@ bool mod_diff_wanted(struct exec_ctx *x)
 	return want;
 }
 
+/* mod_path_info's answer from a memo m of path: the same fields its stat
+ * prints (stat's %a of a link is its own 0777; 'hard' is the link count
+ * of a non-link, which is the same followed or not) */
+static int path_info_memo(const char *m, const char *path, json_t *res)
+{
+	struct node_stat st;
+	long nlink = 0;
+	const char *l4 = m;
+	for (int i = 0; i < 3 && l4; i++)
+		if ((l4 = strchr(l4, '\n')))
+			l4++;
+	if (parse_stat(m, path, &st, NULL) < 0 || !st.exists || !l4 || *l4 != '1' ||
+	    sscanf(m, "%*x %*d %*d %*d %*f %*f %*f %*s %*s %ld", &nlink) != 1)
+		return 0;
+	char owner[64], group[64], mb[16];
+	/* stat says UNKNOWN for an id without a name; Python, the number */
+	snprintf(owner, sizeof(owner), "%s", st.owner);
+	snprintf(group, sizeof(group), "%s", st.group);
+	if (!strcmp(owner, "UNKNOWN"))
+		snprintf(owner, sizeof(owner), "%ld", st.uid);
+	if (!strcmp(group, "UNKNOWN"))
+		snprintf(group, sizeof(group), "%ld", st.gid);
+	json_object_set_new(res, "uid", json_integer(st.uid));
+	json_object_set_new(res, "gid", json_integer(st.gid));
+	json_object_set_new(res, "owner", json_string(owner));
+	json_object_set_new(res, "group", json_string(group));
+	json_object_set_new(res, "mode", json_string(mode_str(st.mode, mb)));
+	json_object_set_new(res, "state", json_string(st.islnk ? "link" : st.isdir ? "directory"
+						      : nlink > 1 ? "hard" : "file"));
+	json_object_set_new(res, "size", json_integer(st.size));
+	return 0;
+}
+
 /* Ansible's add_path_info, which every module's result (success or
  * failure) goes through: when it names a path (or dest) that exists
  * (following links), its owner, group, mode (of the link itself), state
@@ -746,6 +853,9 @@ int mod_path_info(struct exec_ctx *x, json_t *res)
 		path = json_string_value(json_object_get(res, "dest"));
 	if (!path)
 		return 0;
+	const char *m = memo_of(x, path);
+	if (m)
+		return path_info_memo(m, path, res);
 	struct strbuf c = STRBUF_INIT;
 	strbuf_addstr(&c, "p=");
 	sh_quote(&c, path);
