@@ -80,6 +80,7 @@ libimc_la_SOURCES += \
 	src/provision/modules/tempfile.c \
 	src/provision/modules/template.c \
 	src/provision/modules/unarchive.c \
+	src/provision/modules/uri.c \
 	src/provision/modules/user.c \
 	src/provision/modules/wait_for.c \
 	src/provision/modules/yum.c
@@ -139,3 +140,7 @@ EXTRA_DIST += tests/cli/t4050-persistent-shell.sh
 # generated cases (tests/differential/gen), a fixed-seed sample, live against ansible-playbook
 TESTS += tests/cli/t4030-differential-gen.sh
 EXTRA_DIST += tests/cli/t4030-differential-gen.sh
+
+# native uri, iptables, service_facts, reboot (issue 17), against ansible-playbook's recorded results
+TESTS += tests/cli/t4080-uri.sh
+EXTRA_DIST += tests/cli/t4080-uri.sh tests/cli/t4080-uri-server.py
