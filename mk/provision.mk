@@ -70,6 +70,7 @@ libimc_la_SOURCES += \
 	src/provision/modules/replace.c \
 	src/provision/modules/script.c \
 	src/provision/modules/service.c \
+	src/provision/modules/service_facts.c \
 	src/provision/modules/set_fact.c \
 	src/provision/modules/set_stats.c \
 	src/provision/modules/setup.c \
@@ -142,5 +143,5 @@ TESTS += tests/cli/t4030-differential-gen.sh
 EXTRA_DIST += tests/cli/t4030-differential-gen.sh
 
 # native uri, iptables, service_facts, reboot (issue 17), against ansible-playbook's recorded results
-TESTS += tests/cli/t4080-uri.sh
-EXTRA_DIST += tests/cli/t4080-uri.sh tests/cli/t4080-uri-server.py
+TESTS += tests/cli/t4080-uri.sh tests/cli/t4081-service-facts.sh
+EXTRA_DIST += tests/cli/t4080-uri.sh tests/cli/t4080-uri-server.py tests/cli/t4081-service-facts.sh
