@@ -59,6 +59,7 @@ libimc_la_SOURCES += \
 	src/provision/modules/group_by.c \
 	src/provision/modules/hostname.c \
 	src/provision/modules/include_vars.c \
+	src/provision/modules/iptables.c \
 	src/provision/modules/ini_file.c \
 	src/provision/modules/lineinfile.c \
 	src/provision/modules/mount.c \
@@ -143,5 +144,6 @@ TESTS += tests/cli/t4030-differential-gen.sh
 EXTRA_DIST += tests/cli/t4030-differential-gen.sh
 
 # native uri, iptables, service_facts, reboot (issue 17), against ansible-playbook's recorded results
-TESTS += tests/cli/t4080-uri.sh tests/cli/t4081-service-facts.sh
-EXTRA_DIST += tests/cli/t4080-uri.sh tests/cli/t4080-uri-server.py tests/cli/t4081-service-facts.sh
+TESTS += tests/cli/t4080-uri.sh tests/cli/t4081-service-facts.sh tests/cli/t4082-iptables.sh
+EXTRA_DIST += tests/cli/t4080-uri.sh tests/cli/t4080-uri-server.py tests/cli/t4081-service-facts.sh \
+	tests/cli/t4082-iptables.sh
