@@ -68,6 +68,7 @@ libimc_la_SOURCES += \
 	src/provision/modules/ping.c \
 	src/provision/modules/pip.c \
 	src/provision/modules/raw.c \
+	src/provision/modules/reboot.c \
 	src/provision/modules/replace.c \
 	src/provision/modules/script.c \
 	src/provision/modules/service.c \
@@ -144,6 +145,7 @@ TESTS += tests/cli/t4030-differential-gen.sh
 EXTRA_DIST += tests/cli/t4030-differential-gen.sh
 
 # native uri, iptables, service_facts, reboot (issue 17), against ansible-playbook's recorded results
-TESTS += tests/cli/t4080-uri.sh tests/cli/t4081-service-facts.sh tests/cli/t4082-iptables.sh
+TESTS += tests/cli/t4080-uri.sh tests/cli/t4081-service-facts.sh tests/cli/t4082-iptables.sh \
+	tests/cli/t4083-reboot.sh
 EXTRA_DIST += tests/cli/t4080-uri.sh tests/cli/t4080-uri-server.py tests/cli/t4081-service-facts.sh \
-	tests/cli/t4082-iptables.sh
+	tests/cli/t4082-iptables.sh tests/cli/t4083-reboot.sh
