@@ -329,6 +329,23 @@ static json_t *cmd_failed(json_t *cmd, const struct conn_result *cr)
 	return res;
 }
 
+/* Runs next (which replaces *cmd, kept for the failure's report): 0 when
+ * it ran (its status in cr), -1 with *res set when the node is
+ * unreachable or, checked, the command failed (run_command's check_rc). */
+static int step(struct exec_ctx *x, json_t **cmd, json_t *next, bool checked, struct conn_result *cr,
+		json_t **res)
+{
+	json_decref(*cmd);
+	*cmd = next;
+	if (run(x, next, cr, res) < 0)
+		return -1;
+	if (checked && cr->rc != 0) {
+		*res = cmd_failed(next, cr);
+		return -1;
+	}
+	return 0;
+}
+
 static const char *choice(json_t *args, const char *k, const char *dflt, const char *const *ok,
 			  const char *names, json_t **res)
 {
@@ -451,22 +468,12 @@ static json_t *iptables_run(struct exec_ctx *x, json_t *args)
 	if (flush) {
 		changed = true;
 		if (!x->check_mode) {
-			cmd = command(ipt, table, "-F", chain, rule_num, NULL);
-			if (run(x, cmd, &cr, &res) < 0)
+			if (step(x, &cmd, command(ipt, table, "-F", chain, rule_num, NULL), true, &cr, &res) < 0)
 				goto fail_out;
-			if (cr.rc != 0) {
-				res = cmd_failed(cmd, &cr);
-				goto fail_out;
-			}
 		}
 	} else if (policy) {
-		cmd = command(ipt, table, "-L", chain, rule_num, NULL);
-		if (run(x, cmd, &cr, &res) < 0)
+		if (step(x, &cmd, command(ipt, table, "-L", chain, rule_num, NULL), true, &cr, &res) < 0)
 			goto fail_out;
-		if (cr.rc != 0) {
-			res = cmd_failed(cmd, &cr);
-			goto fail_out;
-		}
 		const char *pp = strstr(strbuf_str(&cr.out), "(policy ");
 		const char *nl = strchr(strbuf_str(&cr.out), '\n');
 		if (!pp || (nl && pp > nl)) {
@@ -479,41 +486,26 @@ static json_t *iptables_run(struct exec_ctx *x, json_t *args)
 			n++;
 		changed = pp[n] != ')' || strlen(policy) != n || strncmp(pp, policy, n);
 		if (changed && !x->check_mode) {
-			json_decref(cmd);
-			cmd = command(ipt, table, "-P", chain, rule_num, NULL);
-			add(cmd, policy);
-			if (run(x, cmd, &cr, &res) < 0)
+			json_t *pc = command(ipt, table, "-P", chain, rule_num, NULL);
+			add(pc, policy);
+			if (step(x, &cmd, pc, true, &cr, &res) < 0)
 				goto fail_out;
-			if (cr.rc != 0) {
-				res = cmd_failed(cmd, &cr);
-				goto fail_out;
-			}
 		}
 	} else if (!strcmp(state, "absent") && rule_empty) {
-		cmd = command(ipt, table, "-L", chain, rule_num, NULL);
-		if (run(x, cmd, &cr, &res) < 0)
+		if (step(x, &cmd, command(ipt, table, "-L", chain, rule_num, NULL), false, &cr, &res) < 0)
 			goto fail_out;
 		changed = cr.rc == 0;
 		if (changed && chain_mgmt && !x->check_mode) {
-			json_decref(cmd);
-			cmd = command(ipt, table, "-X", chain, rule_num, NULL);
-			if (run(x, cmd, &cr, &res) < 0)
+			if (step(x, &cmd, command(ipt, table, "-X", chain, rule_num, NULL), true, &cr, &res) < 0)
 				goto fail_out;
-			if (cr.rc != 0) {
-				res = cmd_failed(cmd, &cr);
-				goto fail_out;
-			}
 		}
 	} else {
 		bool insert = !strcmp(action, "insert");
-		cmd = command(ipt, table, "-C", chain, rule_num, rule);
-		if (run(x, cmd, &cr, &res) < 0)
+		if (step(x, &cmd, command(ipt, table, "-C", chain, rule_num, rule), false, &cr, &res) < 0)
 			goto fail_out;
 		bool present = cr.rc == 0, chain_present = present;
 		if (!present) {
-			json_decref(cmd);
-			cmd = command(ipt, table, "-L", chain, rule_num, NULL);
-			if (run(x, cmd, &cr, &res) < 0)
+			if (step(x, &cmd, command(ipt, table, "-L", chain, rule_num, NULL), false, &cr, &res) < 0)
 				goto fail_out;
 			chain_present = cr.rc == 0;
 		}
@@ -521,23 +513,13 @@ static json_t *iptables_run(struct exec_ctx *x, json_t *args)
 		changed = present != want;
 		if (changed && !x->check_mode) {
 			if (want && !chain_present && chain_mgmt) {
-				json_decref(cmd);
-				cmd = command(ipt, table, "-N", chain, rule_num, NULL);
-				if (run(x, cmd, &cr, &res) < 0)
+				json_t *nc = command(ipt, table, "-N", chain, rule_num, NULL);
+				if (step(x, &cmd, nc, true, &cr, &res) < 0)
 					goto fail_out;
-				if (cr.rc != 0) {
-					res = cmd_failed(cmd, &cr);
-					goto fail_out;
-				}
 			}
-			json_decref(cmd);
-			cmd = command(ipt, table, !want ? "-D" : insert ? "-I" : "-A", chain, rule_num, rule);
-			if (run(x, cmd, &cr, &res) < 0)
+			const char *op = !want ? "-D" : insert ? "-I" : "-A";
+			if (step(x, &cmd, command(ipt, table, op, chain, rule_num, rule), true, &cr, &res) < 0)
 				goto fail_out;
-			if (cr.rc != 0) {
-				res = cmd_failed(cmd, &cr);
-				goto fail_out;
-			}
 		}
 	}
 	json_object_set_new(out_args, "changed", json_boolean(changed));

@@ -29,6 +29,7 @@
 
 #include "provision/module.h"
 #include "template/template.h"
+#include "util/base64.h"
 #include "util/hash.h"
 #include "util/log.h"
 #include "util/xalloc.h"
@@ -707,43 +708,27 @@ static json_t *uri_run(struct exec_ctx *x, json_t *args)
 	if (user && *user && args_bool(json_object_get(args, "force_basic_auth"), false)) {
 		struct strbuf up = STRBUF_INIT, b64 = STRBUF_INIT;
 		strbuf_addf(&up, "%s:%s", user, pass ? pass : "");
-		static const char tbl[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-		strbuf_addstr(&b64, "Basic ");
-		const unsigned char *s = (const unsigned char *)up.buf;
-		for (size_t i = 0; i < up.len; i += 3) {
-			unsigned n = (unsigned)s[i] << 16 | (i + 1 < up.len ? (unsigned)s[i + 1] << 8 : 0) |
-				     (i + 2 < up.len ? s[i + 2] : 0);
-			strbuf_addch(&b64, tbl[n >> 18 & 63]);
-			strbuf_addch(&b64, tbl[n >> 12 & 63]);
-			strbuf_addch(&b64, i + 1 < up.len ? tbl[n >> 6 & 63] : '=');
-			strbuf_addch(&b64, i + 2 < up.len ? tbl[n & 63] : '=');
-		}
-		secret_register(b64.buf + 6);
+		char *enc = base64_encode(up.buf, up.len);
+		strbuf_addf(&b64, "Basic %s", enc);
+		secret_register(enc);
+		free(enc);
 		json_object_set_new(rq.headers, "Authorization", json_string(b64.buf));
 		strbuf_release(&up);
 		strbuf_release(&b64);
 	}
 
-	const char *creates = args_str(args, "creates"), *removes = args_str(args, "removes");
+	/* creates= and removes=: the task is skipped, as Ansible's module says */
 	struct node_stat st;
-	if (creates) {
-		if (mod_stat(x, creates, true, false, &st, &res) < 0)
+	static const char *const guards[][2] = { { "creates", "exists" }, { "removes", "does not exist" } };
+	for (size_t g = 0; g < 2; g++) {
+		const char *gp = args_str(args, guards[g][0]);
+		if (!gp)
+			continue;
+		if (mod_stat(x, gp, true, false, &st, &res) < 0)
 			goto out;
-		if (st.exists) {
+		if (st.exists == (g == 0)) {
 			res = res_new(false);
-			char *m = xasprintf("skipped, since '%s' exists", creates);
-			json_object_set_new(res, "stdout", json_string(m));
-			json_object_set_new(res, "stdout_lines", json_pack("[s]", m));
-			free(m);
-			goto out;
-		}
-	}
-	if (removes) {
-		if (mod_stat(x, removes, true, false, &st, &res) < 0)
-			goto out;
-		if (!st.exists) {
-			res = res_new(false);
-			char *m = xasprintf("skipped, since '%s' does not exist", removes);
+			char *m = xasprintf("skipped, since '%s' %s", gp, guards[g][1]);
 			json_object_set_new(res, "stdout", json_string(m));
 			json_object_set_new(res, "stdout_lines", json_pack("[s]", m));
 			free(m);
