@@ -60,6 +60,7 @@ libimc_la_SOURCES += \
 	src/provision/modules/group_by.c \
 	src/provision/modules/hostname.c \
 	src/provision/modules/include_vars.c \
+	src/provision/modules/iptables.c \
 	src/provision/modules/ini_file.c \
 	src/provision/modules/lineinfile.c \
 	src/provision/modules/mount.c \
@@ -68,9 +69,11 @@ libimc_la_SOURCES += \
 	src/provision/modules/ping.c \
 	src/provision/modules/pip.c \
 	src/provision/modules/raw.c \
+	src/provision/modules/reboot.c \
 	src/provision/modules/replace.c \
 	src/provision/modules/script.c \
 	src/provision/modules/service.c \
+	src/provision/modules/service_facts.c \
 	src/provision/modules/set_fact.c \
 	src/provision/modules/set_stats.c \
 	src/provision/modules/setup.c \
@@ -81,6 +84,7 @@ libimc_la_SOURCES += \
 	src/provision/modules/tempfile.c \
 	src/provision/modules/template.c \
 	src/provision/modules/unarchive.c \
+	src/provision/modules/uri.c \
 	src/provision/modules/user.c \
 	src/provision/modules/wait_for.c \
 	src/provision/modules/yum.c
@@ -143,3 +147,9 @@ EXTRA_DIST += tests/cli/t4051-stat-memo.sh
 # generated cases (tests/differential/gen), a fixed-seed sample, live against ansible-playbook
 TESTS += tests/cli/t4030-differential-gen.sh
 EXTRA_DIST += tests/cli/t4030-differential-gen.sh
+
+# native uri, iptables, service_facts, reboot (issue 17), against ansible-playbook's recorded results
+TESTS += tests/cli/t4080-uri.sh tests/cli/t4081-service-facts.sh tests/cli/t4082-iptables.sh \
+	tests/cli/t4083-reboot.sh
+EXTRA_DIST += tests/cli/t4080-uri.sh tests/cli/t4080-uri-server.py tests/cli/t4081-service-facts.sh \
+	tests/cli/t4082-iptables.sh tests/cli/t4083-reboot.sh

@@ -420,7 +420,7 @@ static void test_provision_unsupported(void **state)
 	int saved_port = port;
 	port = 1; /* nothing listens: the check must fail before connecting */
 	fill_job(&job, hosts, "/nonexistent", confs, items, steps, &r);
-	confs[2].recipe = "- tasks:\n  - name: x\n    iptables: chain=INPUT\n";
+	confs[2].recipe = "- tasks:\n  - name: x\n    debconf: name=tzdata\n";
 	char *path = xstrdup(getenv("PATH") ? getenv("PATH") : "");
 	setenv("PATH", "/nonexistent", 1); /* no ansible-playbook to fall back to */
 	struct diag d = DIAG_INIT;
@@ -430,7 +430,7 @@ static void test_provision_unsupported(void **state)
 	assert_int_equal(rc, -1);
 	assert_int_equal(r.ndone, 0);
 	assert_int_equal(r.nkeys, 0);
-	assert_non_null(strstr(diag_first_message(&d), "unsupported module 'iptables'"));
+	assert_non_null(strstr(diag_first_message(&d), "unsupported module 'debconf'"));
 	assert_int_equal(d.items[0].line, 31);
 	diag_release(&d);
 	release_job(&job);
