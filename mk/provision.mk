@@ -61,6 +61,7 @@ libimc_la_SOURCES += \
 	src/provision/modules/include_vars.c \
 	src/provision/modules/ini_file.c \
 	src/provision/modules/lineinfile.c \
+	src/provision/modules/modprobe.c \
 	src/provision/modules/mount.c \
 	src/provision/modules/package.c \
 	src/provision/modules/pause.c \
@@ -76,6 +77,7 @@ libimc_la_SOURCES += \
 	src/provision/modules/shell.c \
 	src/provision/modules/slurp.c \
 	src/provision/modules/stat.c \
+	src/provision/modules/sysctl.c \
 	src/provision/modules/systemd.c \
 	src/provision/modules/tempfile.c \
 	src/provision/modules/template.c \

@@ -16,6 +16,8 @@ extern const struct task_module mod_command, mod_shell, mod_raw, mod_script, mod
 	mod_authorized_key, mod_ping, mod_ini_file, mod_tempfile, mod_find, mod_assemble,
 	mod_cron, mod_mount, mod_include_vars,
 	mod_add_host, mod_group_by, mod_set_stats;
+/* issue 17's modules of real recipes (modules-a) */
+extern const struct task_module mod_sysctl, mod_modprobe;
 
 const struct task_module *const task_modules[] = {
 	&mod_command, &mod_shell, &mod_raw, &mod_script, &mod_copy, &mod_template, &mod_file,
@@ -25,7 +27,9 @@ const struct task_module *const task_modules[] = {
 	&mod_unarchive, &mod_fetch, &mod_slurp, &mod_wait_for, &mod_blockinfile, &mod_replace,
 	&mod_hostname, &mod_authorized_key, &mod_ping, &mod_ini_file, &mod_tempfile, &mod_find,
 	&mod_assemble, &mod_cron, &mod_mount, &mod_include_vars,
-	&mod_add_host, &mod_group_by, &mod_set_stats, NULL,
+	&mod_add_host, &mod_group_by, &mod_set_stats,
+	&mod_sysctl, &mod_modprobe,
+	NULL,
 };
 
 const struct task_module *task_module_find(const char *name)
