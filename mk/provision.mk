@@ -81,6 +81,7 @@ libimc_la_SOURCES += \
 	src/provision/modules/systemd.c \
 	src/provision/modules/tempfile.c \
 	src/provision/modules/template.c \
+	src/provision/modules/timezone.c \
 	src/provision/modules/unarchive.c \
 	src/provision/modules/user.c \
 	src/provision/modules/wait_for.c \
