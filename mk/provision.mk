@@ -40,6 +40,7 @@ libimc_la_SOURCES += \
 	src/provision/modules/add_host.c \
 	src/provision/modules/apt.c \
 	src/provision/modules/apt_key.c \
+	src/provision/modules/apt_repository.c \
 	src/provision/modules/assemble.c \
 	src/provision/modules/assert.c \
 	src/provision/modules/async_status.c \

@@ -17,7 +17,8 @@ extern const struct task_module mod_command, mod_shell, mod_raw, mod_script, mod
 	mod_cron, mod_mount, mod_include_vars,
 	mod_add_host, mod_group_by, mod_set_stats;
 /* issue 17's modules of real recipes (modules-a) */
-extern const struct task_module mod_sysctl, mod_modprobe, mod_timezone, mod_apt_key;
+extern const struct task_module mod_sysctl, mod_modprobe, mod_timezone, mod_apt_key,
+	mod_apt_repository;
 
 const struct task_module *const task_modules[] = {
 	&mod_command, &mod_shell, &mod_raw, &mod_script, &mod_copy, &mod_template, &mod_file,
@@ -28,7 +29,7 @@ const struct task_module *const task_modules[] = {
 	&mod_hostname, &mod_authorized_key, &mod_ping, &mod_ini_file, &mod_tempfile, &mod_find,
 	&mod_assemble, &mod_cron, &mod_mount, &mod_include_vars,
 	&mod_add_host, &mod_group_by, &mod_set_stats,
-	&mod_sysctl, &mod_modprobe, &mod_timezone, &mod_apt_key,
+	&mod_sysctl, &mod_modprobe, &mod_timezone, &mod_apt_key, &mod_apt_repository,
 	NULL,
 };
 
