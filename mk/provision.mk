@@ -141,6 +141,15 @@ EXTRA_DIST += tests/cli/t4022-fallback-radl.sh
 # the SSH connection's persistent shell: exact output, fresh state per task
 TESTS += tests/cli/t4050-persistent-shell.sh
 EXTRA_DIST += tests/cli/t4050-persistent-shell.sh
+TESTS += tests/cli/t4070-sysctl.sh tests/cli/t4071-modprobe.sh tests/cli/t4072-timezone.sh \
+	tests/cli/t4073-apt-key.sh tests/cli/t4074-apt-repository.sh
+EXTRA_DIST += tests/cli/t4070-sysctl.sh tests/cli/t4070-sysctl.yml tests/cli/t4070-sysctl.expect \
+	tests/cli/t4071-modprobe.sh tests/cli/t4071-modprobe.yml tests/cli/t4071-modprobe.expect \
+	tests/cli/t4072-timezone.sh tests/cli/t4072-timezone.yml tests/cli/t4072-timezone.expect \
+	tests/cli/t4073-apt-key.sh tests/cli/t4073-apt-key.yml tests/cli/t4073-apt-key.expect \
+	tests/cli/t4073-apt-key.k1.asc tests/cli/t4073-apt-key.k2.asc \
+	tests/cli/t4074-apt-repository.sh tests/cli/t4074-apt-repository-1.yml \
+	tests/cli/t4074-apt-repository-2.yml tests/cli/t4074-apt-repository.expect
 # generated cases (tests/differential/gen), a fixed-seed sample, live against ansible-playbook
 TESTS += tests/cli/t4030-differential-gen.sh
 EXTRA_DIST += tests/cli/t4030-differential-gen.sh
