@@ -143,7 +143,7 @@ TESTS += tests/cli/t4050-persistent-shell.sh
 EXTRA_DIST += tests/cli/t4050-persistent-shell.sh
 TESTS += tests/cli/t4070-sysctl.sh tests/cli/t4071-modprobe.sh tests/cli/t4072-timezone.sh \
 	tests/cli/t4073-apt-key.sh tests/cli/t4074-apt-repository.sh
-EXTRA_DIST += tests/cli/t4070-sysctl.sh tests/cli/t4070-sysctl.yml tests/cli/t4070-sysctl.expect \
+EXTRA_DIST += tests/cli/t407-lib-recorded.sh tests/cli/t4070-sysctl.sh tests/cli/t4070-sysctl.yml tests/cli/t4070-sysctl.expect \
 	tests/cli/t4071-modprobe.sh tests/cli/t4071-modprobe.yml tests/cli/t4071-modprobe.expect \
 	tests/cli/t4072-timezone.sh tests/cli/t4072-timezone.yml tests/cli/t4072-timezone.expect \
 	tests/cli/t4073-apt-key.sh tests/cli/t4073-apt-key.yml tests/cli/t4073-apt-key.expect \

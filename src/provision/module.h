@@ -186,6 +186,9 @@ int mod_re(const char *pat, const char *s, size_t len, bool anchored, char **err
  * (expanduser, expandvars), which imc does not do: the failure to return
  * when one of keys holds either (new reference), else NULL. */
 json_t *mod_unexpanded(const char *module, json_t *args, const char *const *keys);
+/* Python's str.strip() of s[0..n): a new string without the blanks
+ * around it. */
+char *mod_strip(const char *s, size_t n);
 /* AnsibleModule.get_bin_path: the node's path of the command name, looked
  * for in PATH and then /sbin, /usr/sbin and /usr/local/sbin (those that
  * exist and PATH lacks). 0 with *path malloc'd, or NULL when not found

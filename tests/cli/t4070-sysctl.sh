@@ -7,35 +7,23 @@
 # in a network namespace the test creates (unshare -n), where
 # net.ipv4.ip_forward is that namespace's own, and its sysctl_file is under
 # the test's temp dir: the machine's settings and /etc/sysctl.conf are
-# never touched. T4070_RECORD=1 runs ansible-playbook instead and rewrites
-# the .expect file (how it was recorded).
+# never touched. IMC_TEST_RECORD=1 runs ansible-playbook instead and
+# rewrites the .expect file (how it was recorded).
 . "$top_srcdir/tests/cli/lib.sh"
+. "$top_srcdir/tests/cli/t407-lib-recorded.sh"
 require_netns
 play="$top_srcdir/tests/cli/t4070-sysctl.yml"
 expect="$top_srcdir/tests/cli/t4070-sysctl.expect"
 d="$TMPD/w"
 mkdir -p "$d"
 before=$(cat /proc/sys/net/ipv4/ip_forward)
-if [ "${T4070_RECORD:-0}" = 1 ]; then
-	run="ansible-playbook -i localhost, -c local"
-else
-	run="$IMC play --no-fallback --connection local"
-fi
 expect_exit 0 "the play runs in its own network namespace" -- \
 	unshare -n sh -c "sysctl -qw net.ipv4.ip_forward=1 && exec $run -e d='$d' '$play'"
 {
 	cat "$d/results"
 	for f in sysctl.conf new.conf new2.conf; do echo "== $f"; cat "$d/$f"; done
 } | sed "s#$d#@D@#g" >"$TMPD/got"
-if [ "${T4070_RECORD:-0}" = 1 ]; then
-	cp "$TMPD/got" "$expect"
-	ok "recorded $expect"
-elif cmp -s "$expect" "$TMPD/got"; then
-	ok "results and files as ansible-playbook's"
-else
-	not_ok "results and files as ansible-playbook's"
-	diff "$expect" "$TMPD/got" | sed 's/^/#   /'
-fi
+recorded_check "$TMPD/got" "$expect" "results and files as ansible-playbook's"
 if [ "$(cat /proc/sys/net/ipv4/ip_forward)" = "$before" ]; then
 	ok "the machine's net.ipv4.ip_forward is untouched"
 else

@@ -11,19 +11,15 @@
 # overlays (upper layers in the test's temp dir) adding
 # /lib/modules/RELEASE/modules.builtin and an /etc/modprobe.d rule that
 # "loads" fake-mod with /bin/true. Nothing outside the namespace changes.
-# T4071_RECORD=1 runs ansible-playbook instead and rewrites the .expect file.
+# IMC_TEST_RECORD=1 runs ansible-playbook instead and rewrites the .expect file.
 . "$top_srcdir/tests/cli/lib.sh"
+. "$top_srcdir/tests/cli/t407-lib-recorded.sh"
 [ "$(id -u)" = 0 ] || skip_all "needs root (mount namespaces)"
 command -v modprobe >/dev/null || { not_ok "needs modprobe (kmod: scripts/install-deps)"; exit 1; }
 play="$top_srcdir/tests/cli/t4071-modprobe.yml"
 expect="$top_srcdir/tests/cli/t4071-modprobe.expect"
 d="$TMPD/w"
 mkdir -p "$d" "$TMPD/lu" "$TMPD/lw" "$TMPD/eu" "$TMPD/ew"
-if [ "${T4071_RECORD:-0}" = 1 ]; then
-	run="ansible-playbook -i localhost, -c local"
-else
-	run="$IMC play --no-fallback --connection local"
-fi
 release=$(uname -r)
 expect_exit 0 "the play runs in a mount namespace with a fake /proc/modules" -- \
 	unshare -m --propagation private sh -c "
@@ -36,15 +32,7 @@ expect_exit 0 "the play runs in a mount namespace with a fake /proc/modules" -- 
 	echo 'dummy_mod 16384 0 - Live 0x0000000000000000' >/proc/modules &&
 	exec $run -e d='$d' '$play'"
 sed "s#$release#@RELEASE@#g" "$d/results" >"$TMPD/got"
-if [ "${T4071_RECORD:-0}" = 1 ]; then
-	cp "$TMPD/got" "$expect"
-	ok "recorded $expect"
-elif cmp -s "$expect" "$TMPD/got"; then
-	ok "results as ansible-playbook's"
-else
-	not_ok "results as ansible-playbook's"
-	diff "$expect" "$TMPD/got" | sed 's/^/#   /'
-fi
+recorded_check "$TMPD/got" "$expect" "results as ansible-playbook's"
 if [ ! -e "/lib/modules/$release" ] && [ ! -e /etc/modprobe.d/imc-t4071.conf ]; then
 	ok "nothing changed outside the namespace"
 else
@@ -59,7 +47,7 @@ cat >"$TMPD/persistent.yml" <<'EOY'
   tasks:
     - modprobe: { name: dummy, persistent: present }
 EOY
-if [ "${T4071_RECORD:-0}" != 1 ]; then
+if [ "$recording" != 1 ]; then
 	expect_exit 65 "persistent=present is refused when the play is loaded" -- \
 		"$IMC" play --no-fallback --connection local "$TMPD/persistent.yml"
 	expect_grep "modprobe: unsupported parameter 'persistent'" "$TMPD/err" "... naming the parameter"

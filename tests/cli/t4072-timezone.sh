@@ -12,9 +12,10 @@
 # the namespace (hwclock fails as with no clock, timedatectl as with no
 # systemd), so that neither the machine's hardware clock nor its systemd
 # time zone can be set. The module's systemd way is therefore not tested.
-# T4072_RECORD=1 runs ansible-playbook instead and rewrites the
+# IMC_TEST_RECORD=1 runs ansible-playbook instead and rewrites the
 # .expect file.
 . "$top_srcdir/tests/cli/lib.sh"
+. "$top_srcdir/tests/cli/t407-lib-recorded.sh"
 [ "$(id -u)" = 0 ] || skip_all "needs root (mount namespaces)"
 for c in hwclock dpkg-reconfigure; do
 	command -v $c >/dev/null || { not_ok "needs $c (scripts/install-deps)"; exit 1; }
@@ -39,24 +40,11 @@ ov="$ov mount --bind $TMPD/hwclock $hw &&"
 if tdc=$(command -v timedatectl); then
 	ov="$ov mount --bind $TMPD/timedatectl $tdc &&"
 fi
-if [ "${T4072_RECORD:-0}" = 1 ]; then
-	run="ansible-playbook -i localhost, -c local"
-else
-	run="$IMC play --no-fallback --connection local"
-fi
 host_tz=$(ls -l /etc/localtime; cat /etc/timezone 2>/dev/null)
 expect_exit 0 "the play runs in a mount namespace with /etc an overlay" -- \
 	unshare -m --propagation private sh -c "$ov exec $run -e d='$d' '$play'"
 sed "s#$d#@D@#g; s#$hw#@HWCLOCK@#g" "$d/results" >"$TMPD/got"
-if [ "${T4072_RECORD:-0}" = 1 ]; then
-	cp "$TMPD/got" "$expect"
-	ok "recorded $expect"
-elif cmp -s "$expect" "$TMPD/got"; then
-	ok "results and files as ansible-playbook's"
-else
-	not_ok "results and files as ansible-playbook's"
-	diff "$expect" "$TMPD/got" | sed 's/^/#   /'
-fi
+recorded_check "$TMPD/got" "$expect" "results and files as ansible-playbook's"
 if [ "$(ls -l /etc/localtime; cat /etc/timezone 2>/dev/null)" = "$host_tz" ]; then
 	ok "the machine's time zone is untouched"
 else

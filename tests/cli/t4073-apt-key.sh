@@ -9,8 +9,9 @@
 # temp dir too (gpg --with-colons makes ~/.gnupg); apt's own keyrings are
 # never read or written. A url or keyserver needs the network and is not
 # implemented: the play stops when loaded under --no-fallback (checked).
-# T4073_RECORD=1 runs ansible-playbook instead and rewrites the .expect file.
+# IMC_TEST_RECORD=1 runs ansible-playbook instead and rewrites the .expect file.
 . "$top_srcdir/tests/cli/lib.sh"
+. "$top_srcdir/tests/cli/t407-lib-recorded.sh"
 for c in apt-key gpg; do
 	command -v $c >/dev/null || { not_ok "needs $c (scripts/install-deps)"; exit 1; }
 done
@@ -20,23 +21,10 @@ d="$TMPD/w"
 mkdir -p "$d"
 cp "$top_srcdir/tests/cli/t4073-apt-key.k1.asc" "$d/k1.asc"
 gpg --dearmor <"$top_srcdir/tests/cli/t4073-apt-key.k2.asc" >"$d/k2.gpg"
-if [ "${T4073_RECORD:-0}" = 1 ]; then
-	run="ansible-playbook -i localhost, -c local"
-else
-	run="$IMC play --no-fallback --connection local"
-fi
 expect_exit 0 "the play runs on a keyring in the temp dir" -- \
 	env HOME="$d" $run -e d="$d" "$play"
 sed "s#$d#@D@#g" "$d/results" >"$TMPD/got"
-if [ "${T4073_RECORD:-0}" = 1 ]; then
-	cp "$TMPD/got" "$expect"
-	ok "recorded $expect"
-elif cmp -s "$expect" "$TMPD/got"; then
-	ok "results as ansible-playbook's"
-else
-	not_ok "results as ansible-playbook's"
-	diff "$expect" "$TMPD/got" | sed 's/^/#   /'
-fi
+recorded_check "$TMPD/got" "$expect" "results as ansible-playbook's"
 
 cat >"$TMPD/url.yml" <<EOY
 - hosts: all
@@ -44,7 +32,7 @@ cat >"$TMPD/url.yml" <<EOY
   tasks:
     - apt_key: { url: "http://127.0.0.1:9/key.asc", keyring: "$d/k.gpg" }
 EOY
-if [ "${T4073_RECORD:-0}" != 1 ]; then
+if [ "$recording" != 1 ]; then
 	expect_exit 65 "url is refused when the play is loaded" -- \
 		"$IMC" play --no-fallback --connection local "$TMPD/url.yml"
 	expect_grep "apt_key: unsupported parameter 'url'" "$TMPD/err" "... naming the parameter"

@@ -13,17 +13,13 @@
 # read or written; the cache updates read file: repositories only (no
 # network). A PPA needs Launchpad and is not implemented: the play stops
 # when loaded under --no-fallback (checked).
-# T4074_RECORD=1 runs ansible-playbook instead and rewrites the .expect file.
+# IMC_TEST_RECORD=1 runs ansible-playbook instead and rewrites the .expect file.
 . "$top_srcdir/tests/cli/lib.sh"
+. "$top_srcdir/tests/cli/t407-lib-recorded.sh"
 # new files get 0666 & ~umask (the recorded modes are with 022)
 umask 022
 /usr/bin/python3 -c 'import apt' 2>/dev/null || { not_ok "needs python3-apt (Debian's ansible depends on it)"; exit 1; }
 expect="$top_srcdir/tests/cli/t4074-apt-repository.expect"
-if [ "${T4074_RECORD:-0}" = 1 ]; then
-	run="ansible-playbook -i localhost, -c local"
-else
-	run="$IMC play --no-fallback --connection local"
-fi
 # mkroot DIR: apt's configuration and sources under DIR/root
 mkroot() {
 	R=$1/root
@@ -55,15 +51,7 @@ for n in 1 2; do
 		$run -e d="$d" "$top_srcdir/tests/cli/t4074-apt-repository-$n.yml"
 	sed "s#$d#@D@#g" "$d/results" >>"$TMPD/got"
 done
-if [ "${T4074_RECORD:-0}" = 1 ]; then
-	cp "$TMPD/got" "$expect"
-	ok "recorded $expect"
-elif cmp -s "$expect" "$TMPD/got"; then
-	ok "results and files as ansible-playbook's"
-else
-	not_ok "results and files as ansible-playbook's"
-	diff "$expect" "$TMPD/got" | sed 's/^/#   /'
-fi
+recorded_check "$TMPD/got" "$expect" "results and files as ansible-playbook's"
 
 cat >"$TMPD/ppa.yml" <<'EOY'
 - hosts: all
@@ -71,7 +59,7 @@ cat >"$TMPD/ppa.yml" <<'EOY'
   tasks:
     - apt_repository: { repo: "ppa:imc/test", codename: jammy }
 EOY
-if [ "${T4074_RECORD:-0}" != 1 ]; then
+if [ "$recording" != 1 ]; then
 	expect_exit 65 "a PPA is refused when the play is loaded" -- \
 		"$IMC" play --no-fallback --connection local "$TMPD/ppa.yml"
 	expect_grep "apt_repository: unsupported repo 'ppa:imc/test'" "$TMPD/err" "... naming it"

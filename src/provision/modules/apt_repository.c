@@ -90,22 +90,11 @@ static void srclist_copy(struct srclist *to, const struct srclist *s)
 	}
 }
 
-static char *strip(const char *s, size_t n)
-{
-	while (n && isspace((unsigned char)*s)) {
-		s++;
-		n--;
-	}
-	while (n && isspace((unsigned char)s[n - 1]))
-		n--;
-	return xstrndup(s, n);
-}
-
 /* The module's _parse of one line; *rest, when not NULL, the text it
  * names in "Invalid repository string" (after the '#' and comment cut). */
 static void parse_line(const char *text, struct src_line *l, char **rest)
 {
-	char *line = strip(text, strlen(text)), *p = line;
+	char *line = mod_strip(text, strlen(text)), *p = line;
 	l->valid = false;
 	l->enabled = true;
 	l->comment = xstrdup("");
@@ -116,12 +105,12 @@ static void parse_line(const char *text, struct src_line *l, char **rest)
 	char *hash = strchr(p, '#');
 	if (hash && hash > p) {
 		free(l->comment);
-		l->comment = strip(hash + 1, strlen(hash + 1));
+		l->comment = mod_strip(hash + 1, strlen(hash + 1));
 		*hash = '\0';
 	}
 	if (rest)
 		*rest = xstrdup(p);
-	l->source = strip(p, strlen(p));
+	l->source = mod_strip(p, strlen(p));
 	if (*l->source) {
 		/* a source spec: its words joined by single blanks */
 		struct strbuf w = STRBUF_INIT;
@@ -176,7 +165,8 @@ static void load_file(struct srclist *s, const char *name, const char *data, siz
 		while (j < len && data[j] != '\n' && data[j] != '\r')
 			j++;
 		char *text = xstrndup(data + i, j - i);
-		struct src_line l = { .n = n++ };
+		struct src_line l = { .n = n };
+		n++;
 		parse_line(text, &l, NULL);
 		add_line(f, &l);
 		free(text);
@@ -486,7 +476,7 @@ static int install_python_apt(struct exec_ctx *x, json_t **res)
 		conn_result_init(&cr);
 		rc = mod_sh(x, c.buf, NULL, 0, &cr, res);
 		if (rc == 0 && cr.rc != 0) {
-			char *e = strip(strbuf_str(&cr.err), cr.err.len);
+			char *e = mod_strip(strbuf_str(&cr.err), cr.err.len);
 			*res = res_fail("Failed to auto-install python3-apt. Error was: '%s'", e);
 			free(e);
 			rc = -1;

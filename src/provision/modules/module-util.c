@@ -5,6 +5,7 @@
  * the SSH connection and no Python is needed on the node. */
 #include "config.h"
 
+#include <ctype.h>
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>
 #include <stdarg.h>
@@ -934,6 +935,17 @@ const char *mod_pytype(const json_t *v)
 	case JSON_FALSE: return "bool";
 	default: return "NoneType";
 	}
+}
+
+char *mod_strip(const char *s, size_t n)
+{
+	while (n && isspace((unsigned char)*s)) {
+		s++;
+		n--;
+	}
+	while (n && isspace((unsigned char)s[n - 1]))
+		n--;
+	return xstrndup(s, n);
 }
 
 int mod_bin_path(struct exec_ctx *x, const char *name, bool required, char **path, json_t **res)

@@ -24,18 +24,6 @@
  * module reads its stderr */
 #define LANG_C "LANG=C LC_ALL=C LC_MESSAGES=C "
 
-/* Python's str.strip(), as a new string. */
-static char *strip(const char *s, size_t n)
-{
-	while (n && isspace((unsigned char)*s)) {
-		s++;
-		n--;
-	}
-	while (n && isspace((unsigned char)s[n - 1]))
-		n--;
-	return xstrndup(s, n);
-}
-
 /* The module's _parse_value: booleans as 1 and 0, else stripped. */
 static char *parse_value(const char *v)
 {
@@ -49,7 +37,7 @@ static char *parse_value(const char *v)
 		if (!strcasecmp(v, f[i]))
 			return xstrdup("0");
 	}
-	return strip(v, strlen(v));
+	return mod_strip(v, strlen(v));
 }
 
 /* _values_is_equal: the same whitespace-separated words in the same order. */
@@ -79,8 +67,8 @@ static bool is_setting(const char *line)
 static char *split_setting(const char *line, char **v)
 {
 	const char *eq = strchr(line, '=');
-	*v = strip(eq + 1, strlen(eq + 1));
-	return strip(line, (size_t)(eq - line));
+	*v = mod_strip(eq + 1, strlen(eq + 1));
+	return mod_strip(line, (size_t)(eq - line));
 }
 
 /* The error lines sysctl prints with status 0 that the module fails on. */
@@ -99,7 +87,7 @@ static void read_lines(const struct strbuf *data, const char *name, json_t *out,
 		size_t j = i;
 		while (j < data->len && data->buf[j] != '\n' && data->buf[j] != '\r')
 			j++;
-		char *line = strip(data->buf + i, j - i);
+		char *line = mod_strip(data->buf + i, j - i);
 		if (j < data->len && data->buf[j] == '\r' && j + 1 < data->len && data->buf[j + 1] == '\n')
 			j++;
 		i = j + 1;
@@ -209,7 +197,7 @@ static json_t *sysctl_run(struct exec_ctx *x, json_t *args)
 	if (mod_bin_path(x, "sysctl", true, &bin, &res) < 0)
 		goto out;
 	{
-		char *s = strip(name, strlen(name));
+		char *s = mod_strip(name, strlen(name));
 		free(name);
 		name = s;
 	}
