@@ -21,22 +21,52 @@ expect="$top_srcdir/tests/cli/t4071-modprobe.expect"
 d="$TMPD/w"
 mkdir -p "$d" "$TMPD/lu" "$TMPD/lw" "$TMPD/eu" "$TMPD/ew"
 release=$(uname -r)
-expect_exit 0 "the play runs in a mount namespace with a fake /proc/modules" -- \
-	unshare -m --propagation private sh -c "
-	mount -t overlay imc-t4071 -o lowerdir=/usr/lib,upperdir=$TMPD/lu,workdir=$TMPD/lw /usr/lib &&
-	mount -t overlay imc-t4071 -o lowerdir=/etc,upperdir=$TMPD/eu,workdir=$TMPD/ew /etc &&
-	mkdir -p /lib/modules/$release /etc/modprobe.d &&
-	echo kernel/fs/builtin-mod.ko >/lib/modules/$release/modules.builtin &&
-	echo 'install fake-mod /bin/true' >/etc/modprobe.d/imc-t4071.conf &&
-	mount -t tmpfs imc-t4071 /proc &&
-	echo 'dummy_mod 16384 0 - Live 0x0000000000000000' >/proc/modules &&
-	exec $run -e d='$d' '$play'"
-sed "s#$release#@RELEASE@#g" "$d/results" >"$TMPD/got"
-recorded_check "$TMPD/got" "$expect" "results as ansible-playbook's"
-if [ ! -e "/lib/modules/$release" ] && [ ! -e /etc/modprobe.d/imc-t4071.conf ]; then
-	ok "nothing changed outside the namespace"
+# A sanitizer build cannot run in there: ASan and LeakSanitizer read
+# /proc/self (their options, the threads at exit), which the namespace's
+# tmpfs /proc replaces; the sanitizer pass then checks only the play
+# outside the namespace below.
+if ldd "$IMC" 2>/dev/null | grep -q 'libasan'; then
+	echo "# sanitizer build: the namespace play is left to the normal pass"
 else
-	not_ok "the namespace's files leaked to the machine"
+	expect_exit 0 "the play runs in a mount namespace with a fake /proc/modules" -- \
+		unshare -m --propagation private sh -c "
+		mount -t overlay imc-t4071 -o lowerdir=/usr/lib,upperdir=$TMPD/lu,workdir=$TMPD/lw /usr/lib &&
+		mount -t overlay imc-t4071 -o lowerdir=/etc,upperdir=$TMPD/eu,workdir=$TMPD/ew /etc &&
+		mkdir -p /lib/modules/$release /etc/modprobe.d &&
+		echo kernel/fs/builtin-mod.ko >/lib/modules/$release/modules.builtin &&
+		echo 'install fake-mod /bin/true' >/etc/modprobe.d/imc-t4071.conf &&
+		mount -t tmpfs imc-t4071 /proc &&
+		echo 'dummy_mod 16384 0 - Live 0x0000000000000000' >/proc/modules &&
+		exec $run -e d='$d' '$play'"
+	sed "s#$release#@RELEASE@#g" "$d/results" >"$TMPD/got"
+	recorded_check "$TMPD/got" "$expect" "results as ansible-playbook's"
+	if [ ! -e /etc/modprobe.d/imc-t4071.conf ] &&
+		! grep -qs builtin-mod "/lib/modules/$release/modules.builtin"; then
+		ok "nothing changed outside the namespace"
+	else
+		not_ok "the namespace's files leaked to the machine"
+	fi
+fi
+
+# outside the namespace, in check mode (modprobe -n: nothing loads): on a
+# kernel without /proc/modules (as here) the module fails as Ansible's
+# does; failed or not, the result carries the module's fields (leaks
+# checked here in the sanitizer pass)
+cat >"$TMPD/real.yml" <<'EOY'
+- hosts: all
+  gather_facts: false
+  tasks:
+    - modprobe: { name: dummy, params: "x=1" }
+      check_mode: true
+      register: r
+      ignore_errors: true
+    - assert:
+        that:
+          - r.name == 'dummy' and r.params == 'x=1' and r.state == 'present'
+EOY
+if [ "$recording" != 1 ]; then
+	expect_exit 0 "on this machine's own /proc, the result carries the module's fields" -- \
+		"$IMC" play --no-fallback --connection local "$TMPD/real.yml"
 fi
 
 # the files of persistent=present|absent are not implemented: the task
