@@ -40,6 +40,8 @@ libimc_la_SOURCES += \
 libimc_la_SOURCES += \
 	src/provision/modules/add_host.c \
 	src/provision/modules/apt.c \
+	src/provision/modules/apt_key.c \
+	src/provision/modules/apt_repository.c \
 	src/provision/modules/assemble.c \
 	src/provision/modules/assert.c \
 	src/provision/modules/async_status.c \
@@ -63,6 +65,7 @@ libimc_la_SOURCES += \
 	src/provision/modules/iptables.c \
 	src/provision/modules/ini_file.c \
 	src/provision/modules/lineinfile.c \
+	src/provision/modules/modprobe.c \
 	src/provision/modules/mount.c \
 	src/provision/modules/package.c \
 	src/provision/modules/pause.c \
@@ -80,9 +83,11 @@ libimc_la_SOURCES += \
 	src/provision/modules/shell.c \
 	src/provision/modules/slurp.c \
 	src/provision/modules/stat.c \
+	src/provision/modules/sysctl.c \
 	src/provision/modules/systemd.c \
 	src/provision/modules/tempfile.c \
 	src/provision/modules/template.c \
+	src/provision/modules/timezone.c \
 	src/provision/modules/unarchive.c \
 	src/provision/modules/uri.c \
 	src/provision/modules/user.c \
@@ -144,6 +149,15 @@ EXTRA_DIST += tests/cli/t4050-persistent-shell.sh
 # the stat memo: the file module's round trips, its results unchanged
 TESTS += tests/cli/t4051-stat-memo.sh
 EXTRA_DIST += tests/cli/t4051-stat-memo.sh
+TESTS += tests/cli/t4070-sysctl.sh tests/cli/t4071-modprobe.sh tests/cli/t4072-timezone.sh \
+	tests/cli/t4073-apt-key.sh tests/cli/t4074-apt-repository.sh
+EXTRA_DIST += tests/cli/t407-lib-recorded.sh tests/cli/t4070-sysctl.sh tests/cli/t4070-sysctl.yml tests/cli/t4070-sysctl.expect \
+	tests/cli/t4071-modprobe.sh tests/cli/t4071-modprobe.yml tests/cli/t4071-modprobe.expect \
+	tests/cli/t4072-timezone.sh tests/cli/t4072-timezone.yml tests/cli/t4072-timezone.expect \
+	tests/cli/t4073-apt-key.sh tests/cli/t4073-apt-key.yml tests/cli/t4073-apt-key.expect \
+	tests/cli/t4073-apt-key.k1.asc tests/cli/t4073-apt-key.k2.asc \
+	tests/cli/t4074-apt-repository.sh tests/cli/t4074-apt-repository-1.yml \
+	tests/cli/t4074-apt-repository-2.yml tests/cli/t4074-apt-repository.expect
 # generated cases (tests/differential/gen), a fixed-seed sample, live against ansible-playbook
 TESTS += tests/cli/t4030-differential-gen.sh
 EXTRA_DIST += tests/cli/t4030-differential-gen.sh

@@ -193,6 +193,19 @@ int mod_re(const char *pat, const char *s, size_t len, bool anchored, char **err
  * (expanduser, expandvars), which imc does not do: the failure to return
  * when one of keys holds either (new reference), else NULL. */
 json_t *mod_unexpanded(const char *module, json_t *args, const char *const *keys);
+/* Python's str.strip() of s[0..n): a new string without the blanks
+ * around it. */
+char *mod_strip(const char *s, size_t n);
+/* AnsibleModule.get_bin_path: the node's path of the command name, looked
+ * for in PATH and then /sbin, /usr/sbin and /usr/local/sbin (those that
+ * exist and PATH lacks). 0 with *path malloc'd, or NULL when not found
+ * and not required; -1 with *res set when required and not found (as
+ * Ansible words it, naming the paths searched) or unreachable. */
+int mod_bin_path(struct exec_ctx *x, const char *name, bool required, char **path, json_t **res);
+/* An argument of Ansible's bool type: *out its value (dflt when absent
+ * or null); NULL, or the failure Ansible gives a value that is not one of
+ * its booleans (new reference). */
+json_t *mod_bool_arg(json_t *args, const char *key, bool dflt, bool *out);
 /* Runs a command string, Ansible command-module style result */
 json_t *mod_run_command(struct exec_ctx *x, const char *cmd, json_t *cmd_repr, const char *in,
 			const char *chdir);

@@ -194,25 +194,13 @@ static const char *field(json_t *args, const char *k, const char *alias)
 	return v ? v : "*";
 }
 
-/* Ansible's module wants the crontab command even for a cron file: it
- * fails, as get_bin_path words it, when no PATH directory (nor /sbin,
- * /usr/sbin or /usr/local/sbin, appended when absent) holds one. */
+/* Ansible's module wants the crontab command even for a cron file, and
+ * fails as get_bin_path words it when the node has none. */
 static int need_crontab(struct exec_ctx *x, json_t **res)
 {
-	static const char script[] =
-		"p=$PATH; for s in /sbin /usr/sbin /usr/local/sbin; do case \":$PATH:\" in "
-		"*\":$s:\"*) ;; *) [ -e \"$s\" ] && p=\"$p:$s\";; esac; done; IFS=:; "
-		"for d in $p; do [ -n \"$d\" ] && [ -f \"$d/crontab\" ] && [ -x \"$d/crontab\" ] "
-		"&& exit 0; done; printf '%s' \"$p\"; exit 3";
-	struct conn_result cr;
-	conn_result_init(&cr);
-	int rc = mod_sh(x, script, NULL, 0, &cr, res);
-	if (rc == 0 && cr.rc != 0) {
-		*res = res_fail("Failed to find required executable \"crontab\" in paths: %s",
-				strbuf_str(&cr.out));
-		rc = -1;
-	}
-	conn_result_release(&cr);
+	char *p = NULL;
+	int rc = mod_bin_path(x, "crontab", true, &p, res);
+	free(p);
 	return rc;
 }
 

@@ -17,6 +17,9 @@ extern const struct task_module mod_command, mod_shell, mod_raw, mod_script, mod
 	mod_cron, mod_mount, mod_include_vars,
 	mod_add_host, mod_group_by, mod_set_stats,
 	mod_uri, mod_service_facts, mod_iptables, mod_reboot;
+/* issue 17's modules of real recipes (modules-a) */
+extern const struct task_module mod_sysctl, mod_modprobe, mod_timezone, mod_apt_key,
+	mod_apt_repository;
 
 const struct task_module *const task_modules[] = {
 	&mod_command, &mod_shell, &mod_raw, &mod_script, &mod_copy, &mod_template, &mod_file,
@@ -27,7 +30,9 @@ const struct task_module *const task_modules[] = {
 	&mod_hostname, &mod_authorized_key, &mod_ping, &mod_ini_file, &mod_tempfile, &mod_find,
 	&mod_assemble, &mod_cron, &mod_mount, &mod_include_vars,
 	&mod_add_host, &mod_group_by, &mod_set_stats,
-	&mod_uri, &mod_service_facts, &mod_iptables, &mod_reboot, NULL,
+	&mod_uri, &mod_service_facts, &mod_iptables, &mod_reboot,
+	&mod_sysctl, &mod_modprobe, &mod_timezone, &mod_apt_key, &mod_apt_repository,
+	NULL,
 };
 
 const struct task_module *task_module_find(const char *name)

@@ -5,11 +5,13 @@
  * the SSH connection and no Python is needed on the node. */
 #include "config.h"
 
+#include <ctype.h>
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <time.h>
 
@@ -1043,4 +1045,79 @@ const char *mod_pytype(const json_t *v)
 	case JSON_FALSE: return "bool";
 	default: return "NoneType";
 	}
+}
+
+char *mod_strip(const char *s, size_t n)
+{
+	while (n && isspace((unsigned char)*s)) {
+		s++;
+		n--;
+	}
+	while (n && isspace((unsigned char)s[n - 1]))
+		n--;
+	return xstrndup(s, n);
+}
+
+int mod_bin_path(struct exec_ctx *x, const char *name, bool required, char **path, json_t **res)
+{
+	/* PATH's directories, then the sbin ones that exist and it lacks;
+	 * prints the first executable regular file, or (status 3) the paths */
+	struct strbuf c = STRBUF_INIT;
+	strbuf_addstr(&c, "n=");
+	sh_quote(&c, name);
+	strbuf_addstr(&c, "; p=$PATH; for s in /sbin /usr/sbin /usr/local/sbin; do case \":$PATH:\" in "
+			 "*\":$s:\"*) ;; *) [ -e \"$s\" ] && p=\"$p:$s\";; esac; done; IFS=:; "
+			 "for d in $p; do [ -n \"$d\" ] && [ -f \"$d/$n\" ] && [ -x \"$d/$n\" ] "
+			 "&& { printf '%s' \"$d/$n\"; exit 0; }; done; printf '%s' \"$p\"; exit 3");
+	struct conn_result cr;
+	conn_result_init(&cr);
+	*path = NULL;
+	int rc = mod_sh(x, c.buf, NULL, 0, &cr, res);
+	if (rc == 0 && cr.rc == 0) {
+		*path = xstrdup(strbuf_str(&cr.out));
+	} else if (rc == 0 && required) {
+		*res = res_fail("Failed to find required executable \"%s\" in paths: %s", name,
+				strbuf_str(&cr.out));
+		rc = -1;
+	}
+	conn_result_release(&cr);
+	strbuf_release(&c);
+	return rc;
+}
+
+json_t *mod_bool_arg(json_t *args, const char *key, bool dflt, bool *out)
+{
+	json_t *v = json_object_get(args, key);
+	*out = dflt;
+	if (!v || json_is_null(v))
+		return NULL;
+	if (json_is_boolean(v)) {
+		*out = json_is_true(v);
+		return NULL;
+	}
+	/* Ansible's BOOLEANS_TRUE and BOOLEANS_FALSE, strings compared
+	 * lowercased, numbers only as 1 and 0; its message lists them in
+	 * the order of a Python set, which changes from run to run */
+	static const char *const t[] = { "y", "yes", "on", "1", "true", "t", NULL };
+	static const char *const f[] = { "n", "no", "off", "0", "false", "f", NULL };
+	if (json_is_string(v)) {
+		const char *s = json_string_value(v);
+		for (int i = 0; t[i]; i++) {
+			if (!strcasecmp(s, t[i]) || !strcasecmp(s, f[i])) {
+				*out = !strcasecmp(s, t[i]);
+				return NULL;
+			}
+		}
+	} else if (json_is_number(v) && (json_number_value(v) == 1 || json_number_value(v) == 0)) {
+		*out = json_number_value(v) == 1;
+		return NULL;
+	}
+	struct strbuf r = STRBUF_INIT;
+	args_pystr(&r, v);
+	json_t *res = res_fail("argument '%s' is of type <class '%s'> and we were unable to convert "
+			       "to bool: The value '%s' is not a valid boolean.  Valid booleans include: "
+			       "'n', 'on', 'no', 'false', '0', 't', 'yes', 'f', 'true', 'y', '1', 'off', 1, 0",
+			       key, mod_pytype(v), r.buf);
+	strbuf_release(&r);
+	return res;
 }
