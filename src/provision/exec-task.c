@@ -127,11 +127,12 @@ static json_t *fail_from_diag(struct diag *d)
 }
 
 /* The check_mode keyword (task, blocks, play), templated, into
- * x->check_mode. Ansible's ansible_check_mode variable follows only the
- * command line's --check, so it stays as it is. */
+ * x->check_mode; without one, the command line's --check. Ansible's
+ * ansible_check_mode variable follows only --check (exec-vars.c). */
 static int check_mode_of(struct exec_ctx *x, struct diag *d)
 {
 	json_t *kw = exec_keyword(x->run, x->task, "check_mode");
+	x->check_mode = x->run->check;
 	if (!kw)
 		return 0;
 	json_t *v = xt_value(x, kw, d);
@@ -695,9 +696,14 @@ int exec_task_host(struct task_run *run, struct ptask *t, struct task_host *h, b
 				 label, js);
 			free(js);
 			json_decref(shown);
-		} else
+		} else {
+			/* --diff (or the diff keyword): each item's diff
+			 * before its line, as Ansible's callback shows it */
+			if (json_object_get(ir, "diff") && mod_diff_wanted(&x))
+				out_diff(run->out, h->index, ir);
 			out_line(run->out, h->index, "%s: [%s] => (item=%s)",
 				 res_changed(ir) ? "changed" : "ok", deleg_name ? deleg_name : h->name, label);
+		}
 		free(label);
 		any_changed |= res_changed(ir);
 		any_failed |= res_failed(ir);
@@ -798,6 +804,8 @@ done:
 		h->st.skipped++;
 	} else {
 		bool ch = res_changed(res);
+		if (!is_loop && json_object_get(res, "diff") && mod_diff_wanted(&x))
+			out_diff(run->out, h->index, res);
 		if (is_loop)
 			;
 		else if (t->module && !strcmp(t->module, "debug")) {

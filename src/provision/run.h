@@ -77,6 +77,10 @@ struct task_run {
 	json_t *play_hosts;
 	const char *limit;     /* only this host runs (provision: one item) */
 	bool borrowed_hosts;   /* hosts belong to the caller */
+	/* ansible-playbook's --check and --diff: the defaults the check_mode
+	 * and diff keywords override; --check also sets ansible_check_mode */
+	bool check;
+	bool diff;
 	/* Marks the handlers that answer to name as notified by host h (set by
 	 * the play loop while a play runs, NULL otherwise): exec-task.c calls
 	 * it without depending on the play loop that calls exec-task.c. */
@@ -101,7 +105,7 @@ struct exec_ctx {
 	char *become_user_own;
 	json_t *env;           /* environment object (owned) or NULL */
 	double deadline;
-	bool check_mode;       /* the check_mode keyword, templated, is true */
+	bool check_mode;       /* the check_mode keyword, templated, or --check */
 };
 
 /* Guards every host's facts (several runs may share hosts). */

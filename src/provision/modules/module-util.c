@@ -729,7 +729,7 @@ bool mod_diff_wanted(struct exec_ctx *x)
 	struct diag d = DIAG_INIT;
 	json_t *kw = exec_keyword(x->run, x->task, "diff");
 	json_t *v = kw ? xt_value(x, kw, &d) : NULL;
-	bool want = args_bool(v, false);
+	bool want = args_bool(v, x->run->diff);
 	json_decref(v);
 	diag_release(&d);
 	return want;
