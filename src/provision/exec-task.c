@@ -742,9 +742,12 @@ done:
 	bool skipped = json_is_true(json_object_get(res, "skipped"));
 	bool ignore = args_bool(exec_keyword(run, t, "ignore_errors"), false);
 	bool nolog = args_bool(exec_keyword(run, t, "no_log"), false);
+	/* a module's result has failed set even when the module skipped
+	 * (command in check mode); a skip of imc's own (when, loop) has not */
+	bool own_skip = skipped && (is_loop || json_object_get(res, "skip_reason"));
 	if (reg) {
 		json_t *stored = json_deep_copy(res);
-		if (!json_object_get(stored, "failed") && !skipped)
+		if (!json_object_get(stored, "failed") && !own_skip)
 			json_object_set_new(stored, "failed", json_false());
 		exec_set_fact(run, h, reg, stored);
 		exec_mark_registered(h, reg);
