@@ -123,11 +123,17 @@ int mod_sh_stat(struct exec_ctx *x, const char *path, const char *pre, struct no
 /* mod_write that also applies owner/group and returns the new stat (one round trip). */
 int mod_write_stat(struct exec_ctx *x, const char *path, const void *data, size_t len, long mode,
 		   const char *owner, const char *group, struct node_stat *st, json_t **res);
-/* Applies mode/owner/group from args to path whose stat is st (updated). */
+/* Applies mode/owner/group from args to path whose stat is st (updated;
+ * in check mode, only says they would change, as mod_attrs_diff). */
 int mod_attrs_st(struct exec_ctx *x, const char *path, json_t *args, struct node_stat *st,
 		 bool *changed, json_t **res);
 /* Applies mode/owner/group from args to path; sets *changed. */
 int mod_attrs(struct exec_ctx *x, const char *path, json_t *args, bool *changed, json_t **res);
+/* The same, recording in diff (an object, or NULL) the before and after
+ * of each attribute that changes, as Ansible's attribute diff holds them;
+ * in check mode these say what would change, and nothing changes. */
+int mod_attrs_diff(struct exec_ctx *x, const char *path, json_t *args, bool *changed, json_t *diff,
+		   json_t **res);
 /* backup=yes: copies path (when it exists) to path.PID.DATE@TIME~ beside
  * it, as Ansible's backup_local names backups. Returns 0 with *dest the
  * backup's name ("" when path is missing; malloc'd), or -1 with *res set
