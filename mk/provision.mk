@@ -136,6 +136,9 @@ EXTRA_DIST += tests/cli/t4022-fallback-radl.sh
 # the SSH connection's persistent shell: exact output, fresh state per task
 TESTS += tests/cli/t4050-persistent-shell.sh
 EXTRA_DIST += tests/cli/t4050-persistent-shell.sh
+# imc play --check/--diff, native check mode: nothing changes, Ansible's results and diffs
+TESTS += tests/cli/t4060-check-mode.sh
+EXTRA_DIST += tests/cli/t4060-check-mode.sh
 # generated cases (tests/differential/gen), a fixed-seed sample, live against ansible-playbook
 TESTS += tests/cli/t4030-differential-gen.sh
 EXTRA_DIST += tests/cli/t4030-differential-gen.sh
