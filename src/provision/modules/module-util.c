@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "provision/exec.h"
 #include "provision/module.h"
 #include "util/xalloc.h"
 #include "util/banned.h"
@@ -696,6 +697,12 @@ int mod_attrs_st(struct exec_ctx *x, const char *path, json_t *args, struct node
 	return attrs_set(x, path, args, st, changed, NULL, res);
 }
 
+int mod_attrs_st_diff(struct exec_ctx *x, const char *path, json_t *args, struct node_stat *st,
+		      bool *changed, json_t *diff, json_t **res)
+{
+	return attrs_set(x, path, args, st, changed, diff, res);
+}
+
 int mod_attrs_diff(struct exec_ctx *x, const char *path, json_t *args, bool *changed, json_t *diff,
 		   json_t **res)
 {
@@ -984,4 +991,13 @@ const char *mod_pytype(const json_t *v)
 	case JSON_FALSE: return "bool";
 	default: return "NoneType";
 	}
+}
+
+json_t *mod_check_unsupported(struct exec_ctx *x, const char *module, json_t *args, const char *what)
+{
+	if (fallback_available())
+		return fallback_run(x, module, args);
+	return res_fail("module '%s' with %s in check mode needs Ansible (imc's own module would act): %s",
+			module, what,
+			fallback_disabled() ? "the fallback is disabled" : "ansible-playbook is not installed");
 }
