@@ -139,6 +139,8 @@ EXTRA_DIST += tests/cli/t4050-persistent-shell.sh
 # imc play --check/--diff, native check mode: nothing changes, Ansible's results and diffs
 TESTS += tests/cli/t4060-check-mode.sh
 EXTRA_DIST += tests/cli/t4060-check-mode.sh
+TESTS += tests/cli/t4061-check-mode-file.sh
+EXTRA_DIST += tests/cli/t4061-check-mode-file.sh
 # generated cases (tests/differential/gen), a fixed-seed sample, live against ansible-playbook
 TESTS += tests/cli/t4030-differential-gen.sh
 EXTRA_DIST += tests/cli/t4030-differential-gen.sh
