@@ -143,6 +143,18 @@ static int check_mode_of(struct exec_ctx *x, struct diag *d)
 	return 0;
 }
 
+/* exec_ctx's check_unsupported: Ansible runs the task in check mode, or
+ * the task fails saying why. */
+static json_t *check_unsupported(struct exec_ctx *x, const char *module, json_t *args,
+				 const char *what)
+{
+	if (fallback_available())
+		return fallback_run(x, module, args);
+	return res_fail("module '%s' with %s in check mode needs Ansible (imc's own module would act): %s",
+			module, what,
+			fallback_disabled() ? "the fallback is disabled" : "ansible-playbook is not installed");
+}
+
 /* Runs the module once (no retries), applying async and the result
  * overrides (changed_when/failed_when). */
 static json_t *run_module(struct exec_ctx *x, json_t *args)
@@ -579,7 +591,7 @@ int exec_task_host(struct task_run *run, struct ptask *t, struct task_host *h, b
 		   json_t *inc_params, json_t **result)
 {
 	struct exec_ctx x = { .run = run, .host = h, .task = t, .conn = h->conn,
-			      .deadline = run->deadline };
+			      .deadline = run->deadline, .check_unsupported = check_unsupported };
 	x.vars = exec_build_vars(run, h, t, inc_params);
 	struct diag d = DIAG_INIT;
 	json_t *res = NULL;

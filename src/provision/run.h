@@ -106,6 +106,11 @@ struct exec_ctx {
 	json_t *env;           /* environment object (owned) or NULL */
 	double deadline;
 	bool check_mode;       /* the check_mode keyword, templated, or --check */
+	/* a native module's check-mode case it does not compute: Ansible
+	 * runs the task, or a failure says why (exec-task.c sets it, so
+	 * the modules do not depend on the fallback, which depends on them) */
+	json_t *(*check_unsupported)(struct exec_ctx *x, const char *module, json_t *args,
+				     const char *what);
 };
 
 /* Guards every host's facts (several runs may share hosts). */

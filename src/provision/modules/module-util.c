@@ -13,7 +13,6 @@
 #include <sys/stat.h>
 #include <time.h>
 
-#include "provision/exec.h"
 #include "provision/module.h"
 #include "util/xalloc.h"
 #include "util/banned.h"
@@ -995,9 +994,10 @@ const char *mod_pytype(const json_t *v)
 
 json_t *mod_check_unsupported(struct exec_ctx *x, const char *module, json_t *args, const char *what)
 {
-	if (fallback_available())
-		return fallback_run(x, module, args);
-	return res_fail("module '%s' with %s in check mode needs Ansible (imc's own module would act): %s",
-			module, what,
-			fallback_disabled() ? "the fallback is disabled" : "ansible-playbook is not installed");
+	/* through the executor's hook: the modules never call the fallback
+	 * (which calls the modules) directly */
+	if (x->check_unsupported)
+		return x->check_unsupported(x, module, args, what);
+	return res_fail("module '%s' with %s in check mode needs Ansible (imc's own module would act)",
+			module, what);
 }
