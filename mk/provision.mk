@@ -158,6 +158,11 @@ EXTRA_DIST += tests/cli/t407-lib-recorded.sh tests/cli/t4070-sysctl.sh tests/cli
 	tests/cli/t4073-apt-key.k1.asc tests/cli/t4073-apt-key.k2.asc \
 	tests/cli/t4074-apt-repository.sh tests/cli/t4074-apt-repository-1.yml \
 	tests/cli/t4074-apt-repository-2.yml tests/cli/t4074-apt-repository.expect
+# imc play --check/--diff, native check mode: nothing changes, Ansible's results and diffs
+TESTS += tests/cli/t4060-check-mode.sh
+EXTRA_DIST += tests/cli/t4060-check-mode.sh
+TESTS += tests/cli/t4061-check-mode-file.sh
+EXTRA_DIST += tests/cli/t4061-check-mode-file.sh
 # generated cases (tests/differential/gen), a fixed-seed sample, live against ansible-playbook
 TESTS += tests/cli/t4030-differential-gen.sh
 EXTRA_DIST += tests/cli/t4030-differential-gen.sh

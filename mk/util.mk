@@ -8,6 +8,7 @@ libimc_la_SOURCES += \
 	src/util/base64.c src/util/base64.h \
 	src/util/hash.c src/util/hash.h \
 	src/util/which.c src/util/which.h \
+	src/util/udiff.c src/util/udiff.h \
 	src/util/exitcode.h src/util/sshkey.h
 
 UNIT_TESTS += tests/unit/test-util

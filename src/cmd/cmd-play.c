@@ -32,7 +32,7 @@
 enum {
 	OPT_CONNECTION, OPT_EXTRA_VARS, OPT_INVENTORY_HOST, OPT_HOST, OPT_KEY, OPT_KNOWN_HOSTS,
 	OPT_GROUP, OPT_FORKS, OPT_RESULTS, OPT_JSON, OPT_QUIET, OPT_TARGET, OPT_NO_FALLBACK,
-	OPT_SYNTAX_CHECK, OPT_LIST_MODULES,
+	OPT_SYNTAX_CHECK, OPT_LIST_MODULES, OPT_CHECK, OPT_DIFF,
 };
 
 static const struct cmd_option options[] = {
@@ -68,6 +68,12 @@ static const struct cmd_option options[] = {
 			       "(with file:line:col); run nothing" },
 	[OPT_LIST_MODULES] = { "list-modules", 0, CMD_OPT_FLAG, NULL,
 			       "print the modules imc runs itself, and exit" },
+	[OPT_CHECK] = { "check", 'C', CMD_OPT_FLAG, NULL,
+			"change nothing: report what would change (check\n"
+			"mode for every task without check_mode: false)" },
+	[OPT_DIFF] = { "diff", 'D', CMD_OPT_FLAG, NULL,
+		       "show the changes to files (the diff keyword's\n"
+		       "default), in the log and in the results" },
 	{ 0 },
 };
 
@@ -118,7 +124,7 @@ static void group_add(json_t *groups, const char *g, const char *h)
 /* The fallback: the same play under ansible-playbook -c local. With
  * --results its json callback writes the results file. */
 static int run_ansible(const char *playbook, const char *host, json_t *extra, const char *results,
-		       bool quiet)
+		       bool quiet, bool check, bool diff)
 {
 	char *ev = json_dumps(extra, JSON_COMPACT);
 	char *inv = xasprintf("%s,", host);
@@ -140,8 +146,17 @@ static int run_ansible(const char *playbook, const char *host, json_t *extra, co
 			dup2(fd, 1);
 			close(fd);
 		}
-		execlp("ansible-playbook", "ansible-playbook", "-i", inv, "-c", "local", "-e", ev,
-		       playbook, (char *)NULL);
+		/* copies: execvp's argv is not const (the child execs or exits) */
+		char *argv[12] = { xstrdup("ansible-playbook"), xstrdup("-i"), inv, xstrdup("-c"),
+				   xstrdup("local"), xstrdup("-e"), ev };
+		int argc = 7;
+		if (check)
+			argv[argc++] = xstrdup("--check");
+		if (diff)
+			argv[argc++] = xstrdup("--diff");
+		argv[argc++] = xstrdup(playbook);
+		argv[argc] = NULL;
+		execvp(argv[0], argv);
 		_exit(127);
 	}
 	int st = 0;
@@ -510,7 +525,8 @@ static int run_play(struct cmd_args *a)
 		    provision_have_ansible()) {
 			fprintf(stderr, "imc play: %s; running it under ansible-playbook\n",
 				diag_first_message(&d));
-			rc = run_ansible(playbook, inv_host, extra, results, quiet);
+			rc = run_ansible(playbook, inv_host, extra, results, quiet, opt[OPT_CHECK].set,
+					 opt[OPT_DIFF].set);
 			goto out;
 		}
 		rc = cmd_report(ctx, &d);
@@ -518,6 +534,8 @@ static int run_play(struct cmd_args *a)
 	}
 	run = task_run_new();
 	run->forks = forks > 0 ? forks : 1;
+	run->check = opt[OPT_CHECK].set;
+	run->diff = opt[OPT_DIFF].set;
 	json_decref(run->extra_vars);
 	run->extra_vars = json_incref(extra);
 	out.fp = quiet || json_out ? NULL : stdout;

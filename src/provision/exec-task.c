@@ -149,11 +149,12 @@ static json_t *fail_from_diag(struct diag *d)
 }
 
 /* The check_mode keyword (task, blocks, play), templated, into
- * x->check_mode. Ansible's ansible_check_mode variable follows only the
- * command line's --check, so it stays as it is. */
+ * x->check_mode; without one, the command line's --check. Ansible's
+ * ansible_check_mode variable follows only --check (exec-vars.c). */
 static int check_mode_of(struct exec_ctx *x, struct diag *d)
 {
 	json_t *kw = exec_keyword(x->run, x->task, "check_mode");
+	x->check_mode = x->run->check;
 	if (!kw)
 		return 0;
 	json_t *v = xt_value(x, kw, d);
@@ -162,6 +163,18 @@ static int check_mode_of(struct exec_ctx *x, struct diag *d)
 	x->check_mode = args_bool(v, false);
 	json_decref(v);
 	return 0;
+}
+
+/* exec_ctx's check_unsupported: Ansible runs the task in check mode, or
+ * the task fails saying why. */
+static json_t *check_unsupported(struct exec_ctx *x, const char *module, json_t *args,
+				 const char *what)
+{
+	if (fallback_available())
+		return fallback_run(x, module, args);
+	return res_fail("module '%s' with %s in check mode needs Ansible (imc's own module would act): %s",
+			module, what,
+			fallback_disabled() ? "the fallback is disabled" : "ansible-playbook is not installed");
 }
 
 /* Runs the module once (no retries), applying async and the result
@@ -608,7 +621,7 @@ int exec_task_host(struct task_run *run, struct ptask *t, struct task_host *h, b
 		   json_t *inc_params, json_t **result)
 {
 	struct exec_ctx x = { .run = run, .host = h, .task = t, .conn = h->conn,
-			      .deadline = run->deadline };
+			      .deadline = run->deadline, .check_unsupported = check_unsupported };
 	x.vars = exec_build_vars(run, h, t, inc_params);
 	struct diag d = DIAG_INIT;
 	json_t *res = NULL;
@@ -725,9 +738,14 @@ int exec_task_host(struct task_run *run, struct ptask *t, struct task_host *h, b
 				 label, js);
 			free(js);
 			json_decref(shown);
-		} else
+		} else {
+			/* --diff (or the diff keyword): each item's diff
+			 * before its line, as Ansible's callback shows it */
+			if (json_object_get(ir, "diff") && mod_diff_wanted(&x))
+				out_diff(run->out, h->index, ir);
 			out_line(run->out, h->index, "%s: [%s] => (item=%s)",
 				 res_changed(ir) ? "changed" : "ok", deleg_name ? deleg_name : h->name, label);
+		}
 		free(label);
 		any_changed |= res_changed(ir);
 		any_failed |= res_failed(ir);
@@ -766,9 +784,12 @@ done:
 	bool skipped = json_is_true(json_object_get(res, "skipped"));
 	bool ignore = args_bool(exec_keyword(run, t, "ignore_errors"), false);
 	bool nolog = args_bool(exec_keyword(run, t, "no_log"), false);
+	/* a module's result has failed set even when the module skipped
+	 * (command in check mode); a skip of imc's own (when, loop) has not */
+	bool own_skip = skipped && (is_loop || json_object_get(res, "skip_reason"));
 	if (reg) {
 		json_t *stored = json_deep_copy(res);
-		if (!json_object_get(stored, "failed") && !skipped)
+		if (!json_object_get(stored, "failed") && !own_skip)
 			json_object_set_new(stored, "failed", json_false());
 		exec_set_fact(run, h, reg, stored);
 		exec_mark_registered(h, reg);
@@ -828,6 +849,8 @@ done:
 		h->st.skipped++;
 	} else {
 		bool ch = res_changed(res);
+		if (!is_loop && json_object_get(res, "diff") && mod_diff_wanted(&x))
+			out_diff(run->out, h->index, res);
 		if (is_loop)
 			;
 		else if (t->module && !strcmp(t->module, "debug")) {

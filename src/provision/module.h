@@ -130,11 +130,20 @@ int mod_sh_stat(struct exec_ctx *x, const char *path, const char *pre, struct no
 /* mod_write that also applies owner/group and returns the new stat (one round trip). */
 int mod_write_stat(struct exec_ctx *x, const char *path, const void *data, size_t len, long mode,
 		   const char *owner, const char *group, struct node_stat *st, json_t **res);
-/* Applies mode/owner/group from args to path whose stat is st (updated). */
+/* Applies mode/owner/group from args to path whose stat is st (updated;
+ * in check mode, only says they would change, as mod_attrs_diff). */
 int mod_attrs_st(struct exec_ctx *x, const char *path, json_t *args, struct node_stat *st,
 		 bool *changed, json_t **res);
+/* mod_attrs_st recording each change in diff, as mod_attrs_diff does. */
+int mod_attrs_st_diff(struct exec_ctx *x, const char *path, json_t *args, struct node_stat *st,
+		      bool *changed, json_t *diff, json_t **res);
 /* Applies mode/owner/group from args to path; sets *changed. */
 int mod_attrs(struct exec_ctx *x, const char *path, json_t *args, bool *changed, json_t **res);
+/* The same, recording in diff (an object, or NULL) the before and after
+ * of each attribute that changes, as Ansible's attribute diff holds them;
+ * in check mode these say what would change, and nothing changes. */
+int mod_attrs_diff(struct exec_ctx *x, const char *path, json_t *args, bool *changed, json_t *diff,
+		   json_t **res);
 /* backup=yes: copies path (when it exists) to path.PID.DATE@TIME~ beside
  * it, as Ansible's backup_local names backups. Returns 0 with *dest the
  * backup's name ("" when path is missing; malloc'd), or -1 with *res set
@@ -163,6 +172,10 @@ const char *mod_pytype(const json_t *v);
 /* Controller-side file lookup: role files/ or templates/, play dir. Malloc'd or NULL. */
 char *mod_find_src(struct exec_ctx *x, const char *sub, const char *src);
 void mod_file_result(json_t *res, const struct node_stat *st, const char *path);
+/* A case of a check_mode_native module whose check mode imc does not
+ * compute (what, e.g. "recurse"): Ansible runs the task in check mode
+ * (exec-fallback.c), or the result is a failure saying why. */
+json_t *mod_check_unsupported(struct exec_ctx *x, const char *module, json_t *args, const char *what);
 /* The diff keyword of the task (or its blocks, or play): modules then
  * return the before and after content in their diff, as with --diff. */
 bool mod_diff_wanted(struct exec_ctx *x);

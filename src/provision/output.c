@@ -14,6 +14,7 @@
 #include "provision/output.h"
 #include "provision/run.h"
 #include "util/log.h"
+#include "util/udiff.h"
 #include "util/xalloc.h"
 #include "util/banned.h"
 
@@ -167,4 +168,84 @@ void out_recap(struct task_out *o, struct task_host **hosts, size_t n)
 		json_object_set_new(o->results, "global_custom_stats", json_object());
 	}
 	pthread_mutex_unlock(&o->lock);
+}
+
+/* A before or after of a diff as text: a mapping serialised as Ansible's
+ * _serialize_diff does (sorted keys, indent 4, ASCII), null as empty. */
+static char *diff_side(json_t *v)
+{
+	if (json_is_string(v))
+		return xstrdup(json_string_value(v));
+	if (json_is_object(v)) {
+		char *s = json_dumps(v, JSON_INDENT(4) | JSON_SORT_KEYS | JSON_ENSURE_ASCII);
+		char *r = xasprintf("%s\n", s ? s : "{}");
+		free(s);
+		return r;
+	}
+	if (!v || json_is_null(v))
+		return xstrdup("");
+	return out_json_compact(v);
+}
+
+static void diff_text(struct strbuf *sb, json_t *d)
+{
+	static const char *const skipped[][2] = {
+		{ "dst_binary", "diff skipped: destination file appears to be binary\n" },
+		{ "src_binary", "diff skipped: source file appears to be binary\n" },
+	};
+	for (size_t i = 0; i < sizeof(skipped) / sizeof(skipped[0]); i++)
+		if (json_object_get(d, skipped[i][0]))
+			strbuf_addstr(sb, skipped[i][1]);
+	json_t *dl = json_object_get(d, "dst_larger"), *sl = json_object_get(d, "src_larger");
+	if (dl)
+		strbuf_addf(sb, "diff skipped: destination file size is greater than %lld\n",
+			    (long long)json_integer_value(dl));
+	if (sl)
+		strbuf_addf(sb, "diff skipped: source file size is greater than %lld\n",
+			    (long long)json_integer_value(sl));
+	json_t *b = json_object_get(d, "before"), *a = json_object_get(d, "after");
+	if (b && a) {
+		const char *bh = json_string_value(json_object_get(d, "before_header"));
+		const char *ah = json_string_value(json_object_get(d, "after_header"));
+		char *from = bh ? xasprintf("before: %s", bh) : xstrdup("before");
+		char *to = ah ? xasprintf("after: %s", ah) : xstrdup("after");
+		char *bs = diff_side(b), *as = diff_side(a);
+		size_t len = sb->len;
+		udiff(sb, bs, strlen(bs), as, strlen(as), from, to, 3);
+		if (sb->len > len)
+			strbuf_addch(sb, '\n');
+		free(bs);
+		free(as);
+		free(from);
+		free(to);
+	}
+	const char *prep = json_string_value(json_object_get(d, "prepared"));
+	if (prep)
+		strbuf_addstr(sb, prep);
+}
+
+void out_diff(struct task_out *o, int host, json_t *res)
+{
+	json_t *d = json_object_get(res, "diff");
+	if (!json_is_true(json_object_get(res, "changed")) || !d ||
+	    (json_is_array(d) && !json_array_size(d)) || (json_is_object(d) && !json_object_size(d)))
+		return;
+	struct strbuf sb = STRBUF_INIT;
+	if (json_is_array(d)) {
+		size_t i;
+		json_t *e;
+		json_array_foreach(d, i, e)
+			diff_text(&sb, e);
+	} else
+		diff_text(&sb, d);
+	/* the callback displays the text with its own last newline */
+	bool any = sb.len > 0;
+	if (sb.len && sb.buf[sb.len - 1] == '\n')
+		sb.buf[--sb.len] = 0;
+	if (any) {
+		pthread_mutex_lock(&o->lock);
+		emit(o, host, sb.buf);
+		pthread_mutex_unlock(&o->lock);
+	}
+	strbuf_release(&sb);
 }

@@ -31,6 +31,11 @@ void out_begin_play(struct task_out *o, const char *name);
 void out_begin_task(struct task_out *o, const char *name);
 void out_record(struct task_out *o, struct task_host *h, json_t *res);
 void out_recap(struct task_out *o, struct task_host **hosts, size_t n);
+/* A changed result's diff (a list or one object of before/after with
+ * their headers, or prepared text) printed as ansible-playbook --diff
+ * prints it: unified hunks with 3 lines of context, then a blank line;
+ * nothing when res is unchanged or its diff is empty. */
+void out_diff(struct task_out *o, int host, json_t *res);
 /* Compact JSON (Ansible's ", " and ": " separators). */
 char *out_json_compact(json_t *v);
 

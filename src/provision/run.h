@@ -77,6 +77,10 @@ struct task_run {
 	json_t *play_hosts;
 	const char *limit;     /* only this host runs (provision: one item) */
 	bool borrowed_hosts;   /* hosts belong to the caller */
+	/* ansible-playbook's --check and --diff: the defaults the check_mode
+	 * and diff keywords override; --check also sets ansible_check_mode */
+	bool check;
+	bool diff;
 	/* Marks the handlers that answer to name as notified by host h (set by
 	 * the play loop while a play runs, NULL otherwise): exec-task.c calls
 	 * it without depending on the play loop that calls exec-task.c. */
@@ -104,7 +108,12 @@ struct exec_ctx {
 	char *become_user_own;
 	json_t *env;           /* environment object (owned) or NULL */
 	double deadline;
-	bool check_mode;       /* the check_mode keyword, templated, is true */
+	bool check_mode;       /* the check_mode keyword, templated, or --check */
+	/* a native module's check-mode case it does not compute: Ansible
+	 * runs the task, or a failure says why (exec-task.c sets it, so
+	 * the modules do not depend on the fallback, which depends on them) */
+	json_t *(*check_unsupported)(struct exec_ctx *x, const char *module, json_t *args,
+				     const char *what);
 	/* module-util.c's stat memo: "PATH\0WHAT" where WHAT is the stat of
 	 * PATH the last command printed; cleared when the next command is
 	 * sent, so that a stat nothing has run after is not asked for again

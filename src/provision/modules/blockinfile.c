@@ -153,8 +153,17 @@ static json_t *bif_run(struct exec_ctx *x, json_t *args)
 	bool changed = !exists || out.len != data.len || memcmp(strbuf_str(&out), strbuf_str(&data), out.len);
 	json_t *diff = mod_content_diff(x, path, &data, &out);
 	char *backup_file = NULL;
-	if (changed) {
+	if (changed)
 		msg = !exists ? "File created" : !nb.len ? "Block removed" : "Block inserted";
+	if (x->check_mode && !exists) {
+		/* check mode, no file yet: Ansible stops here with the content
+		 * diff alone (no attributes, no list) */
+		res = json_pack("{s:b, s:s, s:O}", "changed", changed, "msg", msg,
+				"diff", json_array_get(diff, 0));
+		goto out_diff;
+	}
+	/* check mode writes nothing: no backup, no validation either */
+	if (changed && !x->check_mode) {
 		/* as Ansible's: the backup, then the validation, then the write */
 		if ((args_bool(json_object_get(args, "backup"), false) && exists &&
 		     mod_backup(x, path, &backup_file, &res) < 0) ||
@@ -163,7 +172,7 @@ static json_t *bif_run(struct exec_ctx *x, json_t *args)
 			goto out_diff;
 	}
 	bool attrs = false;
-	if (mod_attrs(x, path, args, &attrs, &res) == 0) {
+	if (mod_attrs_diff(x, path, args, &attrs, json_array_get(diff, 1), &res) == 0) {
 		/* Ansible's check_file_attrs */
 		char *m = xasprintf("%s%s%s", msg, !attrs ? "" : changed ? " and " : "",
 				    attrs ? "ownership, perms or SE linux context changed" : "");
@@ -187,4 +196,5 @@ out:
 	return res;
 }
 
-const struct task_module mod_blockinfile = { .name = "blockinfile", .run = bif_run };
+const struct task_module mod_blockinfile = { .name = "blockinfile", .run = bif_run,
+					     .check_mode_native = true };

@@ -54,12 +54,18 @@ static int path_exists(struct exec_ctx *x, const char *chdir, const char *p, jso
 	return r;
 }
 
-static json_t *not_run(json_t *cmd, const char *p, bool exists)
+/* creates/removes decided: "Did" (or in check mode "Would") not run,
+ * with the never-set times null as Ansible leaves them */
+static json_t *not_run(json_t *cmd, const char *p, bool exists, bool check)
 {
 	json_t *r = json_object();
 	char *out = xasprintf("skipped, since %s %s", p, exists ? "exists" : "does not exist");
-	char *msg = xasprintf("Did not run command since '%s' %s", p, exists ? "exists" : "does not exist");
+	char *msg = xasprintf("%s not run command since '%s' %s", check ? "Would" : "Did", p,
+			      exists ? "exists" : "does not exist");
 	json_object_set_new(r, "changed", json_false());
+	json_object_set_new(r, "start", json_null());
+	json_object_set_new(r, "end", json_null());
+	json_object_set_new(r, "delta", json_null());
 	json_object_set(r, "cmd", cmd);
 	json_object_set_new(r, "rc", json_integer(0));
 	json_object_set_new(r, "stdout", json_string(out));
@@ -181,7 +187,7 @@ json_t *command_module_run(struct exec_ctx *x, json_t *args, bool shell)
 		if (e < 0)
 			goto out;
 		if (e == 1) {
-			res = not_run(cmd_repr, creates, true);
+			res = not_run(cmd_repr, creates, true, x->check_mode);
 			goto out;
 		}
 	}
@@ -190,9 +196,28 @@ json_t *command_module_run(struct exec_ctx *x, json_t *args, bool shell)
 		if (e < 0)
 			goto out;
 		if (e == 0) {
-			res = not_run(cmd_repr, removes, false);
+			res = not_run(cmd_repr, removes, false, x->check_mode);
 			goto out;
 		}
+	}
+	if (x->check_mode) {
+		/* check mode runs nothing: with creates/removes (which
+		 * did not decide) the command would change something, else
+		 * the task is skipped, both with Ansible's message */
+		res = json_object();
+		early_failure(res, cmd_repr, json_integer(0));
+		json_object_set_new(res, "start", json_null());
+		json_object_set_new(res, "end", json_null());
+		json_object_set_new(res, "delta", json_null());
+		json_object_set_new(res, "msg", json_string("Command would have run if not in check mode"));
+		if (creates || removes)
+			json_object_set_new(res, "changed", json_true());
+		else {
+			/* a module's skip is a result: failed false is set */
+			json_object_set_new(res, "skipped", json_true());
+			json_object_set_new(res, "failed", json_false());
+		}
+		goto out;
 	}
 	char *in = NULL;
 	const char *stdin_s = args_str(args, "stdin");
@@ -279,4 +304,5 @@ int command_module_check(json_t *args, struct diag *d, const struct src_loc *loc
 
 const struct task_module mod_command = {
 	.name = "command", .free_form = true, .check = command_module_check, .run = command_run,
+	.check_mode_native = true,
 };

@@ -87,6 +87,13 @@ json_t *copy_put_content(struct exec_ctx *x, json_t *args, const char *dest,
 				return res_fail("bad symbolic permission for mode: %s",
 						json_is_string(mv) ? json_string_value(mv) : "?");
 		}
+		if (x->check_mode) {
+			/* Ansible's copy action stops here in check mode: no
+			 * backup, validation or write, and only these keys */
+			if (mod_diff_wanted(x))
+				diff = put_diff(x, args, dest, &st, data, len);
+			return json_pack("{s:b, s:o}", "changed", 1, "diff", diff ? diff : json_array());
+		}
 		/* as Ansible's copy: the backup is made before the validation */
 		if (st.exists && args_bool(json_object_get(args, "backup"), false) &&
 		    mod_backup(x, dest, &backup_file, &res) < 0)
@@ -121,8 +128,15 @@ json_t *copy_put_content(struct exec_ctx *x, json_t *args, const char *dest,
 		}
 		changed = true;
 		wrote = true;
-	} else if (mod_attrs_st(x, dest, args, &st, &changed, &res) < 0)
-		return res;
+	} else {
+		/* unchanged content: the action runs the file module, whose
+		 * diff records the attributes it changes (or would) */
+		diff = json_pack("{s:{s:s}, s:{s:s}}", "before", "path", dest, "after", "path", dest);
+		if (mod_attrs_st_diff(x, dest, args, &st, &changed, diff, &res) < 0) {
+			json_decref(diff);
+			return res;
+		}
+	}
 	res = res_new(changed);
 	json_object_set_new(res, "checksum", json_string(sum));
 	json_object_set_new(res, "dest", json_string(dest));
@@ -138,10 +152,7 @@ json_t *copy_put_content(struct exec_ctx *x, json_t *args, const char *dest,
 		json_object_set_new(res, "diff", diff ? diff : json_array());
 	} else {
 		json_object_set_new(res, "path", json_string(dest));
-		/* unchanged content: the action ran the file module, whose diff
-		 * this is */
-		json_object_set_new(res, "diff", json_pack("{s:{s:s}, s:{s:s}}", "before", "path", dest,
-							   "after", "path", dest));
+		json_object_set_new(res, "diff", diff);
 	}
 	return res;
 }
@@ -152,6 +163,8 @@ char *copy_final_dest(struct exec_ctx *x, const char *dest, const char *src, jso
 	size_t n = strlen(dest);
 	const char *base = src ? strrchr(src, '/') : NULL;
 	base = base ? base + 1 : src;
+	if (n && dest[n - 1] == '/' && src && x->check_mode)
+		return xasprintf("%s%s", dest, base); /* creates nothing */
 	if (n && dest[n - 1] == '/' && src) {
 		struct strbuf c = STRBUF_INIT;
 		strbuf_addstr(&c, "mkdir -p -- ");
@@ -192,6 +205,8 @@ static json_t *copy_run(struct exec_ctx *x, json_t *args)
 	size_t dl0 = strlen(dest0);
 	if (content && dl0 && dest0[dl0 - 1] == '/')
 		return res_fail("can not use content with a dir as dest");
+	if (args_bool(json_object_get(args, "remote_src"), false) && src && x->check_mode)
+		return mod_check_unsupported(x, "copy", args, "remote_src");
 	if (args_bool(json_object_get(args, "remote_src"), false) && src) {
 		struct strbuf c = STRBUF_INIT;
 		/* Ansible's copy creates no missing parent of dest */
@@ -248,6 +263,10 @@ static json_t *copy_run(struct exec_ctx *x, json_t *args)
 	if (!path)
 		return res_fail("Could not find or access '%s' on the Ansible Controller.", src);
 	struct stat sb;
+	if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode) && x->check_mode) {
+		free(path);
+		return mod_check_unsupported(x, "copy", args, "a directory src");
+	}
 	if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode)) {
 		size_t sl = strlen(src);
 		bool contents = sl && src[sl - 1] == '/';
@@ -361,5 +380,5 @@ static int copy_check(json_t *args, struct diag *d, const struct src_loc *loc)
 }
 
 const struct task_module mod_copy = {
-	.name = "copy", .check = copy_check, .run = copy_run,
+	.name = "copy", .check = copy_check, .run = copy_run, .check_mode_native = true,
 };

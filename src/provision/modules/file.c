@@ -91,11 +91,14 @@ static int probe(struct exec_ctx *x, const char *path, const char *src, struct p
 }
 
 /* Runs cmd (with $p, $s set); on failure *res is Ansible's message: what
- * (e.g. "Error while linking") then the shell's error. On success the
- * same round trip leaves the stat of path in the memo. */
+ * (e.g. "Error while linking") then the shell's error. Every change the
+ * module makes goes through here, so check mode runs none; on success
+ * the same round trip leaves the stat of path in the memo. */
 static int run_op(struct exec_ctx *x, const char *path, const char *src, const char *cmd,
 		  const char *what, json_t **res)
 {
+	if (x->check_mode)
+		return 0;
 	struct strbuf c = STRBUF_INIT;
 	strbuf_addstr(&c, "p=");
 	sh_quote(&c, path);
@@ -148,25 +151,15 @@ static json_t *initial_diff(const char *path, const char *state, const char *pre
 	return d;
 }
 
-/* set_fs_attributes_if_different on fpath: mode/owner/group, with the
- * mode change recorded in the diff as Ansible does. */
+/* set_fs_attributes_if_different on fpath: mode/owner/group, each change
+ * recorded in the diff as Ansible does (check mode: what would change). */
 static int apply_attrs(struct exec_ctx *x, const char *fpath, json_t *args, json_t *diff,
 		       bool *changed, json_t **res)
 {
 	struct node_stat st;
 	if (mod_stat(x, fpath, false, false, &st, res) < 0)
 		return -1;
-	long before = st.mode;
-	if (mod_attrs_st(x, fpath, args, &st, changed, res) < 0)
-		return -1;
-	if (st.mode != before) {
-		char mb[16];
-		snprintf(mb, sizeof(mb), "0%03lo", before);
-		json_object_set_new(json_object_get(diff, "before"), "mode", json_string(mb));
-		snprintf(mb, sizeof(mb), "0%03lo", st.mode);
-		json_object_set_new(json_object_get(diff, "after"), "mode", json_string(mb));
-	}
-	return 0;
+	return mod_attrs_st_diff(x, fpath, args, &st, changed, diff, res);
 }
 
 /* The path attributes are set on: the link's target when following one. */
@@ -220,6 +213,8 @@ static json_t *execute_touch(struct exec_ctx *x, const char *path, json_t *args,
 	struct probe pr = *pr0;
 	json_t *res = NULL;
 	bool created = false;
+	if (!strcmp(pr.state, "absent") && x->check_mode)
+		return json_pack("{s:s, s:b}", "dest", path, "changed", 1);
 	if (!strcmp(pr.state, "absent")) {
 		if (run_op(x, path, NULL, ": > \"$p\"", "Error, could not touch target", &res) < 0)
 			return res;
@@ -297,6 +292,10 @@ static json_t *ensure_directory(struct exec_ctx *x, const char *path, json_t *ar
 	}
 	bool changed = false;
 	diff = initial_diff(p, "directory", pr.state);
+	if (!strcmp(pr.state, "absent") && x->check_mode) {
+		res = json_pack("{s:s, s:b, s:O}", "path", p, "changed", 1, "diff", diff);
+		goto out;
+	}
 	if (!strcmp(pr.state, "absent")) {
 		/* mkdir -p, the attributes applied to every directory created */
 		long mode = args_mode(json_object_get(args, "mode"), 0755 | 040000);
@@ -335,6 +334,13 @@ static json_t *ensure_directory(struct exec_ctx *x, const char *path, json_t *ar
 	}
 	if (apply_attrs(x, p, args, diff, &changed, &res) < 0)
 		goto out;
+	if (recurse && x->check_mode) {
+		/* what recursion would change is not computed: Ansible's own
+		 * module answers, or the task fails saying so */
+		json_decref(res);
+		res = mod_check_unsupported(x, "file", args, "recurse");
+		goto out;
+	}
 	if (recurse) {
 		json_t *mv = json_object_get(args, "mode");
 		const char *o = args_str(args, "owner"), *g = args_str(args, "group");
@@ -452,6 +458,12 @@ static json_t *ensure_symlink(struct exec_ctx *x, const char *path, const char *
 	struct probe after;
 	if (probe(x, path, NULL, &after, &res) < 0)
 		goto out;
+	if (x->check_mode && !after.exists) {
+		/* Ansible's check mode stops here when the path is not there */
+		res = json_pack("{s:s, s:s?, s:b, s:O}", "dest", path, "src", src, "changed", changed,
+				"diff", diff);
+		goto out;
+	}
 	if (follow && !strcmp(after.state, "link") && !after.exists)
 		; /* Ansible warns: no attributes on a missing target */
 	else if (apply_attrs(x, attr_path(&after, path, follow), args, diff, &changed, &res) < 0)
@@ -521,6 +533,12 @@ static json_t *ensure_hardlink(struct exec_ctx *x, const char *path, const char 
 		if (run_op(x, path, src, cmd, !strcmp(pr.state, "absent") ? "Error while linking"
 					      : "Error while replacing", &res) < 0)
 			goto out;
+	}
+	if (x->check_mode && !pr.exists) {
+		/* Ansible's check mode stops here when the path is not there */
+		res = json_pack("{s:s, s:s?, s:b, s:O}", "dest", path, "src", src, "changed", changed,
+				"diff", diff);
+		goto out;
 	}
 	if (apply_attrs(x, attr_path(&pr, path, follow), args, diff,
 			&changed, &res) < 0)
@@ -613,5 +631,5 @@ static int file_check(json_t *args, struct diag *d, const struct src_loc *loc)
 }
 
 const struct task_module mod_file = {
-	.name = "file", .check = file_check, .run = file_run,
+	.name = "file", .check = file_check, .run = file_run, .check_mode_native = true,
 };

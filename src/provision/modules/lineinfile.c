@@ -288,7 +288,15 @@ static json_t *lif_run(struct exec_ctx *x, json_t *args)
 	for (size_t i = 0; i < l.n; i++)
 		strbuf_addstr(&outb, l.v[i]);
 	json_t *diff = mod_content_diff(x, path, &data, &outb);
-	if (changed) {
+	if (x->check_mode && !exists) {
+		/* check mode, no file yet: Ansible stops here with the content
+		 * diff alone (no attributes, no list) */
+		res = json_pack("{s:b, s:s, s:s, s:O}", "changed", changed, "msg", msg, "backup", "",
+				"diff", json_array_get(diff, 0));
+		goto out_diff;
+	}
+	/* check mode writes nothing: no backup, no validation either */
+	if (changed && !x->check_mode) {
 		if (!exists)
 			mod_mkdir_parent(x, path, NULL);
 		/* as Ansible's: the backup, then the validation, then the write */
@@ -301,7 +309,7 @@ static json_t *lif_run(struct exec_ctx *x, json_t *args)
 			goto out_diff;
 	}
 	bool attrs = false;
-	if (mod_attrs(x, path, args, &attrs, &res) < 0)
+	if (mod_attrs_diff(x, path, args, &attrs, json_array_get(diff, 1), &res) < 0)
 		goto out_diff;
 	struct strbuf m = STRBUF_INIT;
 	strbuf_addstr(&m, msg);
@@ -358,5 +366,5 @@ static int lif_check(json_t *args, struct diag *d, const struct src_loc *loc)
 }
 
 const struct task_module mod_lineinfile = {
-	.name = "lineinfile", .check = lif_check, .run = lif_run,
+	.name = "lineinfile", .check = lif_check, .run = lif_run, .check_mode_native = true,
 };

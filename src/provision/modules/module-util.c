@@ -611,31 +611,83 @@ int mod_write_stat(struct exec_ctx *x, const char *path, const void *data, size_
 
 /* Adds "CMD -h WANT -- "$p" || exit 1; " to c when a path's owner (CMD
  * chown) or group (chgrp) is not want: neither its name nor, for a
- * number, its id. Returns whether it added the command. */
-static bool add_chown(struct strbuf *c, const char *cmd, const char *want, const char *name, long id)
+ * number, its id. Returns whether it would change. A name is looked up
+ * first, failing in Ansible's words when unknown; in check mode that is
+ * all, and the lookup prints "owner ID" or "group ID" for the diff. */
+static bool add_chown(struct strbuf *c, const char *cmd, const char *want, const char *name, long id,
+		      bool check)
 {
-	if (!want || !strcmp(want, name) ||
-	    (strspn(want, "0123456789") == strlen(want) && strtol(want, NULL, 10) == id))
+	bool num = want && strspn(want, "0123456789") == strlen(want);
+	if (!want || !strcmp(want, name) || (num && strtol(want, NULL, 10) == id))
 		return false;
+	if (!num) {
+		bool user = !strcmp(cmd, "chown");
+		strbuf_addf(c, "e=$(getent %s ", user ? "passwd" : "group");
+		sh_quote(c, want);
+		strbuf_addf(c, ") || { echo %s failed: failed to look up %s ", cmd, user ? "user" : "group");
+		sh_quote(c, want);
+		strbuf_addstr(c, " >&2; exit 1; }; ");
+		if (check)
+			strbuf_addf(c, "echo \"%s $(echo \"$e\" | cut -d: -f3)\"; ", user ? "owner" : "group");
+	}
+	if (check)
+		return true;
 	strbuf_addf(c, "%s -h ", cmd);
 	sh_quote(c, want);
 	strbuf_addstr(c, " -- \"$p\" || exit 1; ");
 	return true;
 }
 
-int mod_attrs_st(struct exec_ctx *x, const char *path, json_t *args, struct node_stat *st,
-		 bool *changed, json_t **res)
+/* The id check mode's lookup printed as "KEY ID", or dflt. */
+static long looked_up(const char *out, const char *key, long dflt)
+{
+	size_t kl = strlen(key);
+	for (const char *p = out; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
+		if (!strncmp(p, key, kl) && p[kl] == ' ')
+			return strtol(p + kl + 1, NULL, 10);
+	return dflt;
+}
+
+/* One attribute's before and after in Ansible's attribute diff. */
+static void diff_attr(json_t *diff, const char *key, json_t *before, json_t *after)
+{
+	if (!diff) {
+		json_decref(before);
+		json_decref(after);
+		return;
+	}
+	if (!json_object_get(diff, "before"))
+		json_object_set_new(diff, "before", json_object());
+	if (!json_object_get(diff, "after"))
+		json_object_set_new(diff, "after", json_object());
+	json_object_set_new(json_object_get(diff, "before"), key, before);
+	json_object_set_new(json_object_get(diff, "after"), key, after);
+}
+
+/* Ansible's set_fs_attributes_if_different for mode, owner and group on
+ * path whose stat is st: applies what differs (check mode: only says it
+ * would, after looking the names up; a missing file then would change),
+ * sets *changed, updates st, and, when diff is not NULL, records each
+ * change's before and after in it as Ansible's attribute diff does
+ * (owner and group as ids, mode as "0NNN"). 0, or -1 with *res set. */
+static int attrs_set(struct exec_ctx *x, const char *path, json_t *args, struct node_stat *st,
+		     bool *changed, json_t *diff, json_t **res)
 {
 	json_t *mv = json_object_get(args, "mode");
 	const char *owner = args_str(args, "owner");
 	const char *group = args_str(args, "group");
-	if (!st->exists || (!mv && !owner && !group))
+	if (!mv && !owner && !group)
 		return 0;
+	if (!st->exists) {
+		*changed |= x->check_mode;
+		return 0;
+	}
+	bool check = x->check_mode;
 	struct strbuf c = STRBUF_INIT;
 	strbuf_addstr(&c, "p=");
 	sh_quote(&c, path);
 	strbuf_addstr(&c, "; ");
-	bool any = false;
+	size_t start = c.len;
 	long newmode = -1;
 	if (mv && !st->islnk) {
 		long m = args_mode(mv, st->mode | (st->isdir ? 040000 : 0));
@@ -645,96 +697,101 @@ int mod_attrs_st(struct exec_ctx *x, const char *path, json_t *args, struct node
 			strbuf_release(&c);
 			return -1;
 		}
-		if (m >= 0 && (m & 07777) != st->mode) {
-			strbuf_addf(&c, "chmod %lo -- \"$p\" || exit 1; ", m & 07777);
+		if (m >= 0 && (m & 07777) != st->mode)
 			newmode = m & 07777;
-			any = true;
-		}
 	}
-	bool own = add_chown(&c, "chown", owner, st->owner, st->uid);
-	own |= add_chown(&c, "chgrp", group, st->group, st->gid);
-	any |= own;
+	/* Ansible's order: owner, group, then mode */
+	bool chown = add_chown(&c, "chown", owner, st->owner, st->uid, check);
+	bool chgrp = add_chown(&c, "chgrp", group, st->group, st->gid, check);
+	if (newmode >= 0 && !check)
+		strbuf_addf(&c, "chmod %lo -- \"$p\" || exit 1; ", newmode);
+	if (newmode < 0 && !chown && !chgrp) {
+		strbuf_release(&c);
+		return 0;
+	}
+	if ((chown || chgrp) && !check)
+		stat_script(&c, false, false);
+	/* a change of mode alone leaves the path's stat in the memo (the
+	 * same round trip prints it) */
+	bool memo = !check && !chown && !chgrp;
+	if (memo)
+		mod_stat_memo_script(&c);
 	int rc = 0;
-	if (any) {
-		if (own)
-			stat_script(&c, false, false);
-		else
-			mod_stat_memo_script(&c);
-		struct conn_result cr;
-		conn_result_init(&cr);
-		rc = mod_sh(x, c.buf, NULL, 0, &cr, res);
-		if (rc == 0 && cr.rc != 0) {
+	struct conn_result cr;
+	conn_result_init(&cr);
+	if (c.len > start && (rc = mod_sh(x, c.buf, NULL, 0, &cr, res)) == 0 && cr.rc != 0) {
+		const char *err = strbuf_str(&cr.err);
+		if (!strncmp(err, "chown failed: ", 14) || !strncmp(err, "chgrp failed: ", 14)) {
+			/* the lookup's failure, worded and detailed as Ansible's */
+			size_t n = cr.err.len;
+			while (n && err[n - 1] == '\n')
+				n--;
+			*res = res_fail("%.*s", (int)n, err);
+			json_object_set_new(*res, "path", json_string(path));
+			mod_path_info(x, *res);
+		} else
 			*res = res_fail("cannot set attributes of '%s': %s", path, strbuf_str(&cr.err));
-			rc = -1;
+		rc = -1;
+	}
+	if (rc == 0 && memo)
+		mod_stat_memo_take(x, path, &cr.out);
+	if (rc == 0) {
+		*changed = true;
+		long uid = st->uid, gid = st->gid;
+		if ((chown || chgrp) && !check) {
+			char sha[41];
+			memcpy(sha, st->sha1, sizeof(sha));
+			parse_stat(strbuf_str(&cr.out), path, st, NULL);
+			memcpy(st->sha1, sha, sizeof(sha));
+		} else if (check) {
+			const char *o = strbuf_str(&cr.out);
+			if (chown)
+				st->uid = looked_up(o, "owner", strtol(owner, NULL, 10));
+			if (chgrp)
+				st->gid = looked_up(o, "group", strtol(group, NULL, 10));
 		}
-		if (rc == 0 && !own)
-			mod_stat_memo_take(x, path, &cr.out);
-		if (rc == 0) {
-			*changed = true;
-			if (own) {
-				char sha[41];
-				memcpy(sha, st->sha1, sizeof(sha));
-				parse_stat(strbuf_str(&cr.out), path, st, NULL);
-				memcpy(st->sha1, sha, sizeof(sha));
-			} else if (newmode >= 0)
+		if (chown)
+			diff_attr(diff, "owner", json_integer(uid), json_integer(st->uid));
+		if (chgrp)
+			diff_attr(diff, "group", json_integer(gid), json_integer(st->gid));
+		if (newmode >= 0) {
+			diff_attr(diff, "mode", json_sprintf("0%03lo", st->mode),
+				  json_sprintf("0%03lo", newmode));
+			if (!check)
 				st->mode = newmode;
 		}
-		conn_result_release(&cr);
 	}
+	conn_result_release(&cr);
 	strbuf_release(&c);
 	return rc;
 }
 
-int mod_attrs(struct exec_ctx *x, const char *path, json_t *args, bool *changed, json_t **res)
+int mod_attrs_st(struct exec_ctx *x, const char *path, json_t *args, struct node_stat *st,
+		 bool *changed, json_t **res)
 {
-	json_t *mv = json_object_get(args, "mode");
-	const char *owner = args_str(args, "owner");
-	const char *group = args_str(args, "group");
-	if (!mv && !owner && !group)
+	return attrs_set(x, path, args, st, changed, NULL, res);
+}
+
+int mod_attrs_st_diff(struct exec_ctx *x, const char *path, json_t *args, struct node_stat *st,
+		      bool *changed, json_t *diff, json_t **res)
+{
+	return attrs_set(x, path, args, st, changed, diff, res);
+}
+
+int mod_attrs_diff(struct exec_ctx *x, const char *path, json_t *args, bool *changed, json_t *diff,
+		   json_t **res)
+{
+	if (!json_object_get(args, "mode") && !args_str(args, "owner") && !args_str(args, "group"))
 		return 0;
 	struct node_stat st;
 	if (mod_stat(x, path, false, false, &st, res) < 0)
 		return -1;
-	if (!st.exists)
-		return 0;
-	struct strbuf c = STRBUF_INIT;
-	strbuf_addstr(&c, "p=");
-	sh_quote(&c, path);
-	strbuf_addstr(&c, "; ");
-	bool any = false;
-	if (mv && !st.islnk) {
-		long m = args_mode(mv, st.mode | (st.isdir ? 040000 : 0));
-		if (m == -2) {
-			*res = res_fail("bad symbolic permission for mode: %s",
-					json_is_string(mv) ? json_string_value(mv) : "?");
-			strbuf_release(&c);
-			return -1;
-		}
-		if (m >= 0 && (m & 07777) != st.mode) {
-			strbuf_addf(&c, "chmod %lo -- \"$p\" || exit 1; ", m & 07777);
-			any = true;
-		}
-	}
-	any |= add_chown(&c, "chown", owner, st.owner, st.uid);
-	any |= add_chown(&c, "chgrp", group, st.group, st.gid);
-	int rc = 0;
-	if (any) {
-		mod_stat_memo_script(&c);
-		struct conn_result cr;
-		conn_result_init(&cr);
-		rc = mod_sh(x, c.buf, NULL, 0, &cr, res);
-		if (rc == 0 && cr.rc != 0) {
-			*res = res_fail("cannot set attributes of '%s': %s", path, strbuf_str(&cr.err));
-			rc = -1;
-		}
-		if (rc == 0)
-			mod_stat_memo_take(x, path, &cr.out);
-		conn_result_release(&cr);
-		if (rc == 0)
-			*changed = true;
-	}
-	strbuf_release(&c);
-	return rc;
+	return attrs_set(x, path, args, &st, changed, diff, res);
+}
+
+int mod_attrs(struct exec_ctx *x, const char *path, json_t *args, bool *changed, json_t **res)
+{
+	return mod_attrs_diff(x, path, args, changed, NULL, res);
 }
 
 char *mod_find_src(struct exec_ctx *x, const char *sub, const char *src)
@@ -805,7 +862,7 @@ bool mod_diff_wanted(struct exec_ctx *x)
 	struct diag d = DIAG_INIT;
 	json_t *kw = exec_keyword(x->run, x->task, "diff");
 	json_t *v = kw ? xt_value(x, kw, &d) : NULL;
-	bool want = args_bool(v, false);
+	bool want = args_bool(v, x->run->diff);
 	json_decref(v);
 	diag_release(&d);
 	return want;
@@ -1120,4 +1177,14 @@ json_t *mod_bool_arg(json_t *args, const char *key, bool dflt, bool *out)
 			       key, mod_pytype(v), r.buf);
 	strbuf_release(&r);
 	return res;
+}
+
+json_t *mod_check_unsupported(struct exec_ctx *x, const char *module, json_t *args, const char *what)
+{
+	/* through the executor's hook: the modules never call the fallback
+	 * (which calls the modules) directly */
+	if (x->check_unsupported)
+		return x->check_unsupported(x, module, args, what);
+	return res_fail("module '%s' with %s in check mode needs Ansible (imc's own module would act)",
+			module, what);
 }

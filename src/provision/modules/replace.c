@@ -174,8 +174,9 @@ static json_t *replace_run(struct exec_ctx *x, json_t *args)
 	}
 	char *backup_file = NULL;
 	res = NULL;
-	/* as Ansible's: the backup, then the validation, then the write */
-	if (changed &&
+	/* as Ansible's: the backup, then the validation, then the write;
+	 * none of them in check mode */
+	if (changed && !x->check_mode &&
 	    ((args_bool(json_object_get(args, "backup"), false) &&
 	      mod_backup(x, path, &backup_file, &res) < 0) ||
 	     mod_validated(x, args, outbuf, outlen, &res) < 0 ||
@@ -207,5 +208,5 @@ out:
 }
 
 const struct task_module mod_replace = {
-	.name = "replace", .check = replace_check, .run = replace_run,
+	.name = "replace", .check = replace_check, .run = replace_run, .check_mode_native = true,
 };

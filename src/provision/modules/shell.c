@@ -12,4 +12,5 @@ static json_t *shell_run(struct exec_ctx *x, json_t *args)
 
 const struct task_module mod_shell = {
 	.name = "shell", .free_form = true, .check = command_module_check, .run = shell_run,
+	.check_mode_native = true,
 };

@@ -60,4 +60,5 @@ static int template_check(json_t *args, struct diag *d, const struct src_loc *lo
 
 const struct task_module mod_template = {
 	.name = "template", .check = template_check, .run = template_run,
+	.check_mode_native = true,
 };
