@@ -23,6 +23,7 @@ libimc_la_SOURCES += \
 	src/provision/exec-play.c \
 	src/provision/exec-async.c \
 	src/provision/exec-fallback.c \
+	src/provision/error-context.c \
 	src/provision/conn/conn.h \
 	src/provision/conn/conn.c \
 	src/provision/conn/conn-local.c \
