@@ -123,11 +123,16 @@ int mod_sh_stat(struct exec_ctx *x, const char *path, const char *pre, struct no
 /* mod_write that also applies owner/group and returns the new stat (one round trip). */
 int mod_write_stat(struct exec_ctx *x, const char *path, const void *data, size_t len, long mode,
 		   const char *owner, const char *group, struct node_stat *st, json_t **res);
-/* Applies mode/owner/group from args to path whose stat is st (updated). */
+/* Applies mode/owner/group from args to path whose stat is st (updated).
+ * As Ansible, owner and group first: a mode that is neither octal nor
+ * symbolic fails after them (mod_mode_error). */
 int mod_attrs_st(struct exec_ctx *x, const char *path, json_t *args, struct node_stat *st,
 		 bool *changed, json_t **res);
 /* Applies mode/owner/group from args to path; sets *changed. */
 int mod_attrs(struct exec_ctx *x, const char *path, json_t *args, bool *changed, json_t **res);
+/* Ansible's failure for a mode neither octal nor symbolic: "mode must be in
+ * octal or symbolic form", the details, path and path's attributes. */
+json_t *mod_mode_error(struct exec_ctx *x, const char *path, json_t *mode);
 /* backup=yes: copies path (when it exists) to path.PID.DATE@TIME~ beside
  * it, as Ansible's backup_local names backups. Returns 0 with *dest the
  * backup's name ("" when path is missing; malloc'd), or -1 with *res set

@@ -81,11 +81,14 @@ json_t *copy_put_content(struct exec_ctx *x, json_t *args, const char *dest,
 	if (!st.exists || strcmp(sum, st.sha1)) {
 		long mode = -1;
 		json_t *mv = json_object_get(args, "mode");
+		/* a mode neither octal nor symbolic fails only once the file
+		 * is written and owned, as Ansible applies it last */
+		bool bad_mode = false;
 		if (mv) {
 			mode = args_mode(mv, st.exists ? st.mode : 0644);
-			if (mode == -2)
-				return res_fail("bad symbolic permission for mode: %s",
-						json_is_string(mv) ? json_string_value(mv) : "?");
+			bad_mode = mode == -2;
+			if (bad_mode)
+				mode = -1;
 		}
 		/* as Ansible's copy: the backup is made before the validation */
 		if (st.exists && args_bool(json_object_get(args, "backup"), false) &&
@@ -117,6 +120,13 @@ json_t *copy_put_content(struct exec_ctx *x, json_t *args, const char *dest,
 				   args_str(args, "group"), &st, &res) < 0) {
 			free(backup_file);
 			json_decref(diff);
+			return res;
+		}
+		if (bad_mode) {
+			free(backup_file);
+			json_decref(diff);
+			res = mod_mode_error(x, dest, mv);
+			json_object_set_new(res, "checksum", json_string(sum));
 			return res;
 		}
 		changed = true;

@@ -566,16 +566,11 @@ int mod_attrs_st(struct exec_ctx *x, const char *path, json_t *args, struct node
 	strbuf_addstr(&c, "p=");
 	sh_quote(&c, path);
 	strbuf_addstr(&c, "; ");
-	bool any = false;
+	bool any = false, bad_mode = false;
 	long newmode = -1;
 	if (mv && !st->islnk) {
 		long m = args_mode(mv, st->mode | (st->isdir ? 040000 : 0));
-		if (m == -2) {
-			*res = res_fail("bad symbolic permission for mode: %s",
-					json_is_string(mv) ? json_string_value(mv) : "?");
-			strbuf_release(&c);
-			return -1;
-		}
+		bad_mode = m == -2;
 		if (m >= 0 && (m & 07777) != st->mode) {
 			strbuf_addf(&c, "chmod %lo -- \"$p\" || exit 1; ", m & 07777);
 			newmode = m & 07777;
@@ -609,6 +604,10 @@ int mod_attrs_st(struct exec_ctx *x, const char *path, json_t *args, struct node
 		conn_result_release(&cr);
 	}
 	strbuf_release(&c);
+	if (rc == 0 && bad_mode) {
+		*res = mod_mode_error(x, path, mv);
+		rc = -1;
+	}
 	return rc;
 }
 
@@ -628,15 +627,10 @@ int mod_attrs(struct exec_ctx *x, const char *path, json_t *args, bool *changed,
 	strbuf_addstr(&c, "p=");
 	sh_quote(&c, path);
 	strbuf_addstr(&c, "; ");
-	bool any = false;
+	bool any = false, bad_mode = false;
 	if (mv && !st.islnk) {
 		long m = args_mode(mv, st.mode | (st.isdir ? 040000 : 0));
-		if (m == -2) {
-			*res = res_fail("bad symbolic permission for mode: %s",
-					json_is_string(mv) ? json_string_value(mv) : "?");
-			strbuf_release(&c);
-			return -1;
-		}
+		bad_mode = m == -2;
 		if (m >= 0 && (m & 07777) != st.mode) {
 			strbuf_addf(&c, "chmod %lo -- \"$p\" || exit 1; ", m & 07777);
 			any = true;
@@ -658,7 +652,27 @@ int mod_attrs(struct exec_ctx *x, const char *path, json_t *args, bool *changed,
 			*changed = true;
 	}
 	strbuf_release(&c);
+	if (rc == 0 && bad_mode) {
+		*res = mod_mode_error(x, path, mv);
+		rc = -1;
+	}
 	return rc;
+}
+
+json_t *mod_mode_error(struct exec_ctx *x, const char *path, json_t *mode)
+{
+	json_t *res = res_fail("mode must be in octal or symbolic form");
+	struct strbuf m = STRBUF_INIT;
+	if (json_is_string(mode))
+		strbuf_addstr(&m, json_string_value(mode));
+	else
+		args_pystr(&m, mode);
+	json_object_set_new(res, "details", json_sprintf("bad symbolic permission for mode: %s",
+							 strbuf_str(&m)));
+	strbuf_release(&m);
+	json_object_set_new(res, "path", json_string(path));
+	mod_path_info(x, res);
+	return res;
 }
 
 char *mod_find_src(struct exec_ctx *x, const char *sub, const char *src)
