@@ -107,6 +107,8 @@ struct node_stat {
 	char target[512];
 	char sha1[41];
 	double mtime, atime, ctime;
+	/* missing because a leading component is not a directory (ENOTDIR) */
+	bool notdir;
 };
 int mod_stat(struct exec_ctx *x, const char *path, bool follow, bool checksum,
 	     struct node_stat *st, json_t **res);
@@ -133,6 +135,8 @@ int mod_attrs(struct exec_ctx *x, const char *path, json_t *args, bool *changed,
 /* Ansible's failure for a mode neither octal nor symbolic: "mode must be in
  * octal or symbolic form", the details, path and path's attributes. */
 json_t *mod_mode_error(struct exec_ctx *x, const char *path, json_t *mode);
+/* Python's str.splitlines(): the lines of s, a list of strings. */
+json_t *mod_splitlines(const char *s);
 /* backup=yes: copies path (when it exists) to path.PID.DATE@TIME~ beside
  * it, as Ansible's backup_local names backups. Returns 0 with *dest the
  * backup's name ("" when path is missing; malloc'd), or -1 with *res set

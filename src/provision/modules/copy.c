@@ -60,13 +60,16 @@ static json_t *put_diff(struct exec_ctx *x, json_t *args, const char *dest,
 	return list;
 }
 
-json_t *copy_put_content(struct exec_ctx *x, json_t *args, const char *dest,
-			 const void *data, size_t len)
+static json_t *put_content(struct exec_ctx *x, json_t *args, const char *dest, const void *data,
+			   size_t len)
 {
 	json_t *res = NULL;
 	struct node_stat st;
 	if (mod_stat(x, dest, true, true, &st, &res) < 0)
 		return res;
+	if (st.notdir) /* the action's stat of dest fails: no "changed" */
+		return json_pack("{s:b, s:s++}", "failed", 1, "msg", "Failed to get information on remote file (",
+				 dest, "): Not a directory");
 	if (st.exists && st.isdir)
 		return res_fail("dest '%s' is a directory", dest);
 	bool force = args_bool(json_object_get(args, "force"), true);
@@ -108,6 +111,9 @@ json_t *copy_put_content(struct exec_ctx *x, json_t *args, const char *dest,
 				json_object_set_new(res, "exit_status", json_integer(cr.rc));
 				json_object_set_new(res, "stdout", json_string(strbuf_str(&cr.out)));
 				json_object_set_new(res, "stderr", json_string(strbuf_str(&cr.err)));
+				/* what Ansible's action adds to the module's failure */
+				json_object_set_new(res, "stdout_lines", mod_splitlines(strbuf_str(&cr.out)));
+				json_object_set_new(res, "stderr_lines", mod_splitlines(strbuf_str(&cr.err)));
 				conn_result_release(&cr);
 				free(backup_file);
 				return res;
@@ -125,9 +131,7 @@ json_t *copy_put_content(struct exec_ctx *x, json_t *args, const char *dest,
 		if (bad_mode) {
 			free(backup_file);
 			json_decref(diff);
-			res = mod_mode_error(x, dest, mv);
-			json_object_set_new(res, "checksum", json_string(sum));
-			return res;
+			return mod_mode_error(x, dest, mv);
 		}
 		changed = true;
 		wrote = true;
@@ -152,6 +156,22 @@ json_t *copy_put_content(struct exec_ctx *x, json_t *args, const char *dest,
 		 * this is */
 		json_object_set_new(res, "diff", json_pack("{s:{s:s}, s:{s:s}}", "before", "path", dest,
 							   "after", "path", dest));
+	}
+	return res;
+}
+
+json_t *copy_put_content(struct exec_ctx *x, json_t *args, const char *dest,
+			 const void *data, size_t len)
+{
+	json_t *res = put_content(x, args, dest, data, len);
+	/* Ansible's copy action (template's too) puts the checksum of what
+	 * it meant to write in whatever the module returned, a failure too
+	 * (not in the action's own errors, which have no "changed") */
+	if (json_is_true(json_object_get(res, "failed")) && json_object_get(res, "changed") &&
+	    !json_object_get(res, "checksum")) {
+		char sum[41];
+		hash_sha1_hex(data, len, sum);
+		json_object_set_new(res, "checksum", json_string(sum));
 	}
 	return res;
 }

@@ -58,8 +58,7 @@ static char *strip_ends(const char *s, size_t n)
 	return xstrndup(s, n);
 }
 
-/* Python's str.splitlines() */
-static json_t *splitlines(const char *s)
+json_t *mod_splitlines(const char *s)
 {
 	json_t *a = json_array();
 	const char *p = s;
@@ -82,8 +81,8 @@ void res_set_output(json_t *res, const struct conn_result *cr)
 	json_object_set_new(res, "rc", json_integer(cr->rc));
 	json_object_set_new(res, "stdout", json_string(o));
 	json_object_set_new(res, "stderr", json_string(e));
-	json_object_set_new(res, "stdout_lines", splitlines(o));
-	json_object_set_new(res, "stderr_lines", splitlines(e));
+	json_object_set_new(res, "stdout_lines", mod_splitlines(o));
+	json_object_set_new(res, "stderr_lines", mod_splitlines(e));
 	free(o);
 	free(e);
 }
@@ -237,8 +236,10 @@ static json_t *unreach(void)
 static int parse_stat(const char *o, const char *path, struct node_stat *st, json_t **res)
 {
 	memset(st, 0, sizeof(*st));
-	if (!strncmp(o, "MISSING", 7))
+	if (!strncmp(o, "MISSING", 7)) {
+		st->notdir = strstr(o, "NOTDIR") != NULL;
 		return 0;
+	}
 	unsigned long rawmode = 0;
 	long size = 0, uid = 0, gid = 0;
 	double at = 0, mt = 0, ct = 0;
@@ -288,7 +289,11 @@ static void stat_script(struct strbuf *c, bool follow, bool checksum)
 	strbuf_addf(c, "if [ -e \"$p\" ] || [ -L \"$p\" ]; then stat %s-c '%%f %%s %%u %%g %%X %%Y %%Z %%U %%G' -- \"$p\" || exit 1; "
 		    "readlink -- \"$p\" 2>/dev/null || echo; "
 		    "if [ %d = 1 ] && [ -f \"$p\" ] && [ -r \"$p\" ]; then sha1sum < \"$p\" | cut -c1-40; else echo; fi; "
-		    "else echo MISSING; fi", follow ? "-L " : "", checksum ? 1 : 0);
+		    /* the nearest existing ancestor not a directory: ENOTDIR */
+		    "else echo MISSING; d=\"$p\"; while :; do n=\"${d%%/*}\"; [ \"$n\" = \"$d\" ] && break; d=\"$n\"; "
+		    "[ -z \"$d\" ] && break; [ -e \"$d\" ] && break; done; "
+		    "if [ -n \"$d\" ] && [ \"$d\" != \"$p\" ] && [ -e \"$d\" ] && [ ! -d \"$d\" ]; then echo NOTDIR; fi; fi",
+		    follow ? "-L " : "", checksum ? 1 : 0);
 }
 
 int mod_stat(struct exec_ctx *x, const char *path, bool follow, bool checksum,
