@@ -140,3 +140,14 @@ EXTRA_DIST += tests/cli/t4050-persistent-shell.sh
 # generated cases (tests/differential/gen), a fixed-seed sample, live against ansible-playbook
 TESTS += tests/cli/t4030-differential-gen.sh
 EXTRA_DIST += tests/cli/t4030-differential-gen.sh
+# the divergences it showed that imc fixed, against recorded Ansible results
+TESTS += tests/cli/t4031-gen-fixes.sh
+EXTRA_DIST += tests/cli/t4031-gen-fixes.sh tests/cli/t4031-gen-fixes.py \
+	tests/cli/t4031-gen-fixes/play.yml tests/cli/t4031-gen-fixes/setup.sh \
+	tests/cli/t4031-gen-fixes/golden.json tests/cli/t4031-gen-fixes/templates.yml \
+	tests/cli/t4031-gen-fixes/golden-templates.json tests/cli/t4031-gen-fixes/templates/a.j2 \
+	tests/cli/t4031-gen-fixes/templates/b.j2 tests/cli/t4031-gen-fixes/templates/c.j2 \
+	tests/cli/t4031-gen-fixes/templates/d.j2 tests/cli/t4031-gen-fixes/templates/e.j2 \
+	tests/cli/t4031-gen-fixes/templates/f.j2 tests/cli/t4031-gen-fixes/templates/g.j2 \
+	tests/cli/t4031-gen-fixes/templates/h.j2 tests/cli/t4031-gen-fixes/more.yml \
+	tests/cli/t4031-gen-fixes/more-setup.sh tests/cli/t4031-gen-fixes/golden-more.json
