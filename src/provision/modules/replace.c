@@ -97,12 +97,16 @@ static json_t *replace_run(struct exec_ctx *x, json_t *args)
 		char *err = NULL;
 		int m = section(pat, data.buf ? data.buf : "", data.len, &s0, &s1, &err);
 		if (m <= 0) {
-			res = m < 0 ? res_fail("bad regular expression '%s': %s", pat, err)
-				    : res_new(false);
-			if (m == 0)
+			/* a pattern Python's re cannot compile kills the module */
+			if (m < 0) {
+				res = res_fail("MODULE FAILURE\nSee stdout/stderr for the exact error");
+				json_object_set_new(res, "rc", json_integer(1));
+			} else {
+				res = res_new(false);
 				json_object_set_new(res, "msg", json_sprintf("Pattern for before/after params did "
 									    "not match the given file: %s", pat));
-			json_object_set_new(res, "rc", json_integer(0));
+				json_object_set_new(res, "rc", json_integer(0));
+			}
 			free(pat);
 			free(err);
 			goto out;
@@ -114,7 +118,8 @@ static json_t *replace_run(struct exec_ctx *x, json_t *args)
 	pcre2_code *re = pcre2_compile((PCRE2_SPTR)re_s, PCRE2_ZERO_TERMINATED, PCRE2_MULTILINE | PCRE2_UTF,
 				       &ec, &eo, NULL);
 	if (!re) {
-		res = res_fail("bad regular expression '%s'", re_s);
+		res = res_fail("MODULE FAILURE\nSee stdout/stderr for the exact error");
+		json_object_set_new(res, "rc", json_integer(1));
 		goto out;
 	}
 	/* a reference to a group the pattern lacks: Python's re raises while
