@@ -60,6 +60,19 @@ static json_t *put_diff(struct exec_ctx *x, json_t *args, const char *dest,
 	return list;
 }
 
+/* The copy module's failure when validate's command fails, with the lines
+ * Ansible's action adds to it. */
+static json_t *validate_failed(const struct conn_result *cr)
+{
+	json_t *res = res_fail("failed to validate");
+	json_object_set_new(res, "exit_status", json_integer(cr->rc));
+	json_object_set_new(res, "stdout", json_string(strbuf_str(&cr->out)));
+	json_object_set_new(res, "stderr", json_string(strbuf_str(&cr->err)));
+	json_object_set_new(res, "stdout_lines", mod_splitlines(strbuf_str(&cr->out)));
+	json_object_set_new(res, "stderr_lines", mod_splitlines(strbuf_str(&cr->err)));
+	return res;
+}
+
 static json_t *put_content(struct exec_ctx *x, json_t *args, const char *dest, const void *data,
 			   size_t len)
 {
@@ -99,7 +112,21 @@ static json_t *put_content(struct exec_ctx *x, json_t *args, const char *dest, c
 			return res;
 		const char *validate = args_str(args, "validate");
 		if (validate) {
+			/* Ansible's module replaces a link by an empty file
+			 * first: a failed validation leaves that file */
+			struct strbuf c = STRBUF_INIT;
+			strbuf_addstr(&c, "p=");
+			sh_quote(&c, dest);
+			strbuf_addstr(&c, "; if [ -L \"$p\" ]; then rm -f -- \"$p\" && : > \"$p\"; fi");
 			struct conn_result cr;
+			conn_result_init(&cr);
+			int rc = mod_sh(x, c.buf, NULL, 0, &cr, &res);
+			strbuf_release(&c);
+			conn_result_release(&cr);
+			if (rc < 0) {
+				free(backup_file);
+				return res;
+			}
 			conn_result_init(&cr);
 			if (mod_validate(x, validate, data, len, &cr, &res) < 0) {
 				conn_result_release(&cr);
@@ -107,13 +134,7 @@ static json_t *put_content(struct exec_ctx *x, json_t *args, const char *dest, c
 				return res;
 			}
 			if (cr.rc != 0) {
-				res = res_fail("failed to validate");
-				json_object_set_new(res, "exit_status", json_integer(cr.rc));
-				json_object_set_new(res, "stdout", json_string(strbuf_str(&cr.out)));
-				json_object_set_new(res, "stderr", json_string(strbuf_str(&cr.err)));
-				/* what Ansible's action adds to the module's failure */
-				json_object_set_new(res, "stdout_lines", mod_splitlines(strbuf_str(&cr.out)));
-				json_object_set_new(res, "stderr_lines", mod_splitlines(strbuf_str(&cr.err)));
+				res = validate_failed(&cr);
 				conn_result_release(&cr);
 				free(backup_file);
 				return res;
@@ -245,14 +266,8 @@ static json_t *replace_by_dir(struct exec_ctx *x, json_t *args, const char *src,
 		conn_result_init(&cr);
 		rc = mod_sh(x, c.buf, NULL, 0, &cr, &res);
 		strbuf_release(&c);
-		if (rc == 0 && cr.rc != 0) {
-			res = res_fail("failed to validate");
-			json_object_set_new(res, "exit_status", json_integer(cr.rc));
-			json_object_set_new(res, "stdout", json_string(strbuf_str(&cr.out)));
-			json_object_set_new(res, "stderr", json_string(strbuf_str(&cr.err)));
-			json_object_set_new(res, "stdout_lines", mod_splitlines(strbuf_str(&cr.out)));
-			json_object_set_new(res, "stderr_lines", mod_splitlines(strbuf_str(&cr.err)));
-		}
+		if (rc == 0 && cr.rc != 0)
+			res = validate_failed(&cr);
 		conn_result_release(&cr);
 		if (rc < 0 || res)
 			return res;
@@ -341,7 +356,8 @@ static json_t *copy_remote_dir(struct exec_ctx *x, json_t *args, const char *src
 			 "*) b=${s##*/}; if [ -d \"$d\" ]; then if [ ! -e \"$d/$b\" ]; then "
 			 "cp -R -P --preserve=mode,timestamps -- \"$s\" \"$d/$b\" && echo CHANGED; chown_r \"$t\"; fi; "
 			 "merge \"$s/\" \"$d/$b/\"; chown_r \"$d/$b\"; "
-			 "elif [ ! -e \"$d\" ]; then mkdir -p -- \"$d/$b\"; merge \"$s/\" \"$d/$b/\"; chown_r \"$d/$b\"; fi;; esac");
+			 "elif [ ! -e \"$d\" ]; then mkdir -p -- \"$d/$b\" 2>/dev/null || exit 13; merge \"$s/\" \"$d/$b/\"; "
+			 "chown_r \"$d/$b\"; fi;; esac");
 	if (mod_sh(x, c.buf, NULL, 0, &cr, &res) < 0)
 		goto out;
 	const char *o = strbuf_str(&cr.out);
@@ -364,6 +380,11 @@ static json_t *copy_remote_dir(struct exec_ctx *x, json_t *args, const char *src
 		res = replace_by_dir(x, args, src, dest);
 		goto out;
 	}
+	if (cr.rc == 13) { /* os.makedirs raising: the module dies */
+		res = res_fail("MODULE FAILURE\nSee stdout/stderr for the exact error");
+		json_object_set_new(res, "rc", json_integer(1));
+		goto out;
+	}
 	if (cr.rc != 0) {
 		res = res_fail("failed to copy: %s to %s: %s", src, dest, strbuf_str(&cr.err));
 		goto out;
@@ -383,27 +404,21 @@ out:
 	return res;
 }
 
-/* A failure of Ansible's copy action itself, before any module runs: its
- * result has no "changed". */
-static json_t *action_fail(const char *msg)
-{
-	return json_pack("{s:b, s:s}", "failed", 1, "msg", msg);
-}
 
 static json_t *copy_run(struct exec_ctx *x, json_t *args)
 {
 	const char *dest0 = args_str(args, "dest");
 	if (!dest0)
-		return action_fail("dest is required");
+		return res_fail("dest is required");
 	json_t *content = json_object_get(args, "content");
 	const char *src = args_str(args, "src");
 	json_t *res = NULL;
 	/* the checks of Ansible's copy action, before anything is looked at */
 	if (content && src)
-		return action_fail("src and content are mutually exclusive");
+		return res_fail("src and content are mutually exclusive");
 	size_t dl0 = strlen(dest0);
 	if (content && dl0 && dest0[dl0 - 1] == '/')
-		return action_fail("can not use content with a dir as dest");
+		return res_fail("can not use content with a dir as dest");
 	if (args_bool(json_object_get(args, "remote_src"), false) && src) {
 		struct node_stat sst;
 		if (mod_stat(x, src, true, false, &sst, &res) < 0)
@@ -460,14 +475,10 @@ static json_t *copy_run(struct exec_ctx *x, json_t *args)
 		return res;
 	}
 	if (!src)
-		return action_fail("src (or content) is required");
+		return res_fail("src (or content) is required");
 	char *path = mod_find_src(x, "files", src);
-	if (!path) {
-		char *m = xasprintf("Could not find or access '%s' on the Ansible Controller.", src);
-		res = action_fail(m);
-		free(m);
-		return res;
-	}
+	if (!path)
+		return res_fail("Could not find or access '%s' on the Ansible Controller.", src);
 	struct stat sb;
 	if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode)) {
 		size_t sl = strlen(src);
