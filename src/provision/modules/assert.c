@@ -53,7 +53,8 @@ static json_t *assert_run(struct exec_ctx *x, json_t *args)
 		bool ok = false;
 		struct diag d = DIAG_INIT;
 		if (xt_assert_cond(x, e, &ok, &d) < 0) {
-			json_t *r = res_fail("%s", diag_first_message(&d));
+			/* an error of the action: no "changed" */
+			json_t *r = json_pack("{s:b, s:s}", "failed", 1, "msg", diag_first_message(&d));
 			diag_release(&d);
 			json_decref(list);
 			return r;

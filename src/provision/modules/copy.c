@@ -86,6 +86,22 @@ static json_t *put_content(struct exec_ctx *x, json_t *args, const char *dest, c
 	if (st.exists && st.isdir)
 		return res_fail("dest '%s' is a directory", dest);
 	bool force = args_bool(json_object_get(args, "force"), true);
+	if (!st.exists) {
+		/* Ansible's module makes no missing parent of dest */
+		struct strbuf c = STRBUF_INIT;
+		strbuf_addstr(&c, "p=$(dirname -- ");
+		sh_quote(&c, dest);
+		strbuf_addstr(&c, "); [ -e \"$p\" ] || { printf '%s' \"$p\"; exit 4; }");
+		struct conn_result cr;
+		conn_result_init(&cr);
+		int rc = mod_sh(x, c.buf, NULL, 0, &cr, &res);
+		strbuf_release(&c);
+		if (rc == 0 && cr.rc == 4)
+			res = res_fail("Destination directory %s does not exist", strbuf_str(&cr.out));
+		conn_result_release(&cr);
+		if (res)
+			return res;
+	}
 	if (st.exists && !force)
 		return json_pack("{s:b, s:s, s:s}", "changed", 0, "dest", dest, "src", "<controller>");
 	char sum[41], md5[33];

@@ -286,14 +286,15 @@ static int parse_stat(const char *o, const char *path, struct node_stat *st, jso
 /* appends the shell that prints a stat of "$p" for parse_stat */
 static void stat_script(struct strbuf *c, bool follow, bool checksum)
 {
-	strbuf_addf(c, "if [ -e \"$p\" ] || [ -L \"$p\" ]; then stat %s-c '%%f %%s %%u %%g %%X %%Y %%Z %%U %%G' -- \"$p\" || exit 1; "
+	/* followed, a dangling link is missing (Python's os.stat) */
+	strbuf_addf(c, "if [ -e \"$p\" ] || { [ %d = 0 ] && [ -L \"$p\" ]; }; then stat %s-c '%%f %%s %%u %%g %%X %%Y %%Z %%U %%G' -- \"$p\" || exit 1; "
 		    "readlink -- \"$p\" 2>/dev/null || echo; "
 		    "if [ %d = 1 ] && [ -f \"$p\" ] && [ -r \"$p\" ]; then sha1sum < \"$p\" | cut -c1-40; else echo; fi; "
 		    /* the nearest existing ancestor not a directory: ENOTDIR */
 		    "else echo MISSING; d=\"$p\"; while :; do n=\"${d%%/*}\"; [ \"$n\" = \"$d\" ] && break; d=\"$n\"; "
 		    "[ -z \"$d\" ] && break; [ -e \"$d\" ] && break; done; "
 		    "if [ -n \"$d\" ] && [ \"$d\" != \"$p\" ] && [ -e \"$d\" ] && [ ! -d \"$d\" ]; then echo NOTDIR; fi; fi",
-		    follow ? "-L " : "", checksum ? 1 : 0);
+		    follow ? 1 : 0, follow ? "-L " : "", checksum ? 1 : 0);
 }
 
 int mod_stat(struct exec_ctx *x, const char *path, bool follow, bool checksum,
