@@ -24,6 +24,7 @@ libimc_la_SOURCES += \
 	src/provision/exec-async.c \
 	src/provision/exec-progress.c \
 	src/provision/exec-fallback.c \
+	src/provision/error-context.c \
 	src/provision/conn/conn.h \
 	src/provision/conn/conn.c \
 	src/provision/conn/conn-local.c \
@@ -172,3 +173,15 @@ TESTS += tests/cli/t4080-uri.sh tests/cli/t4081-service-facts.sh tests/cli/t4082
 	tests/cli/t4083-reboot.sh
 EXTRA_DIST += tests/cli/t4080-uri.sh tests/cli/t4080-uri-server.py tests/cli/t4081-service-facts.sh \
 	tests/cli/t4082-iptables.sh tests/cli/t4083-reboot.sh
+
+# the divergences it showed that imc fixed, against recorded Ansible results
+TESTS += tests/cli/t4031-gen-fixes.sh
+EXTRA_DIST += tests/cli/t4031-gen-fixes.sh tests/cli/t4031-gen-fixes.py \
+	tests/cli/t4031-gen-fixes/play.yml tests/cli/t4031-gen-fixes/setup.sh \
+	tests/cli/t4031-gen-fixes/golden.json tests/cli/t4031-gen-fixes/templates.yml \
+	tests/cli/t4031-gen-fixes/golden-templates.json tests/cli/t4031-gen-fixes/templates/a.j2 \
+	tests/cli/t4031-gen-fixes/templates/b.j2 tests/cli/t4031-gen-fixes/templates/c.j2 \
+	tests/cli/t4031-gen-fixes/templates/d.j2 tests/cli/t4031-gen-fixes/templates/e.j2 \
+	tests/cli/t4031-gen-fixes/templates/f.j2 tests/cli/t4031-gen-fixes/templates/g.j2 \
+	tests/cli/t4031-gen-fixes/templates/h.j2 tests/cli/t4031-gen-fixes/more.yml \
+	tests/cli/t4031-gen-fixes/more-setup.sh tests/cli/t4031-gen-fixes/golden-more.json

@@ -298,15 +298,19 @@ static long int_kw(struct exec_ctx *x, const char *kw, long dflt)
 }
 
 /* One execution of the task for the current item: args templated, module
- * run, until/retries handled. */
-static json_t *run_once(struct exec_ctx *x)
+ * run, until/retries handled. *fatal is set when the options could not be
+ * templated: Ansible fails the task as a whole then, loop or not, with no
+ * "changed" (the module never ran). */
+static json_t *run_once(struct exec_ctx *x, bool *fatal)
 {
 	struct diag d = DIAG_INIT;
 	json_t *args = xt_value(x, x->task->args, &d);
 	if (!args) {
-		json_t *r = fail_from_diag(&d);
-		json_object_set_new(r, "changed", json_false());
+		char *m = ansible_undefined_in_args(x->task, diag_first_message(&d));
+		json_t *r = json_pack("{s:b, s:s}", "failed", 1, "msg", m ? m : diag_first_message(&d));
+		free(m);
 		diag_release(&d);
+		*fatal = true;
 		return r;
 	}
 	diag_release(&d);
@@ -691,8 +695,10 @@ int exec_task_host(struct task_run *run, struct ptask *t, struct task_host *h, b
 			res = skip_result();
 		else if (mod && mod->controller && !mod->run)
 			res = res_fail("module '%s' cannot run here", t->module);
-		else
-			res = run_once(&x);
+		else {
+			bool fatal = false;
+			res = run_once(&x, &fatal);
+		}
 		goto done;
 	}
 	/* loops */
@@ -711,8 +717,19 @@ int exec_task_host(struct task_run *run, struct ptask *t, struct task_host *h, b
 			ir = fail_from_diag(&d);
 		else if (!w)
 			ir = skip_result();
-		else
-			ir = run_once(&x);
+		else {
+			bool fatal = false;
+			ir = run_once(&x, &fatal);
+			if (fatal) {
+				/* Ansible stops the loop there: the task fails as
+				 * a whole, with no results */
+				json_decref(results);
+				json_object_del(x.vars, loop_var);
+				json_decref(items);
+				res = ir;
+				goto done;
+			}
+		}
 		diag_release(&d);
 		diag_init(&d);
 		json_object_set(ir, loop_var, item);

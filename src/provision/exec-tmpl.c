@@ -190,10 +190,19 @@ int xt_assert_cond(struct exec_ctx *x, json_t *cond, bool *out, struct diag *d)
 
 char *xt_render_text(struct exec_ctx *x, const char *text, const char *src_path, struct diag *d)
 {
+	return xt_render_template(x, text, src_path, true, false, NULL, d);
+}
+
+char *xt_render_template(struct exec_ctx *x, const char *text, const char *src_path, bool trim_blocks,
+			 bool lstrip_blocks, const char *newline, struct diag *d)
+{
 	struct tmpl_env env;
 	struct env_paths sp;
 	setup_env(x, &env, &sp);
 	env.origin = src_path;
+	env.no_trim_blocks = !trim_blocks;
+	env.lstrip_blocks = lstrip_blocks;
+	env.newline_sequence = newline;
 	char *r = tmpl_render_string(&env, text, d);
 	if (!r && env.err_kind == TMPL_ERR_UNDEFINED && d->n) {
 		/* the template action wraps the error with its own cause:

@@ -26,6 +26,18 @@ json_t *exec_loop_items(struct exec_ctx *x, struct diag *d, bool *has_loop);
 /* Sets in into the variables loop_control gives item i of items. */
 void exec_loop_item_vars(struct exec_ctx *x, json_t *lc, json_t *items, size_t i, json_t *into);
 
+/* error-context.c: what Ansible appends to an error placed at file:line:col
+ * ("The error appears to be in ...", the offending lines, "^ here", its
+ * hint); malloc'd. */
+char *ansible_error_context(const char *file, int line, int col);
+/* msg, then that text for task t's position: Ansible's words for an error
+ * raised on a task (malloc'd). */
+char *ansible_task_error(const struct ptask *t, const char *msg);
+/* When msg is the templating message of an undefined variable in t's
+ * options ("AnsibleUndefinedVariable: ..."), the message Ansible's task
+ * fails with (malloc'd); NULL for any other message. */
+char *ansible_undefined_in_args(const struct ptask *t, const char *msg);
+
 /* exec-async.c */
 struct task_module;
 json_t *exec_async_start(struct exec_ctx *x, const struct task_module *mod, json_t *args,

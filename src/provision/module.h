@@ -107,6 +107,8 @@ struct node_stat {
 	char target[512];
 	char sha1[41];
 	double mtime, atime, ctime;
+	/* missing because a leading component is not a directory (ENOTDIR) */
+	bool notdir;
 };
 int mod_stat(struct exec_ctx *x, const char *path, bool follow, bool checksum,
 	     struct node_stat *st, json_t **res);
@@ -131,7 +133,9 @@ int mod_sh_stat(struct exec_ctx *x, const char *path, const char *pre, struct no
 int mod_write_stat(struct exec_ctx *x, const char *path, const void *data, size_t len, long mode,
 		   const char *owner, const char *group, struct node_stat *st, json_t **res);
 /* Applies mode/owner/group from args to path whose stat is st (updated;
- * in check mode, only says they would change, as mod_attrs_diff). */
+ * in check mode, only says they would change, as mod_attrs_diff). As
+ * Ansible, owner and group first: a mode that is neither octal nor
+ * symbolic fails after them (mod_mode_error). */
 int mod_attrs_st(struct exec_ctx *x, const char *path, json_t *args, struct node_stat *st,
 		 bool *changed, json_t **res);
 /* mod_attrs_st recording each change in diff, as mod_attrs_diff does. */
@@ -144,6 +148,11 @@ int mod_attrs(struct exec_ctx *x, const char *path, json_t *args, bool *changed,
  * in check mode these say what would change, and nothing changes. */
 int mod_attrs_diff(struct exec_ctx *x, const char *path, json_t *args, bool *changed, json_t *diff,
 		   json_t **res);
+/* Ansible's failure for a mode neither octal nor symbolic: "mode must be in
+ * octal or symbolic form", the details, path and path's attributes. */
+json_t *mod_mode_error(struct exec_ctx *x, const char *path, json_t *mode);
+/* Python's str.splitlines(): the lines of s, a list of strings. */
+json_t *mod_splitlines(const char *s);
 /* backup=yes: copies path (when it exists) to path.PID.DATE@TIME~ beside
  * it, as Ansible's backup_local names backups. Returns 0 with *dest the
  * backup's name ("" when path is missing; malloc'd), or -1 with *res set

@@ -425,6 +425,7 @@ static struct ptask *parse_task(struct task_playbook *pb, json_t *raw, const str
 	t->raw = play_keep(pb, json_incref(raw));
 	t->file = file;
 	t->line = loc.line;
+	t->col = yaml_col_of(ydoc, raw);
 	t->dir = dir;
 	t->role = role;
 	t->parent = parent;

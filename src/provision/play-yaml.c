@@ -15,7 +15,7 @@
 #include "util/xalloc.h"
 #include "util/banned.h"
 
-struct yaml_line { const json_t *node; int line; };
+struct yaml_line { const json_t *node; int line, col; };
 
 struct yaml_doc {
 	struct yaml_line *v;
@@ -46,17 +46,28 @@ static void note_line(struct yload *y, const json_t *n, const yaml_mark_t *m)
 	}
 	doc->v[doc->n].node = n;
 	doc->v[doc->n].line = (int)m->line + 1 + y->off;
+	doc->v[doc->n].col = (int)m->column + 1;
 	doc->n++;
+}
+
+static const struct yaml_line *where(const struct yaml_doc *doc, const json_t *node)
+{
+	for (size_t i = 0; doc && node && i < doc->n; i++)
+		if (doc->v[i].node == node)
+			return &doc->v[i];
+	return NULL;
 }
 
 int yaml_line_of(const struct yaml_doc *doc, const json_t *node)
 {
-	if (!doc || !node)
-		return 0;
-	for (size_t i = 0; i < doc->n; i++)
-		if (doc->v[i].node == node)
-			return doc->v[i].line;
-	return 0;
+	const struct yaml_line *w = where(doc, node);
+	return w ? w->line : 0;
+}
+
+int yaml_col_of(const struct yaml_doc *doc, const json_t *node)
+{
+	const struct yaml_line *w = where(doc, node);
+	return w ? w->col : 0;
 }
 
 void yaml_doc_free(struct yaml_doc *doc)

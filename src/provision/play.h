@@ -19,7 +19,7 @@ struct task_role;
 struct ptask {
 	json_t *raw;               /* the task mapping (owned reference) */
 	const char *file;          /* file it came from (owned by the playbook) */
-	int line;
+	int line, col;             /* where its mapping starts (1-based; 0 unknown) */
 	const char *dir;           /* directory of that file (owned by the playbook) */
 	struct task_role *role;    /* role instance it belongs to, or NULL */
 	struct ptask *parent;      /* enclosing block / import (inherits keywords) */
@@ -90,11 +90,13 @@ void play_free(struct task_playbook *pb);
 bool play_error_unsupported(const struct diag *d);
 
 /* YAML -> jansson (play-yaml.c): YAML 1.1 scalars as Ansible (PyYAML) reads
- * them. line_of() gives the 1-based line where a node started (0 unknown). */
+ * them. line_of() gives the 1-based line where a node started (0 unknown),
+ * col_of() its 1-based column (0 unknown). */
 struct yaml_doc;
 json_t *yaml_load(const char *text, size_t len, const char *file, int line_offset,
 		  struct yaml_doc **lines, struct diag *d);
 int yaml_line_of(const struct yaml_doc *doc, const json_t *node);
+int yaml_col_of(const struct yaml_doc *doc, const json_t *node);
 void yaml_doc_free(struct yaml_doc *doc);
 
 /* Parses a list of tasks (a tasks file, a block list) into ptasks. */

@@ -28,6 +28,10 @@ int xt_cond(struct exec_ctx *x, json_t *cond, bool *out, struct diag *d);
 /* xt_cond for the assert module: an error is worded as Ansible's assert words it. */
 int xt_assert_cond(struct exec_ctx *x, json_t *cond, bool *out, struct diag *d);
 char *xt_render_text(struct exec_ctx *x, const char *text, const char *src_path, struct diag *d);
+/* xt_render_text with the template module's Jinja options (newline NULL:
+ * "\n"). */
+char *xt_render_template(struct exec_ctx *x, const char *text, const char *src_path, bool trim_blocks,
+			 bool lstrip_blocks, const char *newline, struct diag *d);
 json_t *xt_expr(struct exec_ctx *x, const char *expr, struct diag *d);
 json_t *xt_lookup(struct exec_ctx *x, const char *name, json_t *terms, struct diag *d);
 /* The set of filters/tests/lookups supported (for the static check). */

@@ -63,6 +63,7 @@ struct lexopt {
 	                       * inside {{ }} keep backslashes verbatim */
 	bool trim_blocks;
 	bool lstrip_blocks;
+	const char *newline; /* render_template: newline_sequence (NULL "\n") */
 };
 
 /* Splits src into tokens. Returns 0, or -1 with an error (position in

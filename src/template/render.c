@@ -61,6 +61,43 @@ static void restore_newlines(struct strbuf *sb, size_t want)
 		strbuf_addch(sb, '\n');
 }
 
+/* A whole template as Ansible's template action renders it: Jinja drops one
+ * final line break and turns every line break of the source (\r\n, \r or
+ * \n) into the newline sequence nl; Ansible then appends nl as many times as
+ * the raw source ends with more '\n' characters than the result (*want). */
+static char *normalize_template(const char *text, const char *nl, size_t *want)
+{
+	size_t n = strlen(text), w = 0;
+	while (w < n && text[n - 1 - w] == '\n')
+		w++;
+	*want = w;
+	if (n >= 2 && text[n - 2] == '\r' && text[n - 1] == '\n')
+		n -= 2;
+	else if (n && (text[n - 1] == '\n' || text[n - 1] == '\r'))
+		n--;
+	struct strbuf sb = STRBUF_INIT;
+	for (size_t i = 0; i < n; i++) {
+		if (text[i] == '\r' || text[i] == '\n') {
+			strbuf_addstr(&sb, nl);
+			if (text[i] == '\r' && i + 1 < n && text[i + 1] == '\n')
+				i++;
+		} else
+			strbuf_addch(&sb, text[i]);
+	}
+	if (!sb.buf)
+		strbuf_addstr(&sb, "");
+	return strbuf_detach(&sb);
+}
+
+static void append_newlines(struct strbuf *sb, size_t want, const char *nl)
+{
+	size_t have = 0;
+	while (have < sb->len && sb->buf[sb->len - 1 - have] == '\n')
+		have++;
+	for (; have < want; have++)
+		strbuf_addstr(sb, nl);
+}
+
 /* ---- compile ----------------------------------------------------------- */
 
 void render_release(struct compiled *c)
@@ -579,7 +616,8 @@ void ev_done(struct ev *ev)
 char *render_template(struct ev *ev, const char *text, const struct lexopt *o)
 {
 	size_t trailing;
-	char *src = normalize_source(text, &trailing);
+	const char *nl = o->newline ? o->newline : "\n";
+	char *src = normalize_template(text, nl, &trailing);
 	ev->src = src;
 	ev->srclen = strlen(src);
 	struct compiled c;
@@ -590,7 +628,7 @@ char *render_template(struct ev *ev, const char *text, const struct lexopt *o)
 		struct strbuf sb;
 		strbuf_init(&sb, MAX_OUTPUT + 1);
 		if (exec_body(ev, &c.body, &sb) == 0) {
-			restore_newlines(&sb, trailing);
+			append_newlines(&sb, trailing, nl);
 			r = strbuf_detach(&sb);
 		}
 		strbuf_release(&sb);

@@ -90,7 +90,7 @@ static void emit_data(struct lexer *lx, size_t a, size_t b, bool rstrip, bool ls
 		size_t k = b;
 		while (k > a && (lx->s[k - 1] == ' ' || lx->s[k - 1] == '\t'))
 			k--;
-		if (k == 0 || lx->s[k - 1] == '\n')
+		if (k == 0 || lx->s[k - 1] == '\n' || lx->s[k - 1] == '\r')
 			b = k;
 	}
 	if (b <= a)

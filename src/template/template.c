@@ -140,7 +140,8 @@ static char *render_top(struct tmpl_env *env, const char *text, const struct lex
 
 char *tmpl_render_string(struct tmpl_env *env, const char *text, struct diag *d)
 {
-	struct lexopt o = { .trim_blocks = !env->no_trim_blocks, .lstrip_blocks = env->lstrip_blocks };
+	struct lexopt o = { .trim_blocks = !env->no_trim_blocks, .lstrip_blocks = env->lstrip_blocks,
+			    .newline = env->newline_sequence };
 	return render_top(env, text, &o, d);
 }
 

@@ -155,6 +155,9 @@ struct tmpl_env {
 	 * keep trailing newline. */
 	bool no_trim_blocks;
 	bool lstrip_blocks;
+	/* the newline the template's own line breaks become (Jinja's
+	 * newline_sequence: "\n", "\r\n" or "\r"); NULL is "\n" */
+	const char *newline_sequence;
 
 	/* Optional JSON object whose keys name top-level variables that are
 	 * never templated lazily (Ansible's "unsafe" values: registered

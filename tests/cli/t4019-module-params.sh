@@ -21,7 +21,6 @@ PB
 	expect_grep "$2" "$TMPD/err" "$1: the error names it"
 	if [ -e "$TMPD/ran$n" ]; then not_ok "$1: no task ran"; else ok "$1: no task ran"; fi
 }
-refused "find follow" "find: unsupported parameter 'follow'" "find: paths=/tmp follow=yes"
 refused "find unknown" "find: unsupported parameter 'colour'" "find: paths=/tmp colour=red"
 refused "assemble from the controller" "assemble: unsupported parameter value remote_src=false" \
 	"assemble: src=x dest=/tmp/y remote_src=no"

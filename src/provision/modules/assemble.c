@@ -138,6 +138,11 @@ static json_t *assemble_run(struct exec_ctx *x, json_t *args)
 	struct node_stat st;
 	if (mod_stat(x, dest, true, true, &st, &res) < 0)
 		goto out;
+	if (st.exists && st.isdir) {
+		/* Ansible's module takes dest's checksum first */
+		res = res_fail("attempted to take checksum of directory: %s", dest);
+		goto out;
+	}
 	bool changed = false;
 	json_t *validation = NULL;
 	if (!st.exists || !st.isreg || strcmp(st.sha1, sum)) {

@@ -2,8 +2,34 @@
  * `that` holds; runs on the controller only. */
 #include "config.h"
 
+#include <stdlib.h>
+
 #include "provision/module.h"
+#include "util/xalloc.h"
 #include "util/banned.h"
+
+/* fail_msg (or msg) and success_msg: a string or a list of strings, kept
+ * as they are in the result's msg; anything else fails the task before a
+ * condition is looked at, in the words of Ansible's assert action (an
+ * action's error: no "changed"). NULL when v is fine. */
+static json_t *bad_msg(json_t *v, const char *what)
+{
+	char *m = NULL;
+	if (json_is_array(v)) {
+		size_t i;
+		json_t *e;
+		json_array_foreach(v, i, e)
+			if (!json_is_string(e) && !m)
+				m = xasprintf("Type of one of the elements in %s list is not string type.", what);
+	} else if (v && !json_is_null(v) && !json_is_string(v))
+		m = xasprintf("Incorrect type for %s, expected a string or list and got <class '%s'>", what,
+			      mod_pytype(v));
+	if (!m)
+		return NULL;
+	json_t *r = json_pack("{s:b, s:s}", "failed", 1, "msg", m);
+	free(m);
+	return r;
+}
 
 static json_t *assert_run(struct exec_ctx *x, json_t *args)
 {
@@ -11,6 +37,15 @@ static json_t *assert_run(struct exec_ctx *x, json_t *args)
 	json_t *that = json_object_get(x->task->args, "that");
 	if (!that)
 		return res_fail("missing required arguments: that");
+	json_t *fm = json_object_get(args, "fail_msg");
+	if (!fm)
+		fm = json_object_get(args, "msg");
+	json_t *sm = json_object_get(args, "success_msg");
+	json_t *bad = bad_msg(fm, "fail_msg or msg");
+	if (!bad)
+		bad = bad_msg(sm, "success_msg");
+	if (bad)
+		return bad;
 	json_t *list = json_is_array(that) ? json_incref(that) : json_pack("[O]", that);
 	size_t i;
 	json_t *e;
@@ -18,18 +53,17 @@ static json_t *assert_run(struct exec_ctx *x, json_t *args)
 		bool ok = false;
 		struct diag d = DIAG_INIT;
 		if (xt_assert_cond(x, e, &ok, &d) < 0) {
-			json_t *r = res_fail("%s", diag_first_message(&d));
+			/* an error of the action: no "changed" */
+			json_t *r = json_pack("{s:b, s:s}", "failed", 1, "msg", diag_first_message(&d));
 			diag_release(&d);
 			json_decref(list);
 			return r;
 		}
 		diag_release(&d);
 		if (!ok) {
-			json_t *fm = json_object_get(args, "fail_msg");
-			if (!fm)
-				fm = json_object_get(args, "msg");
-			json_t *r = res_fail("%s", json_is_string(fm) ? json_string_value(fm)
-						   : "Assertion failed");
+			json_t *r = res_fail("Assertion failed");
+			if (fm && !json_is_null(fm))
+				json_object_set(r, "msg", fm);
 			json_object_set(r, "assertion", e);
 			json_object_set_new(r, "evaluated_to", json_false());
 			json_decref(list);
@@ -38,8 +72,10 @@ static json_t *assert_run(struct exec_ctx *x, json_t *args)
 	}
 	json_decref(list);
 	json_t *res = res_new(false);
-	const char *sm = args_str(args, "success_msg");
-	json_object_set_new(res, "msg", json_string(sm ? sm : "All assertions passed"));
+	if (sm && !json_is_null(sm))
+		json_object_set(res, "msg", sm);
+	else
+		json_object_set_new(res, "msg", json_string("All assertions passed"));
 	return res;
 }
 

@@ -60,16 +60,48 @@ static json_t *put_diff(struct exec_ctx *x, json_t *args, const char *dest,
 	return list;
 }
 
-json_t *copy_put_content(struct exec_ctx *x, json_t *args, const char *dest,
-			 const void *data, size_t len)
+/* The copy module's failure when validate's command fails, with the lines
+ * Ansible's action adds to it. */
+static json_t *validate_failed(const struct conn_result *cr)
+{
+	json_t *res = res_fail("failed to validate");
+	json_object_set_new(res, "exit_status", json_integer(cr->rc));
+	json_object_set_new(res, "stdout", json_string(strbuf_str(&cr->out)));
+	json_object_set_new(res, "stderr", json_string(strbuf_str(&cr->err)));
+	json_object_set_new(res, "stdout_lines", mod_splitlines(strbuf_str(&cr->out)));
+	json_object_set_new(res, "stderr_lines", mod_splitlines(strbuf_str(&cr->err)));
+	return res;
+}
+
+static json_t *put_content(struct exec_ctx *x, json_t *args, const char *dest, const void *data,
+			   size_t len)
 {
 	json_t *res = NULL;
 	struct node_stat st;
 	if (mod_stat(x, dest, true, true, &st, &res) < 0)
 		return res;
+	if (st.notdir) /* the action's stat of dest fails: no "changed" */
+		return json_pack("{s:b, s:s++}", "failed", 1, "msg", "Failed to get information on remote file (",
+				 dest, "): Not a directory");
 	if (st.exists && st.isdir)
 		return res_fail("dest '%s' is a directory", dest);
 	bool force = args_bool(json_object_get(args, "force"), true);
+	if (!st.exists) {
+		/* Ansible's module makes no missing parent of dest */
+		struct strbuf c = STRBUF_INIT;
+		strbuf_addstr(&c, "p=$(dirname -- ");
+		sh_quote(&c, dest);
+		strbuf_addstr(&c, "); [ -e \"$p\" ] || { printf '%s' \"$p\"; exit 4; }");
+		struct conn_result cr;
+		conn_result_init(&cr);
+		int rc = mod_sh(x, c.buf, NULL, 0, &cr, &res);
+		strbuf_release(&c);
+		if (rc == 0 && cr.rc == 4)
+			res = res_fail("Destination directory %s does not exist", strbuf_str(&cr.out));
+		conn_result_release(&cr);
+		if (res)
+			return res;
+	}
 	if (st.exists && !force)
 		return json_pack("{s:b, s:s, s:s}", "changed", 0, "dest", dest, "src", "<controller>");
 	char sum[41], md5[33];
@@ -81,11 +113,14 @@ json_t *copy_put_content(struct exec_ctx *x, json_t *args, const char *dest,
 	if (!st.exists || strcmp(sum, st.sha1)) {
 		long mode = -1;
 		json_t *mv = json_object_get(args, "mode");
+		/* a mode neither octal nor symbolic fails only once the file
+		 * is written and owned, as Ansible applies it last */
+		bool bad_mode = false;
 		if (mv) {
 			mode = args_mode(mv, st.exists ? st.mode : 0644);
-			if (mode == -2)
-				return res_fail("bad symbolic permission for mode: %s",
-						json_is_string(mv) ? json_string_value(mv) : "?");
+			bad_mode = mode == -2;
+			if (bad_mode)
+				mode = -1;
 		}
 		if (x->check_mode) {
 			/* Ansible's copy action stops here in check mode: no
@@ -100,7 +135,21 @@ json_t *copy_put_content(struct exec_ctx *x, json_t *args, const char *dest,
 			return res;
 		const char *validate = args_str(args, "validate");
 		if (validate) {
+			/* Ansible's module replaces a link by an empty file
+			 * first: a failed validation leaves that file */
+			struct strbuf c = STRBUF_INIT;
+			strbuf_addstr(&c, "p=");
+			sh_quote(&c, dest);
+			strbuf_addstr(&c, "; if [ -L \"$p\" ]; then rm -f -- \"$p\" && : > \"$p\"; fi");
 			struct conn_result cr;
+			conn_result_init(&cr);
+			int rc = mod_sh(x, c.buf, NULL, 0, &cr, &res);
+			strbuf_release(&c);
+			conn_result_release(&cr);
+			if (rc < 0) {
+				free(backup_file);
+				return res;
+			}
 			conn_result_init(&cr);
 			if (mod_validate(x, validate, data, len, &cr, &res) < 0) {
 				conn_result_release(&cr);
@@ -108,10 +157,7 @@ json_t *copy_put_content(struct exec_ctx *x, json_t *args, const char *dest,
 				return res;
 			}
 			if (cr.rc != 0) {
-				res = res_fail("failed to validate");
-				json_object_set_new(res, "exit_status", json_integer(cr.rc));
-				json_object_set_new(res, "stdout", json_string(strbuf_str(&cr.out)));
-				json_object_set_new(res, "stderr", json_string(strbuf_str(&cr.err)));
+				res = validate_failed(&cr);
 				conn_result_release(&cr);
 				free(backup_file);
 				return res;
@@ -125,6 +171,11 @@ json_t *copy_put_content(struct exec_ctx *x, json_t *args, const char *dest,
 			free(backup_file);
 			json_decref(diff);
 			return res;
+		}
+		if (bad_mode) {
+			free(backup_file);
+			json_decref(diff);
+			return mod_mode_error(x, dest, mv);
 		}
 		changed = true;
 		wrote = true;
@@ -153,6 +204,22 @@ json_t *copy_put_content(struct exec_ctx *x, json_t *args, const char *dest,
 	} else {
 		json_object_set_new(res, "path", json_string(dest));
 		json_object_set_new(res, "diff", diff);
+	}
+	return res;
+}
+
+json_t *copy_put_content(struct exec_ctx *x, json_t *args, const char *dest,
+			 const void *data, size_t len)
+{
+	json_t *res = put_content(x, args, dest, data, len);
+	/* Ansible's copy action (template's too) puts the checksum of what
+	 * it meant to write in whatever the module returned, a failure too
+	 * (not in the action's own errors, which have no "changed") */
+	if (json_is_true(json_object_get(res, "failed")) && json_object_get(res, "changed") &&
+	    !json_object_get(res, "checksum")) {
+		char sum[41];
+		hash_sha1_hex(data, len, sum);
+		json_object_set_new(res, "checksum", json_string(sum));
 	}
 	return res;
 }
@@ -191,11 +258,187 @@ char *copy_final_dest(struct exec_ctx *x, const char *dest, const char *src, jso
 static json_t *copy_tree(struct exec_ctx *x, json_t *args, const char *src, const char *dest,
 			 bool *changed);
 
+/* dest is a file or a link: Ansible's module backs it up, replaces a link
+ * by an empty file, validates with src (after giving src the mode, owner
+ * and group), gives src dest's mode and owner, then cannot rename a
+ * directory over a file. */
+static json_t *replace_by_dir(struct exec_ctx *x, json_t *args, const char *src, const char *dest)
+{
+	json_t *res = NULL;
+	char *bak = NULL;
+	if (args_bool(json_object_get(args, "backup"), false) && mod_backup(x, dest, &bak, &res) < 0)
+		return res;
+	free(bak);
+	struct strbuf c = STRBUF_INIT;
+	strbuf_addstr(&c, "p=");
+	sh_quote(&c, dest);
+	strbuf_addstr(&c, "; if [ -L \"$p\" ]; then rm -f -- \"$p\" && : > \"$p\"; fi");
+	struct conn_result cr;
+	conn_result_init(&cr);
+	int rc = mod_sh(x, c.buf, NULL, 0, &cr, &res);
+	strbuf_release(&c);
+	conn_result_release(&cr);
+	if (rc < 0)
+		return res;
+	const char *validate = args_str(args, "validate");
+	if (validate) {
+		bool ch = false;
+		if (mod_attrs(x, src, args, &ch, &res) < 0)
+			return res;
+		if (!strstr(validate, "%s"))
+			return res_fail("validate must contain %%s: %s", validate);
+		c = (struct strbuf)STRBUF_INIT;
+		const char *pct = strstr(validate, "%s");
+		strbuf_add(&c, validate, (size_t)(pct - validate));
+		strbuf_addstr(&c, src);
+		strbuf_addstr(&c, pct + 2);
+		conn_result_init(&cr);
+		rc = mod_sh(x, c.buf, NULL, 0, &cr, &res);
+		strbuf_release(&c);
+		if (rc == 0 && cr.rc != 0)
+			res = validate_failed(&cr);
+		conn_result_release(&cr);
+		if (rc < 0 || res)
+			return res;
+	}
+	/* the move gives src dest's mode and owner before the rename fails */
+	c = (struct strbuf)STRBUF_INIT;
+	strbuf_addstr(&c, "p=");
+	sh_quote(&c, dest);
+	strbuf_addstr(&c, "; s=");
+	sh_quote(&c, src);
+	strbuf_addstr(&c, "; [ -e \"$p\" ] && chmod --reference=\"$p\" -- \"$s\" && chown --reference=\"$p\" -- \"$s\"");
+	conn_result_init(&cr);
+	rc = mod_sh(x, c.buf, NULL, 0, &cr, &res);
+	strbuf_release(&c);
+	conn_result_release(&cr);
+	if (rc < 0)
+		return res;
+	return res_fail("Could not replace file: b'%s' to %s: [Errno 20] Not a directory: b'%s' -> b'%s'", src,
+			dest, src, dest);
+}
+
+/* The shell that puts the directory $1 (src with "/" at its end) into $2 as
+ * Ansible's copy module merges them: what differs or is in $1 only is
+ * copied (contents and mode, links as links), subdirectories in common are
+ * merged, what differs in type is left; prints CHANGED when it copied. */
+#define MERGE_FN "merge() { diff -rq --no-dereference -- \"$1\" \"$2\" 2>/dev/null | " \
+	"while IFS= read -r l; do case $l in " \
+	"'Files '*' differ') a=${l#Files }; a=${a%% and *}; b=$2${a#$1}; " \
+	"cp -P --preserve=mode,timestamps -- \"$a\" \"$b\" && echo CHANGED;; " \
+	"'Symbolic links '*' differ') a=${l#Symbolic links }; a=${a%% and *}; b=$2${a#$1}; " \
+	"rm -f -- \"$b\"; cp -P -- \"$a\" \"$b\" && echo CHANGED;; " \
+	"\"Only in $1\"*) a=${l#Only in }; n=${a#*: }; a=${a%%: *}; b=$2${a#$1}; " \
+	"cp -R -P --preserve=mode,timestamps -- \"$a/$n\" \"$b/$n\" && echo CHANGED;; " \
+	"esac; done; }; "
+
+/* Ansible's copy of a directory on the node (remote_src, src a
+ * directory), in its order: dest ending in "/" made with directory_mode;
+ * dest an existing directory gets src's basename appended; an existing
+ * dest that is a file or a link (dangling too) cannot be replaced by a
+ * directory (a link is first replaced by an empty file, and validate runs
+ * on src); otherwise src's contents (src ending in "/") or src itself is
+ * merged into the dest as given, every entry then owned by owner/group;
+ * mode/owner/group apply to dest. */
+static json_t *copy_remote_dir(struct exec_ctx *x, json_t *args, const char *src, const char *dest0)
+{
+	json_t *res = NULL;
+	struct strbuf c = STRBUF_INIT;
+	struct conn_result cr;
+	conn_result_init(&cr);
+	const char *dm = args_str(args, "directory_mode");
+	const char *owner = args_str(args, "owner"), *group = args_str(args, "group");
+	bool force = args_bool(json_object_get(args, "force"), true);
+	char *dest = NULL;
+	bool changed = false;
+	strbuf_addstr(&c, "s=");
+	sh_quote(&c, src);
+	strbuf_addstr(&c, "; d=");
+	sh_quote(&c, dest0);
+	strbuf_addstr(&c, "; dm=");
+	sh_quote(&c, dm ? dm : "");
+	strbuf_addstr(&c, "; o=");
+	sh_quote(&c, owner ? owner : "");
+	strbuf_addstr(&c, "; g=");
+	sh_quote(&c, group ? group : "");
+	/* dest/ missing: made, the directories created given directory_mode,
+	 * owner and group */
+	strbuf_addstr(&c, "; case $d in */) dn=${d%/}; if [ ! -e \"$dn\" ]; then x=$dn; new=; "
+			 "while [ -n \"$x\" ] && [ ! -e \"$x\" ]; do new=\"$x\n$new\"; x=$(dirname -- \"$x\"); done; "
+			 "mkdir -p -- \"$dn\" || exit 1; printf '%b' \"$new\" | while IFS= read -r y; do "
+			 "[ -n \"$y\" ] || continue; [ -z \"$dm\" ] || chmod \"$dm\" \"$y\"; "
+			 "[ -z \"$o\" ] || chown \"$o\" \"$y\"; [ -z \"$g\" ] || chgrp \"$g\" \"$y\"; done; fi;; esac; "
+			 /* the dest the module settles on */
+			 "t=$d; if [ -d \"$t\" ]; then b=${s##*/}; case $t in */) t=$t$b;; *) t=$t/$b;; esac; fi; "
+			 "printf '%s\\n' \"$t\"; "
+			 "if [ -e \"$t\" ]; then ");
+	if (!force)
+		strbuf_addstr(&c, "exit 10; ");
+	strbuf_addstr(&c, "[ -f \"$t\" ] && exit 12; [ -L \"$t\" ] && exit 12; "
+			 "else [ -L \"$t\" ] && exit 12; p=$(dirname -- \"$t\"); [ -e \"$p\" ] || { printf '%s' \"$p\"; exit 11; }; fi; "
+			 MERGE_FN
+			 "chown_r() { [ -z \"$o\" ] || { [ -z \"$(find \"$1\" ! -user \"$o\" -print -quit)\" ] || echo CHANGED; "
+			 "chown -R -h \"$o\" -- \"$1\"; }; [ -z \"$g\" ] || { [ -z \"$(find \"$1\" ! -group \"$g\" -print -quit)\" ] || "
+			 "echo CHANGED; chgrp -R -h \"$g\" -- \"$1\"; }; }; "
+			 "case $s in */) if [ -d \"$d\" ]; then merge \"$s\" \"$d/\"; chown_r \"$d\"; "
+			 "elif [ ! -e \"$d\" ]; then cp -R -P --preserve=mode,timestamps -- \"$s\" \"$d/\" && echo CHANGED; chown_r \"$t\"; fi;; "
+			 "*) b=${s##*/}; if [ -d \"$d\" ]; then if [ ! -e \"$d/$b\" ]; then "
+			 "cp -R -P --preserve=mode,timestamps -- \"$s\" \"$d/$b\" && echo CHANGED; chown_r \"$t\"; fi; "
+			 "merge \"$s/\" \"$d/$b/\"; chown_r \"$d/$b\"; "
+			 "elif [ ! -e \"$d\" ]; then mkdir -p -- \"$d/$b\" 2>/dev/null || exit 13; merge \"$s/\" \"$d/$b/\"; "
+			 "chown_r \"$d/$b\"; fi;; esac");
+	if (mod_sh(x, c.buf, NULL, 0, &cr, &res) < 0)
+		goto out;
+	const char *o = strbuf_str(&cr.out);
+	dest = xstrndup(o, strcspn(o, "\n"));
+	changed = strstr(o, "CHANGED") != NULL;
+	if (cr.rc == 10) {
+		res = res_new(false);
+		json_object_set_new(res, "msg", json_string("file already exists"));
+		json_object_set_new(res, "src", json_string(src));
+		json_object_set_new(res, "dest", json_string(dest));
+		mod_path_info(x, res);
+		goto out;
+	}
+	if (cr.rc == 11) {
+		const char *nl = strchr(o, '\n');
+		res = res_fail("Destination directory %s does not exist", nl ? nl + 1 : "");
+		goto out;
+	}
+	if (cr.rc == 12) {
+		res = replace_by_dir(x, args, src, dest);
+		goto out;
+	}
+	if (cr.rc == 13) { /* os.makedirs raising: the module dies */
+		res = res_fail("MODULE FAILURE\nSee stdout/stderr for the exact error");
+		json_object_set_new(res, "rc", json_integer(1));
+		goto out;
+	}
+	if (cr.rc != 0) {
+		res = res_fail("failed to copy: %s to %s: %s", src, dest, strbuf_str(&cr.err));
+		goto out;
+	}
+	if (mod_attrs(x, dest, args, &changed, &res) < 0)
+		goto out;
+	res = res_new(changed);
+	json_object_set_new(res, "dest", json_string(dest));
+	json_object_set_new(res, "src", json_string(src));
+	json_object_set_new(res, "md5sum", json_null());
+	json_object_set_new(res, "checksum", json_null());
+	mod_path_info(x, res);
+out:
+	free(dest);
+	conn_result_release(&cr);
+	strbuf_release(&c);
+	return res;
+}
+
+
 static json_t *copy_run(struct exec_ctx *x, json_t *args)
 {
 	const char *dest0 = args_str(args, "dest");
 	if (!dest0)
-		return res_fail("missing required arguments: dest");
+		return res_fail("dest is required");
 	json_t *content = json_object_get(args, "content");
 	const char *src = args_str(args, "src");
 	json_t *res = NULL;
@@ -208,6 +451,11 @@ static json_t *copy_run(struct exec_ctx *x, json_t *args)
 	if (args_bool(json_object_get(args, "remote_src"), false) && src && x->check_mode)
 		return mod_check_unsupported(x, "copy", args, "remote_src");
 	if (args_bool(json_object_get(args, "remote_src"), false) && src) {
+		struct node_stat sst;
+		if (mod_stat(x, src, true, false, &sst, &res) < 0)
+			return res;
+		if (sst.isdir)
+			return copy_remote_dir(x, args, src, dest0);
 		struct strbuf c = STRBUF_INIT;
 		/* Ansible's copy creates no missing parent of dest */
 		strbuf_addstr(&c, "d=");

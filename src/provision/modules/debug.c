@@ -5,8 +5,10 @@
 #include "config.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "provision/module.h"
+#include "util/xalloc.h"
 #include "util/banned.h"
 
 static json_t *debug_run(struct exec_ctx *x, json_t *args)
@@ -23,9 +25,25 @@ static json_t *debug_run(struct exec_ctx *x, json_t *args)
 		const char *name = json_string_value(var);
 		struct diag d = DIAG_INIT;
 		json_t *v = xt_expr(x, name, &d);
-		if (!v)
-			json_object_set_new(res, name, json_string("VARIABLE IS NOT DEFINED!"));
-		else {
+		if (!v) {
+			/* only an undefined variable is "not defined": another
+			 * error fails the task as Ansible's templar words it, on
+			 * the "{{NAME}}" debug makes of var (no "changed") */
+			char *t = xasprintf("{{%s}}", name);
+			json_t *tv = json_string(t);
+			struct diag d2 = DIAG_INIT;
+			json_t *r = xt_value(x, tv, &d2);
+			const char *m = diag_first_message(&d2);
+			if (!r && m && !strncmp(m, "Unexpected templating type error", 32)) {
+				json_decref(res);
+				res = json_pack("{s:b, s:s}", "failed", 1, "msg", m);
+			} else
+				json_object_set_new(res, name, json_string("VARIABLE IS NOT DEFINED!"));
+			json_decref(r);
+			json_decref(tv);
+			diag_release(&d2);
+			free(t);
+		} else {
 			/* debug: var prints the templated text */
 			if (json_is_string(v) && xt_is_template(json_string_value(v))) {
 				json_t *r = xt_value(x, v, &d);

@@ -11,8 +11,9 @@
  * subdirectories, subdirectories in turn, symlinked ones not entered), since
  * the order of files[], the examined count (every entry of every directory
  * entered, even past depth or hidden) and depth pruning all follow it.
- * follow is not implemented (find -L reports the targets' fields, Ansible
- * the links'), so it is refused when the play is loaded. */
+ * follow walks into symlinked directories too (os.walk's followlinks), each
+ * listed when the walk reaches it; the fields are still the links' own
+ * (Ansible lstats every entry). */
 #include "config.h"
 
 #include <fnmatch.h>
@@ -39,7 +40,7 @@ struct entry {
 struct opts {
 	json_t *patterns, *excludes;
 	const char *contains, *file_type, *age_stamp;
-	bool use_regex, recurse, hidden, checksum, whole;
+	bool use_regex, recurse, hidden, checksum, whole, follow;
 	bool has_age, has_size;
 	long long age, size;
 	long depth;
@@ -56,6 +57,7 @@ struct walk {
 	json_t *files;
 	json_t *unreach; /* set when the node could not be reached */
 	char *err;       /* a path's error (Ansible skips the path with it) */
+	int linked;      /* symlinked directories listed (follow) */
 };
 
 /* Python's os.path.normpath for an absolute or relative POSIX path. */
@@ -274,6 +276,69 @@ static int consider(struct walk *w, const struct entry *e)
 	return rc;
 }
 
+/* Adds the records find printed (buf, n bytes) to w's entries, their
+ * relative paths under prefix ("" or "DIR/"). */
+static void add_entries(struct walk *w, const char *buf, size_t n, const char *prefix)
+{
+	for (size_t at = 0; at < n;) {
+		const char *rec = buf + at;
+		size_t len = strnlen(rec, n - at);
+		at += len + 1;
+		struct entry e = { 0 };
+		const char *last = memrchr(rec, '\t', len);
+		if (!last)
+			continue;
+		e.f[0] = xasprintf("%.*s\t%s%.*s", (int)(last - rec), rec, prefix,
+				   (int)(len - (size_t)(last + 1 - rec)), last + 1);
+		char *s = e.f[0];
+		int k;
+		for (k = 1; k < F_N; k++) {
+			char *tab = strchr(s, '\t');
+			if (!tab)
+				break;
+			*tab = '\0';
+			s = tab + 1;
+			e.f[k] = s;
+		}
+		if (k < F_N) {
+			free(e.f[0]);
+			continue;
+		}
+		const char *slash = strrchr(e.f[F_REL], '/');
+		e.parent = slash ? xstrndup(e.f[F_REL], (size_t)(slash - e.f[F_REL])) : xstrdup("");
+		e.name = slash ? slash + 1 : e.f[F_REL];
+		w->e = xrealloc(w->e, (w->n + 1) * sizeof(*w->e));
+		w->e[w->n++] = e;
+	}
+}
+
+/* follow: the entries of the symlinked directory rel, listed through the
+ * link (find -H). A directory that cannot be listed adds nothing, as
+ * os.walk ignores it; past 40 links deep (a cycle), the walk stops there. */
+static int list_linked(struct walk *w, const char *rel)
+{
+	if (++w->linked > 40)
+		return 0;
+	struct strbuf c = STRBUF_INIT;
+	strbuf_addstr(&c, "p=");
+	struct strbuf path = STRBUF_INIT;
+	strbuf_addf(&path, "%s%s%s", w->top, w->top[0] && w->top[strlen(w->top) - 1] == '/' ? "" : "/", rel);
+	sh_quote(&c, path.buf);
+	strbuf_release(&path);
+	strbuf_addstr(&c, "; exec find -H \"$p\" -mindepth 1 -printf '" FIELDS "' 2>/dev/null");
+	struct conn_result cr;
+	conn_result_init(&cr);
+	int rc = mod_sh(w->x, c.buf, NULL, 0, &cr, &w->unreach);
+	strbuf_release(&c);
+	if (rc == 0) {
+		char *prefix = xasprintf("%s/", rel);
+		add_entries(w, cr.out.buf ? cr.out.buf : "", cr.out.len, prefix);
+		free(prefix);
+	}
+	conn_result_release(&cr);
+	return rc;
+}
+
 /* os.walk from the directory rel (top-down), as find.py consumes it. */
 static int walk_dir(struct walk *w, const char *rel, long level)
 {
@@ -305,9 +370,16 @@ static int walk_dir(struct walk *w, const char *rel, long level)
 		return 0;
 	for (size_t i = 0; i < w->n; i++) {
 		struct entry *e = &w->e[i];
-		if (strcmp(e->parent, rel) || e->f[F_TYPE][0] != 'd')
+		bool linked = o->follow && e->f[F_TYPE][0] == 'l' && e->f[F_LTYPE][0] == 'd';
+		if (strcmp(e->parent, rel) || (e->f[F_TYPE][0] != 'd' && !linked))
 			continue;
-		if (walk_dir(w, e->f[F_REL], level + 1) < 0)
+		/* listing a linked directory adds entries: w->e moves */
+		char *sub = xstrdup(e->f[F_REL]);
+		int r = linked ? list_linked(w, sub) : 0;
+		if (r == 0)
+			r = walk_dir(w, sub, level + 1);
+		free(sub);
+		if (r < 0)
 			return -1;
 	}
 	return 0;
@@ -354,32 +426,7 @@ static int find_path(struct exec_ctx *x, const struct opts *o, const char *npath
 		goto out;
 	}
 	struct walk w = { .x = x, .o = o, .top = npath, .files = files };
-	for (size_t at = 0; at < cr.out.len;) {
-		const char *rec = cr.out.buf + at;
-		size_t len = strnlen(rec, cr.out.len - at);
-		at += len + 1;
-		struct entry e = { 0 };
-		e.f[0] = xstrndup(rec, len);
-		char *s = e.f[0];
-		int k;
-		for (k = 1; k < F_N; k++) {
-			char *tab = strchr(s, '\t');
-			if (!tab)
-				break;
-			*tab = '\0';
-			s = tab + 1;
-			e.f[k] = s;
-		}
-		if (k < F_N) {
-			free(e.f[0]);
-			continue;
-		}
-		const char *slash = strrchr(e.f[F_REL], '/');
-		e.parent = slash ? xstrndup(e.f[F_REL], (size_t)(slash - e.f[F_REL])) : xstrdup("");
-		e.name = slash ? slash + 1 : e.f[F_REL];
-		w.e = xrealloc(w.e, (w.n + 1) * sizeof(*w.e));
-		w.e[w.n++] = e;
-	}
+	add_entries(&w, cr.out.buf ? cr.out.buf : "", cr.out.len, "");
 	/* depth counts separators as Ansible does, from the path as given */
 	struct strbuf wp = STRBUF_INIT;
 	strbuf_addstr(&wp, npath);
@@ -453,6 +500,7 @@ static json_t *find_run(struct exec_ctx *x, json_t *args)
 	o.hidden = args_bool(json_object_get(args, "hidden"), false);
 	o.checksum = args_bool(json_object_get(args, "get_checksum"), false);
 	o.whole = args_bool(json_object_get(args, "read_whole_file"), false);
+	o.follow = args_bool(json_object_get(args, "follow"), false);
 	static const char *const types[] = { "any", "directory", "file", "link", NULL };
 	static const char *const stamps[] = { "atime", "ctime", "mtime", NULL };
 	bool okt = false, oks = false;
@@ -551,7 +599,8 @@ static int find_check(json_t *args, struct diag *d, const struct src_loc *loc)
 	static const char *const known[] = { "paths", "path", "name", "patterns", "pattern",
 					     "excludes", "exclude", "contains", "read_whole_file",
 					     "file_type", "age", "age_stamp", "size", "recurse",
-					     "hidden", "get_checksum", "use_regex", "depth", NULL };
+					     "hidden", "get_checksum", "use_regex", "depth", "follow",
+					     NULL };
 	if (mod_check_params("find", args, known, d, loc) < 0)
 		return -1;
 	if (!json_object_get(args, "paths") && !json_object_get(args, "path") &&

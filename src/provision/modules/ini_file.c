@@ -378,6 +378,8 @@ static json_t *ini_run(struct exec_ctx *x, json_t *args)
 		res = json_pack("{s:b, s:s, s:s}", "changed", changed, "msg", msg, "path", path);
 		if (backup_file && *backup_file)
 			json_object_set_new(res, "backup_file", json_string(backup_file));
+		/* the module's exit names path: Ansible adds its attributes */
+		mod_path_info(x, res);
 	}
 out:
 	for (size_t i = 0; i < a.nvalues; i++)

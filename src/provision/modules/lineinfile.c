@@ -135,6 +135,10 @@ static json_t *lif_run(struct exec_ctx *x, json_t *args)
 	struct lines l = { 0 };
 	struct strbuf data = STRBUF_INIT;
 	char err[512];
+	if (!absent && backrefs && !regexp) {
+		res = res_fail("regexp is required with backrefs=true");
+		goto out;
+	}
 	if (!absent && !line) {
 		res = res_fail("line is required with state=present");
 		goto out;

@@ -60,8 +60,7 @@ static char *strip_ends(const char *s, size_t n)
 	return xstrndup(s, n);
 }
 
-/* Python's str.splitlines() */
-static json_t *splitlines(const char *s)
+json_t *mod_splitlines(const char *s)
 {
 	json_t *a = json_array();
 	const char *p = s;
@@ -84,8 +83,8 @@ void res_set_output(json_t *res, const struct conn_result *cr)
 	json_object_set_new(res, "rc", json_integer(cr->rc));
 	json_object_set_new(res, "stdout", json_string(o));
 	json_object_set_new(res, "stderr", json_string(e));
-	json_object_set_new(res, "stdout_lines", splitlines(o));
-	json_object_set_new(res, "stderr_lines", splitlines(e));
+	json_object_set_new(res, "stdout_lines", mod_splitlines(o));
+	json_object_set_new(res, "stderr_lines", mod_splitlines(e));
 	free(o);
 	free(e);
 }
@@ -242,8 +241,10 @@ static json_t *unreach(void)
 static int parse_stat(const char *o, const char *path, struct node_stat *st, json_t **res)
 {
 	memset(st, 0, sizeof(*st));
-	if (!strncmp(o, "MISSING", 7))
+	if (!strncmp(o, "MISSING", 7)) {
+		st->notdir = strstr(o, "NOTDIR") != NULL;
 		return 0;
+	}
 	unsigned long rawmode = 0;
 	long size = 0, uid = 0, gid = 0;
 	double at = 0, mt = 0, ct = 0;
@@ -292,10 +293,15 @@ static int parse_stat(const char *o, const char *path, struct node_stat *st, jso
  * checksum (empty when not asked) */
 static void stat_script(struct strbuf *c, bool follow, bool checksum)
 {
-	strbuf_addf(c, "if [ -e \"$p\" ] || [ -L \"$p\" ]; then stat %s-c '%%f %%s %%u %%g %%X %%Y %%Z %%U %%G %%h' -- \"$p\" || exit 1; "
+	/* followed, a dangling link is missing (Python's os.stat) */
+	strbuf_addf(c, "if [ -e \"$p\" ] || { [ %d = 0 ] && [ -L \"$p\" ]; }; then stat %s-c '%%f %%s %%u %%g %%X %%Y %%Z %%U %%G %%h' -- \"$p\" || exit 1; "
 		    "readlink -- \"$p\" 2>/dev/null || echo; "
 		    "if [ %d = 1 ] && [ -f \"$p\" ] && [ -r \"$p\" ]; then sha1sum < \"$p\" | cut -c1-40; else echo; fi; "
-		    "else echo MISSING; fi", follow ? "-L " : "", checksum ? 1 : 0);
+		    /* the nearest existing ancestor not a directory: ENOTDIR */
+		    "else echo MISSING; d=\"$p\"; while :; do n=\"${d%%/*}\"; [ \"$n\" = \"$d\" ] && break; d=\"$n\"; "
+		    "[ -z \"$d\" ] && break; [ -e \"$d\" ] && break; done; "
+		    "if [ -n \"$d\" ] && [ \"$d\" != \"$p\" ] && [ -e \"$d\" ] && [ ! -d \"$d\" ]; then echo NOTDIR; fi; fi",
+		    follow ? 1 : 0, follow ? "-L " : "", checksum ? 1 : 0);
 }
 
 /* ---- the stat memo ------------------------------------------------------
@@ -689,14 +695,12 @@ static int attrs_set(struct exec_ctx *x, const char *path, json_t *args, struct 
 	strbuf_addstr(&c, "; ");
 	size_t start = c.len;
 	long newmode = -1;
+	bool bad_mode = false;
 	if (mv && !st->islnk) {
 		long m = args_mode(mv, st->mode | (st->isdir ? 040000 : 0));
-		if (m == -2) {
-			*res = res_fail("bad symbolic permission for mode: %s",
-					json_is_string(mv) ? json_string_value(mv) : "?");
-			strbuf_release(&c);
-			return -1;
-		}
+		/* as Ansible: owner and group are applied first, then a mode
+		 * neither octal nor symbolic fails (mod_mode_error) */
+		bad_mode = m == -2;
 		if (m >= 0 && (m & 07777) != st->mode)
 			newmode = m & 07777;
 	}
@@ -707,6 +711,10 @@ static int attrs_set(struct exec_ctx *x, const char *path, json_t *args, struct 
 		strbuf_addf(&c, "chmod %lo -- \"$p\" || exit 1; ", newmode);
 	if (newmode < 0 && !chown && !chgrp) {
 		strbuf_release(&c);
+		if (bad_mode) {
+			*res = mod_mode_error(x, path, mv);
+			return -1;
+		}
 		return 0;
 	}
 	if ((chown || chgrp) && !check)
@@ -763,6 +771,10 @@ static int attrs_set(struct exec_ctx *x, const char *path, json_t *args, struct 
 	}
 	conn_result_release(&cr);
 	strbuf_release(&c);
+	if (rc == 0 && bad_mode) {
+		*res = mod_mode_error(x, path, mv);
+		rc = -1;
+	}
 	return rc;
 }
 
@@ -792,6 +804,22 @@ int mod_attrs_diff(struct exec_ctx *x, const char *path, json_t *args, bool *cha
 int mod_attrs(struct exec_ctx *x, const char *path, json_t *args, bool *changed, json_t **res)
 {
 	return mod_attrs_diff(x, path, args, changed, NULL, res);
+}
+
+json_t *mod_mode_error(struct exec_ctx *x, const char *path, json_t *mode)
+{
+	json_t *res = res_fail("mode must be in octal or symbolic form");
+	struct strbuf m = STRBUF_INIT;
+	if (json_is_string(mode))
+		strbuf_addstr(&m, json_string_value(mode));
+	else
+		args_pystr(&m, mode);
+	json_object_set_new(res, "details", json_sprintf("bad symbolic permission for mode: %s",
+							 strbuf_str(&m)));
+	strbuf_release(&m);
+	json_object_set_new(res, "path", json_string(path));
+	mod_path_info(x, res);
+	return res;
 }
 
 char *mod_find_src(struct exec_ctx *x, const char *sub, const char *src)

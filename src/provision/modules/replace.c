@@ -97,12 +97,16 @@ static json_t *replace_run(struct exec_ctx *x, json_t *args)
 		char *err = NULL;
 		int m = section(pat, data.buf ? data.buf : "", data.len, &s0, &s1, &err);
 		if (m <= 0) {
-			res = m < 0 ? res_fail("bad regular expression '%s': %s", pat, err)
-				    : res_new(false);
-			if (m == 0)
+			/* a pattern Python's re cannot compile kills the module */
+			if (m < 0) {
+				res = res_fail("MODULE FAILURE\nSee stdout/stderr for the exact error");
+				json_object_set_new(res, "rc", json_integer(1));
+			} else {
+				res = res_new(false);
 				json_object_set_new(res, "msg", json_sprintf("Pattern for before/after params did "
 									    "not match the given file: %s", pat));
-			json_object_set_new(res, "rc", json_integer(0));
+				json_object_set_new(res, "rc", json_integer(0));
+			}
 			free(pat);
 			free(err);
 			goto out;
@@ -114,8 +118,35 @@ static json_t *replace_run(struct exec_ctx *x, json_t *args)
 	pcre2_code *re = pcre2_compile((PCRE2_SPTR)re_s, PCRE2_ZERO_TERMINATED, PCRE2_MULTILINE | PCRE2_UTF,
 				       &ec, &eo, NULL);
 	if (!re) {
-		res = res_fail("bad regular expression '%s'", re_s);
+		res = res_fail("MODULE FAILURE\nSee stdout/stderr for the exact error");
+		json_object_set_new(res, "rc", json_integer(1));
 		goto out;
+	}
+	/* a reference to a group the pattern lacks: Python's re raises while
+	 * compiling the template, match or not, and the module dies on it */
+	uint32_t ngroups = 0;
+	pcre2_pattern_info(re, PCRE2_INFO_CAPTURECOUNT, &ngroups);
+	for (const char *p = rep; *p; p++) {
+		bool bad = false;
+		if (*p == '\\' && p[1] >= '1' && p[1] <= '9')
+			bad = (uint32_t)(p[1] - '0') > ngroups;
+		else if (*p == '\\' && p[1] == 'g' && p[2] == '<') {
+			const char *e = strchr(p, '>');
+			char *name = e ? xstrndup(p + 3, (size_t)(e - p - 3)) : NULL;
+			if (name && *name && strspn(name, "0123456789") == strlen(name))
+				bad = strtoul(name, NULL, 10) > ngroups;
+			else if (name)
+				bad = pcre2_substring_number_from_name(re, (PCRE2_SPTR)name) < 0;
+			free(name);
+		}
+		if (*p == '\\' && p[1])
+			p++;
+		if (bad) {
+			pcre2_code_free(re);
+			res = res_fail("MODULE FAILURE\nSee stdout/stderr for the exact error");
+			json_object_set_new(res, "rc", json_integer(1));
+			goto out;
+		}
 	}
 	/* Python's \1 and \g<1> become PCRE2's $1 */
 	struct strbuf r = STRBUF_INIT;
@@ -145,7 +176,8 @@ static json_t *replace_run(struct exec_ctx *x, json_t *args)
 		outbuf = xrealloc(outbuf, outlen);
 		PCRE2_SIZE ol = outlen;
 		n = pcre2_substitute(re, (PCRE2_SPTR)(data.buf ? data.buf + s0 : ""), s1 - s0, 0,
-				     PCRE2_SUBSTITUTE_GLOBAL | PCRE2_SUBSTITUTE_EXTENDED | PCRE2_SUBSTITUTE_OVERFLOW_LENGTH,
+				     PCRE2_SUBSTITUTE_GLOBAL | PCRE2_SUBSTITUTE_EXTENDED | PCRE2_SUBSTITUTE_OVERFLOW_LENGTH |
+					     PCRE2_SUBSTITUTE_UNSET_EMPTY,
 				     NULL, NULL, (PCRE2_SPTR)strbuf_str(&r), r.len, outbuf, &ol);
 		if (n == PCRE2_ERROR_NOMEMORY) {
 			outlen = ol + 1;

@@ -1,4 +1,6 @@
-/* slurp.c: the `slurp` module: a node file's content, base64-encoded, in the result. */
+/* slurp.c: the `slurp` module: a node file's content, base64-encoded, in the
+ * result; a file it cannot read fails in the words Ansible's gives for the
+ * error (missing, a directory, not readable). */
 #include "config.h"
 
 #include "provision/module.h"
@@ -12,14 +14,23 @@ static json_t *slurp_run(struct exec_ctx *x, json_t *args)
 	if (!src)
 		return res_fail("missing required arguments: src");
 	struct strbuf c = STRBUF_INIT;
-	strbuf_addstr(&c, "base64 -w0 -- ");
+	/* the errno Ansible's open() would meet, as its exit status */
+	strbuf_addstr(&c, "p=");
 	sh_quote(&c, src);
+	strbuf_addstr(&c, "; [ -d \"$p\" ] && exit 21; [ -e \"$p\" ] || exit 2; [ -r \"$p\" ] || exit 13; "
+			 "base64 -w0 -- \"$p\" || exit 1");
 	struct conn_result cr;
 	conn_result_init(&cr);
 	json_t *res = NULL;
 	if (mod_sh(x, c.buf, NULL, 0, &cr, &res) == 0) {
-		if (cr.rc)
+		if (cr.rc == 21)
+			res = res_fail("source is a directory and must be a file: %s", src);
+		else if (cr.rc == 13)
+			res = res_fail("file is not readable: %s", src);
+		else if (cr.rc == 2)
 			res = res_fail("file not found: %s", src);
+		else if (cr.rc)
+			res = res_fail("unable to slurp file: %s", strbuf_str(&cr.err));
 		else {
 			res = res_new(false);
 			json_object_set_new(res, "content", json_string(strbuf_str(&cr.out)));

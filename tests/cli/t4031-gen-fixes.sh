@@ -1,0 +1,49 @@
+#!/bin/sh
+# t4031: divergences the generated differential run (tests/differential/gen,
+# issue 17) showed and imc fixed, each on a small play run by imc and
+# compared with what ansible-playbook returned for the same play and the
+# same initial tree (t4031-gen-fixes/golden.json, recorded with ansible-core
+# 2.14.18 as Debian 12 packages it, -c local, by running play.yml on the
+# tree setup.sh makes): an undefined variable in a task's options (Ansible's
+# message with "The error appears to be in", the lines, "^ here" and the
+# hint; no "changed"; a loop failing as a whole), a bad mode applied after
+# owner and group, copy's validate failure and a dest under a file,
+# ini_file's path attributes, slurp of a directory, assemble into a
+# directory, assert's list message, replace naming a group its regexp
+# lacks, find's follow; and (templates.yml, on an empty tree) the template
+# module's trim_blocks, lstrip_blocks, newline_sequence and
+# variable_start/end_string. The play's file is part of the expected
+# messages (line and column), so it is used as it is.
+. "$top_srcdir/tests/cli/lib.sh"
+D=$top_srcdir/tests/cli/t4031-gen-fixes
+PY=/usr/bin/python3
+# PLAY GOLDEN [SETUP]: imc runs PLAY on a scratch tree (made by SETUP, or
+# empty), then its results and tree are compared
+run_case() {
+	S=$TMPD/scratch-${1%.yml}
+	if [ -n "${3:-}" ]; then
+		sh "$D/$3" "$S" || { not_ok "$3"; return; }
+	else
+		mkdir -p "$S"
+	fi
+	"$IMC" play --no-fallback --connection local -q -e "s=$S" --results "$TMPD/$1.json" "$D/$1" \
+		>"$TMPD/out.txt" 2>&1
+	[ -s "$TMPD/$1.json" ] && ok "imc ran $1" || { not_ok "imc ran $1"; sed 's/^/#  /' "$TMPD/out.txt"; }
+	"$PY" "$top_srcdir/tests/cli/t4031-gen-fixes.py" "$TMPD/$1.json" "$S" "$D/$1" "$D/$2" \
+		>"$TMPD/cmp.txt" 2>&1
+	while IFS= read -r line; do
+		case $line in
+		"ok "*) ok "$1: ${line#ok }" ;;
+		"not ok "*) not_ok "$1: ${line#not ok }" ;;
+		*) echo "$line" ;;
+		esac
+	done <"$TMPD/cmp.txt"
+}
+run_case play.yml golden.json setup.sh
+# the template module's Jinja options, on eight templates (CRLF ones too)
+run_case templates.yml golden-templates.json
+# copy of a directory on the node (remote_src) into a missing dest, an
+# existing directory, a link and a dest/ made with directory_mode; and
+# find's follow with depth, slurp, assemble, copy, assert and replace again
+run_case more.yml golden-more.json more-setup.sh
+done_testing
