@@ -348,10 +348,6 @@ static void run_include_loop(struct task_run *run, struct ptask *t, struct task_
 {
 	print_banner(run, t, hosts[0]);
 	out_begin_task(run->out, t->display);
-	json_t *lc = json_object_get(t->raw, "loop_control");
-	const char *loop_var = json_string_value(json_object_get(lc, "loop_var"));
-	if (!loop_var)
-		loop_var = "item";
 	for (size_t i = 0; i < nh; i++) {
 		struct task_host *h = hosts[i];
 		if (h->failed)
@@ -361,8 +357,10 @@ static void run_include_loop(struct task_run *run, struct ptask *t, struct task_
 		struct diag d = DIAG_INIT;
 		bool has;
 		json_t *items = exec_loop_items(&x, &d, &has);
-		if (!items) {
+		json_t *lc = items ? exec_loop_control(&x, &d) : NULL;
+		if (!lc) {
 			include_fail(run, h, t, diag_first_message(&d));
+			json_decref(items);
 			goto next;
 		}
 		h->st.ok++;
@@ -427,6 +425,11 @@ static void run_include_loop(struct task_run *run, struct ptask *t, struct task_
 			}
 			json_t *params = inc_params ? json_deep_copy(inc_params) : json_object();
 			exec_loop_item_vars(&x, lc, items, k, params);
+			/* the included tasks see the loop and index variables
+			 * and ansible_loop, not ansible_loop_var nor
+			 * ansible_index_var (Ansible passes only those on) */
+			json_object_del(params, "ansible_loop_var");
+			json_object_del(params, "ansible_index_var");
 			struct ptask **tasks = c->tasks;
 			size_t ntasks = c->ntasks;
 			run_list(run, tasks, ntasks, &hosts[i], 1, rescuable, params);
@@ -435,6 +438,7 @@ static void run_include_loop(struct task_run *run, struct ptask *t, struct task_
 			free(path);
 		}
 		json_decref(items);
+		json_decref(lc);
 next:
 		diag_release(&d);
 		json_decref(x.vars);
