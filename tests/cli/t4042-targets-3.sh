@@ -29,4 +29,31 @@ EOY
 expect_exit 0 "a templated loop_control.loop_var and index_var (loops)" -- "$IMC" play --no-fallback \
 	--connection local "$TMPD/loop-var.yml"
 
+# file, "Delete unprivileged user home and tempdir": a no-break space
+# (U+00A0) before "}}" is whitespace to Jinja's lexer, as U+3000 after "-"
+printf -- '- hosts: all\n  gather_facts: false\n  tasks:\n    - debug: { msg: "{{ x\302\240}}|{{- x\343\200\200-}}\302\240|" }\n      vars: { x: a }\n      register: r\n    - assert: { that: [r.msg == "a|a|"] }\n' \
+	>"$TMPD/nbsp.yml"
+expect_exit 0 "Unicode whitespace inside a template tag (file)" -- "$IMC" play --no-fallback \
+	--connection local "$TMPD/nbsp.yml"
+
+# file, "Test missing src and path"; command_shell, "use command with no
+# command": Ansible validates module arguments when the task runs, so the
+# task fails then (ignore_errors catches it) instead of the whole playbook
+# being refused at load
+cat >"$TMPD/argerr.yml" <<'EOY'
+- hosts: all
+  gather_facts: false
+  tasks:
+    - file: { state: hard }
+      register: r1
+      ignore_errors: true
+    - command:
+      args: { chdir: / }
+      register: r2
+      ignore_errors: true
+    - assert: { that: [r1 is failed, "r1.msg == 'missing required arguments: path'", r2 is failed, "r2.msg == 'no command given'"] }
+EOY
+expect_exit 0 "a missing required argument fails the task when it runs (file, command_shell)" -- "$IMC" play \
+	--no-fallback --connection local "$TMPD/argerr.yml"
+
 done_testing
