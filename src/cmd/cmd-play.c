@@ -33,6 +33,7 @@ enum {
 	OPT_CONNECTION, OPT_EXTRA_VARS, OPT_INVENTORY_HOST, OPT_HOST, OPT_KEY, OPT_KNOWN_HOSTS,
 	OPT_GROUP, OPT_FORKS, OPT_RESULTS, OPT_JSON, OPT_QUIET, OPT_TARGET, OPT_NO_FALLBACK,
 	OPT_SYNTAX_CHECK, OPT_LIST_MODULES,
+	OPT_TAGS, OPT_SKIP_TAGS,
 };
 
 static const struct cmd_option options[] = {
@@ -68,8 +69,42 @@ static const struct cmd_option options[] = {
 			       "(with file:line:col); run nothing" },
 	[OPT_LIST_MODULES] = { "list-modules", 0, CMD_OPT_FLAG, NULL,
 			       "print the modules imc runs itself, and exit" },
+	[OPT_TAGS] = { "tags", 0, CMD_OPT_LIST, "TAG[,TAG]",
+		       "only tasks with these tags (repeatable; always,\n"
+		       "never, tagged, untagged and all as in Ansible)" },
+	[OPT_SKIP_TAGS] = { "skip-tags", 0, CMD_OPT_LIST, "TAG[,TAG]",
+			    "not the tasks with these tags (repeatable)" },
 	{ 0 },
 };
+
+/* The tag names of a repeatable --tags/--skip-tags (each a comma-separated
+ * list, as ansible-playbook reads them), NULL when not given; *csv gets
+ * them joined by commas (for ansible-playbook's environment). */
+static json_t *tag_list(const struct cmd_value *o, char **csv)
+{
+	*csv = NULL;
+	if (!o->n)
+		return NULL;
+	json_t *r = json_array();
+	struct strbuf sb = STRBUF_INIT;
+	for (size_t i = 0; i < o->n; i++) {
+		char *list = xstrdup(o->list[i]), *save = NULL;
+		for (char *t = strtok_r(list, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+			while (*t == ' ')
+				t++;
+			size_t n = strlen(t);
+			while (n && t[n - 1] == ' ')
+				t[--n] = 0;
+			if (!n)
+				continue;
+			json_array_append_new(r, json_string(t));
+			strbuf_addf(&sb, "%s%s", sb.len ? "," : "", t);
+		}
+		free(list);
+	}
+	*csv = strbuf_detach(&sb);
+	return r;
+}
 
 static int add_extra(json_t *extra, const char *arg, struct diag *d)
 {
@@ -418,6 +453,7 @@ static int run_play(struct cmd_args *a)
 	json_t *extra = json_object();
 	json_t *ssh_hosts = json_array();
 	json_t *groups = json_object();
+	json_t *only_tags = NULL, *skip_tags = NULL;
 	int rc = IMC_EXIT_OK;
 	struct task_playbook *pb = NULL;
 	struct task_run *run = NULL;
@@ -463,6 +499,16 @@ static int run_play(struct cmd_args *a)
 		goto out;
 	}
 	const char *playbook = a->operands[0];
+	char *tags_csv, *skip_csv;
+	only_tags = tag_list(&opt[OPT_TAGS], &tags_csv);
+	skip_tags = tag_list(&opt[OPT_SKIP_TAGS], &skip_csv);
+	/* the whole-playbook fallback gives them to ansible-playbook */
+	if (tags_csv)
+		setenv("ANSIBLE_RUN_TAGS", tags_csv, 1);
+	if (skip_csv)
+		setenv("ANSIBLE_SKIP_TAGS", skip_csv, 1);
+	free(tags_csv);
+	free(skip_csv);
 	/* --no-fallback is IMC_NO_FALLBACK for this run: the loader and the
 	 * executor then hand nothing to Ansible */
 	if (no_fallback)
@@ -517,6 +563,8 @@ static int run_play(struct cmd_args *a)
 		goto out;
 	}
 	run = task_run_new();
+	run->only_tags = json_incref(only_tags);
+	run->skip_tags = json_incref(skip_tags);
 	run->forks = forks > 0 ? forks : 1;
 	json_decref(run->extra_vars);
 	run->extra_vars = json_incref(extra);
@@ -640,6 +688,8 @@ static int run_play(struct cmd_args *a)
 	if (fflush(stdout) != 0 && rc == IMC_EXIT_OK)
 		rc = IMC_EXIT_IOERR;
 out:
+	json_decref(only_tags);
+	json_decref(skip_tags);
 	task_run_free(run);
 	pins_free(pins, npins);
 	specs_free(pinctx_keep, pinctx_n);

@@ -15,6 +15,7 @@
 
 #include "provision/args.h"
 #include "provision/exec.h"
+#include "provision/exec-tags.h"
 #include "provision/module.h"
 #include "provision/output.h"
 #include "provision/play.h"
@@ -746,7 +747,7 @@ static void run_list(struct task_run *run, struct ptask **list, size_t n, struct
 		for (size_t j = 0; j < nh; j++)
 			if (!hosts[j]->failed && !hosts[j]->ended)
 				live[k++] = hosts[j];
-		if (k)
+		if (k && (list[i]->is_block || exec_tags_select(run, list[i], live[0], inc_params)))
 			run_node(run, list[i], live, k, rescuable, inc_params);
 		free(live);
 		if (!k)
@@ -897,7 +898,7 @@ static int run_play(struct task_run *run, struct task_play *p, struct diag *d)
 		hosts[i]->notified = json_object();
 	}
 
-	if (p->gather_facts)
+	if (p->gather_facts && exec_tags_gather(run))
 		gather_facts(run, hosts, nh);
 	run_list(run, p->pre_tasks, p->npre, hosts, nh, false, NULL);
 	flush_handlers(run, hosts, nh);
