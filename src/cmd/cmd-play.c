@@ -454,6 +454,7 @@ static int run_play(struct cmd_args *a)
 	json_t *ssh_hosts = json_array();
 	json_t *groups = json_object();
 	json_t *only_tags = NULL, *skip_tags = NULL;
+	char *tags_csv = NULL, *skip_csv = NULL;
 	int rc = IMC_EXIT_OK;
 	struct task_playbook *pb = NULL;
 	struct task_run *run = NULL;
@@ -499,16 +500,8 @@ static int run_play(struct cmd_args *a)
 		goto out;
 	}
 	const char *playbook = a->operands[0];
-	char *tags_csv, *skip_csv;
 	only_tags = tag_list(&opt[OPT_TAGS], &tags_csv);
 	skip_tags = tag_list(&opt[OPT_SKIP_TAGS], &skip_csv);
-	/* the whole-playbook fallback gives them to ansible-playbook */
-	if (tags_csv)
-		setenv("ANSIBLE_RUN_TAGS", tags_csv, 1);
-	if (skip_csv)
-		setenv("ANSIBLE_SKIP_TAGS", skip_csv, 1);
-	free(tags_csv);
-	free(skip_csv);
 	/* --no-fallback is IMC_NO_FALLBACK for this run: the loader and the
 	 * executor then hand nothing to Ansible */
 	if (no_fallback)
@@ -556,6 +549,12 @@ static int run_play(struct cmd_args *a)
 		    provision_have_ansible()) {
 			fprintf(stderr, "imc play: %s; running it under ansible-playbook\n",
 				diag_first_message(&d));
+			/* the whole playbook's run gets the tags (only it: a
+			 * task handed to Ansible alone must not be filtered) */
+			if (tags_csv)
+				setenv("ANSIBLE_RUN_TAGS", tags_csv, 1);
+			if (skip_csv)
+				setenv("ANSIBLE_SKIP_TAGS", skip_csv, 1);
 			rc = run_ansible(playbook, inv_host, extra, results, quiet);
 			goto out;
 		}
@@ -688,6 +687,8 @@ static int run_play(struct cmd_args *a)
 	if (fflush(stdout) != 0 && rc == IMC_EXIT_OK)
 		rc = IMC_EXIT_IOERR;
 out:
+	free(tags_csv);
+	free(skip_csv);
 	json_decref(only_tags);
 	json_decref(skip_tags);
 	task_run_free(run);
