@@ -42,8 +42,9 @@ static const struct cmd_option options[] = {
 			     "--target, else local)" },
 	[OPT_EXTRA_VARS] = { "extra-vars", 'e', CMD_OPT_LIST, "K=V|JSON|@FILE",
 			     "extra variables (repeatable)" },
-	[OPT_INVENTORY_HOST] = { "inventory-host", 'i', CMD_OPT_VALUE, "NAME",
-				 "inventory name of the local host (default localhost)" },
+	[OPT_INVENTORY_HOST] = { "inventory-host", 'i', CMD_OPT_VALUE, "NAME[,NAME]",
+				 "inventory names of the local hosts (default localhost;\n"
+				 "several run in parallel, each on this machine)" },
 	[OPT_HOST] = { "host", 'H', CMD_OPT_LIST, "NAME=USER@ADDR[:PORT]",
 		       "an SSH host (repeatable; needs --key;\nimplies --connection ssh)" },
 	[OPT_KEY] = { "key", 'k', CMD_OPT_VALUE, "FILE", "private key for SSH hosts" },
@@ -580,11 +581,28 @@ static int run_play(struct cmd_args *a)
 			goto out;
 		}
 	} else if (!strcmp(connection, "local")) {
-		struct task_host *h = task_host_new(inv_host, conn_local_open(), NULL);
-		json_object_set_new(h->vars, "ansible_connection", json_string("local"));
-		run->hosts = xcalloc(1, sizeof(*run->hosts));
-		run->hosts[run->nhosts++] = h;
-		json_array_append_new(all, json_string(inv_host));
+		/* -i a,b,c: several inventory hosts, each reached by the local
+		 * connection (as ansible-playbook -i a,b,c -c local) */
+		char *names = xstrdup(inv_host), *save = NULL;
+		run->hosts = xcalloc(strlen(inv_host) + 1, sizeof(*run->hosts));
+		for (char *n = strtok_r(names, ",", &save); n; n = strtok_r(NULL, ",", &save)) {
+			bool dup = false;
+			for (size_t i = 0; i < run->nhosts; i++)
+				dup |= !strcmp(run->hosts[i]->name, n);
+			if (dup)
+				continue;
+			struct task_host *h = task_host_new(n, conn_local_open(), NULL);
+			h->index = (int)run->nhosts;
+			json_object_set_new(h->vars, "ansible_connection", json_string("local"));
+			run->hosts[run->nhosts++] = h;
+			json_array_append_new(all, json_string(n));
+		}
+		free(names);
+		if (!run->nhosts) {
+			json_decref(all);
+			rc = cmd_usage_error(a->cmd, "--inventory-host needs a host name");
+			goto out;
+		}
 	} else {
 		size_t nspec = json_array_size(ssh_hosts);
 		run->hosts = xcalloc(nspec, sizeof(*run->hosts));

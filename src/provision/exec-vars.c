@@ -99,6 +99,25 @@ static json_t *ansible_version(void)
 			 "major", 2, "minor", 16, "revision", 6);
 }
 
+/* ansible_play_hosts (and play_hosts, ansible_play_batch): the play's
+ * hosts that have not failed, as Ansible drops a failed host from them
+ * (ansible_play_hosts_all keeps every one). */
+static json_t *live_play_hosts(struct task_run *run)
+{
+	json_t *r = json_array();
+	size_t i;
+	json_t *e;
+	json_array_foreach(run->play_hosts, i, e) {
+		bool failed = false;
+		for (size_t k = 0; k < run->nhosts; k++)
+			if (!strcmp(run->hosts[k]->name, json_string_value(e)))
+				failed = run->hosts[k]->failed;
+		if (!failed)
+			json_array_append(r, e);
+	}
+	return r;
+}
+
 json_t *exec_build_vars(struct task_run *run, struct task_host *host, struct ptask *t,
 			json_t *include_params)
 {
@@ -133,10 +152,12 @@ json_t *exec_build_vars(struct task_run *run, struct task_host *host, struct pta
 	json_object_set_new(v, "groups", groups);
 	json_object_set_new(v, "group_names", group_names(groups, host->name));
 	if (run->play_hosts) {
-		json_object_set(v, "play_hosts", run->play_hosts);
-		json_object_set(v, "ansible_play_hosts", run->play_hosts);
-		json_object_set(v, "ansible_play_batch", run->play_hosts);
+		json_t *live = live_play_hosts(run);
+		json_object_set(v, "play_hosts", live);
+		json_object_set(v, "ansible_play_hosts", live);
+		json_object_set(v, "ansible_play_batch", live);
 		json_object_set(v, "ansible_play_hosts_all", run->play_hosts);
+		json_decref(live);
 	}
 	if (run->pb)
 		json_object_set_new(v, "playbook_dir", json_string(run->pb->dir));

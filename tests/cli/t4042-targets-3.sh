@@ -56,4 +56,26 @@ EOY
 expect_exit 0 "a missing required argument fails the task when it runs (file, command_shell)" -- "$IMC" play \
 	--no-fallback --connection local "$TMPD/argerr.yml"
 
+# handlers (inventory.handlers: five local hosts A..E): -i takes several
+# names, each a local host; a failed host leaves ansible_play_hosts (not
+# ansible_play_hosts_all), as in Ansible
+cat >"$TMPD/hosts.yml" <<'EOY'
+- hosts: all
+  gather_facts: false
+  tasks:
+    - assert: { that: ["groups.all == ['a', 'b', 'c']", "groups.g == ['a', 'b']", ansible_connection == 'local'] }
+    - fail:
+      when: inventory_hostname == 'b'
+    - assert:
+        that:
+          - ansible_play_hosts == ['a', 'c']
+          - play_hosts == ['a', 'c']
+          - ansible_play_batch == ['a', 'c']
+          - ansible_play_hosts_all == ['a', 'b', 'c']
+EOY
+"$IMC" play --no-fallback --connection local -i a,b,c -g g=a,b "$TMPD/hosts.yml" >"$TMPD/hosts.out" 2>&1
+if [ $? = 1 ] && grep -q '^a  *: ok=2 .*failed=0' "$TMPD/hosts.out" && grep -q '^b  *: ok=1 .*failed=1' "$TMPD/hosts.out" &&
+	grep -q '^c  *: ok=2 .*failed=0' "$TMPD/hosts.out"; then ok "-i a,b,c: three local hosts, b failed"
+else not_ok "-i a,b,c: three local hosts, b failed"; sed 's/^/#   /' "$TMPD/hosts.out"; fi
+
 done_testing
