@@ -2,7 +2,7 @@
  * the with_<name> loops run them on the controller: sequence
  * (the thesis's ps/worker host lists), file, env, pipe/lines (only when the
  * caller allows commands), items, list, dict, together, nested,
- * first_found, fileglob, template, vars, indexed_items, flattened,
+ * first_found, fileglob, template, vars, varnames, indexed_items, flattened,
  * subelements, random_choice, password. registry.c lists them; the runtime
  * (ev_call_lookup) tries the caller's callback first, so the executor can
  * add url or override any of these. Every lookup returns a list; lookup()
@@ -603,6 +603,46 @@ LOOKUP_FN(vars)
 			return lerr(ev, pos, "No variable found with this name: %s", name);
 		}
 		json_array_append_new(r, v ? v : json_incref(dflt));
+	}
+	return r;
+}
+
+/* varnames: the names of the variables defined where the lookup runs
+ * that a term (a Python regex, searched anywhere in the name) matches,
+ * term after term, each in the order the variables were defined. */
+LOOKUP_FN(varnames)
+{
+	(void)kw;
+	json_t *r = json_array();
+	for (size_t i = 0; i < json_array_size(terms); i++) {
+		json_t *t = json_array_get(terms, i);
+		const char *term = json_string_value(t);
+		if (!term) {
+			char *s = val_to_cstr(t);
+			lerr(ev, pos, "Invalid setting identifier, \"%s\" is not a string, it is a <class '%s'>", s,
+			     val_typename(t));
+			free(s);
+			json_decref(r);
+			return NULL;
+		}
+		char *why = regex_error(term);
+		if (why) {
+			lerr(ev, pos, "Unable to use \"%s\" as a search parameter: %s", term, why);
+			free(why);
+			json_decref(r);
+			return NULL;
+		}
+		const char *name;
+		json_t *v;
+		json_object_foreach(ev->env->vars, name, v) {
+			int m = regex_search(ev, term, 0, name, strlen(name), false, pos);
+			if (m < 0) {
+				json_decref(r);
+				return NULL;
+			}
+			if (m)
+				json_array_append_new(r, json_string(name));
+		}
 	}
 	return r;
 }

@@ -78,4 +78,40 @@ if [ $? = 1 ] && grep -q '^a  *: ok=2 .*failed=0' "$TMPD/hosts.out" && grep -q '
 	grep -q '^c  *: ok=2 .*failed=0' "$TMPD/hosts.out"; then ok "-i a,b,c: three local hosts, b failed"
 else not_ok "-i a,b,c: three local hosts, b failed"; sed 's/^/#   /' "$TMPD/hosts.out"; fi
 
+# lookup_varnames: the names of the defined variables a regex searches,
+# term after term in definition order; a term that is no string or no
+# regex fails in Ansible's words
+cat >"$TMPD/varnames.yml" <<'EOY'
+- hosts: all
+  gather_facts: false
+  tasks:
+    - set_fact:
+        qz_1: hello
+        qz_2: world
+        qa_1: "I won't show"
+        qz_: "I won't show either"
+    - assert:
+        that:
+          - lookup('varnames', '^qz_.+', wantlist=True) == ['qz_1', 'qz_2']
+          - lookup('varnames', '^qz_.+', '^qa.*', wantlist=True) == ['qz_1', 'qz_2', 'qa_1']
+          - lookup('varnames', '^doesnotexist.*', wantlist=True) == []
+          - lookup('varnames', '^q.*_\d', wantlist=True) == ['qz_1', 'qz_2', 'qa_1']
+          - lookup('varnames', '^q.*_\d') == 'qz_1,qz_2,qa_1'
+          - "'inventory_hostname' in lookup('varnames', 'inventory_', wantlist=True)"
+    - set_fact: { fail1: "{{ lookup('varnames', True, wantlist=True) }}" }
+      register: fail1res
+      ignore_errors: yes
+    - set_fact: { fail2: "{{ lookup('varnames', '*', wantlist=True) }}" }
+      register: fail2res
+      ignore_errors: yes
+    - assert:
+        that:
+          - fail1res is failed
+          - "'Invalid setting identifier, \"True\" is not a string, it is a <class' in fail1res.msg"
+          - fail2res is failed
+          - "'Unable to use \"*\" as a search parameter: nothing to repeat at position 0' in fail2res.msg"
+EOY
+expect_exit 0 "lookup varnames (lookup_varnames)" -- "$IMC" play --no-fallback --connection local \
+	"$TMPD/varnames.yml"
+
 done_testing
