@@ -81,8 +81,10 @@ static bool seq_int(const char *s, long long *out)
 	return true;
 }
 
-/* Splits "a=1 b='x y'" into an object (Ansible's parse_kv, simplified). */
-static json_t *parse_kv(const char *s)
+/* Splits "a=1 b='x y'" into an object (Ansible's parse_kv, simplified):
+ * the words without "=" joined by spaces are _raw_params, with their
+ * quotes kept when keep_raw (as csvfile's search key keeps them). */
+json_t *lookup_parse_kv(const char *s, bool keep_raw)
 {
 	json_t *o = json_object();
 	const char *p = s;
@@ -93,6 +95,7 @@ static json_t *parse_kv(const char *s)
 			break;
 		struct strbuf tok = STRBUF_INIT;
 		char q = 0;
+		const char *start = p;
 		while (*p && (q || !isspace((unsigned char)*p))) {
 			if (q) {
 				if (*p == q)
@@ -115,7 +118,9 @@ static json_t *parse_kv(const char *s)
 			free(k);
 		} else {
 			json_t *raw = json_object_get(o, "_raw_params");
-			char *nv = raw ? xasprintf("%s %s", json_string_value(raw), t) : xstrdup(t);
+			char *word = keep_raw ? xstrndup(start, (size_t)(p - start)) : xstrdup(t);
+			char *nv = raw ? xasprintf("%s %s", json_string_value(raw), word) : xstrdup(word);
+			free(word);
 			json_object_set_new(o, "_raw_params", json_string(nv));
 			free(nv);
 		}
@@ -298,7 +303,7 @@ LOOKUP_FN(sequence)
 			if (!seq_shortcut(&s, ts)) {
 				free(s.format);
 				s = (struct seq){ .start = 1, .stride = 1, .format = xstrdup("%d") };
-				json_t *kv = parse_kv(ts);
+				json_t *kv = lookup_parse_kv(ts, false);
 				json_object_del(kv, "_raw_params");
 				rc = seq_kv(ev, &s, kv, pos);
 				json_decref(kv);
@@ -843,7 +848,7 @@ LOOKUP_FN(password)
 	json_t *r = json_array();
 	for (size_t i = 0; i < json_array_size(terms); i++) {
 		char *t = val_to_cstr(json_array_get(terms, i));
-		json_t *kv = parse_kv(t);
+		json_t *kv = lookup_parse_kv(t, false);
 		free(t);
 		if (kw)
 			json_object_update(kv, kw);

@@ -114,4 +114,51 @@ EOY
 expect_exit 0 "lookup varnames (lookup_varnames)" -- "$IMC" play --no-fallback --connection local \
 	"$TMPD/varnames.yml"
 
+# lookup_csvfile: the key's row by the first field, Python csv quoting,
+# TAB, a \x1a delimiter, CRLF lines, a quoted file name with spaces, the
+# default, k=v words after the key and keywords, and the errors
+mkdir -p "$TMPD/csv/files"
+printf '# Last,First,Email\nSmith,Jane,j@example.com\n"German von Lastname",Demo,h@example.com\n"""The Rock"" Johnson",Dwayne,d@example.com\n' \
+	>"$TMPD/csv/files/people.csv"
+printf 'fruit\tbananas\nelectronics\ttvs\n' >"$TMPD/csv/files/tabs.csv"
+printf 'this file\tx\r\nansible,parses,crlf\r\nthis file,x,crlf\r\n' >"$TMPD/csv/files/crlf.csv"
+printf 'again\032because\n' >"$TMPD/csv/files/x1a.csv"
+printf 'maybe,it,will,work\n' >"$TMPD/csv/files/cool list of things.csv"
+cat >"$TMPD/csv/csv.yml" <<'EOY'
+- hosts: all
+  gather_facts: false
+  tasks:
+    - set_fact: { x: "{{ lookup('csvfile', 'file=people.csv, delimiter=, col=1') }}" }
+      ignore_errors: yes
+      register: no_keyword
+    - set_fact: { x: "{{ lookup('csvfile', 'foo file=people.csv delimiter=, col=1 thisarg=doesnotexist') }}" }
+      ignore_errors: yes
+      register: invalid_arg
+    - set_fact: { x: "{{ lookup('csvfile', 'foo',  file='doesnotexist', delimiter=',', col=1) }}" }
+      ignore_errors: yes
+      register: missing_file
+    - assert:
+        that:
+          - no_keyword is failed
+          - "'Search key is required but was not found' in no_keyword.msg"
+          - invalid_arg is failed
+          - "'is not a valid option' in invalid_arg.msg"
+          - missing_file is failed
+          - "'No such file or directory' in missing_file.msg"
+          - lookup('csvfile', 'Smith', file='people.csv', delimiter=',', col=1) == "Jane"
+          - lookup('csvfile', 'German von Lastname file=people.csv delimiter=, col=1') == "Demo"
+          - lookup('csvfile', 'electronics file=tabs.csv delimiter=TAB col=1') == "tvs"
+          - lookup('csvfile', 'fruit', file='tabs.csv', col=1) == 'bananas'
+          - lookup('csvfile', 'fruit file=tabs.csv delimiter="\t" col=1') == "bananas"
+          - lookup('csvfile', 'electronics', 'fruit', file='tabs.csv', delimiter='\t', col=1, wantlist=True) == ["tvs", "bananas"]
+          - lookup('csvfile', 'again file=x1a.csv delimiter=\x1a col=1') == "because"
+          - lookup('csvfile', 'this file file=crlf.csv delimiter=, col=2') == "crlf"
+          - lookup('csvfile', 'ansible file=crlf.csv delimiter=, col=1') == "parses"
+          - lookup('csvfile', 'maybe file="cool list of things.csv" delimiter=, col=3') == "work"
+          - lookup('csvfile', 'notfound file=people.csv delimiter=, col=2') == []
+          - lookup('csvfile', 'notfound file=people.csv delimiter=, col=2, default=what?') == "what?"
+          - lookup('csvfile', '"The Rock" Johnson file=people.csv delimiter=, col=1') == "Dwayne"
+EOY
+expect_exit 0 "lookup csvfile (lookup_csvfile)" -- "$IMC" play --no-fallback --connection local "$TMPD/csv/csv.yml"
+
 done_testing
