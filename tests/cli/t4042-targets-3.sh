@@ -161,4 +161,32 @@ cat >"$TMPD/csv/csv.yml" <<'EOY'
 EOY
 expect_exit 0 "lookup csvfile (lookup_csvfile)" -- "$IMC" play --no-fallback --connection local "$TMPD/csv/csv.yml"
 
+# lookup_vars ("lookup('vars', 'ansible_host')"), special_vars: the magic
+# variables of the play, the run's options, the failed hosts and the
+# connection's address
+cat >"$TMPD/magic.yml" <<'EOY'
+- hosts: all
+  name: magic
+  gather_facts: false
+  tasks:
+    - fail:
+      when: inventory_hostname == 'b'
+    - assert:
+        that:
+          - ansible_play_name == 'magic'
+          - ansible_forks == 5
+          - ansible_run_tags == ['all']
+          - ansible_skip_tags == []
+          - ansible_verbosity == 0
+          - ansible_current_hosts == ['a', 'c']
+          - ansible_failed_hosts == ['b']
+          - ansible_host == inventory_hostname
+          - lookup('vars', 'ansible_host') == inventory_hostname
+          - query('vars', 'ansible_host', 'ansible_connection') == [inventory_hostname, 'local']
+EOY
+"$IMC" play --no-fallback --connection local -i a,b,c -f 5 "$TMPD/magic.yml" >"$TMPD/magic.out" 2>&1
+if grep -q '^a  *: ok=1 .*failed=0' "$TMPD/magic.out" && grep -q '^c  *: ok=1 .*failed=0' "$TMPD/magic.out"; then
+	ok "magic variables (lookup_vars)"
+else not_ok "magic variables (lookup_vars)"; sed 's/^/#   /' "$TMPD/magic.out"; fi
+
 done_testing
