@@ -10,6 +10,7 @@ libimc_la_SOURCES += \
 	src/provision/run.h \
 	src/provision/vars.h \
 	src/provision/exec.h \
+	src/provision/exec-tags.h \
 	src/provision/output.h \
 	src/provision/module.h \
 	src/provision/play-yaml.c \
@@ -21,6 +22,7 @@ libimc_la_SOURCES += \
 	src/provision/inventory.c \
 	src/provision/exec-task.c \
 	src/provision/exec-play.c \
+	src/provision/exec-tags.c \
 	src/provision/exec-async.c \
 	src/provision/exec-progress.c \
 	src/provision/exec-fallback.c \
@@ -118,8 +120,8 @@ tests_fuzz_fuzz_playbook_LDADD = libimc.la $(IMC_LIBS)
 endif
 TESTS += tests/cli/t4008-playbook-fuzz.sh
 # cases from ansible-core's integration targets (scripts/ansible-targets)
-TESTS += tests/cli/t4040-targets.sh tests/cli/t4041-targets-more.sh
-EXTRA_DIST += tests/cli/t4040-targets.sh tests/cli/t4041-targets-more.sh scripts/ansible-targets scripts/ansible-targets-shim \
+TESTS += tests/cli/t4040-targets.sh tests/cli/t4041-targets-more.sh tests/cli/t4042-targets-3.sh tests/cli/t4043-tags.sh
+EXTRA_DIST += tests/cli/t4040-targets.sh tests/cli/t4041-targets-more.sh tests/cli/t4042-targets-3.sh tests/cli/t4043-tags.sh scripts/ansible-targets scripts/ansible-targets-shim \
 	scripts/ansible-targets-report
 EXTRA_DIST += tests/cli/t4008-playbook-fuzz.sh
 

@@ -33,6 +33,7 @@ enum {
 	OPT_CONNECTION, OPT_EXTRA_VARS, OPT_INVENTORY_HOST, OPT_HOST, OPT_KEY, OPT_KNOWN_HOSTS,
 	OPT_GROUP, OPT_FORKS, OPT_RESULTS, OPT_JSON, OPT_QUIET, OPT_TARGET, OPT_NO_FALLBACK,
 	OPT_SYNTAX_CHECK, OPT_LIST_MODULES, OPT_CHECK, OPT_DIFF,
+	OPT_TAGS, OPT_SKIP_TAGS,
 };
 
 static const struct cmd_option options[] = {
@@ -41,8 +42,9 @@ static const struct cmd_option options[] = {
 			     "--target, else local)" },
 	[OPT_EXTRA_VARS] = { "extra-vars", 'e', CMD_OPT_LIST, "K=V|JSON|@FILE",
 			     "extra variables (repeatable)" },
-	[OPT_INVENTORY_HOST] = { "inventory-host", 'i', CMD_OPT_VALUE, "NAME",
-				 "inventory name of the local host (default localhost)" },
+	[OPT_INVENTORY_HOST] = { "inventory-host", 'i', CMD_OPT_VALUE, "NAME[,NAME]",
+				 "inventory names of the local hosts (default localhost;\n"
+				 "several run in parallel, each on this machine)" },
 	[OPT_HOST] = { "host", 'H', CMD_OPT_LIST, "NAME=USER@ADDR[:PORT]",
 		       "an SSH host (repeatable; needs --key;\nimplies --connection ssh)" },
 	[OPT_KEY] = { "key", 'k', CMD_OPT_VALUE, "FILE", "private key for SSH hosts" },
@@ -74,8 +76,42 @@ static const struct cmd_option options[] = {
 	[OPT_DIFF] = { "diff", 'D', CMD_OPT_FLAG, NULL,
 		       "show the changes to files (the diff keyword's\n"
 		       "default), in the log and in the results" },
+	[OPT_TAGS] = { "tags", 0, CMD_OPT_LIST, "TAG[,TAG]",
+		       "only tasks with these tags (repeatable; always,\n"
+		       "never, tagged, untagged and all as in Ansible)" },
+	[OPT_SKIP_TAGS] = { "skip-tags", 0, CMD_OPT_LIST, "TAG[,TAG]",
+			    "not the tasks with these tags (repeatable)" },
 	{ 0 },
 };
+
+/* The tag names of a repeatable --tags/--skip-tags (each a comma-separated
+ * list, as ansible-playbook reads them), NULL when not given; *csv gets
+ * them joined by commas (for ansible-playbook's environment). */
+static json_t *tag_list(const struct cmd_value *o, char **csv)
+{
+	*csv = NULL;
+	if (!o->n)
+		return NULL;
+	json_t *r = json_array();
+	struct strbuf sb = STRBUF_INIT;
+	for (size_t i = 0; i < o->n; i++) {
+		char *list = xstrdup(o->list[i]), *save = NULL;
+		for (char *t = strtok_r(list, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+			while (*t == ' ')
+				t++;
+			size_t n = strlen(t);
+			while (n && t[n - 1] == ' ')
+				t[--n] = 0;
+			if (!n)
+				continue;
+			json_array_append_new(r, json_string(t));
+			strbuf_addf(&sb, "%s%s", sb.len ? "," : "", t);
+		}
+		free(list);
+	}
+	*csv = strbuf_detach(&sb);
+	return r;
+}
 
 static int add_extra(json_t *extra, const char *arg, struct diag *d)
 {
@@ -433,6 +469,8 @@ static int run_play(struct cmd_args *a)
 	json_t *extra = json_object();
 	json_t *ssh_hosts = json_array();
 	json_t *groups = json_object();
+	json_t *only_tags = NULL, *skip_tags = NULL;
+	char *tags_csv = NULL, *skip_csv = NULL;
 	int rc = IMC_EXIT_OK;
 	struct task_playbook *pb = NULL;
 	struct task_run *run = NULL;
@@ -478,6 +516,8 @@ static int run_play(struct cmd_args *a)
 		goto out;
 	}
 	const char *playbook = a->operands[0];
+	only_tags = tag_list(&opt[OPT_TAGS], &tags_csv);
+	skip_tags = tag_list(&opt[OPT_SKIP_TAGS], &skip_csv);
 	/* --no-fallback is IMC_NO_FALLBACK for this run: the loader and the
 	 * executor then hand nothing to Ansible */
 	if (no_fallback)
@@ -525,6 +565,12 @@ static int run_play(struct cmd_args *a)
 		    provision_have_ansible()) {
 			fprintf(stderr, "imc play: %s; running it under ansible-playbook\n",
 				diag_first_message(&d));
+			/* the whole playbook's run gets the tags (only it: a
+			 * task handed to Ansible alone must not be filtered) */
+			if (tags_csv)
+				setenv("ANSIBLE_RUN_TAGS", tags_csv, 1);
+			if (skip_csv)
+				setenv("ANSIBLE_SKIP_TAGS", skip_csv, 1);
 			rc = run_ansible(playbook, inv_host, extra, results, quiet, opt[OPT_CHECK].set,
 					 opt[OPT_DIFF].set);
 			goto out;
@@ -533,6 +579,8 @@ static int run_play(struct cmd_args *a)
 		goto out;
 	}
 	run = task_run_new();
+	run->only_tags = json_incref(only_tags);
+	run->skip_tags = json_incref(skip_tags);
 	run->forks = forks > 0 ? forks : 1;
 	run->check = opt[OPT_CHECK].set;
 	run->diff = opt[OPT_DIFF].set;
@@ -551,11 +599,28 @@ static int run_play(struct cmd_args *a)
 			goto out;
 		}
 	} else if (!strcmp(connection, "local")) {
-		struct task_host *h = task_host_new(inv_host, conn_local_open(), NULL);
-		json_object_set_new(h->vars, "ansible_connection", json_string("local"));
-		run->hosts = xcalloc(1, sizeof(*run->hosts));
-		run->hosts[run->nhosts++] = h;
-		json_array_append_new(all, json_string(inv_host));
+		/* -i a,b,c: several inventory hosts, each reached by the local
+		 * connection (as ansible-playbook -i a,b,c -c local) */
+		char *names = xstrdup(inv_host), *save = NULL;
+		run->hosts = xcalloc(strlen(inv_host) + 1, sizeof(*run->hosts));
+		for (char *n = strtok_r(names, ",", &save); n; n = strtok_r(NULL, ",", &save)) {
+			bool dup = false;
+			for (size_t i = 0; i < run->nhosts; i++)
+				dup |= !strcmp(run->hosts[i]->name, n);
+			if (dup)
+				continue;
+			struct task_host *h = task_host_new(n, conn_local_open(), NULL);
+			h->index = (int)run->nhosts;
+			json_object_set_new(h->vars, "ansible_connection", json_string("local"));
+			run->hosts[run->nhosts++] = h;
+			json_array_append_new(all, json_string(n));
+		}
+		free(names);
+		if (!run->nhosts) {
+			json_decref(all);
+			rc = cmd_usage_error(a->cmd, "--inventory-host needs a host name");
+			goto out;
+		}
 	} else {
 		size_t nspec = json_array_size(ssh_hosts);
 		run->hosts = xcalloc(nspec, sizeof(*run->hosts));
@@ -658,6 +723,10 @@ static int run_play(struct cmd_args *a)
 	if (fflush(stdout) != 0 && rc == IMC_EXIT_OK)
 		rc = IMC_EXIT_IOERR;
 out:
+	free(tags_csv);
+	free(skip_csv);
+	json_decref(only_tags);
+	json_decref(skip_tags);
 	task_run_free(run);
 	pins_free(pins, npins);
 	specs_free(pinctx_keep, pinctx_n);

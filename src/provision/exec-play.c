@@ -15,6 +15,7 @@
 
 #include "provision/args.h"
 #include "provision/exec.h"
+#include "provision/exec-tags.h"
 #include "provision/module.h"
 #include "provision/output.h"
 #include "provision/play.h"
@@ -426,10 +427,6 @@ static void run_include_loop(struct task_run *run, struct ptask *t, struct task_
 {
 	print_banner(run, t, hosts[0]);
 	out_begin_task(run->out, t->display);
-	json_t *lc = json_object_get(t->raw, "loop_control");
-	const char *loop_var = json_string_value(json_object_get(lc, "loop_var"));
-	if (!loop_var)
-		loop_var = "item";
 	for (size_t i = 0; i < nh; i++) {
 		struct task_host *h = hosts[i];
 		if (h->failed)
@@ -439,8 +436,10 @@ static void run_include_loop(struct task_run *run, struct ptask *t, struct task_
 		struct diag d = DIAG_INIT;
 		bool has;
 		json_t *items = exec_loop_items(&x, &d, &has);
-		if (!items) {
+		json_t *lc = items ? exec_loop_control(&x, &d) : NULL;
+		if (!lc) {
 			include_fail(run, h, t, diag_first_message(&d));
+			json_decref(items);
 			goto next;
 		}
 		h->st.ok++;
@@ -505,6 +504,11 @@ static void run_include_loop(struct task_run *run, struct ptask *t, struct task_
 			}
 			json_t *params = inc_params ? json_deep_copy(inc_params) : json_object();
 			exec_loop_item_vars(&x, lc, items, k, params);
+			/* the included tasks see the loop and index variables
+			 * and ansible_loop, not ansible_loop_var nor
+			 * ansible_index_var (Ansible passes only those on) */
+			json_object_del(params, "ansible_loop_var");
+			json_object_del(params, "ansible_index_var");
 			struct ptask **tasks = c->tasks;
 			size_t ntasks = c->ntasks;
 			run_list(run, tasks, ntasks, &hosts[i], 1, rescuable, params);
@@ -513,6 +517,7 @@ static void run_include_loop(struct task_run *run, struct ptask *t, struct task_
 			free(path);
 		}
 		json_decref(items);
+		json_decref(lc);
 next:
 		diag_release(&d);
 		json_decref(x.vars);
@@ -820,7 +825,7 @@ static void run_list(struct task_run *run, struct ptask **list, size_t n, struct
 		for (size_t j = 0; j < nh; j++)
 			if (!hosts[j]->failed && !hosts[j]->ended)
 				live[k++] = hosts[j];
-		if (k)
+		if (k && (list[i]->is_block || exec_tags_select(run, list[i], live[0], inc_params)))
 			run_node(run, list[i], live, k, rescuable, inc_params);
 		free(live);
 		if (!k)
@@ -971,7 +976,7 @@ static int run_play(struct task_run *run, struct task_play *p, struct diag *d)
 		hosts[i]->notified = json_object();
 	}
 
-	if (p->gather_facts)
+	if (p->gather_facts && exec_tags_gather(run))
 		gather_facts(run, hosts, nh);
 	run_list(run, p->pre_tasks, p->npre, hosts, nh, false, NULL);
 	flush_handlers(run, hosts, nh);

@@ -436,6 +436,34 @@ json_t *exec_loop_items(struct exec_ctx *x, struct diag *d, bool *has_loop)
 	return NULL;
 }
 
+/* The task's loop_control with loop_var (default "item") and index_var
+ * templated once, before the first item, as Ansible post-validates them
+ * (label, pause and extended keep their templates, read per item). A new
+ * object; NULL with d set when a name does not template to a string. */
+json_t *exec_loop_control(struct exec_ctx *x, struct diag *d)
+{
+	json_t *raw = json_object_get(x->task->raw, "loop_control");
+	json_t *lc = json_is_object(raw) ? json_copy(raw) : json_object();
+	static const char *const names[] = { "loop_var", "index_var" };
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		json_t *v = json_object_get(lc, names[i]);
+		if (!v)
+			continue;
+		json_t *t = xt_value(x, v, d);
+		if (!json_is_string(t)) {
+			if (t)
+				diag_error(d, IMC_EXIT_FAILED, NULL, "loop_control.%s must be a string", names[i]);
+			json_decref(t);
+			json_decref(lc);
+			return NULL;
+		}
+		json_object_set_new(lc, names[i], t);
+	}
+	if (!json_object_get(lc, "loop_var"))
+		json_object_set_new(lc, "loop_var", json_string("item"));
+	return lc;
+}
+
 /* The variables of loop item i (of items) that loop_control gives, set in
  * into: the loop variable, ansible_loop_var, index_var and
  * ansible_index_var, and with extended, ansible_loop (allitems unless
@@ -444,8 +472,6 @@ void exec_loop_item_vars(struct exec_ctx *x, json_t *lc, json_t *items, size_t i
 {
 	const char *loop_var = json_string_value(json_object_get(lc, "loop_var"));
 	const char *index_var = json_string_value(json_object_get(lc, "index_var"));
-	if (!loop_var)
-		loop_var = "item";
 	size_t n = json_array_size(items);
 	json_object_set(into, loop_var, json_array_get(items, i));
 	json_object_set_new(into, "ansible_loop_var", json_string(loop_var));
@@ -630,11 +656,8 @@ int exec_task_host(struct task_run *run, struct ptask *t, struct task_host *h, b
 	struct diag d = DIAG_INIT;
 	json_t *res = NULL;
 	bool is_loop = false;
-	json_t *lc = json_object_get(t->raw, "loop_control");
-	const char *loop_var = json_string_value(json_object_get(lc, "loop_var"));
-	const char *index_var = json_string_value(json_object_get(lc, "index_var"));
-	if (!loop_var)
-		loop_var = "item";
+	json_t *lc = NULL;
+	const char *loop_var = "item", *index_var = NULL;
 	const struct task_module *mod = task_module_find(t->module);
 	json_t *dt = NULL;
 	bool own_conn = false;
@@ -702,6 +725,15 @@ int exec_task_host(struct task_run *run, struct ptask *t, struct task_host *h, b
 		goto done;
 	}
 	/* loops */
+	lc = exec_loop_control(&x, &d);
+	if (!lc) {
+		json_decref(items);
+		res = fail_from_diag(&d);
+		is_loop = false;
+		goto done;
+	}
+	loop_var = json_string_value(json_object_get(lc, "loop_var"));
+	index_var = json_string_value(json_object_get(lc, "index_var"));
 	json_t *results = json_array();
 	bool any_changed = false, any_failed = false, all_skipped = true;
 	size_t i;
@@ -788,6 +820,7 @@ int exec_task_host(struct task_run *run, struct ptask *t, struct task_host *h, b
 	json_decref(items);
 
 done:
+	json_decref(lc);
 	if (own_conn)
 		conn_close(x.conn);
 	task_host_free(facts_tmp);

@@ -99,6 +99,42 @@ static json_t *ansible_version(void)
 			 "major", 2, "minor", 16, "revision", 6);
 }
 
+/* The play's hosts split into those that have not failed (*live: Ansible's
+ * ansible_play_hosts, play_hosts, ansible_play_batch and
+ * ansible_current_hosts) and those that have (*failed); both new arrays.
+ * ansible_play_hosts_all keeps every one. */
+static void split_play_hosts(struct task_run *run, json_t **live, json_t **failed)
+{
+	*live = json_array();
+	*failed = json_array();
+	size_t i;
+	json_t *e;
+	json_array_foreach(run->play_hosts, i, e) {
+		bool f = false;
+		for (size_t k = 0; k < run->nhosts; k++)
+			if (!strcmp(run->hosts[k]->name, json_string_value(e)))
+				f = run->hosts[k]->failed;
+		json_array_append(f ? *failed : *live, e);
+	}
+}
+
+/* The magic variables Ansible defines for every task that the other ones
+ * here do not cover: the play's name, the run's options, the hosts that
+ * failed, and the connection's (a host's address is its inventory name
+ * unless ansible_host says otherwise). */
+static void run_magic_vars(struct task_run *run, struct task_host *host, json_t *v)
+{
+	if (run->play && run->play->name)
+		json_object_set_new(v, "ansible_play_name", json_string(run->play->name));
+	json_object_set_new(v, "ansible_forks", json_integer(run->forks));
+	json_object_set_new(v, "ansible_run_tags",
+			    run->only_tags ? json_copy(run->only_tags) : json_pack("[s]", "all"));
+	json_object_set_new(v, "ansible_skip_tags", run->skip_tags ? json_copy(run->skip_tags) : json_array());
+	json_object_set_new(v, "ansible_verbosity", json_integer(0));
+	if (!json_object_get(v, "ansible_host"))
+		json_object_set_new(v, "ansible_host", json_string(host->name));
+}
+
 json_t *exec_build_vars(struct task_run *run, struct task_host *host, struct ptask *t,
 			json_t *include_params)
 {
@@ -133,10 +169,15 @@ json_t *exec_build_vars(struct task_run *run, struct task_host *host, struct pta
 	json_object_set_new(v, "groups", groups);
 	json_object_set_new(v, "group_names", group_names(groups, host->name));
 	if (run->play_hosts) {
-		json_object_set(v, "play_hosts", run->play_hosts);
-		json_object_set(v, "ansible_play_hosts", run->play_hosts);
-		json_object_set(v, "ansible_play_batch", run->play_hosts);
+		json_t *live, *failed;
+		split_play_hosts(run, &live, &failed);
+		json_object_set(v, "play_hosts", live);
+		json_object_set(v, "ansible_play_hosts", live);
+		json_object_set(v, "ansible_play_batch", live);
+		json_object_set(v, "ansible_current_hosts", live);
+		json_object_set_new(v, "ansible_failed_hosts", failed);
 		json_object_set(v, "ansible_play_hosts_all", run->play_hosts);
+		json_decref(live);
 	}
 	if (run->pb)
 		json_object_set_new(v, "playbook_dir", json_string(run->pb->dir));
@@ -145,6 +186,7 @@ json_t *exec_build_vars(struct task_run *run, struct task_host *host, struct pta
 		json_object_set_new(v, "role_name", json_string(role->name));
 	}
 	json_object_set_new(v, "ansible_search_path", search_path(t));
+	run_magic_vars(run, host, v);
 	json_object_set_new(v, "omit", json_string(TMPL_OMIT));
 	json_object_set_new(v, "ansible_version", ansible_version());
 	json_object_set_new(v, "ansible_check_mode", json_boolean(run->check));

@@ -23,7 +23,11 @@ int exec_task_host(struct task_run *run, struct ptask *t, struct task_host *h, b
 /* The items of the task's loop/with_* (new reference); *has_loop false when
  * the task has none (NULL returned); NULL with d set on error. */
 json_t *exec_loop_items(struct exec_ctx *x, struct diag *d, bool *has_loop);
-/* Sets in into the variables loop_control gives item i of items. */
+/* The task's loop_control, loop_var and index_var templated (loop_var
+ * defaulted to "item"): a new object, NULL with d set on error. */
+json_t *exec_loop_control(struct exec_ctx *x, struct diag *d);
+/* Sets in into the variables loop_control (as exec_loop_control returns
+ * it) gives item i of items. */
 void exec_loop_item_vars(struct exec_ctx *x, json_t *lc, json_t *items, size_t i, json_t *into);
 
 /* error-context.c: what Ansible appends to an error placed at file:line:col

@@ -226,6 +226,22 @@ static int unknown_module(struct task_playbook *pb, struct ptask *t, const char 
 	return -1;
 }
 
+/* Whether every error of a module's static check is one Ansible's argument
+ * validation reports when the task runs (a missing required argument, no
+ * command): Ansible fails that task then, which ignore_errors or a rescue
+ * may catch, and runs the tasks before it. The modules whose check says
+ * so repeat the test in their run, with Ansible's message. */
+static bool runtime_argument_error(const struct diag *cd)
+{
+	if (!cd->nerrors)
+		return false;
+	for (size_t i = 0; i < cd->n; i++)
+		if (cd->items[i].level == DIAG_ERROR && !strstr(cd->items[i].msg, "missing required arguments: ") &&
+		    strcmp(cd->items[i].msg, "no command given"))
+			return false;
+	return true;
+}
+
 /* A native module's static check: an argument imc does not implement
  * hands the task to Ansible when it can run it, else is the error. */
 static int check_module_args(struct task_playbook *pb, struct ptask *t,
@@ -234,7 +250,7 @@ static int check_module_args(struct task_playbook *pb, struct ptask *t,
 {
 	struct diag cd = DIAG_INIT;
 	int rc = 0;
-	if (mod->check(args, &cd, loc) < 0) {
+	if (mod->check(args, &cd, loc) < 0 && !runtime_argument_error(&cd)) {
 		char *lib = NULL;
 		if (play_error_unsupported(&cd) && fallback_available() &&
 		    fallback_resolve(written, lib = fallback_libdirs(pb, t->role))) {

@@ -63,6 +63,9 @@ struct task_run {
 	json_t *group_parents; /* group -> [its direct parent groups] (inventory.c) */
 	json_t *global_vars;   /* infrastructure vars ("all" group) */
 	json_t *extra_vars;    /* -e */
+	/* --tags and --skip-tags: arrays of tag names (owned), NULL when not
+	 * given (exec-tags.c: --tags defaults to "all") */
+	json_t *only_tags, *skip_tags;
 	int forks;
 	double deadline;       /* monotonic seconds; 0 = none */
 	bool async_local;      /* async jobs: status files under ~/.imc_async */

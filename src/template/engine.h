@@ -395,6 +395,9 @@ void url_parts_release(struct url_parts *u);
  * PCRE2. flags: 1 = ignorecase, 2 = multiline. */
 struct pcre2_real_code_8;
 const struct pcre2_real_code_8 *regex_get(struct ev *ev, const char *pat, int flags, size_t pos);
+/* Why pat does not compile (malloc'd, Python re's wording where known),
+ * NULL when it does. */
+char *regex_error(const char *pat);
 /* Python re.search / re.match: returns 1 match, 0 none, -1 error. */
 int regex_search(struct ev *ev, const char *pat, int flags, const char *subj, size_t slen, bool anchored, size_t pos);
 

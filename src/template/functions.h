@@ -93,7 +93,11 @@ LOOKUP_FN(first_found); LOOKUP_FN(flattened); LOOKUP_FN(indexed_items);
 LOOKUP_FN(items); LOOKUP_FN(lines); LOOKUP_FN(list); LOOKUP_FN(nested);
 LOOKUP_FN(password); LOOKUP_FN(pipe); LOOKUP_FN(random_choice);
 LOOKUP_FN(sequence); LOOKUP_FN(subelements); LOOKUP_FN(template);
-LOOKUP_FN(together); LOOKUP_FN(vars);
+LOOKUP_FN(together); LOOKUP_FN(vars); LOOKUP_FN(varnames);
+json_t *lookup_parse_kv(const char *s, bool keep_raw);
+
+/* lookup-csvfile.c */
+LOOKUP_FN(csvfile);
 
 /* tests.c */
 TEST_FN(abs); TEST_FN(all); TEST_FN(any); TEST_FN(boolean);

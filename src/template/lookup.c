@@ -2,7 +2,7 @@
  * the with_<name> loops run them on the controller: sequence
  * (the thesis's ps/worker host lists), file, env, pipe/lines (only when the
  * caller allows commands), items, list, dict, together, nested,
- * first_found, fileglob, template, vars, indexed_items, flattened,
+ * first_found, fileglob, template, vars, varnames, indexed_items, flattened,
  * subelements, random_choice, password. registry.c lists them; the runtime
  * (ev_call_lookup) tries the caller's callback first, so the executor can
  * add url or override any of these. Every lookup returns a list; lookup()
@@ -81,8 +81,10 @@ static bool seq_int(const char *s, long long *out)
 	return true;
 }
 
-/* Splits "a=1 b='x y'" into an object (Ansible's parse_kv, simplified). */
-static json_t *parse_kv(const char *s)
+/* Splits "a=1 b='x y'" into an object (Ansible's parse_kv, simplified):
+ * the words without "=" joined by spaces are _raw_params, with their
+ * quotes kept when keep_raw (as csvfile's search key keeps them). */
+json_t *lookup_parse_kv(const char *s, bool keep_raw)
 {
 	json_t *o = json_object();
 	const char *p = s;
@@ -93,6 +95,7 @@ static json_t *parse_kv(const char *s)
 			break;
 		struct strbuf tok = STRBUF_INIT;
 		char q = 0;
+		const char *start = p;
 		while (*p && (q || !isspace((unsigned char)*p))) {
 			if (q) {
 				if (*p == q)
@@ -115,7 +118,9 @@ static json_t *parse_kv(const char *s)
 			free(k);
 		} else {
 			json_t *raw = json_object_get(o, "_raw_params");
-			char *nv = raw ? xasprintf("%s %s", json_string_value(raw), t) : xstrdup(t);
+			char *word = keep_raw ? xstrndup(start, (size_t)(p - start)) : xstrdup(t);
+			char *nv = raw ? xasprintf("%s %s", json_string_value(raw), word) : xstrdup(word);
+			free(word);
 			json_object_set_new(o, "_raw_params", json_string(nv));
 			free(nv);
 		}
@@ -298,7 +303,7 @@ LOOKUP_FN(sequence)
 			if (!seq_shortcut(&s, ts)) {
 				free(s.format);
 				s = (struct seq){ .start = 1, .stride = 1, .format = xstrdup("%d") };
-				json_t *kv = parse_kv(ts);
+				json_t *kv = lookup_parse_kv(ts, false);
 				json_object_del(kv, "_raw_params");
 				rc = seq_kv(ev, &s, kv, pos);
 				json_decref(kv);
@@ -607,6 +612,46 @@ LOOKUP_FN(vars)
 	return r;
 }
 
+/* varnames: the names of the variables defined where the lookup runs
+ * that a term (a Python regex, searched anywhere in the name) matches,
+ * term after term, each in the order the variables were defined. */
+LOOKUP_FN(varnames)
+{
+	(void)kw;
+	json_t *r = json_array();
+	for (size_t i = 0; i < json_array_size(terms); i++) {
+		json_t *t = json_array_get(terms, i);
+		const char *term = json_string_value(t);
+		if (!term) {
+			char *s = val_to_cstr(t);
+			lerr(ev, pos, "Invalid setting identifier, \"%s\" is not a string, it is a <class '%s'>", s,
+			     val_typename(t));
+			free(s);
+			json_decref(r);
+			return NULL;
+		}
+		char *why = regex_error(term);
+		if (why) {
+			lerr(ev, pos, "Unable to use \"%s\" as a search parameter: %s", term, why);
+			free(why);
+			json_decref(r);
+			return NULL;
+		}
+		const char *name;
+		json_t *v;
+		json_object_foreach(ev->env->vars, name, v) {
+			int m = regex_search(ev, term, 0, name, strlen(name), false, pos);
+			if (m < 0) {
+				json_decref(r);
+				return NULL;
+			}
+			if (m)
+				json_array_append_new(r, json_string(name));
+		}
+	}
+	return r;
+}
+
 static void flatten_all(json_t *out, json_t *l, int depth)
 {
 	for (size_t i = 0; i < json_array_size(l); i++) {
@@ -803,7 +848,7 @@ LOOKUP_FN(password)
 	json_t *r = json_array();
 	for (size_t i = 0; i < json_array_size(terms); i++) {
 		char *t = val_to_cstr(json_array_get(terms, i));
-		json_t *kv = parse_kv(t);
+		json_t *kv = lookup_parse_kv(t, false);
 		free(t);
 		if (kw)
 			json_object_update(kv, kw);

@@ -59,6 +59,27 @@ static char *translate(const char *pat)
 	return strbuf_detach(&sb);
 }
 
+char *regex_error(const char *pat)
+{
+	int err;
+	PCRE2_SIZE off;
+	char *tp = translate(pat);
+	pcre2_code *code = pcre2_compile((PCRE2_SPTR)tp, PCRE2_ZERO_TERMINATED,
+					 PCRE2_UTF | PCRE2_UCP | PCRE2_MATCH_INVALID_UTF, &err, &off, NULL);
+	free(tp);
+	if (code) {
+		pcre2_code_free(code);
+		return NULL;
+	}
+	/* PCRE2 reports a quantifier with nothing before it after the
+	 * quantifier; Python's re at it, in its own words */
+	if (err == PCRE2_ERROR_QUANTIFIER_INVALID)
+		return xasprintf("nothing to repeat at position %zu", (size_t)(off ? off - 1 : 0));
+	PCRE2_UCHAR msg[256];
+	pcre2_get_error_message(err, msg, sizeof(msg));
+	return xasprintf("%s at position %zu", (char *)msg, (size_t)off);
+}
+
 const pcre2_code *regex_get(struct ev *ev, const char *pat, int flags, size_t pos)
 {
 	unsigned h = hash_str(pat, flags) % CACHE_SLOTS;

@@ -261,6 +261,8 @@ static const struct tlookup lookups[] = {
 	{ "template", lookup_template },
 	{ "together", lookup_together },
 	{ "vars", lookup_vars },
+	{ "csvfile", lookup_csvfile },
+	{ "varnames", lookup_varnames },
 	{ NULL, NULL },
 };
 

@@ -64,6 +64,40 @@ void tokens_release(struct tokens *t)
 	t->n = t->alloc = 0;
 }
 
+/* Jinja's lexer skips whitespace with Python's \s on str, which takes the
+ * Unicode spaces too (a no-break space typed inside "{{ item }}" is
+ * whitespace there). The code point of UTF-8 text at s[i] (n bytes left)
+ * is one of them: its length in bytes, else 0. */
+static size_t space_at(const char *s, size_t i, size_t n)
+{
+	unsigned char c = (unsigned char)s[i];
+	if (c < 0x80)
+		return isspace(c) || (c >= 0x1c && c <= 0x1f) ? 1 : 0;
+	unsigned char c1 = i + 1 < n ? (unsigned char)s[i + 1] : 0;
+	unsigned char c2 = i + 2 < n ? (unsigned char)s[i + 2] : 0;
+	if (c == 0xc2)
+		return c1 == 0x85 || c1 == 0xa0 ? 2 : 0;
+	if (c == 0xe1)
+		return c1 == 0x9a && c2 == 0x80 ? 3 : 0; /* U+1680 */
+	if (c == 0xe2 && c1 == 0x80)                     /* U+2000..200A, 2028, 2029, 202F */
+		return c2 <= 0x8a || c2 == 0xa8 || c2 == 0xa9 || c2 == 0xaf ? (c2 >= 0x80 ? 3 : 0) : 0;
+	if (c == 0xe2 && c1 == 0x81)
+		return c2 == 0x9f ? 3 : 0; /* U+205F */
+	if (c == 0xe3)
+		return c1 == 0x80 && c2 == 0x80 ? 3 : 0; /* U+3000 */
+	return 0;
+}
+
+/* As space_at for the code point that ends just before s[b] (a the
+ * earliest byte it may start at). */
+static size_t space_before(const char *s, size_t a, size_t b)
+{
+	for (size_t w = 1; w <= 3 && w <= b - a; w++)
+		if (space_at(s, b - w, b) == w)
+			return w;
+	return 0;
+}
+
 /* Appends data text [a, b), honouring pending lstrip/trim and a following
  * rstrip request. */
 static void emit_data(struct lexer *lx, size_t a, size_t b, bool rstrip, bool lstrip_line, bool raw)
@@ -78,13 +112,15 @@ static void emit_data(struct lexer *lx, size_t a, size_t b, bool rstrip, bool ls
 		lx->trim_next = false;
 	}
 	if (lx->lstrip_next) {
-		while (a < b && isspace((unsigned char)lx->s[a]))
-			a++;
+		size_t w;
+		while (a < b && (w = space_at(lx->s, a, b)) > 0)
+			a += w;
 		lx->lstrip_next = false;
 	}
 	if (rstrip) {
-		while (b > a && isspace((unsigned char)lx->s[b - 1]))
-			b--;
+		size_t w;
+		while (b > a && (w = space_before(lx->s, a, b)) > 0)
+			b -= w;
 	} else if (lstrip_line) {
 		/* lstrip_blocks: spaces/tabs between the line start and the tag */
 		size_t k = b;
@@ -204,8 +240,9 @@ static int lex_expr(struct lexer *lx, const char *end, bool raw_strings)
 	const char *s = lx->s;
 	int depth = 0;
 	for (;;) {
-		while (lx->i < lx->len && isspace((unsigned char)s[lx->i]))
-			lx->i++;
+		size_t sw;
+		while (lx->i < lx->len && (sw = space_at(s, lx->i, lx->len)) > 0)
+			lx->i += sw;
 		size_t i = lx->i;
 		if (i >= lx->len) {
 			if (!end)
