@@ -603,8 +603,9 @@ json_t *fallback_run(struct exec_ctx *x, const char *module, json_t *args)
 	res = task_result(strbuf_str(&cr.out));
 	if (!res)
 		res = no_result(&cr, module);
-	/* facts the module returned become the host's, as Ansible's
-	 * (module output: never templated again) */
+	/* facts the module returned become the host's, as variables and
+	 * under ansible_facts, as Ansible's (module output: never templated
+	 * again) */
 	json_t *facts = json_object_get(res, "ansible_facts");
 	if (json_is_object(facts) && !json_is_true(json_object_get(res, "failed"))) {
 		struct task_host *fh = x->facts_host ? x->facts_host : x->host;
@@ -613,6 +614,7 @@ json_t *fallback_run(struct exec_ctx *x, const char *module, json_t *args)
 		json_object_foreach(facts, k, v) {
 			exec_set_fact(x->run, fh, k, v);
 			exec_mark_registered(fh, k);
+			exec_cache_fact(fh, k, v);
 		}
 	}
 	pthread_mutex_lock(&task_facts_lock);

@@ -55,9 +55,11 @@ cat >"$TMPD/play.yml" <<EOY
       when: false
     - name: facts from a module
       getent: database=passwd key=root
-    - name: a native module's argument imc lacks
+    - name: find, with follow (native)
       find: paths=$TMPD patterns=*.conf follow=yes
       register: f
+    - name: a native module's argument imc lacks
+      replace: path=$TMPD/limits.conf regexp=^nomatch$ replace=x setype=etc_t
     - name: results
       copy:
         dest: $TMPD/results
@@ -66,6 +68,7 @@ cat >"$TMPD/play.yml" <<EOY
           loop={{ l.results | length }} {{ l.results | map(attribute='changed') | list }} {{ l.results[1].item }}
           check={{ c.changed }}
           home={{ getent_passwd.root[4] }}
+          fact_home={{ ansible_facts.getent_passwd.root[4] }}
           found={{ f.matched }}
   handlers:
     - name: noted
@@ -84,12 +87,13 @@ expect_no_grep '^ann' "$TMPD/limits.conf" "check mode changes nothing"
 [ -e "$TMPD/never.conf" ] && not_ok "a false when skips" || ok "a false when skips"
 expect_grep '^skipping: \[localhost\]' "$TMPD/out1" "the skipped task is printed as such"
 expect_grep '^home=/root$' "$TMPD/results" "facts a module returns are the host's"
-expect_grep '^found=3$' "$TMPD/results" "an argument imc lacks hands the task to Ansible"
+expect_grep '^fact_home=/root$' "$TMPD/results" "and are under ansible_facts too"
+expect_grep '^found=3$' "$TMPD/results" "find's follow, native"
 expect_grep '^ran$' "$TMPD/handler" "notify from a task Ansible ran"
 expect_grep "fallback: task 'a limits entry' runs under Ansible" "$TMPD/err1" "the tasks Ansible runs are listed"
-expect_grep "fallback: task 'a native module's argument imc lacks' runs under Ansible .*follow" "$TMPD/err1" \
+expect_grep "fallback: task 'a native module's argument imc lacks' runs under Ansible .*setype" "$TMPD/err1" \
 	"and why"
-expect_grep '^localhost +: ok=9 +changed=7 +unreachable=0 +failed=0 +skipped=1 ' "$TMPD/out1" "the recap"
+expect_grep '^localhost +: ok=10 +changed=7 +unreachable=0 +failed=0 +skipped=1 ' "$TMPD/out1" "the recap"
 
 # a failing module: failed_when and ignore_errors, applied by imc
 cat >"$TMPD/fail.yml" <<EOY
