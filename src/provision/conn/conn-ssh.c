@@ -7,7 +7,8 @@
  * host key pinned on first contact (reported through on_hostkey) and
  * verified on every later connection (a changed key is refused), waiting
  * for sshd to come up with backoff until a deadline, and one reconnect when
- * an established session drops. */
+ * an established session turns out dropped before a command started (a
+ * command that may have started is never sent twice). */
 #include "config.h"
 
 #include <errno.h>
@@ -321,12 +322,20 @@ static int ssh_exec_locked(struct task_conn *c, const char *cmd, const void *in,
 		strbuf_reset(&r->err);
 		if (run_channel(p, cmd, in, inlen, r, &retry) == 0)
 			return 0;
-		if (!retry && ssh_is_connected(p->s)) {
-			diag_error(d, IMC_EXIT_UNAVAILABLE, NULL, "%s: SSH command failed: %s", p->host,
-				   ssh_get_error(p->s));
+		/* once the command may have started, it is never sent again: a
+		 * second run of a non-idempotent command (a reboot, an append)
+		 * would differ from Ansible, which reports the host unreachable */
+		if (!retry) {
+			if (ssh_is_connected(p->s))
+				diag_error(d, IMC_EXIT_UNAVAILABLE, NULL, "%s: SSH command failed: %s", p->host,
+					   ssh_get_error(p->s));
+			else
+				diag_error(d, IMC_EXIT_UNAVAILABLE, NULL,
+					   "%s: SSH connection lost while the command ran (not run again)", p->host);
+			drop_session(p);
 			return -1;
 		}
-		/* the session dropped: reconnect once */
+		/* the session dropped before the command started: reconnect once */
 		drop_session(p);
 	}
 	diag_error(d, IMC_EXIT_UNAVAILABLE, NULL, "%s: SSH connection lost", p->host);
