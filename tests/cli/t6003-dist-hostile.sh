@@ -19,7 +19,7 @@ run_attacked() {
 	common="--cluster $TMPD/cluster.json --model mlp --steps 400 --threads 1 $1"
 	rm -f "$TMPD/stop" "$TMPD/progress"
 	start ps --role ps $common --io-timeout 1
-	"$PY" "$top_srcdir/tests/cli/t6-attack.py" "$ps_addr" "$TMPD/stop" "$TMPD/progress" ${2:-} \
+	T6_PS_LOG="$TMPD/ps.log" "$PY" "$top_srcdir/tests/cli/t6-attack.py" "$ps_addr" "$TMPD/stop" "$TMPD/progress" ${2:-} \
 		>"$TMPD/attack.out" 2>&1 &
 	attacker=$!
 	DIST_PIDS="$DIST_PIDS $attacker"
