@@ -1253,6 +1253,9 @@ errors += r"""
 {{ range(*[1], *[2]) }}
 {{ range(1, **{'x': 1}, 2) }}
 """
+# the type tests on an undefined value: false, as Jinja's isinstance and
+# `is` checks are for Ansible's undefined; iterable uses the value and fails
+conds += "\nundef_x is sequence\nundef_x is number\nundef_x.y is string\nundef_x is mapping\nundef_x is none\nundef_x is true\nundef_x is false\nundef_x is integer\nundef_x is float\nundef_x is boolean\nundef_x is sameas(none)\nundef_x is iterable\n"
 cases = []
 for t in [x for x in typed.split('\n') if x]:
     cases.append({"vars": V, "mode": "typed", "tmpl": t})
