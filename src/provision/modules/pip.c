@@ -113,4 +113,16 @@ static json_t *pip_run(struct exec_ctx *x, json_t *args)
 	return res;
 }
 
-const struct task_module mod_pip = { .name = "pip", .run = pip_run };
+/* The parameters the run implements: any other is unsupported, so the
+ * task goes to Ansible (or, without it, fails naming it), never ignored. */
+static const char *const pip_params[] = {
+	"chdir", "executable", "extra_args", "name", "requirements", "state", "version",
+	"virtualenv", "virtualenv_command", NULL
+};
+
+static int pip_check(json_t *args, struct diag *d, const struct src_loc *loc)
+{
+	return mod_check_params("pip", args, pip_params, d, loc);
+}
+
+const struct task_module mod_pip = { .name = "pip", .check = pip_check, .run = pip_run };

@@ -43,4 +43,18 @@ static json_t *slurp_run(struct exec_ctx *x, json_t *args)
 	return res;
 }
 
-const struct task_module mod_slurp = { .name = "slurp", .run = slurp_run, .same_in_check_mode = true };
+/* The parameters the run implements: any other is unsupported, so the
+ * task goes to Ansible (or, without it, fails naming it), never ignored. */
+static const char *const slurp_params[] = { "path", "src", NULL };
+
+static int slurp_check(json_t *args, struct diag *d, const struct src_loc *loc)
+{
+	return mod_check_params("slurp", args, slurp_params, d, loc);
+}
+
+const struct task_module mod_slurp = {
+	.name = "slurp",
+	.check = slurp_check,
+	.run = slurp_run,
+	.same_in_check_mode = true,
+};
