@@ -19,6 +19,9 @@ run_attacked() {
 	common="--cluster $TMPD/cluster.json --model mlp --steps 400 --threads 1 $1"
 	rm -f "$TMPD/stop" "$TMPD/progress"
 	start ps --role ps $common --io-timeout 1
+	# the attacks begin once the PS listens (it logs "serving" then): a
+	# connection refused before that would read as a PS that stopped
+	wait_line "$TMPD/ps.log" 'ps:0: serving ' 60 || not_ok "the PS did not start listening"
 	T6_PS_LOG="$TMPD/ps.log" "$PY" "$top_srcdir/tests/cli/t6-attack.py" "$ps_addr" "$TMPD/stop" "$TMPD/progress" ${2:-} \
 		>"$TMPD/attack.out" 2>&1 &
 	attacker=$!
