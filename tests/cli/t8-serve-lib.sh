@@ -1,6 +1,7 @@
 # t8-serve-lib.sh: what the tests of `imc serve` after t8001 share, sourced
 # after lib.sh: serve_start starts a server on a free loopback port and
-# sets SPID and URL; it is killed by that PID at exit.
+# sets SPID and URL; it is killed by that PID at exit. req, answer, jget
+# and expect_same read and check the server's answers.
 
 [ -n "${PYTHON3:-}" ] || PYTHON3=python3
 command -v curl >/dev/null 2>&1 || skip_all "curl is needed (scripts/install-deps)"
@@ -39,3 +40,23 @@ serve_stop() {
 		grep -A15 -E 'Sanitizer|ERROR' "$TMPD/$_name.log" | sed 's/^/#   /' | head -30
 	fi
 }
+
+# req NAME METHOD PATH [CURL ARGS...]: the answer of $URL's PATH, its status
+# and media type in $TMPD/NAME.meta ("200 text/plain"), its body in
+# $TMPD/NAME.body
+req() {
+	_n=$1 _m=$2 _p=$3
+	shift 3
+	curl -sS -o "$TMPD/$_n.body" -w '%{http_code} %{content_type}\n' -X "$_m" "$@" "$URL$_p" >"$TMPD/$_n.meta" 2>"$TMPD/$_n.err" ||
+		echo "000 curl-failed" >"$TMPD/$_n.meta"
+}
+# answer NAME "STATUS TYPE" DESCRIPTION
+answer() {
+	if [ "$(cat "$TMPD/$1.meta")" = "$2" ]; then ok "$3: $2"; else
+		not_ok "$3: got '$(cat "$TMPD/$1.meta")', want '$2'"; sed 's/^/#   /' "$TMPD/$1.body" | head -5
+	fi
+}
+# jget NAME EXPR: the Python expression EXPR over the JSON body d of NAME
+jget() { "$PYTHON3" -c "import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))" "$TMPD/$1.body" "$2"; }
+# expect_same GOT WANT DESCRIPTION
+expect_same() { if [ "$1" = "$2" ]; then ok "$3"; else not_ok "$3: got '$1', want '$2'"; fi; }

@@ -19,19 +19,6 @@ ALICE='type = InfrastructureManager; username = alice; password = alice-Pw-8008\
 BOB='type = InfrastructureManager; username = bob; password = bob-Pw-8008\ntype = dummy'
 
 serve_start s1
-# req NAME METHOD PATH [CURL ARGS...]: "STATUS TYPE" in NAME.meta, body in NAME.body
-req() {
-	_n=$1 _m=$2 _p=$3
-	shift 3
-	curl -sS -o "$TMPD/$_n.body" -w '%{http_code} %{content_type}\n' -X "$_m" "$@" "$URL$_p" >"$TMPD/$_n.meta" 2>"$TMPD/$_n.err" ||
-		echo "000 curl-failed" >"$TMPD/$_n.meta"
-}
-answer() {
-	if [ "$(cat "$TMPD/$1.meta")" = "$2" ]; then ok "$3: $2"; else
-		not_ok "$3: got '$(cat "$TMPD/$1.meta")', want '$2'"; sed 's/^/#   /' "$TMPD/$1.body" | head -5
-	fi
-}
-jget() { "$PYTHON3" -c "import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))" "$TMPD/$1.body" "$2"; }
 # snapshot NAME: what a client reads of $ID (its VM URIs, RADL, state)
 snapshot() {
 	req s-vms GET "/infrastructures/$ID" -H "Authorization: $ALICE"

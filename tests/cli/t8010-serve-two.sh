@@ -10,17 +10,10 @@
 . "$top_srcdir/tests/cli/t8-serve-lib.sh"
 R="$top_srcdir/tests/cli/data"
 ALICE='type = InfrastructureManager; username = alice; password = alice-Pw-8010\ntype = dummy'
-req() {
-	_n=$1 _m=$2 _p=$3
-	shift 3
-	curl -sS -o "$TMPD/$_n.body" -w '%{http_code} %{content_type}\n' -X "$_m" "$@" "$_u$_p" >"$TMPD/$_n.meta" 2>"$TMPD/$_n.err" ||
-		echo "000 curl-failed" >"$TMPD/$_n.meta"
-}
 start_of() { sed 's/^.*) //' "/proc/$1/stat" | cut -d' ' -f20; }
 
 serve_start a
-A_PID=$SPID A_URL=$URL
-_u=$A_URL
+A_PID=$SPID
 req c POST /infrastructures -H "Authorization: $ALICE" -H 'Content-Type: text/plain' --data-binary "@$R/t2-cluster.radl"
 ID=$(sed 's|.*/||' "$TMPD/c.body")
 [ "$(cut -d' ' -f1 "$TMPD/c.meta")" = 200 ] && ok "A created $ID" || not_ok "create: $(cat "$TMPD/c.meta" "$TMPD/c.body")"
@@ -47,7 +40,6 @@ B_PID=$SPID
 [ ! -e "$IMC_HOME/serve/$OLD" ] && ok "B's start removes an unnamed file of the older naming" || not_ok "the old file stays"
 [ -e "$IMC_HOME/serve/$NAMED" ] && ok "the file A's infrastructure names stays" || not_ok "B swept a named file"
 
-_u=$URL
 req s GET "/infrastructures/$ID/state" -H "Authorization: $ALICE"
 [ "$(cut -d' ' -f1 "$TMPD/s.meta")" = 200 ] && ok "B serves A's infrastructure" || not_ok "B: $(cat "$TMPD/s.meta" "$TMPD/s.body")"
 req d DELETE "/infrastructures/$ID" -H "Authorization: $ALICE"

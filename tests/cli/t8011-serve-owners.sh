@@ -18,18 +18,6 @@ BOB_WRONG='type = InfrastructureManager; username = bob; password = not-Pw-8011\
 CAROL='type = InfrastructureManager; username = carol; password = carol-Pw-8011\ntype = dummy'
 
 serve_start s1
-req() {
-	_n=$1 _m=$2 _p=$3
-	shift 3
-	curl -sS -o "$TMPD/$_n.body" -w '%{http_code} %{content_type}\n' -X "$_m" "$@" "$URL$_p" >"$TMPD/$_n.meta" 2>"$TMPD/$_n.err" ||
-		echo "000 curl-failed" >"$TMPD/$_n.meta"
-}
-answer() {
-	if [ "$(cat "$TMPD/$1.meta")" = "$2" ]; then ok "$3: $2"; else
-		not_ok "$3: got '$(cat "$TMPD/$1.meta")', want '$2'"; sed 's/^/#   /' "$TMPD/$1.body" | head -5
-	fi
-}
-same() { if [ "$1" = "$2" ]; then ok "$3"; else not_ok "$3: got '$1', want '$2'"; fi; }
 status() { cut -d' ' -f1 "$TMPD/$1.meta"; }
 # owners: the names GET .../authorization answers, as alice unless $1
 owners() {
@@ -44,9 +32,9 @@ answer c "200 text/uri-list" "created $ID"
 
 req a GET "/infrastructures/$ID/authorization" -H "Authorization: $ALICE"
 answer a "200 text/plain" "GET .../authorization"
-same "$(cat "$TMPD/a.body")" alice "the creator is the only owner"
+expect_same "$(cat "$TMPD/a.body")" alice "the creator is the only owner"
 req a GET "/infrastructures/$ID/authorization" -H "Authorization: $ALICE" -H 'Accept: application/json'
-same "$(cat "$TMPD/a.body")" '{"authorization":["alice"]}' "as JSON: {\"authorization\": [names]}"
+expect_same "$(cat "$TMPD/a.body")" '{"authorization":["alice"]}' "as JSON: {\"authorization\": [names]}"
 req a GET "/infrastructures/$ID/authorization" -H "Authorization: $BOB"
 answer a "403 text/plain" "bob may not read alice's owners"
 
@@ -55,16 +43,16 @@ req p POST "/infrastructures/$ID/authorization" -H "Authorization: $BOB" -H "$J"
 answer p "403 text/plain" "bob cannot make himself an owner"
 req p POST "/infrastructures/$ID/authorization" -H "Authorization: $ALICE" -H "$J" -d '{"username": "bob", "password": "bob-Pw-8011"}'
 answer p "200 text/plain" "alice adds bob"
-same "$(owners)" "$(printf 'alice\nbob')" "alice and bob own it"
+expect_same "$(owners)" "$(printf 'alice\nbob')" "alice and bob own it"
 req s GET "/infrastructures/$ID/state" -H "Authorization: $BOB"
-same "$(status s)" 200 "bob reads its state"
+expect_same "$(status s)" 200 "bob reads its state"
 req s GET "/infrastructures/$ID/state" -H "Authorization: $BOB_WRONG"
-same "$(status s)" 403 "bob's name with another password is refused"
+expect_same "$(status s)" 403 "bob's name with another password is refused"
 req l GET /infrastructures -H "Authorization: $BOB"
 grep -qx "$URL/infrastructures/$ID" "$TMPD/l.body" && ok "bob's list shows it" || not_ok "bob's list: $(cat "$TMPD/l.body")"
 req p POST "/infrastructures/$ID/authorization" -H "Authorization: $BOB" -H "$J" -d '{"type": "InfrastructureManager", "username": "bob", "password": "bob-Pw-8011"}'
 answer p "200 text/plain" "bob adds bob again"
-same "$(owners)" "$(printf 'alice\nbob')" "an owner already there is not added twice"
+expect_same "$(owners)" "$(printf 'alice\nbob')" "an owner already there is not added twice"
 
 # ---- what is refused ----
 req e POST "/infrastructures/$ID/authorization" -H "Authorization: $ALICE" -H "$J" -d '{"username": "carol"'
@@ -83,7 +71,7 @@ req e POST "/infrastructures/$ID/authorization?overwrite=perhaps" -H "Authorizat
 answer e "400 text/plain" "overwrite=perhaps"
 req e POST "/infrastructures/nonexistent-8011/authorization" -H "Authorization: $ALICE" -H "$J" -d '{"username": "c", "password": "p"}'
 answer e "404 text/plain" "an unknown infrastructure"
-same "$(owners)" "$(printf 'alice\nbob')" "nothing refused changed the owners"
+expect_same "$(owners)" "$(printf 'alice\nbob')" "nothing refused changed the owners"
 
 # ---- overwrite, as IM's client sends it: no Content-Type, the auth line as JSON ----
 "$PYTHON3" - "$URL" "$ID" "$BOB" >"$TMPD/py.out" 2>&1 <<'EOF'
@@ -94,15 +82,15 @@ r = requests.post("%s/infrastructures/%s/authorization?overwrite=1" % (url, inf)
                   headers={"Authorization": auth}, data=json.dumps(line))
 print(r.status_code, repr(r.text))
 EOF
-same "$(cat "$TMPD/py.out")" "200 ''" "bob makes carol the only owner (overwrite=1, as im_client sends it)"
-same "$(owners "$CAROL")" carol "carol is the only owner"
+expect_same "$(cat "$TMPD/py.out")" "200 ''" "bob makes carol the only owner (overwrite=1, as im_client sends it)"
+expect_same "$(owners "$CAROL")" carol "carol is the only owner"
 req s GET "/infrastructures/$ID/state" -H "Authorization: $ALICE"
-same "$(status s)" 403 "alice no longer reaches it"
+expect_same "$(status s)" 403 "alice no longer reaches it"
 
 # ---- IM's answers for what imc does not have ----
 req t GET "/infrastructures/$ID/tosca" -H "Authorization: $CAROL"
 answer t "403 text/plain" "the tosca property of a RADL infrastructure"
-same "$(cat "$TMPD/t.body")" "'tosca' infrastructure property is not valid in this infrastructure" "IM's text"
+expect_same "$(cat "$TMPD/t.body")" "'tosca' infrastructure property is not valid in this infrastructure" "IM's text"
 req sn PUT "/infrastructures/$ID/vms/0/disks/0/snapshot?image_name=img1" -H "Authorization: $CAROL"
 answer sn "400 text/plain" "a disk snapshot"
 expect_grep "^Error creating snapshot: the dummy cloud of VM 0 cannot make disk snapshots$" "$TMPD/sn.body" "the error says why"
