@@ -9,6 +9,7 @@ libimc_la_SOURCES += \
 	src/util/hash.c src/util/hash.h \
 	src/util/which.c src/util/which.h \
 	src/util/udiff.c src/util/udiff.h \
+	src/util/pyfloat.c src/util/pyfloat.h \
 	src/util/exitcode.h src/util/sshkey.h
 
 UNIT_TESTS += tests/unit/test-util

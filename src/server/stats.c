@@ -14,6 +14,7 @@
 
 #include "deploy/deploy.h"
 #include "server/server.h"
+#include "util/pyfloat.h"
 #include "util/xalloc.h"
 #include "util/banned.h"
 
@@ -82,15 +83,7 @@ static void csv_field(struct strbuf *sb, json_t *v)
 		return;
 	}
 	if (json_is_real(v)) {
-		/* Python's str(): the shortest text that reads back the same */
-		char buf[64];
-		double x = json_real_value(v);
-		for (int prec = 1; prec <= 17; prec++) {
-			snprintf(buf, sizeof(buf), "%.*g", prec, x);
-			if (strtod(buf, NULL) == x)
-				break;
-		}
-		strbuf_addf(sb, "%s%s", buf, buf[strcspn(buf, ".eni")] ? "" : ".0");
+		py_float_repr(sb, json_real_value(v));
 		return;
 	}
 	const char *s = json_string_value(v) ? json_string_value(v) : "";

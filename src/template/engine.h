@@ -281,7 +281,6 @@ int val_compare(const json_t *a, const json_t *b, int *cmp);
 const char *val_typename(const json_t *v);
 void val_str(struct strbuf *sb, const json_t *v);  /* Python str() */
 void val_repr(struct strbuf *sb, const json_t *v); /* Python repr() */
-void val_float_repr(struct strbuf *sb, double d);
 /* A string's bytes (json strings may hold NUL). */
 const char *val_s(const json_t *v);
 size_t val_slen(const json_t *v);

@@ -18,6 +18,7 @@
 #include "template/engine.h"
 #include "util/base64.h"
 #include "util/hash.h"
+#include "util/pyfloat.h"
 #include "util/strbuf.h"
 #include "util/xalloc.h"
 #include "util/banned.h"
@@ -119,7 +120,7 @@ static void pyjson(struct strbuf *sb, const json_t *v, const struct pyjson_opt *
 		else if (isinf(d))
 			strbuf_addstr(sb, d < 0 ? "-Infinity" : "Infinity");
 		else
-			val_float_repr(sb, d);
+			py_float_repr(sb, d);
 		break;
 	}
 	case JSON_STRING: pyjson_str(sb, json_string_value(v), json_string_length(v), o->ascii); break;
@@ -373,7 +374,7 @@ static void yemit_value(struct yemit *y, const json_t *v, int flow_mode, int dep
 			else if (isinf(d))
 				strbuf_addstr(&sb, d < 0 ? "-.inf" : ".inf");
 			else
-				val_float_repr(&sb, d);
+				py_float_repr(&sb, d);
 		}
 		yaml_scalar_event_initialize(&e, NULL, NULL, (const yaml_char_t *)strbuf_str(&sb), (int)sb.len, 1, 1,
 					     YAML_PLAIN_SCALAR_STYLE);
