@@ -36,6 +36,7 @@
 #include "cloud/cloudinit.h"
 #include "cloud/openstack.h"
 #include "util/log.h"
+#include "util/url.h"
 #include "util/xalloc.h"
 #include "util/banned.h"
 
@@ -77,15 +78,6 @@ static char *sg_name(const struct cloud_session *s, const char *net)
 }
 
 /* ---- open/close ---- */
-
-/* scheme://HOST[:PORT][/path]: HOST, or NULL. */
-static char *url_host(const char *url)
-{
-	const char *p = strstr(url, "://");
-	p = p ? p + 3 : url;
-	size_t n = strcspn(p, ":/");
-	return n ? xstrndup(p, n) : NULL;
-}
 
 static int os_open(struct cloud_session *s, struct diag *d)
 {

@@ -10,24 +10,9 @@
 #include <string.h>
 
 #include "deploy/deploy.h"
+#include "util/url.h"
+#include "util/xalloc.h"
 #include "util/banned.h"
-
-/* The host of an auth line's host value ("https://keystone:5000/v3" ->
- * "keystone"), as IM names a cloud's server; malloc'd, "" when none. */
-static char *server_of(const char *host)
-{
-	if (!host)
-		return strdup("");
-	const char *p = strstr(host, "://");
-	p = p ? p + 3 : host;
-	size_t n = strcspn(p, ":/?#");
-	char *s = malloc(n + 1);
-	if (s) {
-		memcpy(s, p, n);
-		s[n] = '\0';
-	}
-	return s;
-}
 
 static json_t *live_stats(struct state_store *st, const struct state_infra *in, const struct auth_file *af,
 			  struct diag *d)
@@ -39,7 +24,7 @@ static json_t *live_stats(struct state_store *st, const struct state_infra *in, 
 	json_int_t cpus = 0;
 	double mem_mb = 0;
 	const char *type = "";
-	char *host = strdup("");
+	char *host = xstrdup("");
 	bool hybrid = false;
 	for (size_t i = 0; i < n; i++) {
 		json_t *spec = vms[i].spec ? json_loads(vms[i].spec, 0, NULL) : NULL;
@@ -48,7 +33,11 @@ static json_t *live_stats(struct state_store *st, const struct state_infra *in, 
 		mem_mb += (double)json_integer_value(json_object_get(spec, "memory")) / 1e6;
 		json_decref(spec);
 		const struct auth_cred *c = af ? auth_find(af, vms[i].cloud_cred, vms[i].cloud) : NULL;
-		char *server = server_of(c ? auth_get(c, "host") : NULL);
+		/* IM names a cloud's server by the host of its auth line's host */
+		const char *h = c ? auth_get(c, "host") : NULL;
+		char *server = h ? url_host(h) : NULL;
+		if (!server)
+			server = xstrdup("");
 		/* IM's rule: the first VM names the cloud; a later VM on a
 		 * different server makes it hybrid */
 		if (!*type)
@@ -57,12 +46,12 @@ static json_t *live_stats(struct state_store *st, const struct state_infra *in, 
 			free(host);
 			host = server;
 		} else {
-			hybrid |= server && strcmp(host, server) != 0;
+			hybrid |= strcmp(host, server) != 0;
 			free(server);
 		}
 	}
 	json_t *o = json_pack("{s:I, s:I, s:f, s:s, s:s, s:b}", "vm_count", (json_int_t)n, "cpu_count", cpus,
-			      "memory_size", mem_mb, "cloud_type", type, "cloud_host", host ? host : "",
+			      "memory_size", mem_mb, "cloud_type", type, "cloud_host", host,
 			      "hybrid", hybrid);
 	free(host);
 	state_vm_list_free(vms, n);
