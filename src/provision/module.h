@@ -29,7 +29,8 @@
  *    x->facts_host when set (delegate_facts), else x->host; the
  *    inventory (inventory_*() in run.h) for add_host and group_by.
  * .check, when set, runs on the untemplated arguments when the play is
- * loaded, before any VM is touched. Functions returning json_t * return
+ * loaded, before any VM is touched; .params, when the parameters the run
+ * implements are all it would check, does it without one. Functions returning json_t * return
  * a new reference. */
 #ifndef IMC_PROVISION_MODULE_H
 #define IMC_PROVISION_MODULE_H
@@ -62,6 +63,10 @@ struct task_module {
 	/* implements check mode itself: its run sees x->check_mode, reports
 	 * what it would change and changes nothing, as Ansible's module does */
 	bool check_mode_native;
+	/* The parameters run implements (NULL-terminated), when that list is
+	 * all its static check is: any other is unsupported, so the task goes
+	 * to Ansible or fails naming it (mod_check_params), never ignored. */
+	const char *const *params;
 	/* Static check of the (untemplated) args; runs before any VM is touched. */
 	int (*check)(json_t *args, struct diag *d, const struct src_loc *loc);
 	/* Runs with templated args; returns a result object (never NULL). */

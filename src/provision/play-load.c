@@ -250,7 +250,9 @@ static int check_module_args(struct task_playbook *pb, struct ptask *t,
 {
 	struct diag cd = DIAG_INIT;
 	int rc = 0;
-	if (mod->check(args, &cd, loc) < 0 && !runtime_argument_error(&cd)) {
+	int checked = mod->check ? mod->check(args, &cd, loc)
+				 : mod_check_params(mod->name, args, mod->params, &cd, loc);
+	if (checked < 0 && !runtime_argument_error(&cd)) {
 		char *lib = NULL;
 		if (play_error_unsupported(&cd) && fallback_available() &&
 		    fallback_resolve(written, lib = fallback_libdirs(pb, t->role))) {
@@ -594,7 +596,7 @@ static struct ptask *parse_task(struct task_playbook *pb, json_t *raw, const str
 		}
 	}
 	rc |= check_strings(args, false, &loc, d);
-	if (mod && mod->check && check_module_args(pb, t, mod, written, args, &loc, d) < 0)
+	if (mod && (mod->check || mod->params) && check_module_args(pb, t, mod, written, args, &loc, d) < 0)
 		rc = -1;
 	if (t->fallback && fallback_keywords(t, &loc, d) < 0)
 		rc = -1;

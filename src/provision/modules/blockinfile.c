@@ -196,22 +196,16 @@ out:
 	return res;
 }
 
-/* The parameters the run implements: any other is unsupported, so the
- * task goes to Ansible (or, without it, fails naming it), never ignored. */
+/* what run implements (module.h) */
 static const char *const blockinfile_params[] = {
 	"backup", "block", "content", "create", "dest", "insertafter", "insertbefore",
 	"marker", "marker_begin", "marker_end", "name", "path", "state", "validate", "mode",
 	"owner", "group", "unsafe_writes", NULL
 };
 
-static int blockinfile_check(json_t *args, struct diag *d, const struct src_loc *loc)
-{
-	return mod_check_params("blockinfile", args, blockinfile_params, d, loc);
-}
-
 const struct task_module mod_blockinfile = {
 	.name = "blockinfile",
-	.check = blockinfile_check,
+	.params = blockinfile_params,
 	.run = bif_run,
 	.check_mode_native = true,
 };

@@ -10,19 +10,13 @@ static json_t *dnf_run(struct exec_ctx *x, json_t *args)
 	return pkg_rpm_run(x, args, "dnf");
 }
 
-/* The parameters the run implements: any other is unsupported, so the
- * task goes to Ansible (or, without it, fails naming it), never ignored. */
+/* what run implements (module.h) */
 static const char *const dnf_params[] = {
 	"name", "pkg", "package", "state", "update_cache", NULL
 };
 
-static int dnf_check(json_t *args, struct diag *d, const struct src_loc *loc)
-{
-	return mod_check_params("dnf", args, dnf_params, d, loc);
-}
-
 const struct task_module mod_dnf = {
 	.name = "dnf",
-	.check = dnf_check,
+	.params = dnf_params,
 	.run = dnf_run,
 };

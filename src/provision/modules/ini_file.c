@@ -391,21 +391,15 @@ out:
 	return res;
 }
 
-/* The parameters the run implements: any other is unsupported, so the
- * task goes to Ansible (or, without it, fails naming it), never ignored. */
+/* what run implements (module.h) */
 static const char *const ini_file_params[] = {
 	"allow_no_value", "backup", "create", "dest", "exclusive", "no_extra_spaces", "option",
 	"path", "section", "state", "value", "values", "mode", "owner", "group",
 	"unsafe_writes", NULL
 };
 
-static int ini_file_check(json_t *args, struct diag *d, const struct src_loc *loc)
-{
-	return mod_check_params("ini_file", args, ini_file_params, d, loc);
-}
-
 const struct task_module mod_ini_file = {
 	.name = "ini_file",
-	.check = ini_file_check,
+	.params = ini_file_params,
 	.run = ini_run,
 };

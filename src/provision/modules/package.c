@@ -39,19 +39,13 @@ static json_t *package_run(struct exec_ctx *x, json_t *args)
 	return res_fail("package manager '%s' is not supported", m);
 }
 
-/* The parameters the run implements: any other is unsupported, so the
- * task goes to Ansible (or, without it, fails naming it), never ignored. */
+/* what run implements (module.h) */
 static const char *const package_params[] = {
 	"name", "pkg", "package", "state", "update_cache", "use", NULL
 };
 
-static int package_check(json_t *args, struct diag *d, const struct src_loc *loc)
-{
-	return mod_check_params("package", args, package_params, d, loc);
-}
-
 const struct task_module mod_package = {
 	.name = "package",
-	.check = package_check,
+	.params = package_params,
 	.run = package_run,
 };

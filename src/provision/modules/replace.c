@@ -21,11 +21,6 @@ static const char *const replace_known[] = {
 	"validate", "encoding", "mode", "owner", "group", "unsafe_writes", NULL,
 };
 
-static int replace_check(json_t *args, struct diag *d, const struct src_loc *loc)
-{
-	return mod_check_params("replace", args, replace_known, d, loc);
-}
-
 /* the [start, end) of the after/before section in s, 1; 0 when the
  * pattern does not match; -1 when it does not compile (*err) */
 static int section(const char *pat, const char *s, size_t len, size_t *start, size_t *end, char **err)
@@ -240,5 +235,5 @@ out:
 }
 
 const struct task_module mod_replace = {
-	.name = "replace", .check = replace_check, .run = replace_run, .check_mode_native = true,
+	.name = "replace", .params = replace_known, .run = replace_run, .check_mode_native = true,
 };

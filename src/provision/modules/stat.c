@@ -21,11 +21,6 @@ static const char *const stat_known[] = {
 	"attr", "attributes", NULL,
 };
 
-static int stat_check(json_t *args, struct diag *d, const struct src_loc *loc)
-{
-	return mod_check_params("stat", args, stat_known, d, loc);
-}
-
 /* first word of what CMD prints about "$p", or -1 with *res (unreachable
  * or the command failed) */
 static int stat_query(struct exec_ctx *x, const char *path, const char *cmd, char *out, size_t n,
@@ -155,5 +150,5 @@ static json_t *stat_run(struct exec_ctx *x, json_t *args)
 }
 
 const struct task_module mod_stat_module = {
-	.name = "stat", .check = stat_check, .run = stat_run, .same_in_check_mode = true,
+	.name = "stat", .params = stat_known, .run = stat_run, .same_in_check_mode = true,
 };

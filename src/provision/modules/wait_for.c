@@ -90,20 +90,14 @@ static json_t *wait_for_run(struct exec_ctx *x, json_t *args)
 	return res;
 }
 
-/* The parameters the run implements: any other is unsupported, so the
- * task goes to Ansible (or, without it, fails naming it), never ignored. */
+/* what run implements (module.h) */
 static const char *const wait_for_params[] = {
 	"delay", "host", "msg", "path", "port", "search_regex", "sleep", "state", "timeout",
 	NULL
 };
 
-static int wait_for_check(json_t *args, struct diag *d, const struct src_loc *loc)
-{
-	return mod_check_params("wait_for", args, wait_for_params, d, loc);
-}
-
 const struct task_module mod_wait_for = {
 	.name = "wait_for",
-	.check = wait_for_check,
+	.params = wait_for_params,
 	.run = wait_for_run,
 };

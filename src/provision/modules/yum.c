@@ -10,19 +10,13 @@ static json_t *yum_run(struct exec_ctx *x, json_t *args)
 	return pkg_rpm_run(x, args, "yum");
 }
 
-/* The parameters the run implements: any other is unsupported, so the
- * task goes to Ansible (or, without it, fails naming it), never ignored. */
+/* what run implements (module.h) */
 static const char *const yum_params[] = {
 	"name", "pkg", "package", "state", "update_cache", NULL
 };
 
-static int yum_check(json_t *args, struct diag *d, const struct src_loc *loc)
-{
-	return mod_check_params("yum", args, yum_params, d, loc);
-}
-
 const struct task_module mod_yum = {
 	.name = "yum",
-	.check = yum_check,
+	.params = yum_params,
 	.run = yum_run,
 };
