@@ -21,6 +21,22 @@ checks=0
 # removed, latest first; use it instead of replacing the EXIT trap.
 lib_at_exit=""
 at_exit() { lib_at_exit="$1; $lib_at_exit"; }
+# stop_child [-SIGNAL] PID: SIGNAL (TERM by default) to PID and wait for
+# it, only while PID is still a child of this shell. A child that ended was
+# reaped at once, and PIDs wrap (pid_max is often 32768), so by exit time
+# its PID may name a process of another test, which a bare `kill $PID`
+# would hit.
+stop_child() {
+	_sc_sig=-TERM
+	case $1 in -*) _sc_sig=$1; shift ;; esac
+	_sc_stat=$(sed 's/.*) //' "/proc/$1/stat" 2>/dev/null) || return 0
+	# shellcheck disable=SC2086 # fields of /proc/PID/stat after "(comm) "
+	set -- "$1" $_sc_stat
+	[ "${3:-}" = "$$" ] || return 0
+	kill "$_sc_sig" "$1" 2>/dev/null
+	wait "$1" 2>/dev/null
+	return 0
+}
 # lib_exit [STATUS]: the EXIT trap. Runs the at_exit commands, removes
 # $TMPD and turns the exit status into a failure when a check failed, so an
 # early `exit 0` or `exit 77` cannot hide it. A script that sets its own
@@ -33,6 +49,8 @@ lib_exit() {
 		echo "# $failures check(s) failed before exit $_lib_st: FAIL"
 		exit 1
 	fi
+	# a non-zero exit after passing checks would otherwise show no cause
+	case $_lib_st in 0 | 77) ;; *) echo "# exit status $_lib_st after $checks check(s), none failed" ;; esac
 	exit "$_lib_st"
 }
 trap lib_exit EXIT

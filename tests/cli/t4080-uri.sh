@@ -14,7 +14,7 @@ printf 'file content\n' >"$TMPD/www/file.txt"
 mkfifo "$TMPD/port.fifo"
 python3 "$top_srcdir/tests/cli/t4080-uri-server.py" "$TMPD/www" >"$TMPD/port.fifo" 2>"$TMPD/srv.err" &
 SRV=$!
-at_exit "kill $SRV 2>/dev/null; wait $SRV 2>/dev/null"
+at_exit "stop_child $SRV"
 read -r PORT <"$TMPD/port.fifo"
 [ -n "$PORT" ] || { cat "$TMPD/srv.err"; not_ok "the HTTP server did not start"; done_testing; }
 

@@ -17,12 +17,8 @@ umask 022
 JOB="--secret $TMPD/secret"
 
 DIST_PIDS=""
-dist_cleanup() {
-	for p in $DIST_PIDS; do kill -9 "$p" 2>/dev/null; done
-	for p in $DIST_PIDS; do wait "$p" 2>/dev/null; done
-	rm -rf "$TMPD"
-}
-trap dist_cleanup EXIT
+dist_stop_all() { for p in $DIST_PIDS; do stop_child -KILL "$p"; done; }
+at_exit dist_stop_all
 
 # free_ports N: N distinct free TCP ports on 127.0.0.1, one per line.
 free_ports() {

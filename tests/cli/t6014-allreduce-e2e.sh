@@ -9,11 +9,7 @@ require_netns
 [ -f /usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz ] || skip_all "dataset-fashion-mnist not installed"
 command -v sshd >/dev/null 2>&1 || [ -x /usr/sbin/sshd ] || skip_all "openssh-server not installed"
 id=""
-cleanup() {
-	[ -n "$id" ] && "$IMC" destroy "$id" >/dev/null 2>&1
-	rm -rf "$TMPD"
-}
-trap cleanup EXIT
+at_exit '[ -z "$id" ] || "$IMC" destroy "$id" >/dev/null 2>&1'
 
 "$IMC" create -e train_steps=400 -e strategy=allreduce "$top_srcdir/recipes/fashion-mnist-local.radl" >"$TMPD/create.out" 2>"$TMPD/create.err"
 rc=$?

@@ -12,11 +12,7 @@ command -v sshd >/dev/null 2>&1 || [ -x /usr/sbin/sshd ] || skip_all "openssh-se
 /usr/bin/python3 -c 'import torch.distributed as d; assert d.is_gloo_available()' 2>/dev/null ||
 	skip_all "python3-torch not installed"
 id=""
-cleanup() {
-	[ -n "$id" ] && "$IMC" destroy "$id" >/dev/null 2>&1
-	rm -rf "$TMPD"
-}
-trap cleanup EXIT
+at_exit '[ -z "$id" ] || "$IMC" destroy "$id" >/dev/null 2>&1'
 
 "$IMC" create -e steps=150 "$top_srcdir/recipes/pytorch-ddp-local.radl" >"$TMPD/create.out" 2>"$TMPD/create.err"
 rc=$?

@@ -12,11 +12,7 @@ command -v sshd >/dev/null 2>&1 || [ -x /usr/sbin/sshd ] || skip_all "openssh-se
 command -v mpirun >/dev/null 2>&1 && command -v mpicc >/dev/null 2>&1 ||
 	skip_all "openmpi-bin and libopenmpi-dev not installed"
 id=""
-cleanup() {
-	[ -n "$id" ] && "$IMC" destroy "$id" >/dev/null 2>&1
-	rm -rf "$TMPD"
-}
-trap cleanup EXIT
+at_exit '[ -z "$id" ] || "$IMC" destroy "$id" >/dev/null 2>&1'
 
 "$IMC" create "$top_srcdir/recipes/mpi-local.radl" >"$TMPD/create.out" 2>"$TMPD/create.err"
 rc=$?

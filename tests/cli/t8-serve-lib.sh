@@ -16,7 +16,7 @@ serve_start() {
 	"$IMC" serve --bind 127.0.0.1 --port 0 --pid-file "$TMPD/$_name.pid" "$@" \
 		>"$TMPD/$_name.out" 2>"$TMPD/$_name.log" &
 	SPID=$!
-	at_exit "kill $SPID 2>/dev/null; wait $SPID 2>/dev/null"
+	at_exit "stop_child $SPID"
 	_deadline=$(($(date +%s) + 30))
 	while [ ! -s "$TMPD/$_name.pid" ] && kill -0 "$SPID" 2>/dev/null && [ "$(date +%s)" -lt "$_deadline" ]; do
 		sleep 0.1 # polling for the pid file, which the server writes once it listens

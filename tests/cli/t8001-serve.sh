@@ -17,7 +17,7 @@ command -v curl >/dev/null 2>&1 || skip_all "curl is needed (scripts/install-dep
 IMC_LOG=debug "$IMC" serve --bind 127.0.0.1 --port 0 --max-body 65536 --pid-file "$TMPD/serve.pid" \
 	>"$TMPD/serve.out" 2>"$TMPD/serve.log" &
 SPID=$!
-at_exit 'kill "$SPID" 2>/dev/null; wait "$SPID" 2>/dev/null'
+at_exit 'stop_child "$SPID"'
 deadline=$(($(date +%s) + 30))
 while [ ! -s "$TMPD/serve.pid" ] && kill -0 "$SPID" 2>/dev/null && [ "$(date +%s)" -lt "$deadline" ]; do
 	sleep 0.1 # polling for the pid file, which the server writes once it listens
