@@ -10,8 +10,7 @@ command -v sshd >/dev/null 2>&1 || [ -x /usr/sbin/sshd ] || skip_all "openssh-se
 R="$top_srcdir/tests/cli/data"
 : "${PYTHON3:=python3}"
 ID=""
-cleanup() { [ -n "$ID" ] && "$IMC" destroy "$ID" >/dev/null 2>&1; rm -rf "$TMPD"; }
-trap cleanup EXIT
+at_exit '[ -z "$ID" ] || "$IMC" destroy "$ID" >/dev/null 2>&1'
 
 expect_exit 0 "create on the local cloud" -- "$IMC" create -e greeting=hello "$R/t2-local.radl"
 ID=$(head -1 "$TMPD/out")

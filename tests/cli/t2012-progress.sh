@@ -12,11 +12,7 @@ command -v sshd >/dev/null 2>&1 || [ -x /usr/sbin/sshd ] || skip_all "openssh-se
 [ -n "${PYTHON3:-}" ] || PYTHON3=python3
 R="$top_srcdir/tests/cli/data/t2012-progress.radl"
 ids=""
-cleanup() {
-	for i in $ids; do "$IMC" destroy "$i" >/dev/null 2>&1; done
-	rm -rf "$TMPD"
-}
-trap cleanup EXIT
+at_exit 'for i in $ids; do "$IMC" destroy "$i" >/dev/null 2>&1; done'
 
 # Reads fd 8 until a line matches the extended regex $1 (all lines to
 # $TMPD/seen); fails when the stream ends first.

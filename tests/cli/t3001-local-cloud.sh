@@ -25,11 +25,7 @@ KEY="$INFRA/id_ed25519"
 export IMC_LOCAL_MODE=netns
 unset IMC_LOCAL_FAULT
 
-cleanup() {
-	"$DRIVE" -c local -H "$IMC_HOME" -i "$ID" cleanup >/dev/null 2>&1
-	rm -rf "$TMPD"
-}
-trap cleanup EXIT INT TERM
+at_exit '"$DRIVE" -c local -H "$IMC_HOME" -i "$ID" cleanup >/dev/null 2>&1'
 
 # everything of this infrastructure the machine still has, one per line
 leftovers() { local_leftovers "$IMC_HOME" "$ID"; }

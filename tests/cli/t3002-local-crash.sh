@@ -15,11 +15,7 @@ command -v ip >/dev/null || skip_all "needs iproute2"
 export IMC_LOCAL_MODE=netns
 
 IDS=""
-cleanup() {
-	for id in $IDS; do "$DRIVE" -c local -H "$IMC_HOME" -i "$id" cleanup >/dev/null 2>&1; done
-	rm -rf "$TMPD"
-}
-trap cleanup EXIT INT TERM
+at_exit 'for id in $IDS; do "$DRIVE" -c local -H "$IMC_HOME" -i "$id" cleanup >/dev/null 2>&1; done'
 
 leftovers() { local_leftovers "$IMC_HOME" "$1"; } # ID
 

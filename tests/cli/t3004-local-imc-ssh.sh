@@ -16,13 +16,11 @@ unset IMC_LOCAL_FAULT
 
 ID=""
 cleanup() {
-	if [ -n "$ID" ]; then
-		"$IMC" destroy "$ID" >/dev/null 2>&1
-		[ -x "$DRIVE" ] && "$DRIVE" -c local -H "$IMC_HOME" -i "$ID" cleanup >/dev/null 2>&1
-	fi
-	rm -rf "$TMPD"
+	[ -n "$ID" ] || return 0
+	"$IMC" destroy "$ID" >/dev/null 2>&1
+	[ ! -x "$DRIVE" ] || "$DRIVE" -c local -H "$IMC_HOME" -i "$ID" cleanup >/dev/null 2>&1
 }
-trap cleanup EXIT INT TERM
+at_exit cleanup
 
 cat >"$TMPD/small.radl" <<'EOF'
 network pub (outbound = 'yes')

@@ -20,8 +20,7 @@ command -v ip >/dev/null || skip_all "needs iproute2"
 export IMC_LOCAL_MODE=netns
 
 ID=""
-cleanup() { [ -n "$ID" ] && "$IMC" destroy "$ID" >/dev/null 2>&1; rm -rf "$TMPD"; }
-trap cleanup EXIT INT TERM
+at_exit '[ -z "$ID" ] || "$IMC" destroy "$ID" >/dev/null 2>&1'
 
 cat >"$TMPD/three.radl" <<'EOF'
 network net ()

@@ -26,11 +26,7 @@ leftovers() {
 	} | sort
 }
 id=""
-cleanup() {
-	[ -n "$id" ] && "$IMC" destroy "$id" >/dev/null 2>&1
-	rm -rf "$TMPD"
-}
-trap cleanup EXIT
+at_exit '[ -z "$id" ] || "$IMC" destroy "$id" >/dev/null 2>&1'
 
 "$IMC" create -e train_steps=400 -e sync=true "$top_srcdir/recipes/fashion-mnist-local.radl" >"$TMPD/create.out" 2>"$TMPD/create.err"
 rc=$?

@@ -11,7 +11,7 @@ require_netns
 [ -f /usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz ] || skip_all "dataset-fashion-mnist not installed"
 recipe="$top_srcdir/recipes/thesis-aws.radl"
 id=""
-trap '[ -n "$id" ] && "$IMC" destroy "$id" >/dev/null 2>&1; rm -rf "$TMPD"' EXIT
+at_exit '[ -z "$id" ] || "$IMC" destroy "$id" >/dev/null 2>&1'
 
 expect_exit 0 "plan of the AWS recipe" -- "$IMC" plan "$recipe"
 expect_grep 'cloud ec2, image aws://' "$TMPD/out" "the plan targets EC2"

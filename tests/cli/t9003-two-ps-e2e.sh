@@ -12,11 +12,7 @@ require_netns
 command -v sshd >/dev/null 2>&1 || [ -x /usr/sbin/sshd ] || skip_all "openssh-server not installed"
 
 id=""
-cleanup() {
-	[ -n "$id" ] && "$IMC" destroy "$id" >/dev/null 2>&1
-	rm -rf "$TMPD"
-}
-trap cleanup EXIT
+at_exit '[ -z "$id" ] || "$IMC" destroy "$id" >/dev/null 2>&1'
 
 sed 's/^deploy ps 1$/deploy ps 2/' "$top_srcdir/recipes/fashion-mnist-local.radl" >"$TMPD/two-ps.radl"
 grep -q '^deploy ps 2$' "$TMPD/two-ps.radl" || { not_ok "the recipe has 'deploy ps 1' to change"; done_testing; }
