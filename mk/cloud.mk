@@ -3,7 +3,8 @@ libimc_la_SOURCES += \
 	src/cloud/cloud.c src/cloud/cloud.h \
 	src/cloud/auth.c src/cloud/auth-lookup.c src/cloud/auth.h \
 	src/cloud/cloudinit.c src/cloud/cloudinit.h \
-	src/cloud/cloud-http.c src/cloud/cloud-http.h
+	src/cloud/cloud-http.c src/cloud/cloud-http.h \
+	src/cloud/names.c src/cloud/names.h
 # tests/helper/cloud-drive: any registered backend through its table (the
 # t3* and t7* tests, bench/local_up, and t3006, which runs every backend)
 check_PROGRAMS += tests/helper/cloud-drive

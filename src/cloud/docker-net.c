@@ -18,6 +18,7 @@
 #include "cloud/docker.h"
 #include "cloud/local.h"
 #include "util/log.h"
+#include "cloud/names.h"
 #include "util/xalloc.h"
 #include "util/banned.h"
 
@@ -27,11 +28,6 @@
 struct route {
 	uint32_t base, mask;
 };
-
-char *docker_net_name(const char *infra_id, const char *net)
-{
-	return xasprintf("imc-%s-%s", infra_id, net);
-}
 
 static uint32_t mask_of(int p)
 {
@@ -134,7 +130,7 @@ out:
 int docker_net_create(struct docker_conn *c, const char *infra_id, struct cloud_net *net,
 		      struct diag *d)
 {
-	char *name = docker_net_name(infra_id, net->name);
+	char *name = cloud_name_net(infra_id, net->name);
 	char *path = xasprintf("/networks/%s", name);
 	struct route *routes = NULL;
 	struct docker_reply r;

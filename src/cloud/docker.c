@@ -28,6 +28,7 @@
 
 #include "cloud/docker.h"
 #include "util/log.h"
+#include "cloud/names.h"
 #include "util/xalloc.h"
 #include "util/banned.h"
 
@@ -59,11 +60,6 @@ static const char boot_script[] =
 static struct docker_conn *conn(struct cloud_session *s)
 {
 	return s->priv;
-}
-
-static char *container_name(const struct cloud_session *s, int num)
-{
-	return xasprintf("imc-%s-%d", s->infra_id, num);
 }
 
 static const char *login_user(const struct cloud_vm *vm)
@@ -118,7 +114,7 @@ static int docker_net_create_op(struct cloud_session *s, struct cloud_net *net, 
 
 static int docker_net_destroy_op(struct cloud_session *s, struct cloud_net *net, struct diag *d)
 {
-	char *name = docker_net_name(s->infra_id, net->name);
+	char *name = cloud_name_net(s->infra_id, net->name);
 	int r = docker_net_remove(conn(s), name, d);
 	free(name);
 	return r;
@@ -151,7 +147,7 @@ static int container_call(struct docker_conn *c, const char *method, const char 
 static int inspect(struct cloud_session *s, struct cloud_vm *vm, struct diag *d)
 {
 	struct docker_conn *c = conn(s);
-	char *name = container_name(s, vm->num);
+	char *name = cloud_name_vm(s->infra_id, vm->num);
 	char *path = xasprintf("/containers/%s/json", name);
 	struct docker_reply r;
 	int ret = -1;
@@ -182,7 +178,7 @@ static int inspect(struct cloud_session *s, struct cloud_vm *vm, struct diag *d)
 	free(vm->private_ip);
 	vm->public_ip = vm->private_ip = NULL;
 	for (size_t k = 0; k < vm->nnics; k++) {
-		char *nn = docker_net_name(s->infra_id, vm->nics[k].net);
+		char *nn = cloud_name_net(s->infra_id, vm->nics[k].net);
 		const char *ip = json_string_value(json_object_get(json_object_get(nets, nn), "IPAddress"));
 		free(vm->nics[k].ip);
 		vm->nics[k].ip = ip && *ip ? xstrdup(ip) : NULL;
@@ -241,7 +237,7 @@ static int wait_ready(struct cloud_session *s, struct cloud_vm *vm, struct diag 
 		diag_error(d, IMC_EXIT_FAILED, NULL, "VM %d: the container has no address", vm->num);
 		return -1;
 	}
-	char *name = container_name(s, vm->num);
+	char *name = cloud_name_vm(s->infra_id, vm->num);
 	int r = docker_wait_ready(conn(s), name, vm->num, ssh_address(vm), login_user(vm), s->pubkey,
 				  READY_TIMEOUT, d);
 	free(name);
@@ -296,7 +292,7 @@ static int create_one(struct cloud_session *s, struct cloud_vm *vm, struct diag 
 {
 	struct docker_conn *c = conn(s);
 	const char *image = image_of(vm);
-	char *name = container_name(s, vm->num);
+	char *name = cloud_name_vm(s->infra_id, vm->num);
 	json_t *body = NULL, *mounts = json_array();
 	struct docker_reply r = { 0 };
 	int ret = -1;
@@ -327,7 +323,7 @@ static int create_one(struct cloud_session *s, struct cloud_vm *vm, struct diag 
 		goto out;
 	if (make_volumes(s, vm, mounts, d) < 0)
 		goto out;
-	char *net0 = docker_net_name(s->infra_id, vm->nics[0].net);
+	char *net0 = cloud_name_net(s->infra_id, vm->nics[0].net);
 	char *key = xasprintf("IMC_AUTHORIZED_KEY=%s", s->pubkey ? s->pubkey : "");
 	char *user = xasprintf("IMC_USER=%s", login_user(vm));
 	const char *host0 = vm->nics[0].hostname ? vm->nics[0].hostname : vm->hostname;
@@ -371,7 +367,7 @@ static int create_one(struct cloud_session *s, struct cloud_vm *vm, struct diag 
 			log_info(DOCKER_LOG, "VM %d: the daemon warns: %s", vm->num, json_string_value(wi));
 	/* the other NICs: one network each, connected before the start */
 	for (size_t k = 1; k < vm->nnics; k++) {
-		char *nn = docker_net_name(s->infra_id, vm->nics[k].net);
+		char *nn = cloud_name_net(s->infra_id, vm->nics[k].net);
 		char *np = xasprintf("/networks/%s/connect", nn);
 		json_t *cb = json_pack("{s:s, s:{s:[s]}}", "Container", name, "EndpointConfig", "Aliases",
 				       vm->nics[k].hostname ? vm->nics[k].hostname : name);
@@ -425,7 +421,7 @@ static int docker_vm_update(struct cloud_session *s, struct cloud_vm *vm, struct
 static int docker_vm_stop(struct cloud_session *s, struct cloud_vm *vm, struct diag *d)
 {
 	static const long ok[] = { 204, 304, 0 };
-	char *name = container_name(s, vm->num);
+	char *name = cloud_name_vm(s->infra_id, vm->num);
 	int r = container_call(conn(s), "POST", name, "/stop?t=" STOP_GRACE, NULL, ok,
 			       "stop the container", NULL, d);
 	free(name);
@@ -437,7 +433,7 @@ static int docker_vm_stop(struct cloud_session *s, struct cloud_vm *vm, struct d
 static int docker_vm_start(struct cloud_session *s, struct cloud_vm *vm, struct diag *d)
 {
 	static const long ok[] = { 204, 304, 0 };
-	char *name = container_name(s, vm->num);
+	char *name = cloud_name_vm(s->infra_id, vm->num);
 	int r = container_call(conn(s), "POST", name, "/start", NULL, ok, "start the container", NULL, d);
 	free(name);
 	/* a restarted container may have new addresses */
@@ -451,7 +447,7 @@ static int docker_vm_start(struct cloud_session *s, struct cloud_vm *vm, struct 
 static int docker_vm_reboot(struct cloud_session *s, struct cloud_vm *vm, struct diag *d)
 {
 	static const long ok[] = { 204, 0 };
-	char *name = container_name(s, vm->num);
+	char *name = cloud_name_vm(s->infra_id, vm->num);
 	int r = container_call(conn(s), "POST", name, "/restart?t=" STOP_GRACE, NULL, ok,
 			       "restart the container", NULL, d);
 	free(name);
@@ -467,7 +463,7 @@ static int docker_vm_reboot(struct cloud_session *s, struct cloud_vm *vm, struct
 static int docker_vm_destroy(struct cloud_session *s, struct cloud_vm *vm, struct diag *d)
 {
 	static const long ok[] = { 204, 404, 0 };
-	char *name = container_name(s, vm->num);
+	char *name = cloud_name_vm(s->infra_id, vm->num);
 	int r = container_call(conn(s), "DELETE", name, "?force=1&v=1", NULL, ok,
 			       "remove the container", NULL, d);
 	free(name);

@@ -71,7 +71,6 @@ void docker_pull_release(struct docker_pull *p);
 void docker_escape(struct strbuf *sb, const char *s);
 
 /* docker-net.c */
-char *docker_net_name(const char *infra_id, const char *net);
 int docker_net_create(struct docker_conn *c, const char *infra_id, struct cloud_net *net,
 		      struct diag *d);
 /* Removes the network; gone already is success. */

@@ -27,6 +27,7 @@
 
 #include "cloud/ec2.h"
 #include "util/log.h"
+#include "cloud/names.h"
 #include "util/xalloc.h"
 #include "util/banned.h"
 
@@ -383,7 +384,8 @@ static int groups(struct ec2_sweep *sw, struct diag *d)
 {
 	char **ids = NULL, **names = NULL;
 	size_t n = 0;
-	char *pattern = xasprintf("imc-%s-*", sw->infra);
+	char *prefix = cloud_name_prefix(sw->infra), *pattern = xasprintf("%s*", prefix);
+	free(prefix);
 	int ret = 0;
 	/* The tag finds them; the name also finds a group whose tag was lost
 	 * (created by an imc that did not tag, or tagged by hand). */

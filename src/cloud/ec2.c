@@ -29,6 +29,7 @@
 #include "cloud/ec2.h"
 #include "util/base64.h"
 #include "util/log.h"
+#include "cloud/names.h"
 #include "util/xalloc.h"
 #include "util/banned.h"
 
@@ -62,23 +63,6 @@ struct ec2_session {
 static struct ec2_session *sess(struct cloud_session *s)
 {
 	return s->priv;
-}
-
-/* ---- names ---- */
-
-static char *key_name(const struct cloud_session *s)
-{
-	return xasprintf("imc-%s", s->infra_id);
-}
-
-static char *sg_name(const struct cloud_session *s, const char *net)
-{
-	return xasprintf("imc-%s-%s", s->infra_id, net);
-}
-
-static char *client_token(const struct cloud_vm *vm)
-{
-	return xasprintf("imc-%s-%d", vm->infra_id, vm->num);
 }
 
 /* aws://REGION/AMI */
@@ -253,7 +237,7 @@ static int ec2_net_create(struct cloud_session *s, struct cloud_net *net, struct
 	if (ec2_state_add_net(&sess(s)->st, net->name, net->public, net->outports, d) < 0)
 		return -1;
 	free(net->cloud_id);
-	net->cloud_id = sg_name(s, net->name);
+	net->cloud_id = cloud_name_net(s->infra_id, net->name);
 	return 0;
 }
 
@@ -265,7 +249,7 @@ static int ec2_net_create(struct cloud_session *s, struct cloud_net *net, struct
 static int ec2_net_destroy(struct cloud_session *s, struct cloud_net *net, struct diag *d)
 {
 	struct ec2_session *es = sess(s);
-	char *name = sg_name(s, net->name);
+	char *name = cloud_name_net(s->infra_id, net->name);
 	int ret = 0;
 	for (size_t i = 0; i < es->st.nregions; i++) {
 		struct ec2_region *r = get_region(s, es->st.regions[i], false, d);
@@ -295,7 +279,7 @@ static int ensure_key(struct cloud_session *s, struct ec2_region *r, struct diag
 	struct ec2_query q;
 	struct ec2_error e;
 	xmlDoc *doc = NULL;
-	char *name = key_name(s), *material = base64_encode(s->pubkey, strlen(s->pubkey));
+	char *name = cloud_name_key(s->infra_id), *material = base64_encode(s->pubkey, strlen(s->pubkey));
 	ec2_query_init(&q, "ImportKeyPair");
 	ec2_query_add(&q, "KeyName", name);
 	ec2_query_add(&q, "PublicKeyMaterial", material);
@@ -340,7 +324,7 @@ static int net_group(struct cloud_session *s, struct ec2_region *r, const char *
 			 net);
 	if (nd && ec2_outports_parse(net, nd->outports, nd->public, &rules, &n, d) < 0)
 		return -1;
-	char *name = sg_name(s, net), *id = NULL;
+	char *name = cloud_name_net(s->infra_id, net), *id = NULL;
 	int rc = ec2_sg_ensure(&r->conn, s->infra_id, name, rules, n, &id, d);
 	free(name);
 	free(rules);
@@ -481,10 +465,10 @@ static int launch(struct cloud_session *s, struct cloud_vm *vm, struct diag *d)
 	ec2_query_add(&q, "InstanceType", itype);
 	ec2_query_add(&q, "MinCount", "1");
 	ec2_query_add(&q, "MaxCount", "1");
-	token = client_token(vm);
+	token = cloud_name_vm(vm->infra_id, vm->num);
 	ec2_query_add(&q, "ClientToken", token);
 	if (s->pubkey && *s->pubkey) {
-		char *kn = key_name(s);
+		char *kn = cloud_name_key(s->infra_id);
 		ec2_query_add(&q, "KeyName", kn);
 		free(kn);
 	}
@@ -825,7 +809,7 @@ static int resolve(struct cloud_session *s, struct cloud_vm *vm, struct ec2_regi
 	struct ec2_query q;
 	struct ec2_error e;
 	xmlDoc *doc = NULL;
-	char *token = client_token(vm);
+	char *token = cloud_name_vm(vm->infra_id, vm->num);
 	ec2_query_init(&q, "DescribeInstances");
 	ec2_query_add(&q, "Filter.1.Name", "client-token");
 	ec2_query_add(&q, "Filter.1.Value.1", token);
@@ -1103,7 +1087,7 @@ out:
 static int region_cleanup(struct cloud_session *s, struct ec2_region *r, struct diag *d)
 {
 	struct ec2_sweep sw;
-	char *key = key_name(s);
+	char *key = cloud_name_key(s->infra_id);
 	ec2_sweep_init(&sw, &r->conn, s->infra_id, &sess(s)->dl);
 	int ret = ec2_sweep_rest(&sw, key, d);
 	if (ec2_sweep_finish(&sw, d) < 0)
@@ -1151,7 +1135,7 @@ static int ec2_vm_destroy(struct cloud_session *s, struct cloud_vm *vm, struct d
 static int ec2_cleanup_infra(struct cloud_session *s, struct diag *d)
 {
 	struct ec2_session *es = sess(s);
-	char *key = key_name(s);
+	char *key = cloud_name_key(s->infra_id);
 	int ret = 0;
 	for (size_t i = 0; i < es->nregions; i++)
 		if (ec2_state_add_region(&es->st, es->regions[i]->conn.region, d) < 0) {

@@ -18,6 +18,7 @@
 #include "cloud/openstack.h"
 #include "util/log.h"
 #include "util/strbuf.h"
+#include "cloud/names.h"
 #include "util/xalloc.h"
 #include "util/banned.h"
 
@@ -246,7 +247,7 @@ int os_sweep(struct os_conn *c, struct os_deadline *dl, const char *infra, const
 {
 	struct os_server *v = NULL;
 	size_t n = 0, ng = 0;
-	char **groups = NULL, *prefix = xasprintf("imc-%s-", infra);
+	char **groups = NULL, *prefix = cloud_name_prefix(infra);
 	int ret = 0;
 	deadline_start(dl);
 	if (os_servers_of(c, infra, &v, &n, d) < 0) {

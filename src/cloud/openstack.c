@@ -37,6 +37,7 @@
 #include "cloud/openstack.h"
 #include "util/log.h"
 #include "util/url.h"
+#include "cloud/names.h"
 #include "util/xalloc.h"
 #include "util/banned.h"
 
@@ -65,16 +66,6 @@ struct os_session {
 static struct os_session *sess(struct cloud_session *s)
 {
 	return s->priv;
-}
-
-static char *key_name(const struct cloud_session *s)
-{
-	return xasprintf("imc-%s", s->infra_id);
-}
-
-static char *sg_name(const struct cloud_session *s, const char *net)
-{
-	return xasprintf("imc-%s-%s", s->infra_id, net);
 }
 
 /* ---- open/close ---- */
@@ -184,7 +175,7 @@ static void cache_group(struct os_session *os, const char *net, const char *id, 
 static int os_net_create(struct cloud_session *s, struct cloud_net *net, struct diag *d)
 {
 	struct os_session *os = sess(s);
-	char *name = sg_name(s, net->name), *id = NULL;
+	char *name = cloud_name_net(s->infra_id, net->name), *id = NULL;
 	int rc = os_sg_ensure(&os->conn, s->infra_id, name, net->name, net->public, net->outports,
 			      &id, d);
 	free(name);
@@ -216,7 +207,7 @@ static int os_net_destroy(struct cloud_session *s, struct cloud_net *net, struct
 	os_servers_free(v, n);
 	if (n && os_fips_release(&os->conn, s->infra_id, -1, d) < 0)
 		ret = -1;
-	char *name = sg_name(s, net->name);
+	char *name = cloud_name_net(s->infra_id, net->name);
 	if (ret == 0 && os_sg_delete_named(&os->conn, &os->dl, name, d) < 0)
 		ret = -1;
 	free(name);
@@ -240,7 +231,7 @@ static int net_group(struct cloud_session *s, const char *net, bool make, const 
 			*public = os->sgs[i].public;
 			return 0;
 		}
-	char *name = sg_name(s, net), *gid = NULL;
+	char *name = cloud_name_net(s->infra_id, net), *gid = NULL;
 	bool pub = false;
 	int rc = os_sg_lookup(&os->conn, name, &gid, &pub, d);
 	if (rc == 0 && make) {
@@ -404,7 +395,7 @@ static int ensure_key(struct cloud_session *s, struct diag *d)
 	struct os_session *os = sess(s);
 	if (os->key_ready || !s->pubkey || !*s->pubkey)
 		return 0;
-	char *name = key_name(s);
+	char *name = cloud_name_key(s->infra_id);
 	json_t *body = json_pack("{s:{s:s,s:s}}", "keypair", "name", name, "public_key", s->pubkey);
 	struct os_error e;
 	int rc = os_call(&os->conn, OS_COMPUTE, "POST", "/os-keypairs", body, 0, NULL, &e);
@@ -500,7 +491,7 @@ static json_t *server_body(struct cloud_session *s, const struct cloud_vm *vm, c
 				OS_META_VMNUM, num);
 	free(name);
 	if (s->pubkey && *s->pubkey) {
-		char *kn = key_name(s);
+		char *kn = cloud_name_key(s->infra_id);
 		json_object_set_new(srv, "key_name", json_string(kn));
 		free(kn);
 	}
@@ -930,7 +921,7 @@ static int os_vm_destroy(struct cloud_session *s, struct cloud_vm *vm, struct di
 		return -1;
 	os_servers_free(v, n);
 	if (n == 0) {
-		char *key = key_name(s);
+		char *key = cloud_name_key(s->infra_id);
 		rc = os_key_delete(&os->conn, key, d);
 		free(key);
 		os->key_ready = false;
@@ -943,7 +934,7 @@ static int os_vm_destroy(struct cloud_session *s, struct cloud_vm *vm, struct di
 static int os_cleanup_infra(struct cloud_session *s, struct diag *d)
 {
 	struct os_session *os = sess(s);
-	char *key = key_name(s);
+	char *key = cloud_name_key(s->infra_id);
 	int rc = os_sweep(&os->conn, &os->dl, s->infra_id, key, d);
 	free(key);
 	forget_groups(os);
