@@ -193,24 +193,33 @@ char *srv_owner_new(const struct srv_user *u)
 	return srv_owner_entry(u->username, im_password(u));
 }
 
+bool srv_owner_next(const char **pos, struct srv_owner_line *line)
+{
+	const char *p = *pos;
+	if (!p || !*p)
+		return false;
+	size_t n = strcspn(p, "\n");
+	const char *sp = memchr(p, ' ', n);
+	line->hash = p;
+	line->hash_len = sp ? (size_t)(sp - p) : n;
+	line->name = sp ? sp + 1 : p + n;
+	line->name_len = (size_t)(p + n - line->name);
+	*pos = p[n] ? p + n + 1 : p + n;
+	return true;
+}
+
 bool srv_owner_match(const char *owner, const char *user, const char *password)
 {
-	/* one entry a line: SALT$HEX, then " USERNAME" (entries written
-	 * before owners had names have none) */
-	for (const char *line = owner; line && *line;) {
-		size_t n = strcspn(line, "\n");
-		const char *dollar = memchr(line, '$', n);
-		if (dollar) {
-			char *mine = owner_hash(user, password, line, (size_t)(dollar - line));
-			size_t hn = strlen(mine);
-			bool same = hn <= n && memcmp(mine, line, hn) == 0 && (hn == n || line[hn] == ' ');
-			free(mine);
-			if (same)
-				return true;
-		}
-		line += n;
-		if (*line)
-			line++;
+	struct srv_owner_line line;
+	for (const char *pos = owner; srv_owner_next(&pos, &line);) {
+		const char *dollar = memchr(line.hash, '$', line.hash_len);
+		if (!dollar)
+			continue;
+		char *mine = owner_hash(user, password, line.hash, (size_t)(dollar - line.hash));
+		bool same = strlen(mine) == line.hash_len && memcmp(mine, line.hash, line.hash_len) == 0;
+		free(mine);
+		if (same)
+			return true;
 	}
 	return false;
 }

@@ -25,16 +25,12 @@ void srv_owners_get(struct srv_request *r, struct srv_reply *out, const struct s
 {
 	json_t *names = json_array();
 	struct strbuf text = STRBUF_INIT;
-	for (const char *line = in->owner; line && *line;) {
-		size_t n = strcspn(line, "\n");
-		const char *sp = memchr(line, ' ', n);
-		if (sp) {
-			json_array_append_new(names, json_stringn(sp + 1, (size_t)(line + n - sp - 1)));
-			strbuf_addf(&text, "%s%.*s", text.len ? "\n" : "", (int)(line + n - sp - 1), sp + 1);
-		}
-		line += n;
-		if (*line)
-			line++;
+	struct srv_owner_line line;
+	for (const char *pos = in->owner; srv_owner_next(&pos, &line);) {
+		if (line.hash + line.hash_len == line.name) /* no " NAME" */
+			continue;
+		json_array_append_new(names, json_stringn(line.name, line.name_len));
+		strbuf_addf(&text, "%s%.*s", text.len ? "\n" : "", (int)line.name_len, line.name);
 	}
 	srv_reply_prop(r, out, "authorization", strbuf_str(&text), names);
 	strbuf_release(&text);

@@ -102,6 +102,14 @@ void srv_user_release(const char *home, struct srv_user *u);
  * srv_owner_new the owner value of a new infrastructure of user u. */
 char *srv_owner_entry(const char *user, const char *password);
 char *srv_owner_new(const struct srv_user *u);
+/* auth.c: one line of an owner value: its hash ("SALT$HEX") and the user
+ * name after it (empty in lines written before owners had names). */
+struct srv_owner_line {
+	const char *hash, *name;
+	size_t hash_len, name_len;
+};
+/* auth.c: the line at *pos into *line, *pos moved past it; false at the end. */
+bool srv_owner_next(const char **pos, struct srv_owner_line *line);
 /* auth.c: whether owner holds a line of user with password; of u. */
 bool srv_owner_match(const char *owner, const char *user, const char *password);
 bool srv_owner_is(const struct srv_user *u, const char *owner);
