@@ -465,63 +465,101 @@ LOOKUP_FN(lines)
 	return command_outputs(ev, terms, pos, add_lines);
 }
 
-LOOKUP_FN(first_found)
+/* first_found's option values: a string or a list of strings, each split
+ * on any of SEPS (so "a;b" and ["a", "b"] name the same two files) */
+static void ff_split(json_t *out, json_t *v, const char *seps)
 {
-	bool skip = kw && val_truthy(json_object_get(kw, "skip"));
-	json_t *files = json_array();
-	json_t *paths = json_array();
+	if (json_is_array(v)) {
+		for (size_t i = 0; i < json_array_size(v); i++)
+			ff_split(out, json_array_get(v, i), seps);
+		return;
+	}
+	if (!v || json_is_null(v))
+		return;
+	char *s = val_to_cstr(v);
+	const char *p = s;
+	for (;;) {
+		size_t n = strcspn(p, seps);
+		json_array_append_new(out, json_stringn_nocheck(p, n));
+		if (!p[n])
+			break;
+		p += n + 1;
+	}
+	free(s);
+}
+
+/* The candidates of first_found's terms, in the order Ansible tries them:
+ * a mapping term's own files/paths (the lookup's keywords apply only to
+ * string terms), every path joined with every file (paths outer), and a
+ * term with neither naming itself. As in Ansible, a term with files but no
+ * paths replaces the candidates gathered so far. */
+static int ff_candidates(struct ev *ev, json_t *terms, json_t *kw, json_t *out, bool *skip, size_t pos)
+{
 	for (size_t i = 0; i < json_array_size(terms); i++) {
 		json_t *t = json_array_get(terms, i);
+		json_t *opts;
 		if (json_is_object(t)) {
-			json_t *f = json_object_get(t, "files"), *p = json_object_get(t, "paths");
-			if (json_is_array(f))
-				json_array_extend(files, f);
-			else if (json_is_string(f))
-				json_array_append(files, f);
-			if (json_is_array(p))
-				json_array_extend(paths, p);
-			else if (json_is_string(p))
-				json_array_append(paths, p);
-			skip = skip || val_truthy(json_object_get(t, "skip"));
+			opts = t;
+		} else if (json_is_string(t)) {
+			opts = kw;
 		} else if (json_is_array(t)) {
-			json_array_extend(files, t);
+			if (ff_candidates(ev, t, kw, out, skip, pos) < 0)
+				return -1;
+			continue;
 		} else {
-			json_array_append(files, t);
+			char *s = val_to_cstr(t);
+			lerr(ev, pos, "Invalid term supplied, can handle string, mapping or list of strings but got: <class '%s'> for %s",
+			     val_typename(t), s);
+			free(s);
+			return -1;
 		}
+		json_t *files = json_array(), *paths = json_array();
+		ff_split(files, opts ? json_object_get(opts, "files") : NULL, ",;");
+		ff_split(paths, opts ? json_object_get(opts, "paths") : NULL, ",:;");
+		*skip = opts && val_truthy(json_object_get(opts, "skip"));
+		if (json_array_size(paths)) {
+			for (size_t p = 0; p < json_array_size(paths); p++)
+				for (size_t f = 0; f < json_array_size(files); f++) {
+					const char *d = json_string_value(json_array_get(paths, p));
+					const char *n = json_string_value(json_array_get(files, f));
+					/* os.path.join: an absolute file name drops the path */
+					json_array_append_new(out, n[0] == '/' || !d[0] ? json_string(n) :
+								  json_sprintf("%s%s%s", d, d[strlen(d) - 1] == '/' ? "" : "/", n));
+				}
+		} else if (json_array_size(files)) {
+			json_array_clear(out);
+			json_array_extend(out, files);
+		} else {
+			json_array_append(out, t);
+		}
+		json_decref(files);
+		json_decref(paths);
 	}
-	if (kw) {
-		json_t *f = json_object_get(kw, "files"), *p = json_object_get(kw, "paths");
-		if (json_is_array(f))
-			json_array_extend(files, f);
-		if (json_is_array(p))
-			json_array_extend(paths, p);
+	return 0;
+}
+
+LOOKUP_FN(first_found)
+{
+	bool skip = false;
+	json_t *cands = json_array();
+	if (ff_candidates(ev, terms, kw, cands, &skip, pos) < 0) {
+		json_decref(cands);
+		return NULL;
 	}
 	json_t *r = json_array();
-	for (size_t i = 0; i < json_array_size(files) && !json_array_size(r); i++) {
-		const char *f = json_string_value(json_array_get(files, i));
+	for (size_t i = 0; i < json_array_size(cands) && !json_array_size(r); i++) {
+		const char *f = json_string_value(json_array_get(cands, i));
 		if (!f)
 			continue;
-		if (json_array_size(paths) && f[0] != '/') {
-			for (size_t j = 0; j < json_array_size(paths) && !json_array_size(r); j++) {
-				char *cand = xasprintf("%s/%s", val_s(json_array_get(paths, j)), f);
-				char *found = ev_find_file(ev, cand);
-				if (found)
-					json_array_append_new(r, json_string(found));
-				free(found);
-				free(cand);
-			}
-		} else {
-			char *found = ev_find_file(ev, f);
-			if (found) {
-				char *abs = found[0] == '/' ? xstrdup(found) : realpath(found, NULL);
-				json_array_append_new(r, json_string(abs ? abs : found));
-				free(abs);
-			}
-			free(found);
+		char *found = ev_find_file(ev, f);
+		if (found) {
+			char *abs = found[0] == '/' ? xstrdup(found) : realpath(found, NULL);
+			json_array_append_new(r, json_string(abs ? abs : found));
+			free(abs);
 		}
+		free(found);
 	}
-	json_decref(files);
-	json_decref(paths);
+	json_decref(cands);
 	if (!json_array_size(r) && !skip) {
 		json_decref(r);
 		return lerr(ev, pos, "%s", "No file was found when using first_found.");

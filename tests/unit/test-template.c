@@ -969,6 +969,37 @@ static void test_threads(void **state)
 	json_decref(vars);
 }
 
+/* Lookups as ansible-core 2.14's lookup_* integration targets use them. */
+static void test_lookup_targets(void **state)
+{
+	(void)state;
+	snprintf(tmpdir, sizeof(tmpdir), "/tmp/imc-test-template-XXXXXX");
+	assert_non_null(mkdtemp(tmpdir));
+	char sub[128];
+	snprintf(sub, sizeof(sub), "%s/a", tmpdir);
+	assert_int_equal(mkdir(sub, 0700), 0);
+	write_file("a/hosts", "h\n");
+	write_file("other", "o\n");
+	const char *sp[] = { tmpdir, NULL };
+	struct tmpl_env env = { .vars = json_object(), .search_path = sp };
+	struct diag d = DIAG_INIT;
+	/* first_found (target lookup_first_found, "test legacy formats"):
+	 * files split on , and ;, paths on , : and ;, each path tried with
+	 * every file before the next path */
+	char *expr = xasprintf("{{ q('first_found', {'files': 'no.yaml;other,hosts', 'paths': 'no/dir:%s,%s'}) }}", sub, tmpdir);
+	json_t *r = tmpl_render_typed(&env, expr, &d);
+	free(expr);
+	assert_non_null(r);
+	char *want = xasprintf("%s/hosts", sub);
+	assert_string_equal(json_string_value(json_array_get(r, 0)), want);
+	free(want);
+	json_decref(r);
+	assert_null(tmpl_render_typed(&env, "{{ q('first_found', 42) }}", &d));
+	assert_non_null(strstr(diag_first_message(&d), "Invalid term supplied, can handle string, mapping or list of strings but got: <class 'int'> for 42"));
+	diag_release(&d);
+	json_decref(env.vars);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -985,6 +1016,7 @@ int main(void)
 		cmocka_unit_test(test_whitespace_control),
 		cmocka_unit_test_teardown(test_lookups_with_context, remove_tmpdir),
 		cmocka_unit_test(test_loop_lookups),
+		cmocka_unit_test_teardown(test_lookup_targets, remove_tmpdir),
 		cmocka_unit_test(test_errors_say_where),
 		cmocka_unit_test(test_omit_and_misc),
 		cmocka_unit_test(test_fuzz_regressions),
