@@ -299,10 +299,19 @@ static int exec_include(struct ev *ev, const struct tnode *n, struct strbuf *out
 	struct compiled c;
 	const char *save_src = ev->src;
 	size_t save_len = ev->srclen;
-	ev->src = strbuf_str(&text);
-	ev->srclen = text.len;
+	/* an included template is Jinja source like any other: its line
+	 * breaks become the newline sequence and its one final line break is
+	 * dropped (Ansible restores trailing newlines of the outer template
+	 * only), so "Hello {% include 'w' %}!" with w = "world\n" is
+	 * "Hello world!" */
+	size_t ignored;
+	char *src = normalize_template(strbuf_str(&text), ev->env->newline_sequence ? ev->env->newline_sequence : "\n",
+				       &ignored);
+	strbuf_release(&text);
+	ev->src = src;
+	ev->srclen = strlen(src);
 	int rc = -1;
-	if (render_compile(ev, ev->src, text.len, &o, &c) == 0) {
+	if (render_compile(ev, ev->src, ev->srclen, &o, &c) == 0) {
 		ev->depth++;
 		rc = exec_body(ev, &c.body, out);
 		ev->depth--;
@@ -310,7 +319,7 @@ static int exec_include(struct ev *ev, const struct tnode *n, struct strbuf *out
 	}
 	ev->src = save_src;
 	ev->srclen = save_len;
-	strbuf_release(&text);
+	free(src);
 	return rc;
 }
 
