@@ -227,6 +227,7 @@ void ev_done(struct ev *ev);
 struct ev_ops {
 	json_t *(*render_typed)(struct ev *ev, const char *text);
 	char *(*render_text)(struct ev *ev, const char *text, bool raw_var_strings);
+	json_t *(*render_file_text)(struct ev *ev, const char *text, bool convert_data);
 	json_t *(*render_body)(struct ev *ev, const struct nlist *body);
 	json_t *(*lookup_name)(struct ev *ev, const char *name, size_t pos);
 };
@@ -248,6 +249,10 @@ json_t *ev_need(struct ev *ev, json_t *v, size_t pos);
 json_t *ev_render_typed(struct ev *ev, const char *text);
 /* Renders text (no typing) into a malloc'd string; NULL on error. */
 char *ev_render_text(struct ev *ev, const char *text, bool raw_var_strings);
+/* Renders a template file's text as lookup('template') does (convert_data:
+ * a rendered literal list, dict or bool becomes that value); new reference,
+ * or NULL on error. */
+json_t *ev_render_file_text(struct ev *ev, const char *text, bool convert_data);
 /* Renders a statement list to a string value (macro bodies). */
 json_t *ev_render_body(struct ev *ev, const struct nlist *body);
 /* eval_name() through the context. */

@@ -597,9 +597,30 @@ LOOKUP_FN(fileglob)
 	return r;
 }
 
+/* lookup('template', NAME...): each file rendered as Ansible's template
+ * lookup does; template_vars adds variables for it, convert_data (default
+ * true) types a rendered list, dict or bool. Other delimiters than Jinja's
+ * are not something imc's lexer takes: asking for them is an error naming
+ * the option, never a rendering with the wrong ones. */
 LOOKUP_FN(template)
 {
-	(void)kw;
+	static const struct { const char *opt, *dflt; } delims[] = {
+		{ "variable_start_string", "{{" }, { "variable_end_string", "}}" },
+		{ "comment_start_string", "{#" }, { "comment_end_string", "#}" },
+	};
+	for (size_t i = 0; i < sizeof(delims) / sizeof(delims[0]); i++) {
+		json_t *v = kw ? json_object_get(kw, delims[i].opt) : NULL;
+		if (v && !json_is_null(v) && (!json_is_string(v) || strcmp(json_string_value(v), delims[i].dflt)))
+			return lerr(ev, pos, "the template lookup's option %s is not supported by imc", delims[i].opt);
+	}
+	json_t *jn = kw ? json_object_get(kw, "jinja2_native") : NULL;
+	if (jn && val_truthy(jn))
+		return lerr(ev, pos, "%s", "the template lookup's option jinja2_native is not supported by imc");
+	json_t *cd = kw ? json_object_get(kw, "convert_data") : NULL;
+	bool convert = !cd || val_truthy(cd);
+	json_t *tv = kw ? json_object_get(kw, "template_vars") : NULL;
+	if (tv && !json_is_null(tv) && !json_is_object(tv))
+		return lerr(ev, pos, "%s", "the template lookup's template_vars must be a dictionary");
 	json_t *r = json_array();
 	for (size_t i = 0; i < json_array_size(terms); i++) {
 		char *name = val_to_cstr(json_array_get(terms, i));
@@ -614,14 +635,26 @@ LOOKUP_FN(template)
 			return NULL;
 		}
 		free(name);
-		char *out = ev_render_text(ev, text, false);
+		/* template_vars: the caller's variables plus these, for this
+		 * rendering only */
+		struct tmpl_env *saved = ev->env, with = *ev->env;
+		if (json_object_size(tv)) {
+			with.vars = saved->vars ? json_copy(saved->vars) : json_object();
+			json_object_update(with.vars, tv);
+			ev->env = &with;
+		}
+		json_t *out = ev_render_file_text(ev, text, convert);
+		if (ev->env != saved) {
+			saved->err_kind = with.err_kind;
+			json_decref(with.vars);
+			ev->env = saved;
+		}
 		free(text);
 		if (!out) {
 			json_decref(r);
 			return NULL;
 		}
-		json_array_append_new(r, json_stringn_nocheck(out, strlen(out)));
-		free(out);
+		json_array_append_new(r, out);
 	}
 	return r;
 }

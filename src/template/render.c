@@ -476,18 +476,21 @@ static bool native_text_output(const struct compiled *c)
 	return false;
 }
 
-static char *render_text_in2(struct ev *parent, const char *text, bool raw_strings, bool *native, json_t **single);
+static char *render_text_in2(struct ev *parent, const char *text, bool raw_strings, bool *native, json_t **single,
+			     size_t *trailing_out);
 
 static char *render_text_in(struct ev *parent, const char *text, bool raw_strings)
 {
-	return render_text_in2(parent, text, raw_strings, NULL, NULL);
+	return render_text_in2(parent, text, raw_strings, NULL, NULL, NULL);
 }
 
 /* With single: when the text is one {{ expr }} whose value is a list or a
  * dict, that value is returned in *single (and NULL as text): Ansible would
  * print it and literal_eval it back to the same value, at a high cost for
- * big lists. */
-static char *render_text_in2(struct ev *parent, const char *text, bool raw_strings, bool *native, json_t **single)
+ * big lists. With trailing_out: Jinja's own output, the trailing newlines
+ * of the source not restored but counted in *trailing_out. */
+static char *render_text_in2(struct ev *parent, const char *text, bool raw_strings, bool *native, json_t **single,
+			     size_t *trailing_out)
 {
 	struct ev ev;
 	memset(&ev, 0, sizeof(ev));
@@ -533,7 +536,10 @@ static char *render_text_in2(struct ev *parent, const char *text, bool raw_strin
 			}
 			json_decref(v);
 		} else if (exec_body(&ev, &c.body, &sb) == 0) {
-			restore_newlines(&sb, trailing);
+			if (trailing_out)
+				*trailing_out = trailing;
+			else
+				restore_newlines(&sb, trailing);
 			r = strbuf_detach(&sb);
 		}
 		strbuf_release(&sb);
@@ -552,7 +558,8 @@ static char *render_text(struct ev *ev, const char *text, bool raw_var_strings)
 	return render_text_in(ev, text, raw_var_strings);
 }
 
-/* "{{ name }}" exactly (Ansible's SINGLE_VAR): returns the name length. */
+/* "{{ name }}" exactly, or with one newline after it (Ansible's
+ * SINGLE_VAR, ^{{\s*(\w*)\s*}}$): returns the name length. */
 static size_t single_var(const char *t, const char **name)
 {
 	const char *p = t;
@@ -567,7 +574,8 @@ static size_t single_var(const char *t, const char **name)
 	size_t n = (size_t)(p - a);
 	while (isspace((unsigned char)*p))
 		p++;
-	if (p[0] != '}' || p[1] != '}' || p[2])
+	/* Python's '$' also matches before a final newline */
+	if (p[0] != '}' || p[1] != '}' || (p[2] && (p[2] != '\n' || p[3])))
 		return 0;
 	*name = a;
 	return n;
@@ -589,7 +597,10 @@ json_t *render_typed_result(char *text, bool native)
 	return r;
 }
 
-static json_t *render_typed(struct ev *ev, const char *text)
+/* Templar.template's shortcuts before Jinja runs: a text without a
+ * delimiter is itself, and "{{ name }}" of a number, bool or None variable
+ * is that value. Returns a new reference, or NULL to render. */
+static json_t *template_shortcut(struct ev *ev, const char *text)
 {
 	if (!tmpl_has_template(text))
 		return json_stringn_nocheck(text, strlen(text));
@@ -602,14 +613,53 @@ static json_t *render_typed(struct ev *ev, const char *text)
 		if (v && (json_is_number(v) || json_is_boolean(v) || json_is_null(v)))
 			return json_incref(v);
 	}
+	return NULL;
+}
+
+static json_t *render_typed(struct ev *ev, const char *text)
+{
+	json_t *v = template_shortcut(ev, text);
+	if (v)
+		return v;
 	bool native = false;
 	json_t *single = NULL;
-	char *s = render_text_in2(ev, text, true, &native, &single);
+	char *s = render_text_in2(ev, text, true, &native, &single, NULL);
 	if (single)
 		return single;
 	if (!s)
 		return NULL;
 	return render_typed_result(s, native);
+}
+
+/* A template file's text as Ansible's templar.template renders it for
+ * lookup('template') (escape_backslashes off, trailing newlines preserved):
+ * with convert_data, Jinja's output that starts with '{' or '[' or is True
+ * or False becomes the value literal_eval makes of it (text when it is not
+ * a literal); only text gets the source's trailing newlines back. A text
+ * without delimiters, or one variable, is taken as render_typed takes it. */
+static json_t *render_file_text(struct ev *ev, const char *text, bool convert_data)
+{
+	json_t *v = template_shortcut(ev, text);
+	if (v)
+		return v;
+	size_t trailing = 0;
+	char *s = render_text_in2(ev, text, false, NULL, NULL, &trailing);
+	if (!s)
+		return NULL;
+	if (convert_data && (s[0] == '[' || s[0] == '{' || !strcmp(s, "True") || !strcmp(s, "False"))) {
+		v = val_literal_eval(s);
+		if (v) {
+			free(s);
+			return v;
+		}
+	}
+	struct strbuf sb = STRBUF_INIT;
+	strbuf_addstr(&sb, s);
+	free(s);
+	restore_newlines(&sb, trailing);
+	json_t *r = json_stringn_nocheck(strbuf_str(&sb), sb.len);
+	strbuf_release(&sb);
+	return r;
 }
 
 void ev_done(struct ev *ev)
@@ -670,6 +720,7 @@ json_t *render_expr(struct ev *ev, const char *expr, bool raw)
 const struct ev_ops render_ops = {
 	.render_typed = render_typed,
 	.render_text = render_text,
+	.render_file_text = render_file_text,
 	.render_body = render_body,
 	.lookup_name = eval_name,
 };

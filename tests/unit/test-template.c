@@ -1001,6 +1001,33 @@ static void test_lookup_targets(void **state)
 	char *s = render(&env, "Hello {% include 'world.txt' %}!\n");
 	assert_string_equal(s, "Hello wor\nld!\n");
 	free(s);
+	/* lookup_template: convert_data (default true) types a rendered dict;
+	 * a file without delimiters is its text; template_vars add variables;
+	 * other delimiters are refused by name, not rendered with Jinja's */
+	write_file("dict.j2", "{\"foo\": \"{{ 'bar' }}\"}\n");
+	write_file("true.j2", "True\n");
+	write_file("x.j2", "{{ x }}\n");
+	write_file("xs.j2", "<{{ x }}>\n\n");
+	r = tmpl_render_typed(&env, "{{ [lookup('template', 'dict.j2'), lookup('template', 'dict.j2', convert_data=False),"
+				    " lookup('template', 'true.j2'), lookup('template', 'x.j2', template_vars={'x': 1}),"
+				    " lookup('template', 'xs.j2', template_vars={'x': 1})] }}", &d);
+	assert_non_null(r);
+	s = json_dumps(r, JSON_COMPACT);
+	assert_string_equal(s, "[{\"foo\":\"bar\"},\"{\\\"foo\\\": \\\"bar\\\"}\\n\",\"True\\n\",1,\"<1>\\n\\n\"]");
+	free(s);
+	json_decref(r);
+	assert_null(tmpl_render_typed(&env, "{{ lookup('template', 'x.j2', variable_start_string='[%') }}", &d));
+	assert_non_null(strstr(diag_first_message(&d), "option variable_start_string is not supported"));
+	diag_release(&d);
+	/* Ansible's SINGLE_VAR ends in '$', which matches before a final
+	 * newline: "{{ i }}\n" of a number is the number */
+	json_object_set_new(env.vars, "i", json_integer(7));
+	r = tmpl_render_typed(&env, "{{ i }}\n", &d);
+	assert_true(json_is_integer(r));
+	json_decref(r);
+	r = tmpl_render_typed(&env, "{{ i }}\n\n", &d);
+	assert_string_equal(json_string_value(r), "7\n\n");
+	json_decref(r);
 	assert_null(tmpl_render_typed(&env, "{{ q('first_found', 42) }}", &d));
 	assert_non_null(strstr(diag_first_message(&d), "Invalid term supplied, can handle string, mapping or list of strings but got: <class 'int'> for 42"));
 	diag_release(&d);
