@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -850,29 +851,151 @@ LOOKUP_FN(nested)
 	return acc;
 }
 
+/* Ansible's boolean(v, strict=False), which subelements applies to
+ * skip_missing: y, yes, on, 1, true, t (any case), 1 and True are true. */
+static bool ansible_boolean(const json_t *v)
+{
+	static const char *const yes[] = { "y", "yes", "on", "1", "true", "t", NULL };
+	if (json_is_boolean(v))
+		return json_is_true(v);
+	if (json_is_string(v)) {
+		for (size_t i = 0; yes[i]; i++)
+			if (!strcasecmp(json_string_value(v), yes[i]))
+				return true;
+		return false;
+	}
+	return json_is_number(v) && json_number_value(v) == 1;
+}
+
+/* "KEY is not False": present with any value but the boolean false (0 too:
+ * Python's identity test) */
+static bool skipped_flag(const json_t *o)
+{
+	json_t *s = json_object_get(o, "skipped");
+	return s && !json_is_false(s);
+}
+
+/* Python's str() of a value, for messages: malloc'd */
+static char *py_str(const json_t *v)
+{
+	if (json_is_string(v))
+		return xstrdup(json_string_value(v));
+	struct strbuf sb = STRBUF_INIT;
+	val_repr(&sb, v);
+	return strbuf_detach(&sb);
+}
+
+/* subelements as ansible-core 2.14's lookup: (item, element) for every
+ * element of the list at the dotted key of each item; the list is taken
+ * out of the item (Ansible pops it, so item.0 no longer holds it). Items
+ * and registered results marked skipped are left out. */
 LOOKUP_FN(subelements)
 {
-	json_t *list = json_array_get(terms, 0), *key = json_array_get(terms, 1);
-	json_t *flags = json_array_get(terms, 2);
-	bool skip = (json_is_object(flags) && val_truthy(json_object_get(flags, "skip_missing"))) ||
-		    (kw && val_truthy(json_object_get(kw, "skip_missing")));
+	(void)kw;
+	size_t nt = json_array_size(terms);
+	if (nt < 2 || nt > 3)
+		return lerr(ev, pos, "%s", "subelements lookup expects a list of two or three items, ");
+	json_t *t0 = json_array_get(terms, 0), *key = json_array_get(terms, 1);
+	/* listify_lookup_plugin_terms: a string or a scalar becomes a list of it */
+	json_t *list = json_is_array(t0) || json_is_object(t0) ? json_deep_copy(t0) : json_pack("[O]", t0);
+	if (!json_is_string(key)) {
+		json_decref(list);
+		return lerr(ev, pos, "%s", "subelements lookup expects a list of two or three items, first a dict or a list, second a string pointing to the subkey");
+	}
+	json_t *flags = nt == 3 ? json_array_get(terms, 2) : NULL;
+	if (flags && !json_is_object(flags)) {
+		bool all = json_is_array(flags) || json_is_string(flags);
+		if (json_is_array(flags)) {
+			for (size_t i = 0; i < json_array_size(flags); i++)
+				if (!json_is_string(json_array_get(flags, i)) || strcmp(json_string_value(json_array_get(flags, i)), "skip_missing"))
+					all = false;
+		} else if (json_is_string(flags)) {
+			/* a string's keys are its characters: only "" passes */
+			all = !json_string_length(flags);
+		}
+		json_decref(list);
+		if (all)
+			return lerr(ev, pos, "%s", "subelements lookup: the optional third item must be a dict");
+		return lerr(ev, pos, "%s", "subelements lookup expects a list of two or three items, the optional third item must be a dict with flags skip_missing");
+	}
 	if (json_is_object(list)) {
 		json_t *vals = json_array();
-		const char *k;
-		json_t *v;
-		json_object_foreach(list, k, v)
-			json_array_append(vals, v);
-		list = vals;
-	} else {
-		list = json_incref(list);
-	}
-	if (!json_is_array(list) || !json_is_string(key)) {
+		if (!skipped_flag(list)) {
+			const char *k;
+			json_t *v;
+			json_object_foreach(list, k, v)
+				json_array_append(vals, v);
+		}
 		json_decref(list);
-		return lerr(ev, pos, "%s", "subelements lookup expects a list of two or three items");
+		list = vals;
 	}
-	json_t *fa = json_pack("[Ob]", key, skip);
-	json_t *r = ev_call_filter(ev, "subelements", list, fa, NULL, pos);
-	json_decref(fa);
+	bool skip = flags && ansible_boolean(json_object_get(flags, "skip_missing"));
+	char *path = xstrdup(json_string_value(key));
+	char *last = strrchr(path, '.');
+	last = last ? last + 1 : path;
+	json_t *r = json_array();
+	for (size_t i = 0; i < json_array_size(list); i++) {
+		json_t *item = json_array_get(list, i);
+		if (!json_is_object(item)) {
+			char *is = py_str(item);
+			json_decref(r);
+			r = lerr(ev, pos, "subelements lookup expects a dictionary, got '%s'", is);
+			free(is);
+			goto out;
+		}
+		if (skipped_flag(item))
+			continue;
+		json_t *sub = item, *sublist = NULL;
+		char *save = NULL;
+		char *keys = xstrdup(path);
+		for (char *k = strtok_r(keys, ".", &save); k; k = strtok_r(NULL, ".", &save)) {
+			/* as in Ansible, a key is the last one when it has the
+			 * last one's name */
+			bool is_last = !strcmp(k, last);
+			json_t *v = json_object_get(sub, k);
+			if (!v) {
+				if (skip)
+					continue;
+				char *ss = py_str(sub);
+				json_decref(r);
+				r = lerr(ev, pos, "could not find '%s' key in iterated item '%s'", k, ss);
+				free(ss);
+				free(keys);
+				goto out;
+			}
+			if (!is_last) {
+				if (!json_is_object(v)) {
+					if (skip)
+						continue;
+					char *vs = py_str(v);
+					json_decref(r);
+					r = lerr(ev, pos, "the key %s should point to a dictionary, got '%s'", k, vs);
+					free(vs);
+					free(keys);
+					goto out;
+				}
+				sub = v;
+			} else {
+				if (!json_is_array(v)) {
+					char *vs = py_str(v);
+					json_decref(r);
+					r = lerr(ev, pos, "the key %s should point to a list, got '%s'", k, vs);
+					free(vs);
+					free(keys);
+					goto out;
+				}
+				json_decref(sublist);
+				sublist = json_incref(v);
+				json_object_del(sub, k);
+			}
+		}
+		free(keys);
+		for (size_t j = 0; j < json_array_size(sublist); j++)
+			json_array_append_new(r, json_pack("[OO]", item, json_array_get(sublist, j)));
+		json_decref(sublist);
+	}
+out:
+	free(path);
 	json_decref(list);
 	return r;
 }

@@ -702,7 +702,11 @@ static void test_loop_lookups(void **state)
 		{ "dict", "{\"a\": {\"name\": \"x\"}}", "[{\"key\":\"a\",\"value\":{\"name\":\"x\"}}]" },
 		{ "together", "[[\"x\", \"y\"], [1]]", "[[\"x\",1],[\"y\",null]]" },
 		{ "nested", "[[1, 2], [\"a\"]]", "[[1,\"a\"],[2,\"a\"]]" },
-		{ "subelements", "[[{\"n\": 1, \"l\": [\"a\", \"b\"]}], \"l\"]", "[[{\"n\":1,\"l\":[\"a\",\"b\"]},\"a\"],[{\"n\":1,\"l\":[\"a\",\"b\"]},\"b\"]]" },
+		/* the lookup takes the list out of the item, as Ansible pops it */
+		{ "subelements", "[[{\"n\": 1, \"l\": [\"a\", \"b\"]}], \"l\"]", "[[{\"n\":1},\"a\"],[{\"n\":1},\"b\"]]" },
+		{ "subelements", "[{\"k\": {\"n\": 1, \"m\": {\"h\": [\"a\"], \"p\": 3}}, \"s\": {\"skipped\": true}}, \"m.h\"]",
+		  "[[{\"n\":1,\"m\":{\"p\":3}},\"a\"]]" },
+		{ "subelements", "[[{\"m\": {}}], \"m.q\", {\"skip_missing\": \"yes\"}]", "[]" },
 		{ "indexed_items", "[\"a\", \"b\"]", "[[0,\"a\"],[1,\"b\"]]" },
 	};
 	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
@@ -1028,6 +1032,22 @@ static void test_lookup_targets(void **state)
 	r = tmpl_render_typed(&env, "{{ i }}\n\n", &d);
 	assert_string_equal(json_string_value(r), "7\n\n");
 	json_decref(r);
+	/* lookup_subelements: Ansible's messages, which the target searches */
+	static const struct { const char *expr, *msg; } se[] = {
+		{ "{{ lookup('subelements', 9001, 'groups', wantlist=true) }}", "subelements lookup expects a dictionary, got '9001'" },
+		{ "{{ lookup('subelements', [{'m': {'p': 3}}], 'm.p') }}", "the key p should point to a list, got '3'" },
+		{ "{{ lookup('subelements', [{'m': {'p': 3}}], 'm.p.x') }}", "the key p should point to a dictionary, got '3'" },
+		{ "{{ lookup('subelements', [{'m': {'p': 3}}], 'm.q') }}", "could not find 'q' key in iterated item '{'p': 3}'" },
+		{ "{{ lookup('subelements', [], 'm', 'wolves') }}", "the optional third item must be a dict with flags skip_missing" },
+		{ "{{ lookup('subelements', true, []) }}", "first a dict or a list, second a string pointing to the subkey" },
+	};
+	for (size_t i = 0; i < sizeof(se) / sizeof(se[0]); i++) {
+		assert_null(tmpl_render_typed(&env, se[i].expr, &d));
+		if (!strstr(diag_first_message(&d), se[i].msg))
+			fail_msg("%s: %s", se[i].expr, diag_first_message(&d));
+		diag_release(&d);
+		diag_init(&d);
+	}
 	assert_null(tmpl_render_typed(&env, "{{ q('first_found', 42) }}", &d));
 	assert_non_null(strstr(diag_first_message(&d), "Invalid term supplied, can handle string, mapping or list of strings but got: <class 'int'> for 42"));
 	diag_release(&d);
