@@ -127,6 +127,9 @@ static json_t *lookup_raw(struct ev *ev, const char *name, bool *raw)
 		json_t *v = json_object_get(f->vars, name);
 		if (v)
 			return json_incref(v);
+		/* a template imported without context sees its own names only */
+		if (f->barrier)
+			return ev_undef(ev, "'%s' is undefined", name);
 	}
 	struct tmpl_env *env = ev->env;
 	bool unsafe = env->unsafe && json_object_get(env->unsafe, name);
@@ -541,11 +544,42 @@ fail:
 
 static json_t *call_macro(struct ev *ev, struct macro *m, json_t *args, json_t *kw, size_t pos);
 
+/* Inside an imported template's macro, the names are its macros; else
+ * those this template defined or imported. */
+static struct macro *find_macro(struct ev *ev, const char *name)
+{
+	for (struct macro *m = ev->module ? ev->module->macros : ev->macros; m; m = m->next)
+		if (!strcmp(m->name, name))
+			return m;
+	return NULL;
+}
+
+static struct tmodule *find_module(struct ev *ev, const char *alias)
+{
+	for (struct tmodule *t = ev->modules; t; t = t->next)
+		if (t->alias && !strcmp(t->alias, alias))
+			return t;
+	return NULL;
+}
+
+struct macro *ev_find_macro(struct ev *ev, const struct tnode *callee)
+{
+	if (callee->kind == N_NAME && callee->name)
+		return find_macro(ev, callee->name);
+	if (callee->kind == N_GETATTR && callee->a->kind == N_NAME && callee->a->name) {
+		struct tmodule *t = find_module(ev, callee->a->name);
+		for (struct macro *m = t ? t->macros : NULL; m; m = m->next)
+			if (!strcmp(m->name, callee->name))
+				return m;
+	}
+	return NULL;
+}
+
 static json_t *call_global(struct ev *ev, const char *name, json_t *args, json_t *kw, size_t pos)
 {
-	for (struct macro *m = ev->macros; m; m = m->next)
-		if (!strcmp(m->name, name))
-			return call_macro(ev, m, args, kw, pos);
+	struct macro *m = find_macro(ev, name);
+	if (m)
+		return call_macro(ev, m, args, kw, pos);
 	const struct tglobal *g = reg_global(ev->reg, name);
 	if (g)
 		return g->fn(ev, args, kw, pos);
@@ -564,7 +598,7 @@ static json_t *call_macro(struct ev *ev, struct macro *m, json_t *args, json_t *
 		ev_error(ev, TMPL_ERR_LIMIT, pos, "macro recursion too deep");
 		return NULL;
 	}
-	struct frame f = { .vars = json_object(), .up = ev->frame };
+	struct frame f = { .vars = json_object(), .up = m->scope ? m->scope : ev->frame };
 	for (size_t i = 0; i < def->ntargets; i++) {
 		json_t *v = i < json_array_size(args) ? json_array_get(args, i) : kw ? json_object_get(kw, def->targets[i]) : NULL;
 		if (v) {
@@ -584,11 +618,15 @@ static json_t *call_macro(struct ev *ev, struct macro *m, json_t *args, json_t *
 	}
 	json_object_set_new(f.vars, "varargs", json_array());
 	json_object_set_new(f.vars, "kwargs", json_object());
+	struct frame *saved = ev->frame;
+	struct tmodule *saved_mod = ev->module;
 	ev->frame = &f;
+	ev->module = m->module;
 	ev->depth++;
 	json_t *r = ev_render_body(ev, &def->body);
 	ev->depth--;
-	ev->frame = f.up;
+	ev->frame = saved;
+	ev->module = saved_mod;
 	json_decref(f.vars);
 	return r;
 }
@@ -685,8 +723,20 @@ static json_t *eval_method(struct ev *ev, const struct tnode *call, const struct
 static json_t *eval_call(struct ev *ev, const struct tnode *n)
 {
 	const struct tnode *callee = n->a;
-	if (callee->kind == N_GETATTR)
+	if (callee->kind == N_GETATTR) {
+		/* ALIAS.NAME(...) of a template imported as ALIAS */
+		struct macro *m = ev_find_macro(ev, callee);
+		if (m) {
+			json_t *args, *kw;
+			if (eval_args(ev, n, &args, &kw) < 0)
+				return NULL;
+			json_t *r = call_macro(ev, m, args, kw, n->pos);
+			json_decref(args);
+			json_decref(kw);
+			return r;
+		}
 		return eval_method(ev, n, callee);
+	}
 	if (callee->kind != N_NAME) {
 		json_t *v = ev_eval(ev, callee);
 		if (v || !ev->failed)

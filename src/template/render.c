@@ -267,6 +267,207 @@ static json_t *apply_filter_chain(struct ev *ev, const struct tnode *f, json_t *
 }
 
 
+/* Frees the macros of *list down to (not including) stop. */
+static void drop_macros(struct macro **list, struct macro *stop)
+{
+	while (*list && *list != stop) {
+		struct macro *m = *list;
+		*list = m->next;
+		free(m->name);
+		free(m);
+	}
+}
+
+static bool uses_name_list(const struct nlist *l, const char *name);
+
+/* Does the subtree read the variable name (caller, varargs...)? */
+static bool uses_name(const struct tnode *n, const char *name)
+{
+	if (!n)
+		return false;
+	if (n->kind == N_NAME && n->name && !strcmp(n->name, name))
+		return true;
+	if (uses_name(n->a, name) || uses_name(n->b, name) || uses_name(n->c, name) || uses_name(n->d, name) ||
+	    uses_name(n->dyn_args, name) || uses_name(n->dyn_kwargs, name) || uses_name_list(&n->args, name) ||
+	    uses_name_list(&n->body, name) || uses_name_list(&n->orelse, name))
+		return true;
+	for (size_t i = 0; i < n->nkw; i++)
+		if (uses_name(n->kwvals[i], name))
+			return true;
+	return false;
+}
+
+static bool uses_name_list(const struct nlist *l, const char *name)
+{
+	for (size_t i = 0; i < l->n; i++)
+		if (uses_name(l->v[i], name))
+			return true;
+	return false;
+}
+
+/* {% call [(params)] macro(args) %}body{% endcall %}: the macro runs with
+ * caller() rendering body, which sees the variables where the block is and
+ * its own parameters. A macro that never names caller refuses it, with
+ * Jinja's message. */
+static int exec_callblock(struct ev *ev, const struct tnode *n, struct strbuf *out)
+{
+	const struct tnode *callee = n->a->a;
+	struct macro *target = ev_find_macro(ev, callee);
+	if (!target) {
+		ev_error(ev, TMPL_ERR_UNDEFINED, n->a->pos, "the {%% call %%} block's callee is not a macro");
+		return -1;
+	}
+	if (!uses_name_list(&target->def->body, "caller") && !uses_name_list(&target->def->args, "caller")) {
+		ev_error(ev, TMPL_ERR_TYPE, n->pos,
+			 "macro '%s' was invoked with two values for the special caller argument. This is most likely a bug.",
+			 target->name);
+		return -1;
+	}
+	/* caller() is found first among the macros of whichever template
+	 * the called macro belongs to */
+	struct macro **list = target->module ? &target->module->macros : &ev->macros;
+	struct macro *c = xcalloc(1, sizeof(*c));
+	c->name = xstrdup("caller");
+	c->def = n;
+	c->scope = ev->frame;
+	c->module = ev->module;
+	c->next = *list;
+	*list = c;
+	json_t *v = ev_eval(ev, n->a);
+	/* unlink caller (macros defined meanwhile may sit before it) */
+	for (struct macro **pp = list; *pp; pp = &(*pp)->next)
+		if (*pp == c) {
+			*pp = c->next;
+			break;
+		}
+	free(c->name);
+	free(c);
+	if (!v)
+		return ev_need(ev, NULL, n->pos), -1;
+	int rc = out_value(ev, v, out, n->pos);
+	json_decref(v);
+	return rc;
+}
+
+static void module_free(struct tmodule *t)
+{
+	drop_macros(&t->macros, NULL);
+	render_release(&t->c);
+	json_decref(t->top.vars);
+	free(t->src);
+	free(t->alias);
+	free(t);
+}
+
+/* {% import NAME as alias %} and {% from NAME import a, b as c %}: the
+ * template is run once (its output dropped) for its macros and top-level
+ * variables; names starting with '_' are not exported. Without context
+ * (Jinja's default for imports) its names are all it sees. */
+static int exec_import(struct ev *ev, const struct tnode *n)
+{
+	json_t *nm = ev_need(ev, ev_eval(ev, n->a), n->a->pos);
+	if (!nm)
+		return -1;
+	char *name = val_to_cstr(nm);
+	json_decref(nm);
+	char *path = ev_find_file(ev, name);
+	struct strbuf text = STRBUF_INIT;
+	if (!path || strbuf_read_file(&text, path) < 0 || ev->depth >= TMPL_MAX_DEPTH) {
+		ev_error(ev, TMPL_ERR_LOOKUP, n->pos, ev->depth >= TMPL_MAX_DEPTH ? "import nested too deeply: '%s'"
+										    : "template not found for import: '%s'", name);
+		free(path);
+		free(name);
+		strbuf_release(&text);
+		return -1;
+	}
+	free(path);
+	struct tmodule *t = xcalloc(1, sizeof(*t));
+	size_t ignored;
+	t->src = normalize_template(strbuf_str(&text), ev->env->newline_sequence ? ev->env->newline_sequence : "\n",
+				    &ignored);
+	strbuf_release(&text);
+	t->top.vars = json_object();
+	t->top.barrier = !n->op;
+	t->top.up = n->op ? ev->frame : NULL;
+	struct lexopt o = { .trim_blocks = !ev->env->no_trim_blocks, .lstrip_blocks = ev->env->lstrip_blocks };
+	const char *save_src = ev->src;
+	size_t save_len = ev->srclen;
+	struct frame *save_frame = ev->frame;
+	struct tmodule *save_mod = ev->module;
+	ev->src = t->src;
+	ev->srclen = strlen(t->src);
+	int rc = -1;
+	if (render_compile(ev, ev->src, ev->srclen, &o, &t->c) == 0) {
+		struct strbuf discard;
+		strbuf_init(&discard, MAX_OUTPUT + 1);
+		ev->frame = &t->top;
+		ev->module = t;
+		ev->depth++;
+		rc = exec_body(ev, &t->c.body, &discard);
+		ev->depth--;
+		strbuf_release(&discard);
+	}
+	ev->src = save_src;
+	ev->srclen = save_len;
+	ev->frame = save_frame;
+	ev->module = save_mod;
+	/* with context, the module's frame chain led to ours: cut it, so
+	 * that its macros see the variables of whoever calls them */
+	t->top.up = NULL;
+	t->top.barrier = !n->op;
+	if (rc < 0) {
+		free(name);
+		module_free(t);
+		return -1;
+	}
+	t->next = ev->modules;
+	ev->modules = t;
+	if (n->kind == S_IMPORT) {
+		t->alias = xstrdup(n->name);
+		/* ALIAS.var: the exported variables; ALIAS.macro() is found
+		 * through the module (ev_find_macro) */
+		json_t *exp = json_object();
+		const char *k;
+		json_t *v;
+		json_object_foreach(t->top.vars, k, v)
+			if (k[0] != '_')
+				json_object_set(exp, k, v);
+		frame_set(ev, n->name, exp);
+		json_decref(exp);
+		free(name);
+		return 0;
+	}
+	for (size_t i = 0; i + 1 < n->ntargets; i += 2) {
+		const char *want = n->targets[i], *as = n->targets[i + 1];
+		struct macro *src = NULL;
+		for (struct macro *m = t->macros; m; m = m->next)
+			if (!strcmp(m->name, want)) {
+				src = m;
+				break;
+			}
+		if (src) {
+			struct macro *m = xcalloc(1, sizeof(*m));
+			m->name = xstrdup(as);
+			m->def = src->def;
+			m->scope = src->scope;
+			m->module = src->module;
+			struct macro **list = ev->module ? &ev->module->macros : &ev->macros;
+			m->next = *list;
+			*list = m;
+			continue;
+		}
+		json_t *v = json_object_get(t->top.vars, want);
+		if (!v) {
+			ev_error(ev, TMPL_ERR_UNDEFINED, n->pos, "the template '%s' does not export the requested name '%s'", name, want);
+			free(name);
+			return -1;
+		}
+		frame_set(ev, as, v);
+	}
+	free(name);
+	return 0;
+}
+
 static int exec_include(struct ev *ev, const struct tnode *n, struct strbuf *out)
 {
 	json_t *nm = ev_need(ev, ev_eval(ev, n->a), n->a->pos);
@@ -311,10 +512,14 @@ static int exec_include(struct ev *ev, const struct tnode *n, struct strbuf *out
 	ev->src = src;
 	ev->srclen = strlen(src);
 	int rc = -1;
+	struct macro *before = ev->macros;
 	if (render_compile(ev, ev->src, ev->srclen, &o, &c) == 0) {
 		ev->depth++;
 		rc = exec_body(ev, &c.body, out);
 		ev->depth--;
+		/* the included template's macros are its own (Jinja), and
+		 * their definitions are freed with its AST now */
+		drop_macros(&ev->macros, before);
 		render_release(&c);
 	}
 	ev->src = save_src;
@@ -415,10 +620,22 @@ static int exec_stmt(struct ev *ev, const struct tnode *n, struct strbuf *out)
 		struct macro *m = xcalloc(1, sizeof(*m));
 		m->name = xstrdup(n->name);
 		m->def = n;
-		m->next = ev->macros;
-		ev->macros = m;
+		if (ev->module) {
+			m->module = ev->module;
+			m->scope = &ev->module->top;
+			m->next = ev->module->macros;
+			ev->module->macros = m;
+		} else {
+			m->next = ev->macros;
+			ev->macros = m;
+		}
 		return 0;
 	}
+	case S_CALLBLOCK:
+		return exec_callblock(ev, n, out);
+	case S_IMPORT:
+	case S_FROMIMPORT:
+		return exec_import(ev, n);
 	case S_INCLUDE:
 		return exec_include(ev, n, out);
 	case S_WITH: {
@@ -664,6 +881,11 @@ static json_t *render_file_text(struct ev *ev, const char *text, bool convert_da
 
 void ev_done(struct ev *ev)
 {
+	while (ev->modules) {
+		struct tmodule *t = ev->modules;
+		ev->modules = t->next;
+		module_free(t);
+	}
 	while (ev->macros) {
 		struct macro *m = ev->macros;
 		ev->macros = m->next;

@@ -1054,6 +1054,46 @@ static void test_lookup_targets(void **state)
 	json_decref(env.vars);
 }
 
+/* {% call %}, {% import %} and {% from ... import %} as Jinja 3 runs them
+ * (outputs compared with ansible-playbook's template module). */
+static void test_jinja_imports(void **state)
+{
+	(void)state;
+	snprintf(tmpdir, sizeof(tmpdir), "/tmp/imc-test-template-XXXXXX");
+	assert_non_null(mkdtemp(tmpdir));
+	write_file("mod.j2", "{% set _hidden = 1 %}{% set shown = 'S' %}\n"
+			     "{% macro sees() %}[{{ shown }}|{{ outer | default('no-outer') }}]{% endmacro %}\n"
+			     "{% macro list(items) %}{% for i in items %}{{ caller(i) }};{% endfor %}{% endmacro %}\n"
+			     "{% macro plain() %}plain{% endmacro %}\n"
+			     "{% macro inner() %}{{ sees() }}{% endmacro %}\n");
+	write_file("defs.j2", "{% macro m() %}m{% endmacro %}");
+	const char *sp[] = { tmpdir, NULL };
+	struct tmpl_env env = { .vars = json_pack("{s:s}", "outer", "O"), .search_path = sp };
+	struct { const char *in, *want; } t[] = {
+		/* without context an imported template sees only its own names */
+		{ "{% import 'mod.j2' as a %}{{ a.sees() }} {{ a.shown }} {{ a._hidden | default('h') }}", "[S|no-outer] S h" },
+		{ "{% import 'mod.j2' as b with context %}{{ b.sees() }}", "[S|O]" },
+		{ "{% from 'mod.j2' import sees, shown as sh, inner %}{{ sees() }} {{ sh }} {{ inner() }}", "[S|no-outer] S [S|no-outer]" },
+		/* caller() sees the variables where the call block is */
+		{ "{% import 'mod.j2' as a %}{% call(x) a.list([1, 2]) %}<{{ x }}{{ outer }}>{% endcall %}", "<1O>;<2O>;" },
+		{ "{% macro w(t) %}<{{ t }}>{{ caller() }}</{{ t }}>{% endmacro %}{% call w('p') %}in {{ 1 + 1 }}{% endcall %}",
+		  "<p>in 2</p>" },
+		{ "{% import 'mod.j2' as a %}{% call a.plain() %}x{% endcall %}",
+		  "ERR: macro 'plain' was invoked with two values for the special caller argument. This is most likely a bug." },
+		{ "{% from 'mod.j2' import _hidden %}", "ERR: template error while templating string: names starting with an underline can not be imported" },
+		{ "{% from 'mod.j2' import nothere %}", "ERR: the template 'mod.j2' does not export the requested name 'nothere'" },
+		/* an included template's macros stay its own */
+		{ "{% include 'defs.j2' %}{{ m() }}", "ERR: 'm' is undefined" },
+	};
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		char *s = render(&env, t[i].in);
+		if (strncmp(s, t[i].want, strlen(t[i].want)))
+			fail_msg("%s: got %s", t[i].in, s);
+		free(s);
+	}
+	json_decref(env.vars);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1071,6 +1111,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_lookups_with_context, remove_tmpdir),
 		cmocka_unit_test(test_loop_lookups),
 		cmocka_unit_test_teardown(test_lookup_targets, remove_tmpdir),
+		cmocka_unit_test_teardown(test_jinja_imports, remove_tmpdir),
 		cmocka_unit_test(test_errors_say_where),
 		cmocka_unit_test(test_omit_and_misc),
 		cmocka_unit_test(test_fuzz_regressions),
