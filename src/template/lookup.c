@@ -763,15 +763,17 @@ LOOKUP_FN(list)
 	return json_copy(terms);
 }
 
+/* indexed_items: [index, item] over the terms flattened one level */
 LOOKUP_FN(indexed_items)
 {
 	(void)kw;
-	json_t *r = json_array();
-	json_t *src = json_array_size(terms) == 1 && json_is_array(json_array_get(terms, 0)) ? json_array_get(terms, 0) : terms;
 	(void)ev;
 	(void)pos;
-	for (size_t i = 0; i < json_array_size(src); i++)
-		json_array_append_new(r, json_pack("[IO]", (json_int_t)i, json_array_get(src, i)));
+	json_t *items = lookup_items(ev, terms, NULL, pos);
+	json_t *r = json_array();
+	for (size_t i = 0; i < json_array_size(items); i++)
+		json_array_append_new(r, json_pack("[IO]", (json_int_t)i, json_array_get(items, i)));
+	json_decref(items);
 	return r;
 }
 

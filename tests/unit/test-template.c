@@ -708,6 +708,10 @@ static void test_loop_lookups(void **state)
 		  "[[{\"n\":1,\"m\":{\"p\":3}},\"a\"]]" },
 		{ "subelements", "[[{\"m\": {}}], \"m.q\", {\"skip_missing\": \"yes\"}]", "[]" },
 		{ "indexed_items", "[\"a\", \"b\"]", "[[0,\"a\"],[1,\"b\"]]" },
+		/* flattened one level, as Ansible's _flatten */
+		{ "indexed_items", "[\"a\", [\"b\", \"c\"], [[\"d\"]]]", "[[0,\"a\"],[1,\"b\"],[2,\"c\"],[3,[\"d\"]]]" },
+		/* with_NAME over a dict: the lookup iterates its keys */
+		{ "sequence", "{\"count=2\": 1}", "[\"1\",\"2\"]" },
 	};
 	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
 		json_t *terms = jparse(t[i].terms);
@@ -726,6 +730,12 @@ static void test_loop_lookups(void **state)
 	assert_string_equal(json_string_value(r), "ps-0,ps-1,ps-2");
 	json_decref(r);
 	json_decref(terms);
+	terms = jparse("{\"a\": 1}");
+	assert_null(tmpl_lookup(&env, "indexed_items", terms, NULL, true, &d));
+	assert_string_equal(diag_first_message(&d), "with_indexed_items expects a list");
+	json_decref(terms);
+	diag_release(&d);
+	diag_init(&d);
 	assert_null(tmpl_lookup(&env, "nosuch", NULL, NULL, true, &d));
 	assert_int_equal(env.err_kind, TMPL_ERR_LOOKUP);
 	diag_release(&d);
