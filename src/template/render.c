@@ -105,6 +105,7 @@ void render_release(struct compiled *c)
 	tokens_release(&c->toks);
 	nlist_free(&c->body);
 	tnode_free(c->expr);
+	c->expr = NULL;
 }
 
 int render_compile(struct ev *ev, const char *text, size_t len, const struct lexopt *o, struct compiled *c)
@@ -512,14 +513,15 @@ static int exec_include(struct ev *ev, const struct tnode *n, struct strbuf *out
 	ev->src = src;
 	ev->srclen = strlen(src);
 	int rc = -1;
-	struct macro *before = ev->macros;
+	struct macro **list = ev->module ? &ev->module->macros : &ev->macros;
+	struct macro *before = *list;
 	if (render_compile(ev, ev->src, ev->srclen, &o, &c) == 0) {
 		ev->depth++;
 		rc = exec_body(ev, &c.body, out);
 		ev->depth--;
 		/* the included template's macros are its own (Jinja), and
 		 * their definitions are freed with its AST now */
-		drop_macros(&ev->macros, before);
+		drop_macros(list, before);
 		render_release(&c);
 	}
 	ev->src = save_src;
