@@ -235,6 +235,8 @@ struct tmodule {
 /* The macro a call's callee names (NAME, or ALIAS.NAME of an imported
  * template), or NULL. */
 struct macro *ev_find_macro(struct ev *ev, const struct tnode *callee);
+/* Does a statement list read the variable name (caller, varargs...)? */
+bool tnode_uses_name(const struct nlist *l, const char *name);
 /* Compiles text; -1 with a syntax error recorded in ev. */
 int render_compile(struct ev *ev, const char *text, size_t len, const struct lexopt *o, struct compiled *c);
 void render_release(struct compiled *c);

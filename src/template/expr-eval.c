@@ -542,6 +542,30 @@ fail:
 	return -1;
 }
 
+static bool uses_name(const struct tnode *n, const char *name)
+{
+	if (!n)
+		return false;
+	if (n->kind == N_NAME && n->name && !strcmp(n->name, name))
+		return true;
+	if (uses_name(n->a, name) || uses_name(n->b, name) || uses_name(n->c, name) || uses_name(n->d, name) ||
+	    uses_name(n->dyn_args, name) || uses_name(n->dyn_kwargs, name) || tnode_uses_name(&n->args, name) ||
+	    tnode_uses_name(&n->body, name) || tnode_uses_name(&n->orelse, name))
+		return true;
+	for (size_t i = 0; i < n->nkw; i++)
+		if (uses_name(n->kwvals[i], name))
+			return true;
+	return false;
+}
+
+bool tnode_uses_name(const struct nlist *l, const char *name)
+{
+	for (size_t i = 0; i < l->n; i++)
+		if (uses_name(l->v[i], name))
+			return true;
+	return false;
+}
+
 static json_t *call_macro(struct ev *ev, struct macro *m, json_t *args, json_t *kw, size_t pos);
 
 /* Inside an imported template's macro, the names are its macros; else
@@ -590,11 +614,32 @@ static json_t *call_global(struct ev *ev, const char *name, json_t *args, json_t
 static json_t *call_macro(struct ev *ev, struct macro *m, json_t *args, json_t *kw, size_t pos)
 {
 	const struct tnode *def = m->def;
-	if (json_array_size(args) > def->ntargets) {
+	/* as Jinja's: a macro whose body names varargs / kwargs takes the
+	 * extra positional / keyword arguments there */
+	bool catch_va = tnode_uses_name(&def->body, "varargs");
+	bool catch_kw = tnode_uses_name(&def->body, "kwargs");
+	if (json_array_size(args) > def->ntargets && !catch_va) {
 		ev_error(ev, TMPL_ERR_TYPE, pos, "macro '%s' takes not more than %zu argument(s)", m->name, def->ntargets);
 		return NULL;
 	}
+	json_t *extra_kw = json_object();
+	const char *kn;
+	json_t *kv;
+	json_object_foreach(kw, kn, kv) {
+		bool param = false;
+		for (size_t i = 0; i < def->ntargets && !param; i++)
+			param = !strcmp(def->targets[i], kn);
+		if (param)
+			continue;
+		if (!catch_kw) {
+			json_decref(extra_kw);
+			ev_error(ev, TMPL_ERR_TYPE, pos, "macro '%s' takes no keyword argument '%s'", m->name, kn);
+			return NULL;
+		}
+		json_object_set(extra_kw, kn, kv);
+	}
 	if (ev->depth >= TMPL_MAX_DEPTH) {
+		json_decref(extra_kw);
 		ev_error(ev, TMPL_ERR_LIMIT, pos, "macro recursion too deep");
 		return NULL;
 	}
@@ -611,13 +656,17 @@ static json_t *call_macro(struct ev *ev, struct macro *m, json_t *args, json_t *
 		v = ev_eval(ev, dn);
 		if (!v) {
 			json_decref(f.vars);
+			json_decref(extra_kw);
 			ev_need(ev, NULL, dn->pos);
 			return NULL;
 		}
 		json_object_set_new(f.vars, def->targets[i], v);
 	}
-	json_object_set_new(f.vars, "varargs", json_array());
-	json_object_set_new(f.vars, "kwargs", json_object());
+	json_t *va = json_array();
+	for (size_t i = def->ntargets; i < json_array_size(args); i++)
+		json_array_append(va, json_array_get(args, i));
+	json_object_set_new(f.vars, "varargs", va);
+	json_object_set_new(f.vars, "kwargs", extra_kw);
 	struct frame *saved = ev->frame;
 	struct tmodule *saved_mod = ev->module;
 	ev->frame = &f;

@@ -279,33 +279,6 @@ static void drop_macros(struct macro **list, struct macro *stop)
 	}
 }
 
-static bool uses_name_list(const struct nlist *l, const char *name);
-
-/* Does the subtree read the variable name (caller, varargs...)? */
-static bool uses_name(const struct tnode *n, const char *name)
-{
-	if (!n)
-		return false;
-	if (n->kind == N_NAME && n->name && !strcmp(n->name, name))
-		return true;
-	if (uses_name(n->a, name) || uses_name(n->b, name) || uses_name(n->c, name) || uses_name(n->d, name) ||
-	    uses_name(n->dyn_args, name) || uses_name(n->dyn_kwargs, name) || uses_name_list(&n->args, name) ||
-	    uses_name_list(&n->body, name) || uses_name_list(&n->orelse, name))
-		return true;
-	for (size_t i = 0; i < n->nkw; i++)
-		if (uses_name(n->kwvals[i], name))
-			return true;
-	return false;
-}
-
-static bool uses_name_list(const struct nlist *l, const char *name)
-{
-	for (size_t i = 0; i < l->n; i++)
-		if (uses_name(l->v[i], name))
-			return true;
-	return false;
-}
-
 /* {% call [(params)] macro(args) %}body{% endcall %}: the macro runs with
  * caller() rendering body, which sees the variables where the block is and
  * its own parameters. A macro that never names caller refuses it, with
@@ -318,7 +291,7 @@ static int exec_callblock(struct ev *ev, const struct tnode *n, struct strbuf *o
 		ev_error(ev, TMPL_ERR_UNDEFINED, n->a->pos, "the {%% call %%} block's callee is not a macro");
 		return -1;
 	}
-	if (!uses_name_list(&target->def->body, "caller") && !uses_name_list(&target->def->args, "caller")) {
+	if (!tnode_uses_name(&target->def->body, "caller") && !tnode_uses_name(&target->def->args, "caller")) {
 		ev_error(ev, TMPL_ERR_TYPE, n->pos,
 			 "macro '%s' was invoked with two values for the special caller argument. This is most likely a bug.",
 			 target->name);

@@ -1092,6 +1092,10 @@ static void test_jinja_imports(void **state)
 		  "ERR: macro 'plain' was invoked with two values for the special caller argument. This is most likely a bug." },
 		{ "{% from 'mod.j2' import _hidden %}", "ERR: template error while templating string: names starting with an underline can not be imported" },
 		{ "{% from 'mod.j2' import nothere %}", "ERR: the template 'mod.j2' does not export the requested name 'nothere'" },
+		/* varargs and kwargs take the extra arguments of a macro naming them */
+		{ "{% macro a(x) %}{{ x }}{% for v in varargs %}+{{ v }}{% endfor %}"
+		  "{% for k, v in kwargs.items() %}/{{ k }}={{ v }}{% endfor %}{% endmacro %}{{ a(1, 2, 3, k=4) }}", "1+2+3/k=4" },
+		{ "{% macro a(x) %}{{ x }}{% endmacro %}{{ a(1, k=2) }}", "ERR: macro 'a' takes no keyword argument 'k'" },
 		/* an included template's macros stay its own */
 		{ "{% include 'defs.j2' %}{{ m() }}", "ERR: 'm' is undefined" },
 	};
