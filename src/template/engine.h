@@ -92,6 +92,9 @@ enum nkind {
 	/* statements */
 	S_TEXT, S_OUT, S_IF, S_FOR, S_SET, S_SETBLOCK, S_DO, S_BREAK, S_CONTINUE,
 	S_MACRO, S_INCLUDE, S_FILTERBLOCK, S_WITH,
+	S_CALLBLOCK,  /* a: the macro call; targets/args: caller's parameters; body: caller */
+	S_IMPORT,     /* a: template name; name: alias; op: with context */
+	S_FROMIMPORT, /* a: template name; targets: name, alias pairs; op: with context */
 };
 
 enum cmpop { CMP_EQ, CMP_NE, CMP_LT, CMP_LE, CMP_GT, CMP_GE, CMP_IN, CMP_NOTIN };
@@ -143,9 +146,16 @@ struct frame {
 	bool barrier;         /* macro call frames: names below are not visible except globals */
 };
 
+struct tmodule;
+
 struct macro {
 	char *name;
 	const struct tnode *def; /* borrowed from the AST */
+	/* the frame the body sees above its own: the module's top frame for
+	 * an imported macro, the call site's for caller(); NULL: the frame of
+	 * whoever calls it */
+	struct frame *scope;
+	struct tmodule *module;  /* the imported template it belongs to, or NULL */
 	struct macro *next;
 };
 
@@ -167,6 +177,8 @@ struct ev {
 	char undef[512];      /* why the last NULL-without-error value is undefined */
 	struct frame *frame;
 	struct macro *macros;
+	struct tmodule *modules; /* templates imported by {% import %} / {% from %} */
+	struct tmodule *module;  /* the one whose macro is running (NULL: the main one) */
 	int depth;            /* nested lazy templating / includes / macro calls */
 	int loopctl;          /* 1 break, 2 continue */
 	size_t outcap;        /* output size limit */
@@ -208,6 +220,23 @@ struct compiled {
 	struct nlist body;
 	struct tnode *expr;
 };
+/* A template imported by {% import %} or {% from ... import %}: its AST
+ * (which its macros borrow), its top-level variables (a frame that ends
+ * name lookup unless imported with context) and its macros. Kept until
+ * ev_done. */
+struct tmodule {
+	char *alias;          /* {% import ... as alias %}; NULL for from-import */
+	char *src;
+	struct compiled c;
+	struct frame top;
+	struct macro *macros;
+	struct tmodule *next;
+};
+/* The macro a call's callee names (NAME, or ALIAS.NAME of an imported
+ * template), or NULL. */
+struct macro *ev_find_macro(struct ev *ev, const struct tnode *callee);
+/* Does a statement list read the variable name (caller, varargs...)? */
+bool tnode_uses_name(const struct nlist *l, const char *name);
 /* Compiles text; -1 with a syntax error recorded in ev. */
 int render_compile(struct ev *ev, const char *text, size_t len, const struct lexopt *o, struct compiled *c);
 void render_release(struct compiled *c);
@@ -227,6 +256,7 @@ void ev_done(struct ev *ev);
 struct ev_ops {
 	json_t *(*render_typed)(struct ev *ev, const char *text);
 	char *(*render_text)(struct ev *ev, const char *text, bool raw_var_strings);
+	json_t *(*render_file_text)(struct ev *ev, const char *text, bool convert_data);
 	json_t *(*render_body)(struct ev *ev, const struct nlist *body);
 	json_t *(*lookup_name)(struct ev *ev, const char *name, size_t pos);
 };
@@ -248,6 +278,10 @@ json_t *ev_need(struct ev *ev, json_t *v, size_t pos);
 json_t *ev_render_typed(struct ev *ev, const char *text);
 /* Renders text (no typing) into a malloc'd string; NULL on error. */
 char *ev_render_text(struct ev *ev, const char *text, bool raw_var_strings);
+/* Renders a template file's text as lookup('template') does (convert_data:
+ * a rendered literal list, dict or bool becomes that value); new reference,
+ * or NULL on error. */
+json_t *ev_render_file_text(struct ev *ev, const char *text, bool convert_data);
 /* Renders a statement list to a string value (macro bodies). */
 json_t *ev_render_body(struct ev *ev, const struct nlist *body);
 /* eval_name() through the context. */

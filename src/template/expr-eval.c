@@ -127,6 +127,9 @@ static json_t *lookup_raw(struct ev *ev, const char *name, bool *raw)
 		json_t *v = json_object_get(f->vars, name);
 		if (v)
 			return json_incref(v);
+		/* a template imported without context sees its own names only */
+		if (f->barrier)
+			return ev_undef(ev, "'%s' is undefined", name);
 	}
 	struct tmpl_env *env = ev->env;
 	bool unsafe = env->unsafe && json_object_get(env->unsafe, name);
@@ -539,13 +542,68 @@ fail:
 	return -1;
 }
 
+static bool uses_name(const struct tnode *n, const char *name)
+{
+	if (!n)
+		return false;
+	if (n->kind == N_NAME && n->name && !strcmp(n->name, name))
+		return true;
+	if (uses_name(n->a, name) || uses_name(n->b, name) || uses_name(n->c, name) || uses_name(n->d, name) ||
+	    uses_name(n->dyn_args, name) || uses_name(n->dyn_kwargs, name) || tnode_uses_name(&n->args, name) ||
+	    tnode_uses_name(&n->body, name) || tnode_uses_name(&n->orelse, name))
+		return true;
+	for (size_t i = 0; i < n->nkw; i++)
+		if (uses_name(n->kwvals[i], name))
+			return true;
+	return false;
+}
+
+bool tnode_uses_name(const struct nlist *l, const char *name)
+{
+	for (size_t i = 0; i < l->n; i++)
+		if (uses_name(l->v[i], name))
+			return true;
+	return false;
+}
+
 static json_t *call_macro(struct ev *ev, struct macro *m, json_t *args, json_t *kw, size_t pos);
+
+/* Inside an imported template's macro, the names are its macros; else
+ * those this template defined or imported. */
+static struct macro *find_macro(struct ev *ev, const char *name)
+{
+	for (struct macro *m = ev->module ? ev->module->macros : ev->macros; m; m = m->next)
+		if (!strcmp(m->name, name))
+			return m;
+	return NULL;
+}
+
+static struct tmodule *find_module(struct ev *ev, const char *alias)
+{
+	for (struct tmodule *t = ev->modules; t; t = t->next)
+		if (t->alias && !strcmp(t->alias, alias))
+			return t;
+	return NULL;
+}
+
+struct macro *ev_find_macro(struct ev *ev, const struct tnode *callee)
+{
+	if (callee->kind == N_NAME && callee->name)
+		return find_macro(ev, callee->name);
+	if (callee->kind == N_GETATTR && callee->a->kind == N_NAME && callee->a->name) {
+		struct tmodule *t = find_module(ev, callee->a->name);
+		for (struct macro *m = t ? t->macros : NULL; m; m = m->next)
+			if (!strcmp(m->name, callee->name))
+				return m;
+	}
+	return NULL;
+}
 
 static json_t *call_global(struct ev *ev, const char *name, json_t *args, json_t *kw, size_t pos)
 {
-	for (struct macro *m = ev->macros; m; m = m->next)
-		if (!strcmp(m->name, name))
-			return call_macro(ev, m, args, kw, pos);
+	struct macro *m = find_macro(ev, name);
+	if (m)
+		return call_macro(ev, m, args, kw, pos);
 	const struct tglobal *g = reg_global(ev->reg, name);
 	if (g)
 		return g->fn(ev, args, kw, pos);
@@ -556,15 +614,36 @@ static json_t *call_global(struct ev *ev, const char *name, json_t *args, json_t
 static json_t *call_macro(struct ev *ev, struct macro *m, json_t *args, json_t *kw, size_t pos)
 {
 	const struct tnode *def = m->def;
-	if (json_array_size(args) > def->ntargets) {
+	/* as Jinja's: a macro whose body names varargs / kwargs takes the
+	 * extra positional / keyword arguments there */
+	bool catch_va = tnode_uses_name(&def->body, "varargs");
+	bool catch_kw = tnode_uses_name(&def->body, "kwargs");
+	if (json_array_size(args) > def->ntargets && !catch_va) {
 		ev_error(ev, TMPL_ERR_TYPE, pos, "macro '%s' takes not more than %zu argument(s)", m->name, def->ntargets);
 		return NULL;
 	}
+	json_t *extra_kw = json_object();
+	const char *kn;
+	json_t *kv;
+	json_object_foreach(kw, kn, kv) {
+		bool param = false;
+		for (size_t i = 0; i < def->ntargets && !param; i++)
+			param = !strcmp(def->targets[i], kn);
+		if (param)
+			continue;
+		if (!catch_kw) {
+			json_decref(extra_kw);
+			ev_error(ev, TMPL_ERR_TYPE, pos, "macro '%s' takes no keyword argument '%s'", m->name, kn);
+			return NULL;
+		}
+		json_object_set(extra_kw, kn, kv);
+	}
 	if (ev->depth >= TMPL_MAX_DEPTH) {
+		json_decref(extra_kw);
 		ev_error(ev, TMPL_ERR_LIMIT, pos, "macro recursion too deep");
 		return NULL;
 	}
-	struct frame f = { .vars = json_object(), .up = ev->frame };
+	struct frame f = { .vars = json_object(), .up = m->scope ? m->scope : ev->frame };
 	for (size_t i = 0; i < def->ntargets; i++) {
 		json_t *v = i < json_array_size(args) ? json_array_get(args, i) : kw ? json_object_get(kw, def->targets[i]) : NULL;
 		if (v) {
@@ -577,18 +656,26 @@ static json_t *call_macro(struct ev *ev, struct macro *m, json_t *args, json_t *
 		v = ev_eval(ev, dn);
 		if (!v) {
 			json_decref(f.vars);
+			json_decref(extra_kw);
 			ev_need(ev, NULL, dn->pos);
 			return NULL;
 		}
 		json_object_set_new(f.vars, def->targets[i], v);
 	}
-	json_object_set_new(f.vars, "varargs", json_array());
-	json_object_set_new(f.vars, "kwargs", json_object());
+	json_t *va = json_array();
+	for (size_t i = def->ntargets; i < json_array_size(args); i++)
+		json_array_append(va, json_array_get(args, i));
+	json_object_set_new(f.vars, "varargs", va);
+	json_object_set_new(f.vars, "kwargs", extra_kw);
+	struct frame *saved = ev->frame;
+	struct tmodule *saved_mod = ev->module;
 	ev->frame = &f;
+	ev->module = m->module;
 	ev->depth++;
 	json_t *r = ev_render_body(ev, &def->body);
 	ev->depth--;
-	ev->frame = f.up;
+	ev->frame = saved;
+	ev->module = saved_mod;
 	json_decref(f.vars);
 	return r;
 }
@@ -685,8 +772,20 @@ static json_t *eval_method(struct ev *ev, const struct tnode *call, const struct
 static json_t *eval_call(struct ev *ev, const struct tnode *n)
 {
 	const struct tnode *callee = n->a;
-	if (callee->kind == N_GETATTR)
+	if (callee->kind == N_GETATTR) {
+		/* ALIAS.NAME(...) of a template imported as ALIAS */
+		struct macro *m = ev_find_macro(ev, callee);
+		if (m) {
+			json_t *args, *kw;
+			if (eval_args(ev, n, &args, &kw) < 0)
+				return NULL;
+			json_t *r = call_macro(ev, m, args, kw, n->pos);
+			json_decref(args);
+			json_decref(kw);
+			return r;
+		}
 		return eval_method(ev, n, callee);
+	}
 	if (callee->kind != N_NAME) {
 		json_t *v = ev_eval(ev, callee);
 		if (v || !ev->failed)

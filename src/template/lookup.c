@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -465,63 +466,101 @@ LOOKUP_FN(lines)
 	return command_outputs(ev, terms, pos, add_lines);
 }
 
-LOOKUP_FN(first_found)
+/* first_found's option values: a string or a list of strings, each split
+ * on any of SEPS (so "a;b" and ["a", "b"] name the same two files) */
+static void ff_split(json_t *out, json_t *v, const char *seps)
 {
-	bool skip = kw && val_truthy(json_object_get(kw, "skip"));
-	json_t *files = json_array();
-	json_t *paths = json_array();
+	if (json_is_array(v)) {
+		for (size_t i = 0; i < json_array_size(v); i++)
+			ff_split(out, json_array_get(v, i), seps);
+		return;
+	}
+	if (!v || json_is_null(v))
+		return;
+	char *s = val_to_cstr(v);
+	const char *p = s;
+	for (;;) {
+		size_t n = strcspn(p, seps);
+		json_array_append_new(out, json_stringn_nocheck(p, n));
+		if (!p[n])
+			break;
+		p += n + 1;
+	}
+	free(s);
+}
+
+/* The candidates of first_found's terms, in the order Ansible tries them:
+ * a mapping term's own files/paths (the lookup's keywords apply only to
+ * string terms), every path joined with every file (paths outer), and a
+ * term with neither naming itself. As in Ansible, a term with files but no
+ * paths replaces the candidates gathered so far. */
+static int ff_candidates(struct ev *ev, json_t *terms, json_t *kw, json_t *out, bool *skip, size_t pos)
+{
 	for (size_t i = 0; i < json_array_size(terms); i++) {
 		json_t *t = json_array_get(terms, i);
+		json_t *opts;
 		if (json_is_object(t)) {
-			json_t *f = json_object_get(t, "files"), *p = json_object_get(t, "paths");
-			if (json_is_array(f))
-				json_array_extend(files, f);
-			else if (json_is_string(f))
-				json_array_append(files, f);
-			if (json_is_array(p))
-				json_array_extend(paths, p);
-			else if (json_is_string(p))
-				json_array_append(paths, p);
-			skip = skip || val_truthy(json_object_get(t, "skip"));
+			opts = t;
+		} else if (json_is_string(t)) {
+			opts = kw;
 		} else if (json_is_array(t)) {
-			json_array_extend(files, t);
+			if (ff_candidates(ev, t, kw, out, skip, pos) < 0)
+				return -1;
+			continue;
 		} else {
-			json_array_append(files, t);
+			char *s = val_to_cstr(t);
+			lerr(ev, pos, "Invalid term supplied, can handle string, mapping or list of strings but got: <class '%s'> for %s",
+			     val_typename(t), s);
+			free(s);
+			return -1;
 		}
+		json_t *files = json_array(), *paths = json_array();
+		ff_split(files, opts ? json_object_get(opts, "files") : NULL, ",;");
+		ff_split(paths, opts ? json_object_get(opts, "paths") : NULL, ",:;");
+		*skip = opts && val_truthy(json_object_get(opts, "skip"));
+		if (json_array_size(paths)) {
+			for (size_t p = 0; p < json_array_size(paths); p++)
+				for (size_t f = 0; f < json_array_size(files); f++) {
+					const char *d = json_string_value(json_array_get(paths, p));
+					const char *n = json_string_value(json_array_get(files, f));
+					/* os.path.join: an absolute file name drops the path */
+					json_array_append_new(out, n[0] == '/' || !d[0] ? json_string(n) :
+								  json_sprintf("%s%s%s", d, d[strlen(d) - 1] == '/' ? "" : "/", n));
+				}
+		} else if (json_array_size(files)) {
+			json_array_clear(out);
+			json_array_extend(out, files);
+		} else {
+			json_array_append(out, t);
+		}
+		json_decref(files);
+		json_decref(paths);
 	}
-	if (kw) {
-		json_t *f = json_object_get(kw, "files"), *p = json_object_get(kw, "paths");
-		if (json_is_array(f))
-			json_array_extend(files, f);
-		if (json_is_array(p))
-			json_array_extend(paths, p);
+	return 0;
+}
+
+LOOKUP_FN(first_found)
+{
+	bool skip = false;
+	json_t *cands = json_array();
+	if (ff_candidates(ev, terms, kw, cands, &skip, pos) < 0) {
+		json_decref(cands);
+		return NULL;
 	}
 	json_t *r = json_array();
-	for (size_t i = 0; i < json_array_size(files) && !json_array_size(r); i++) {
-		const char *f = json_string_value(json_array_get(files, i));
+	for (size_t i = 0; i < json_array_size(cands) && !json_array_size(r); i++) {
+		const char *f = json_string_value(json_array_get(cands, i));
 		if (!f)
 			continue;
-		if (json_array_size(paths) && f[0] != '/') {
-			for (size_t j = 0; j < json_array_size(paths) && !json_array_size(r); j++) {
-				char *cand = xasprintf("%s/%s", val_s(json_array_get(paths, j)), f);
-				char *found = ev_find_file(ev, cand);
-				if (found)
-					json_array_append_new(r, json_string(found));
-				free(found);
-				free(cand);
-			}
-		} else {
-			char *found = ev_find_file(ev, f);
-			if (found) {
-				char *abs = found[0] == '/' ? xstrdup(found) : realpath(found, NULL);
-				json_array_append_new(r, json_string(abs ? abs : found));
-				free(abs);
-			}
-			free(found);
+		char *found = ev_find_file(ev, f);
+		if (found) {
+			char *abs = found[0] == '/' ? xstrdup(found) : realpath(found, NULL);
+			json_array_append_new(r, json_string(abs ? abs : found));
+			free(abs);
 		}
+		free(found);
 	}
-	json_decref(files);
-	json_decref(paths);
+	json_decref(cands);
 	if (!json_array_size(r) && !skip) {
 		json_decref(r);
 		return lerr(ev, pos, "%s", "No file was found when using first_found.");
@@ -559,9 +598,30 @@ LOOKUP_FN(fileglob)
 	return r;
 }
 
+/* lookup('template', NAME...): each file rendered as Ansible's template
+ * lookup does; template_vars adds variables for it, convert_data (default
+ * true) types a rendered list, dict or bool. Other delimiters than Jinja's
+ * are not something imc's lexer takes: asking for them is an error naming
+ * the option, never a rendering with the wrong ones. */
 LOOKUP_FN(template)
 {
-	(void)kw;
+	static const struct { const char *opt, *dflt; } delims[] = {
+		{ "variable_start_string", "{{" }, { "variable_end_string", "}}" },
+		{ "comment_start_string", "{#" }, { "comment_end_string", "#}" },
+	};
+	for (size_t i = 0; i < sizeof(delims) / sizeof(delims[0]); i++) {
+		json_t *v = kw ? json_object_get(kw, delims[i].opt) : NULL;
+		if (v && !json_is_null(v) && (!json_is_string(v) || strcmp(json_string_value(v), delims[i].dflt)))
+			return lerr(ev, pos, "the template lookup's option %s is not supported by imc", delims[i].opt);
+	}
+	json_t *jn = kw ? json_object_get(kw, "jinja2_native") : NULL;
+	if (jn && val_truthy(jn))
+		return lerr(ev, pos, "%s", "the template lookup's option jinja2_native is not supported by imc");
+	json_t *cd = kw ? json_object_get(kw, "convert_data") : NULL;
+	bool convert = !cd || val_truthy(cd);
+	json_t *tv = kw ? json_object_get(kw, "template_vars") : NULL;
+	if (tv && !json_is_null(tv) && !json_is_object(tv))
+		return lerr(ev, pos, "%s", "the template lookup's template_vars must be a dictionary");
 	json_t *r = json_array();
 	for (size_t i = 0; i < json_array_size(terms); i++) {
 		char *name = val_to_cstr(json_array_get(terms, i));
@@ -576,14 +636,26 @@ LOOKUP_FN(template)
 			return NULL;
 		}
 		free(name);
-		char *out = ev_render_text(ev, text, false);
+		/* template_vars: the caller's variables plus these, for this
+		 * rendering only */
+		struct tmpl_env *saved = ev->env, with = *ev->env;
+		if (json_object_size(tv)) {
+			with.vars = saved->vars ? json_copy(saved->vars) : json_object();
+			json_object_update(with.vars, tv);
+			ev->env = &with;
+		}
+		json_t *out = ev_render_file_text(ev, text, convert);
+		if (ev->env != saved) {
+			saved->err_kind = with.err_kind;
+			json_decref(with.vars);
+			ev->env = saved;
+		}
 		free(text);
 		if (!out) {
 			json_decref(r);
 			return NULL;
 		}
-		json_array_append_new(r, json_stringn_nocheck(out, strlen(out)));
-		free(out);
+		json_array_append_new(r, out);
 	}
 	return r;
 }
@@ -691,15 +763,17 @@ LOOKUP_FN(list)
 	return json_copy(terms);
 }
 
+/* indexed_items: [index, item] over the terms flattened one level */
 LOOKUP_FN(indexed_items)
 {
 	(void)kw;
-	json_t *r = json_array();
-	json_t *src = json_array_size(terms) == 1 && json_is_array(json_array_get(terms, 0)) ? json_array_get(terms, 0) : terms;
 	(void)ev;
 	(void)pos;
-	for (size_t i = 0; i < json_array_size(src); i++)
-		json_array_append_new(r, json_pack("[IO]", (json_int_t)i, json_array_get(src, i)));
+	json_t *items = lookup_items(ev, terms, NULL, pos);
+	json_t *r = json_array();
+	for (size_t i = 0; i < json_array_size(items); i++)
+		json_array_append_new(r, json_pack("[IO]", (json_int_t)i, json_array_get(items, i)));
+	json_decref(items);
 	return r;
 }
 
@@ -779,29 +853,151 @@ LOOKUP_FN(nested)
 	return acc;
 }
 
+/* Ansible's boolean(v, strict=False), which subelements applies to
+ * skip_missing: y, yes, on, 1, true, t (any case), 1 and True are true. */
+static bool ansible_boolean(const json_t *v)
+{
+	static const char *const yes[] = { "y", "yes", "on", "1", "true", "t", NULL };
+	if (json_is_boolean(v))
+		return json_is_true(v);
+	if (json_is_string(v)) {
+		for (size_t i = 0; yes[i]; i++)
+			if (!strcasecmp(json_string_value(v), yes[i]))
+				return true;
+		return false;
+	}
+	return json_is_number(v) && json_number_value(v) == 1;
+}
+
+/* "KEY is not False": present with any value but the boolean false (0 too:
+ * Python's identity test) */
+static bool skipped_flag(const json_t *o)
+{
+	json_t *s = json_object_get(o, "skipped");
+	return s && !json_is_false(s);
+}
+
+/* Python's str() of a value, for messages: malloc'd */
+static char *py_str(const json_t *v)
+{
+	if (json_is_string(v))
+		return xstrdup(json_string_value(v));
+	struct strbuf sb = STRBUF_INIT;
+	val_repr(&sb, v);
+	return strbuf_detach(&sb);
+}
+
+/* subelements as ansible-core 2.14's lookup: (item, element) for every
+ * element of the list at the dotted key of each item; the list is taken
+ * out of the item (Ansible pops it, so item.0 no longer holds it). Items
+ * and registered results marked skipped are left out. */
 LOOKUP_FN(subelements)
 {
-	json_t *list = json_array_get(terms, 0), *key = json_array_get(terms, 1);
-	json_t *flags = json_array_get(terms, 2);
-	bool skip = (json_is_object(flags) && val_truthy(json_object_get(flags, "skip_missing"))) ||
-		    (kw && val_truthy(json_object_get(kw, "skip_missing")));
+	(void)kw;
+	size_t nt = json_array_size(terms);
+	if (nt < 2 || nt > 3)
+		return lerr(ev, pos, "%s", "subelements lookup expects a list of two or three items, ");
+	json_t *t0 = json_array_get(terms, 0), *key = json_array_get(terms, 1);
+	/* listify_lookup_plugin_terms: a string or a scalar becomes a list of it */
+	json_t *list = json_is_array(t0) || json_is_object(t0) ? json_deep_copy(t0) : json_pack("[O]", t0);
+	if (!json_is_string(key)) {
+		json_decref(list);
+		return lerr(ev, pos, "%s", "subelements lookup expects a list of two or three items, first a dict or a list, second a string pointing to the subkey");
+	}
+	json_t *flags = nt == 3 ? json_array_get(terms, 2) : NULL;
+	if (flags && !json_is_object(flags)) {
+		bool all = json_is_array(flags) || json_is_string(flags);
+		if (json_is_array(flags)) {
+			for (size_t i = 0; i < json_array_size(flags); i++)
+				if (!json_is_string(json_array_get(flags, i)) || strcmp(json_string_value(json_array_get(flags, i)), "skip_missing"))
+					all = false;
+		} else if (json_is_string(flags)) {
+			/* a string's keys are its characters: only "" passes */
+			all = !json_string_length(flags);
+		}
+		json_decref(list);
+		if (all)
+			return lerr(ev, pos, "%s", "subelements lookup: the optional third item must be a dict");
+		return lerr(ev, pos, "%s", "subelements lookup expects a list of two or three items, the optional third item must be a dict with flags skip_missing");
+	}
 	if (json_is_object(list)) {
 		json_t *vals = json_array();
-		const char *k;
-		json_t *v;
-		json_object_foreach(list, k, v)
-			json_array_append(vals, v);
-		list = vals;
-	} else {
-		list = json_incref(list);
-	}
-	if (!json_is_array(list) || !json_is_string(key)) {
+		if (!skipped_flag(list)) {
+			const char *k;
+			json_t *v;
+			json_object_foreach(list, k, v)
+				json_array_append(vals, v);
+		}
 		json_decref(list);
-		return lerr(ev, pos, "%s", "subelements lookup expects a list of two or three items");
+		list = vals;
 	}
-	json_t *fa = json_pack("[Ob]", key, skip);
-	json_t *r = ev_call_filter(ev, "subelements", list, fa, NULL, pos);
-	json_decref(fa);
+	bool skip = flags && ansible_boolean(json_object_get(flags, "skip_missing"));
+	char *path = xstrdup(json_string_value(key));
+	char *last = strrchr(path, '.');
+	last = last ? last + 1 : path;
+	json_t *r = json_array();
+	for (size_t i = 0; i < json_array_size(list); i++) {
+		json_t *item = json_array_get(list, i);
+		if (!json_is_object(item)) {
+			char *is = py_str(item);
+			json_decref(r);
+			r = lerr(ev, pos, "subelements lookup expects a dictionary, got '%s'", is);
+			free(is);
+			goto out;
+		}
+		if (skipped_flag(item))
+			continue;
+		json_t *sub = item, *sublist = NULL;
+		char *save = NULL;
+		char *keys = xstrdup(path);
+		for (char *k = strtok_r(keys, ".", &save); k; k = strtok_r(NULL, ".", &save)) {
+			/* as in Ansible, a key is the last one when it has the
+			 * last one's name */
+			bool is_last = !strcmp(k, last);
+			json_t *v = json_object_get(sub, k);
+			if (!v) {
+				if (skip)
+					continue;
+				char *ss = py_str(sub);
+				json_decref(r);
+				r = lerr(ev, pos, "could not find '%s' key in iterated item '%s'", k, ss);
+				free(ss);
+				free(keys);
+				goto out;
+			}
+			if (!is_last) {
+				if (!json_is_object(v)) {
+					if (skip)
+						continue;
+					char *vs = py_str(v);
+					json_decref(r);
+					r = lerr(ev, pos, "the key %s should point to a dictionary, got '%s'", k, vs);
+					free(vs);
+					free(keys);
+					goto out;
+				}
+				sub = v;
+			} else {
+				if (!json_is_array(v)) {
+					char *vs = py_str(v);
+					json_decref(r);
+					r = lerr(ev, pos, "the key %s should point to a list, got '%s'", k, vs);
+					free(vs);
+					free(keys);
+					goto out;
+				}
+				json_decref(sublist);
+				sublist = json_incref(v);
+				json_object_del(sub, k);
+			}
+		}
+		free(keys);
+		for (size_t j = 0; j < json_array_size(sublist); j++)
+			json_array_append_new(r, json_pack("[OO]", item, json_array_get(sublist, j)));
+		json_decref(sublist);
+	}
+out:
+	free(path);
 	json_decref(list);
 	return r;
 }

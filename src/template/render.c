@@ -105,6 +105,7 @@ void render_release(struct compiled *c)
 	tokens_release(&c->toks);
 	nlist_free(&c->body);
 	tnode_free(c->expr);
+	c->expr = NULL;
 }
 
 int render_compile(struct ev *ev, const char *text, size_t len, const struct lexopt *o, struct compiled *c)
@@ -267,6 +268,180 @@ static json_t *apply_filter_chain(struct ev *ev, const struct tnode *f, json_t *
 }
 
 
+/* Frees the macros of *list down to (not including) stop. */
+static void drop_macros(struct macro **list, struct macro *stop)
+{
+	while (*list && *list != stop) {
+		struct macro *m = *list;
+		*list = m->next;
+		free(m->name);
+		free(m);
+	}
+}
+
+/* {% call [(params)] macro(args) %}body{% endcall %}: the macro runs with
+ * caller() rendering body, which sees the variables where the block is and
+ * its own parameters. A macro that never names caller refuses it, with
+ * Jinja's message. */
+static int exec_callblock(struct ev *ev, const struct tnode *n, struct strbuf *out)
+{
+	const struct tnode *callee = n->a->a;
+	struct macro *target = ev_find_macro(ev, callee);
+	if (!target) {
+		ev_error(ev, TMPL_ERR_UNDEFINED, n->a->pos, "the {%% call %%} block's callee is not a macro");
+		return -1;
+	}
+	if (!tnode_uses_name(&target->def->body, "caller") && !tnode_uses_name(&target->def->args, "caller")) {
+		ev_error(ev, TMPL_ERR_TYPE, n->pos,
+			 "macro '%s' was invoked with two values for the special caller argument. This is most likely a bug.",
+			 target->name);
+		return -1;
+	}
+	/* caller() is found first among the macros of whichever template
+	 * the called macro belongs to */
+	struct macro **list = target->module ? &target->module->macros : &ev->macros;
+	struct macro *c = xcalloc(1, sizeof(*c));
+	c->name = xstrdup("caller");
+	c->def = n;
+	c->scope = ev->frame;
+	c->module = ev->module;
+	c->next = *list;
+	*list = c;
+	json_t *v = ev_eval(ev, n->a);
+	/* unlink caller (macros defined meanwhile may sit before it) */
+	for (struct macro **pp = list; *pp; pp = &(*pp)->next)
+		if (*pp == c) {
+			*pp = c->next;
+			break;
+		}
+	free(c->name);
+	free(c);
+	if (!v)
+		return ev_need(ev, NULL, n->pos), -1;
+	int rc = out_value(ev, v, out, n->pos);
+	json_decref(v);
+	return rc;
+}
+
+static void module_free(struct tmodule *t)
+{
+	drop_macros(&t->macros, NULL);
+	render_release(&t->c);
+	json_decref(t->top.vars);
+	free(t->src);
+	free(t->alias);
+	free(t);
+}
+
+/* {% import NAME as alias %} and {% from NAME import a, b as c %}: the
+ * template is run once (its output dropped) for its macros and top-level
+ * variables; names starting with '_' are not exported. Without context
+ * (Jinja's default for imports) its names are all it sees. */
+static int exec_import(struct ev *ev, const struct tnode *n)
+{
+	json_t *nm = ev_need(ev, ev_eval(ev, n->a), n->a->pos);
+	if (!nm)
+		return -1;
+	char *name = val_to_cstr(nm);
+	json_decref(nm);
+	char *path = ev_find_file(ev, name);
+	struct strbuf text = STRBUF_INIT;
+	if (!path || strbuf_read_file(&text, path) < 0 || ev->depth >= TMPL_MAX_DEPTH) {
+		ev_error(ev, TMPL_ERR_LOOKUP, n->pos, ev->depth >= TMPL_MAX_DEPTH ? "import nested too deeply: '%s'"
+										    : "template not found for import: '%s'", name);
+		free(path);
+		free(name);
+		strbuf_release(&text);
+		return -1;
+	}
+	free(path);
+	struct tmodule *t = xcalloc(1, sizeof(*t));
+	size_t ignored;
+	t->src = normalize_template(strbuf_str(&text), ev->env->newline_sequence ? ev->env->newline_sequence : "\n",
+				    &ignored);
+	strbuf_release(&text);
+	t->top.vars = json_object();
+	t->top.barrier = !n->op;
+	t->top.up = n->op ? ev->frame : NULL;
+	struct lexopt o = { .trim_blocks = !ev->env->no_trim_blocks, .lstrip_blocks = ev->env->lstrip_blocks };
+	const char *save_src = ev->src;
+	size_t save_len = ev->srclen;
+	struct frame *save_frame = ev->frame;
+	struct tmodule *save_mod = ev->module;
+	ev->src = t->src;
+	ev->srclen = strlen(t->src);
+	int rc = -1;
+	if (render_compile(ev, ev->src, ev->srclen, &o, &t->c) == 0) {
+		struct strbuf discard;
+		strbuf_init(&discard, MAX_OUTPUT + 1);
+		ev->frame = &t->top;
+		ev->module = t;
+		ev->depth++;
+		rc = exec_body(ev, &t->c.body, &discard);
+		ev->depth--;
+		strbuf_release(&discard);
+	}
+	ev->src = save_src;
+	ev->srclen = save_len;
+	ev->frame = save_frame;
+	ev->module = save_mod;
+	/* with context, the module's frame chain led to ours: cut it, so
+	 * that its macros see the variables of whoever calls them */
+	t->top.up = NULL;
+	t->top.barrier = !n->op;
+	if (rc < 0) {
+		free(name);
+		module_free(t);
+		return -1;
+	}
+	t->next = ev->modules;
+	ev->modules = t;
+	if (n->kind == S_IMPORT) {
+		t->alias = xstrdup(n->name);
+		/* ALIAS.var: the exported variables; ALIAS.macro() is found
+		 * through the module (ev_find_macro) */
+		json_t *exp = json_object();
+		const char *k;
+		json_t *v;
+		json_object_foreach(t->top.vars, k, v)
+			if (k[0] != '_')
+				json_object_set(exp, k, v);
+		frame_set(ev, n->name, exp);
+		json_decref(exp);
+		free(name);
+		return 0;
+	}
+	for (size_t i = 0; i + 1 < n->ntargets; i += 2) {
+		const char *want = n->targets[i], *as = n->targets[i + 1];
+		struct macro *src = NULL;
+		for (struct macro *m = t->macros; m; m = m->next)
+			if (!strcmp(m->name, want)) {
+				src = m;
+				break;
+			}
+		if (src) {
+			struct macro *m = xcalloc(1, sizeof(*m));
+			m->name = xstrdup(as);
+			m->def = src->def;
+			m->scope = src->scope;
+			m->module = src->module;
+			struct macro **list = ev->module ? &ev->module->macros : &ev->macros;
+			m->next = *list;
+			*list = m;
+			continue;
+		}
+		json_t *v = json_object_get(t->top.vars, want);
+		if (!v) {
+			ev_error(ev, TMPL_ERR_UNDEFINED, n->pos, "the template '%s' does not export the requested name '%s'", name, want);
+			free(name);
+			return -1;
+		}
+		frame_set(ev, as, v);
+	}
+	free(name);
+	return 0;
+}
+
 static int exec_include(struct ev *ev, const struct tnode *n, struct strbuf *out)
 {
 	json_t *nm = ev_need(ev, ev_eval(ev, n->a), n->a->pos);
@@ -299,18 +474,32 @@ static int exec_include(struct ev *ev, const struct tnode *n, struct strbuf *out
 	struct compiled c;
 	const char *save_src = ev->src;
 	size_t save_len = ev->srclen;
-	ev->src = strbuf_str(&text);
-	ev->srclen = text.len;
+	/* an included template is Jinja source like any other: its line
+	 * breaks become the newline sequence and its one final line break is
+	 * dropped (Ansible restores trailing newlines of the outer template
+	 * only), so "Hello {% include 'w' %}!" with w = "world\n" is
+	 * "Hello world!" */
+	size_t ignored;
+	char *src = normalize_template(strbuf_str(&text), ev->env->newline_sequence ? ev->env->newline_sequence : "\n",
+				       &ignored);
+	strbuf_release(&text);
+	ev->src = src;
+	ev->srclen = strlen(src);
 	int rc = -1;
-	if (render_compile(ev, ev->src, text.len, &o, &c) == 0) {
+	struct macro **list = ev->module ? &ev->module->macros : &ev->macros;
+	struct macro *before = *list;
+	if (render_compile(ev, ev->src, ev->srclen, &o, &c) == 0) {
 		ev->depth++;
 		rc = exec_body(ev, &c.body, out);
 		ev->depth--;
+		/* the included template's macros are its own (Jinja), and
+		 * their definitions are freed with its AST now */
+		drop_macros(list, before);
 		render_release(&c);
 	}
 	ev->src = save_src;
 	ev->srclen = save_len;
-	strbuf_release(&text);
+	free(src);
 	return rc;
 }
 
@@ -406,10 +595,22 @@ static int exec_stmt(struct ev *ev, const struct tnode *n, struct strbuf *out)
 		struct macro *m = xcalloc(1, sizeof(*m));
 		m->name = xstrdup(n->name);
 		m->def = n;
-		m->next = ev->macros;
-		ev->macros = m;
+		if (ev->module) {
+			m->module = ev->module;
+			m->scope = &ev->module->top;
+			m->next = ev->module->macros;
+			ev->module->macros = m;
+		} else {
+			m->next = ev->macros;
+			ev->macros = m;
+		}
 		return 0;
 	}
+	case S_CALLBLOCK:
+		return exec_callblock(ev, n, out);
+	case S_IMPORT:
+	case S_FROMIMPORT:
+		return exec_import(ev, n);
 	case S_INCLUDE:
 		return exec_include(ev, n, out);
 	case S_WITH: {
@@ -467,18 +668,21 @@ static bool native_text_output(const struct compiled *c)
 	return false;
 }
 
-static char *render_text_in2(struct ev *parent, const char *text, bool raw_strings, bool *native, json_t **single);
+static char *render_text_in2(struct ev *parent, const char *text, bool raw_strings, bool *native, json_t **single,
+			     size_t *trailing_out);
 
 static char *render_text_in(struct ev *parent, const char *text, bool raw_strings)
 {
-	return render_text_in2(parent, text, raw_strings, NULL, NULL);
+	return render_text_in2(parent, text, raw_strings, NULL, NULL, NULL);
 }
 
 /* With single: when the text is one {{ expr }} whose value is a list or a
  * dict, that value is returned in *single (and NULL as text): Ansible would
  * print it and literal_eval it back to the same value, at a high cost for
- * big lists. */
-static char *render_text_in2(struct ev *parent, const char *text, bool raw_strings, bool *native, json_t **single)
+ * big lists. With trailing_out: Jinja's own output, the trailing newlines
+ * of the source not restored but counted in *trailing_out. */
+static char *render_text_in2(struct ev *parent, const char *text, bool raw_strings, bool *native, json_t **single,
+			     size_t *trailing_out)
 {
 	struct ev ev;
 	memset(&ev, 0, sizeof(ev));
@@ -524,7 +728,10 @@ static char *render_text_in2(struct ev *parent, const char *text, bool raw_strin
 			}
 			json_decref(v);
 		} else if (exec_body(&ev, &c.body, &sb) == 0) {
-			restore_newlines(&sb, trailing);
+			if (trailing_out)
+				*trailing_out = trailing;
+			else
+				restore_newlines(&sb, trailing);
 			r = strbuf_detach(&sb);
 		}
 		strbuf_release(&sb);
@@ -543,7 +750,8 @@ static char *render_text(struct ev *ev, const char *text, bool raw_var_strings)
 	return render_text_in(ev, text, raw_var_strings);
 }
 
-/* "{{ name }}" exactly (Ansible's SINGLE_VAR): returns the name length. */
+/* "{{ name }}" exactly, or with one newline after it (Ansible's
+ * SINGLE_VAR, ^{{\s*(\w*)\s*}}$): returns the name length. */
 static size_t single_var(const char *t, const char **name)
 {
 	const char *p = t;
@@ -558,7 +766,8 @@ static size_t single_var(const char *t, const char **name)
 	size_t n = (size_t)(p - a);
 	while (isspace((unsigned char)*p))
 		p++;
-	if (p[0] != '}' || p[1] != '}' || p[2])
+	/* Python's '$' also matches before a final newline */
+	if (p[0] != '}' || p[1] != '}' || (p[2] && (p[2] != '\n' || p[3])))
 		return 0;
 	*name = a;
 	return n;
@@ -580,7 +789,10 @@ json_t *render_typed_result(char *text, bool native)
 	return r;
 }
 
-static json_t *render_typed(struct ev *ev, const char *text)
+/* Templar.template's shortcuts before Jinja runs: a text without a
+ * delimiter is itself, and "{{ name }}" of a number, bool or None variable
+ * is that value. Returns a new reference, or NULL to render. */
+static json_t *template_shortcut(struct ev *ev, const char *text)
 {
 	if (!tmpl_has_template(text))
 		return json_stringn_nocheck(text, strlen(text));
@@ -593,9 +805,17 @@ static json_t *render_typed(struct ev *ev, const char *text)
 		if (v && (json_is_number(v) || json_is_boolean(v) || json_is_null(v)))
 			return json_incref(v);
 	}
+	return NULL;
+}
+
+static json_t *render_typed(struct ev *ev, const char *text)
+{
+	json_t *v = template_shortcut(ev, text);
+	if (v)
+		return v;
 	bool native = false;
 	json_t *single = NULL;
-	char *s = render_text_in2(ev, text, true, &native, &single);
+	char *s = render_text_in2(ev, text, true, &native, &single, NULL);
 	if (single)
 		return single;
 	if (!s)
@@ -603,8 +823,44 @@ static json_t *render_typed(struct ev *ev, const char *text)
 	return render_typed_result(s, native);
 }
 
+/* A template file's text as Ansible's templar.template renders it for
+ * lookup('template') (escape_backslashes off, trailing newlines preserved):
+ * with convert_data, Jinja's output that starts with '{' or '[' or is True
+ * or False becomes the value literal_eval makes of it (text when it is not
+ * a literal); only text gets the source's trailing newlines back. A text
+ * without delimiters, or one variable, is taken as render_typed takes it. */
+static json_t *render_file_text(struct ev *ev, const char *text, bool convert_data)
+{
+	json_t *v = template_shortcut(ev, text);
+	if (v)
+		return v;
+	size_t trailing = 0;
+	char *s = render_text_in2(ev, text, false, NULL, NULL, &trailing);
+	if (!s)
+		return NULL;
+	if (convert_data && (s[0] == '[' || s[0] == '{' || !strcmp(s, "True") || !strcmp(s, "False"))) {
+		v = val_literal_eval(s);
+		if (v) {
+			free(s);
+			return v;
+		}
+	}
+	struct strbuf sb = STRBUF_INIT;
+	strbuf_addstr(&sb, s);
+	free(s);
+	restore_newlines(&sb, trailing);
+	json_t *r = json_stringn_nocheck(strbuf_str(&sb), sb.len);
+	strbuf_release(&sb);
+	return r;
+}
+
 void ev_done(struct ev *ev)
 {
+	while (ev->modules) {
+		struct tmodule *t = ev->modules;
+		ev->modules = t->next;
+		module_free(t);
+	}
 	while (ev->macros) {
 		struct macro *m = ev->macros;
 		ev->macros = m->next;
@@ -661,6 +917,7 @@ json_t *render_expr(struct ev *ev, const char *expr, bool raw)
 const struct ev_ops render_ops = {
 	.render_typed = render_typed,
 	.render_text = render_text,
+	.render_file_text = render_file_text,
 	.render_body = render_body,
 	.lookup_name = eval_name,
 };

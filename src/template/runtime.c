@@ -296,6 +296,11 @@ char *ev_render_text(struct ev *ev, const char *text, bool raw_var_strings)
 	return ev->ops->render_text(ev, text, raw_var_strings);
 }
 
+json_t *ev_render_file_text(struct ev *ev, const char *text, bool convert_data)
+{
+	return ev->ops->render_file_text(ev, text, convert_data);
+}
+
 json_t *ev_render_body(struct ev *ev, const struct nlist *body)
 {
 	return ev->ops->render_body(ev, body);

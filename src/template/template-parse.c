@@ -201,6 +201,145 @@ fail:
 	return NULL;
 }
 
+/* a macro's or call block's parameters: '(' [NAME ['=' expr]] {',' ...} ')'
+ * into n->targets and n->args (a default, or an N_NAME without a name) */
+static bool parse_params(struct parser *p, struct tnode *n, size_t pos)
+{
+	if (!tp_expect(p, TK_LPAREN, "("))
+		return false;
+	while (tp_cur(p)->type != TK_RPAREN) {
+		if (n->ntargets && !tp_expect(p, TK_COMMA, ","))
+			return false;
+		if (tp_cur(p)->type != TK_NAME) {
+			tp_unexpected(p, "name");
+			return false;
+		}
+		n->targets = xreallocarray(n->targets, n->ntargets + 1, sizeof(char *));
+		n->targets[n->ntargets++] = xstrdup(tp_cur(p)->str);
+		tp_adv(p);
+		struct tnode *dflt = NULL;
+		if (tp_cur(p)->type == TK_ASSIGN) {
+			tp_adv(p);
+			dflt = tp_parse_expr(p, true);
+			if (!dflt)
+				return false;
+		}
+		if (!dflt)
+			dflt = tp_mk(N_NAME, pos); /* marker: no default (name NULL) */
+		nlist_push(&n->args, dflt);
+	}
+	tp_adv(p);
+	return true;
+}
+
+/* call: 'call' ['(' params ')'] CALL_EXPR %} body endcall — the body is
+ * the called macro's caller() */
+static struct tnode *parse_call(struct parser *p, size_t pos)
+{
+	struct tnode *n = tp_mk(S_CALLBLOCK, pos);
+	if (tp_cur(p)->type == TK_LPAREN && !parse_params(p, n, pos))
+		goto fail;
+	size_t epos = tp_cur(p)->pos;
+	n->a = tp_parse_expr(p, true);
+	if (!n->a)
+		goto fail;
+	if (n->a->kind != N_CALL) {
+		tp_perr(p, epos, "expected call");
+		goto fail;
+	}
+	if (!end_block(p))
+		goto fail;
+	static const char *const ends[] = { "endcall", NULL };
+	const char *which;
+	if (parse_body(p, &n->body, ends, &which) < 0 || !end_tag(p, "endcall"))
+		goto fail;
+	return n;
+fail:
+	tnode_free(n);
+	return NULL;
+}
+
+/* [with|without context] at the end of an import tag: op 1 with */
+static void parse_context(struct parser *p, struct tnode *n)
+{
+	if ((tp_is_name(p, "with") || tp_is_name(p, "without")) && tp_peek(p, 1)->type == TK_NAME &&
+	    !strcmp(tp_peek(p, 1)->str, "context")) {
+		n->op = tp_is_name(p, "with");
+		tp_adv(p);
+		tp_adv(p);
+	}
+}
+
+/* import: 'import' expr 'as' NAME [context] — name in n->name;
+ * from: 'from' expr 'import' NAME ['as' NAME] {',' ...} [context] — the
+ * names in n->targets, each followed by its alias (or itself) */
+static struct tnode *parse_import(struct parser *p, size_t pos, bool from)
+{
+	struct tnode *n = tp_mk(from ? S_FROMIMPORT : S_IMPORT, pos);
+	n->a = tp_parse_expr(p, true);
+	if (!n->a)
+		goto fail;
+	if (!from) {
+		if (!tp_is_name(p, "as")) {
+			tp_unexpected(p, "'as'");
+			goto fail;
+		}
+		tp_adv(p);
+		if (tp_cur(p)->type != TK_NAME) {
+			tp_unexpected(p, "name");
+			goto fail;
+		}
+		n->name = xstrdup(tp_cur(p)->str);
+		tp_adv(p);
+		parse_context(p, n);
+	} else {
+		if (!tp_is_name(p, "import")) {
+			tp_unexpected(p, "'import'");
+			goto fail;
+		}
+		tp_adv(p);
+		for (;;) {
+			if (n->ntargets && (tp_is_name(p, "with") || tp_is_name(p, "without")) &&
+			    tp_peek(p, 1)->type == TK_NAME && !strcmp(tp_peek(p, 1)->str, "context")) {
+				parse_context(p, n);
+				break;
+			}
+			if (tp_cur(p)->type != TK_NAME) {
+				tp_unexpected(p, "name");
+				goto fail;
+			}
+			if (tp_cur(p)->str[0] == '_') {
+				tp_perr(p, tp_cur(p)->pos, "names starting with an underline can not be imported");
+				goto fail;
+			}
+			n->targets = xreallocarray(n->targets, n->ntargets + 2, sizeof(char *));
+			n->targets[n->ntargets++] = xstrdup(tp_cur(p)->str);
+			tp_adv(p);
+			if (tp_is_name(p, "as")) {
+				tp_adv(p);
+				if (tp_cur(p)->type != TK_NAME) {
+					tp_unexpected(p, "name");
+					goto fail;
+				}
+				n->targets[n->ntargets++] = xstrdup(tp_cur(p)->str);
+				tp_adv(p);
+			} else {
+				n->targets[n->ntargets] = xstrdup(n->targets[n->ntargets - 1]);
+				n->ntargets++;
+			}
+			if (tp_cur(p)->type != TK_COMMA)
+				break;
+			tp_adv(p);
+		}
+	}
+	if (!end_block(p))
+		goto fail;
+	return n;
+fail:
+	tnode_free(n);
+	return NULL;
+}
+
 /* macro: 'macro' NAME '(' [NAME ['=' expr]] {',' ...} ')' %} body endmacro */
 static struct tnode *parse_macro(struct parser *p, size_t pos)
 {
@@ -211,31 +350,7 @@ static struct tnode *parse_macro(struct parser *p, size_t pos)
 	}
 	n->name = xstrdup(tp_cur(p)->str);
 	tp_adv(p);
-	if (!tp_expect(p, TK_LPAREN, "("))
-		goto fail;
-	while (tp_cur(p)->type != TK_RPAREN) {
-		if (n->ntargets && !tp_expect(p, TK_COMMA, ","))
-			goto fail;
-		if (tp_cur(p)->type != TK_NAME) {
-			tp_unexpected(p, "name");
-			goto fail;
-		}
-		n->targets = xreallocarray(n->targets, n->ntargets + 1, sizeof(char *));
-		n->targets[n->ntargets++] = xstrdup(tp_cur(p)->str);
-		tp_adv(p);
-		struct tnode *dflt = NULL;
-		if (tp_cur(p)->type == TK_ASSIGN) {
-			tp_adv(p);
-			dflt = tp_parse_expr(p, true);
-			if (!dflt)
-				goto fail;
-		}
-		if (!dflt)
-			dflt = tp_mk(N_NAME, pos); /* marker: no default (name NULL) */
-		nlist_push(&n->args, dflt);
-	}
-	tp_adv(p);
-	if (!end_block(p))
+	if (!parse_params(p, n, pos) || !end_block(p))
 		goto fail;
 	{
 		static const char *const ends[] = { "endmacro", NULL };
@@ -266,6 +381,10 @@ static struct tnode *parse_statement(struct parser *p)
 		return parse_set(p, pos);
 	if (!strcmp(name, "macro"))
 		return parse_macro(p, pos);
+	if (!strcmp(name, "call"))
+		return parse_call(p, pos);
+	if (!strcmp(name, "import") || !strcmp(name, "from"))
+		return parse_import(p, pos, name[0] == 'f');
 	if (!strcmp(name, "do")) {
 		struct tnode *n = tp_mk(S_DO, pos);
 		n->a = tp_parse_tuple(p);

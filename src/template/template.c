@@ -248,7 +248,38 @@ json_t *tmpl_lookup(struct tmpl_env *env, const char *name, json_t *terms, json_
 {
 	struct ev ev;
 	ev_init(&ev, env, d, NULL);
-	json_t *t = json_is_array(terms) ? json_incref(terms) : json_pack("[O]", terms ? terms : json_null());
+	json_t *t;
+	if (json_is_object(terms)) {
+		/* with_NAME: a dict: Ansible hands the dict itself to the
+		 * lookup; most of them iterate it, i.e. its keys */
+		static const char *const by_key[] = { "items", "flattened", "sequence", "file", "env", "fileglob",
+						      "lines", "pipe", "template", "vars", "varnames", "password",
+						      "first_found", "csvfile", "together", "nested", NULL };
+		const char *base = strncmp(name, "ansible.builtin.", 16) ? name : name + 16;
+		bool keys = false;
+		for (size_t i = 0; by_key[i]; i++)
+			keys = keys || !strcmp(base, by_key[i]);
+		if (!strcmp(base, "dict")) {
+			t = json_pack("[O]", terms);
+		} else if (keys) {
+			t = json_array();
+			const char *k;
+			json_t *v;
+			json_object_foreach(terms, k, v)
+				json_array_append_new(t, json_string(k));
+		} else {
+			if (!strcmp(base, "indexed_items"))
+				ev_error(&ev, TMPL_ERR_LOOKUP, (size_t)-1, "with_indexed_items expects a list");
+			else
+				ev_error(&ev, TMPL_ERR_LOOKUP, (size_t)-1,
+					 "with_%s over a dictionary: imc does not run it (Ansible hands the dictionary itself to the lookup)",
+					 name);
+			ev_done(&ev);
+			return NULL;
+		}
+	} else {
+		t = json_is_array(terms) ? json_incref(terms) : json_pack("[O]", terms ? terms : json_null());
+	}
 	json_t *kw = kwargs ? json_incref(kwargs) : json_object();
 	json_t *r = ev_call_lookup(&ev, name, t, kw, (size_t)-1);
 	json_decref(t);

@@ -618,7 +618,8 @@ static void test_lookups_with_context(void **state)
 	assert_string_equal(json_string_value(r), "ssh-ed25519 AAAA test");
 	json_decref(r);
 	char *s = render(&env, "[{% include 'inc.j2' %}]");
-	assert_string_equal(s, "[included 3\n]");
+	/* Jinja drops an included template's final line break */
+	assert_string_equal(s, "[included 3]");
 	free(s);
 	s = render(&env, "{% include 'missing.j2' ignore missing %}ok");
 	assert_string_equal(s, "ok");
@@ -701,8 +702,16 @@ static void test_loop_lookups(void **state)
 		{ "dict", "{\"a\": {\"name\": \"x\"}}", "[{\"key\":\"a\",\"value\":{\"name\":\"x\"}}]" },
 		{ "together", "[[\"x\", \"y\"], [1]]", "[[\"x\",1],[\"y\",null]]" },
 		{ "nested", "[[1, 2], [\"a\"]]", "[[1,\"a\"],[2,\"a\"]]" },
-		{ "subelements", "[[{\"n\": 1, \"l\": [\"a\", \"b\"]}], \"l\"]", "[[{\"n\":1,\"l\":[\"a\",\"b\"]},\"a\"],[{\"n\":1,\"l\":[\"a\",\"b\"]},\"b\"]]" },
+		/* the lookup takes the list out of the item, as Ansible pops it */
+		{ "subelements", "[[{\"n\": 1, \"l\": [\"a\", \"b\"]}], \"l\"]", "[[{\"n\":1},\"a\"],[{\"n\":1},\"b\"]]" },
+		{ "subelements", "[{\"k\": {\"n\": 1, \"m\": {\"h\": [\"a\"], \"p\": 3}}, \"s\": {\"skipped\": true}}, \"m.h\"]",
+		  "[[{\"n\":1,\"m\":{\"p\":3}},\"a\"]]" },
+		{ "subelements", "[[{\"m\": {}}], \"m.q\", {\"skip_missing\": \"yes\"}]", "[]" },
 		{ "indexed_items", "[\"a\", \"b\"]", "[[0,\"a\"],[1,\"b\"]]" },
+		/* flattened one level, as Ansible's _flatten */
+		{ "indexed_items", "[\"a\", [\"b\", \"c\"], [[\"d\"]]]", "[[0,\"a\"],[1,\"b\"],[2,\"c\"],[3,[\"d\"]]]" },
+		/* with_NAME over a dict: the lookup iterates its keys */
+		{ "sequence", "{\"count=2\": 1}", "[\"1\",\"2\"]" },
 	};
 	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
 		json_t *terms = jparse(t[i].terms);
@@ -721,6 +730,12 @@ static void test_loop_lookups(void **state)
 	assert_string_equal(json_string_value(r), "ps-0,ps-1,ps-2");
 	json_decref(r);
 	json_decref(terms);
+	terms = jparse("{\"a\": 1}");
+	assert_null(tmpl_lookup(&env, "indexed_items", terms, NULL, true, &d));
+	assert_string_equal(diag_first_message(&d), "with_indexed_items expects a list");
+	json_decref(terms);
+	diag_release(&d);
+	diag_init(&d);
 	assert_null(tmpl_lookup(&env, "nosuch", NULL, NULL, true, &d));
 	assert_int_equal(env.err_kind, TMPL_ERR_LOOKUP);
 	diag_release(&d);
@@ -969,6 +984,130 @@ static void test_threads(void **state)
 	json_decref(vars);
 }
 
+/* Lookups as ansible-core 2.14's lookup_* integration targets use them. */
+static void test_lookup_targets(void **state)
+{
+	(void)state;
+	snprintf(tmpdir, sizeof(tmpdir), "/tmp/imc-test-template-XXXXXX");
+	assert_non_null(mkdtemp(tmpdir));
+	char sub[128];
+	snprintf(sub, sizeof(sub), "%s/a", tmpdir);
+	assert_int_equal(mkdir(sub, 0700), 0);
+	write_file("a/hosts", "h\n");
+	write_file("other", "o\n");
+	const char *sp[] = { tmpdir, NULL };
+	struct tmpl_env env = { .vars = json_object(), .search_path = sp };
+	struct diag d = DIAG_INIT;
+	/* first_found (target lookup_first_found, "test legacy formats"):
+	 * files split on , and ;, paths on , : and ;, each path tried with
+	 * every file before the next path */
+	char *expr = xasprintf("{{ q('first_found', {'files': 'no.yaml;other,hosts', 'paths': 'no/dir:%s,%s'}) }}", sub, tmpdir);
+	json_t *r = tmpl_render_typed(&env, expr, &d);
+	free(expr);
+	assert_non_null(r);
+	char *want = xasprintf("%s/hosts", sub);
+	assert_string_equal(json_string_value(json_array_get(r, 0)), want);
+	free(want);
+	json_decref(r);
+	/* lookup_template: "Hello {% include 'world.txt' %}!" is "Hello world!",
+	 * and an included CRLF file's line breaks become "\n" */
+	write_file("world.txt", "wor\r\nld\n");
+	char *s = render(&env, "Hello {% include 'world.txt' %}!\n");
+	assert_string_equal(s, "Hello wor\nld!\n");
+	free(s);
+	/* lookup_template: convert_data (default true) types a rendered dict;
+	 * a file without delimiters is its text; template_vars add variables;
+	 * other delimiters are refused by name, not rendered with Jinja's */
+	write_file("dict.j2", "{\"foo\": \"{{ 'bar' }}\"}\n");
+	write_file("true.j2", "True\n");
+	write_file("x.j2", "{{ x }}\n");
+	write_file("xs.j2", "<{{ x }}>\n\n");
+	r = tmpl_render_typed(&env, "{{ [lookup('template', 'dict.j2'), lookup('template', 'dict.j2', convert_data=False),"
+				    " lookup('template', 'true.j2'), lookup('template', 'x.j2', template_vars={'x': 1}),"
+				    " lookup('template', 'xs.j2', template_vars={'x': 1})] }}", &d);
+	assert_non_null(r);
+	s = json_dumps(r, JSON_COMPACT);
+	assert_string_equal(s, "[{\"foo\":\"bar\"},\"{\\\"foo\\\": \\\"bar\\\"}\\n\",\"True\\n\",1,\"<1>\\n\\n\"]");
+	free(s);
+	json_decref(r);
+	assert_null(tmpl_render_typed(&env, "{{ lookup('template', 'x.j2', variable_start_string='[%') }}", &d));
+	assert_non_null(strstr(diag_first_message(&d), "option variable_start_string is not supported"));
+	diag_release(&d);
+	/* Ansible's SINGLE_VAR ends in '$', which matches before a final
+	 * newline: "{{ i }}\n" of a number is the number */
+	json_object_set_new(env.vars, "i", json_integer(7));
+	r = tmpl_render_typed(&env, "{{ i }}\n", &d);
+	assert_true(json_is_integer(r));
+	json_decref(r);
+	r = tmpl_render_typed(&env, "{{ i }}\n\n", &d);
+	assert_string_equal(json_string_value(r), "7\n\n");
+	json_decref(r);
+	/* lookup_subelements: Ansible's messages, which the target searches */
+	static const struct { const char *expr, *msg; } se[] = {
+		{ "{{ lookup('subelements', 9001, 'groups', wantlist=true) }}", "subelements lookup expects a dictionary, got '9001'" },
+		{ "{{ lookup('subelements', [{'m': {'p': 3}}], 'm.p') }}", "the key p should point to a list, got '3'" },
+		{ "{{ lookup('subelements', [{'m': {'p': 3}}], 'm.p.x') }}", "the key p should point to a dictionary, got '3'" },
+		{ "{{ lookup('subelements', [{'m': {'p': 3}}], 'm.q') }}", "could not find 'q' key in iterated item '{'p': 3}'" },
+		{ "{{ lookup('subelements', [], 'm', 'wolves') }}", "the optional third item must be a dict with flags skip_missing" },
+		{ "{{ lookup('subelements', true, []) }}", "first a dict or a list, second a string pointing to the subkey" },
+	};
+	for (size_t i = 0; i < sizeof(se) / sizeof(se[0]); i++) {
+		assert_null(tmpl_render_typed(&env, se[i].expr, &d));
+		if (!strstr(diag_first_message(&d), se[i].msg))
+			fail_msg("%s: %s", se[i].expr, diag_first_message(&d));
+		diag_release(&d);
+		diag_init(&d);
+	}
+	assert_null(tmpl_render_typed(&env, "{{ q('first_found', 42) }}", &d));
+	assert_non_null(strstr(diag_first_message(&d), "Invalid term supplied, can handle string, mapping or list of strings but got: <class 'int'> for 42"));
+	diag_release(&d);
+	json_decref(env.vars);
+}
+
+/* {% call %}, {% import %} and {% from ... import %} as Jinja 3 runs them
+ * (outputs compared with ansible-playbook's template module). */
+static void test_jinja_imports(void **state)
+{
+	(void)state;
+	snprintf(tmpdir, sizeof(tmpdir), "/tmp/imc-test-template-XXXXXX");
+	assert_non_null(mkdtemp(tmpdir));
+	write_file("mod.j2", "{% set _hidden = 1 %}{% set shown = 'S' %}\n"
+			     "{% macro sees() %}[{{ shown }}|{{ outer | default('no-outer') }}]{% endmacro %}\n"
+			     "{% macro list(items) %}{% for i in items %}{{ caller(i) }};{% endfor %}{% endmacro %}\n"
+			     "{% macro plain() %}plain{% endmacro %}\n"
+			     "{% macro inner() %}{{ sees() }}{% endmacro %}\n");
+	write_file("defs.j2", "{% macro m() %}m{% endmacro %}");
+	const char *sp[] = { tmpdir, NULL };
+	struct tmpl_env env = { .vars = json_pack("{s:s}", "outer", "O"), .search_path = sp };
+	struct { const char *in, *want; } t[] = {
+		/* without context an imported template sees only its own names */
+		{ "{% import 'mod.j2' as a %}{{ a.sees() }} {{ a.shown }} {{ a._hidden | default('h') }}", "[S|no-outer] S h" },
+		{ "{% import 'mod.j2' as b with context %}{{ b.sees() }}", "[S|O]" },
+		{ "{% from 'mod.j2' import sees, shown as sh, inner %}{{ sees() }} {{ sh }} {{ inner() }}", "[S|no-outer] S [S|no-outer]" },
+		/* caller() sees the variables where the call block is */
+		{ "{% import 'mod.j2' as a %}{% call(x) a.list([1, 2]) %}<{{ x }}{{ outer }}>{% endcall %}", "<1O>;<2O>;" },
+		{ "{% macro w(t) %}<{{ t }}>{{ caller() }}</{{ t }}>{% endmacro %}{% call w('p') %}in {{ 1 + 1 }}{% endcall %}",
+		  "<p>in 2</p>" },
+		{ "{% import 'mod.j2' as a %}{% call a.plain() %}x{% endcall %}",
+		  "ERR: macro 'plain' was invoked with two values for the special caller argument. This is most likely a bug." },
+		{ "{% from 'mod.j2' import _hidden %}", "ERR: template error while templating string: names starting with an underline can not be imported" },
+		{ "{% from 'mod.j2' import nothere %}", "ERR: the template 'mod.j2' does not export the requested name 'nothere'" },
+		/* varargs and kwargs take the extra arguments of a macro naming them */
+		{ "{% macro a(x) %}{{ x }}{% for v in varargs %}+{{ v }}{% endfor %}"
+		  "{% for k, v in kwargs.items() %}/{{ k }}={{ v }}{% endfor %}{% endmacro %}{{ a(1, 2, 3, k=4) }}", "1+2+3/k=4" },
+		{ "{% macro a(x) %}{{ x }}{% endmacro %}{{ a(1, k=2) }}", "ERR: macro 'a' takes no keyword argument 'k'" },
+		/* an included template's macros stay its own */
+		{ "{% include 'defs.j2' %}{{ m() }}", "ERR: 'm' is undefined" },
+	};
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		char *s = render(&env, t[i].in);
+		if (strncmp(s, t[i].want, strlen(t[i].want)))
+			fail_msg("%s: got %s", t[i].in, s);
+		free(s);
+	}
+	json_decref(env.vars);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -985,6 +1124,8 @@ int main(void)
 		cmocka_unit_test(test_whitespace_control),
 		cmocka_unit_test_teardown(test_lookups_with_context, remove_tmpdir),
 		cmocka_unit_test(test_loop_lookups),
+		cmocka_unit_test_teardown(test_lookup_targets, remove_tmpdir),
+		cmocka_unit_test_teardown(test_jinja_imports, remove_tmpdir),
 		cmocka_unit_test(test_errors_say_where),
 		cmocka_unit_test(test_omit_and_misc),
 		cmocka_unit_test(test_fuzz_regressions),
