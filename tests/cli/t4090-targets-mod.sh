@@ -1,0 +1,45 @@
+#!/bin/sh
+# t4090: module behaviour that ansible-core 2.14's integration targets of
+# file, copy, template, blockinfile, stat, script, command_shell... (run
+# from outside by scripts/ansible-targets) showed imc doing differently,
+# one play per case asserting what Ansible's module does: a play passes
+# (exit 0, failed=0) only if imc behaves as Ansible. Every case names the
+# target and task it comes from.
+. "$top_srcdir/tests/cli/lib.sh"
+
+# play NAME DESCRIPTION: runs $TMPD/NAME.yml (written just before) natively
+play() {
+	expect_exit 0 "$2" -- "$IMC" play --no-fallback --connection local -i testhost \
+		-g testgroup=testhost -e "d=$TMPD" "$TMPD/$1.yml"
+	grep -q 'failed=0' "$TMPD/out" || sed -n '/FAILED/p' "$TMPD/out" | sed 's/^/#   /' | head -5
+}
+
+# script target, "Run create_afile.sh again to ensure it is skipped": a
+# creates that exists (or a removes that does not) skips the task, with
+# Ansible's reason, before the script is even looked for
+mkdir -p "$TMPD/files"
+printf '#!/bin/sh\ntouch "$1"\n' >"$TMPD/files/create.sh"
+cat >"$TMPD/script-creates.yml" <<'EOY'
+- hosts: all
+  gather_facts: false
+  tasks:
+    - script: create.sh {{ d }}/made
+      args: { creates: "{{ d }}/made" }
+      register: r1
+    - script: create.sh {{ d }}/made
+      args: { creates: "{{ d }}/made" }
+      register: r2
+    - script: no-such-script.sh
+      args: { removes: "{{ d }}/absent" }
+      register: r3
+    - assert:
+        that:
+          - r1 is changed
+          - r2 is skipped and r2 is not changed
+          - r2.msg == d ~ '/made exists, matching creates option'
+          - r3 is skipped
+          - r3.msg == d ~ '/absent does not exist, matching removes option'
+EOY
+play script-creates "script: creates/removes skip the task with Ansible's reason (script)"
+
+done_testing
