@@ -42,4 +42,25 @@ cat >"$TMPD/script-creates.yml" <<'EOY'
 EOY
 play script-creates "script: creates/removes skip the task with Ansible's reason (script)"
 
+# command_shell target, "assert executable warning was reported": command
+# ignores executable and warns so in the result's warnings
+cat >"$TMPD/command-exe.yml" <<'EOY'
+- hosts: all
+  gather_facts: false
+  tasks:
+    - command: ls /dev/null
+      args: { executable: /bogus }
+      register: r
+    - shell: echo $0
+      args: { executable: /bin/sh }
+      register: s
+    - assert:
+        that:
+          - r.stdout == '/dev/null'
+          - r.warnings | length == 1
+          - "'no longer supported' in r.warnings[0] and '/bogus' in r.warnings[0]"
+          - s.warnings is not defined
+EOY
+play command-exe "command: executable is ignored with Ansible's warning (command_shell)"
+
 done_testing

@@ -280,6 +280,18 @@ json_t *command_module_run(struct exec_ctx *x, json_t *args, bool shell)
 		json_object_set_new(res, "stderr_lines", json_array());
 	}
 out:
+	/* command ignores executable, and says so as Ansible's command module
+	 * does, whatever the outcome (its warning comes before anything runs) */
+	if (!shell && args_str(args, "executable") && res) {
+		json_t *w = json_object_get(res, "warnings");
+		if (!json_is_array(w)) {
+			w = json_array();
+			json_object_set_new(res, "warnings", w);
+		}
+		json_array_append_new(w, json_sprintf("As of Ansible 2.4, the parameter 'executable' is no "
+						      "longer supported with the 'command' module. Not "
+						      "using '%s'.", args_str(args, "executable")));
+	}
 	free(creates);
 	free(removes);
 	json_decref(words);
