@@ -63,4 +63,40 @@ cat >"$TMPD/command-exe.yml" <<'EOY'
 EOY
 play command-exe "command: executable is ignored with Ansible's warning (command_shell)"
 
+# blockinfile target, multiline_search.yml: an insertafter/insertbefore
+# pattern with a leading (?m) is searched in the whole text (it may span
+# lines), the block going after the line its first match ends on (before
+# the line it starts on); without (?m) it is matched line by line
+cat >"$TMPD/bif-multiline.yml" <<'EOY'
+- hosts: all
+  gather_facts: false
+  tasks:
+    - copy:
+        dest: "{{ d }}/ml.txt"
+        content: "a\nX =\n    (Y =\n  z\nX =\n    (Y =\nend\n"
+    - blockinfile:
+        path: "{{ d }}/ml.txt"
+        insertafter: '(?m)X =\n.*\(Y ='
+        block: B1
+        marker: "# {mark} 1"
+      register: r1
+    - blockinfile:
+        path: "{{ d }}/ml.txt"
+        insertbefore: '(?m)X =\n.*\(Y =\nend'
+        block: B2
+        marker: "# {mark} 2"
+    - blockinfile:
+        path: "{{ d }}/ml.txt"
+        insertafter: 'X =\n.*\(Y ='
+        block: B3
+        marker: "# {mark} 3"
+    - slurp: { src: "{{ d }}/ml.txt" }
+      register: s
+    - assert:
+        that:
+          - r1 is changed
+          - (s.content | b64decode) == "a\nX =\n    (Y =\n# BEGIN 1\nB1\n# END 1\n  z\n# BEGIN 2\nB2\n# END 2\nX =\n    (Y =\nend\n# BEGIN 3\nB3\n# END 3\n"
+EOY
+play bif-multiline "blockinfile: a (?m) insertafter/insertbefore spans lines (blockinfile)"
+
 done_testing
