@@ -99,4 +99,32 @@ cat >"$TMPD/bif-multiline.yml" <<'EOY'
 EOY
 play bif-multiline "blockinfile: a (?m) insertafter/insertbefore spans lines (blockinfile)"
 
+# stat target, "assert" (the keys of a file's stat): inode, dev, nlink,
+# blocks, block_size, device_type as os.stat gives them, mimetype/charset
+# (from file(1), 'unknown' without it), version/attributes/attr_flags
+# (from lsattr); mode as "%04o" of the permission bits (a setuid file's
+# is 4755, not 04755); get_mime/get_attributes false leave theirs out
+cat >"$TMPD/stat-keys.yml" <<'EOY'
+- hosts: all
+  gather_facts: false
+  tasks:
+    - copy: { dest: "{{ d }}/st.txt", content: "hello world", mode: "04755" }
+    - stat: { path: "{{ d }}/st.txt" }
+      register: r
+    - stat: { path: /dev/null, get_mime: false, attributes: false, get_md5: true }
+      register: n
+    - command: stat -c '%i %d %h %b %o' {{ d }}/st.txt
+      register: s
+    - assert:
+        that:
+          - r.stat.mode == '4755'
+          - "[r.stat.inode, r.stat.dev, r.stat.nlink, r.stat.blocks, r.stat.block_size] | join(' ') == s.stdout"
+          - r.stat.device_type == 0
+          - r.stat.mimetype in ['text/plain', 'unknown'] and r.stat.charset in ['us-ascii', 'unknown']
+          - "'version' in r.stat and r.stat.attributes is sequence and r.stat.attr_flags is string"
+          - n.stat.device_type == 259 and n.stat.ischr
+          - "'mimetype' not in n.stat and 'attributes' not in n.stat and 'md5' not in n.stat"
+EOY
+play stat-keys "stat: Ansible's os.stat, file(1) and lsattr keys, mode as %04o (stat)"
+
 done_testing
