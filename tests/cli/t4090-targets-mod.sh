@@ -127,4 +127,28 @@ cat >"$TMPD/stat-keys.yml" <<'EOY'
 EOY
 play stat-keys "stat: Ansible's os.stat, file(1) and lsattr keys, mode as %04o (stat)"
 
+# command_shell target, "assert executable fails with no command": no
+# command (or argv and a command both) fails with rc 256 and the keys
+# Ansible's command module promises in every result
+cat >"$TMPD/command-none.yml" <<'EOY'
+- hosts: all
+  gather_facts: false
+  tasks:
+    - command:
+      args: { chdir: / }
+      register: r1
+      ignore_errors: true
+    - command: echo a
+      args: { argv: [echo, b] }
+      register: r2
+      ignore_errors: true
+    - assert:
+        that:
+          - r1 is failed and r1.msg == 'no command given' and r1.rc == 256
+          - r1.stdout == '' and r1.cmd is none and r1.stdout_lines == []
+          - r2 is failed and r2.rc == 256
+          - r2.msg == 'only command or argv can be given, not both'
+EOY
+play command-none "command: no command, or both forms, fail with rc 256 (command_shell)"
+
 done_testing
