@@ -151,4 +151,36 @@ cat >"$TMPD/command-none.yml" <<'EOY'
 EOY
 play command-none "command: no command, or both forms, fail with rc 256 (command_shell)"
 
+# file target, state_link.yml (its unprivileged user): user takes force
+# (userdel -f) and createhome (create_home's alias), and its result holds
+# the account's uid, group, comment, home and shell (what the target reads
+# as user.home). Contained: the play runs in a private mount namespace
+# (unshare -m) where /etc is an overlay whose upper layer is in the test's
+# temp dir, so useradd and userdel change only that copy; the home is
+# under the temp dir.
+if [ "$(id -u)" = 0 ] && command -v useradd >/dev/null; then
+	mkdir -p "$TMPD/etc-u" "$TMPD/etc-w"
+	cat >"$TMPD/user-keys.yml" <<'EOY'
+- hosts: all
+  gather_facts: false
+  tasks:
+    - user: { name: imc-t4090, uid: 4090, home: "{{ d }}/home-t4090", shell: /bin/sh, createhome: true }
+      register: u
+    - stat: { path: "{{ d }}/home-t4090" }
+      register: h
+    - user: { name: imc-t4090, state: absent, force: true, remove: true }
+      register: gone
+    - assert:
+        that:
+          - u is changed and u.uid == 4090 and u.home == d ~ '/home-t4090' and u.shell == '/bin/sh'
+          - u.group is number and h.stat.isdir
+          - gone is changed
+EOY
+	expect_exit 0 "user: force, createhome, and the account's keys (file)" -- \
+		unshare -m --propagation private sh -c "mount -t overlay imc-t4090 -o lowerdir=/etc,upperdir=$TMPD/etc-u,workdir=$TMPD/etc-w /etc && exec '$IMC' play --no-fallback --connection local -i testhost -e d='$TMPD' '$TMPD/user-keys.yml'"
+	if grep -q '^imc-t4090:' /etc/passwd; then not_ok "the machine's /etc/passwd changed"; else ok "the machine's /etc/passwd is untouched"; fi
+else
+	ok "# SKIP user: needs root and useradd (a mount namespace)"
+fi
+
 done_testing
