@@ -1,8 +1,9 @@
 /* blockinfile.c: `blockinfile`: the text between the two marker lines
  * is replaced by the block, or markers and block are inserted (after or
  * before the last line matching insertafter/insertbefore, EOF by default,
- * BOF), or removed with state=absent; create makes the file. Messages as
- * Ansible words them (Block inserted, Block removed, File created). */
+ * BOF; a (?m) pattern's first match in the whole text instead), or
+ * removed with state=absent; create makes the file. Messages as Ansible
+ * words them (Block inserted, Block removed, File created). */
 #include "config.h"
 
 #define PCRE2_CODE_UNIT_WIDTH 8
@@ -20,6 +21,21 @@ static char *subst_mark(const char *marker, const char *mark)
 	if (!p)
 		return xstrdup(marker);
 	return xasprintf("%.*s%s%s", (int)(p - marker), marker, mark, p + 6);
+}
+
+/* whether the Python pattern sets the MULTILINE flag for the whole of it:
+ * Python takes global inline flags only at its start, as (?FLAGS) groups */
+static bool multiline_flag(const char *re)
+{
+	while (re[0] == '(' && re[1] == '?') {
+		size_t k = strspn(re + 2, "aiLmsux");
+		if (!k || re[2 + k] != ')')
+			return false;
+		if (memchr(re + 2, 'm', k))
+			return true;
+		re += 3 + k;
+	}
+	return false;
 }
 
 static json_t *bif_run(struct exec_ctx *x, json_t *args)
@@ -119,13 +135,29 @@ static json_t *bif_run(struct exec_ctx *x, json_t *args)
 			}
 			long found = -1;
 			pcre2_match_data *md = pcre2_match_data_create_from_pattern(re, NULL);
-			for (size_t i = 0; i < n; i++)
-				if (pcre2_match(re, (PCRE2_SPTR)ln[i], strlen(ln[i]), 0, 0, md, NULL) >= 0)
-					found = (long)i;
+			if (multiline_flag(anchor)) {
+				/* as Ansible: a (?m) pattern is searched in the whole
+				 * text, its first match's line being the one after
+				 * the newlines before its end (insertafter) or start */
+				const char *t = data.buf ? data.buf : "";
+				if (pcre2_match(re, (PCRE2_SPTR)t, data.len, 0, 0, md, NULL) >= 0) {
+					PCRE2_SIZE *ov = pcre2_get_ovector_pointer(md);
+					size_t lim = ia ? ov[1] : ov[0];
+					found = 0;
+					for (size_t i = 0; i < lim; i++)
+						found += t[i] == '\n';
+				}
+			} else {
+				for (size_t i = 0; i < n; i++)
+					if (pcre2_match(re, (PCRE2_SPTR)ln[i], strlen(ln[i]), 0, 0, md, NULL) >= 0)
+						found = (long)i;
+			}
 			pcre2_match_data_free(md);
 			pcre2_code_free(re);
 			if (found >= 0)
 				at = ia ? found + 1 : found;
+			if (at > (long)n)
+				at = (long)n;
 		}
 	} else {
 		skip_from = (size_t)(bi < ei ? bi : ei);

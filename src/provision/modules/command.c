@@ -143,7 +143,23 @@ static void unstrip(json_t *res)
 	}
 }
 
-json_t *command_module_run(struct exec_ctx *x, json_t *args, bool shell)
+/* Ansible's command module failing on its arguments: the keys it promises
+ * in every result, rc 256 */
+static json_t *arg_error(const char *msg)
+{
+	json_t *res = res_fail("%s", msg);
+	json_object_set_new(res, "rc", json_integer(256));
+	json_object_set_new(res, "stdout", json_string(""));
+	json_object_set_new(res, "stderr", json_string(""));
+	json_object_set_new(res, "stdout_lines", json_array());
+	json_object_set_new(res, "stderr_lines", json_array());
+	static const char *const nulls[] = { "cmd", "start", "end", "delta" };
+	for (size_t i = 0; i < sizeof(nulls) / sizeof(nulls[0]); i++)
+		json_object_set_new(res, nulls[i], json_null());
+	return res;
+}
+
+static json_t *run_command(struct exec_ctx *x, json_t *args, bool shell)
 {
 	const char *raw = args_str(args, "_raw_params");
 	if (!raw)
@@ -152,21 +168,26 @@ json_t *command_module_run(struct exec_ctx *x, json_t *args, bool shell)
 	const char *chdir = args_str(args, "chdir");
 	json_t *cmd_repr;
 	json_t *words = NULL;
+	/* Ansible checks these before anything runs, raw being blank once
+	 * stripped */
+	bool blank = !raw || !raw[strspn(raw, " \t\n\r\f\v")];
+	bool has_argv = json_is_array(argv) && json_array_size(argv);
+	if (blank && (shell || !has_argv))
+		return arg_error("no command given");
+	if (!blank && has_argv)
+		return arg_error("only command or argv can be given, not both");
 	if (shell) {
-		if (!raw)
-			return res_fail("no command given");
 		cmd_repr = json_string(raw);
 	} else {
-		if (json_is_array(argv) && !raw)
+		if (has_argv)
 			words = json_deep_copy(argv);
-		else if (raw)
+		else
 			words = args_shlex(raw);
 		if (!words)
-			return res_fail(raw ? "cannot parse the command line '%s'" : "no command given",
-					raw ? raw : "");
+			return res_fail("cannot parse the command line '%s'", raw);
 		if (!json_array_size(words)) {
 			json_decref(words);
-			return res_fail("no command given");
+			return arg_error("no command given");
 		}
 		cmd_repr = json_incref(words);
 	}
@@ -284,6 +305,24 @@ out:
 	free(removes);
 	json_decref(words);
 	json_decref(cmd_repr);
+	return res;
+}
+
+json_t *command_module_run(struct exec_ctx *x, json_t *args, bool shell)
+{
+	json_t *res = run_command(x, args, shell);
+	/* command ignores executable, and says so as Ansible's command module
+	 * does, whatever the outcome (its warning comes before anything) */
+	if (!shell && args_str(args, "executable")) {
+		json_t *w = json_object_get(res, "warnings");
+		if (!json_is_array(w)) {
+			w = json_array();
+			json_object_set_new(res, "warnings", w);
+		}
+		json_array_append_new(w, json_sprintf("As of Ansible 2.4, the parameter 'executable' is no "
+						      "longer supported with the 'command' module. Not "
+						      "using '%s'.", args_str(args, "executable")));
+	}
 	return res;
 }
 

@@ -9,8 +9,36 @@
 #include "util/xalloc.h"
 #include "util/banned.h"
 
+/* Ansible's AnsibleActionSkip: skipped, not changed, msg the reason */
+static json_t *skipped_because(const char *path, const char *why)
+{
+	json_t *res = res_new(false);
+	json_object_set_new(res, "skipped", json_true());
+	json_object_set_new(res, "msg", json_sprintf("%s %s", path, why));
+	return res;
+}
+
 static json_t *script_run(struct exec_ctx *x, json_t *args)
 {
+	/* as Ansible's script action: creates/removes are looked at first
+	 * (before the script is looked for), and a match skips the task, the
+	 * result saying why in Ansible's words */
+	const char *creates = args_str(args, "creates");
+	const char *removes = args_str(args, "removes");
+	struct node_stat st;
+	json_t *res = NULL;
+	if (creates) {
+		if (mod_stat(x, creates, true, false, &st, &res) < 0)
+			return res;
+		if (st.exists)
+			return skipped_because(creates, "exists, matching creates option");
+	}
+	if (removes) {
+		if (mod_stat(x, removes, true, false, &st, &res) < 0)
+			return res;
+		if (!st.exists)
+			return skipped_because(removes, "does not exist, matching removes option");
+	}
 	const char *raw = args_str(args, "_raw_params");
 	if (!raw)
 		raw = args_str(args, "cmd");
@@ -23,30 +51,10 @@ static json_t *script_run(struct exec_ctx *x, json_t *args)
 	}
 	const char *src = json_string_value(json_array_get(words, 0));
 	char *path = mod_find_src(x, "files", src);
-	json_t *res = NULL;
 	struct strbuf data = STRBUF_INIT;
 	if (!path || strbuf_read_file(&data, path) < 0) {
 		res = res_fail("Could not find or access '%s'", src);
 		goto out;
-	}
-	const char *creates = args_str(args, "creates");
-	const char *removes = args_str(args, "removes");
-	struct node_stat st;
-	if (creates) {
-		if (mod_stat(x, creates, true, false, &st, &res) < 0)
-			goto out;
-		if (st.exists) {
-			res = json_pack("{s:b, s:s, s:i}", "changed", 0, "msg", "skipped, since creates exists", "rc", 0);
-			goto out;
-		}
-	}
-	if (removes) {
-		if (mod_stat(x, removes, true, false, &st, &res) < 0)
-			goto out;
-		if (!st.exists) {
-			res = json_pack("{s:b, s:s, s:i}", "changed", 0, "msg", "skipped, since removes does not exist", "rc", 0);
-			goto out;
-		}
 	}
 	/* copy to a temp file on the node, run it, remove it */
 	struct strbuf c = STRBUF_INIT;

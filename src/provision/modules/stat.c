@@ -1,25 +1,152 @@
 /* stat.c: the `stat` module: one shell round trip on the node (stat(1),
  * readlink, sha1sum), reported with Ansible's keys; a missing path is
- * exactly {exists: false}. Never changed. A checksum by another algorithm
- * than sha1, and a link's resolved source, take one more round trip. */
+ * exactly {exists: false}. Never changed. The keys from other tools
+ * (inode, device and block numbers from stat(1), mimetype and charset
+ * from file(1), attributes from lsattr(1), as Ansible's module runs them)
+ * take one more round trip, and so do a checksum by another algorithm
+ * than sha1, md5 and a link's resolved source. */
 #include "config.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
 #include "provision/module.h"
-#include "util/banned.h"
 #include "util/strbuf.h"
+#include "util/xalloc.h"
+#include "util/banned.h"
 
-/* stat's parameters and their aliases; get_mime and get_attributes only
- * add keys the harness and recipes never rely on (mimetype, attributes),
- * which imc leaves out */
+/* stat's parameters and their aliases */
 static const char *const stat_known[] = {
 	"path", "dest", "name", "follow", "get_checksum", "checksum_algorithm", "checksum",
 	"checksum_algo", "get_md5", "get_mime", "mime", "mime_type", "mime-type", "get_attributes",
 	"attr", "attributes", NULL,
 };
+
+/* lsattr's letters and Ansible's names for them (FILE_ATTRIBUTES) */
+static const struct { char c; const char *name; } attr_names[] = {
+	{ 'A', "noatime" }, { 'a', "append" }, { 'c', "compressed" }, { 'C', "nocow" },
+	{ 'd', "nodump" }, { 'D', "dirsync" }, { 'e', "extents" }, { 'E', "encrypted" },
+	{ 'h', "blocksize" }, { 'i', "immutable" }, { 'I', "indexed" }, { 'j', "journalled" },
+	{ 'N', "inline" }, { 's', "zero" }, { 'S', "synchronous" }, { 't', "notail" },
+	{ 'T', "blockroot" }, { 'u', "undelete" }, { 'X', "compressedraw" }, { 'Z', "compresseddirty" },
+};
+
+/* the first of several aliases given, as a bool (dflt when none is) */
+static bool bool_alias(json_t *args, const char *const *keys, bool dflt)
+{
+	for (; *keys; keys++)
+		if (json_object_get(args, *keys))
+			return args_bool(json_object_get(args, *keys), dflt);
+	return dflt;
+}
+
+/* [b, e) without Python's strip() whitespace, as a JSON string */
+static json_t *trimmed(const char *b, const char *e)
+{
+	while (b < e && *b && strchr(" \t\n\r\f\v", *b))
+		b++;
+	while (e > b && e[-1] && strchr(" \t\n\r\f\v", e[-1]))
+		e--;
+	return json_stringn(b, (size_t)(e - b));
+}
+
+/* The keys Ansible's stat takes from os.stat beyond mod_stat's (inode,
+ * dev, nlink, blocks, block_size, device_type), from `file --mime-type
+ * --mime-encoding` (mimetype and charset, 'unknown' without file(1) or
+ * when it fails) and from `lsattr -vd` (version, attr_flags, attributes;
+ * null, '' and [] when lsattr fails, as on a link or tmpfs), in one
+ * round trip; -1 with *res when the node cannot be reached. */
+static int stat_extras(struct exec_ctx *x, const char *path, bool follow, bool mime, bool attrs,
+		       json_t *s, json_t **res)
+{
+	struct strbuf c = STRBUF_INIT;
+	strbuf_addstr(&c, "p=");
+	sh_quote(&c, path);
+	strbuf_addf(&c, "; stat %s-c '%%d %%i %%h %%b %%o %%t %%T' -- \"$p\" || exit 1; ", follow ? "-L " : "");
+	if (mime)
+		strbuf_addstr(&c, "o=$(file --mime-type --mime-encoding \"$p\" 2>/dev/null) && "
+			      "printf '%s' \"$o\" | tr '\\n' ' '; echo; ");
+	if (attrs)
+		strbuf_addstr(&c, "o=$(lsattr -vd \"$p\" 2>/dev/null) && printf '%s' \"$o\" | tr '\\n' ' '; echo");
+	struct conn_result cr;
+	conn_result_init(&cr);
+	int rc = mod_sh(x, c.buf, NULL, 0, &cr, res);
+	strbuf_release(&c);
+	if (rc == 0 && cr.rc != 0) {
+		*res = res_fail("cannot stat '%s': %s", path, strbuf_str(&cr.err));
+		rc = -1;
+	}
+	if (rc < 0)
+		goto out;
+	char *out = xstrdup(strbuf_str(&cr.out));
+	char *line[3] = { out, NULL, NULL };
+	for (int i = 1; i < 3 && line[i - 1]; i++) {
+		char *nl = strchr(line[i - 1], '\n');
+		if (nl) {
+			*nl = '\0';
+			line[i] = nl + 1;
+		}
+	}
+	unsigned long long dev = 0, ino = 0, nlink = 0, blocks = 0, blksize = 0;
+	unsigned int maj = 0, min = 0;
+	sscanf(line[0], "%llu %llu %llu %llu %llu %x %x", &dev, &ino, &nlink, &blocks, &blksize, &maj, &min);
+	json_object_set_new(s, "inode", json_integer((json_int_t)ino));
+	json_object_set_new(s, "dev", json_integer((json_int_t)dev));
+	json_object_set_new(s, "nlink", json_integer((json_int_t)nlink));
+	json_object_set_new(s, "blocks", json_integer((json_int_t)blocks));
+	json_object_set_new(s, "block_size", json_integer((json_int_t)blksize));
+	/* st_rdev as Linux's makedev encodes it (what Python reports) */
+	unsigned long long rdev = ((unsigned long long)(maj & 0xfffff000u) << 32) |
+				  ((unsigned long long)(maj & 0xfffu) << 8) |
+				  ((unsigned long long)(min & 0xffffff00u) << 12) | (min & 0xffu);
+	json_object_set_new(s, "device_type", json_integer((json_int_t)rdev));
+	int next = 1;
+	if (mime) {
+		/* Ansible: the text after the last ':' split at ';' into the
+		 * type and charset=VALUE */
+		const char *l = line[next++];
+		const char *colon = l ? strrchr(l, ':') : NULL;
+		const char *semi = colon ? strchr(colon, ';') : NULL;
+		const char *eq = semi ? strchr(semi, '=') : NULL;
+		json_t *mt = json_string("unknown"), *cs = json_string("unknown");
+		if (eq && !strchr(semi + 1, ';')) {
+			json_decref(mt);
+			json_decref(cs);
+			mt = trimmed(colon + 1, semi);
+			cs = trimmed(eq + 1, eq + strlen(eq));
+		}
+		json_object_set_new(s, "mimetype", mt);
+		json_object_set_new(s, "charset", cs);
+	}
+	if (attrs) {
+		const char *l = line[next];
+		char ver[64] = "", flags[64] = "";
+		json_t *names = json_array();
+		if (l && sscanf(l, "%63s %63s", ver, flags) == 2) {
+			size_t k = 0;
+			for (size_t i = 0; flags[i]; i++)
+				if (flags[i] != '-')
+					flags[k++] = flags[i];
+			flags[k] = '\0';
+			for (size_t i = 0; flags[i]; i++)
+				for (size_t j = 0; j < sizeof(attr_names) / sizeof(attr_names[0]); j++)
+					if (attr_names[j].c == flags[i])
+						json_array_append_new(names, json_string(attr_names[j].name));
+			json_object_set_new(s, "version", json_string(ver));
+		} else {
+			flags[0] = '\0';
+			json_object_set_new(s, "version", json_null());
+		}
+		json_object_set_new(s, "attributes", names);
+		json_object_set_new(s, "attr_flags", json_string(flags));
+	}
+	free(out);
+out:
+	conn_result_release(&cr);
+	return rc;
+}
 
 /* first word of what CMD prints about "$p", or -1 with *res (unreachable
  * or the command failed) */
@@ -75,7 +202,14 @@ static json_t *stat_run(struct exec_ctx *x, json_t *args)
 				"sha384, sha512, got: %s", algo);
 	if (mod_stat(x, path, follow, chk, &st, &res) < 0)
 		return res;
-	char sum[132] = "", real[512] = "";
+	static const char *const mime_keys[] = { "get_mime", "mime", "mime_type", "mime-type", NULL };
+	static const char *const attr_keys[] = { "get_attributes", "attr", "attributes", NULL };
+	bool mime = bool_alias(args, mime_keys, true), attrs = bool_alias(args, attr_keys, true);
+	bool md5 = args_bool(json_object_get(args, "get_md5"), false);
+	char sum[132] = "", real[512] = "", md5sum[40] = "";
+	if (st.exists && st.isreg && md5 &&
+	    stat_query(x, path, "md5sum < \"$p\"", md5sum, sizeof(md5sum), &res) < 0)
+		return res;
 	if (st.exists && st.isreg && chk && strcmp(algo, "sha1")) {
 		char cmd[64];
 		snprintf(cmd, sizeof(cmd), "%ssum < \"$p\"", algo);
@@ -99,7 +233,7 @@ static json_t *stat_run(struct exec_ctx *x, json_t *args)
 	if (st.exists) {
 		char mb[16];
 		long m = st.mode;
-		snprintf(mb, sizeof(mb), "0%03lo", m);
+		snprintf(mb, sizeof(mb), "%04lo", m & 07777);
 		json_object_set_new(s, "path", json_string(path));
 		json_object_set_new(s, "mode", json_string(mb));
 		json_object_set_new(s, "isdir", json_boolean(st.isdir));
@@ -142,6 +276,12 @@ static json_t *stat_run(struct exec_ctx *x, json_t *args)
 		if (st.islnk) {
 			json_object_set_new(s, "lnk_source", json_string(real));
 			json_object_set_new(s, "lnk_target", json_string(st.target));
+		}
+		if (st.isreg && md5)
+			json_object_set_new(s, "md5", json_string(md5sum));
+		if (stat_extras(x, path, follow, mime, attrs, s, &res) < 0) {
+			json_decref(s);
+			return res;
 		}
 	}
 	res = res_new(false);

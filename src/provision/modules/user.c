@@ -11,6 +11,27 @@
 #include "util/xalloc.h"
 #include "util/banned.h"
 
+/* res's uid, group (the gid), comment, home and shell from a passwd
+ * line NAME:PW:UID:GID:GECOS:HOME:SHELL */
+static void set_account(json_t *res, const char *ent)
+{
+	const char *f[7];
+	size_t len[7];
+	for (int i = 0; i < 7; i++) {
+		f[i] = ent;
+		len[i] = strcspn(ent, i < 6 ? ":\n" : "\n");
+		ent += len[i];
+		if (i < 6 && *ent != ':')
+			return;
+		ent++;
+	}
+	json_object_set_new(res, "uid", json_integer(strtoll(f[2], NULL, 10)));
+	json_object_set_new(res, "group", json_integer(strtoll(f[3], NULL, 10)));
+	json_object_set_new(res, "comment", json_stringn(f[4], len[4]));
+	json_object_set_new(res, "home", json_stringn(f[5], len[5]));
+	json_object_set_new(res, "shell", json_stringn(f[6], len[6]));
+}
+
 static json_t *user_run(struct exec_ctx *x, json_t *args)
 {
 	const char *name = args_str(args, "name");
@@ -40,7 +61,9 @@ static json_t *user_run(struct exec_ctx *x, json_t *args)
 	sh_quote(&c, name);
 	strbuf_addstr(&c, "; ");
 	if (state && !strcmp(state, "absent")) {
-		strbuf_addf(&c, "if id -u \"$u\" >/dev/null 2>&1; then userdel%s \"$u\" || exit 1; echo __imc_changed__; fi",
+		/* Ansible's userdel flags: force (-f) then remove (-r) */
+		strbuf_addf(&c, "if id -u \"$u\" >/dev/null 2>&1; then userdel%s%s \"$u\" || exit 1; echo __imc_changed__; fi",
+			    args_bool(json_object_get(args, "force"), false) ? " -f" : "",
 			    args_bool(json_object_get(args, "remove"), false) ? " -r" : "");
 	} else {
 		strbuf_addstr(&c, "if ! id -u \"$u\" >/dev/null 2>&1; then useradd");
@@ -53,7 +76,11 @@ static json_t *user_run(struct exec_ctx *x, json_t *args)
 		mod_sh_flag(&c, "-c", comment);
 		if (args_bool(json_object_get(args, "system"), false))
 			strbuf_addstr(&c, " -r");
-		strbuf_addstr(&c, args_bool(json_object_get(args, "create_home"), true) ? " -m" : " -M");
+		/* createhome: Ansible's alias of create_home */
+		json_t *ch = json_object_get(args, "create_home");
+		if (!ch)
+			ch = json_object_get(args, "createhome");
+		strbuf_addstr(&c, args_bool(ch, true) ? " -m" : " -M");
 		strbuf_addstr(&c, " \"$u\" || exit 1; echo __imc_changed__; else ");
 		strbuf_addstr(&c, "ent=$(getent passwd \"$u\"); ");
 		if (shell) {
@@ -113,7 +140,9 @@ static json_t *user_run(struct exec_ctx *x, json_t *args)
 					  "ssh-keygen -q -t rsa -b 2048 -N '' -f \"$k\" && chown -R \"$u\" \"$(dirname \"$k\")\" || exit 1; echo __imc_changed__; fi; "
 					  "echo \"__imc_pub__=$(cat \"$k.pub\")\"; ");
 		}
-		strbuf_addstr(&c, "true");
+		/* the account as it now is: Ansible's uid, group, comment, home
+		 * and shell keys */
+		strbuf_addstr(&c, "echo \"__imc_ent__=$(getent passwd \"$u\")\"");
 	}
 	struct conn_result cr;
 	conn_result_init(&cr);
@@ -129,6 +158,9 @@ static json_t *user_run(struct exec_ctx *x, json_t *args)
 			const char *pk = strstr(o, "__imc_pub__=");
 			if (pk)
 				json_object_set_new(res, "ssh_public_key", json_stringn(pk + 12, strcspn(pk + 12, "\n")));
+			const char *ent = strstr(o, "__imc_ent__=");
+			if (ent)
+				set_account(res, ent + 12);
 		}
 	}
 	conn_result_release(&cr);
@@ -140,7 +172,7 @@ static json_t *user_run(struct exec_ctx *x, json_t *args)
 
 /* what run implements (module.h) */
 static const char *const user_params[] = {
-	"append", "comment", "create_home", "generate_ssh_key", "group", "groups", "home",
+	"append", "comment", "create_home", "createhome", "force", "generate_ssh_key", "group", "groups", "home",
 	"name", "password", "remove", "shell", "ssh_key_file", "state", "system", "uid", NULL
 };
 
