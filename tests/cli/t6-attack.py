@@ -182,12 +182,43 @@ def attacks(addr):
     yield "a stalled half header", [hdr(HELLO, 100)[:7]]
 
 
-def run_attack(addr, name, parts):
+class JobEnded(Exception):
+    """The PS closed a valid probe because the job ended: the chief and
+    worker are done and the PS is exiting, while the test has not yet
+    created STOPFILE (it does once it has reaped them)."""
+
+
+def job_ending(stop):
+    """Whether STOPFILE appears within 10 s of a refused probe."""
+    for _ in range(200):
+        if os.path.exists(stop):
+            return True
+        time.sleep(0.05)
+    return False
+
+
+def refused(s, what, stop):
+    """A valid probe got no WELCOME: the end of the job, or a failure
+    (printed with the PS's log lines about that connection)."""
+    if job_ending(stop):
+        raise JobEnded()
+    print(f"FAIL: {what}")
+    try:
+        port = s.getsockname()[1]
+        text = open(os.environ.get("T6_PS_LOG", ""), errors="replace").read()
+        for line in text.splitlines():
+            if f"127.0.0.1:{port}" in line:
+                print(f"  PS log: {line}")
+    except OSError:
+        pass
+    return False
+
+
+def run_attack(addr, name, parts, stop):
     if parts[0] == "probe":
         typ, s = welcomed_probe(addr)
         if typ != WELCOME:
-            print(f"FAIL: a valid probe was refused (got type {typ}) before '{name}'")
-            return False
+            return refused(s, f"a valid probe was refused (got type {typ}) before '{name}'", stop)
         parts = parts[1:]
     else:
         s = connect(addr)
@@ -215,23 +246,20 @@ def main():
     while not os.path.exists(stop) or n == 0:
         try:
             for name, parts in attacks(addr):
-                if not run_attack(addr, name, parts):
+                if not run_attack(addr, name, parts, stop):
                     return 1
                 done += 1
             typ, s = welcomed_probe(addr)
+            if typ != WELCOME and not refused(s, "the PS no longer welcomes a valid probe", stop):
+                return 1
             s.close()
-        except (ConnectionRefusedError, ConnectionResetError):
+        except (ConnectionRefusedError, ConnectionResetError, JobEnded):
             # the PS is gone: fine only when the job ended (the test then
             # creates STOPFILE and checks the PS's exit status itself)
-            for _ in range(200):
-                if os.path.exists(stop):
-                    print(f"{done} attacks in {n} full rounds; the PS exited at the end of the job")
-                    return 0 if done > per_round else 1
-                time.sleep(0.05)
+            if job_ending(stop):
+                print(f"{done} attacks in {n} full rounds; the PS exited at the end of the job")
+                return 0 if done > per_round else 1
             print("FAIL: the PS stopped accepting connections during the job")
-            return 1
-        if typ != WELCOME:
-            print("FAIL: the PS no longer welcomes a valid probe")
             return 1
         n += 1
         with open(progress, "a") as f:
