@@ -21,6 +21,7 @@
 #include "trainer/ps-client.h"
 #include "trainer/ps-server.h"
 #include "trainer/ring.h"
+#include "trainer/vecf.h"
 #include "trainer/wire-auth.h"
 #include "trainer/wire.h"
 #include "util/log.h"
@@ -697,12 +698,6 @@ static int pump_send(struct ring *r, struct xfer *x, size_t n)
 	}
 }
 
-static void add_into(float *restrict dst, const float *restrict src, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		dst[i] += src[i];
-}
-
 /* A frame has arrived whole (and its tag checked): use it. Returns 0, or
  * 1 for an ABORT (*who: the lost rank). */
 static int frame_done(struct ring *r, struct xfer *x, uint64_t off, int *who)
@@ -715,7 +710,7 @@ static int frame_done(struct ring *r, struct xfer *x, uint64_t off, int *who)
 	}
 	size_t c = x->r_want / sizeof(float);
 	if (x->r_step < r->size - 1)
-		add_into(x->buf + off + x->r_pos, r->tmp, c);
+		vecf_add(x->buf + off + x->r_pos, r->tmp, c);
 	x->r_pos += c;
 	x->r_done += c;
 	return 0;
