@@ -28,6 +28,7 @@ UNIT_TESTS += tests/unit/test-wire
 UNIT_TESTS += tests/unit/test-cluster
 UNIT_TESTS += tests/unit/test-wire-ps
 UNIT_TESTS += tests/unit/test-wire-auth
+UNIT_TESTS += tests/unit/test-ring
 
 if ENABLE_FUZZING
 check_PROGRAMS += tests/fuzz/fuzz-wire tests/fuzz/fuzz-trainer-config
