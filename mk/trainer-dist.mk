@@ -7,7 +7,7 @@ libimc_la_SOURCES += \
 	src/trainer/cluster.c src/trainer/cluster.h \
 	src/trainer/ps-server.c src/trainer/ps-server.h \
 	src/trainer/ps-client.c src/trainer/ps-client.h \
-	src/trainer/ring.c src/trainer/ring.h \
+	src/trainer/ring.c src/trainer/ring.h src/trainer/vecf.h \
 	src/trainer/wire-auth.c src/trainer/wire-auth.h
 imc_train_SOURCES += src/trainer/dist.h src/trainer/dist-internal.h \
 	src/trainer/dist-main.c src/trainer/dist-ps.c src/trainer/dist-train.c \
@@ -28,6 +28,7 @@ UNIT_TESTS += tests/unit/test-wire
 UNIT_TESTS += tests/unit/test-cluster
 UNIT_TESTS += tests/unit/test-wire-ps
 UNIT_TESTS += tests/unit/test-wire-auth
+UNIT_TESTS += tests/unit/test-ring
 
 if ENABLE_FUZZING
 check_PROGRAMS += tests/fuzz/fuzz-wire tests/fuzz/fuzz-trainer-config

@@ -33,6 +33,7 @@
 #include <openssl/crypto.h>
 
 #include "trainer/ps-server.h"
+#include "trainer/vecf.h"
 #include "util/log.h"
 #include "util/xalloc.h"
 #include "util/banned.h"
@@ -197,26 +198,11 @@ static float *params_for_write(struct ps *ps)
 	return b->p;
 }
 
-/* The PS's arithmetic, written with GCC/Clang vector extensions (4 floats,
- * plain SSE2 on x86-64) because at -O2 the compiler does not vectorise a
- * float reduction nor loops whose pointers might overlap. It is the PS's
- * whole CPU cost per message, so it is worth the few lines. */
-typedef float vf4 __attribute__((vector_size(16)));
-
-static inline vf4 ld4(const float *p)
-{
-	vf4 v;
-	memcpy(&v, p, sizeof(v));
-	return v;
-}
-
-static inline void st4(float *p, vf4 v)
-{
-	memcpy(p, &v, sizeof(v));
-}
+/* The PS's arithmetic is written with vecf.h's 4-float vectors: it is the
+ * PS's whole CPU cost per message, so it is worth the few lines. */
 
 /* The gradient term of an update: g, or sum + g for the push that ends a
- * sync round after others (their sum so far), rounded as add_to does. */
+ * sync round after others (their sum so far), rounded as vecf_add does. */
 static inline vf4 grad4(const float *sum, const float *g, size_t i)
 {
 	return sum ? ld4(sum + i) + ld4(g + i) : ld4(g + i);
@@ -304,16 +290,6 @@ static bool all_finite(const float *g, size_t n)
 	for (; i < n; i++)
 		s += g[i] - g[i];
 	return s == 0;
-}
-
-/* sum += g */
-static void add_to(float *sum, const float *g, size_t n)
-{
-	size_t i = 0;
-	for (; i + 4 <= n; i += 4)
-		st4(sum + i, ld4(sum + i) + ld4(g + i));
-	for (; i < n; i++)
-		sum[i] += g[i];
 }
 
 /* ---- output ---- */
@@ -830,7 +806,7 @@ static void handle_push(struct ps *ps, struct conn *c, const unsigned char *p, s
 	if (!applied && ps->pushed == 0) /* the round's first: sum holds an old round's */
 		memcpy(ps->sum, g, sizeof(float) * ps->count);
 	else if (!applied)
-		add_to(ps->sum, g, ps->count);
+		vecf_add(ps->sum, g, ps->count);
 	s->pushed = true;
 	ps->pushed++;
 	ps->round_examples += m.examples;

@@ -21,6 +21,7 @@
 #include "trainer/ps-client.h"
 #include "trainer/ps-server.h"
 #include "trainer/ring.h"
+#include "trainer/vecf.h"
 #include "trainer/wire-auth.h"
 #include "trainer/wire.h"
 #include "util/log.h"
@@ -520,6 +521,8 @@ struct xfer {
 	int r_step;
 	uint64_t r_pos, r_done;
 	unsigned char r_hdr[RING_HDR], r_tag[WIRE_FRAME_TAG];
+	unsigned char r_cur[RING_HDR]; /* the frame's header, for its tag: r_hdr
+					* may already hold the next one */
 	size_t r_hdr_got;
 	int r_part;             /* 0 header, 1 payload, 2 tag */
 	unsigned char *r_dst;
@@ -697,101 +700,171 @@ static int pump_send(struct ring *r, struct xfer *x, size_t n)
 	}
 }
 
-static void add_into(float *restrict dst, const float *restrict src, size_t n)
+/* Moves the receive side past the segments it has finished (and empty
+ * ones). */
+static void recv_advance(const struct ring *r, struct xfer *x, size_t n)
 {
-	for (size_t i = 0; i < n; i++)
-		dst[i] += src[i];
+	uint64_t off, len;
+	while (x->r_step < x->steps) {
+		segment(r, n, x->r_step, false, &off, &len);
+		if (x->r_pos < len)
+			return;
+		x->r_step++;
+		x->r_pos = 0;
+	}
 }
 
-/* A frame has arrived whole (and its tag checked): use it. Returns 0, or
- * 1 for an ABORT (*who: the lost rank). */
-static int frame_done(struct ring *r, struct xfer *x, uint64_t off, int *who)
+/* A frame has arrived whole (and its tag checked): use it. The next
+ * header may have begun to arrive in r_hdr (r_hdr_got is left alone).
+ * Returns 0, or 1 for an ABORT (*who: the lost rank). */
+static int frame_done(struct ring *r, struct xfer *x, size_t n, int *who)
 {
 	x->r_part = 0;
-	x->r_hdr_got = 0;
 	if (x->r_type == RING_ABORT) {
 		*who = (int)wire_get32(x->r_abort);
 		return 1;
 	}
+	uint64_t off, len;
+	segment(r, n, x->r_step, false, &off, &len);
 	size_t c = x->r_want / sizeof(float);
 	if (x->r_step < r->size - 1)
-		add_into(x->buf + off + x->r_pos, r->tmp, c);
+		vecf_add(x->buf + off + x->r_pos, r->tmp, c);
 	x->r_pos += c;
 	x->r_done += c;
+	recv_advance(r, x, n);
 	return 0;
 }
 
-/* Reads what has arrived from the previous rank. Returns 0, 1 when an
- * ABORT arrived (*who: the lost rank), -1 with d set. */
+/* A whole header is in r_hdr: checks it and points the payload at its
+ * place. Returns 0, or -1 with d set (the ring told). */
+static int header_done(struct ring *r, struct xfer *x, size_t n, struct diag *d)
+{
+	int prev = prev_of(r);
+	uint64_t off, len;
+	unsigned type;
+	uint32_t flen;
+	struct diag sub = DIAG_INIT;
+	if (hdr_decode(x->r_hdr, r->recv_seq, &type, &flen, &sub) < 0) {
+		protocol_error(r, x, prev, diag_first_message(&sub), d);
+		diag_release(&sub);
+		return -1;
+	}
+	memcpy(x->r_cur, x->r_hdr, RING_HDR);
+	x->r_hdr_got = 0;
+	x->r_seq = r->recv_seq++;
+	segment(r, n, x->r_step, false, &off, &len);
+	uint64_t c = len - x->r_pos < r->chunk ? len - x->r_pos : r->chunk;
+	if (type == RING_ABORT && flen == 4) {
+		x->r_type = RING_ABORT;
+		x->r_dst = x->r_abort;
+	} else if (type == RING_DATA && flen == c * sizeof(float)) {
+		x->r_type = RING_DATA;
+		x->r_dst = (unsigned char *)(x->r_step < r->size - 1 ? r->tmp : x->buf + off + x->r_pos);
+	} else {
+		return protocol_error(r, x, prev, "unexpected frame", d);
+	}
+	x->r_want = flen;
+	x->r_got = 0;
+	x->r_part = 1;
+	return 0;
+}
+
+/* Whether another DATA frame follows the one being received (of c floats
+ * at r_pos of step r_step) in this all-reduce. */
+static bool more_frames(const struct ring *r, const struct xfer *x, size_t n)
+{
+	uint64_t off, len;
+	segment(r, n, x->r_step, false, &off, &len);
+	if (x->r_pos + x->r_want / sizeof(float) < len)
+		return true;
+	for (int s = x->r_step + 1; s < x->steps; s++) {
+		segment(r, n, s, false, &off, &len);
+		if (len)
+			return true;
+	}
+	return false;
+}
+
+/* Reads what has arrived from the previous rank: one recvmsg takes the
+ * rest of a frame and, when another frame follows in this all-reduce, its
+ * header, so a frame costs one system call rather than two or three (the
+ * bytes after the last frame are the next all-reduce's, left in the
+ * socket). Returns 0, 1 when an ABORT arrived (*who: the lost rank), -1
+ * with d set. */
 static int pump_recv(struct ring *r, struct xfer *x, size_t n, int *who, struct diag *d)
 {
 	int prev = prev_of(r);
+	bool tagged = r->prev_auth.on;
+	recv_advance(r, x, n);
 	while (x->r_step < x->steps) {
-		uint64_t off, len;
-		segment(r, n, x->r_step, false, &off, &len);
-		if (x->r_part == 0 && x->r_hdr_got == 0 && x->r_pos == len) {
-			x->r_step++;
-			x->r_pos = 0;
-			continue;
+		struct iovec v[3];
+		size_t nv = 0;
+		if (x->r_part == 0) {
+			v[nv++] = (struct iovec){ x->r_hdr + x->r_hdr_got, RING_HDR - x->r_hdr_got };
+		} else {
+			if (x->r_part == 1 && x->r_want > x->r_got)
+				v[nv++] = (struct iovec){ x->r_dst + x->r_got, x->r_want - x->r_got };
+			if (tagged) {
+				size_t have = x->r_part == 2 ? x->r_got : 0;
+				v[nv++] = (struct iovec){ x->r_tag + have, WIRE_FRAME_TAG - have };
+			}
+			if (x->r_type == RING_DATA && more_frames(r, x, n))
+				v[nv++] = (struct iovec){ x->r_hdr, RING_HDR };
 		}
-		unsigned char *dst = x->r_part == 0 ? x->r_hdr + x->r_hdr_got
-				   : x->r_part == 1 ? x->r_dst + x->r_got : x->r_tag + x->r_got;
-		size_t want = x->r_part == 0 ? RING_HDR - x->r_hdr_got
-			      : x->r_part == 1 ? x->r_want - x->r_got : WIRE_FRAME_TAG - x->r_got;
-		ssize_t got = want ? recv(r->prev_fd, dst, want, MSG_DONTWAIT) : 0;
+		struct msghdr mh = { .msg_iov = v, .msg_iovlen = nv };
+		ssize_t got = nv ? recvmsg(r->prev_fd, &mh, MSG_DONTWAIT) : 0;
 		if (got < 0 && errno == EINTR)
 			continue;
 		if (got < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
 			return 0;
-		if (want && got <= 0)
+		if (nv && got <= 0)
 			return lost(r, x, prev, r->prev_fd,
 				    got == 0 ? "connection closed" : strerror(errno), d);
 		r->bytes_in += (uint64_t)got;
-		if (x->r_part == 0) {
-			x->r_hdr_got += (size_t)got;
-			if (x->r_hdr_got < RING_HDR)
-				continue;
-			unsigned type;
-			uint32_t flen;
-			struct diag sub = DIAG_INIT;
-			if (hdr_decode(x->r_hdr, r->recv_seq, &type, &flen, &sub) < 0) {
-				protocol_error(r, x, prev, diag_first_message(&sub), d);
-				diag_release(&sub);
-				return -1;
+		size_t left = (size_t)got;
+		/* hand the bytes to the parts they were read into, in order */
+		for (;;) {
+			if (x->r_part == 0) {
+				size_t take = left < RING_HDR - x->r_hdr_got ? left : RING_HDR - x->r_hdr_got;
+				x->r_hdr_got += take;
+				left -= take;
+				if (x->r_hdr_got < RING_HDR)
+					break;
+				if (header_done(r, x, n, d) < 0)
+					return -1;
+				if (!left)
+					break;
+				continue; /* only a frame's header is read alone */
 			}
-			x->r_seq = r->recv_seq++;
-			uint64_t c = len - x->r_pos < r->chunk ? len - x->r_pos : r->chunk;
-			if (type == RING_ABORT && flen == 4) {
-				x->r_type = RING_ABORT;
-				x->r_dst = x->r_abort;
-			} else if (type == RING_DATA && flen == c * sizeof(float)) {
-				x->r_type = RING_DATA;
-				x->r_dst = (unsigned char *)(x->r_step < r->size - 1 ? r->tmp
-							      : x->buf + off + x->r_pos);
-			} else {
-				return protocol_error(r, x, prev, "unexpected frame", d);
+			if (x->r_part == 1) {
+				size_t take = left < x->r_want - x->r_got ? left : x->r_want - x->r_got;
+				x->r_got += take;
+				left -= take;
+				if (x->r_got < x->r_want)
+					break;
+				if (tagged) {
+					x->r_part = 2;
+					x->r_got = 0;
+				}
 			}
-			x->r_want = flen;
-			x->r_got = 0;
-			x->r_part = 1;
-			continue;
+			if (x->r_part == 2) {
+				size_t take = left < WIRE_FRAME_TAG - x->r_got ? left : WIRE_FRAME_TAG - x->r_got;
+				x->r_got += take;
+				left -= take;
+				if (x->r_got < WIRE_FRAME_TAG)
+					break;
+			}
+			/* in the all-gather the payload is already in place: a bad
+			 * tag ends the job before the caller sees the buffer */
+			if (tagged && !tag_ok(&r->prev_auth, x->r_seq, x->r_cur, x->r_dst, x->r_want,
+					      x->r_tag))
+				return protocol_error(r, x, prev, "a frame fails its authentication tag", d);
+			if (frame_done(r, x, n, who))
+				return 1;
+			/* what is left went to r_hdr[0..left), the next header */
+			if (!left)
+				break;
 		}
-		x->r_got += (size_t)got;
-		if (x->r_part == 1 && x->r_got == x->r_want && r->prev_auth.on) {
-			x->r_part = 2;
-			x->r_got = 0;
-			continue;
-		}
-		if ((x->r_part == 1 && x->r_got < x->r_want) ||
-		    (x->r_part == 2 && x->r_got < WIRE_FRAME_TAG))
-			continue;
-		/* in the all-gather the payload is already in place: a bad tag
-		 * ends the job before the caller sees the buffer */
-		if (r->prev_auth.on &&
-		    !tag_ok(&r->prev_auth, x->r_seq, x->r_hdr, x->r_dst, x->r_want, x->r_tag))
-			return protocol_error(r, x, prev, "a frame fails its authentication tag", d);
-		if (frame_done(r, x, off, who))
-			return 1;
 	}
 	return 0;
 }

@@ -1,0 +1,166 @@
+/* test-ring.c: ring.c's all-reduce in real processes on loopback, checked
+ * for the exact sums: 2 to 5 ranks, vectors shorter than the ring (empty
+ * segments), chunks of a few floats (so frames, their tags and the next
+ * frame's header end up split across reads in every way) and of the
+ * default size, several all-reduces in a row on the same ring (the bytes
+ * after one all-reduce's last frame belong to the next), unauthenticated
+ * and with a secret. The values are small integers, so every order of
+ * summation gives the same float and any lost, doubled or misplaced chunk
+ * shows. Each rank is a forked child that exits 0 when its sums are right. */
+#include "config.h"
+
+#include <netinet/in.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "trainer/ring.h"
+#include "util/xalloc.h"
+
+#define MAX_RANKS 5
+#define ROUNDS 3
+
+static float value(int rank, int round, size_t i)
+{
+	return (float)((i * 7 + (size_t)rank * 3 + (size_t)round) % 11) - 5.0f;
+}
+
+/* The body of one rank: 0 when every round's sums are exact. */
+static int rank_run(int rank, int size, size_t n, size_t chunk, const struct wire_secret *s,
+		    int lfd, const char *const *addrs, const char *const *names)
+{
+	struct diag d = DIAG_INIT;
+	struct ring r;
+	struct ring_opts o = { .connect_timeout = 30, .io_timeout = 30, .check = n,
+			       .chunk_floats = chunk, .secret = s };
+	if (ring_open(&r, rank, size, addrs, names, lfd, &o, &d) < 0) {
+		diag_print(&d, stderr);
+		return 1;
+	}
+	float *buf = xmalloc(n * sizeof(float));
+	int bad = 0;
+	for (int round = 0; round < ROUNDS && !bad; round++) {
+		for (size_t i = 0; i < n; i++)
+			buf[i] = value(rank, round, i);
+		if (ring_allreduce(&r, buf, n, &d) < 0) {
+			diag_print(&d, stderr);
+			bad = 1;
+			break;
+		}
+		for (size_t i = 0; i < n && !bad; i++) {
+			float want = 0;
+			for (int k = 0; k < size; k++)
+				want += value(k, round, i);
+			if (buf[i] != want) {
+				fprintf(stderr, "rank %d round %d: [%zu] = %g, want %g\n", rank, round, i,
+					(double)buf[i], (double)want);
+				bad = 1;
+			}
+		}
+	}
+	free(buf);
+	ring_close(&r);
+	return bad;
+}
+
+static int listen_any(char *addr, size_t len)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t sl = sizeof(sa);
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	assert_true(fd >= 0);
+	assert_int_equal(bind(fd, (struct sockaddr *)&sa, sl), 0);
+	assert_int_equal(listen(fd, 16), 0);
+	assert_int_equal(getsockname(fd, (struct sockaddr *)&sa, &sl), 0);
+	snprintf(addr, len, "127.0.0.1:%d", ntohs(sa.sin_port));
+	return fd;
+}
+
+/* Runs a ring of size ranks on an n-float vector; asserts every rank
+ * ended with the exact sums. */
+static void ring_case(int size, size_t n, size_t chunk, bool auth)
+{
+	static unsigned char key[] = "test-ring secret of 32 bytes ok.";
+	struct wire_secret s = { auth ? key : NULL, auth ? sizeof(key) - 1 : 0 };
+	char addr[MAX_RANKS][32], name[MAX_RANKS][16];
+	const char *addrs[MAX_RANKS], *names[MAX_RANKS];
+	int lfd[MAX_RANKS];
+	pid_t pid[MAX_RANKS];
+	for (int i = 0; i < size; i++) {
+		lfd[i] = listen_any(addr[i], sizeof(addr[i]));
+		snprintf(name[i], sizeof(name[i]), "rank:%d", i);
+		addrs[i] = addr[i];
+		names[i] = name[i];
+	}
+	fflush(NULL);
+	for (int i = 0; i < size; i++) {
+		pid[i] = fork();
+		assert_true(pid[i] >= 0);
+		if (pid[i] == 0) {
+			for (int k = 0; k < size; k++)
+				if (k != i)
+					close(lfd[k]);
+			_exit(rank_run(i, size, n, chunk, &s, lfd[i], addrs, names));
+		}
+	}
+	for (int i = 0; i < size; i++)
+		close(lfd[i]);
+	int failed = 0;
+	for (int i = 0; i < size; i++) {
+		int st = 0;
+		assert_int_equal(waitpid(pid[i], &st, 0), pid[i]);
+		if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
+			failed++;
+	}
+	if (failed)
+		fail_msg("%d of %d ranks wrong (%zu floats, chunk %zu, %s)", failed, size, n, chunk,
+			 auth ? "authenticated" : "insecure");
+}
+
+static void test_small_chunks(void **state)
+{
+	(void)state;
+	for (int auth = 0; auth < 2; auth++) {
+		ring_case(2, 37, 3, auth);
+		ring_case(3, 1000, 7, auth);
+		ring_case(4, 4099, 64, auth);
+		ring_case(5, 53, 1, auth);
+	}
+}
+
+static void test_fewer_floats_than_ranks(void **state)
+{
+	(void)state;
+	ring_case(5, 2, 4, false);
+	ring_case(4, 3, 1, true);
+	ring_case(3, 1, 0, false);
+}
+
+static void test_default_chunk(void **state)
+{
+	(void)state;
+	/* segments of several 128 KiB frames, each read in many pieces */
+	ring_case(3, 3 * RING_CHUNK_FLOATS + 12345, 0, false);
+	ring_case(4, 4 * RING_CHUNK_FLOATS + 777, 0, true);
+}
+
+int main(void)
+{
+	signal(SIGPIPE, SIG_IGN);
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_small_chunks),
+		cmocka_unit_test(test_fewer_floats_than_ranks),
+		cmocka_unit_test(test_default_chunk),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
