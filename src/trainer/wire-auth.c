@@ -288,6 +288,11 @@ void wire_mac_release(struct wire_mac *m)
 void wire_auth_tag_out(struct wire_auth *a, const struct iovec *iov, int n,
 		       unsigned char out[WIRE_FRAME_TAG])
 {
+	/* one context for every outgoing frame of the process, kept between
+	 * calls (a context made per frame costs more than a small frame's
+	 * tag); not thread-safe, and need not be: every caller (ps-server,
+	 * wire.c's frame writer, ring.c) runs on the process's one I/O thread,
+	 * the compute pool never sends */
 	static struct wire_mac m;
 	wire_mac_begin(&m, a->k_out, a->seq_out++);
 	for (int i = 0; i < n; i++)
