@@ -186,4 +186,6 @@ EXTRA_DIST += tests/cli/t4031-gen-fixes.sh tests/cli/t4031-gen-fixes.py \
 	tests/cli/t4031-gen-fixes/templates/d.j2 tests/cli/t4031-gen-fixes/templates/e.j2 \
 	tests/cli/t4031-gen-fixes/templates/f.j2 tests/cli/t4031-gen-fixes/templates/g.j2 \
 	tests/cli/t4031-gen-fixes/templates/h.j2 tests/cli/t4031-gen-fixes/more.yml \
-	tests/cli/t4031-gen-fixes/more-setup.sh tests/cli/t4031-gen-fixes/golden-more.json
+	tests/cli/t4031-gen-fixes/more-setup.sh tests/cli/t4031-gen-fixes/golden-more.json \
+	tests/cli/t4031-gen-fixes/asm-ini.yml tests/cli/t4031-gen-fixes/asm-ini-setup.sh \
+	tests/cli/t4031-gen-fixes/golden-asm-ini.json
