@@ -14,7 +14,8 @@
 # module's trim_blocks, lstrip_blocks, newline_sequence and
 # variable_start/end_string; (asm-ini.yml) assemble from the controller,
 # in check mode and its source checked before validate, ini_file in check
-# mode and dying as the reference does. The play's file is part of the expected
+# mode and dying as the reference does; (copy-tmpl.yml) template without
+# force into a directory, copy content to a directory. The play's file is part of the expected
 # messages (line and column), so it is used as it is.
 . "$top_srcdir/tests/cli/lib.sh"
 D=$top_srcdir/tests/cli/t4031-gen-fixes
@@ -52,4 +53,7 @@ run_case more.yml golden-more.json more-setup.sh
 # result), in check mode (skipped), its source checked before validate;
 # ini_file in check mode and dying on values without an option
 run_case asm-ini.yml golden-asm-ini.json asm-ini-setup.sh
+# template without force into a directory (the answer names the dest
+# given), copy content to a directory (the action's error)
+run_case copy-tmpl.yml golden-copy-tmpl.json copy-tmpl-setup.sh
 done_testing

@@ -159,7 +159,7 @@ static json_t *copy_assembled(struct exec_ctx *x, json_t *args, const char *dest
 		return res;
 	json_t *cargs = json_deep_copy(args);
 	json_object_del(cargs, "src");
-	res = copy_put_content(x, cargs, final, data->buf ? data->buf : "", data->len);
+	res = copy_put_content(x, cargs, final, dest, data->buf ? data->buf : "", data->len);
 	json_decref(cargs);
 	free(final);
 	/* the checksum copy's action adds to a failure is not the module's */
