@@ -315,14 +315,6 @@ static int read_values(json_t *args, struct ini_args *a, json_t **res)
 	return 0;
 }
 
-/* What Ansible reports of a module that died with a traceback. */
-static json_t *module_died(void)
-{
-	json_t *res = res_fail("MODULE FAILURE\nSee stdout/stderr for the exact error");
-	json_object_set_new(res, "rc", json_integer(1));
-	return res;
-}
-
 static json_t *ini_run(struct exec_ctx *x, json_t *args)
 {
 	const char *path = args_str(args, "path");
@@ -358,7 +350,7 @@ static json_t *ini_run(struct exec_ctx *x, json_t *args)
 		 * dies with a traceback: Ansible reports a module failure */
 		if (json_integer_value(json_object_get(res, "rc")) == 256) {
 			json_decref(res);
-			res = module_died();
+			res = res_module_failure();
 		}
 		goto out;
 	}
@@ -380,7 +372,7 @@ static json_t *ini_run(struct exec_ctx *x, json_t *args)
 	bool died = false;
 	bool changed = edit_ini(&file, &a, &msg, &died);
 	if (died) {
-		res = module_died();
+		res = res_module_failure();
 		goto out;
 	}
 	for (size_t i = 0; i < file.n; i++)
