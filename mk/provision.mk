@@ -186,4 +186,9 @@ EXTRA_DIST += tests/cli/t4031-gen-fixes.sh tests/cli/t4031-gen-fixes.py \
 	tests/cli/t4031-gen-fixes/templates/d.j2 tests/cli/t4031-gen-fixes/templates/e.j2 \
 	tests/cli/t4031-gen-fixes/templates/f.j2 tests/cli/t4031-gen-fixes/templates/g.j2 \
 	tests/cli/t4031-gen-fixes/templates/h.j2 tests/cli/t4031-gen-fixes/more.yml \
-	tests/cli/t4031-gen-fixes/more-setup.sh tests/cli/t4031-gen-fixes/golden-more.json
+	tests/cli/t4031-gen-fixes/more-setup.sh tests/cli/t4031-gen-fixes/golden-more.json \
+	tests/cli/t4031-gen-fixes/asm-ini.yml tests/cli/t4031-gen-fixes/asm-ini-setup.sh \
+	tests/cli/t4031-gen-fixes/golden-asm-ini.json tests/cli/t4031-gen-fixes/copy-tmpl.yml \
+	tests/cli/t4031-gen-fixes/copy-tmpl-setup.sh tests/cli/t4031-gen-fixes/golden-copy-tmpl.json \
+	tests/cli/t4031-gen-fixes/lineinfile-re.yml tests/cli/t4031-gen-fixes/lineinfile-re-setup.sh \
+	tests/cli/t4031-gen-fixes/golden-lineinfile-re.json

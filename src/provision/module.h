@@ -81,6 +81,9 @@ extern const struct task_module *const task_modules[];
 /* Result helpers (modules/module-util.c) */
 json_t *res_new(bool changed);
 json_t *res_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* What Ansible reports of a module that died with a Python traceback
+ * (an exception it does not catch): "MODULE FAILURE...", rc 1. */
+json_t *res_module_failure(void);
 void res_set_output(json_t *res, const struct conn_result *cr);
 /* Ansible's "Invalid options for MODULE: a,b" failure of an action that
  * takes only the valid (NULL-terminated) arguments; NULL when args has

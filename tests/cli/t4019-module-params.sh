@@ -26,8 +26,6 @@ refused "find unknown" "find: unsupported parameter 'colour'" "find: paths=/tmp 
 refused "user expires" "user: unsupported parameter 'expires'" "user: name=imc-t4019 expires=1"
 refused "get_url unknown" "get_url: unsupported parameter 'colour'" "get_url: url=http://127.0.0.1:9/x dest=/tmp/x colour=red"
 refused "blockinfile attributes" "blockinfile: unsupported parameter 'attributes'" "blockinfile: path=/tmp/x block=y attributes=+i"
-refused "assemble from the controller" "assemble: unsupported parameter value remote_src=false" \
-	"assemble: src=x dest=/tmp/y remote_src=no"
 refused "assemble unknown" "assemble: unsupported parameter 'follow'" "assemble: src=x dest=/tmp/y follow=no"
 refused "cron without cron_file" "cron: unsupported without cron_file" "cron: name=x job=/bin/true user=root"
 refused "cron backup" "cron: unsupported parameter 'backup'" \

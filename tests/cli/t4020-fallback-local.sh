@@ -124,7 +124,7 @@ cat >"$TMPD/asm.yml" <<EOY
 - hosts: all
   gather_facts: false
   tasks:
-    - assemble: src=frags dest=$TMPD/assembled remote_src=no
+    - assemble: src=frags dest=$TMPD/assembled remote_src=no follow=no
 EOY
 expect_exit 0 "a controller-side src, relative" -- "$IMC" play --connection local "$TMPD/asm.yml"
 [ "$(cat "$TMPD/assembled" 2>/dev/null | tr '\n' ' ')" = "one two " ] && ok "Ansible read it where imc finds it" ||

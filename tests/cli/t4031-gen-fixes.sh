@@ -12,7 +12,11 @@
 # directory, assert's list message, replace naming a group its regexp
 # lacks, find's follow; and (templates.yml, on an empty tree) the template
 # module's trim_blocks, lstrip_blocks, newline_sequence and
-# variable_start/end_string. The play's file is part of the expected
+# variable_start/end_string; (asm-ini.yml) assemble from the controller,
+# in check mode and its source checked before validate, ini_file in check
+# mode and dying as the reference does; (copy-tmpl.yml) template without
+# force into a directory, copy content to a directory; (lineinfile-re.yml)
+# lineinfile's bad regexps. The play's file is part of the expected
 # messages (line and column), so it is used as it is.
 . "$top_srcdir/tests/cli/lib.sh"
 D=$top_srcdir/tests/cli/t4031-gen-fixes
@@ -46,4 +50,14 @@ run_case templates.yml golden-templates.json
 # existing directory, a link and a dest/ made with directory_mode; and
 # find's follow with depth, slurp, assemble, copy, assert and replace again
 run_case more.yml golden-more.json more-setup.sh
+# assemble from the controller (remote_src false: the copy module's
+# result), in check mode (skipped), its source checked before validate;
+# ini_file in check mode and dying on values without an option
+run_case asm-ini.yml golden-asm-ini.json asm-ini-setup.sh
+# template without force into a directory (the answer names the dest
+# given), copy content to a directory (the action's error)
+run_case copy-tmpl.yml golden-copy-tmpl.json copy-tmpl-setup.sh
+# lineinfile: the file's existence checked before the regexps are
+# compiled, one Python's re refuses a module failure
+run_case lineinfile-re.yml golden-lineinfile-re.json lineinfile-re-setup.sh
 done_testing

@@ -1,19 +1,29 @@
-/* assemble.c: the `assemble` module, as Ansible 2.14's with remote_src
- * (its default): the regular files of the node directory src, in sorted
- * name order (those matching regexp, when given; hidden ones skipped with
- * ignore_hidden), joined into dest, with delimiter (backslash escapes
- * decoded, a newline added when it lacks one) between fragments and a
- * newline after a fragment that lacks one; validate and backup before
- * replacing a dest that differs; mode/owner/group applied either way.
- * Returns src, dest, checksum, md5sum, msg "OK", backup_file and dest's
- * path information. remote_src=false (fragments from the controller) is
- * not implemented and is refused when the play is loaded. */
+/* assemble.c: the `assemble` module, as Ansible 2.14's: the regular
+ * files of the directory src, in sorted name order (those matching
+ * regexp, when given; hidden ones skipped with ignore_hidden), joined into
+ * dest, with delimiter (backslash escapes decoded, a newline added when it
+ * lacks one) between fragments and a newline after a fragment that lacks
+ * one.
+ * - remote_src (the default): src is on the node; validate and backup
+ *   before replacing a dest that differs; mode/owner/group applied either
+ *   way. Returns src, dest, checksum, md5sum, msg "OK", backup_file and
+ *   dest's path information.
+ * - remote_src false: Ansible's assemble action joins the fragments of a
+ *   controller directory (found as copy finds its src) and hands the
+ *   result to the copy module as a temporary file named "src": so a
+ *   directory dest gets dest/src, and the result is copy's (dest, src,
+ *   checksum, md5sum, backup_file and dest's attributes, no msg).
+ * In check mode Ansible's action does nothing whatever its arguments: it
+ * is skipped, "check mode is not supported for this task.", and so here. */
 #include "config.h"
 
+#include <dirent.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "provision/module.h"
+#include "provision/modules/module-shared.h"
 #include "util/xalloc.h"
 #include "util/banned.h"
 
@@ -80,6 +90,92 @@ static int fragments(struct exec_ctx *x, const char *src, struct strbuf *out, js
 	return rc;
 }
 
+static int name_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The same list as fragments() makes, from a controller directory. A
+ * vault-encrypted fragment, which Ansible's action decrypts (decrypt,
+ * the default), is an error here rather than joined encrypted. */
+static int local_fragments(const char *dir, bool decrypt, struct strbuf *out, json_t **res)
+{
+	DIR *d = opendir(dir);
+	if (!d) {
+		*res = res_fail("Source (%s) is not a directory", dir);
+		return -1;
+	}
+	char **names = NULL;
+	size_t n = 0;
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		if (strcmp(de->d_name, ".") && strcmp(de->d_name, "..")) {
+			names = xrealloc(names, (n + 1) * sizeof(*names));
+			names[n++] = xstrdup(de->d_name);
+		}
+	}
+	closedir(d);
+	if (n)
+		qsort(names, n, sizeof(*names), name_cmp);
+	int rc = 0;
+	for (size_t i = 0; i < n; i++) {
+		char *p = xasprintf("%s/%s", dir, names[i]);
+		struct stat sb;
+		struct strbuf data = STRBUF_INIT;
+		if (stat(p, &sb) == 0 && S_ISREG(sb.st_mode)) {
+			if (strbuf_read_file(&data, p) < 0 && rc == 0) {
+				*res = res_fail("Could not read '%s'", p);
+				rc = -1;
+			} else if (decrypt && data.len >= 15 && !memcmp(data.buf, "$ANSIBLE_VAULT;", 15) &&
+				   rc == 0) {
+				*res = res_fail("assemble: %s is vault-encrypted, which imc does not decrypt "
+						"(decrypt: false joins it as it is)", p);
+				rc = -1;
+			}
+			strbuf_addstr(out, names[i]);
+			strbuf_addch(out, 0);
+			strbuf_addf(out, "%zu", data.len);
+			strbuf_addch(out, 0);
+			strbuf_add(out, data.buf ? data.buf : "", data.len);
+		}
+		strbuf_release(&data);
+		free(p);
+		free(names[i]);
+	}
+	free(names);
+	return rc;
+}
+
+/* remote_src false, once the fragments are joined in data: the copy
+ * module's run on that content (copy_put_content is the copy action's),
+ * its result made the module's own (it always names src and md5sum; no
+ * path, no diff list). */
+static json_t *copy_assembled(struct exec_ctx *x, json_t *args, const char *dest,
+			      const struct strbuf *data)
+{
+	json_t *res = NULL;
+	char *final = copy_final_dest(x, dest, "src", &res);
+	if (!final)
+		return res;
+	json_t *cargs = json_deep_copy(args);
+	json_object_del(cargs, "src");
+	res = copy_put_content(x, cargs, final, dest, data->buf ? data->buf : "", data->len);
+	json_decref(cargs);
+	free(final);
+	/* the checksum copy's action adds to a failure is not the module's */
+	if (json_is_true(json_object_get(res, "failed"))) {
+		json_object_del(res, "checksum");
+		return res;
+	}
+	char md5[33];
+	hash_md5_hex(data->buf ? data->buf : "", data->len, md5);
+	json_object_del(res, "path");
+	json_object_del(res, "diff");
+	json_object_set_new(res, "md5sum", json_string(md5));
+	json_object_set_new(res, "src", json_string("<controller>"));
+	return res;
+}
+
 static json_t *assemble_run(struct exec_ctx *x, json_t *args)
 {
 	const char *src = args_str(args, "src"), *dest = args_str(args, "dest");
@@ -89,24 +185,46 @@ static json_t *assemble_run(struct exec_ctx *x, json_t *args)
 	bool backup = args_bool(json_object_get(args, "backup"), false);
 	json_t *res = NULL;
 	struct strbuf list = STRBUF_INIT, data = STRBUF_INIT, dl = STRBUF_INIT;
-	char *bak = NULL;
+	char *bak = NULL, *local = NULL;
+	if (x->check_mode)
+		return json_pack("{s:b, s:b, s:s}", "changed", 0, "skipped", 1, "msg",
+				 "check mode is not supported for this task.");
 	if (!src || !dest)
 		return res_fail("src and dest are required");
 	static const char *const paths[] = { "src", "dest", NULL };
 	if ((res = mod_unexpanded("assemble", args, paths)))
 		return res;
+	bool remote = args_bool(json_object_get(args, "remote_src"), true);
+	if (!remote) {
+		struct stat sb;
+		local = mod_find_src(x, "files", src);
+		if (!local || stat(local, &sb) < 0) {
+			res = src[0] == '/' ? res_fail("Could not find or access '%s' on the Ansible "
+						       "Controller.\nIf you are using a module and "
+						       "expect the file to exist on the remote, see the "
+						       "remote_src option", src)
+					    : res_fail("Could not find or access '%s'", src);
+			goto out;
+		}
+		if (!S_ISDIR(sb.st_mode)) {
+			res = res_fail("Source (%s) is not a directory", local);
+			goto out;
+		}
+	}
+	/* the module's order: the source first, then regexp and validate
+	 * (the action's with remote_src false: validate is the copy's) */
+	if (remote ? fragments(x, src, &list, &res) < 0 : local_fragments(local, args_bool(json_object_get(args, "decrypt"), true), &list, &res) < 0)
+		goto out;
 	char *rerr = NULL;
 	if (regexp && mod_re(regexp, "", 0, false, &rerr) < 0) {
 		res = res_fail("Invalid Regexp (%s) in \"%s\"", rerr, regexp);
 		free(rerr);
 		goto out;
 	}
-	if (validate && !strstr(validate, "%s")) {
+	if (remote && validate && !strstr(validate, "%s")) {
 		res = res_fail("validate must contain %%s: %s", validate);
 		goto out;
 	}
-	if (fragments(x, src, &list, &res) < 0)
-		goto out;
 	if (delim) {
 		escape_decode(&dl, delim);
 		if (!dl.len || dl.buf[dl.len - 1] != '\n')
@@ -131,6 +249,10 @@ static json_t *assemble_run(struct exec_ctx *x, json_t *args)
 		strbuf_add(&data, content, len);
 		first = false;
 		add_nl = !len || content[len - 1] != '\n';
+	}
+	if (!remote) {
+		res = copy_assembled(x, args, dest, &data);
+		goto out;
 	}
 	char sum[41], md5[33];
 	hash_sha1_hex(data.buf, data.len, sum);
@@ -192,33 +314,22 @@ static json_t *assemble_run(struct exec_ctx *x, json_t *args)
 	mod_path_info(x, res);
 out:
 	free(bak);
+	free(local);
 	strbuf_release(&list);
 	strbuf_release(&data);
 	strbuf_release(&dl);
 	return res;
 }
 
-static int assemble_check(json_t *args, struct diag *d, const struct src_loc *loc)
-{
-	static const char *const known[] = { "src", "dest", "delimiter", "regexp", "ignore_hidden",
-					     "backup", "validate", "remote_src", "decrypt", "mode",
-					     "owner", "group", NULL };
-	if (mod_check_params("assemble", args, known, d, loc) < 0)
-		return -1;
-	json_t *rs = json_object_get(args, "remote_src");
-	if (rs && args_is_bool(rs) && !args_bool(rs, true)) {
-		diag_error(d, IMC_EXIT_DATAERR, loc,
-			   "assemble: unsupported parameter value remote_src=false");
-		return -1;
-	}
-	if (rs && !args_is_bool(rs)) {
-		diag_error(d, IMC_EXIT_DATAERR, loc,
-			   "assemble: unsupported templated remote_src (only its default, true)");
-		return -1;
-	}
-	return 0;
-}
+/* what run implements (module.h) */
+static const char *const assemble_params[] = {
+	"src", "dest", "delimiter", "regexp", "ignore_hidden", "backup", "validate", "remote_src",
+	"decrypt", "mode", "owner", "group", NULL
+};
 
 const struct task_module mod_assemble = {
-	.name = "assemble", .check = assemble_check, .run = assemble_run,
+	.name = "assemble",
+	.params = assemble_params,
+	.run = assemble_run,
+	.check_mode_native = true,
 };

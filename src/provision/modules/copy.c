@@ -73,8 +73,8 @@ static json_t *validate_failed(const struct conn_result *cr)
 	return res;
 }
 
-static json_t *put_content(struct exec_ctx *x, json_t *args, const char *dest, const void *data,
-			   size_t len)
+static json_t *put_content(struct exec_ctx *x, json_t *args, const char *dest, const char *given,
+			   const void *data, size_t len)
 {
 	json_t *res = NULL;
 	struct node_stat st;
@@ -102,8 +102,10 @@ static json_t *put_content(struct exec_ctx *x, json_t *args, const char *dest, c
 		if (res)
 			return res;
 	}
+	/* Ansible's copy action skips an existing dest without force and
+	 * answers with the dest it was given, not the file in it */
 	if (st.exists && !force)
-		return json_pack("{s:b, s:s, s:s}", "changed", 0, "dest", dest, "src", "<controller>");
+		return json_pack("{s:b, s:s, s:s}", "changed", 0, "dest", given, "src", "<controller>");
 	char sum[41], md5[33];
 	char *backup_file = NULL;
 	hash_sha1_hex(data, len, sum);
@@ -208,10 +210,10 @@ static json_t *put_content(struct exec_ctx *x, json_t *args, const char *dest, c
 	return res;
 }
 
-json_t *copy_put_content(struct exec_ctx *x, json_t *args, const char *dest,
+json_t *copy_put_content(struct exec_ctx *x, json_t *args, const char *dest, const char *given,
 			 const void *data, size_t len)
 {
-	json_t *res = put_content(x, args, dest, data, len);
+	json_t *res = put_content(x, args, dest, given, data, len);
 	/* Ansible's copy action (template's too) puts the checksum of what
 	 * it meant to write in whatever the module returned, a failure too
 	 * (not in the action's own errors, which have no "changed") */
@@ -491,15 +493,21 @@ static json_t *copy_run(struct exec_ctx *x, json_t *args)
 		return res;
 	}
 	if (content) {
+		/* the action's own error on a directory dest (no checksum) */
+		struct node_stat dst;
+		if (mod_stat(x, dest0, true, false, &dst, &res) < 0)
+			return res;
+		if (dst.exists && dst.isdir)
+			return res_fail("can not use content with a dir as dest");
 		char *dest = copy_final_dest(x, dest0, NULL, &res);
 		if (!dest)
 			return res;
 		if (json_is_string(content))
-			res = copy_put_content(x, args, dest, json_string_value(content),
+			res = copy_put_content(x, args, dest, dest0, json_string_value(content),
 					      json_string_length(content));
 		else {
 			char *s = json_dumps(content, JSON_ENCODE_ANY | JSON_PRESERVE_ORDER);
-			res = copy_put_content(x, args, dest, s, strlen(s));
+			res = copy_put_content(x, args, dest, dest0, s, strlen(s));
 			free(s);
 		}
 		free(dest);
@@ -551,7 +559,7 @@ static json_t *copy_run(struct exec_ctx *x, json_t *args)
 	char *dest = copy_final_dest(x, dest0, src, &res);
 	if (!dest)
 		goto out;
-	res = copy_put_content(x, args, dest, data.buf ? data.buf : "", data.len);
+	res = copy_put_content(x, args, dest, dest0, data.buf ? data.buf : "", data.len);
 	free(dest);
 out:
 	strbuf_release(&data);
@@ -598,7 +606,8 @@ static json_t *copy_tree(struct exec_ctx *x, json_t *args, const char *src, cons
 			if (strbuf_read_file(&data, sp) < 0)
 				res = res_fail("cannot read '%s'", sp);
 			else {
-				json_t *r = copy_put_content(x, sub, dp, data.buf ? data.buf : "", data.len);
+				json_t *r = copy_put_content(x, sub, dp, dp, data.buf ? data.buf : "",
+							     data.len);
 				if (json_is_true(json_object_get(r, "failed")))
 					res = r;
 				else {

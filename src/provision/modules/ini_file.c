@@ -14,7 +14,11 @@
  *   exclusive=false only those holding one of the values), or the whole
  *   section when no option is given.
  * Messages as the reference words them (OK, option added, option changed,
- * section and option added, only section added, section removed). */
+ * section and option added, only section added, section removed).
+ * Check mode is the reference's: the same edit computed and reported
+ * (changed, msg, the diff), nothing written, no directory made, and the
+ * file's attributes neither set nor compared (its check mode skips them,
+ * so a mode that would change does not make the task changed). */
 #include "config.h"
 
 #define PCRE2_CODE_UNIT_WIDTH 8
@@ -122,9 +126,16 @@ static bool set_line(struct lines *sec, bool *touched, size_t i, char *line, con
  * the values left are added after the last line that is neither blank
  * nor a comment. */
 static bool edit_present(struct lines *sec, struct ini_args *a, struct opt_re *re,
-			 const char **msg)
+			 const char **msg, bool *died)
 {
 	bool changed = false, no_value_present = false;
+	/* the reference matches every line against re.escape(option) here,
+	 * which dies on no option (a TypeError): a module failure as soon as
+	 * the section has a line (the lines before any section always do) */
+	if (a->exclusive && !a->allow_no_value && !a->option && a->nvalues && sec->n) {
+		*died = true;
+		return false;
+	}
 	bool *touched = xcalloc(sec->n + 1, sizeof(*touched));
 	for (size_t i = 0; a->option && i < sec->n; i++) {
 		char *v = NULL;
@@ -208,8 +219,8 @@ static bool edit_absent(struct lines *sec, const struct ini_args *a, struct opt_
 }
 
 /* The reference's do_ini on the lines of the file; returns whether they
- * changed, with its message. */
-static bool edit_ini(struct lines *file, struct ini_args *a, const char **msg)
+ * changed, with its message; *died when the reference's module dies. */
+static bool edit_ini(struct lines *file, struct ini_args *a, const char **msg, bool *died)
 {
 	static const char fake[] = "ad01e11446efb704fcdbdb21f2c43757423d91c5";
 	bool changed = false;
@@ -248,7 +259,7 @@ static bool edit_ini(struct lines *file, struct ini_args *a, const char **msg)
 		re.active = opt_compile(a->option, false);
 		re.md = pcre2_match_data_create(4, NULL);
 	}
-	changed |= a->absent ? edit_absent(&sec, a, &re, msg) : edit_present(&sec, a, &re, msg);
+	changed |= a->absent ? edit_absent(&sec, a, &re, msg) : edit_present(&sec, a, &re, msg, died);
 	pcre2_match_data_free(re.md);
 	pcre2_code_free(re.any);
 	pcre2_code_free(re.active);
@@ -322,9 +333,9 @@ static json_t *ini_run(struct exec_ctx *x, json_t *args)
 		.no_extra_spaces = args_bool(json_object_get(args, "no_extra_spaces"), false),
 		.allow_no_value = args_bool(json_object_get(args, "allow_no_value"), false),
 	};
-	json_t *res = NULL;
+	json_t *res = NULL, *diff = NULL;
 	char *backup_file = NULL;
-	struct strbuf data = STRBUF_INIT;
+	struct strbuf data = STRBUF_INIT, out = STRBUF_INIT, before = STRBUF_INIT;
 	struct lines file = { 0 };
 	bool exists;
 	if (read_values(args, &a, &res) < 0)
@@ -339,8 +350,7 @@ static json_t *ini_run(struct exec_ctx *x, json_t *args)
 		 * dies with a traceback: Ansible reports a module failure */
 		if (json_integer_value(json_object_get(res, "rc")) == 256) {
 			json_decref(res);
-			res = res_fail("MODULE FAILURE\nSee stdout/stderr for the exact error");
-			json_object_set_new(res, "rc", json_integer(1));
+			res = res_module_failure();
 		}
 		goto out;
 	}
@@ -357,12 +367,18 @@ static json_t *ini_run(struct exec_ctx *x, json_t *args)
 		len -= 3;
 	}
 	lines_split(&file, p, len);
+	strbuf_add(&before, p, len);
 	const char *msg;
-	bool changed = edit_ini(&file, &a, &msg);
-	if (changed) {
-		struct strbuf out = STRBUF_INIT;
-		for (size_t i = 0; i < file.n; i++)
-			strbuf_addstr(&out, file.v[i]);
+	bool died = false;
+	bool changed = edit_ini(&file, &a, &msg, &died);
+	if (died) {
+		res = res_module_failure();
+		goto out;
+	}
+	for (size_t i = 0; i < file.n; i++)
+		strbuf_addstr(&out, file.v[i]);
+	diff = mod_content_diff(x, path, &before, &out);
+	if (changed && !x->check_mode) {
 		int rc = 0;
 		if (!exists)
 			rc = mod_mkdir_parent(x, path, &res);
@@ -370,12 +386,12 @@ static json_t *ini_run(struct exec_ctx *x, json_t *args)
 			rc = mod_backup(x, path, &backup_file, &res);
 		if (rc == 0)
 			rc = mod_write(x, path, out.buf ? out.buf : "", out.len, -1, &res);
-		strbuf_release(&out);
 		if (rc < 0)
 			goto out;
 	}
-	if (mod_attrs(x, path, args, &changed, &res) == 0) {
-		res = json_pack("{s:b, s:s, s:s}", "changed", changed, "msg", msg, "path", path);
+	if (x->check_mode || mod_attrs(x, path, args, &changed, &res) == 0) {
+		res = json_pack("{s:b, s:s, s:s, s:O}", "changed", changed, "msg", msg, "path", path,
+				"diff", json_array_get(diff, 0));
 		if (backup_file && *backup_file)
 			json_object_set_new(res, "backup_file", json_string(backup_file));
 		/* the module's exit names path: Ansible adds its attributes */
@@ -386,6 +402,9 @@ out:
 		free(a.values[i]);
 	free(a.values);
 	lines_free(&file);
+	json_decref(diff);
+	strbuf_release(&out);
+	strbuf_release(&before);
 	strbuf_release(&data);
 	free(backup_file);
 	return res;
@@ -400,6 +419,7 @@ static const char *const ini_file_params[] = {
 
 const struct task_module mod_ini_file = {
 	.name = "ini_file",
+	.check_mode_native = true,
 	.params = ini_file_params,
 	.run = ini_run,
 };

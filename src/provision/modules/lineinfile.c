@@ -147,23 +147,13 @@ static json_t *lif_run(struct exec_ctx *x, json_t *args)
 		res = res_fail("one of line, search_string, or regexp is required with state=absent");
 		goto out;
 	}
-	if (regexp && !(re = mod_regex(regexp, err, sizeof(err)))) {
-		res = res_fail("%s", err);
-		goto out;
-	}
-	const char *anchor = ia ? ia : ib;
-	if (!absent && anchor && strcmp(anchor, "EOF") && strcmp(anchor, "BOF") &&
-	    !(ins = mod_regex(anchor, err, sizeof(err)))) {
-		res = res_fail("%s", err);
-		goto out;
-	}
 	bool exists;
 	if (mod_read(x, path, &data, &exists, &res) < 0)
 		goto out;
 	if (!exists) {
 		if (absent) {
-			res = json_pack("{s:b, s:i, s:s, s:s}", "changed", 0, "found", 0, "msg",
-					"file not present", "backup", "");
+			/* the module exits with these two keys alone */
+			res = json_pack("{s:b, s:s}", "changed", 0, "msg", "file not present");
 			goto out;
 		}
 		if (!create) {
@@ -171,6 +161,18 @@ static json_t *lif_run(struct exec_ctx *x, json_t *args)
 			json_object_set_new(res, "rc", json_integer(257));
 			goto out;
 		}
+	}
+	/* compiled once the file is known to be there, as the module does;
+	 * one Python's re cannot compile kills the module (re.error) */
+	if (regexp && !(re = mod_regex(regexp, err, sizeof(err)))) {
+		res = res_module_failure();
+		goto out;
+	}
+	const char *anchor = ia ? ia : ib;
+	if (!absent && anchor && strcmp(anchor, "EOF") && strcmp(anchor, "BOF") &&
+	    !(ins = mod_regex(anchor, err, sizeof(err)))) {
+		res = res_module_failure();
+		goto out;
 	}
 	lines_split(&l, data.buf ? data.buf : "", data.len);
 	bool changed = false;

@@ -22,9 +22,11 @@ json_t *command_module_run(struct exec_ctx *x, json_t *args, bool shell);
 int command_module_check(json_t *args, struct diag *d, const struct src_loc *loc);
 
 /* copy.c: writes data to dest when its checksum differs, then applies
- * the attributes and backup of args; the copy result (new reference). */
-json_t *copy_put_content(struct exec_ctx *x, json_t *args, const char *dest, const void *data,
-			 size_t len);
+ * the attributes and backup of args; the copy result (new reference).
+ * given is the dest as the task named it (dest is the file in it when it
+ * is a directory), which the answer without force names. */
+json_t *copy_put_content(struct exec_ctx *x, json_t *args, const char *dest, const char *given,
+			 const void *data, size_t len);
 /* dest ending in '/' or naming a directory on the node: dest/basename(src)
  * (malloc'd); NULL with *res set when the node is unreachable. */
 char *copy_final_dest(struct exec_ctx *x, const char *dest, const char *src, json_t **res);

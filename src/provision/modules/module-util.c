@@ -36,6 +36,13 @@ json_t *res_fail(const char *fmt, ...)
 	return r;
 }
 
+json_t *res_module_failure(void)
+{
+	json_t *r = res_fail("MODULE FAILURE\nSee stdout/stderr for the exact error");
+	json_object_set_new(r, "rc", json_integer(1));
+	return r;
+}
+
 json_t *res_bad_options(json_t *args, const char *module, const char *const *valid)
 {
 	struct strbuf bad = STRBUF_INIT;

@@ -144,7 +144,7 @@ static json_t *template_run(struct exec_ctx *x, json_t *args)
 	diag_release(&d);
 	char *dest = copy_final_dest(x, dest0, src, &res);
 	if (dest) {
-		res = copy_put_content(x, args, dest, text, strlen(text));
+		res = copy_put_content(x, args, dest, dest0, text, strlen(text));
 		free(dest);
 	}
 	free(text);
