@@ -229,6 +229,7 @@ struct tmodule {
 	char *src;
 	struct compiled c;
 	struct frame top;
+	struct frame ctx;     /* with context: the importer's variables then */
 	struct macro *macros;
 	struct tmodule *next;
 };

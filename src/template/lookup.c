@@ -638,16 +638,19 @@ LOOKUP_FN(template)
 		free(name);
 		/* template_vars: the caller's variables plus these, for this
 		 * rendering only */
-		struct tmpl_env *saved = ev->env, with = *ev->env;
+		struct tmpl_env *saved = ev->env, *with = NULL;
 		if (json_object_size(tv)) {
-			with.vars = saved->vars ? json_copy(saved->vars) : json_object();
-			json_object_update(with.vars, tv);
-			ev->env = &with;
+			with = xmalloc(sizeof(*with));
+			*with = *saved;
+			with->vars = saved->vars ? json_copy(saved->vars) : json_object();
+			json_object_update(with->vars, tv);
+			ev->env = with;
 		}
 		json_t *out = ev_render_file_text(ev, text, convert);
-		if (ev->env != saved) {
-			saved->err_kind = with.err_kind;
-			json_decref(with.vars);
+		if (with) {
+			saved->err_kind = with->err_kind;
+			json_decref(with->vars);
+			free(with);
 			ev->env = saved;
 		}
 		free(text);

@@ -328,6 +328,7 @@ static void module_free(struct tmodule *t)
 	drop_macros(&t->macros, NULL);
 	render_release(&t->c);
 	json_decref(t->top.vars);
+	json_decref(t->ctx.vars);
 	free(t->src);
 	free(t->alias);
 	free(t);
@@ -362,7 +363,22 @@ static int exec_import(struct ev *ev, const struct tnode *n)
 	strbuf_release(&text);
 	t->top.vars = json_object();
 	t->top.barrier = !n->op;
-	t->top.up = n->op ? ev->frame : NULL;
+	t->ctx.vars = json_object();
+	if (n->op) {
+		/* with context: a snapshot of the names visible here (Jinja
+		 * passes the context as it is at the import), then the
+		 * template's variables */
+		for (struct frame *f = ev->frame; f; f = f->up) {
+			const char *k;
+			json_t *v;
+			json_object_foreach(f->vars, k, v)
+				if (!json_object_get(t->ctx.vars, k))
+					json_object_set(t->ctx.vars, k, v);
+			if (f->barrier)
+				break;
+		}
+		t->top.up = &t->ctx;
+	}
 	struct lexopt o = { .trim_blocks = !ev->env->no_trim_blocks, .lstrip_blocks = ev->env->lstrip_blocks };
 	const char *save_src = ev->src;
 	size_t save_len = ev->srclen;
@@ -385,10 +401,6 @@ static int exec_import(struct ev *ev, const struct tnode *n)
 	ev->srclen = save_len;
 	ev->frame = save_frame;
 	ev->module = save_mod;
-	/* with context, the module's frame chain led to ours: cut it, so
-	 * that its macros see the variables of whoever calls them */
-	t->top.up = NULL;
-	t->top.barrier = !n->op;
 	if (rc < 0) {
 		free(name);
 		module_free(t);

@@ -327,8 +327,10 @@ static struct tnode *parse_import(struct parser *p, size_t pos, bool from)
 				n->targets[n->ntargets] = xstrdup(n->targets[n->ntargets - 1]);
 				n->ntargets++;
 			}
-			if (tp_cur(p)->type != TK_COMMA)
+			if (tp_cur(p)->type != TK_COMMA) {
+				parse_context(p, n);
 				break;
+			}
 			tp_adv(p);
 		}
 	}

@@ -1084,6 +1084,7 @@ static void test_jinja_imports(void **state)
 		{ "{% import 'mod.j2' as a %}{{ a.sees() }} {{ a.shown }} {{ a._hidden | default('h') }}", "[S|no-outer] S h" },
 		{ "{% import 'mod.j2' as b with context %}{{ b.sees() }}", "[S|O]" },
 		{ "{% from 'mod.j2' import sees, shown as sh, inner %}{{ sees() }} {{ sh }} {{ inner() }}", "[S|no-outer] S [S|no-outer]" },
+		{ "{% set outer = 'T' %}{% from 'mod.j2' import sees with context %}{{ sees() }}", "[S|T]" },
 		/* caller() sees the variables where the call block is */
 		{ "{% import 'mod.j2' as a %}{% call(x) a.list([1, 2]) %}<{{ x }}{{ outer }}>{% endcall %}", "<1O>;<2O>;" },
 		{ "{% macro w(t) %}<{{ t }}>{{ caller() }}</{{ t }}>{% endmacro %}{% call w('p') %}in {{ 1 + 1 }}{% endcall %}",
