@@ -531,6 +531,7 @@ static struct ptask *parse_task(struct task_playbook *pb, json_t *raw, const str
 	 * delegate_to says (Ansible's parser sets it so) */
 	if (json_object_get(raw, "local_action"))
 		json_object_set_new(raw, "delegate_to", json_string("localhost"));
+	t->action = written;
 	if (!strcmp(module, "include"))
 		module = "include_tasks";
 	if (!strcmp(module, "systemd_service"))

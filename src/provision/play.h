@@ -31,6 +31,8 @@ struct ptask {
 	const char *module;        /* canonical module name, NULL for blocks */
 	json_t *args;              /* module args (owned), before templating */
 	char *display;             /* "name" (or module) as printed, with role prefix */
+	const char *action;        /* the module as the task wrote it (its FQCN, or
+				    * include): what --list-tasks names an unnamed task */
 	/* the module name as the task wrote it, when Ansible runs the task
 	 * (exec-fallback.c): imc lacks the module or one of its arguments */
 	const char *fallback;
