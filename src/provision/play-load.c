@@ -408,6 +408,35 @@ static struct ptask *import_tasks(struct task_playbook *pb, struct ptask *t, con
 	return rc < 0 ? NULL : t;
 }
 
+/* A vars keyword as Ansible loads it: a mapping, or a list of mappings
+ * merged in order (later names win), null as none; normalised in place
+ * in owner so that every reader sees one mapping. what is Ansible's class
+ * name for its error (Play, Block, Task). */
+static int load_vars(json_t *owner, const char *what, const struct src_loc *loc, struct diag *d)
+{
+	json_t *v = json_object_get(owner, "vars");
+	if (!v || json_is_object(v))
+		return 0;
+	json_t *all = json_object();
+	size_t i;
+	json_t *e;
+	if (json_is_array(v))
+		json_array_foreach(v, i, e) {
+			if (!json_is_object(e))
+				goto bad;
+			json_object_update(all, e);
+		}
+	else if (!json_is_null(v))
+		goto bad;
+	json_object_set_new(owner, "vars", all);
+	return 0;
+bad:
+	json_decref(all);
+	diag_error(d, IMC_EXIT_DATAERR, loc,
+		   "Vars in a %s must be specified as a dictionary, or a list of dictionaries", what);
+	return -1;
+}
+
 /* Ansible's isidentifier: a Python identifier (a byte past ASCII is taken
  * as the letter Python would accept) that is no Python keyword, nor
  * True, False or None. */
@@ -464,6 +493,8 @@ static struct ptask *parse_task(struct task_playbook *pb, json_t *raw, const str
 		free(name);
 	}
 
+	if (load_vars(raw, json_object_get(raw, "block") ? "Block" : "Task", &loc, d) < 0)
+		return NULL;
 	int rc = 0;
 	if (json_object_get(raw, "block")) {
 		t->is_block = true;
@@ -1000,6 +1031,8 @@ static int parse_play(struct task_playbook *pb, json_t *raw, const struct yaml_d
 	const char *name = json_string_value(json_object_get(raw, "name"));
 	p->name = play_strdup(pb, name ? name : p->hosts);
 	p->gather_facts = args_bool(json_object_get(raw, "gather_facts"), true);
+	if (load_vars(raw, "Play", &loc, d) < 0)
+		rc = -1;
 	p->vars = json_object_get(raw, "vars");
 	p->vars = play_keep(pb, json_is_object(p->vars) ? json_incref(p->vars) : json_object());
 	json_t *vf = json_object_get(raw, "vars_files");
