@@ -421,6 +421,18 @@ static bool has_loop_kw(json_t *raw)
 
 /* include_tasks with loop/with_*: per host and item, in order (IM's disk
  * mounts: with_dict over ansible_devices). */
+/* The include cache's key of an include_role: the role and the files its
+ * *_from arguments pick (malloc'd). */
+static char *role_key(const char *name, json_t *args)
+{
+	const char *k[] = { "tasks_from", "handlers_from", "vars_from", "defaults_from" };
+	struct strbuf sb = STRBUF_INIT;
+	strbuf_addf(&sb, "role:%s", name);
+	for (size_t i = 0; i < 4; i++)
+		strbuf_addf(&sb, ":%s", args_str(args, k[i]) ? args_str(args, k[i]) : "");
+	return strbuf_detach(&sb);
+}
+
 static void run_include_loop(struct task_run *run, struct ptask *t, struct task_host **hosts,
 			     size_t nh, bool rescuable, json_t *inc_params)
 {
@@ -601,8 +613,7 @@ static void run_include(struct task_run *run, struct ptask *t, struct task_host 
 			free(path);
 			goto next;
 		}
-		char *key = is_role ? xasprintf("role:%s:%s", f,
-						args_str(args, "tasks_from") ? args_str(args, "tasks_from") : "")
+		char *key = is_role ? role_key(f, args)
 			    : xstrdup(path);
 		if (!is_role) {
 			out_line(run->out, h->index, "included: %s for %s", path, h->name);
@@ -649,7 +660,7 @@ next:
 				if (!rn)
 					rn = args_str(groups[g].params, "role");
 				struct task_role *r = play_load_role(run->pb, rn, NULL, t->dir,
-								     args_str(groups[g].params, "tasks_from"),
+								     groups[g].params,
 								     &nc.wrapper, t, &d);
 				rc = r ? 0 : -1;
 				if (r) {

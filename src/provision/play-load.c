@@ -653,7 +653,7 @@ static struct ptask *parse_task(struct task_playbook *pb, json_t *raw, const str
 			return NULL;
 		}
 		struct ptask *w = NULL;
-		if (!play_load_role(pb, rn, NULL, dir, args_str(args, "tasks_from"), &w, t, d))
+		if (!play_load_role(pb, rn, NULL, dir, args, &w, t, d))
 			return NULL;
 		t->is_block = true;
 		t->module = NULL;
@@ -714,9 +714,29 @@ static char *role_file(const char *dir, const char *sub, const char *base)
 	return NULL;
 }
 
-static json_t *role_vars_file(const char *dir, const char *sub, struct diag *d, int *rc)
+/* A role's file sub/NAME: from (an import_role/include_role's arguments,
+ * may be NULL) names it with SUB_from, else main. A file named but absent
+ * is Ansible's error; *path gets the file (NULL when none). */
+static int role_from_file(const char *dir, const char *sub, json_t *from, char **path,
+			  struct diag *d)
 {
-	char *p = role_file(dir, sub, "main");
+	char *key = xasprintf("%s_from", sub);
+	const char *name = args_str(from, key);
+	free(key);
+	*path = role_file(dir, sub, name ? name : "main");
+	if (!*path && name) {
+		diag_error(d, IMC_EXIT_DATAERR, NULL, "Could not find specified file in role: %s/%s", sub,
+			   name);
+		return -1;
+	}
+	return 0;
+}
+
+static json_t *role_vars_file(const char *dir, const char *sub, json_t *from, struct diag *d, int *rc)
+{
+	char *p = NULL;
+	if (role_from_file(dir, sub, from, &p, d) < 0)
+		*rc = -1;
 	if (!p)
 		return json_object();
 	json_t *v = NULL;
@@ -741,9 +761,10 @@ static json_t *role_vars_file(const char *dir, const char *sub, struct diag *d, 
 
 
 struct task_role *play_load_role(struct task_playbook *pb, const char *name, json_t *params,
-				 const char *from_dir, const char *tasks_from,
+				 const char *from_dir, json_t *from,
 				 struct ptask **wrapper, struct ptask *parent, struct diag *d)
 {
+	const char *tasks_from = args_str(from, "tasks_from");
 	char *dir = find_role_dir(pb, name, from_dir);
 	if (!dir) {
 		diag_error(d, IMC_EXIT_DATAERR, NULL,
@@ -756,8 +777,8 @@ struct task_role *play_load_role(struct task_playbook *pb, const char *name, jso
 	r->name = play_strdup(pb, name);
 	r->dir = play_strdup(pb, dir);
 	free(dir);
-	r->defaults = play_keep(pb, role_vars_file(r->dir, "defaults", d, &rc));
-	r->vars = play_keep(pb, role_vars_file(r->dir, "vars", d, &rc));
+	r->defaults = play_keep(pb, role_vars_file(r->dir, "defaults", from, d, &rc));
+	r->vars = play_keep(pb, role_vars_file(r->dir, "vars", from, d, &rc));
 	r->params = play_keep(pb, params ? json_incref(params) : json_object());
 
 	struct ptask *w = play_alloc(pb, sizeof(*w));
@@ -833,7 +854,9 @@ struct task_role *play_load_role(struct task_playbook *pb, const char *name, jso
 	for (size_t i = 0; i < ntasks; i++)
 		w->block[w->nblock++] = tasks[i];
 
-	char *hf = role_file(r->dir, "handlers", "main");
+	char *hf = NULL;
+	if (role_from_file(r->dir, "handlers", from, &hf, d) < 0)
+		rc = -1;
 	if (hf) {
 		json_t *list = NULL;
 		struct yaml_doc *ydoc = NULL;
