@@ -62,4 +62,24 @@ else not_ok "the files *_from names are read"; echo "#   got: $got"; fi
 printf -- '- hosts: localhost\n  gather_facts: no\n  tasks:\n    - import_role: { name: hr, handlers_from: nosuch }\n' > "$TMPD/from2.yml"
 expect_exit 65 "handlers_from naming no file" -- play "$TMPD/from2.yml"
 expect_grep 'Could not find specified file in role: handlers/nosuch' "$TMPD/err" "Ansible's words for a missing handlers_from"
+# playbook target (types.yml): a boolean keyword whose value is no
+# boolean fails the task once it runs (ignore_errors applies) in Ansible's
+# words, instead of being read as false
+cat >"$TMPD/types.yml" <<'EOY'
+- hosts: localhost
+  gather_facts: false
+  tasks:
+    - debug: msg="not important"
+      diff: yes
+      register: good_diff
+    - debug: msg="not important"
+      diff: yes.
+      ignore_errors: True
+      register: bad_diff
+    - debug: msg="{{ bad_diff.msg }}"
+EOY
+expect_exit 0 "a keyword that is no boolean (playbook)" -- play "$TMPD/types.yml"
+expect_grep "the field 'diff' has an invalid value \(yes\.\), and could not be converted to an bool\.The error was: The value 'yes\.' is not a valid boolean\." \
+	"$TMPD/out" "Ansible's words for it"
+expect_grep 'ignored=1' "$TMPD/out" "the task failed, its error ignored"
 done_testing
