@@ -23,6 +23,7 @@ libimc_la_SOURCES += \
 	src/provision/exec-task.c \
 	src/provision/exec-play.c \
 	src/provision/exec-tags.c \
+	src/provision/exec-list.c \
 	src/provision/exec-async.c \
 	src/provision/exec-progress.c \
 	src/provision/exec-fallback.c \
@@ -120,8 +121,11 @@ tests_fuzz_fuzz_playbook_LDADD = libimc.la $(IMC_LIBS)
 endif
 TESTS += tests/cli/t4008-playbook-fuzz.sh
 # cases from ansible-core's integration targets (scripts/ansible-targets)
-TESTS += tests/cli/t4040-targets.sh tests/cli/t4041-targets-more.sh tests/cli/t4042-targets-3.sh tests/cli/t4043-tags.sh tests/cli/t4090-targets-mod.sh
-EXTRA_DIST += tests/cli/t4040-targets.sh tests/cli/t4041-targets-more.sh tests/cli/t4042-targets-3.sh tests/cli/t4043-tags.sh tests/cli/t4090-targets-mod.sh scripts/ansible-targets scripts/ansible-targets-shim \
+TESTS += tests/cli/t4040-targets.sh tests/cli/t4041-targets-more.sh tests/cli/t4042-targets-3.sh tests/cli/t4043-tags.sh \
+	tests/cli/t4044-list-options.sh tests/cli/t4045-keyword-targets.sh tests/cli/t4090-targets-mod.sh
+EXTRA_DIST += tests/cli/t4040-targets.sh tests/cli/t4041-targets-more.sh tests/cli/t4042-targets-3.sh tests/cli/t4043-tags.sh \
+	tests/cli/t4044-list-options.sh tests/cli/t4045-keyword-targets.sh tests/cli/t4090-targets-mod.sh \
+	scripts/ansible-targets scripts/ansible-targets-shim \
 	scripts/ansible-targets-report
 EXTRA_DIST += tests/cli/t4008-playbook-fuzz.sh
 

@@ -33,7 +33,8 @@ enum {
 	OPT_CONNECTION, OPT_EXTRA_VARS, OPT_INVENTORY_HOST, OPT_HOST, OPT_KEY, OPT_KNOWN_HOSTS,
 	OPT_GROUP, OPT_FORKS, OPT_RESULTS, OPT_JSON, OPT_QUIET, OPT_TARGET, OPT_NO_FALLBACK,
 	OPT_SYNTAX_CHECK, OPT_LIST_MODULES, OPT_CHECK, OPT_DIFF,
-	OPT_TAGS, OPT_SKIP_TAGS,
+	OPT_TAGS, OPT_SKIP_TAGS, OPT_LIST_HOSTS, OPT_LIST_TASKS, OPT_LIST_TAGS, OPT_START_AT_TASK,
+	OPT_LIMIT,
 };
 
 static const struct cmd_option options[] = {
@@ -81,6 +82,18 @@ static const struct cmd_option options[] = {
 		       "never, tagged, untagged and all as in Ansible)" },
 	[OPT_SKIP_TAGS] = { "skip-tags", 0, CMD_OPT_LIST, "TAG[,TAG]",
 			    "not the tasks with these tags (repeatable)" },
+	[OPT_LIST_HOSTS] = { "list-hosts", 0, CMD_OPT_FLAG, NULL,
+			     "print each play's hosts, run nothing" },
+	[OPT_LIST_TASKS] = { "list-tasks", 0, CMD_OPT_FLAG, NULL,
+			     "print the tasks that would run, with their tags\n"
+			     "(as ansible-playbook), run nothing" },
+	[OPT_LIST_TAGS] = { "list-tags", 0, CMD_OPT_FLAG, NULL,
+			    "print each play's task tags, run nothing" },
+	[OPT_START_AT_TASK] = { "start-at-task", 0, CMD_OPT_VALUE, "NAME",
+				"skip the tasks before the first one named NAME\n"
+				"(a glob; a role task also as 'ROLE : NAME')" },
+	[OPT_LIMIT] = { "limit", 'l', CMD_OPT_VALUE, "PATTERN",
+			"only the hosts matching this host pattern" },
 	{ 0 },
 };
 
@@ -160,7 +173,7 @@ static void group_add(json_t *groups, const char *g, const char *h)
 /* The fallback: the same play under ansible-playbook -c local. With
  * --results its json callback writes the results file. */
 static int run_ansible(const char *playbook, const char *host, json_t *extra, const char *results,
-		       bool quiet, bool check, bool diff)
+		       bool quiet, bool check, bool diff, const char *limit, const char *start_at)
 {
 	char *ev = json_dumps(extra, JSON_COMPACT);
 	char *inv = xasprintf("%s,", host);
@@ -183,13 +196,21 @@ static int run_ansible(const char *playbook, const char *host, json_t *extra, co
 			close(fd);
 		}
 		/* copies: execvp's argv is not const (the child execs or exits) */
-		char *argv[12] = { xstrdup("ansible-playbook"), xstrdup("-i"), inv, xstrdup("-c"),
+		char *argv[16] = { xstrdup("ansible-playbook"), xstrdup("-i"), inv, xstrdup("-c"),
 				   xstrdup("local"), xstrdup("-e"), ev };
 		int argc = 7;
 		if (check)
 			argv[argc++] = xstrdup("--check");
 		if (diff)
 			argv[argc++] = xstrdup("--diff");
+		if (limit) {
+			argv[argc++] = xstrdup("--limit");
+			argv[argc++] = xstrdup(limit);
+		}
+		if (start_at) {
+			argv[argc++] = xstrdup("--start-at-task");
+			argv[argc++] = xstrdup(start_at);
+		}
 		argv[argc++] = xstrdup(playbook);
 		argv[argc] = NULL;
 		execvp(argv[0], argv);
@@ -224,6 +245,15 @@ static void report_fallbacks(const struct task_playbook *pb)
 			json_string_value(json_object_get(e, "task")),
 			json_string_value(json_object_get(e, "module")),
 			json_string_value(json_object_get(e, "why")));
+}
+
+/* Whether --limit leaves a host of the inventory to run */
+static bool limit_matches(struct task_run *run)
+{
+	for (size_t i = 0; i < run->nhosts; i++)
+		if (inventory_selected(run, run->subset, run->hosts[i]->name))
+			return true;
+	return false;
 }
 
 struct pin_ctx {
@@ -572,7 +602,7 @@ static int run_play(struct cmd_args *a)
 			if (skip_csv)
 				setenv("ANSIBLE_SKIP_TAGS", skip_csv, 1);
 			rc = run_ansible(playbook, inv_host, extra, results, quiet, opt[OPT_CHECK].set,
-					 opt[OPT_DIFF].set);
+					 opt[OPT_DIFF].set, opt[OPT_LIMIT].val, opt[OPT_START_AT_TASK].val);
 			goto out;
 		}
 		rc = cmd_report(ctx, &d);
@@ -695,9 +725,31 @@ static int run_play(struct cmd_args *a)
 	json_object_set_new(groups, "ungrouped", json_array());
 	json_decref(run->groups);
 	run->groups = json_incref(groups);
+	run->subset = opt[OPT_LIMIT].val;
+	unsigned list = (opt[OPT_LIST_HOSTS].set ? EXEC_LIST_HOSTS : 0) |
+			(opt[OPT_LIST_TASKS].set ? EXEC_LIST_TASKS : 0) |
+			(opt[OPT_LIST_TAGS].set ? EXEC_LIST_TAGS : 0);
+	if (run->subset && !limit_matches(run)) {
+		/* Ansible's words; nothing ran, so no host failed: a usage error */
+		fprintf(stderr, "[WARNING]: Could not match supplied host pattern, ignoring: %s\n"
+			"ERROR! Specified inventory, host pattern and/or --limit leaves us with no hosts to target.\n",
+			run->subset);
+		rc = IMC_EXIT_USAGE;
+		goto out;
+	}
+	if (list) {
+		/* as ansible-playbook: the listing instead of a run */
+		if (exec_list_playbook(run, pb, playbook, list, stdout, &d) < 0)
+			rc = cmd_report(ctx, &d);
+		goto out;
+	}
+	run->start_at = opt[OPT_START_AT_TASK].val;
 	if (!quiet && !json_out)
 		report_fallbacks(pb);
 	int r = task_run_playbook(run, pb, &d);
+	if (run->start_at)
+		fprintf(stderr, " [ERROR]: No matching task \"%s\" found. Note: --start-at-task can only\n"
+			"follow static includes.\n", run->start_at);
 	if (r < 0)
 		rc = cmd_report(ctx, &d);
 	else if (r > 0) {

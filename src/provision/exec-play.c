@@ -8,7 +8,6 @@
  * A failed host leaves the rest of the play. */
 #include "config.h"
 
-#include <fnmatch.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -422,6 +421,18 @@ static bool has_loop_kw(json_t *raw)
 
 /* include_tasks with loop/with_*: per host and item, in order (IM's disk
  * mounts: with_dict over ansible_devices). */
+/* The include cache's key of an include_role: the role and the files its
+ * *_from arguments pick (malloc'd). */
+static char *role_key(const char *name, json_t *args)
+{
+	const char *k[] = { "tasks_from", "handlers_from", "vars_from", "defaults_from" };
+	struct strbuf sb = STRBUF_INIT;
+	strbuf_addf(&sb, "role:%s", name);
+	for (size_t i = 0; i < 4; i++)
+		strbuf_addf(&sb, ":%s", args_str(args, k[i]) ? args_str(args, k[i]) : "");
+	return strbuf_detach(&sb);
+}
+
 static void run_include_loop(struct task_run *run, struct ptask *t, struct task_host **hosts,
 			     size_t nh, bool rescuable, json_t *inc_params)
 {
@@ -602,8 +613,7 @@ static void run_include(struct task_run *run, struct ptask *t, struct task_host 
 			free(path);
 			goto next;
 		}
-		char *key = is_role ? xasprintf("role:%s:%s", f,
-						args_str(args, "tasks_from") ? args_str(args, "tasks_from") : "")
+		char *key = is_role ? role_key(f, args)
 			    : xstrdup(path);
 		if (!is_role) {
 			out_line(run->out, h->index, "included: %s for %s", path, h->name);
@@ -650,7 +660,7 @@ next:
 				if (!rn)
 					rn = args_str(groups[g].params, "role");
 				struct task_role *r = play_load_role(run->pb, rn, NULL, t->dir,
-								     args_str(groups[g].params, "tasks_from"),
+								     groups[g].params,
 								     &nc.wrapper, t, &d);
 				rc = r ? 0 : -1;
 				if (r) {
@@ -825,7 +835,8 @@ static void run_list(struct task_run *run, struct ptask **list, size_t n, struct
 		for (size_t j = 0; j < nh; j++)
 			if (!hosts[j]->failed && !hosts[j]->ended)
 				live[k++] = hosts[j];
-		if (k && (list[i]->is_block || exec_tags_select(run, list[i], live[0], inc_params)))
+		if (k && (list[i]->is_block || exec_tags_select(run, list[i], live[0], inc_params)) &&
+		    !exec_start_skip(run, list[i]))
 			run_node(run, list[i], live, k, rescuable, inc_params);
 		free(live);
 		if (!k)
@@ -852,55 +863,6 @@ static void flush_handlers(struct task_run *run, struct task_host **hosts, size_
 			run_node(run, hd, sel, k, false, NULL);
 		free(sel);
 	}
-}
-
-/* ---- host patterns ---------------------------------------------------------- */
-
-static bool in_group(struct task_run *run, const char *pat, const char *host)
-{
-	if (!strcmp(pat, "all") || !strcmp(pat, "*"))
-		return true;
-	json_t *g = json_object_get(run->groups, pat);
-	if (json_is_array(g)) {
-		size_t i;
-		json_t *e;
-		json_array_foreach(g, i, e)
-			if (json_is_string(e) && !strcmp(json_string_value(e), host))
-				return true;
-		return false;
-	}
-	return fnmatch(pat, host, 0) == 0;
-}
-
-static bool host_selected(struct task_run *run, const char *pattern, const char *host)
-{
-	bool sel = false, any_pos = false;
-	char *p = xstrdup(pattern);
-	/* first pass: unions; then intersections and exclusions */
-	char *save = NULL;
-	for (char *tok = strtok_r(p, ":,", &save); tok; tok = strtok_r(NULL, ":,", &save)) {
-		while (*tok == ' ')
-			tok++;
-		if (*tok == '!' || *tok == '&')
-			continue;
-		any_pos = true;
-		if (in_group(run, tok, host))
-			sel = true;
-	}
-	free(p);
-	if (!any_pos)
-		sel = true;
-	p = xstrdup(pattern);
-	for (char *tok = strtok_r(p, ":,", &save); tok; tok = strtok_r(NULL, ":,", &save)) {
-		while (*tok == ' ')
-			tok++;
-		if (*tok == '!' && in_group(run, tok + 1, host))
-			sel = false;
-		if (*tok == '&' && !in_group(run, tok + 1, host))
-			sel = false;
-	}
-	free(p);
-	return sel;
 }
 
 /* ---- plays -------------------------------------------------------------------- */
@@ -932,8 +894,9 @@ static int run_play(struct task_run *run, struct task_play *p, struct diag *d)
 	run->play_hosts = json_array();
 	for (size_t i = 0; i < all; i++) {
 		struct task_host *h = inventory_host(run, i);
-		if (host_selected(run, p->hosts, h->name) &&
-		    (!run->limit || !strcmp(run->limit, h->name))) {
+		if (inventory_selected(run, p->hosts, h->name) &&
+		    (!run->limit || !strcmp(run->limit, h->name)) &&
+		    (!run->subset || inventory_selected(run, run->subset, h->name))) {
 			h->ended = false;
 			if (!h->failed) {
 				hosts[nh++] = h;
@@ -942,22 +905,8 @@ static int run_play(struct task_run *run, struct task_play *p, struct diag *d)
 		}
 	}
 	run->play = p;
-	/* the play name is templated with extra vars (IM's "{{IM_HOST}}") */
-	char *pname = NULL;
-	if (strstr(p->name, "{{") && nh) {
-		struct exec_ctx x = { .run = run, .host = hosts[0] };
-		x.vars = exec_build_vars(run, hosts[0], NULL, NULL);
-		struct diag td = DIAG_INIT;
-		json_t *s = json_string(p->name);
-		json_t *r = xt_value(&x, s, &td);
-		if (json_is_string(r))
-			pname = xstrdup(json_string_value(r));
-		json_decref(r);
-		json_decref(s);
-		json_decref(x.vars);
-		diag_release(&td);
-	}
-	out_play(run->out, pname ? pname : p->name);
+	char *pname = exec_play_name(run, p, nh ? hosts[0] : NULL);
+	out_play(run->out, pname);
 	free(pname);
 	if (!nh) {
 		out_line(run->out, -1, "skipping: no hosts matched");
@@ -976,7 +925,11 @@ static int run_play(struct task_run *run, struct task_play *p, struct diag *d)
 		hosts[i]->notified = json_object();
 	}
 
-	if (p->gather_facts && exec_tags_gather(run))
+	/* --start-at-task: a play without the task runs nothing, not even
+	 * its fact gathering (as Ansible's iterator) */
+	if (run->start_at)
+		exec_start_at_play(run, p, hosts[0]);
+	if (p->gather_facts && exec_tags_gather(run) && (!run->start_at || run->start_task))
 		gather_facts(run, hosts, nh);
 	run_list(run, p->pre_tasks, p->npre, hosts, nh, false, NULL);
 	flush_handlers(run, hosts, nh);
@@ -1020,18 +973,20 @@ int task_run_playbook(struct task_run *run, struct task_playbook *pb, struct dia
 	}
 	pool_stop(run->pool);
 	run->pool = NULL;
-	/* the recap: the caller's hosts, and the added ones that ran a task
-	 * (Ansible's recap lists the hosts it processed) */
+	/* the recap: the hosts that ran a task, the caller's and the added
+	 * ones (Ansible's recap lists the hosts it processed: not one that
+	 * no play, --limit or --start-at-task let run) */
 	size_t all = inventory_nhosts(run);
 	struct task_host **rh = xcalloc(all + 1, sizeof(*rh));
 	size_t nr = 0;
 	for (size_t i = 0; i < all; i++) {
 		struct task_host *h = inventory_host(run, i);
 		const struct task_stats *s = &h->st;
-		if (i >= run->nhosts && !(s->ok || s->changed || s->unreachable || s->failed ||
+		if (!(s->ok || s->changed || s->unreachable || s->failed ||
 					  s->skipped || s->rescued || s->ignored))
 			continue;
-		if (!run->limit || !strcmp(run->limit, h->name))
+		if ((!run->limit || !strcmp(run->limit, h->name)) &&
+		    (!run->subset || inventory_selected(run, run->subset, h->name)))
 			rh[nr++] = h;
 	}
 	qsort(rh, nr, sizeof(*rh), cmp_host_name);

@@ -142,7 +142,7 @@ static bool select_tags(const struct task_run *run, json_t *tags)
 	return !(skip_tagged && !only_untagged(tags));
 }
 
-bool exec_tags_select(struct task_run *run, struct ptask *t, struct task_host *h, json_t *inc_params)
+json_t *exec_tags_of(struct task_run *run, struct ptask *t, struct task_host *h, json_t *inc_params)
 {
 	struct tag_ctx c = { .x = { .run = run, .host = h, .task = t }, .inc_params = inc_params };
 	json_t *tags = json_object();
@@ -152,18 +152,30 @@ bool exec_tags_select(struct task_run *run, struct ptask *t, struct task_host *h
 			add_tags(&c, tags, json_object_get(p->raw, "tags"));
 	if (run->play)
 		add_tags(&c, tags, json_object_get(run->play->raw, "tags"));
+	json_decref(c.x.vars);
+	return tags;
+}
+
+json_t *exec_tags_play(struct task_run *run)
+{
+	json_t *tags = json_object();
+	add_tags(NULL, tags, run->play ? json_object_get(run->play->raw, "tags") : NULL);
+	return tags;
+}
+
+bool exec_tags_select(struct task_run *run, struct ptask *t, struct task_host *h, json_t *inc_params)
+{
+	json_t *tags = exec_tags_of(run, t, h, inc_params);
 	if (!json_object_size(tags))
 		json_object_set_new(tags, "untagged", json_true());
 	bool r = select_tags(run, tags);
 	json_decref(tags);
-	json_decref(c.x.vars);
 	return r;
 }
 
 bool exec_tags_gather(struct task_run *run)
 {
-	json_t *tags = json_object();
-	add_tags(NULL, tags, run->play ? json_object_get(run->play->raw, "tags") : NULL);
+	json_t *tags = exec_tags_play(run);
 	/* the implicit fact gathering is tagged always unless the play has tags */
 	if (!json_object_size(tags))
 		json_object_set_new(tags, "always", json_true());

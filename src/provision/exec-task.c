@@ -165,6 +165,62 @@ static int check_mode_of(struct exec_ctx *x, struct diag *d)
 	return 0;
 }
 
+/* Ansible's boolean(v, strict=True): a bool, 1 or 0, or one of its
+ * words in any case */
+static bool valid_boolean(json_t *v)
+{
+	static const char *const words[] = { "y", "yes", "on", "1", "true", "t", "n", "no", "off",
+					     "0", "false", "f", NULL };
+	if (json_is_boolean(v) || json_is_null(v))
+		return true;
+	if (json_is_integer(v))
+		return json_integer_value(v) == 0 || json_integer_value(v) == 1;
+	if (json_is_real(v))
+		return json_real_value(v) == 0 || json_real_value(v) == 1;
+	if (!json_is_string(v))
+		return false;
+	for (const char *const *w = words; *w; w++)
+		if (!strcasecmp(json_string_value(v), *w))
+			return true;
+	return false;
+}
+
+/* The task's boolean keywords, templated, checked as Ansible's
+ * post_validate checks them once the task runs (after its when): one that
+ * is no boolean fails the task in Ansible's words (NULL when all are).
+ * Ansible lists the valid words in a Python set's order, which changes
+ * from run to run; this is one of those orders. */
+static json_t *bool_keywords_check(struct exec_ctx *x)
+{
+	static const char *const kws[] = { "diff", "check_mode", "ignore_errors", "ignore_unreachable",
+					   "no_log", "run_once", "become", "delegate_facts",
+					   "any_errors_fatal", NULL };
+	for (const char *const *k = kws; *k; k++) {
+		json_t *kw = exec_keyword(x->run, x->task, *k);
+		if (!kw || valid_boolean(kw))
+			continue;
+		struct diag d = DIAG_INIT;
+		json_t *v = xt_value(x, kw, &d);
+		diag_release(&d);
+		if (!v || valid_boolean(v)) {
+			json_decref(v);
+			continue;
+		}
+		char *text = json_is_string(v) ? xstrdup(json_string_value(v))
+			     : json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT);
+		char *e = xasprintf("The value '%s' is not a valid boolean.  Valid booleans include: 'off', "
+				    "'on', 1, 0, 'no', '0', '1', 'false', 'y', 'yes', 'f', 'true', 't', 'n'",
+				    text);
+		json_t *r = res_fail("the field '%s' has an invalid value (%s), and could not be converted "
+				     "to an bool.The error was: %s. %s", *k, text, e, e);
+		free(e);
+		free(text);
+		json_decref(v);
+		return r;
+	}
+	return NULL;
+}
+
 /* exec_ctx's check_unsupported: Ansible runs the task in check mode, or
  * the task fails saying why. */
 static json_t *check_unsupported(struct exec_ctx *x, const char *module, json_t *args,
@@ -193,6 +249,9 @@ static json_t *run_module(struct exec_ctx *x, json_t *args)
 		return r;
 	}
 	diag_release(&cd);
+	json_t *bad = bool_keywords_check(x);
+	if (bad)
+		return bad;
 	if (x->task->fallback)
 		return fallback_run(x, x->task->fallback, args);
 	const struct task_module *mod = task_module_find(x->task->module);

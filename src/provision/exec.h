@@ -4,6 +4,7 @@
 #define IMC_PROVISION_EXEC_H
 
 #include <stdbool.h>
+#include <stdio.h>
 
 #include <jansson.h>
 
@@ -15,6 +16,22 @@
  * host failed, 1 when some host failed or was unreachable, -1 on internal
  * error. */
 int task_run_playbook(struct task_run *run, struct task_playbook *pb, struct diag *d);
+
+/* exec-list.c: the playbook walked without running it. what: EXEC_LIST_*
+ * bits, ansible-playbook's --list-hosts, --list-tasks, --list-tags, whose
+ * output goes to fp as Ansible prints it (path as the user gave it). */
+enum { EXEC_LIST_HOSTS = 1, EXEC_LIST_TASKS = 2, EXEC_LIST_TAGS = 4 };
+int exec_list_playbook(struct task_run *run, struct task_playbook *pb, const char *path,
+		       unsigned what, FILE *fp, struct diag *d);
+/* The name play p is shown by: its name templated with host h's variables
+ * (IM's "{{IM_HOST}}"; h may be NULL), else its hosts (malloc'd). */
+char *exec_play_name(struct task_run *run, struct task_play *p, struct task_host *h);
+/* --start-at-task (run->start_at): finds the task of play p the run starts
+ * at (run->start_task, NULL when p has none) with host h's tags. */
+void exec_start_at_play(struct task_run *run, struct task_play *p, struct task_host *h);
+/* Whether task t is skipped because the run has not reached the start
+ * task yet (the start task itself ends the skipping). */
+bool exec_start_skip(struct task_run *run, struct ptask *t);
 
 /* exec-task.c: one task on one host: prints and counts its outcome; returns
  * -1 when the host failed (not ignored). *result gets the result. */

@@ -6,9 +6,11 @@
  * (a new host, new or different vars, a new group, a new membership, a
  * new parent-child link). The groups object is copied, changed and
  * swapped under task_facts_lock, never changed in place, because task
- * variables of other hosts hold references to it while they template. */
+ * variables of other hosts hold references to it while they template.
+ * Plays, --limit and the listings select its hosts with a host pattern. */
 #include "config.h"
 
+#include <fnmatch.h>
 #include <string.h>
 
 #include "provision/conn/conn.h"
@@ -220,4 +222,53 @@ bool inventory_group_by(struct task_run *run, struct task_host *h, const char *g
 	run->groups = g;
 	pthread_mutex_unlock(&task_facts_lock);
 	return changed;
+}
+
+/* ---- host patterns ---------------------------------------------------------- */
+
+static bool in_group(struct task_run *run, const char *pat, const char *host)
+{
+	if (!strcmp(pat, "all") || !strcmp(pat, "*"))
+		return true;
+	json_t *g = json_object_get(run->groups, pat);
+	if (json_is_array(g)) {
+		size_t i;
+		json_t *e;
+		json_array_foreach(g, i, e)
+			if (json_is_string(e) && !strcmp(json_string_value(e), host))
+				return true;
+		return false;
+	}
+	return fnmatch(pat, host, 0) == 0;
+}
+
+bool inventory_selected(struct task_run *run, const char *pattern, const char *host)
+{
+	bool sel = false, any_pos = false;
+	char *p = xstrdup(pattern);
+	/* first pass: unions; then intersections and exclusions */
+	char *save = NULL;
+	for (char *tok = strtok_r(p, ":,", &save); tok; tok = strtok_r(NULL, ":,", &save)) {
+		while (*tok == ' ')
+			tok++;
+		if (*tok == '!' || *tok == '&')
+			continue;
+		any_pos = true;
+		if (in_group(run, tok, host))
+			sel = true;
+	}
+	free(p);
+	if (!any_pos)
+		sel = true;
+	p = xstrdup(pattern);
+	for (char *tok = strtok_r(p, ":,", &save); tok; tok = strtok_r(NULL, ":,", &save)) {
+		while (*tok == ' ')
+			tok++;
+		if (*tok == '!' && in_group(run, tok + 1, host))
+			sel = false;
+		if (*tok == '&' && !in_group(run, tok + 1, host))
+			sel = false;
+	}
+	free(p);
+	return sel;
 }

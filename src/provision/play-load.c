@@ -408,6 +408,35 @@ static struct ptask *import_tasks(struct task_playbook *pb, struct ptask *t, con
 	return rc < 0 ? NULL : t;
 }
 
+/* A vars keyword as Ansible loads it: a mapping, or a list of mappings
+ * merged in order (later names win), null as none; normalised in place
+ * in owner so that every reader sees one mapping. what is Ansible's class
+ * name for its error (Play, Block, Task). */
+static int load_vars(json_t *owner, const char *what, const struct src_loc *loc, struct diag *d)
+{
+	json_t *v = json_object_get(owner, "vars");
+	if (!v || json_is_object(v))
+		return 0;
+	json_t *all = json_object();
+	size_t i;
+	json_t *e;
+	if (json_is_array(v))
+		json_array_foreach(v, i, e) {
+			if (!json_is_object(e))
+				goto bad;
+			json_object_update(all, e);
+		}
+	else if (!json_is_null(v))
+		goto bad;
+	json_object_set_new(owner, "vars", all);
+	return 0;
+bad:
+	json_decref(all);
+	diag_error(d, IMC_EXIT_DATAERR, loc,
+		   "Vars in a %s must be specified as a dictionary, or a list of dictionaries", what);
+	return -1;
+}
+
 /* Ansible's isidentifier: a Python identifier (a byte past ASCII is taken
  * as the letter Python would accept) that is no Python keyword, nor
  * True, False or None. */
@@ -464,6 +493,8 @@ static struct ptask *parse_task(struct task_playbook *pb, json_t *raw, const str
 		free(name);
 	}
 
+	if (load_vars(raw, json_object_get(raw, "block") ? "Block" : "Task", &loc, d) < 0)
+		return NULL;
 	int rc = 0;
 	if (json_object_get(raw, "block")) {
 		t->is_block = true;
@@ -531,6 +562,7 @@ static struct ptask *parse_task(struct task_playbook *pb, json_t *raw, const str
 	 * delegate_to says (Ansible's parser sets it so) */
 	if (json_object_get(raw, "local_action"))
 		json_object_set_new(raw, "delegate_to", json_string("localhost"));
+	t->action = written;
 	if (!strcmp(module, "include"))
 		module = "include_tasks";
 	if (!strcmp(module, "systemd_service"))
@@ -621,7 +653,7 @@ static struct ptask *parse_task(struct task_playbook *pb, json_t *raw, const str
 			return NULL;
 		}
 		struct ptask *w = NULL;
-		if (!play_load_role(pb, rn, NULL, dir, args_str(args, "tasks_from"), &w, t, d))
+		if (!play_load_role(pb, rn, NULL, dir, args, &w, t, d))
 			return NULL;
 		t->is_block = true;
 		t->module = NULL;
@@ -682,9 +714,29 @@ static char *role_file(const char *dir, const char *sub, const char *base)
 	return NULL;
 }
 
-static json_t *role_vars_file(const char *dir, const char *sub, struct diag *d, int *rc)
+/* A role's file sub/NAME: from (an import_role/include_role's arguments,
+ * may be NULL) names it with SUB_from, else main. A file named but absent
+ * is Ansible's error; *path gets the file (NULL when none). */
+static int role_from_file(const char *dir, const char *sub, json_t *from, char **path,
+			  struct diag *d)
 {
-	char *p = role_file(dir, sub, "main");
+	char *key = xasprintf("%s_from", sub);
+	const char *name = args_str(from, key);
+	free(key);
+	*path = role_file(dir, sub, name ? name : "main");
+	if (!*path && name) {
+		diag_error(d, IMC_EXIT_DATAERR, NULL, "Could not find specified file in role: %s/%s", sub,
+			   name);
+		return -1;
+	}
+	return 0;
+}
+
+static json_t *role_vars_file(const char *dir, const char *sub, json_t *from, struct diag *d, int *rc)
+{
+	char *p = NULL;
+	if (role_from_file(dir, sub, from, &p, d) < 0)
+		*rc = -1;
 	if (!p)
 		return json_object();
 	json_t *v = NULL;
@@ -709,9 +761,10 @@ static json_t *role_vars_file(const char *dir, const char *sub, struct diag *d, 
 
 
 struct task_role *play_load_role(struct task_playbook *pb, const char *name, json_t *params,
-				 const char *from_dir, const char *tasks_from,
+				 const char *from_dir, json_t *from,
 				 struct ptask **wrapper, struct ptask *parent, struct diag *d)
 {
+	const char *tasks_from = args_str(from, "tasks_from");
 	char *dir = find_role_dir(pb, name, from_dir);
 	if (!dir) {
 		diag_error(d, IMC_EXIT_DATAERR, NULL,
@@ -724,8 +777,8 @@ struct task_role *play_load_role(struct task_playbook *pb, const char *name, jso
 	r->name = play_strdup(pb, name);
 	r->dir = play_strdup(pb, dir);
 	free(dir);
-	r->defaults = play_keep(pb, role_vars_file(r->dir, "defaults", d, &rc));
-	r->vars = play_keep(pb, role_vars_file(r->dir, "vars", d, &rc));
+	r->defaults = play_keep(pb, role_vars_file(r->dir, "defaults", from, d, &rc));
+	r->vars = play_keep(pb, role_vars_file(r->dir, "vars", from, d, &rc));
 	r->params = play_keep(pb, params ? json_incref(params) : json_object());
 
 	struct ptask *w = play_alloc(pb, sizeof(*w));
@@ -801,7 +854,9 @@ struct task_role *play_load_role(struct task_playbook *pb, const char *name, jso
 	for (size_t i = 0; i < ntasks; i++)
 		w->block[w->nblock++] = tasks[i];
 
-	char *hf = role_file(r->dir, "handlers", "main");
+	char *hf = NULL;
+	if (role_from_file(r->dir, "handlers", from, &hf, d) < 0)
+		rc = -1;
 	if (hf) {
 		json_t *list = NULL;
 		struct yaml_doc *ydoc = NULL;
@@ -999,6 +1054,8 @@ static int parse_play(struct task_playbook *pb, json_t *raw, const struct yaml_d
 	const char *name = json_string_value(json_object_get(raw, "name"));
 	p->name = play_strdup(pb, name ? name : p->hosts);
 	p->gather_facts = args_bool(json_object_get(raw, "gather_facts"), true);
+	if (load_vars(raw, "Play", &loc, d) < 0)
+		rc = -1;
 	p->vars = json_object_get(raw, "vars");
 	p->vars = play_keep(pb, json_is_object(p->vars) ? json_incref(p->vars) : json_object());
 	json_t *vf = json_object_get(raw, "vars_files");

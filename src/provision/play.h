@@ -31,6 +31,8 @@ struct ptask {
 	const char *module;        /* canonical module name, NULL for blocks */
 	json_t *args;              /* module args (owned), before templating */
 	char *display;             /* "name" (or module) as printed, with role prefix */
+	const char *action;        /* the module as the task wrote it (its FQCN, or
+				    * include): what --list-tasks names an unnamed task */
 	/* the module name as the task wrote it, when Ansible runs the task
 	 * (exec-fallback.c): imc lacks the module or one of its arguments */
 	const char *fallback;
@@ -108,9 +110,11 @@ int play_parse_tasks(struct task_playbook *pb, json_t *list, const struct yaml_d
 int play_load_tasks_file(struct task_playbook *pb, const char *path, struct task_role *role,
 			 struct ptask *parent, struct ptask ***out, size_t *nout, struct diag *d);
 /* Finds and loads a role instance (role dir lookup: next to the playbook,
- * roles_path, $IMC_ROLES_PATH, recipes/roles). */
+ * roles_path, $IMC_ROLES_PATH, recipes/roles). from: an import_role or
+ * include_role's arguments, whose tasks_from, handlers_from, vars_from and
+ * defaults_from pick the role's files (NULL: main for each). */
 struct task_role *play_load_role(struct task_playbook *pb, const char *name, json_t *params,
-				 const char *from_dir, const char *tasks_from,
+				 const char *from_dir, json_t *from,
 				 struct ptask **wrapper, struct ptask *parent, struct diag *d);
 void *play_alloc(struct task_playbook *pb, size_t n);
 char *play_strdup(struct task_playbook *pb, const char *s);

@@ -79,6 +79,12 @@ struct task_run {
 	struct play_state *ps;
 	json_t *play_hosts;
 	const char *limit;     /* only this host runs (provision: one item) */
+	const char *subset;    /* --limit: a host pattern the play's hosts must match too */
+	/* --start-at-task: the task name (a glob) tasks are skipped until;
+	 * NULL once the run has started (exec-list.c); start_task is the
+	 * current play's match, NULL when the play has none */
+	const char *start_at;
+	struct ptask *start_task;
 	bool borrowed_hosts;   /* hosts belong to the caller */
 	/* ansible-playbook's --check and --diff: the defaults the check_mode
 	 * and diff keywords override; --check also sets ansible_check_mode */
@@ -164,6 +170,9 @@ bool inventory_add_host(struct task_run *run, const char *name, json_t *groups, 
  * of names). Returns whether the inventory changed, as Ansible decides. */
 bool inventory_group_by(struct task_run *run, struct task_host *h, const char *group,
 			json_t *parents);
+/* Whether host matches an Ansible host pattern (a,b / a:b unions, !x
+ * exclusions, &x intersections, groups, globs). */
+bool inventory_selected(struct task_run *run, const char *pattern, const char *host);
 /* Marks name as holding a registered result (see task_host.registered). */
 void exec_mark_registered(struct task_host *h, const char *name);
 /* Records whether fact name was set from a template (see task_host.native). */
