@@ -706,6 +706,23 @@ static int delegate(struct exec_ctx *x, const char *to, bool *own, struct task_h
 	return 0;
 }
 
+/* ansible_failed_task.name: the task's own name, templated with the
+ * host's variables, without the role prefix of the banner; "" for a task
+ * without a name (ansible-playbook 2.14 gives both so). */
+static json_t *failed_task_name(struct exec_ctx *x)
+{
+	json_t *name = json_object_get(x->task->raw, "name");
+	if (!json_is_string(name))
+		return json_string("");
+	struct diag d = DIAG_INIT;
+	json_t *v = xt_value(x, name, &d);
+	diag_release(&d);
+	if (json_is_string(v))
+		return v;
+	json_decref(v);
+	return json_copy(name);
+}
+
 int exec_task_host(struct task_run *run, struct ptask *t, struct task_host *h, bool rescuable,
 		   json_t *inc_params, json_t **result)
 {
@@ -942,7 +959,7 @@ done:
 			h->failed = true;
 			pthread_mutex_lock(&run->lock);
 			json_decref(h->fail_task);
-			h->fail_task = json_pack("{s:s}", "name", t->display);
+			h->fail_task = json_pack("{s:o}", "name", failed_task_name(&x));
 			json_decref(h->fail_result);
 			h->fail_result = json_incref(res);
 			if (!h->error) {
