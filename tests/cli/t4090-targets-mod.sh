@@ -183,4 +183,50 @@ else
 	ok "# SKIP user: needs root and useradd (a mount namespace)"
 fi
 
+# file target, directory_as_dest.yml and modification_time.yml: state=touch
+# with modification_time/access_time preserve changes nothing (and does
+# not read the directory: its atime stays); an explicit time (node-local,
+# modification_time_format) is set, reported in the diff, changed only
+# when it differs, planned alone in check mode; the other states take
+# the times too (preserve by default)
+cat >"$TMPD/file-times.yml" <<'EOY'
+- hosts: all
+  gather_facts: false
+  tasks:
+    - file: { path: "{{ d }}/tdir", state: directory }
+    - copy: { dest: "{{ d }}/tdir/f", content: x }
+    - stat: { path: "{{ d }}/tdir" }
+      register: s0
+    - file: { path: "{{ d }}/tdir", state: touch, modification_time: preserve, access_time: preserve }
+      register: t0
+    - stat: { path: "{{ d }}/tdir" }
+      register: s1
+    - stat: { path: "{{ d }}/tdir/f" }
+      register: f0
+    - file: { path: "{{ d }}/tdir/f", modification_time: "202001021304.05" }
+      check_mode: true
+      register: c1
+    - stat: { path: "{{ d }}/tdir/f" }
+      register: s2
+    - file: { path: "{{ d }}/tdir/f", modification_time: "202001021304.05" }
+      register: m1
+    - file: { path: "{{ d }}/tdir/f", modification_time: "2020-01-02 13:04:05", modification_time_format: "%Y-%m-%d %H:%M:%S" }
+      register: m2
+    - command: date -d @{{ m1.diff.after.mtime | int }} '+%Y%m%d%H%M.%S'
+      register: back
+    - file: { path: "{{ d }}/tdir/f", modification_time: "nonsense" }
+      register: bad
+      ignore_errors: true
+    - assert:
+        that:
+          - t0 is not changed
+          - s1.stat.atime == s0.stat.atime and s1.stat.mtime == s0.stat.mtime
+          - c1 is changed and s2.stat.mtime == f0.stat.mtime
+          - "'mtime' in c1.diff.after and 'atime' not in c1.diff.after"
+          - m1 is changed and m2 is not changed
+          - back.stdout == '202001021304.05'
+          - bad is failed and bad.msg is search('Error while obtaining timestamp for time nonsense using format')
+EOY
+play file-times "file: modification_time/access_time, preserve, a format, check mode (file)"
+
 done_testing

@@ -13,6 +13,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "provision/module.h"
 #include "util/xalloc.h"
@@ -23,7 +24,6 @@ struct probe {
 	char state[16];      /* Ansible's get_state: absent file hard link directory */
 	bool exists;         /* os.path.exists: follows links */
 	bool isdir;          /* os.path.isdir: follows links */
-	bool nonempty;       /* a directory with entries */
 	char target[1024];   /* readlink, for a link */
 	char real[1024];     /* realpath -m */
 	bool src_exists;     /* the src (as given, or joined for links) exists */
@@ -55,7 +55,6 @@ static int probe(struct exec_ctx *x, const char *path, const char *src, struct p
 	strbuf_addstr(&c, "; s=");
 	sh_quote(&c, src ? src : "");
 	strbuf_addstr(&c, "; gs \"$p\"; [ -e \"$p\" ] && echo 1 || echo 0; [ -d \"$p\" ] && echo 1 || echo 0; "
-			 "[ -d \"$p\" ] && [ -n \"$(ls -A -- \"$p\" 2>/dev/null)\" ] && echo 1 || echo 0; "
 			 "readlink -- \"$p\" || echo; realpath -m -- \"$p\" || echo; "
 			 "[ -n \"$s\" ] && [ -e \"$s\" ] && echo 1 || echo 0; "
 			 "[ -n \"$s\" ] && [ -e \"$p\" ] && [ \"$p\" -ef \"$s\" ] && echo 1 || echo 0; ");
@@ -73,8 +72,6 @@ static int probe(struct exec_ctx *x, const char *path, const char *src, struct p
 		pr->exists = b[0] == '1';
 		next_line(&o, b, sizeof(b));
 		pr->isdir = b[0] == '1';
-		next_line(&o, b, sizeof(b));
-		pr->nonempty = b[0] == '1';
 		next_line(&o, pr->target, sizeof(pr->target));
 		next_line(&o, pr->real, sizeof(pr->real));
 		next_line(&o, b, sizeof(b));
@@ -120,6 +117,23 @@ static int run_op(struct exec_ctx *x, const char *path, const char *src, const c
 		json_object_set_new(*res, "path", json_string(path));
 		rc = -1;
 	}
+	conn_result_release(&cr);
+	return rc;
+}
+
+/* Whether the directory path has entries (os.listdir), -1 with *res */
+static int dir_nonempty(struct exec_ctx *x, const char *path, bool *nonempty, json_t **res)
+{
+	struct strbuf c = STRBUF_INIT;
+	strbuf_addstr(&c, "p=");
+	sh_quote(&c, path);
+	strbuf_addstr(&c, "; [ -n \"$(ls -A -- \"$p\" 2>/dev/null)\" ] && echo 1 || echo 0");
+	struct conn_result cr;
+	conn_result_init(&cr);
+	int rc = mod_sh(x, c.buf, NULL, 0, &cr, res);
+	strbuf_release(&c);
+	if (rc == 0)
+		*nonempty = strbuf_str(&cr.out)[0] == '1';
 	conn_result_release(&cr);
 	return rc;
 }
@@ -207,6 +221,94 @@ fail:
 	return res;
 }
 
+/* Appends to c the shell that sets the time of "$p" that stat's %FMT
+ * shows and touch's FLAG sets, as Ansible's update_timestamp_for_file:
+ * 'preserve' keeps it, 'now' sets it (always a change), else the time
+ * VAL in format FMT is the node's local time, a change when it differs
+ * from the file's to the nanosecond. A change prints "__imc_time__ LETTER
+ * OLD NEW". -1 with *res on a time that does not parse. Check mode only
+ * says whether it would change (ck). */
+static int time_sh(struct strbuf *c, const char *val, const char *fmt, char sfmt, char flag,
+		   json_t **res)
+{
+	if (!strcmp(val, "preserve"))
+		return 0;
+	if (!strcmp(val, "now")) {
+		strbuf_addf(c, "echo \"__imc_time__ %c $(stat -L -c %%.9%c -- \"$p\") $(date +%%s.%%N)\"; "
+			    "[ -n \"$ck\" ] || touch -%c -- \"$p\" || exit 1; ", flag, sfmt, flag);
+		return 0;
+	}
+	struct tm tm;
+	memset(&tm, 0, sizeof(tm));
+	const char *end = strptime(val, fmt, &tm);
+	if (!end || *end) {
+		*res = res_fail("Error while obtaining timestamp for time %s using format %s: "
+				"time data '%s' does not match format '%s'", val, fmt, val, fmt);
+		return -1;
+	}
+	/* Python's time.mktime of it, on the node (whose local time it is) */
+	strbuf_addf(c, "t=$(date -d '%04d-%02d-%02d %02d:%02d:%02d' +%%s) || exit 1; "
+		    "o=$(stat -L -c %%.9%c -- \"$p\") || exit 1; [ \"$o\" = \"$t.000000000\" ] || "
+		    "{ echo \"__imc_time__ %c $o $t\"; [ -n \"$ck\" ] || touch -%c -d \"@$t\" -- \"$p\" || exit 1; }; ",
+		    tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, sfmt,
+		    flag, flag);
+	return 0;
+}
+
+/* The times (modification_time, access_time; dflt, 'now' for touch and
+ * 'preserve' for the other states, when not given) of path, through a
+ * link as os.utime; *changed set when one changes. In check mode, a path
+ * that is not there yet has no times to change. */
+static int set_times(struct exec_ctx *x, const char *path, json_t *args, const char *dflt,
+		     bool *changed, json_t *diff, json_t **res)
+{
+	const char *mt = args_str(args, "modification_time"), *at = args_str(args, "access_time");
+	const char *mf = args_str(args, "modification_time_format");
+	const char *af = args_str(args, "access_time_format");
+	if (!strcmp(mt ? mt : dflt, "preserve") && !strcmp(at ? at : dflt, "preserve"))
+		return 0;
+	struct strbuf c = STRBUF_INIT;
+	int rc = -1;
+	strbuf_addstr(&c, "p=");
+	sh_quote(&c, path);
+	strbuf_addf(&c, "; ck=%s; [ -n \"$ck\" ] && ! [ -e \"$p\" ] && exit 0; ", x->check_mode ? "1" : "");
+	if (time_sh(&c, mt ? mt : dflt, mf ? mf : "%Y%m%d%H%M.%S", 'Y', 'm', res) < 0 ||
+	    time_sh(&c, at ? at : dflt, af ? af : "%Y%m%d%H%M.%S", 'X', 'a', res) < 0)
+		goto out;
+	strbuf_addstr(&c, "true");
+	struct conn_result cr;
+	conn_result_init(&cr);
+	rc = mod_sh(x, c.buf, NULL, 0, &cr, res);
+	if (rc == 0 && cr.rc != 0) {
+		size_t n = cr.err.len;
+		while (n && cr.err.buf[n - 1] == '\n')
+			n--;
+		*res = res_fail("Error while updating modification or access time: %.*s", (int)n,
+				n ? cr.err.buf : "failed");
+		json_object_set_new(*res, "path", json_string(path));
+		rc = -1;
+	}
+	/* each time changed: its letter, the old and the new time, which
+	 * Ansible's diff shows as mtime/atime before and after */
+	for (const char *o = strstr(strbuf_str(&cr.out), "__imc_time__ "); rc == 0 && o;
+	     o = strstr(o + 1, "__imc_time__ ")) {
+		char k = o[13];
+		char *e;
+		double before = strtod(o + 15, &e), after = strtod(e, NULL);
+		*changed = true;
+		const char *key = k == 'm' ? "mtime" : "atime";
+		json_t *b = json_object_get(diff, "before"), *a = json_object_get(diff, "after");
+		if (json_is_object(b) && json_is_object(a)) {
+			json_object_set_new(b, key, json_real(before));
+			json_object_set_new(a, key, json_real(after));
+		}
+	}
+	conn_result_release(&cr);
+out:
+	strbuf_release(&c);
+	return rc;
+}
+
 static json_t *execute_touch(struct exec_ctx *x, const char *path, json_t *args, bool follow,
 			     const struct probe *pr0)
 {
@@ -221,7 +323,7 @@ static json_t *execute_touch(struct exec_ctx *x, const char *path, json_t *args,
 		created = true;
 	}
 	json_t *diff = initial_diff(path, "touch", pr.state);
-	bool changed = true; /* the times are set to now */
+	bool changed;
 	const char *fpath = attr_path(&pr, path, follow);
 	/* the times are set through the link (os.utime): a dangling one
 	 * fails, followed or not */
@@ -231,9 +333,9 @@ static json_t *execute_touch(struct exec_ctx *x, const char *path, json_t *args,
 		json_object_set_new(res, "path", json_string(fpath));
 		goto fail;
 	}
+	changed = created;
 	if (apply_attrs(x, fpath, args, diff, &changed, &res) < 0 ||
-	    run_op(x, fpath, NULL, "touch -- \"$p\"",
-		   "Error while updating modification or access time", &res) < 0) {
+	    set_times(x, fpath, args, "now", &changed, diff, &res) < 0) {
 		if (created) {
 			/* Ansible removes the file it just created */
 			json_t *ignored = NULL;
@@ -422,7 +524,12 @@ static json_t *ensure_symlink(struct exec_ctx *x, const char *path, const char *
 					pr.state, path);
 			goto out;
 		}
-		if (pr.nonempty) {
+		/* asked only here: listing a directory sets its atime, which
+		 * Ansible's other states leave as it is */
+		bool nonempty = false;
+		if (dir_nonempty(x, path, &nonempty, &res) < 0)
+			goto out;
+		if (nonempty) {
 			res = fail_path("path", path, "the directory %s is not empty, refusing to convert it",
 					path);
 			goto out;
@@ -593,6 +700,19 @@ static json_t *file_run(struct exec_ctx *x, json_t *args)
 	}
 	if (!state)
 		state = strcmp(pr.state, "absent") ? pr.state : recurse ? "directory" : "file";
+	/* the times of the other states are set last, as Ansible's; those of
+	 * what recurse reaches, or of an absent path, are not done here:
+	 * said, never ignored */
+	bool times = false;
+	for (const char *const *k = (const char *const[]){ "modification_time", "access_time", NULL }; *k; k++)
+		if (strcmp(state, "touch") && args_str(args, *k) && strcmp(args_str(args, *k), "preserve")) {
+			times = true;
+			if (recurse || !strcmp(state, "absent")) {
+				res = res_fail("imc's file module does not set %s with %s", *k,
+					       recurse ? "recurse" : "state=absent");
+				goto out;
+			}
+		}
 	if (recurse && strcmp(state, "directory")) {
 		res = fail_path("path", path, "recurse option requires state to be 'directory'");
 		goto out;
@@ -614,6 +734,16 @@ static json_t *file_run(struct exec_ctx *x, json_t *args)
 		res = ensure_symlink(x, path, src, args, follow, force, &pr);
 	else
 		res = ensure_hardlink(x, path, src, args, follow, force);
+	if (times && !json_is_true(json_object_get(res, "failed"))) {
+		bool changed = json_is_true(json_object_get(res, "changed"));
+		json_t *err = NULL;
+		if (set_times(x, path, args, "preserve", &changed, json_object_get(res, "diff"), &err) < 0) {
+			json_decref(res);
+			res = err;
+			goto out;
+		}
+		json_object_set_new(res, "changed", json_boolean(changed));
+	}
 out:
 	free(path);
 	if (!json_object_get(res, "unreachable"))
