@@ -9,9 +9,12 @@
 #include "provision/conn/conn.h"
 
 /* Largest stdin a command may be given through the persistent shell (it
- * travels base64-encoded inside the shell's input); larger ones go over a
- * channel of their own. */
+ * travels base64-encoded inside the shell's input, unless the shell is
+ * framed); larger ones go over a channel of their own. */
 #define PSHELL_MAX_STDIN ((size_t)4 << 20)
+/* The same when the shell is framed (no encoding: the bytes as they are,
+ * held in the node's memory until written to a file). */
+#define PSHELL_MAX_STDIN_FRAMED ((size_t)64 << 20)
 
 struct pshell;
 
@@ -19,6 +22,9 @@ struct pshell;
  * it (no base64(1), no temporary directory...): the caller then runs every
  * command over a channel of its own, as before. */
 struct pshell *pshell_open(ssh_session s, const char *host);
+
+/* The largest stdin pshell_exec carries on this shell. */
+size_t pshell_max_stdin(const struct pshell *ps);
 
 /* Runs cmd as `/bin/sh -c cmd` in a child of the persistent shell, stdin
  * from in[0..inlen) (or /dev/null), stdout/stderr captured exactly, rc its

@@ -277,7 +277,7 @@ static void drop_session(struct ssh_priv *p)
 static int ps_exec(struct ssh_priv *p, const char *cmd, const void *in, size_t inlen,
 		   struct conn_result *r, struct diag *d)
 {
-	if (p->no_ps || inlen > PSHELL_MAX_STDIN)
+	if (p->no_ps)
 		return 1;
 	if (!p->ps) {
 		p->ps = pshell_open(p->s, p->host);
@@ -286,6 +286,9 @@ static int ps_exec(struct ssh_priv *p, const char *cmd, const void *in, size_t i
 			return 1;
 		}
 	}
+	/* too large for this shell, not a shell that fails: keep it */
+	if (inlen > pshell_max_stdin(p->ps))
+		return 1;
 	int rc = pshell_exec(p->ps, cmd, in, inlen, r, d);
 	if (rc != 0) {
 		pshell_close(p->ps);

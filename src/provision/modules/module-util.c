@@ -297,12 +297,13 @@ static int parse_stat(const char *o, const char *path, struct node_stat *st, jso
 
 /* appends the shell that prints a stat of "$p" for parse_stat: "MISSING",
  * or the stat line (with the link count last), the link's target and the
- * checksum (empty when not asked) */
+ * checksum (empty when not asked); readlink(1) runs for a link only (an
+ * empty line otherwise, as its failure gave): a process less per stat */
 static void stat_script(struct strbuf *c, bool follow, bool checksum)
 {
 	/* followed, a dangling link is missing (Python's os.stat) */
 	strbuf_addf(c, "if [ -e \"$p\" ] || { [ %d = 0 ] && [ -L \"$p\" ]; }; then stat %s-c '%%f %%s %%u %%g %%X %%Y %%Z %%U %%G %%h' -- \"$p\" || exit 1; "
-		    "readlink -- \"$p\" 2>/dev/null || echo; "
+		    "if [ -L \"$p\" ]; then readlink -- \"$p\" 2>/dev/null || echo; else echo; fi; "
 		    "if [ %d = 1 ] && [ -f \"$p\" ] && [ -r \"$p\" ]; then sha1sum < \"$p\" | cut -c1-40; else echo; fi; "
 		    /* the nearest existing ancestor not a directory: ENOTDIR */
 		    "else echo MISSING; d=\"$p\"; while :; do n=\"${d%%/*}\"; [ \"$n\" = \"$d\" ] && break; d=\"$n\"; "
@@ -328,7 +329,7 @@ void mod_stat_memo_script(struct strbuf *c)
 	 * A stat that fails here is no memo, never the command's failure */
 	strbuf_addstr(c, "printf '\\036imc-stat\\036\\n'; "
 			 "if [ -e \"$p\" ] || [ -L \"$p\" ]; then stat -c '%f %s %u %g %X %Y %Z %U %G %h' -- \"$p\" 2>/dev/null || exit 0; "
-			 "readlink -- \"$p\" 2>/dev/null || echo; echo; "
+			 "if [ -L \"$p\" ]; then readlink -- \"$p\" 2>/dev/null || echo; else echo; fi; echo; "
 			 "if [ -e \"$p\" ]; then echo 1; else echo 0; fi; else echo MISSING; fi");
 }
 
