@@ -4,9 +4,9 @@
  * tiles (stride 2) of a zero-padded plane, each tile and each 5x5 kernel
  * is transformed into 36 "points", and for every point the element-wise
  * products summed over input channels are one matrix product
- * (M outputs x C channels) x (C channels x tiles), run by the direct
- * convolution's register-tiled kernel (conv-direct.h); the 36 products of
- * a tile are transformed back into its 2x2 outputs.
+ * (M outputs x C channels) x (C channels x tiles), by an AVX2 kernel of
+ * 4 x 24 outputs; the 36 products of a tile are transformed back into its
+ * 2x2 outputs.
  *
  * The same routine computes the input gradient: a convolution of the
  * padded output gradient with the flipped, transposed weights. Tiles of up
@@ -31,25 +31,22 @@ struct wino {
 	int HP, WP;
 	int TH, TW, nt;     /* tiles per example: TH x TW = nt */
 	int NV;             /* row stride of the transformed planes */
-	int *off;           /* off[c] = c * NV: the product's B-row offsets */
-	struct conv_tile *tiles[WINO_GROUP + 1]; /* tiles[n]: for n examples */
-	int ntiles[WINO_GROUP + 1];
+	int M8;             /* M rounded up to gemm.h's 8-row panels */
 };
 
 /* Whether a convolution of C input channels to M output planes OW wide
  * is worth doing this way (kernel 5, stride 1, enough channels to batch
- * over, not wider than the transforms' buffers); off unless
- * IMC_TRAIN_WINOGRAD=1 (not yet faster than the direct kernels). */
+ * over, not wider than the transforms' buffers; IMC_TRAIN_WINOGRAD=0
+ * turns it off, to compare). */
 int wino_applies(int k, int stride, int C, int M, int OW);
 
 /* The smallest padded plane the tiles of an OH x OW output read: 6x6
  * tiles at stride 2 cover (2*ceil(OH/2) + 4) x (2*ceil(OW/2) + 4). */
 void wino_plane_dims(int OH, int OW, int *HP, int *WP);
 
-/* Fills w for a plane of HP x WP (at least wino_plane_dims'); aborts on
- * out of memory like xmalloc. wino_free releases what it allocated. */
+/* Fills w for planes of HP x WP (at least wino_plane_dims'), which must be
+ * readable for CONV_DIRECT_SLACK floats past their end. */
 void wino_init(struct wino *w, int C, int M, int OH, int OW, int HP, int WP);
-void wino_free(struct wino *w);
 
 /* Scratch sizes, in floats: transformed weights (shared), transformed
  * inputs and point products (per thread). Allocate 64-byte aligned and

@@ -133,10 +133,6 @@ static void scratch_free(struct conv_scratch *s)
 		free(c->wv);
 		free(c->wx);
 	}
-	if (s->wf)
-		wino_free(&s->wfwd);
-	if (s->wb)
-		wino_free(&s->wbwd);
 	free(s->ufwd);
 	free(s->ubwd);
 	free(s->off_fwd);
