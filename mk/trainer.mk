@@ -11,6 +11,7 @@ libimctrainer_la_SOURCES = \
 	src/trainer/optim.c src/trainer/optim.h \
 	src/trainer/gemm.c src/trainer/gemm.h \
 	src/trainer/conv-direct.c src/trainer/conv-direct.h \
+	src/trainer/conv-winograd.c src/trainer/conv-winograd.h \
 	src/trainer/layer.c src/trainer/layer.h \
 	src/trainer/layer-conv.c src/trainer/layer-dense.c src/trainer/layer-relu.c \
 	src/trainer/layer-maxpool.c src/trainer/layer-flatten.c \
@@ -31,6 +32,7 @@ imc_train_SOURCES = src/trainer/main.c
 imc_train_LDADD = libimc.la $(IMC_LIBS)
 
 UNIT_TESTS += tests/unit/test-trainer-grad
+UNIT_TESTS += tests/unit/test-trainer-winograd
 UNIT_TESTS += tests/unit/test-trainer-data
 UNIT_TESTS += tests/unit/test-trainer-io
 

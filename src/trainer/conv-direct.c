@@ -184,10 +184,19 @@ static __m256i lanes(int cnt, int h)
 	} while (0)
 #define Z(x) __m256 x = _mm256_setzero_ps()
 
-/* Stores (add 0) or accumulates (add 1) one ymm of a row under a mask. */
+/* Stores (add 0) or accumulates (add 1) one ymm of a row under a mask.
+ * A full mask takes plain moves: masked stores are microcoded and slow on
+ * some CPUs (AMD Zen), which cost as much as the arithmetic in products
+ * with short sums (the first convolution's 25 terms). */
 __attribute__((target("avx2")))
 static inline void put(float *c, __m256i m, __m256 v, int add)
 {
+	if (_mm256_movemask_ps(_mm256_castsi256_ps(m)) == 0xff) {
+		if (add)
+			v = _mm256_add_ps(v, _mm256_loadu_ps(c));
+		_mm256_storeu_ps(c, v);
+		return;
+	}
 	if (add)
 		v = _mm256_add_ps(v, _mm256_maskload_ps(c, m));
 	_mm256_maskstore_ps(c, m, v);

@@ -5,8 +5,12 @@
  *
  * Stride-1 convolutions skip im2col on CPUs with AVX2+FMA or AVX-512: the
  * direct kernels (conv-direct.h) read the zero-padded input planes in
- * place. The other products go through gemm() (gemm.h): an own AVX-512
- * kernel where the CPU has one, cblas_sgemm otherwise.
+ * place. Of those, 5x5 ones with enough channels on both sides take
+ * Winograd's F(2x2, 5x5) (conv-winograd.h) for the forward product and the
+ * input gradient, 36 multiplications per 2x2 outputs instead of 100; the
+ * weight gradient stays direct. The other products go through gemm()
+ * (gemm.h): an own AVX-512 kernel where the CPU has one, cblas_sgemm
+ * otherwise.
  *
  * Threads: the batch is split across the pool; every thread has its own
  * im2col scratch and its own weight-gradient accumulator, summed at the end
@@ -21,6 +25,7 @@
 #include <string.h>
 
 #include "trainer/conv-direct.h"
+#include "trainer/conv-winograd.h"
 #include "trainer/gemm.h"
 #include "trainer/layer.h"
 #include "trainer/tpool.h"
@@ -42,6 +47,8 @@ struct conv_thread {
 	float *P;      /* direct path: zero-padded input planes */
 	float *Q;      /* direct path: zero-padded output-gradient planes */
 	float *dwT;    /* direct path: weight gradient, transposed [fan_in][out_c] */
+	float *wv;     /* Winograd: transformed inputs */
+	float *wx;     /* Winograd: point products */
 };
 
 struct conv_scratch {
@@ -58,6 +65,11 @@ struct conv_scratch {
 	int ntiles_fwd, ntiles_bwd;
 	float *wflip;                /* [in_c][out_c*k*k]: flipped, transposed W */
 	float *wfpack;               /* its packed form */
+	/* Winograd (conv-winograd.h) for the forward product (wf) and for the
+	 * input gradient (wb), within the direct path. */
+	int wf, wb;
+	struct wino wfwd, wbwd;
+	float *ufwd, *ubwd;          /* their transformed weights */
 };
 
 /* Zeroed, 64-byte aligned (the packed layouts need it); aborts on failure
@@ -118,7 +130,11 @@ static void scratch_free(struct conv_scratch *s)
 		free(c->P);
 		free(c->Q);
 		free(c->dwT);
+		free(c->wv);
+		free(c->wx);
 	}
+	free(s->ufwd);
+	free(s->ubwd);
 	free(s->off_fwd);
 	free(s->off_bwd);
 	free(s->tiles_fwd);
@@ -158,6 +174,26 @@ static struct conv_scratch *scratch(struct layer *l)
 		s->WP = l->in_w + 2 * p;
 		s->HQ = l->out_h + 2 * pq;
 		s->WQ = l->out_w + 2 * pq;
+		/* Winograd's tiles may read past the padding (odd sizes): the
+		 * planes grow to cover them, with zeros. */
+		s->wf = wino_applies(k, l->stride, l->in_c, M, l->out_w);
+		s->wb = wino_applies(k, l->stride, M, l->in_c, l->in_w);
+		if (s->wf) {
+			int hp, wp;
+			wino_plane_dims(l->out_h, l->out_w, &hp, &wp);
+			s->HP = hp > s->HP ? hp : s->HP;
+			s->WP = wp > s->WP ? wp : s->WP;
+			wino_init(&s->wfwd, l->in_c, M, l->out_h, l->out_w, s->HP, s->WP);
+			s->ufwd = falloc(wino_u_floats(&s->wfwd));
+		}
+		if (s->wb) {
+			int hq, wq;
+			wino_plane_dims(l->in_h, l->in_w, &hq, &wq);
+			s->HQ = hq > s->HQ ? hq : s->HQ;
+			s->WQ = wq > s->WQ ? wq : s->WQ;
+			wino_init(&s->wbwd, M, l->in_c, l->in_h, l->in_w, s->HQ, s->WQ);
+			s->ubwd = falloc(wino_u_floats(&s->wbwd));
+		}
 		s->off_fwd = xcalloc((size_t)K, sizeof(int));
 		for (int f = 0; f < K; f++)
 			s->off_fwd[f] = (f / (k * k)) * s->HP * s->WP + (f / k % k) * s->WP + f % k;
@@ -182,6 +218,20 @@ static struct conv_scratch *scratch(struct layer *l)
 			c->apack = falloc(gemm_pb_floats(M, N)); /* dy^T, packed */
 			c->dy = falloc(layer_out_size(l));
 			c->dw = falloc(l->nweight + l->nbias);
+			size_t v = 0, x = 0;
+			if (s->wf) {
+				v = wino_v_floats(&s->wfwd);
+				x = wino_x_floats(&s->wfwd);
+			}
+			if (s->wb) {
+				size_t vb = wino_v_floats(&s->wbwd), xb = wino_x_floats(&s->wbwd);
+				v = vb > v ? vb : v;
+				x = xb > x ? xb : x;
+			}
+			if (v) {
+				c->wv = falloc(v);
+				c->wx = falloc(x);
+			}
 			continue;
 		}
 		c->dcol = falloc(s->colsize);
@@ -361,6 +411,42 @@ struct conv_job {
 	int n;
 };
 
+/* The bias and the fused ReLU on one example's output planes. */
+static void bias_relu(const struct layer *l, float *y)
+{
+	size_t N = (size_t)l->out_h * l->out_w;
+	for (int m = 0; m < l->out_c; m++) {
+		float b = l->b[m], *ym = y + (size_t)m * N;
+		if (l->relu)
+			for (size_t q = 0; q < N; q++) {
+				float v = ym[q] + b;
+				ym[q] = v > 0.0f ? v : 0.0f;
+			}
+		else
+			for (size_t q = 0; q < N; q++)
+				ym[q] += b;
+	}
+}
+
+/* Forward by Winograd: examples [lo, hi) in groups of WINO_GROUP. */
+static void conv_fwd_wino(struct conv_job *j, struct conv_thread *th, size_t lo, size_t hi)
+{
+	struct layer *l = j->l;
+	struct conv_scratch *s = j->s;
+	size_t isz = layer_in_size(l), osz = layer_out_size(l);
+	for (size_t i0 = lo; i0 < hi; i0 += WINO_GROUP) {
+		int n = hi - i0 < WINO_GROUP ? (int)(hi - i0) : WINO_GROUP;
+		for (int e = 0; e < n; e++) {
+			pad_planes(j->in + (i0 + e) * isz, l->in_c, l->in_h, l->in_w, l->pad, s->HP,
+				   s->WP, th->P);
+			wino_input(&s->wfwd, th->P, e, th->wv);
+		}
+		wino_output(&s->wfwd, s->ufwd, th->wv, n, th->wx, j->out + i0 * osz, osz);
+		for (int e = 0; e < n; e++)
+			bias_relu(l, j->out + (i0 + e) * osz);
+	}
+}
+
 static void conv_fwd_task(void *ctx, int t, int nt)
 {
 	struct conv_job *j = ctx;
@@ -369,6 +455,10 @@ static void conv_fwd_task(void *ctx, int t, int nt)
 	size_t lo, hi, N = (size_t)l->out_h * l->out_w;
 	bool own = j->s->wpack != NULL;
 	tpool_range((size_t)j->n, t, nt, &lo, &hi);
+	if (j->s->wf) {
+		conv_fwd_wino(j, th, lo, hi);
+		return;
+	}
 	for (size_t i = lo; i < hi; i++) {
 		const float *x = j->in + i * layer_in_size(l);
 		float *y = j->out + i * layer_out_size(l);
@@ -385,17 +475,76 @@ static void conv_fwd_task(void *ctx, int t, int nt)
 			gemm(false, false, l->out_c, (int)N, l->fan_in, l->w, l->fan_in, th->col,
 			     (int)N, 0.0f, y, (int)N, th->ws);
 		}
-		for (int m = 0; m < l->out_c; m++) {
-			float b = l->b[m], *ym = y + (size_t)m * N;
-			if (l->relu)
-				for (size_t q = 0; q < N; q++) {
-					float v = ym[q] + b;
-					ym[q] = v > 0.0f ? v : 0.0f;
-				}
-			else
-				for (size_t q = 0; q < N; q++)
-					ym[q] += b;
+		bias_relu(l, y);
+	}
+}
+
+/* One example's share of the backward pass: dw, db, and din, or with
+ * Winograd (slot >= 0) its transformed output gradient in that slot. */
+static void conv_bwd_example(struct conv_job *j, struct conv_thread *th, size_t i, int slot)
+{
+	struct layer *l = j->l;
+	struct conv_scratch *s = j->s;
+	size_t N = (size_t)l->out_h * l->out_w;
+	float *dw = th->dw;
+	float *db = dw + l->nweight;
+	bool own = s->wpack != NULL;
+	const float *x = j->in + i * layer_in_size(l);
+	const float *dy = j->dout + i * layer_out_size(l);
+	if (l->relu) {
+		/* the fused ReLU's backward: pass where the output is positive.
+		 * Both loads are unconditional so that the select compiles to
+		 * a vector compare-and-mask: a branch on the sign of y was
+		 * mispredicted half the time (4% of a training step). */
+		const float *y = j->y + i * layer_out_size(l);
+		float *restrict g = th->dy;
+		size_t osz = layer_out_size(l);
+		for (size_t q = 0; q < osz; q++) {
+			float v = y[q], u = dy[q];
+			g[q] = v > 0.0f ? u : 0.0f;
 		}
+		dy = th->dy;
+	}
+	for (int m = 0; m < l->out_c; m++)
+		db[m] += row_sum(dy + (size_t)m * N, N);
+	if (s->direct) {
+		pad_planes(x, l->in_c, l->in_h, l->in_w, l->pad, s->HP, s->WP, th->P);
+		gemm_pack_b(true, l->out_c, (int)N, dy, (int)N, th->apack);
+		conv_direct_dw(l->fan_in, l->out_c, s->off_fwd, th->P, l->out_h, l->out_w,
+			       s->WP, th->apack, th->dwT);
+		if (j->din) {
+			pad_planes(dy, l->out_c, l->out_h, l->out_w, l->k - 1 - l->pad, s->HQ,
+				   s->WQ, th->Q);
+			if (slot >= 0) {
+				wino_input(&s->wbwd, th->Q, slot, th->wv);
+				return;
+			}
+			conv_direct_fwd(l->in_c, l->out_c * l->k * l->k, s->wfpack, s->off_bwd,
+					th->Q, s->tiles_bwd, s->ntiles_bwd,
+					j->din + i * layer_in_size(l), l->in_h * l->in_w);
+		}
+		return;
+	}
+	if (own) {
+		im2col_packed(l, x, th->colt, 1, th->dcol);
+		gemm_pack_a(false, l->out_c, (int)N, dy, (int)N, th->apack);
+		gemm_packed(l->out_c, l->fan_in, (int)N, th->apack, th->colt, 1.0f, dw,
+			    l->fan_in);
+		if (j->din) {
+			gemm_pack_b(false, (int)N, l->out_c, dy, (int)N, th->bpack);
+			gemm_packed(l->fan_in, (int)N, l->out_c, s->wtpack, th->bpack, 0.0f,
+				    th->dcol, (int)N);
+			col2im(l, th->dcol, j->din + i * layer_in_size(l));
+		}
+		return;
+	}
+	im2col(l, x, th->col);
+	gemm(false, true, l->out_c, l->fan_in, (int)N, dy, (int)N, th->col, (int)N, 1.0f,
+	     dw, l->fan_in, th->ws);
+	if (j->din) {
+		gemm(true, false, l->fan_in, (int)N, l->out_c, l->w, l->fan_in, dy, (int)N,
+		     0.0f, th->dcol, (int)N, th->ws);
+		col2im(l, th->dcol, j->din + i * layer_in_size(l));
 	}
 }
 
@@ -405,68 +554,22 @@ static void conv_bwd_task(void *ctx, int t, int nt)
 	struct layer *l = j->l;
 	struct conv_scratch *s = j->s;
 	struct conv_thread *th = &s->th[t];
-	size_t lo, hi, N = (size_t)l->out_h * l->out_w;
-	float *dw = th->dw;
-	float *db = dw + l->nweight;
-	bool own = s->wpack != NULL;
-	memset(dw, 0, (l->nweight + l->nbias) * sizeof(float));
+	size_t lo, hi;
+	memset(th->dw, 0, (l->nweight + l->nbias) * sizeof(float));
 	if (s->direct)
 		memset(th->dwT, 0, l->nweight * sizeof(float));
 	tpool_range((size_t)j->n, t, nt, &lo, &hi);
-	for (size_t i = lo; i < hi; i++) {
-		const float *x = j->in + i * layer_in_size(l);
-		const float *dy = j->dout + i * layer_out_size(l);
-		if (l->relu) {
-			/* the fused ReLU's backward: pass where the output is positive.
-			 * Both loads are unconditional so that the select compiles to
-			 * a vector compare-and-mask: a branch on the sign of y was
-			 * mispredicted half the time (4% of a training step). */
-			const float *y = j->y + i * layer_out_size(l);
-			float *restrict g = th->dy;
-			size_t osz = layer_out_size(l);
-			for (size_t q = 0; q < osz; q++) {
-				float v = y[q], u = dy[q];
-				g[q] = v > 0.0f ? u : 0.0f;
-			}
-			dy = th->dy;
-		}
-		for (int m = 0; m < l->out_c; m++)
-			db[m] += row_sum(dy + (size_t)m * N, N);
-		if (s->direct) {
-			pad_planes(x, l->in_c, l->in_h, l->in_w, l->pad, s->HP, s->WP, th->P);
-			gemm_pack_b(true, l->out_c, (int)N, dy, (int)N, th->apack);
-			conv_direct_dw(l->fan_in, l->out_c, s->off_fwd, th->P, l->out_h, l->out_w,
-				       s->WP, th->apack, th->dwT);
-			if (j->din) {
-				pad_planes(dy, l->out_c, l->out_h, l->out_w, l->k - 1 - l->pad, s->HQ,
-					   s->WQ, th->Q);
-				conv_direct_fwd(l->in_c, l->out_c * l->k * l->k, s->wfpack, s->off_bwd,
-						th->Q, s->tiles_bwd, s->ntiles_bwd,
-						j->din + i * layer_in_size(l), l->in_h * l->in_w);
-			}
-			continue;
-		}
-		if (own) {
-			im2col_packed(l, x, th->colt, 1, th->dcol);
-			gemm_pack_a(false, l->out_c, (int)N, dy, (int)N, th->apack);
-			gemm_packed(l->out_c, l->fan_in, (int)N, th->apack, th->colt, 1.0f, dw,
-				    l->fan_in);
-			if (j->din) {
-				gemm_pack_b(false, (int)N, l->out_c, dy, (int)N, th->bpack);
-				gemm_packed(l->fan_in, (int)N, l->out_c, s->wtpack, th->bpack, 0.0f,
-					    th->dcol, (int)N);
-				col2im(l, th->dcol, j->din + i * layer_in_size(l));
-			}
-			continue;
-		}
-		im2col(l, x, th->col);
-		gemm(false, true, l->out_c, l->fan_in, (int)N, dy, (int)N, th->col, (int)N, 1.0f,
-		     dw, l->fan_in, th->ws);
-		if (j->din) {
-			gemm(true, false, l->fan_in, (int)N, l->out_c, l->w, l->fan_in, dy, (int)N,
-			     0.0f, th->dcol, (int)N, th->ws);
-			col2im(l, th->dcol, j->din + i * layer_in_size(l));
-		}
+	/* Winograd's input gradient runs once per group of examples, each
+	 * example's output gradient transformed as soon as it is masked. */
+	bool wino = s->wb && j->din;
+	size_t group = wino ? WINO_GROUP : 1;
+	for (size_t i0 = lo; i0 < hi; i0 += group) {
+		size_t iend = hi - i0 < group ? hi : i0 + group;
+		for (size_t i = i0; i < iend; i++)
+			conv_bwd_example(j, th, i, wino ? (int)(i - i0) : -1);
+		if (wino)
+			wino_output(&s->wbwd, s->ubwd, th->wv, (int)(iend - i0), th->wx,
+				    j->din + i0 * layer_in_size(l), layer_in_size(l));
 	}
 }
 
@@ -479,7 +582,9 @@ static int conv_tasks(int n)
 static void conv_forward(struct layer *l, const float *in, float *out, int n)
 {
 	struct conv_job j = { .l = l, .s = scratch(l), .in = in, .out = out, .n = n };
-	if (j.s->wpack)
+	if (j.s->wf)
+		wino_weights(&j.s->wfwd, l->w, j.s->ufwd);
+	else if (j.s->wpack)
 		gemm_pack_a(false, l->out_c, l->fan_in, l->w, l->fan_in, j.s->wpack);
 	tpool_run(conv_tasks(n), conv_fwd_task, &j);
 }
@@ -491,14 +596,19 @@ static void conv_backward(struct layer *l, const float *in, const float *out,
 			      .dout = dout, .din = din, .n = n };
 	int nt = conv_tasks(n);
 	if (j.s->direct && din) {
-		/* wflip[c][(m*k + q)*k + r] = W[m][c][k-1-q][k-1-r] */
+		/* wflip[c][(m*k + q)*k + r] = W[m][c][k-1-q][k-1-r]: the weights
+		 * of the input gradient's convolution (in_c outputs from out_c
+		 * planes) */
 		int k = l->k, kk = k * k, M = l->out_c;
 		for (int m = 0; m < M; m++)
 			for (int c = 0; c < l->in_c; c++)
 				for (int q = 0; q < kk; q++)
 					j.s->wflip[(size_t)c * M * kk + (size_t)m * kk + q] =
 						l->w[((size_t)m * l->in_c + c) * kk + (kk - 1 - q)];
-		gemm_pack_a(false, l->in_c, M * kk, j.s->wflip, M * kk, j.s->wfpack);
+		if (j.s->wb)
+			wino_weights(&j.s->wbwd, j.s->wflip, j.s->ubwd);
+		else
+			gemm_pack_a(false, l->in_c, M * kk, j.s->wflip, M * kk, j.s->wfpack);
 	} else if (j.s->wtpack && din) {
 		gemm_pack_a(true, l->fan_in, l->out_c, l->w, l->fan_in, j.s->wtpack);
 	}
