@@ -82,4 +82,22 @@ expect_exit 0 "a keyword that is no boolean (playbook)" -- play "$TMPD/types.yml
 expect_grep "the field 'diff' has an invalid value \(yes\.\), and could not be converted to an bool\.The error was: The value 'yes\.' is not a valid boolean\." \
 	"$TMPD/out" "Ansible's words for it"
 expect_grep 'ignored=1' "$TMPD/out" "the task failed, its error ignored"
+# lookup_* targets' rescue asserts: ansible_failed_task.name is the task's
+# own name, templated, without the role prefix; '' for an unnamed task
+mkdir -p "$TMPD/roles/fr/tasks"
+cat >"$TMPD/roles/fr/tasks/main.yml" <<'EOY'
+- block:
+    - fail: msg=boom
+  rescue:
+    - debug: msg="<{{ ansible_failed_task.name }}>"
+- block:
+    - name: "EXPECTED FAILURE {{ n }}"
+      fail: msg=boom
+  rescue:
+    - debug: msg="<{{ ansible_failed_task.name }}>"
+EOY
+printf -- '- hosts: localhost\n  gather_facts: no\n  vars: {n: 5}\n  roles: [fr]\n' >"$TMPD/failed-task.yml"
+expect_exit 0 "ansible_failed_task in a role's rescue" -- play "$TMPD/failed-task.yml"
+expect_grep '"msg": "<>"' "$TMPD/out" "an unnamed task's name is ''"
+expect_grep '"msg": "<EXPECTED FAILURE 5>"' "$TMPD/out" "a named task's name, templated, without 'fr : '"
 done_testing
