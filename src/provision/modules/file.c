@@ -275,10 +275,17 @@ static int set_times(struct exec_ctx *x, const char *path, json_t *args, const c
 	if (time_sh(&c, mt ? mt : dflt, mf ? mf : "%Y%m%d%H%M.%S", 'Y', 'm', res) < 0 ||
 	    time_sh(&c, at ? at : dflt, af ? af : "%Y%m%d%H%M.%S", 'X', 'a', res) < 0)
 		goto out;
-	strbuf_addstr(&c, "true");
+	/* the path's stat after the change rides along, as run_op's does, for
+	 * the result's path info */
+	if (x->check_mode)
+		strbuf_addstr(&c, "true");
+	else
+		mod_stat_memo_script(&c);
 	struct conn_result cr;
 	conn_result_init(&cr);
 	rc = mod_sh(x, c.buf, NULL, 0, &cr, res);
+	if (rc == 0 && cr.rc == 0 && !x->check_mode)
+		mod_stat_memo_take(x, path, &cr.out);
 	if (rc == 0 && cr.rc != 0) {
 		size_t n = cr.err.len;
 		while (n && cr.err.buf[n - 1] == '\n')
