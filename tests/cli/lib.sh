@@ -50,7 +50,7 @@ lib_exit() {
 		exit 1
 	fi
 	# a non-zero exit after passing checks would otherwise show no cause
-	case $_lib_st in 0 | 77) ;; *) echo "# exit status $_lib_st after $checks check(s), none failed" ;; esac
+	case $_lib_st in 0 | 77) ;; *) [ "$failures" -gt 0 ] || echo "# exit status $_lib_st after $checks check(s), none failed" ;; esac
 	exit "$_lib_st"
 }
 trap lib_exit EXIT
