@@ -165,24 +165,17 @@ static int check_mode_of(struct exec_ctx *x, struct diag *d)
 	return 0;
 }
 
-/* Ansible's boolean(v, strict=True): a bool, 1 or 0, or one of its
- * words in any case */
+/* Ansible's boolean(v, strict=True) as post_validate applies it to a
+ * keyword: a module argument's booleans (args_is_bool: a bool, 1 or 0, or
+ * one of its words in any case), and also null (the keyword unset) and
+ * the floats 0.0 and 1.0. */
 static bool valid_boolean(json_t *v)
 {
-	static const char *const words[] = { "y", "yes", "on", "1", "true", "t", "n", "no", "off",
-					     "0", "false", "f", NULL };
-	if (json_is_boolean(v) || json_is_null(v))
+	if (json_is_null(v))
 		return true;
-	if (json_is_integer(v))
-		return json_integer_value(v) == 0 || json_integer_value(v) == 1;
 	if (json_is_real(v))
 		return json_real_value(v) == 0 || json_real_value(v) == 1;
-	if (!json_is_string(v))
-		return false;
-	for (const char *const *w = words; *w; w++)
-		if (!strcasecmp(json_string_value(v), *w))
-			return true;
-	return false;
+	return args_is_bool(v);
 }
 
 /* The task's boolean keywords, templated, checked as Ansible's
