@@ -15,8 +15,8 @@
  * runner) waits; any bytes (NUL, no trailing newline) come back exactly.
  *
  * Two ways to carry that, chosen once per host:
- * - framed (a node with perl, which Debian and most distributions ship as
- *   an essential package): the shell runs a small perl loop that reads
+ * - framed (a node whose perl loads POSIX, which Debian's essential
+ *   perl-base and most distributions' perl do): the shell runs a small perl loop that reads
  *   length-prefixed requests, forks and execs `/bin/sh -c CMD` with two
  *   pipes, and writes what comes out of them as length-prefixed frames:
  *   one process per command, the command itself, and no encoding;
@@ -77,7 +77,7 @@ static const char ps_init[] =
 	"\tprintf '.\\n' >&5\n"
 	"\tprintf '.%s\\n' \"$imc_r\"\n"
 	"}\n"
-	"if perl -e 1; then printf '.okp\\n'; else printf '.ok\\n'; fi\n";
+	"if perl -MPOSIX -e 1 >/dev/null 2>&1; then printf '.okp\\n'; else printf '.ok\\n'; fi\n";
 
 /* The framed loop (see the top comment), run by the persistent shell as
  * `perl -e DRIVER DIR; exit` (so that nothing after the loop's end is ever
