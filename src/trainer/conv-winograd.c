@@ -54,8 +54,11 @@
 
 int wino_applies(int k, int stride, int C, int M, int OW)
 {
+	/* opt-in: the cnn's 5-epoch seed-1 accuracy, which the direct
+	 * kernels bring to 0.9103, came to 0.9080 this way (a trajectory
+	 * moved by other roundings, but under the 0.91 imc-train promises) */
 	const char *e = getenv("IMC_TRAIN_WINOGRAD");
-	if (e && strcmp(e, "0") == 0)
+	if (!e || strcmp(e, "1") != 0)
 		return 0;
 	/* Few channels make short products whose cost is the transforms'. */
 #ifndef WINO_X86

@@ -36,8 +36,8 @@ struct wino {
 
 /* Whether a convolution of C input channels to M output planes OW wide
  * is worth doing this way (kernel 5, stride 1, enough channels to batch
- * over, not wider than the transforms' buffers; IMC_TRAIN_WINOGRAD=0
- * turns it off, to compare). */
+ * over, not wider than the transforms' buffers), and asked for:
+ * IMC_TRAIN_WINOGRAD=1 (off by default, see conv-winograd.c). */
 int wino_applies(int k, int stride, int C, int M, int OW);
 
 /* The smallest padded plane the tiles of an OH x OW output read: 6x6

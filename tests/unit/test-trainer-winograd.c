@@ -175,7 +175,7 @@ static void test_winograd(void **state)
 
 int main(void)
 {
-	unsetenv("IMC_TRAIN_WINOGRAD");
+	setenv("IMC_TRAIN_WINOGRAD", "1", 1);
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_winograd),
 	};
