@@ -62,6 +62,22 @@ static json_t *put_diff(struct exec_ctx *x, json_t *args, const char *dest,
 
 /* The copy module's failure when validate's command fails, with the lines
  * Ansible's action adds to it. */
+/* dest, when a link, becomes an empty file, as Ansible's module does before
+ * it validates or renames over a link; -1 with *res. */
+static int link_to_empty_file(struct exec_ctx *x, const char *dest, json_t **res)
+{
+	struct strbuf c = STRBUF_INIT;
+	strbuf_addstr(&c, "p=");
+	sh_quote(&c, dest);
+	strbuf_addstr(&c, "; if [ -L \"$p\" ]; then rm -f -- \"$p\" && : > \"$p\"; fi");
+	struct conn_result cr;
+	conn_result_init(&cr);
+	int rc = mod_sh(x, c.buf, NULL, 0, &cr, res);
+	strbuf_release(&c);
+	conn_result_release(&cr);
+	return rc;
+}
+
 static json_t *validate_failed(const struct conn_result *cr)
 {
 	json_t *res = res_fail("failed to validate");
@@ -139,16 +155,8 @@ static json_t *put_content(struct exec_ctx *x, json_t *args, const char *dest, c
 		if (validate) {
 			/* Ansible's module replaces a link by an empty file
 			 * first: a failed validation leaves that file */
-			struct strbuf c = STRBUF_INIT;
-			strbuf_addstr(&c, "p=");
-			sh_quote(&c, dest);
-			strbuf_addstr(&c, "; if [ -L \"$p\" ]; then rm -f -- \"$p\" && : > \"$p\"; fi");
 			struct conn_result cr;
-			conn_result_init(&cr);
-			int rc = mod_sh(x, c.buf, NULL, 0, &cr, &res);
-			strbuf_release(&c);
-			conn_result_release(&cr);
-			if (rc < 0) {
+			if (link_to_empty_file(x, dest, &res) < 0) {
 				free(backup_file);
 				return res;
 			}
@@ -271,17 +279,11 @@ static json_t *replace_by_dir(struct exec_ctx *x, json_t *args, const char *src,
 	if (args_bool(json_object_get(args, "backup"), false) && mod_backup(x, dest, &bak, &res) < 0)
 		return res;
 	free(bak);
-	struct strbuf c = STRBUF_INIT;
-	strbuf_addstr(&c, "p=");
-	sh_quote(&c, dest);
-	strbuf_addstr(&c, "; if [ -L \"$p\" ]; then rm -f -- \"$p\" && : > \"$p\"; fi");
-	struct conn_result cr;
-	conn_result_init(&cr);
-	int rc = mod_sh(x, c.buf, NULL, 0, &cr, &res);
-	strbuf_release(&c);
-	conn_result_release(&cr);
-	if (rc < 0)
+	if (link_to_empty_file(x, dest, &res) < 0)
 		return res;
+	struct strbuf c;
+	struct conn_result cr;
+	int rc;
 	const char *validate = args_str(args, "validate");
 	if (validate) {
 		bool ch = false;
