@@ -419,6 +419,20 @@ static bool may_conflict(const struct radl_body *b)
 	return false;
 }
 
+static void check_merge(struct parser *P, const struct radl_body *b);
+
+/* The soft blocks of a body, also those inside its contains blocks (a
+ * contains body is merged with its group, but a soft block is a body of
+ * its own wherever it stands). */
+static void check_softs(struct parser *P, const struct radl_body *b)
+{
+	for (size_t i = 0; i < b->nsoft; i++)
+		check_merge(P, b->soft[i].body);
+	for (size_t i = 0; i < b->nfeat; i++)
+		if (b->feat[i].contains)
+			check_softs(P, b->feat[i].contains);
+}
+
 /* Conflicting constraints in one body are errors while building (IM). */
 static void check_merge(struct parser *P, const struct radl_body *b)
 {
@@ -428,6 +442,18 @@ static void check_merge(struct parser *P, const struct radl_body *b)
 			P->errors++;
 		radl_merged_release(&m);
 	}
+	check_softs(P, b);
+}
+
+/* A sentence whose body has a syntax error: IM has already built (and
+ * checked) each contains and soft block that closed before the error, so
+ * their conflicts are reported too, while the sentence's own features were
+ * never merged. */
+static void check_closed_blocks(struct parser *P, const struct radl_body *b)
+{
+	for (size_t i = 0; i < b->nfeat; i++)
+		if (b->feat[i].contains)
+			check_merge(P, b->feat[i].contains);
 	for (size_t i = 0; i < b->nsoft; i++)
 		check_merge(P, b->soft[i].body);
 }
@@ -461,6 +487,7 @@ static bool parse_aspect(struct parser *P, enum radl_class cls)
 		return false;
 	if (at(P, TK_LPAREN)) {
 		if (!parse_body(P, &a.body)) {
+			check_closed_blocks(P, &a.body);
 			radl_aspect_release(&a);
 			return false;
 		}
