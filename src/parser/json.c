@@ -272,7 +272,12 @@ static void read_body(struct reader *R, const json_t *obj, struct radl_body *b,
 static void read_feature(struct reader *R, struct radl_body *b, const char *key, const json_t *v)
 {
 	size_t n = strlen(key);
-	if (strcmp(key, "softs") == 0 && json_is_array(v)) {
+	if (strcmp(key, "softs") == 0 && !json_is_array(v)) {
+		/* IM iterates it as the list of soft blocks */
+		rerr(R, "'softs' must be a list of soft blocks");
+		return;
+	}
+	if (strcmp(key, "softs") == 0) {
 		size_t i;
 		const json_t *s;
 		json_array_foreach(v, i, s) {
@@ -427,6 +432,16 @@ static const char *get_name(struct reader *R, const json_t *o, const char *key, 
 	return s;
 }
 
+/* "reference": a boolean; IM takes any true value for true and fails on
+ * null, so anything but true or false is refused rather than guessed. */
+static bool is_reference(struct reader *R, const json_t *o, const char *id)
+{
+	const json_t *r = json_object_get(o, "reference");
+	if (r && !json_is_boolean(r))
+		rerr(R, "'reference' of '%s' must be true or false", id);
+	return json_is_true(r);
+}
+
 static void read_aspect(struct reader *R, const json_t *o, enum radl_class cls)
 {
 	static const char *const skip[] = { "class", "id", "reference", NULL };
@@ -446,7 +461,7 @@ static void read_aspect(struct reader *R, const json_t *o, enum radl_class cls)
 	a->id = xstrdup(id);
 	radl_doc_reindex(R->doc);
 	a->loc = R->loc;
-	a->reference = json_is_true(json_object_get(o, "reference"));
+	a->reference = is_reference(R, o, id);
 	if (!a->reference)
 		read_body(R, o, &a->body, skip);
 	if (!a->reference && cls != RADL_DESCRIPTION && R->d) {
@@ -468,6 +483,12 @@ static void read_configure(struct reader *R, const json_t *o)
 		return;
 	}
 	const json_t *rec = json_object_get(o, "recipes");
+	bool reference = is_reference(R, o, id);
+	if (!rec && !reference) {
+		/* IM reads the key unconditionally: its API answers 400 */
+		rerr(R, "configure '%s' has no 'recipes' (null for one without a recipe)", id);
+		return;
+	}
 	if (rec && !json_is_string(rec) && !json_is_null(rec)) {
 		rerr(R, "'recipes' of configure '%s' must be a string or null", id);
 		return;
@@ -476,7 +497,7 @@ static void read_configure(struct reader *R, const json_t *o)
 	c->id = xstrdup(id);
 	radl_doc_reindex(R->doc);
 	c->loc = R->loc;
-	c->reference = json_is_true(json_object_get(o, "reference"));
+	c->reference = reference;
 	if (json_is_string(rec)) {
 		c->recipe = text_dup(json_string_value(rec));
 		c->recipe_len = strlen(c->recipe);
