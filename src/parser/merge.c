@@ -229,10 +229,21 @@ int radl_merge(const struct radl_body *const *bodies, size_t nbodies,
 	free(ix.slot);
 	for (size_t i = 0; i < m->n; i++) {
 		struct radl_mfeat *mf = &m->f[i];
-		for (size_t g = 0; g < mf->ngroups; g++)
-			if (radl_merge(mf->groups[g].bodies, mf->groups[g].nbodies,
-				       &mf->groups[g].m, d) < 0)
+		for (size_t g = 0; g < mf->ngroups; g++) {
+			struct radl_mgroup *gr = &mf->groups[g];
+			/* IM builds each contains block at its ')', so a conflict
+			 * inside one block is reported as such, before the blocks
+			 * of the group are merged (which is then not done) */
+			bool alone_ok = true;
+			for (size_t k = 0; d && gr->nbodies > 1 && k < gr->nbodies; k++) {
+				struct radl_merged one;
+				if (radl_merge(&gr->bodies[k], 1, &one, d) < 0)
+					alone_ok = false;
+				radl_merged_release(&one);
+			}
+			if (!alone_ok || radl_merge(gr->bodies, gr->nbodies, &gr->m, d) < 0)
 				rc = -1;
+		}
 	}
 	return rc;
 }

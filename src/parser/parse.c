@@ -165,6 +165,20 @@ static char *random_string(struct parser *P, size_t n)
 
 static bool parse_body(struct parser *P, struct radl_body *b);
 static bool parse_body_inner(struct parser *P, struct radl_body *b, const struct src_loc *open);
+static void check_merge(struct parser *P, const struct radl_body *b);
+
+/* A body with a syntax error: IM has already built (and checked) each
+ * contains and soft block in it that closed before the error, so their
+ * conflicts are reported too, while the body's own features were never
+ * merged. (A block that failed itself was checked this way and dropped.) */
+static void check_closed_blocks(struct parser *P, const struct radl_body *b)
+{
+	for (size_t i = 0; i < b->nfeat; i++)
+		if (b->feat[i].contains)
+			check_merge(P, b->feat[i].contains);
+	for (size_t i = 0; i < b->nsoft; i++)
+		check_merge(P, b->soft[i].body);
+}
 
 /* number ::= NUMBER [ NAME ]   (the NAME is the unit) */
 static void parse_number(struct parser *P, struct radl_number *num)
@@ -313,6 +327,8 @@ static bool parse_body(struct parser *P, struct radl_body *b)
 	P->depth++;
 	bool ok = parse_body_inner(P, b, &open);
 	P->depth--;
+	if (!ok)
+		check_closed_blocks(P, b);
 	return ok;
 }
 
@@ -419,8 +435,6 @@ static bool may_conflict(const struct radl_body *b)
 	return false;
 }
 
-static void check_merge(struct parser *P, const struct radl_body *b);
-
 /* The soft blocks of a body, also those inside its contains blocks (a
  * contains body is merged with its group, but a soft block is a body of
  * its own wherever it stands). */
@@ -443,19 +457,6 @@ static void check_merge(struct parser *P, const struct radl_body *b)
 		radl_merged_release(&m);
 	}
 	check_softs(P, b);
-}
-
-/* A sentence whose body has a syntax error: IM has already built (and
- * checked) each contains and soft block that closed before the error, so
- * their conflicts are reported too, while the sentence's own features were
- * never merged. */
-static void check_closed_blocks(struct parser *P, const struct radl_body *b)
-{
-	for (size_t i = 0; i < b->nfeat; i++)
-		if (b->feat[i].contains)
-			check_merge(P, b->feat[i].contains);
-	for (size_t i = 0; i < b->nsoft; i++)
-		check_merge(P, b->soft[i].body);
 }
 
 static const struct radl_aspect *find_any(const struct parser *P, enum radl_class cls, const char *id)
@@ -487,7 +488,6 @@ static bool parse_aspect(struct parser *P, enum radl_class cls)
 		return false;
 	if (at(P, TK_LPAREN)) {
 		if (!parse_body(P, &a.body)) {
-			check_closed_blocks(P, &a.body);
 			radl_aspect_release(&a);
 			return false;
 		}
