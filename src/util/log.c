@@ -26,6 +26,7 @@ static int nrules;
 
 static pthread_mutex_t secret_lock = PTHREAD_MUTEX_INITIALIZER;
 static char **secrets;
+static size_t *lens;   /* strlen(secrets[i]), which redact() needs at every byte */
 static unsigned *refs; /* registrations of secrets[i] not yet released */
 static int nsecrets;
 /* The registrations of this thread since secret_scope_begin. */
@@ -127,12 +128,14 @@ static void add_secret(const char *s, size_t n)
 {
 	int i;
 	for (i = 0; i < nsecrets; i++)
-		if (strlen(secrets[i]) == n && strncmp(secrets[i], s, n) == 0)
+		if (lens[i] == n && strncmp(secrets[i], s, n) == 0)
 			break;
 	if (i == nsecrets) {
 		secrets = xreallocarray(secrets, (size_t)nsecrets + 1, sizeof(*secrets));
+		lens = xreallocarray(lens, (size_t)nsecrets + 1, sizeof(*lens));
 		refs = xreallocarray(refs, (size_t)nsecrets + 1, sizeof(*refs));
 		secrets[nsecrets] = xstrndup(s, n);
+		lens[nsecrets] = strlen(secrets[nsecrets]);
 		refs[nsecrets++] = 0;
 	}
 	refs[i]++;
@@ -179,6 +182,7 @@ void secret_scope_end(void)
 			if (--refs[i] == 0) {
 				free(secrets[i]);
 				secrets[i] = secrets[nsecrets - 1];
+				lens[i] = lens[nsecrets - 1];
 				refs[i] = refs[nsecrets - 1];
 				nsecrets--;
 			}
@@ -207,8 +211,10 @@ void secret_forget_all(void)
 	for (int i = 0; i < nsecrets; i++)
 		free(secrets[i]);
 	free(secrets);
+	free(lens);
 	free(refs);
 	secrets = NULL;
+	lens = NULL;
 	refs = NULL;
 	nsecrets = 0;
 	pthread_mutex_unlock(&secret_lock);
@@ -220,15 +226,28 @@ char *redact(const char *s)
 		return xstrdup("");
 	struct strbuf sb = STRBUF_INIT;
 	pthread_mutex_lock(&secret_lock);
+	/* the bytes a secret starts with: text between two of them is copied
+	 * whole, and the secrets are compared only where one could start (a
+	 * diagnostic of an auth file with hundreds of secrets took seconds) */
+	bool starts[256] = { false };
+	for (int i = 0; i < nsecrets; i++)
+		starts[(unsigned char)secrets[i][0]] = true;
 	const char *p = s;
 	while (*p) {
+		const char *q = p;
+		while (*q && !starts[(unsigned char)*q])
+			q++;
+		strbuf_add(&sb, p, (size_t)(q - p));
+		p = q;
+		if (!*p)
+			break;
 		int hit = -1;
 		size_t hitlen = 0;
 		/* longest secret starting here wins, so a secret that contains
 		 * another is masked whole */
 		for (int i = 0; i < nsecrets; i++) {
-			size_t n = strlen(secrets[i]);
-			if (n > hitlen && strncmp(p, secrets[i], n) == 0) {
+			size_t n = lens[i];
+			if (n > hitlen && secrets[i][0] == *p && strncmp(p, secrets[i], n) == 0) {
 				hit = i;
 				hitlen = n;
 			}
