@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -220,22 +221,38 @@ void secret_forget_all(void)
 	pthread_mutex_unlock(&secret_lock);
 }
 
+/* The first two bytes at s (s[0] not NUL) as one number. */
+#define REDACT_PAIR(s) ((unsigned)(unsigned char)(s)[0] << 8 | (unsigned char)(s)[1])
+
 char *redact(const char *s)
 {
 	if (!s)
 		return xstrdup("");
 	struct strbuf sb = STRBUF_INIT;
 	pthread_mutex_lock(&secret_lock);
-	/* the bytes a secret starts with: text between two of them is copied
-	 * whole, and the secrets are compared only where one could start (a
-	 * diagnostic of an auth file with hundreds of secrets took seconds) */
-	bool starts[256] = { false };
+	/* Where a secret can start: the pairs of bytes secrets start with (a
+	 * secret has at least 4), as a bit set, and the secrets grouped by
+	 * their first byte (in order, so that the first of two equally long
+	 * ones still wins). Text between two such places is copied whole, and
+	 * a place is compared only with the secrets of its first byte: a
+	 * diagnostic of an auth file with hundreds of secrets took seconds. */
+	uint64_t pairs[65536 / 64] = { 0 };
+	int first[257] = { 0 }, next[256];
+	int *by_first = xreallocarray(NULL, nsecrets > 0 ? (size_t)nsecrets : 1, sizeof(*by_first));
+	for (int i = 0; i < nsecrets; i++) {
+		unsigned pr = REDACT_PAIR(secrets[i]);
+		pairs[pr / 64] |= 1ULL << (pr % 64);
+		first[(unsigned char)secrets[i][0] + 1]++;
+	}
+	for (int c = 0; c < 256; c++)
+		first[c + 1] += first[c];
+	memcpy(next, first, sizeof(next));
 	for (int i = 0; i < nsecrets; i++)
-		starts[(unsigned char)secrets[i][0]] = true;
+		by_first[next[(unsigned char)secrets[i][0]]++] = i;
 	const char *p = s;
 	while (*p) {
 		const char *q = p;
-		while (*q && !starts[(unsigned char)*q])
+		while (*q && !(pairs[REDACT_PAIR(q) / 64] >> (REDACT_PAIR(q) % 64) & 1))
 			q++;
 		strbuf_add(&sb, p, (size_t)(q - p));
 		p = q;
@@ -245,9 +262,11 @@ char *redact(const char *s)
 		size_t hitlen = 0;
 		/* longest secret starting here wins, so a secret that contains
 		 * another is masked whole */
-		for (int i = 0; i < nsecrets; i++) {
+		unsigned char c = (unsigned char)*p;
+		for (int k = first[c]; k < first[c + 1]; k++) {
+			int i = by_first[k];
 			size_t n = lens[i];
-			if (n > hitlen && secrets[i][0] == *p && strncmp(p, secrets[i], n) == 0) {
+			if (n > hitlen && secrets[i][1] == p[1] && strncmp(p, secrets[i], n) == 0) {
 				hit = i;
 				hitlen = n;
 			}
@@ -260,5 +279,6 @@ char *redact(const char *s)
 		}
 	}
 	pthread_mutex_unlock(&secret_lock);
+	free(by_first);
 	return strbuf_detach(&sb);
 }
