@@ -192,6 +192,12 @@ struct ev {
 /* Size and work limits: no recipe comes near them; a typo or a hostile
  * template must fail cleanly instead of eating the machine. */
 #define TMPL_MAX_SEQ 1000000            /* items in a generated list, chars in a repeated string */
+/* Items of a list made by repetition ([x] * n) or range(): the bound of
+ * Jinja's sandbox on range(). A list is rendered and read back as Ansible
+ * does with every result (and a condition's text is parsed once more), at
+ * about 3 us per item in the -O2 build, so that a million items took
+ * seconds; a copy of a string is one token and keeps TMPL_MAX_SEQ. */
+#define TMPL_MAX_ITEMS 100000
 #define TMPL_MAX_TEXT (64u << 20)       /* bytes of text produced by one render */
 #define TMPL_MAX_STEPS 5000000UL        /* AST nodes, filter and test calls of one top-level call */
 

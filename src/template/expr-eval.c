@@ -351,8 +351,10 @@ static json_t *repeat(struct ev *ev, json_t *seq, long long times, size_t pos)
 	size_t unit = json_is_string(seq) ? json_string_length(seq) : json_array_size(seq);
 	if (unit == 0)
 		times = 0; /* '' * n and [] * n are empty whatever n is */
-	if (unit && (unsigned long long)times > MAX_SEQ / unit) {
-		ev_error(ev, TMPL_ERR_LIMIT, pos, "result of repetition is too large");
+	size_t max = json_is_string(seq) ? MAX_SEQ : TMPL_MAX_ITEMS;
+	if (unit && (unsigned long long)times > max / unit) {
+		ev_error(ev, TMPL_ERR_LIMIT, pos, "result of repetition is too large (over %zu %s)", max,
+			 json_is_string(seq) ? "characters" : "items");
 		return NULL;
 	}
 	if (json_is_string(seq)) {

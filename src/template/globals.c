@@ -39,8 +39,8 @@ GLOBAL_FN(range)
 		return NULL;
 	}
 	double cnt = s > 0 ? ((double)b - (double)a) / (double)s : ((double)a - (double)b) / (double)-s;
-	if (cnt > TMPL_MAX_SEQ) {
-		ev_error(ev, TMPL_ERR_LIMIT, pos, "range too big, maximum size for range is %d", TMPL_MAX_SEQ);
+	if (cnt > TMPL_MAX_ITEMS) {
+		ev_error(ev, TMPL_ERR_LIMIT, pos, "range too big, maximum size for range is %d", TMPL_MAX_ITEMS);
 		return NULL;
 	}
 	json_t *r = json_array();

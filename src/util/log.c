@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +27,7 @@ static int nrules;
 
 static pthread_mutex_t secret_lock = PTHREAD_MUTEX_INITIALIZER;
 static char **secrets;
+static size_t *lens;   /* strlen(secrets[i]), which redact() needs at every byte */
 static unsigned *refs; /* registrations of secrets[i] not yet released */
 static int nsecrets;
 /* The registrations of this thread since secret_scope_begin. */
@@ -127,12 +129,14 @@ static void add_secret(const char *s, size_t n)
 {
 	int i;
 	for (i = 0; i < nsecrets; i++)
-		if (strlen(secrets[i]) == n && strncmp(secrets[i], s, n) == 0)
+		if (lens[i] == n && strncmp(secrets[i], s, n) == 0)
 			break;
 	if (i == nsecrets) {
 		secrets = xreallocarray(secrets, (size_t)nsecrets + 1, sizeof(*secrets));
+		lens = xreallocarray(lens, (size_t)nsecrets + 1, sizeof(*lens));
 		refs = xreallocarray(refs, (size_t)nsecrets + 1, sizeof(*refs));
 		secrets[nsecrets] = xstrndup(s, n);
+		lens[nsecrets] = strlen(secrets[nsecrets]);
 		refs[nsecrets++] = 0;
 	}
 	refs[i]++;
@@ -179,6 +183,7 @@ void secret_scope_end(void)
 			if (--refs[i] == 0) {
 				free(secrets[i]);
 				secrets[i] = secrets[nsecrets - 1];
+				lens[i] = lens[nsecrets - 1];
 				refs[i] = refs[nsecrets - 1];
 				nsecrets--;
 			}
@@ -207,12 +212,17 @@ void secret_forget_all(void)
 	for (int i = 0; i < nsecrets; i++)
 		free(secrets[i]);
 	free(secrets);
+	free(lens);
 	free(refs);
 	secrets = NULL;
+	lens = NULL;
 	refs = NULL;
 	nsecrets = 0;
 	pthread_mutex_unlock(&secret_lock);
 }
+
+/* The first two bytes at s (s[0] not NUL) as one number. */
+#define REDACT_PAIR(s) ((unsigned)(unsigned char)(s)[0] << 8 | (unsigned char)(s)[1])
 
 char *redact(const char *s)
 {
@@ -220,15 +230,43 @@ char *redact(const char *s)
 		return xstrdup("");
 	struct strbuf sb = STRBUF_INIT;
 	pthread_mutex_lock(&secret_lock);
+	/* Where a secret can start: the pairs of bytes secrets start with (a
+	 * secret has at least 4), as a bit set, and the secrets grouped by
+	 * their first byte (in order, so that the first of two equally long
+	 * ones still wins). Text between two such places is copied whole, and
+	 * a place is compared only with the secrets of its first byte: a
+	 * diagnostic of an auth file with hundreds of secrets took seconds. */
+	uint64_t pairs[65536 / 64] = { 0 };
+	int first[257] = { 0 }, next[256];
+	int *by_first = xreallocarray(NULL, nsecrets > 0 ? (size_t)nsecrets : 1, sizeof(*by_first));
+	for (int i = 0; i < nsecrets; i++) {
+		unsigned pr = REDACT_PAIR(secrets[i]);
+		pairs[pr / 64] |= 1ULL << (pr % 64);
+		first[(unsigned char)secrets[i][0] + 1]++;
+	}
+	for (int c = 0; c < 256; c++)
+		first[c + 1] += first[c];
+	memcpy(next, first, sizeof(next));
+	for (int i = 0; i < nsecrets; i++)
+		by_first[next[(unsigned char)secrets[i][0]]++] = i;
 	const char *p = s;
 	while (*p) {
+		const char *q = p;
+		while (*q && !(pairs[REDACT_PAIR(q) / 64] >> (REDACT_PAIR(q) % 64) & 1))
+			q++;
+		strbuf_add(&sb, p, (size_t)(q - p));
+		p = q;
+		if (!*p)
+			break;
 		int hit = -1;
 		size_t hitlen = 0;
 		/* longest secret starting here wins, so a secret that contains
 		 * another is masked whole */
-		for (int i = 0; i < nsecrets; i++) {
-			size_t n = strlen(secrets[i]);
-			if (n > hitlen && strncmp(p, secrets[i], n) == 0) {
+		unsigned char c = (unsigned char)*p;
+		for (int k = first[c]; k < first[c + 1]; k++) {
+			int i = by_first[k];
+			size_t n = lens[i];
+			if (n > hitlen && secrets[i][1] == p[1] && strncmp(p, secrets[i], n) == 0) {
 				hit = i;
 				hitlen = n;
 			}
@@ -241,5 +279,6 @@ char *redact(const char *s)
 		}
 	}
 	pthread_mutex_unlock(&secret_lock);
+	free(by_first);
 	return strbuf_detach(&sb);
 }

@@ -847,6 +847,16 @@ static void test_omit_and_misc(void **state)
 	s = typed(vars, "{{ range(100000000) | list }}");
 	assert_non_null(strstr(s, "range too big"));
 	free(s);
+	/* lists by repetition and range() stop at 100000 items, as Jinja's
+	 * sandbox bounds range(): a million took seconds to render and read
+	 * back (fuzz-expr's slow units) */
+	assert_typed(vars, "{{ (range(100000) | list + [1, 2] * 50000) | length }}", "\"200000\"");
+	s = typed(vars, "{{ range(100001) | list }}");
+	assert_non_null(strstr(s, "range too big, maximum size for range is 100000"));
+	free(s);
+	s = typed(vars, "{{ [1, 2, 3] * 33334 }}");
+	assert_non_null(strstr(s, "result of repetition is too large (over 100000 items)"));
+	free(s);
 	s = typed(vars, "{{ 'x' * 100000000 }}");
 	assert_non_null(strstr(s, "too large"));
 	free(s);
