@@ -15,7 +15,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <openssl/crypto.h>
 
 #include "trainer/cluster.h"
 #include "trainer/ps-client.h"
@@ -123,16 +122,14 @@ static int send_small(int fd, unsigned type, const void *p, uint32_t len, uint64
 
 /* Checks the tag that follows a frame (header h, payload p of len bytes)
  * received as frame number seq on a connection keyed by a. */
-static bool tag_ok(const struct wire_auth *a, uint64_t seq, const unsigned char *h,
+static bool tag_ok(struct wire_auth *a, uint64_t seq, const unsigned char *h,
 		   const void *p, size_t len, const unsigned char *tag)
 {
-	struct wire_mac m = { NULL };
 	unsigned char want[WIRE_FRAME_TAG];
-	wire_mac_begin(&m, a->k_in, seq);
-	wire_mac_add(&m, h, RING_HDR);
-	wire_mac_add(&m, p, len);
-	wire_mac_end(&m, want);
-	wire_mac_release(&m);
+	wire_mac_begin(&a->rx, a->k_in, seq);
+	wire_mac_add(&a->rx, h, RING_HDR);
+	wire_mac_add(&a->rx, p, len);
+	wire_mac_end(&a->rx, want);
 	return wire_tag_equal(want, tag);
 }
 
@@ -169,7 +166,7 @@ static int recv_exact(int fd, void *buf, size_t len, double wait, struct diag *d
 
 /* Receives one small frame (HELLO, WELCOME, ERROR) into buf (cap bytes),
  * and its tag when a is on. */
-static int recv_small(int fd, uint64_t *seq, const struct wire_auth *a, unsigned *type,
+static int recv_small(int fd, uint64_t *seq, struct wire_auth *a, unsigned *type,
 		      unsigned char *buf, size_t cap, uint32_t *len, double wait, struct diag *d)
 {
 	unsigned char h[RING_HDR], tag[WIRE_FRAME_TAG];
@@ -494,8 +491,8 @@ void ring_close(struct ring *r)
 	if (r->prev_fd >= 0)
 		close(r->prev_fd);
 	r->next_fd = r->prev_fd = -1;
-	OPENSSL_cleanse(&r->next_auth, sizeof(r->next_auth));
-	OPENSSL_cleanse(&r->prev_auth, sizeof(r->prev_auth));
+	wire_auth_release(&r->next_auth);
+	wire_auth_release(&r->prev_auth);
 	free(r->tmp);
 	r->tmp = NULL;
 }
