@@ -29,7 +29,10 @@
 
 #define MOD "ring"
 #define RING_MAGIC 0x52434d49u /* bytes 'I' 'M' 'C' 'R' on the wire */
-#define RING_VERSION 1
+/* 2: DATA frames of up to RING_CHUNK_FLOATS = 131072 floats (1 had 32768);
+ * frame lengths follow from the chunk, so ranks of the two versions would
+ * fail on a DATA frame: the version makes them fail at HELLO, saying so */
+#define RING_VERSION 2
 #define RING_HDR 16
 #define RING_HELLO_SIZE 16
 #define RING_MAX_ERR 512
@@ -66,8 +69,14 @@ static void hdr_encode(unsigned char *h, unsigned type, uint32_t len, uint64_t s
 static int hdr_decode(const unsigned char *h, uint64_t seq, unsigned *type, uint32_t *len,
 		      struct diag *d)
 {
-	if (wire_get32(h) != RING_MAGIC || wire_get16(h + 4) != RING_VERSION) {
-		diag_error(d, IMC_EXIT_DATAERR, NULL, "not an imc-train ring peer (bad magic or version)");
+	if (wire_get32(h) != RING_MAGIC) {
+		diag_error(d, IMC_EXIT_DATAERR, NULL, "not an imc-train ring peer (bad magic)");
+		return -1;
+	}
+	if (wire_get16(h + 4) != RING_VERSION) {
+		diag_error(d, IMC_EXIT_DATAERR, NULL,
+			   "ring protocol version %u, this imc-train speaks version %u",
+			   wire_get16(h + 4), RING_VERSION);
 		return -1;
 	}
 	if (wire_get32(h + 12) != (uint32_t)seq) {
@@ -317,7 +326,7 @@ static int accept_finish(struct ring *r, struct pending *p, uint64_t check, doub
 	}
 	if (!diag_has_errors(&sub))
 		diag_error(&sub, IMC_EXIT_UNAVAILABLE, NULL, "cannot answer its HELLO");
-	memset(&r->prev_auth, 0, sizeof(r->prev_auth));
+	wire_auth_release(&r->prev_auth);
 	r->prev_out_seq = 0;
 	refuse(r, p, diag_first_message(&sub));
 	diag_release(&sub);

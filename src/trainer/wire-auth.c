@@ -253,8 +253,8 @@ void wire_mac_begin(struct wire_mac *m, const unsigned char key[WIRE_AUTH_TAG], 
 	for (int i = 0; i < 8; i++)
 		iv[i] = (unsigned char)(seq >> (8 * i));
 	/* the key is set only when it changes: keying expands the AES key
-	 * and derives GHASH's, which per 128 KiB frame cost as much as the
-	 * frame's cipher context made anew; a new IV resets the tag */
+	 * and derives GHASH's, work a frame does not need; a new IV alone
+	 * restarts the tag */
 	bool rekey = !m->keyed || CRYPTO_memcmp(m->key, key, WIRE_AUTH_TAG) != 0;
 	if (!m->ctx || !gcm_alg() ||
 	    EVP_EncryptInit_ex2(m->ctx, rekey ? gcm_alg() : NULL, rekey ? key : NULL, iv, NULL) != 1)
