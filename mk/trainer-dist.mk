@@ -53,3 +53,8 @@ bench_ps_exchange_LDADD = libimc.la $(IMC_LIBS)
 noinst_PROGRAMS += bench/ring_allreduce
 bench_ring_allreduce_SOURCES = bench/ring_allreduce.c
 bench_ring_allreduce_LDADD = libimc.la $(IMC_LIBS)
+
+# bench/wire_mac: CPU per MiB of the frame-tag candidates (reports only).
+noinst_PROGRAMS += bench/wire_mac
+bench_wire_mac_SOURCES = bench/wire_mac.c
+bench_wire_mac_LDADD = libimc.la $(IMC_LIBS)

@@ -13,7 +13,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <openssl/crypto.h>
 
 #include "trainer/ps-client.h"
 #include "util/log.h"
@@ -322,7 +321,7 @@ void ps_client_close(struct ps_client *wc)
 		if (wc->ps[i].fd >= 0)
 			close(wc->ps[i].fd);
 		wire_mac_release(&wc->ps[i].rx);
-		OPENSSL_cleanse(&wc->ps[i].auth, sizeof(wc->ps[i].auth));
+		wire_auth_release(&wc->ps[i].auth);
 	}
 	free(wc->ps);
 	wc->ps = NULL;

@@ -30,7 +30,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <openssl/crypto.h>
 
 #include "trainer/ps-server.h"
 #include "trainer/vecf.h"
@@ -479,7 +478,7 @@ static void conn_free(struct ps *ps, struct conn *c)
 	free(c->owned);
 	free(c->buf);
 	wire_mac_release(&c->rx);
-	OPENSSL_cleanse(&c->auth, sizeof(c->auth));
+	wire_auth_release(&c->auth);
 	free(c);
 }
 

@@ -15,7 +15,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <openssl/crypto.h>
 
 #include "trainer/cluster.h"
 #include "trainer/ps-client.h"
@@ -30,7 +29,10 @@
 
 #define MOD "ring"
 #define RING_MAGIC 0x52434d49u /* bytes 'I' 'M' 'C' 'R' on the wire */
-#define RING_VERSION 1
+/* 2: DATA frames of up to RING_CHUNK_FLOATS = 131072 floats (1 had 32768);
+ * frame lengths follow from the chunk, so ranks of the two versions would
+ * fail on a DATA frame: the version makes them fail at HELLO, saying so */
+#define RING_VERSION 2
 #define RING_HDR 16
 #define RING_HELLO_SIZE 16
 #define RING_MAX_ERR 512
@@ -67,8 +69,14 @@ static void hdr_encode(unsigned char *h, unsigned type, uint32_t len, uint64_t s
 static int hdr_decode(const unsigned char *h, uint64_t seq, unsigned *type, uint32_t *len,
 		      struct diag *d)
 {
-	if (wire_get32(h) != RING_MAGIC || wire_get16(h + 4) != RING_VERSION) {
-		diag_error(d, IMC_EXIT_DATAERR, NULL, "not an imc-train ring peer (bad magic or version)");
+	if (wire_get32(h) != RING_MAGIC) {
+		diag_error(d, IMC_EXIT_DATAERR, NULL, "not an imc-train ring peer (bad magic)");
+		return -1;
+	}
+	if (wire_get16(h + 4) != RING_VERSION) {
+		diag_error(d, IMC_EXIT_DATAERR, NULL,
+			   "ring protocol version %u, this imc-train speaks version %u",
+			   wire_get16(h + 4), RING_VERSION);
 		return -1;
 	}
 	if (wire_get32(h + 12) != (uint32_t)seq) {
@@ -123,16 +131,14 @@ static int send_small(int fd, unsigned type, const void *p, uint32_t len, uint64
 
 /* Checks the tag that follows a frame (header h, payload p of len bytes)
  * received as frame number seq on a connection keyed by a. */
-static bool tag_ok(const struct wire_auth *a, uint64_t seq, const unsigned char *h,
+static bool tag_ok(struct wire_auth *a, uint64_t seq, const unsigned char *h,
 		   const void *p, size_t len, const unsigned char *tag)
 {
-	struct wire_mac m = { NULL };
 	unsigned char want[WIRE_FRAME_TAG];
-	wire_mac_begin(&m, a->k_in, seq);
-	wire_mac_add(&m, h, RING_HDR);
-	wire_mac_add(&m, p, len);
-	wire_mac_end(&m, want);
-	wire_mac_release(&m);
+	wire_mac_begin(&a->rx, a->k_in, seq);
+	wire_mac_add(&a->rx, h, RING_HDR);
+	wire_mac_add(&a->rx, p, len);
+	wire_mac_end(&a->rx, want);
 	return wire_tag_equal(want, tag);
 }
 
@@ -169,7 +175,7 @@ static int recv_exact(int fd, void *buf, size_t len, double wait, struct diag *d
 
 /* Receives one small frame (HELLO, WELCOME, ERROR) into buf (cap bytes),
  * and its tag when a is on. */
-static int recv_small(int fd, uint64_t *seq, const struct wire_auth *a, unsigned *type,
+static int recv_small(int fd, uint64_t *seq, struct wire_auth *a, unsigned *type,
 		      unsigned char *buf, size_t cap, uint32_t *len, double wait, struct diag *d)
 {
 	unsigned char h[RING_HDR], tag[WIRE_FRAME_TAG];
@@ -320,7 +326,7 @@ static int accept_finish(struct ring *r, struct pending *p, uint64_t check, doub
 	}
 	if (!diag_has_errors(&sub))
 		diag_error(&sub, IMC_EXIT_UNAVAILABLE, NULL, "cannot answer its HELLO");
-	memset(&r->prev_auth, 0, sizeof(r->prev_auth));
+	wire_auth_release(&r->prev_auth);
 	r->prev_out_seq = 0;
 	refuse(r, p, diag_first_message(&sub));
 	diag_release(&sub);
@@ -494,8 +500,8 @@ void ring_close(struct ring *r)
 	if (r->prev_fd >= 0)
 		close(r->prev_fd);
 	r->next_fd = r->prev_fd = -1;
-	OPENSSL_cleanse(&r->next_auth, sizeof(r->next_auth));
-	OPENSSL_cleanse(&r->prev_auth, sizeof(r->prev_auth));
+	wire_auth_release(&r->next_auth);
+	wire_auth_release(&r->prev_auth);
 	free(r->tmp);
 	r->tmp = NULL;
 }

@@ -252,8 +252,17 @@ void wire_mac_begin(struct wire_mac *m, const unsigned char key[WIRE_AUTH_TAG], 
 	unsigned char iv[WIRE_MAC_IV] = { 0 };
 	for (int i = 0; i < 8; i++)
 		iv[i] = (unsigned char)(seq >> (8 * i));
-	if (!m->ctx || !gcm_alg() || EVP_EncryptInit_ex2(m->ctx, gcm_alg(), key, iv, NULL) != 1)
+	/* the key is set only when it changes: keying expands the AES key
+	 * and derives GHASH's, work a frame does not need; a new IV alone
+	 * restarts the tag */
+	bool rekey = !m->keyed || CRYPTO_memcmp(m->key, key, WIRE_AUTH_TAG) != 0;
+	if (!m->ctx || !gcm_alg() ||
+	    EVP_EncryptInit_ex2(m->ctx, rekey ? gcm_alg() : NULL, rekey ? key : NULL, iv, NULL) != 1)
 		abort(); /* out of memory or a libcrypto without AES-256-GCM */
+	if (rekey) {
+		memcpy(m->key, key, WIRE_AUTH_TAG);
+		m->keyed = true;
+	}
 }
 
 void wire_mac_add(struct wire_mac *m, const void *p, size_t n)
@@ -282,20 +291,21 @@ void wire_mac_end(struct wire_mac *m, unsigned char out[WIRE_FRAME_TAG])
 void wire_mac_release(struct wire_mac *m)
 {
 	EVP_CIPHER_CTX_free(m->ctx);
-	m->ctx = NULL;
+	OPENSSL_cleanse(m, sizeof(*m));
 }
 
 void wire_auth_tag_out(struct wire_auth *a, const struct iovec *iov, int n,
 		       unsigned char out[WIRE_FRAME_TAG])
 {
-	/* one context for every outgoing frame of the process, kept between
-	 * calls (a context made per frame costs more than a small frame's
-	 * tag); not thread-safe, and need not be: every caller (ps-server,
-	 * wire.c's frame writer, ring.c) runs on the process's one I/O thread,
-	 * the compute pool never sends */
-	static struct wire_mac m;
-	wire_mac_begin(&m, a->k_out, a->seq_out++);
+	wire_mac_begin(&a->tx, a->k_out, a->seq_out++);
 	for (int i = 0; i < n; i++)
-		wire_mac_add(&m, iov[i].iov_base, iov[i].iov_len);
-	wire_mac_end(&m, out);
+		wire_mac_add(&a->tx, iov[i].iov_base, iov[i].iov_len);
+	wire_mac_end(&a->tx, out);
+}
+
+void wire_auth_release(struct wire_auth *a)
+{
+	wire_mac_release(&a->tx);
+	wire_mac_release(&a->rx);
+	OPENSSL_cleanse(a, sizeof(*a));
 }

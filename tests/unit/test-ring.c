@@ -4,7 +4,8 @@
  * frame's header end up split across reads in every way) and of the
  * default size, several all-reduces in a row on the same ring (the bytes
  * after one all-reduce's last frame belong to the next), unauthenticated
- * and with a secret. The values are small integers, so every order of
+ * and with a secret; and a rank of the previous protocol version refused.
+ * The values are small integers, so every order of
  * summation gives the same float and any lost, doubled or misplaced chunk
  * shows. Each rank is a forked child that exits 0 when its sums are right. */
 #include "config.h"
@@ -149,9 +150,68 @@ static void test_fewer_floats_than_ranks(void **state)
 static void test_default_chunk(void **state)
 {
 	(void)state;
-	/* segments of several 128 KiB frames, each read in many pieces */
+	/* segments of several 512 KiB frames, each read in many pieces */
 	ring_case(3, 3 * RING_CHUNK_FLOATS + 12345, 0, false);
 	ring_case(4, 4 * RING_CHUNK_FLOATS + 777, 0, true);
+}
+
+static void put32(unsigned char *p, uint32_t v)
+{
+	for (int i = 0; i < 4; i++)
+		p[i] = (unsigned char)(v >> (8 * i));
+}
+
+/* A rank of the previous protocol version (1: 128 KiB frames) is refused
+ * at its HELLO, with an ERROR naming the versions, rather than failing on
+ * a DATA frame of the other length: the test plays rank 1 of a 2-rank
+ * ring by hand, rank 0 is ring_open in a child. */
+static void test_old_version(void **state)
+{
+	(void)state;
+	char addr[2][32];
+	const char *addrs[2] = { addr[0], addr[1] }, *names[2] = { "rank:0", "rank:1" };
+	int lfd[2] = { listen_any(addr[0], sizeof(addr[0])), listen_any(addr[1], sizeof(addr[1])) };
+	fflush(NULL);
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		close(lfd[1]);
+		struct diag d = DIAG_INIT;
+		struct ring r;
+		struct ring_opts o = { .connect_timeout = 3, .io_timeout = 3, .check = 100 };
+		_exit(ring_open(&r, 0, 2, addrs, names, lfd[0], &o, &d) < 0 ? 0 : 1);
+	}
+	close(lfd[0]);
+	/* rank 0 connects to us (its next rank) and sends its HELLO there; we
+	 * connect to it (its previous rank) and send a version-1 HELLO */
+	int in = accept(lfd[1], NULL, NULL);
+	assert_true(in >= 0);
+	int out = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK),
+				  .sin_port = htons((uint16_t)atoi(strchr(addr[0], ':') + 1)) };
+	assert_int_equal(connect(out, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	unsigned char hello[32] = { 'I', 'M', 'C', 'R', 1, 0, 1, 0 };
+	put32(hello + 8, 16);  /* length */
+	put32(hello + 16, 1);  /* rank */
+	put32(hello + 20, 2);  /* size */
+	put32(hello + 24, 100); /* check, low half */
+	assert_int_equal(send(out, hello, sizeof(hello), MSG_NOSIGNAL), (ssize_t)sizeof(hello));
+	char reply[600] = "";
+	size_t got = 0;
+	ssize_t r;
+	while (got < sizeof(reply) - 1 && (r = recv(out, reply + got, sizeof(reply) - 1 - got, 0)) > 0)
+		got += (size_t)r;
+	assert_true(got > 16);
+	assert_int_equal((unsigned char)reply[6], 5); /* ERROR */
+	reply[got] = 0;
+	if (!strstr(reply + 16, "ring protocol version 1, this imc-train speaks version 2"))
+		fail_msg("rank 0 answered '%s'", reply + 16);
+	close(out);
+	close(in);
+	close(lfd[1]);
+	int st = 0;
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0); /* its ring did not form */
 }
 
 int main(void)
@@ -161,6 +221,7 @@ int main(void)
 		cmocka_unit_test(test_small_chunks),
 		cmocka_unit_test(test_fewer_floats_than_ranks),
 		cmocka_unit_test(test_default_chunk),
+		cmocka_unit_test(test_old_version),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

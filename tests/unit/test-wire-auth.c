@@ -81,7 +81,7 @@ static void test_handshake(void **state)
 	struct wire_secret k1, k2;
 	key(&k1, "0123456789abcdef0123456789abcdef");
 	key(&k2, "0123456789abcdef0123456789abcdeF");
-	struct wire_auth ca;
+	struct wire_auth ca = { .on = false };
 	struct server_arg sa;
 	int code;
 	memset(&sa, 0, sizeof(sa));
@@ -93,7 +93,7 @@ static void test_handshake(void **state)
 	assert_memory_equal(ca.k_in, sa.a.k_out, WIRE_AUTH_TAG);
 	assert_memory_not_equal(ca.k_out, ca.k_in, WIRE_AUTH_TAG);
 	/* a second handshake with the same secret gives other keys (fresh nonces) */
-	struct wire_auth ca2;
+	struct wire_auth ca2 = { .on = false };
 	struct server_arg sa2;
 	memset(&sa2, 0, sizeof(sa2));
 	assert_int_equal(handshake(&k1, &k1, &ca2, &sa2, &code), 0);
@@ -115,7 +115,7 @@ static void test_tags(void **state)
 	unsigned char nc[WIRE_AUTH_NONCE], ns[WIRE_AUTH_NONCE];
 	memset(nc, 1, sizeof(nc));
 	memset(ns, 2, sizeof(ns));
-	struct wire_auth c, s;
+	struct wire_auth c = { .on = false }, s = { .on = false };
 	wire_auth_keys(&k, nc, ns, true, &c);
 	wire_auth_keys(&k, nc, ns, false, &s);
 	unsigned char frame[64], tag[WIRE_FRAME_TAG], want[WIRE_FRAME_TAG];
@@ -146,7 +146,16 @@ static void test_tags(void **state)
 	wire_mac_end(&m, want);
 	assert_false(wire_tag_equal(tag, want));
 	assert_int_equal(c.seq_out, 1);
+	/* the sender's context, keyed once, tags its next frame as a fresh
+	 * context does */
+	wire_auth_tag_out(&c, &v, 1, tag); /* frame 1 */
+	wire_mac_begin(&m, s.k_in, 1);
+	wire_mac_add(&m, frame, sizeof(frame));
+	wire_mac_end(&m, want);
+	assert_true(wire_tag_equal(tag, want));
 	wire_mac_release(&m);
+	wire_auth_release(&c);
+	wire_auth_release(&s);
 	wire_secret_release(&k);
 }
 
@@ -198,7 +207,7 @@ static void test_constructions(void **state)
 		nc[i] = (unsigned char)(3 * i);
 		ns[i] = (unsigned char)(200 - i);
 	}
-	struct wire_auth c;
+	struct wire_auth c = { .on = false };
 	wire_auth_keys(&k, nc, ns, true, &c);
 	static unsigned char frame[70000];
 	for (size_t i = 0; i < sizeof(frame); i++)
@@ -221,6 +230,7 @@ static void test_constructions(void **state)
 	assert_true(wire_tag_equal(tag, want));
 	want[WIRE_FRAME_TAG - 1] ^= 0x80; /* the comparison covers the last byte */
 	assert_false(wire_tag_equal(tag, want));
+	wire_auth_release(&c);
 
 	unsigned char lk[32], msg[8 + 2 * WIRE_AUTH_NONCE], p[32], got[WIRE_AUTH_TAG];
 	unsigned int l1 = 0, l2 = 0;
