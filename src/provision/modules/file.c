@@ -465,7 +465,9 @@ static json_t *ensure_directory(struct exec_ctx *x, const char *path, json_t *ar
 		json_t *mv = json_object_get(args, "mode");
 		const char *o = args_str(args, "owner"), *g = args_str(args, "group");
 		/* applied to everything below; changed when a listing differs */
-		strbuf_addstr(&c, "b=$(find \"$p\" -printf '%m %u %g\\n' | md5sum); ");
+		strbuf_addstr(&c, "p=");
+		sh_quote(&c, p);
+		strbuf_addstr(&c, "; b=$(find \"$p\" -printf '%m %u %g\\n' | md5sum); ");
 		if (mv) {
 			strbuf_addstr(&c, "chmod -R ");
 			if (json_is_integer(mv))
