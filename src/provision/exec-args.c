@@ -12,20 +12,31 @@
 #include "util/xalloc.h"
 #include "util/banned.h"
 
-struct tok { char *s; bool nl_before; };
+/* a token and the newlines between it and the one before (Ansible keeps
+ * each line break of the free-form text, blank lines too) */
+struct tok { char *s; int nls; };
 
 /* Ansible's split_args: whitespace splits, except inside quotes and Jinja
- * blocks. */
-static struct tok *split_args(const char *s, size_t *ntok)
+ * blocks; a lone backslash (a word of its own outside quotes) continues
+ * the line: it goes, and so does the line break after it. *trail counts
+ * the line breaks after the last token. */
+static struct tok *split_args(const char *s, size_t *ntok, int *trail)
 {
 	struct tok *t = NULL;
 	size_t n = 0;
 	const char *p = s;
-	bool nl = false;
+	int nl = 0;
+	bool cont = false;
 	while (*p) {
-		while (*p && isspace((unsigned char)*p)) {
-			if (*p == '\n')
-				nl = true;
+		while (*p && (isspace((unsigned char)*p) ||
+			      (*p == '\\' && (p == s || p[-1] == ' ' || p[-1] == '\n') && (!p[1] || p[1] == ' ' || p[1] == '\n')))) {
+			if (*p == '\\')
+				cont = true;
+			else if (*p == '\n') {
+				if (!cont)
+					nl++;
+				cont = false;
+			}
 			p++;
 		}
 		if (!*p)
@@ -55,11 +66,13 @@ static struct tok *split_args(const char *s, size_t *ntok)
 		}
 		t = xreallocarray(t, n + 1, sizeof(*t));
 		t[n].s = xstrndup(start, (size_t)(p - start));
-		t[n].nl_before = nl && n > 0;
-		nl = false;
+		t[n].nls = n > 0 ? nl : 0;
+		nl = 0;
+		cont = false;
 		n++;
 	}
 	*ntok = n;
+	*trail = n ? nl : 0;
 	return t;
 }
 
@@ -142,9 +155,10 @@ json_t *args_parse_kv(const char *s, bool free_form, struct diag *d)
 						"strip_empty_ends", NULL };
 	json_t *o = json_object();
 	size_t n;
-	struct tok *t = split_args(s, &n);
+	int trail;
+	struct tok *t = split_args(s, &n, &trail);
 	struct strbuf raw = STRBUF_INIT;
-	bool have_raw = false;
+	bool have_raw = false, last_kv = false;
 	(void)d;
 	for (size_t i = 0; i < n; i++) {
 		char *x = decode_escapes(t[i].s);
@@ -166,9 +180,12 @@ json_t *args_parse_kv(const char *s, bool free_form, struct diag *d)
 			free(k);
 			is_raw = !known;
 		}
+		last_kv = !is_raw;
 		if (is_raw) {
-			if (have_raw)
-				strbuf_addch(&raw, t[i].nl_before ? '\n' : ' ');
+			if (have_raw && !t[i].nls)
+				strbuf_addch(&raw, ' ');
+			for (int k = have_raw ? t[i].nls : 0; k > 0; k--)
+				strbuf_addch(&raw, '\n');
 			strbuf_addstr(&raw, t[i].s);
 			have_raw = true;
 		} else {
@@ -182,6 +199,10 @@ json_t *args_parse_kv(const char *s, bool free_form, struct diag *d)
 		}
 		free(x);
 	}
+	/* the line breaks after the last word stay with it, when it is the
+	 * command's */
+	for (int k = n && have_raw && !last_kv ? trail : 0; k > 0; k--)
+		strbuf_addch(&raw, '\n');
 	if (have_raw)
 		json_object_set_new(o, "_raw_params", json_string(strbuf_str(&raw)));
 	strbuf_release(&raw);

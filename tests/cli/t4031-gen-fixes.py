@@ -13,14 +13,19 @@ import os
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), 'differential'))
+import normalize  # noqa: E402
+
 
 def norm(v, s, play):
     if isinstance(v, str):
-        return v.replace(play, '<PLAY>').replace(s, '<S>')
+        # a temporary file's name (normalize.py's rule): <tmp>
+        return normalize.TMP.sub('<tmp>', v.replace(play, '<PLAY>').replace(s, '<S>'))
     if isinstance(v, list):
         return [norm(x, s, play) for x in v]
     if isinstance(v, dict):
-        return {k: norm(x, s, play) for k, x in v.items()}
+        # keys too: find's skipped_paths is keyed by path
+        return {norm(k, s, play): norm(x, s, play) for k, x in v.items()}
     return v
 
 

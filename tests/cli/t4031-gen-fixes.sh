@@ -60,4 +60,11 @@ run_case copy-tmpl.yml golden-copy-tmpl.json copy-tmpl-setup.sh
 # lineinfile: the file's existence checked before the regexps are
 # compiled, one Python's re refuses a module failure
 run_case lineinfile-re.yml golden-lineinfile-re.json lineinfile-re-setup.sh
+# (diffgen5.yml) command's ~ and $VAR expansion, debug var of an
+# expression, find's refused regex in Python's words, file touch through a
+# link and a hard link of a directory, copy content in check mode into a
+# missing directory, validate with a bad mode (copy, template), copy
+# remote_src in check mode (directories, a file, a link, missing parents)
+# and onto a dangling link/ or a file/
+run_case diffgen5.yml golden-diffgen5.json diffgen5-setup.sh
 done_testing

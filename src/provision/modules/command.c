@@ -143,6 +143,51 @@ static void unstrip(json_t *res)
 	}
 }
 
+/* Ansible's command module runs its argv after Python's
+ * os.path.expanduser(os.path.expandvars(word)) of each word, on the node:
+ * $NAME and ${NAME} (NAME of ASCII letters, digits and _ for the first;
+ * anything but } for the second) replaced by the node's environment and
+ * left as written when unset; then a leading ~ or ~user (up to the first /)
+ * replaced by $HOME or the user's home, trailing slashes of the home
+ * dropped, left as written for an unknown user. awk reads the word from
+ * its environment (no escapes processed) and knows the node's ENVIRON. */
+static const char expand_awk[] =
+	"BEGIN { w = ENVIRON[\"__IMC_W\"]; delete ENVIRON[\"__IMC_W\"]; o = \"\"; n = length(w); i = 1; "
+	"while (i <= n) { c = substr(w, i, 1); if (c != \"$\") { o = o c; i++; continue } "
+	"r = substr(w, i + 1); l = 0; "
+	"if (match(r, /^[A-Za-z0-9_]+/)) { k = substr(r, 1, RLENGTH); l = RLENGTH } "
+	"else if (match(r, /^[{][^}]*[}]/)) { k = substr(r, 2, RLENGTH - 2); l = RLENGTH } "
+	"if (!l) { o = o c; i++; continue } "
+	"if (k in ENVIRON) o = o ENVIRON[k]; else o = o substr(w, i, l + 1); i += l + 1 } "
+	"w = o; if (substr(w, 1, 1) == \"~\") { j = index(substr(w, 2), \"/\"); "
+	"j = j ? j : length(w); u = substr(w, 2, j - 1); h = \"\"; f = 0; "
+	"if (u == \"\" && (\"HOME\" in ENVIRON)) { h = ENVIRON[\"HOME\"]; f = 1 } "
+	"else { q = u; gsub(/'/, \"'\\\\''\", q); "
+	"cmd = u == \"\" ? \"getent passwd \\\"$(id -u)\\\"\" : \"getent passwd -- '\" q \"'\"; "
+	"if ((cmd | getline e) > 0) { split(e, a, \":\"); h = a[6]; f = 1 } close(cmd) } "
+	"if (f) { sub(/\\/+$/, \"\", h); w = h substr(w, j + 1); if (w == \"\") w = \"/\" } } "
+	"printf \"%s\", w }";
+
+/* one word of the command's argv onto c: quoted as it is, or (with a $
+ * or a leading ~) the variable the expansion set before, in *pre */
+static void add_word(struct strbuf *c, struct strbuf *pre, const char *w, size_t i)
+{
+	strbuf_addch(c, ' ');
+	if (!strchr(w, '$') && w[0] != '~') {
+		sh_quote(c, w);
+		return;
+	}
+	if (!pre->len) {
+		strbuf_addstr(pre, "__imc_awk=");
+		sh_quote(pre, expand_awk);
+		strbuf_addstr(pre, "; ");
+	}
+	strbuf_addf(pre, "__imc_w%zu=$(__IMC_W=", i);
+	sh_quote(pre, w);
+	strbuf_addf(pre, " awk \"$__imc_awk\" </dev/null; printf x); __imc_w%zu=${__imc_w%zu%%x}; ", i, i);
+	strbuf_addf(c, "\"$__imc_w%zu\"", i);
+}
+
 /* Ansible's command module failing on its arguments: the keys it promises
  * in every result, rc 256 */
 static json_t *arg_error(const char *msg)
@@ -259,25 +304,28 @@ static json_t *run_command(struct exec_ctx *x, json_t *args, bool shell)
 		else
 			strbuf_addstr(&c, raw);
 	} else {
-		const char *a0 = json_string_value(json_array_get(words, 0));
-		strbuf_addstr(&c, "command -v -- ");
-		sh_quote(&c, a0 ? a0 : "");
-		strbuf_addstr(&c, " >/dev/null 2>&1 || { echo __imc_enoent__ >&2; exit 127; };");
-		if (args_bool(json_object_get(args, "strip_empty_ends"), true))
-			strbuf_addstr(&c, " exec");
+		/* the words (expanded first), the first looked up */
+		struct strbuf pre = STRBUF_INIT, a0 = STRBUF_INIT, rest = STRBUF_INIT;
 		size_t i;
 		json_t *w;
 		json_array_foreach(words, i, w) {
-			strbuf_addch(&c, ' ');
-			if (json_is_string(w))
-				sh_quote(&c, json_string_value(w));
-			else {
-				struct strbuf t = STRBUF_INIT;
+			struct strbuf t = STRBUF_INIT;
+			if (!json_is_string(w))
 				args_pystr(&t, w);
-				sh_quote(&c, strbuf_str(&t));
-				strbuf_release(&t);
-			}
+			add_word(i ? &rest : &a0, &pre, json_is_string(w) ? json_string_value(w) : strbuf_str(&t), i);
+			strbuf_release(&t);
 		}
+		strbuf_addstr(&c, strbuf_str(&pre));
+		strbuf_addstr(&c, "command -v --");
+		strbuf_addstr(&c, strbuf_str(&a0));
+		strbuf_addstr(&c, " >/dev/null 2>&1 || { echo __imc_enoent__ >&2; exit 127; };");
+		if (args_bool(json_object_get(args, "strip_empty_ends"), true))
+			strbuf_addstr(&c, " exec");
+		strbuf_addstr(&c, strbuf_str(&a0));
+		strbuf_addstr(&c, strbuf_str(&rest));
+		strbuf_release(&pre);
+		strbuf_release(&a0);
+		strbuf_release(&rest);
 	}
 	bool strip = args_bool(json_object_get(args, "strip_empty_ends"), true);
 	if (!strip)

@@ -78,6 +78,39 @@ static int link_to_empty_file(struct exec_ctx *x, const char *dest, json_t **res
 	return rc;
 }
 
+/* validate with a mode neither octal nor symbolic: Ansible's module gives
+ * the mode to its temporary copy of the content before it validates, and
+ * fails there, on that file (as its action uploaded it: the umask's mode
+ * plus u+x); imc's temporary copy stands for it and is removed. */
+static json_t *tmp_mode_error(struct exec_ctx *x, const void *data, size_t len, json_t *mode)
+{
+	json_t *res = NULL;
+	struct conn_result cr;
+	conn_result_init(&cr);
+	if (mod_sh(x, "t=$(mktemp) && cat > \"$t\" && chmod \"$(printf '%o' $((0666 & ~0$(umask))))\" \"$t\" && "
+		   "chmod u+x \"$t\" && printf '%s' \"$t\"", data, len, &cr, &res) < 0)
+		goto out;
+	if (cr.rc != 0 || !cr.out.len) {
+		res = res_fail("cannot write a temporary file to validate: %s", strbuf_str(&cr.err));
+		goto out;
+	}
+	res = mod_mode_error(x, strbuf_str(&cr.out), mode);
+	struct strbuf c = STRBUF_INIT;
+	strbuf_addstr(&c, "rm -f -- ");
+	sh_quote(&c, strbuf_str(&cr.out));
+	conn_result_release(&cr);
+	conn_result_init(&cr);
+	json_t *unreach = NULL;
+	if (mod_sh(x, c.buf, NULL, 0, &cr, &unreach) < 0) {
+		json_decref(res);
+		res = unreach;
+	}
+	strbuf_release(&c);
+out:
+	conn_result_release(&cr);
+	return res;
+}
+
 static json_t *validate_failed(const struct conn_result *cr)
 {
 	json_t *res = res_fail("failed to validate");
@@ -102,7 +135,9 @@ static json_t *put_content(struct exec_ctx *x, json_t *args, const char *dest, c
 	if (st.exists && st.isdir)
 		return res_fail("dest '%s' is a directory", dest);
 	bool force = args_bool(json_object_get(args, "force"), true);
-	if (!st.exists) {
+	/* in check mode Ansible's action stops before its module looks at
+	 * the parent of a missing dest */
+	if (!st.exists && !x->check_mode) {
 		/* Ansible's module makes no missing parent of dest */
 		struct strbuf c = STRBUF_INIT;
 		strbuf_addstr(&c, "p=$(dirname -- ");
@@ -159,6 +194,10 @@ static json_t *put_content(struct exec_ctx *x, json_t *args, const char *dest, c
 			if (link_to_empty_file(x, dest, &res) < 0) {
 				free(backup_file);
 				return res;
+			}
+			if (bad_mode) {
+				free(backup_file);
+				return tmp_mode_error(x, data, len, mv);
 			}
 			conn_result_init(&cr);
 			if (mod_validate(x, validate, data, len, &cr, &res) < 0) {
@@ -369,7 +408,7 @@ static json_t *copy_remote_dir(struct exec_ctx *x, json_t *args, const char *src
 	 * owner and group */
 	strbuf_addstr(&c, "; case $d in */) dn=${d%/}; if [ ! -e \"$dn\" ]; then x=$dn; new=; "
 			 "while [ -n \"$x\" ] && [ ! -e \"$x\" ]; do new=\"$x\n$new\"; x=$(dirname -- \"$x\"); done; "
-			 "mkdir -p -- \"$dn\" || exit 1; printf '%b' \"$new\" | while IFS= read -r y; do "
+			 "mkdir -p -- \"$dn\" 2>/dev/null || exit 13; printf '%b' \"$new\" | while IFS= read -r y; do "
 			 "[ -n \"$y\" ] || continue; [ -z \"$dm\" ] || chmod \"$dm\" \"$y\"; "
 			 "[ -z \"$o\" ] || chown \"$o\" \"$y\"; [ -z \"$g\" ] || chgrp \"$g\" \"$y\"; done; fi;; esac; "
 			 /* the dest the module settles on */
@@ -385,7 +424,8 @@ static json_t *copy_remote_dir(struct exec_ctx *x, json_t *args, const char *src
 			 "chown -R -h \"$o\" -- \"$1\"; }; [ -z \"$g\" ] || { [ -z \"$(find \"$1\" ! -group \"$g\" -print -quit)\" ] || "
 			 "echo CHANGED; chgrp -R -h \"$g\" -- \"$1\"; }; }; "
 			 "case $s in */) if [ -d \"$d\" ]; then merge \"$s\" \"$d/\"; chown_r \"$d\"; "
-			 "elif [ ! -e \"$d\" ]; then cp -R -P --preserve=mode,timestamps -- \"$s\" \"$d/\" && echo CHANGED; chown_r \"$t\"; fi;; "
+			 "elif [ ! -e \"$d\" ]; then { [ -e \"${d%/}\" ] || [ -L \"${d%/}\" ]; } && exit 13; "
+			 "cp -R -P --preserve=mode,timestamps -- \"$s\" \"$d/\" && echo CHANGED; chown_r \"$t\"; fi;; "
 			 "*) b=${s##*/}; if [ -d \"$d\" ]; then if [ ! -e \"$d/$b\" ]; then "
 			 "cp -R -P --preserve=mode,timestamps -- \"$s\" \"$d/$b\" && echo CHANGED; chown_r \"$t\"; fi; "
 			 "merge \"$s/\" \"$d/$b/\"; chown_r \"$d/$b\"; "
@@ -413,7 +453,7 @@ static json_t *copy_remote_dir(struct exec_ctx *x, json_t *args, const char *src
 		res = replace_by_dir(x, args, src, dest);
 		goto out;
 	}
-	if (cr.rc == 13) { /* os.makedirs raising: the module dies */
+	if (cr.rc == 13) { /* os.makedirs (copytree's too) raising: the module dies */
 		res = res_fail("MODULE FAILURE\nSee stdout/stderr for the exact error");
 		json_object_set_new(res, "rc", json_integer(1));
 		goto out;
@@ -438,6 +478,123 @@ out:
 }
 
 
+/* Ansible's copy module with remote_src in check mode, which looks and
+ * changes nothing: the dest it settles on (dest/ missing: "would be
+ * created"; an existing directory: src's basename appended; follow: a
+ * link's target), force, a missing parent, then changed when the
+ * checksums differ or dest is a link, or, for a directory src, when the
+ * copy would bring something (filecmp's dircmp: a file that differs or
+ * is in src only, in common subdirectories too; owner/group differing
+ * anywhere under dest); then the attributes it would change. The script
+ * prints the dest, the checksums (sha1, md5) of a file src, and CHANGED. */
+static json_t *copy_remote_check(struct exec_ctx *x, json_t *args, const char *src, const char *dest0)
+{
+	json_t *res = NULL;
+	struct strbuf c = STRBUF_INIT;
+	struct conn_result cr;
+	conn_result_init(&cr);
+	const char *owner = args_str(args, "owner"), *group = args_str(args, "group");
+	strbuf_addstr(&c, "s=");
+	sh_quote(&c, src);
+	strbuf_addstr(&c, "; D=");
+	sh_quote(&c, dest0);
+	strbuf_addstr(&c, "; o=");
+	sh_quote(&c, owner ? owner : "");
+	strbuf_addstr(&c, "; g=");
+	sh_quote(&c, group ? group : "");
+	strbuf_addf(&c, "; force=%s; follow=%s; ", args_bool(json_object_get(args, "force"), true) ? "1" : "",
+		    args_bool(json_object_get(args, "follow"), false) ? "1" : "");
+	strbuf_addstr(&c,
+		"[ -e \"$s\" ] || exit 20; [ -r \"$s\" ] || exit 21; cs=; md=; "
+		"if [ -f \"$s\" ]; then cs=$(sha1sum < \"$s\") && md=$(md5sum < \"$s\") || exit 1; "
+		"cs=${cs%% *}; md=${md%% *}; elif [ ! -d \"$s\" ]; then exit 22; fi; "
+		"d=$D; case $d in */*) ;; *) d=./$d;; esac; "
+		"case $d in */) [ -e \"${d%/}\" ] || { printf '%s' \"${d%/}\"; exit 23; };; esac; "
+		"if [ -d \"$d\" ]; then b=${s##*/}; case $d in */) d=$d$b;; *) d=$d/$b;; esac; fi; "
+		"cd=; if [ -e \"$d\" ]; then "
+		"if [ -L \"$d\" ] && [ -n \"$follow\" ]; then d=$(realpath -- \"$d\"); fi; "
+		"[ -n \"$force\" ] || { printf '%s\\n' \"$d\"; exit 10; }; "
+		"if [ -r \"$d\" ] && [ -f \"$d\" ]; then cd=$(sha1sum < \"$d\") || exit 1; cd=${cd%% *}; fi; "
+		"else p=$(dirname -- \"$d\"); [ -e \"$p\" ] || { printf '%s' \"$p\"; exit 11; }; fi; "
+		"[ -w \"$(dirname -- \"$d\")\" ] || { dirname -- \"$d\"; exit 24; }; "
+		"ch=; { [ \"$cs\" != \"$cd\" ] || [ -L \"$d\" ]; } && ch=1; "
+		/* what a merge of $1 into $2 would bring */
+		"brings() { a=${1%/}; diff -rq -- \"$1\" \"$2\" 2>/dev/null | { while IFS= read -r l; do case $l in "
+		"'Files '*' differ'|\"Only in $a\"[/:]*) exit 0;; esac; done; exit 1; }; }; "
+		"owned() { if [ -n \"$o\" ]; then u=$(id -u -- \"$o\") || exit 1; find \"$1\" | while IFS= read -r y; do "
+		"[ \"$(stat -L -c %u -- \"$y\" 2>/dev/null)\" = \"$u\" ] || exit 1; done || return 0; fi; "
+		"if [ -n \"$g\" ]; then n=$(getent group -- \"$g\" | cut -d: -f3); [ -n \"$n\" ] || exit 1; "
+		"find \"$1\" | while IFS= read -r y; do [ \"$(stat -L -c %g -- \"$y\" 2>/dev/null)\" = \"$n\" ] || exit 1; done || "
+		"return 0; fi; return 1; }; "
+		"if [ -z \"$cs\" ] && [ -z \"$cd\" ] && [ -d \"$s\" ]; then b=${s##*/}; case $s in "
+		"*/) if [ -d \"$D\" ]; then { brings \"$s\" \"$D\" || owned \"$D\"; } && ch=1; "
+		"elif [ ! -e \"$D\" ]; then ch=1; fi;; "
+		"*) if [ -e \"$D\" ] && [ ! -d \"$D\" ]; then :; elif [ ! -e \"$D/$b\" ]; then ch=1; "
+		"elif [ -d \"$D\" ]; then { brings \"$s/\" \"$D/$b\" || owned \"$D/$b\"; } && ch=1; fi;; esac; fi; "
+		"printf '%s\\n%s\\n%s\\n%s\\n' \"$d\" \"$cs\" \"$md\" \"$ch\"");
+	if (mod_sh(x, c.buf, NULL, 0, &cr, &res) < 0)
+		goto out;
+	const char *o = strbuf_str(&cr.out);
+	size_t n = strcspn(o, "\n");
+	switch (cr.rc) {
+	case 0:
+		break;
+	case 20:
+		res = res_fail("Source %s not found", src);
+		goto out;
+	case 21:
+		res = res_fail("Source %s not readable", src);
+		goto out;
+	case 22:
+		res = res_fail("Cannot copy invalid source '%s': not a file", src);
+		goto out;
+	case 23:
+		res = json_pack("{s:b, s:s++, s:s}", "changed", 1, "msg", "dest directory ", o, " would be created",
+				"src", src);
+		goto out;
+	case 10:
+		res = res_new(false);
+		json_object_set_new(res, "msg", json_string("file already exists"));
+		json_object_set_new(res, "src", json_string(src));
+		json_object_set_new(res, "dest", json_stringn(o, n));
+		mod_path_info(x, res);
+		goto out;
+	case 11:
+		res = res_fail("Destination directory %s does not exist", o);
+		goto out;
+	case 24:
+		res = res_fail("Destination %.*s not writable", (int)n, o);
+		goto out;
+	default:
+		res = res_fail("MODULE FAILURE\nSee stdout/stderr for the exact error");
+		json_object_set_new(res, "rc", json_integer(1));
+		goto out;
+	}
+	/* dest, sha1, md5, CHANGED: one a line */
+	char *dest = xstrndup(o, n);
+	const char *l2 = o + n + (o[n] ? 1 : 0);
+	size_t n2 = strcspn(l2, "\n");
+	const char *l3 = l2 + n2 + (l2[n2] ? 1 : 0);
+	size_t n3 = strcspn(l3, "\n");
+	const char *l4 = l3 + n3 + (l3[n3] ? 1 : 0);
+	bool changed = *l4 == '1';
+	if (mod_attrs(x, dest, args, &changed, &res) < 0) {
+		free(dest);
+		goto out;
+	}
+	res = res_new(changed);
+	json_object_set_new(res, "dest", json_string(dest));
+	json_object_set_new(res, "src", json_string(src));
+	json_object_set_new(res, "md5sum", n3 ? json_stringn(l3, n3) : json_null());
+	json_object_set_new(res, "checksum", n2 ? json_stringn(l2, n2) : json_null());
+	mod_path_info(x, res);
+	free(dest);
+out:
+	conn_result_release(&cr);
+	strbuf_release(&c);
+	return res;
+}
+
 static json_t *copy_run(struct exec_ctx *x, json_t *args)
 {
 	const char *dest0 = args_str(args, "dest");
@@ -453,7 +610,7 @@ static json_t *copy_run(struct exec_ctx *x, json_t *args)
 	if (content && dl0 && dest0[dl0 - 1] == '/')
 		return res_fail("can not use content with a dir as dest");
 	if (args_bool(json_object_get(args, "remote_src"), false) && src && x->check_mode)
-		return mod_check_unsupported(x, "copy", args, "remote_src");
+		return copy_remote_check(x, args, src, dest0);
 	if (args_bool(json_object_get(args, "remote_src"), false) && src) {
 		struct node_stat sst;
 		if (mod_stat(x, src, true, false, &sst, &res) < 0)

@@ -44,8 +44,22 @@ static json_t *debug_run(struct exec_ctx *x, json_t *args)
 			diag_release(&d2);
 			free(t);
 		} else {
-			/* debug: var prints the templated text */
-			if (json_is_string(v) && xt_is_template(json_string_value(v))) {
+			/* an expression, not a bare variable name, is templated
+			 * as "{{NAME}}" is, its value made text as Ansible's
+			 * templar makes it (where the name of a variable holding
+			 * a number or a boolean keeps its type) */
+			if (name[strspn(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")]) {
+				char *t = xasprintf("{{%s}}", name);
+				json_t *tv = json_string(t);
+				json_t *r = xt_value(x, tv, &d);
+				if (r) {
+					json_decref(v);
+					v = r;
+				}
+				json_decref(tv);
+				free(t);
+			} else if (json_is_string(v) && xt_is_template(json_string_value(v))) {
+				/* debug: var prints the templated text */
 				json_t *r = xt_value(x, v, &d);
 				if (r) {
 					json_decref(v);

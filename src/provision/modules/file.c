@@ -121,6 +121,17 @@ static int run_op(struct exec_ctx *x, const char *path, const char *src, const c
 	return rc;
 }
 
+/* ln of "$s" to "$t" failing as Python's os.link: "[Errno N] strerror:
+ * b'SRC' -> b'DEST'" (a directory, which ln refuses itself, is link(2)'s
+ * EPERM) */
+#define LN_PY "e=$(ln -- \"$s\" \"$t\" 2>&1) || { case $e in " \
+	"*'hard link not allowed for directory'|*'Operation not permitted') m='[Errno 1] Operation not permitted';; " \
+	"*'No such file or directory') m='[Errno 2] No such file or directory';; " \
+	"*'Permission denied') m='[Errno 13] Permission denied';; *'File exists') m='[Errno 17] File exists';; " \
+	"*'Invalid cross-device link') m='[Errno 18] Invalid cross-device link';; " \
+	"*'Too many links') m='[Errno 31] Too many links';; *) m=${e#ln: };; esac; " \
+	"printf \"%s: b'%s' -> b'%s'\\n\" \"$m\" \"$s\" \"$t\" >&2; false; }"
+
 /* Whether the directory path has entries (os.listdir), -1 with *res */
 static int dir_nonempty(struct exec_ctx *x, const char *path, bool *nonempty, json_t **res)
 {
@@ -454,7 +465,9 @@ static json_t *ensure_directory(struct exec_ctx *x, const char *path, json_t *ar
 		json_t *mv = json_object_get(args, "mode");
 		const char *o = args_str(args, "owner"), *g = args_str(args, "group");
 		/* applied to everything below; changed when a listing differs */
-		strbuf_addstr(&c, "b=$(find \"$p\" -printf '%m %u %g\\n' | md5sum); ");
+		strbuf_addstr(&c, "p=");
+		sh_quote(&c, p);
+		strbuf_addstr(&c, "; b=$(find \"$p\" -printf '%m %u %g\\n' | md5sum); ");
 		if (mv) {
 			strbuf_addstr(&c, "chmod -R ");
 			if (json_is_integer(mv))
@@ -641,8 +654,8 @@ static json_t *ensure_hardlink(struct exec_ctx *x, const char *path, const char 
 	}
 	if (changed) {
 		const char *cmd = !strcmp(pr.state, "absent")
-			? "ln -- \"$s\" \"$p\""
-			: "t=$(dirname -- \"$p\")/.imc.$$.tmp; ln -- \"$s\" \"$t\" && mv -Tf -- \"$t\" \"$p\" || "
+			? "t=$p; " LN_PY
+			: "t=$(dirname -- \"$p\")/.imc.$$.tmp; " LN_PY " && mv -Tf -- \"$t\" \"$p\" || "
 			  "{ rm -f -- \"$t\"; exit 1; }";
 		if (run_op(x, path, src, cmd, !strcmp(pr.state, "absent") ? "Error while linking"
 					      : "Error while replacing", &res) < 0)

@@ -1091,7 +1091,11 @@ int mod_re(const char *pat, const char *s, size_t len, bool anchored, char **err
 	if (!c) {
 		PCRE2_UCHAR buf[256];
 		pcre2_get_error_message(ec, buf, sizeof(buf));
-		if (err)
+		/* a quantifier with nothing before it: PCRE2 points after
+		 * it, Python's re (whose words the modules' errors carry) at it */
+		if (err && ec == PCRE2_ERROR_QUANTIFIER_INVALID)
+			*err = xasprintf("nothing to repeat at position %zu", (size_t)(eo ? eo - 1 : 0));
+		else if (err)
 			*err = xasprintf("%s at position %zu", (const char *)buf, (size_t)eo);
 		return -1;
 	}

@@ -118,7 +118,10 @@ def run_tool(tool, bd, out, imc, work):
                    ANSIBLE_HOST_KEY_CHECKING='0', ANSIBLE_CALLBACKS_ENABLED='',
                    ANSIBLE_PIPELINING='1')  # no module file written per task: faster, same results
     else:
-        env['HOME'] = out
+        # imc's own state (IMC_HOME) stays in the batch's directory; HOME
+        # is the one Ansible ran with, as a command's ~ and $HOME expand
+        # to it under both tools
+        env['IMC_HOME'] = os.path.join(out, '.imc')
     for run in (1, 2):
         result = os.path.join(out, 'run%d.json' % run)
         if tool == 'ansible':
