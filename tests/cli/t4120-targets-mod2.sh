@@ -67,4 +67,47 @@ cat >"$TMPD/async-refused.yml" <<'EOY'
 EOY
 play async-refused "async: refused as Ansible's action refuses it (script)"
 
+# script target, "Assert that a change was reported but the script did
+# not make changes" and the creates/removes cases after it: in check
+# mode a script without creates/removes is skipped, not run; with one
+# that does not skip it, it is reported changed and still not run; a
+# relative chdir is refused
+mkdir -p "$TMPD/files"
+printf '#!/bin/sh\ntouch "$1"\n' >"$TMPD/files/create.sh"
+cat >"$TMPD/script-check.yml" <<'EOY'
+- hosts: all
+  gather_facts: false
+  tasks:
+    - script: create.sh {{ d }}/c1
+      check_mode: true
+      register: c1
+    - script: create.sh {{ d }}/c2
+      args: { removes: "{{ d }}/files" }
+      check_mode: true
+      register: c2
+    - script: create.sh {{ d }}/c3
+      args: { creates: "{{ d }}/files" }
+      check_mode: true
+      register: c3
+    - script: create.sh {{ d }}/c4
+      args: { chdir: rel }
+      ignore_errors: true
+      register: c4
+    - stat: { path: "{{ d }}/c1" }
+      register: s1
+    - stat: { path: "{{ d }}/c2" }
+      register: s2
+    - stat: { path: "{{ d }}/c4" }
+      register: s4
+    - assert:
+        that:
+          - c1 is skipped and c1 is not changed
+          - c1.msg == 'Check mode is not supported for this task.'
+          - c2 is changed and c2 is not skipped and c2.rc is not defined
+          - c3 is skipped and c3.msg == d ~ '/files exists, matching creates option'
+          - c4 is failed and c4.msg == 'chdir rel must be an absolute path for a Unix-aware remote node'
+          - not s1.stat.exists and not s2.stat.exists and not s4.stat.exists
+EOY
+play script-check "script: check mode skips or reports changed without running, as Ansible's action (script)"
+
 done_testing
