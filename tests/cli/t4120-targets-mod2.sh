@@ -110,4 +110,65 @@ cat >"$TMPD/script-check.yml" <<'EOY'
 EOY
 play script-check "script: check mode skips or reports changed without running, as Ansible's action (script)"
 
+# group (issue 17's native check mode): Ansible 2.14's module in and out
+# of check mode: adding or deleting is reported changed and nothing else
+# in check mode (the module exits there), a gid change changed with the
+# present gid; the result holds name, state, and system and gid while the
+# group exists; a different gid is changed with groupmod. The expected
+# values are ansible-playbook's for the same tasks. Contained: the play
+# runs in a private mount namespace (unshare -m) where /etc is an overlay
+# whose upper layer is in the test's temp dir.
+if [ "$(id -u)" = 0 ] && command -v groupadd >/dev/null && unshare -m true 2>/dev/null; then
+	mkdir -p "$TMPD/etc-u" "$TMPD/etc-w"
+	cat >"$TMPD/group.yml" <<'EOY'
+- hosts: all
+  gather_facts: false
+  tasks:
+    - group: { name: imc-t4120, gid: 4121 }
+      check_mode: true
+      register: c1
+    - command: getent group imc-t4120
+      failed_when: false
+      register: after_check
+    - group: { name: imc-t4120, gid: 4121 }
+      register: r1
+    - group: { name: imc-t4120, gid: 4121 }
+      register: r2
+    - group: { name: imc-t4120, gid: 4122 }
+      check_mode: true
+      register: c3
+    - group: { name: imc-t4120, gid: 4122 }
+      register: r3
+    - group: { name: imc-t4120, state: absent }
+      check_mode: true
+      register: c4
+    - group: { name: imc-t4120, state: absent }
+      register: r4
+    - group: { name: imc-t4120, state: absent }
+      check_mode: true
+      register: c5
+    - group: { name: imc-t4120, gid: "x" }
+      register: r8
+      ignore_errors: true
+    - assert:
+        that:
+          - c1.changed and c1.name is not defined and c1.gid is not defined and c1.state is not defined
+          - after_check.rc == 2
+          - r1.changed and r1.gid == 4121 and r1.name == 'imc-t4120' and r1.state == 'present' and r1.system == false
+          - not r2.changed and r2.gid == 4121
+          - c3.changed and c3.gid == 4121 and c3.state == 'present'
+          - r3.changed and r3.gid == 4122
+          - c4.changed and c4.name is not defined and c4.gid is not defined and c4.state is not defined
+          - r4.changed and r4.state == 'absent' and r4.gid is not defined and r4.system is not defined
+          - not c5.changed and c5.name == 'imc-t4120'
+          - "r8 is failed and r8.msg == \"argument 'gid' is of type <class 'str'> and we were unable to convert to int: <class 'str'> cannot be converted to an int\""
+EOY
+	expect_exit 0 "group: check mode and results as Ansible's module" -- \
+		unshare -m --propagation private sh -c "mount -t overlay imc-t4120 -o lowerdir=/etc,upperdir=$TMPD/etc-u,workdir=$TMPD/etc-w /etc && exec '$IMC' play --no-fallback --connection local -i testhost -e d='$TMPD' '$TMPD/group.yml'"
+	grep -q 'failed=0' "$TMPD/out" || sed -n '/FAILED/p' "$TMPD/out" | sed 's/^/#   /' | head -5
+	if grep -q '^imc-t4120:' /etc/group; then not_ok "the machine's /etc/group changed"; else ok "the machine's /etc/group is untouched"; fi
+else
+	ok "# SKIP group: needs root, groupadd and a mount namespace"
+fi
+
 done_testing
