@@ -1,4 +1,4 @@
-/* exec-async.c: `async`/`poll`. Commands (command, shell, raw) are started
+/* exec-async.c: `async`/`poll`. Commands (command, shell) are started
  * detached on the node (setsid, bounded by timeout(1)), their output and
  * status kept in ~/.ansible_async/JID.* of the (become) user, so that a
  * 5-day training job survives the controller. Other modules run
@@ -61,17 +61,39 @@ static char *command_text(json_t *args, const char *module, json_t **repr)
 	return strbuf_detach(&c);
 }
 
+/* The modules whose Ansible action plugin runs on the controller without
+ * async support (its ActionBase refuses the task before anything runs):
+ * every module with an action plugin of its own, but command/shell,
+ * package, service, reboot, uri and yum, which support it. A module
+ * without an action plugin of its own runs through the normal action,
+ * which supports async. */
+static const char *const no_async[] = {
+	"add_host", "assemble", "assert", "async_status", "copy", "debug", "fail", "fetch",
+	"gather_facts", "group_by", "include_vars", "pause", "raw", "script", "set_fact",
+	"set_stats", "template", "unarchive", "validate_argument_spec", "wait_for_connection",
+	NULL,
+};
+
+json_t *exec_async_refusal(const struct exec_ctx *x, const struct task_module *mod)
+{
+	for (size_t i = 0; no_async[i]; i++)
+		if (!strcmp(mod->name, no_async[i]))
+			return res_fail("async is not supported for this task.");
+	if (x->check_mode)
+		return res_fail("check mode and async cannot be used on same task.");
+	return NULL;
+}
+
 json_t *exec_async_start(struct exec_ctx *x, const struct task_module *mod, json_t *args,
 			 long async_s, long poll)
 {
 	char *jid = async_job_new_id();
 	json_t *res = NULL;
-	bool cmdlike = !strcmp(mod->name, "command") || !strcmp(mod->name, "shell") ||
-		       !strcmp(mod->name, "raw");
+	bool cmdlike = !strcmp(mod->name, "command") || !strcmp(mod->name, "shell");
 	if (cmdlike && !json_object_get(args, "creates") && !json_object_get(args, "removes") &&
 	    !json_object_get(args, "stdin")) {
 		json_t *repr = NULL;
-		char *text = command_text(args, !strcmp(mod->name, "command") ? "command" : "shell", &repr);
+		char *text = command_text(args, mod->name, &repr);
 		if (!text) {
 			free(jid);
 			return res_fail("no command given");
@@ -102,13 +124,13 @@ json_t *exec_async_start(struct exec_ctx *x, const struct task_module *mod, json
 			return res;
 		}
 		conn_result_release(&cr);
-		async_job_add(jid, repr, NULL, !strcmp(mod->name, "raw"));
+		async_job_add(jid, repr, NULL);
 		json_decref(repr);
 	} else {
 		/* run it now; async_status will report the stored result */
 		json_t *r = mod->run(x, args);
 		json_object_set_new(r, "finished", json_integer(1));
-		async_job_add(jid, NULL, r, false);
+		async_job_add(jid, NULL, r);
 		json_decref(r);
 	}
 	if (poll <= 0) {

@@ -248,15 +248,6 @@ static json_t *run_module(struct exec_ctx *x, json_t *args)
 	if (x->task->fallback)
 		return fallback_run(x, x->task->fallback, args);
 	const struct task_module *mod = task_module_find(x->task->module);
-	/* check mode: only the modules that act the same in it or implement
-	 * it run here; Ansible runs the others, or the task fails */
-	if (x->check_mode && !mod->same_in_check_mode && !mod->check_mode_native) {
-		if (fallback_available())
-			return fallback_run(x, mod->name, args);
-		return res_fail("module '%s' in check mode needs Ansible (imc's own module would act): "
-				"%s", mod->name,
-				fallback_disabled() ? "the fallback is disabled" : "ansible-playbook is not installed");
-	}
 	json_t *res;
 	json_t *async = json_object_get(x->task->raw, "async");
 	long async_s = 0;
@@ -272,6 +263,19 @@ static json_t *run_module(struct exec_ctx *x, json_t *args)
 			  : json_is_string(av) ? strtol(json_string_value(av), NULL, 10) : 0;
 		json_decref(av);
 		diag_release(&d);
+	}
+	/* Ansible's action refuses an async task before running the module,
+	 * check mode or not */
+	if (async_s > 0 && (res = exec_async_refusal(x, mod)))
+		return res;
+	/* check mode: only the modules that act the same in it or implement
+	 * it run here; Ansible runs the others, or the task fails */
+	if (x->check_mode && !mod->same_in_check_mode && !mod->check_mode_native) {
+		if (fallback_available())
+			return fallback_run(x, mod->name, args);
+		return res_fail("module '%s' in check mode needs Ansible (imc's own module would act): "
+				"%s", mod->name,
+				fallback_disabled() ? "the fallback is disabled" : "ansible-playbook is not installed");
 	}
 	if (async_s > 0) {
 		json_t *pv = json_object_get(x->task->raw, "poll");

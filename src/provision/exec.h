@@ -61,6 +61,11 @@ char *ansible_undefined_in_args(const struct ptask *t, const char *msg);
 
 /* exec-async.c */
 struct task_module;
+/* Ansible's refusal of an async task before the module runs: a module whose
+ * action does not support async fails "async is not supported for this
+ * task.", any other in check mode "check mode and async cannot be used on
+ * same task."; NULL when the task may run async. */
+json_t *exec_async_refusal(const struct exec_ctx *x, const struct task_module *mod);
 json_t *exec_async_start(struct exec_ctx *x, const struct task_module *mod, json_t *args,
 			 long async_s, long poll);
 

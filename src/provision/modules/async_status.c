@@ -20,7 +20,6 @@ struct job {
 	char *jid;
 	json_t *cmd;      /* cmd repr (command/shell) */
 	json_t *result;   /* finished result of a synchronously run module */
-	bool raw;
 };
 
 static struct job *jobs;
@@ -36,19 +35,18 @@ char *async_job_new_id(void)
 	return xasprintf("j%lu%06lu.%d", (unsigned long)time(NULL) % 1000000ul, n, (int)getpid());
 }
 
-void async_job_add(const char *jid, json_t *cmd, json_t *result, bool raw)
+void async_job_add(const char *jid, json_t *cmd, json_t *result)
 {
 	pthread_mutex_lock(&jobs_lock);
 	jobs = xreallocarray(jobs, njobs + 1, sizeof(*jobs));
 	jobs[njobs].jid = xstrdup(jid);
 	jobs[njobs].cmd = cmd ? json_incref(cmd) : NULL;
 	jobs[njobs].result = result ? json_incref(result) : NULL;
-	jobs[njobs].raw = raw;
 	njobs++;
 	pthread_mutex_unlock(&jobs_lock);
 }
 
-static bool find_job(const char *jid, json_t **cmd, json_t **result, bool *raw)
+static bool find_job(const char *jid, json_t **cmd, json_t **result)
 {
 	bool found = false;
 	pthread_mutex_lock(&jobs_lock);
@@ -56,7 +54,6 @@ static bool find_job(const char *jid, json_t **cmd, json_t **result, bool *raw)
 		if (!strcmp(jobs[i].jid, jid)) {
 			*cmd = jobs[i].cmd ? json_incref(jobs[i].cmd) : NULL;
 			*result = jobs[i].result ? json_incref(jobs[i].result) : NULL;
-			*raw = jobs[i].raw;
 			found = true;
 		}
 	pthread_mutex_unlock(&jobs_lock);
@@ -64,7 +61,7 @@ static bool find_job(const char *jid, json_t **cmd, json_t **result, bool *raw)
 }
 
 /* Reads the job files: 1 finished (res filled), 0 running, -1 error (res). */
-static int job_read(struct exec_ctx *x, const char *jid, json_t *cmd, bool raw, json_t **res)
+static int job_read(struct exec_ctx *x, const char *jid, json_t *cmd, json_t **res)
 {
 	struct strbuf c = STRBUF_INIT;
 	strbuf_addstr(&c, "f=\"$HOME/.ansible_async/\"");
@@ -102,11 +99,10 @@ static int job_read(struct exec_ctx *x, const char *jid, json_t *cmd, bool raw, 
 			strbuf_add(&jr.out, body, blen);
 		*res = json_object();
 		json_object_set_new(*res, "changed", json_true());
-		if (cmd && !raw)
+		if (cmd)
 			json_object_set(*res, "cmd", cmd);
 		res_set_output(*res, &jr);
-		if (!raw)
-			json_object_set_new(*res, "msg", json_string(""));
+		json_object_set_new(*res, "msg", json_string(""));
 		if (rc != 0) {
 			json_object_set_new(*res, "failed", json_true());
 			json_object_set_new(*res, "msg", json_string(rc == 124 ? "Timeout exceeded" :
@@ -130,14 +126,13 @@ static int job_read(struct exec_ctx *x, const char *jid, json_t *cmd, bool raw, 
 json_t *async_job_status(struct exec_ctx *x, const char *jid)
 {
 	json_t *cmd = NULL, *result = NULL;
-	bool raw = false;
-	find_job(jid, &cmd, &result, &raw);
+	find_job(jid, &cmd, &result);
 	json_t *res = NULL;
 	if (result) {
 		res = json_deep_copy(result);
 		json_decref(result);
 	} else {
-		int r = job_read(x, jid, cmd, raw, &res);
+		int r = job_read(x, jid, cmd, &res);
 		if (r == 0) {
 			res = json_pack("{s:b, s:i, s:i}", "changed", 0, "started", 1, "finished", 0);
 		} else if (r < 0) {

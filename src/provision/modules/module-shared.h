@@ -51,11 +51,11 @@ json_t *pkg_finish(struct exec_ctx *x, struct strbuf *c, const char *what);
 json_t *pkg_rpm_run(struct exec_ctx *x, json_t *args, const char *mgr);
 
 /* modules/async_status.c: the async job table. A new job id (malloc'd);
- * adds job jid: a detached command (cmd its repr, raw for the raw module)
+ * adds job jid: a detached command (cmd its repr, command or shell)
  * or the finished result of a module run at start; the state of job jid
  * as async_status reports it (new reference). */
 char *async_job_new_id(void);
-void async_job_add(const char *jid, json_t *cmd, json_t *result, bool raw);
+void async_job_add(const char *jid, json_t *cmd, json_t *result);
 json_t *async_job_status(struct exec_ctx *x, const char *jid);
 
 #endif

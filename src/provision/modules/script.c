@@ -39,6 +39,10 @@ static json_t *script_run(struct exec_ctx *x, json_t *args)
 		if (!st.exists)
 			return skipped_because(removes, "does not exist, matching removes option");
 	}
+	/* a relative chdir would depend on the node's login directory */
+	const char *chdir = args_str(args, "chdir");
+	if (chdir && chdir[0] != '/')
+		return res_fail("chdir %s must be an absolute path for a Unix-aware remote node", chdir);
 	const char *raw = args_str(args, "_raw_params");
 	if (!raw)
 		raw = args_str(args, "cmd");
@@ -56,10 +60,22 @@ static json_t *script_run(struct exec_ctx *x, json_t *args)
 		res = res_fail("Could not find or access '%s'", src);
 		goto out;
 	}
+	/* check mode, as Ansible's action: with creates or removes (which did
+	 * not skip the task above) the script would run, so changed; without,
+	 * what the script would do is unknown, so the task is skipped */
+	if (x->check_mode) {
+		if (creates || removes) {
+			res = res_new(true);
+		} else {
+			res = res_new(false);
+			json_object_set_new(res, "skipped", json_true());
+			json_object_set_new(res, "msg", json_string("Check mode is not supported for this task."));
+		}
+		goto out;
+	}
 	/* copy to a temp file on the node, run it, remove it */
 	struct strbuf c = STRBUF_INIT;
 	strbuf_addstr(&c, "t=$(mktemp /tmp/.imc_script.XXXXXX) || exit 1; cat > \"$t\"; chmod 700 \"$t\"; ");
-	const char *chdir = args_str(args, "chdir");
 	if (chdir) {
 		strbuf_addstr(&c, "cd ");
 		sh_quote(&c, chdir);
@@ -101,5 +117,5 @@ out:
 }
 
 const struct task_module mod_script = {
-	.name = "script", .free_form = true, .run = script_run,
+	.name = "script", .free_form = true, .check_mode_native = true, .run = script_run,
 };
