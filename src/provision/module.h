@@ -37,6 +37,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <time.h>
 
 #include <jansson.h>
 
@@ -239,5 +240,8 @@ json_t *mod_bool_arg(json_t *args, const char *key, bool dflt, bool *out);
 /* Runs a command string, Ansible command-module style result */
 json_t *mod_run_command(struct exec_ctx *x, const char *cmd, json_t *cmd_repr, const char *in,
 			const char *chdir);
+/* The result mod_run_command gives for what a command sent at t0 returned
+ * (for a module that sends the command itself, with checks before it). */
+json_t *mod_command_result(const struct conn_result *cr, json_t *cmd_repr, time_t t0);
 
 #endif

@@ -1007,10 +1007,17 @@ json_t *mod_run_command(struct exec_ctx *x, const char *cmd, json_t *cmd_repr, c
 		return res ? res : unreach();
 	}
 	strbuf_release(&c);
-	res = json_object();
+	res = mod_command_result(&cr, cmd_repr, t0);
+	conn_result_release(&cr);
+	return res;
+}
+
+json_t *mod_command_result(const struct conn_result *cr, json_t *cmd_repr, time_t t0)
+{
+	json_t *res = json_object();
 	json_object_set_new(res, "changed", json_true());
 	json_object_set(res, "cmd", cmd_repr);
-	res_set_output(res, &cr);
+	res_set_output(res, cr);
 	char tb[64];
 	struct tm tm;
 	localtime_r(&t0, &tm);
@@ -1018,12 +1025,11 @@ json_t *mod_run_command(struct exec_ctx *x, const char *cmd, json_t *cmd_repr, c
 	json_object_set_new(res, "start", json_string(tb));
 	json_object_set_new(res, "end", json_string(tb));
 	json_object_set_new(res, "delta", json_string("0:00:00.000000"));
-	if (cr.rc != 0) {
+	if (cr->rc != 0) {
 		json_object_set_new(res, "failed", json_true());
 		json_object_set_new(res, "msg", json_string("non-zero return code"));
 	} else
 		json_object_set_new(res, "msg", json_string(""));
-	conn_result_release(&cr);
 	return res;
 }
 
