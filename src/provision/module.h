@@ -121,6 +121,12 @@ struct node_stat {
 };
 int mod_stat(struct exec_ctx *x, const char *path, bool follow, bool checksum,
 	     struct node_stat *st, json_t **res);
+/* mod_stat that also runs then (shell, with the path in "$p") when the
+ * path exists as the stat saw it, in the same round trip: tcr holds
+ * what then printed on stdout, the stderr and the status (then's, or 0
+ * when it did not run). -1 with *res as mod_stat's. */
+int mod_stat_and(struct exec_ctx *x, const char *path, bool follow, bool checksum,
+		 const char *then, struct node_stat *st, struct conn_result *tcr, json_t **res);
 /* The stat memo (module-util.c): a command built by a module that ends
  * with mod_stat_memo_script(c) (with the path in "$p") also prints the
  * path's stat, which mod_stat_memo_take() then cuts from its stdout (on

@@ -395,6 +395,56 @@ int mod_stat(struct exec_ctx *x, const char *path, bool follow, bool checksum,
 	return r;
 }
 
+/* what separates the stat from what mod_stat_and runs after it */
+#define AND_MARK "\036imc-and\036\n"
+
+int mod_stat_and(struct exec_ctx *x, const char *path, bool follow, bool checksum,
+		 const char *then, struct node_stat *st, struct conn_result *tcr, json_t **res)
+{
+	struct strbuf c = STRBUF_INIT;
+	strbuf_addstr(&c, "p=");
+	sh_quote(&c, path);
+	strbuf_addstr(&c, "; ");
+	/* a stat the memo answers (as mod_stat would) leaves then alone in
+	 * its round trip */
+	const char *m = checksum ? NULL : memo_of(x, path);
+	struct node_stat ms;
+	bool memo = m && parse_stat(m, path, &ms, NULL) == 0 && (!follow || !ms.islnk);
+	if (memo)
+		*st = ms;
+	else {
+		strbuf_addstr(&c, "{ ");
+		stat_script(&c, follow, checksum);
+		strbuf_addstr(&c, "; }; ");
+	}
+	/* then runs when the path is there as the stat saw it */
+	strbuf_addf(&c, "printf '\\036imc-and\\036\\n'; "
+		    "if [ -e \"$p\" ] || { [ %d = 0 ] && [ -L \"$p\" ]; }; then %s\nfi",
+		    follow ? 1 : 0, then);
+	int rc = mod_sh(x, c.buf, NULL, 0, tcr, res);
+	strbuf_release(&c);
+	if (rc < 0)
+		return -1;
+	const char *o = strbuf_str(&tcr->out);
+	const char *at = memmem(o, tcr->out.len, AND_MARK, sizeof(AND_MARK) - 1);
+	size_t cut = at ? (size_t)(at - o) : tcr->out.len;
+	if (!memo) {
+		char *head = xstrndup(o, cut);
+		int r = parse_stat(head, path, st, res);
+		free(head);
+		if (r < 0) {
+			if (res && !*res)
+				*res = res_fail("cannot stat '%s': %s", path, strbuf_str(&tcr->err));
+			return -1;
+		}
+	}
+	/* what then printed, alone */
+	size_t from = at ? cut + sizeof(AND_MARK) - 1 : tcr->out.len;
+	memmove(tcr->out.buf, tcr->out.buf + from, tcr->out.len - from + 1);
+	tcr->out.len -= from;
+	return 0;
+}
+
 int mod_read(struct exec_ctx *x, const char *path, struct strbuf *data, bool *exists, json_t **res)
 {
 	struct strbuf c = STRBUF_INIT;
