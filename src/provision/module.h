@@ -147,6 +147,13 @@ int mod_sh_stat(struct exec_ctx *x, const char *path, const char *pre, struct no
 /* mod_write that also applies owner/group and returns the new stat (one round trip). */
 int mod_write_stat(struct exec_ctx *x, const char *path, const void *data, size_t len, long mode,
 		   const char *owner, const char *group, struct node_stat *st, json_t **res);
+/* mod_write_stat of a path that was missing, checking first, in the same
+ * round trip, that its directory exists (a module that makes no missing
+ * parent): 1 with that directory in *parent (malloc'd) when it does not,
+ * nothing written. */
+int mod_write_stat_new(struct exec_ctx *x, const char *path, const void *data, size_t len,
+		       long mode, const char *owner, const char *group, struct node_stat *st,
+		       char **parent, json_t **res);
 /* Applies mode/owner/group from args to path whose stat is st (updated;
  * in check mode, only says they would change, as mod_attrs_diff). As
  * Ansible, owner and group first: a mode that is neither octal nor

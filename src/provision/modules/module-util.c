@@ -322,6 +322,7 @@ static void stat_script(struct strbuf *c, bool follow, bool checksum)
  * answer from it while it holds: nothing sent since could have changed
  * the path, so the answer is the one another round trip would give. */
 #define MEMO_MARK "\036imc-stat\036\n"
+#define SEEN_TAG '\001'
 
 void mod_stat_memo_script(struct strbuf *c)
 {
@@ -362,9 +363,39 @@ void mod_stat_memo_take(struct exec_ctx *x, const char *path, struct strbuf *out
 /* The memo's stat of path (what follows its path), or NULL. */
 static const char *memo_of(struct exec_ctx *x, const char *path)
 {
-	if (!x->stat_memo || strcmp(x->stat_memo, path))
+	if (!x->stat_memo || x->stat_memo[0] == SEEN_TAG || strcmp(x->stat_memo, path))
 		return NULL;
 	return x->stat_memo + strlen(x->stat_memo) + 1;
+}
+
+/* The memo also keeps what mod_stat's own script last printed (stat_script,
+ * a format of its own), under a key no path spells: SEEN_TAG, '1' when
+ * followed, '1' when checksummed, then the path; so that a module that
+ * stats a path twice with nothing sent between (copy's action stats dest,
+ * then its module with the checksum) asks once. */
+static void seen_keep(struct exec_ctx *x, const char *path, bool follow, bool checksum,
+		      const char *what)
+{
+	free(x->stat_memo);
+	x->stat_memo = xasprintf("%c%c%c%s%c%s", SEEN_TAG, follow ? '1' : '0', checksum ? '1' : '0',
+				 path, '\0', what);
+}
+
+/* What stat_script printed of path, followed or not, when it is the last
+ * command sent; a checksum asked for is in it, or was not to be had (a
+ * missing path, or no regular file). NULL otherwise. */
+static const char *seen_of(struct exec_ctx *x, const char *path, bool follow, bool checksum)
+{
+	const char *m = x->stat_memo;
+	if (!m || m[0] != SEEN_TAG || m[1] != (follow ? '1' : '0') || strcmp(m + 3, path))
+		return NULL;
+	const char *what = m + strlen(m) + 1;
+	if (checksum && m[2] != '1') {
+		struct node_stat st;
+		if (parse_stat(what, path, &st, NULL) < 0 || (st.exists && st.isreg))
+			return NULL;
+	}
+	return what;
 }
 
 int mod_stat(struct exec_ctx *x, const char *path, bool follow, bool checksum,
@@ -374,6 +405,13 @@ int mod_stat(struct exec_ctx *x, const char *path, bool follow, bool checksum,
 	const char *m = checksum ? NULL : memo_of(x, path);
 	if (m && parse_stat(m, path, st, NULL) == 0 && (!follow || !st->islnk))
 		return 0; /* a stat that follows links is the same of a non-link */
+	memset(st, 0, sizeof(*st));
+	const char *seen = seen_of(x, path, follow, checksum);
+	if (seen && parse_stat(seen, path, st, NULL) == 0) {
+		if (!checksum)
+			st->sha1[0] = '\0'; /* as a stat that did not ask */
+		return 0;
+	}
 	memset(st, 0, sizeof(*st));
 	struct strbuf c = STRBUF_INIT;
 	strbuf_addstr(&c, "p=");
@@ -391,6 +429,8 @@ int mod_stat(struct exec_ctx *x, const char *path, bool follow, bool checksum,
 	int r = parse_stat(strbuf_str(&cr.out), path, st, res);
 	if (r < 0 && res && !*res)
 		*res = res_fail("cannot stat '%s': %s", path, strbuf_str(&cr.err));
+	if (r == 0)
+		seen_keep(x, path, follow, checksum, strbuf_str(&cr.out));
 	conn_result_release(&cr);
 	return r;
 }
@@ -643,10 +683,17 @@ int mod_sh_stat(struct exec_ctx *x, const char *path, const char *pre, struct no
 	return rc;
 }
 
-int mod_write_stat(struct exec_ctx *x, const char *path, const void *data, size_t len, long mode,
-		   const char *owner, const char *group, struct node_stat *st, json_t **res)
+/* mod_write_stat, and mod_write_stat_new when parent is not NULL */
+static int write_stat(struct exec_ctx *x, const char *path, const void *data, size_t len, long mode,
+		      const char *owner, const char *group, struct node_stat *st, char **parent,
+		      json_t **res)
 {
 	struct strbuf c = STRBUF_INIT;
+	if (parent) {
+		strbuf_addstr(&c, "d=$(dirname -- ");
+		sh_quote(&c, path);
+		strbuf_addstr(&c, "); [ -e \"$d\" ] || { printf '%s' \"$d\"; exit 4; }; ");
+	}
 	write_script_start(&c, path, mode);
 	if (owner) {
 		strbuf_addstr(&c, "chown ");
@@ -664,13 +711,30 @@ int mod_write_stat(struct exec_ctx *x, const char *path, const void *data, size_
 	conn_result_init(&cr);
 	int rc = mod_sh(x, c.buf, data, len, &cr, res);
 	strbuf_release(&c);
-	if (rc == 0 && (cr.rc != 0 || parse_stat(strbuf_str(&cr.out), path, st, res) < 0)) {
+	if (rc == 0 && parent && cr.rc == 4) {
+		*parent = xstrdup(strbuf_str(&cr.out));
+		rc = 1;
+	} else if (rc == 0 && (cr.rc != 0 || parse_stat(strbuf_str(&cr.out), path, st, res) < 0)) {
 		if (res)
 			*res = res_fail("cannot write '%s': %s", path, strbuf_str(&cr.err));
 		rc = -1;
 	}
 	conn_result_release(&cr);
 	return rc;
+}
+
+int mod_write_stat(struct exec_ctx *x, const char *path, const void *data, size_t len, long mode,
+		   const char *owner, const char *group, struct node_stat *st, json_t **res)
+{
+	return write_stat(x, path, data, len, mode, owner, group, st, NULL, res);
+}
+
+int mod_write_stat_new(struct exec_ctx *x, const char *path, const void *data, size_t len,
+		       long mode, const char *owner, const char *group, struct node_stat *st,
+		       char **parent, json_t **res)
+{
+	*parent = NULL;
+	return write_stat(x, path, data, len, mode, owner, group, st, parent, res);
 }
 
 /* Adds "CMD -h WANT -- "$p" || exit 1; " to c when a path's owner (CMD
