@@ -37,6 +37,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <time.h>
 
 #include <jansson.h>
 
@@ -120,6 +121,12 @@ struct node_stat {
 };
 int mod_stat(struct exec_ctx *x, const char *path, bool follow, bool checksum,
 	     struct node_stat *st, json_t **res);
+/* mod_stat that also runs then (shell, with the path in "$p") when the
+ * path exists as the stat saw it, in the same round trip: tcr holds
+ * what then printed on stdout, the stderr and the status (then's, or 0
+ * when it did not run). -1 with *res as mod_stat's. */
+int mod_stat_and(struct exec_ctx *x, const char *path, bool follow, bool checksum,
+		 const char *then, struct node_stat *st, struct conn_result *tcr, json_t **res);
 /* The stat memo (module-util.c): a command built by a module that ends
  * with mod_stat_memo_script(c) (with the path in "$p") also prints the
  * path's stat, which mod_stat_memo_take() then cuts from its stdout (on
@@ -140,6 +147,13 @@ int mod_sh_stat(struct exec_ctx *x, const char *path, const char *pre, struct no
 /* mod_write that also applies owner/group and returns the new stat (one round trip). */
 int mod_write_stat(struct exec_ctx *x, const char *path, const void *data, size_t len, long mode,
 		   const char *owner, const char *group, struct node_stat *st, json_t **res);
+/* mod_write_stat of a path that was missing, checking first, in the same
+ * round trip, that its directory exists (a module that makes no missing
+ * parent): 1 with that directory in *parent (malloc'd) when it does not,
+ * nothing written. */
+int mod_write_stat_new(struct exec_ctx *x, const char *path, const void *data, size_t len,
+		       long mode, const char *owner, const char *group, struct node_stat *st,
+		       char **parent, json_t **res);
 /* Applies mode/owner/group from args to path whose stat is st (updated;
  * in check mode, only says they would change, as mod_attrs_diff). As
  * Ansible, owner and group first: a mode that is neither octal nor
@@ -239,5 +253,8 @@ json_t *mod_bool_arg(json_t *args, const char *key, bool dflt, bool *out);
 /* Runs a command string, Ansible command-module style result */
 json_t *mod_run_command(struct exec_ctx *x, const char *cmd, json_t *cmd_repr, const char *in,
 			const char *chdir);
+/* The result mod_run_command gives for what a command sent at t0 returned
+ * (for a module that sends the command itself, with checks before it). */
+json_t *mod_command_result(const struct conn_result *cr, json_t *cmd_repr, time_t t0);
 
 #endif

@@ -126,7 +126,8 @@ struct exec_ctx {
 	/* module-util.c's stat memo: "PATH\0WHAT" where WHAT is the stat of
 	 * PATH the last command printed; cleared when the next command is
 	 * sent, so that a stat nothing has run after is not asked for again
-	 * (owned, NULL when none) */
+	 * (owned, NULL when none); or mod_stat's own last answer, under a
+	 * tagged key (module-util.c) */
 	char *stat_memo;
 };
 

@@ -61,7 +61,7 @@ CHANGED=False CRT=1
 cat >"$TMPD/want" <<EOW
 dir-new True 0750 directory 2 
 dir-again False 0750 directory 1 
-touch-new True 0600 file 4 
+touch-new True 0600 file 3 
 touch-again True 0600 file 2 
 chmod-behind True - - 1 
 file-mode True 0600 file 2 

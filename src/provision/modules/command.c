@@ -20,38 +20,66 @@ static bool has_glob(const char *s)
 	return strpbrk(s, "*?[") != NULL;
 }
 
-/* 0 absent, 1 present, -1 unreachable (res set) */
-static int path_exists(struct exec_ctx *x, const char *chdir, const char *p, json_t **res)
+/* ---- the checks before the command --------------------------------------
+ * chdir, creates and removes are checked by the same script that then
+ * runs the command, so that a command with them is one round trip, as one
+ * without. The checks run first, in Ansible's order; one that decides
+ * prints PRE_MARK and its word on stdout and ends the script before the
+ * command; otherwise RUN_MARK is printed just before the command starts,
+ * so that whatever precedes it on stdout is the checks' and whatever
+ * follows it the command's. The checks set no variable the command could
+ * see (a shell command runs in the same shell): the paths are quoted in
+ * place and a glob is matched in a subshell. */
+#define PRE_MARK "\036imc-pre\036"
+#define RUN_MARK "\036imc-run\036"
+
+/* Appends the test that some path matching p (a glob, as Python's glob)
+ * exists or is a link, as a command whose status says so. */
+static void exists_test(struct strbuf *c, const char *p)
 {
-	struct strbuf c = STRBUF_INIT;
+	if (!has_glob(p)) {
+		strbuf_addstr(c, "{ [ -e ");
+		sh_quote(c, p);
+		strbuf_addstr(c, " ] || [ -L ");
+		sh_quote(c, p);
+		strbuf_addstr(c, " ]; }");
+		return;
+	}
+	/* the pattern is word-split by the shell only at its spaces: quote
+	 * those; a subshell, whose loop variable goes with it */
+	strbuf_addstr(c, "( for f in ");
+	for (const char *q = p; *q; q++) {
+		if (strchr(" \t'\"$`\\;&|<>()", *q))
+			strbuf_addch(c, '\\');
+		strbuf_addch(c, *q);
+	}
+	strbuf_addstr(c, "; do { [ -e \"$f\" ] || [ -L \"$f\" ]; } && exit 0; done; exit 1 )");
+}
+
+/* Appends the checks (see above) to c, when there are any. */
+static void pre_checks(struct strbuf *c, const char *chdir, const char *creates, const char *removes)
+{
 	if (chdir) {
-		strbuf_addstr(&c, "cd ");
-		sh_quote(&c, chdir);
-		strbuf_addstr(&c, " 2>/dev/null; ");
+		/* os.chdir's errno: ENOENT, ENOTDIR, else EACCES */
+		strbuf_addstr(c, "cd -- ");
+		sh_quote(c, chdir);
+		strbuf_addstr(c, " 2>/dev/null || { [ -e ");
+		sh_quote(c, chdir);
+		strbuf_addstr(c, " ] || { printf '" PRE_MARK "chdir 2'; exit 0; }; [ -d ");
+		sh_quote(c, chdir);
+		strbuf_addstr(c, " ] || { printf '" PRE_MARK "chdir 20'; exit 0; }; "
+				 "printf '" PRE_MARK "chdir 13'; exit 0; }; ");
 	}
-	if (has_glob(p)) {
-		/* the pattern is word-split by the shell only at its spaces: quote those */
-		strbuf_addstr(&c, "for f in ");
-		for (const char *q = p; *q; q++) {
-			if (strchr(" \t'\"$`\\;&|<>()", *q))
-				strbuf_addch(&c, '\\');
-			strbuf_addch(&c, *q);
-		}
-		strbuf_addstr(&c, "; do [ -e \"$f\" ] || [ -L \"$f\" ] && exit 0; done; exit 1");
-	} else {
-		strbuf_addstr(&c, "[ -e ");
-		sh_quote(&c, p);
-		strbuf_addstr(&c, " ] || [ -L ");
-		sh_quote(&c, p);
-		strbuf_addstr(&c, " ]");
+	if (creates) {
+		exists_test(c, creates);
+		strbuf_addstr(c, " && { printf '" PRE_MARK "creates'; exit 0; }; ");
 	}
-	struct conn_result cr;
-	conn_result_init(&cr);
-	int rc = mod_sh(x, c.buf, NULL, 0, &cr, res);
-	strbuf_release(&c);
-	int r = rc < 0 ? -1 : cr.rc == 0;
-	conn_result_release(&cr);
-	return r;
+	if (removes) {
+		exists_test(c, removes);
+		strbuf_addstr(c, " || { printf '" PRE_MARK "removes'; exit 0; }; ");
+	}
+	if (chdir || creates || removes)
+		strbuf_addstr(c, "printf '" RUN_MARK "'; ");
 }
 
 /* creates/removes decided: "Did" (or in check mode "Would") not run,
@@ -91,28 +119,35 @@ static void early_failure(json_t *res, json_t *cmd, json_t *rc)
 	json_object_set_new(res, "stderr_lines", json_array());
 }
 
-/* NULL when the node can enter dir, else Ansible's failure for it (or
- * unreachable); os.chdir's error as Python words it */
-static json_t *chdir_failure(struct exec_ctx *x, const char *dir, json_t *cmd)
+/* What the checks decided (the output of a script that began with
+ * pre_checks): NULL when the command ran, its mark then cut from stdout;
+ * else the task's result, Ansible's for a directory it cannot enter or
+ * for creates/removes deciding. */
+static json_t *pre_decided(struct conn_result *cr, const char *chdir, const char *creates,
+			   const char *removes, json_t *cmd, bool check)
 {
-	struct strbuf c = STRBUF_INIT;
-	strbuf_addstr(&c, "p=");
-	sh_quote(&c, dir);
-	strbuf_addstr(&c, "; cd -- \"$p\" 2>/dev/null && exit 0; [ -e \"$p\" ] || exit 2; "
-			 "[ -d \"$p\" ] || exit 20; exit 13");
-	struct conn_result cr;
-	conn_result_init(&cr);
-	json_t *res = NULL;
-	if (mod_sh(x, c.buf, NULL, 0, &cr, &res) == 0 && cr.rc != 0) {
-		const char *why = cr.rc == 2 ? "No such file or directory" :
-				  cr.rc == 20 ? "Not a directory" : "Permission denied";
-		res = res_fail("Unable to change directory before execution: [Errno %d] %s: b'%s'",
-			       cr.rc == 2 || cr.rc == 20 ? cr.rc : 13, why, dir);
-		early_failure(res, cmd, json_null());
+	static const char pre[] = PRE_MARK, run[] = RUN_MARK;
+	const char *o = strbuf_str(&cr->out);
+	if (!strncmp(o, run, sizeof(run) - 1)) {
+		memmove(cr->out.buf, cr->out.buf + sizeof(run) - 1, cr->out.len - (sizeof(run) - 1) + 1);
+		cr->out.len -= sizeof(run) - 1;
+		return NULL;
 	}
-	strbuf_release(&c);
-	conn_result_release(&cr);
-	return res;
+	if (strncmp(o, pre, sizeof(pre) - 1))
+		return NULL; /* the checks did not run (a become that failed): as the command's */
+	const char *w = o + sizeof(pre) - 1;
+	if (!strncmp(w, "chdir ", 6)) {
+		int e = (int)strtol(w + 6, NULL, 10);
+		const char *why = e == 2 ? "No such file or directory" :
+				  e == 20 ? "Not a directory" : "Permission denied";
+		json_t *res = res_fail("Unable to change directory before execution: [Errno %d] %s: b'%s'",
+				       e, why, chdir);
+		early_failure(res, cmd, json_null());
+		return res;
+	}
+	if (!strcmp(w, "creates"))
+		return not_run(cmd, creates, true, check);
+	return not_run(cmd, removes, false, check);
 }
 
 /* strip_empty_ends=false: the command's output as it came, trailing
@@ -237,6 +272,7 @@ static json_t *run_command(struct exec_ctx *x, json_t *args, bool shell)
 		cmd_repr = json_incref(words);
 	}
 	json_t *res = NULL;
+	struct strbuf c = STRBUF_INIT;
 	char *creates = args_strdup(args, "creates");
 	char *removes = args_strdup(args, "removes");
 	if (raw && json_is_array(argv) && json_array_size(argv)) {
@@ -245,28 +281,19 @@ static json_t *run_command(struct exec_ctx *x, json_t *args, bool shell)
 		goto out;
 	}
 	/* Ansible changes directory before it looks at creates/removes, and
-	 * a directory it cannot enter fails the task before anything runs */
-	if (chdir && (res = chdir_failure(x, chdir, cmd_repr)))
-		goto out;
-	if (creates) {
-		int e = path_exists(x, chdir, creates, &res);
-		if (e < 0)
-			goto out;
-		if (e == 1) {
-			res = not_run(cmd_repr, creates, true, x->check_mode);
-			goto out;
-		}
-	}
-	if (removes) {
-		int e = path_exists(x, chdir, removes, &res);
-		if (e < 0)
-			goto out;
-		if (e == 0) {
-			res = not_run(cmd_repr, removes, false, x->check_mode);
-			goto out;
-		}
-	}
+	 * a directory it cannot enter fails the task before anything runs:
+	 * the checks (pre_checks) open the script that runs the command */
+	pre_checks(&c, chdir, creates, removes);
 	if (x->check_mode) {
+		if (c.len) {
+			struct conn_result cr;
+			conn_result_init(&cr);
+			if (mod_sh(x, c.buf, NULL, 0, &cr, &res) == 0)
+				res = pre_decided(&cr, chdir, creates, removes, cmd_repr, true);
+			conn_result_release(&cr);
+			if (res)
+				goto out;
+		}
 		/* check mode runs nothing: with creates/removes (which
 		 * did not decide) the command would change something, else
 		 * the task is skipped, both with Ansible's message */
@@ -290,7 +317,7 @@ static json_t *run_command(struct exec_ctx *x, json_t *args, bool shell)
 	if (stdin_s)
 		in = args_bool(json_object_get(args, "stdin_add_newline"), true)
 			     ? xasprintf("%s\n", stdin_s) : xstrdup(stdin_s);
-	struct strbuf c = STRBUF_INIT;
+	bool checked = c.len > 0;
 	if (shell) {
 		const char *exe = args_str(args, "executable");
 		if (exe) {
@@ -330,10 +357,23 @@ static json_t *run_command(struct exec_ctx *x, json_t *args, bool shell)
 	bool strip = args_bool(json_object_get(args, "strip_empty_ends"), true);
 	if (!strip)
 		strbuf_addstr(&c, "\n__imc_rc=$?; printf '\\001'; printf '\\001' >&2; exit $__imc_rc");
-	res = mod_run_command(x, c.buf, cmd_repr, in, chdir);
-	if (!strip)
-		unstrip(res);
-	strbuf_release(&c);
+	if (checked) {
+		/* the directory is entered by the checks */
+		struct conn_result cr;
+		conn_result_init(&cr);
+		time_t t0 = time(NULL);
+		if (mod_sh(x, c.buf, in, in ? strlen(in) : 0, &cr, &res) == 0 &&
+		    !(res = pre_decided(&cr, chdir, creates, removes, cmd_repr, false))) {
+			res = mod_command_result(&cr, cmd_repr, t0);
+			if (!strip)
+				unstrip(res);
+		}
+		conn_result_release(&cr);
+	} else {
+		res = mod_run_command(x, c.buf, cmd_repr, in, NULL);
+		if (!strip)
+			unstrip(res);
+	}
 	free(in);
 	if (!shell && json_integer_value(json_object_get(res, "rc")) == 127 &&
 	    !strcmp(json_string_value(json_object_get(res, "stderr")) ?
@@ -349,6 +389,7 @@ static json_t *run_command(struct exec_ctx *x, json_t *args, bool shell)
 		json_object_set_new(res, "stderr_lines", json_array());
 	}
 out:
+	strbuf_release(&c);
 	free(creates);
 	free(removes);
 	json_decref(words);

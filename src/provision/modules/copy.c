@@ -136,9 +136,11 @@ static json_t *put_content(struct exec_ctx *x, json_t *args, const char *dest, c
 		return res_fail("dest '%s' is a directory", dest);
 	bool force = args_bool(json_object_get(args, "force"), true);
 	/* in check mode Ansible's action stops before its module looks at
-	 * the parent of a missing dest */
-	if (!st.exists && !x->check_mode) {
-		/* Ansible's module makes no missing parent of dest */
+	 * the parent of a missing dest; else Ansible's module makes no
+	 * missing parent of dest: checked here, or, when nothing runs on the
+	 * node before the write (no validate), by the write's own script */
+	bool parent_at_write = !st.exists && !x->check_mode && !args_str(args, "validate");
+	if (!st.exists && !x->check_mode && !parent_at_write) {
 		struct strbuf c = STRBUF_INIT;
 		strbuf_addstr(&c, "p=$(dirname -- ");
 		sh_quote(&c, dest);
@@ -215,8 +217,16 @@ static json_t *put_content(struct exec_ctx *x, json_t *args, const char *dest, c
 		}
 		if (mod_diff_wanted(x))
 			diff = put_diff(x, args, dest, &st, data, len);
-		if (mod_write_stat(x, dest, data, len, mode, args_str(args, "owner"),
-				   args_str(args, "group"), &st, &res) < 0) {
+		char *parent = NULL;
+		int wr = parent_at_write
+				 ? mod_write_stat_new(x, dest, data, len, mode, args_str(args, "owner"),
+						      args_str(args, "group"), &st, &parent, &res)
+				 : mod_write_stat(x, dest, data, len, mode, args_str(args, "owner"),
+						  args_str(args, "group"), &st, &res);
+		if (wr == 1)
+			res = res_fail("Destination directory %s does not exist", parent);
+		free(parent);
+		if (wr != 0) {
 			free(backup_file);
 			json_decref(diff);
 			return res;

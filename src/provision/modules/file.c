@@ -90,9 +90,10 @@ static int probe(struct exec_ctx *x, const char *path, const char *src, struct p
 /* Runs cmd (with $p, $s set); on failure *res is Ansible's message: what
  * (e.g. "Error while linking") then the shell's error. Every change the
  * module makes goes through here, so check mode runs none; on success
- * the same round trip leaves the stat of path in the memo. */
-static int run_op(struct exec_ctx *x, const char *path, const char *src, const char *cmd,
-		  const char *what, json_t **res)
+ * the same round trip leaves the stat of path in the memo, and what cmd
+ * printed is appended to out (when not NULL). */
+static int run_op_out(struct exec_ctx *x, const char *path, const char *src, const char *cmd,
+		      const char *what, struct strbuf *out, json_t **res)
 {
 	if (x->check_mode)
 		return 0;
@@ -109,6 +110,8 @@ static int run_op(struct exec_ctx *x, const char *path, const char *src, const c
 	strbuf_release(&c);
 	if (rc == 0 && cr.rc == 0)
 		mod_stat_memo_take(x, path, &cr.out);
+	if (rc == 0 && cr.rc == 0 && out)
+		strbuf_add(out, cr.out.buf ? cr.out.buf : "", cr.out.len);
 	if (rc == 0 && cr.rc != 0) {
 		size_t n = cr.err.len;
 		while (n && cr.err.buf[n - 1] == '\n')
@@ -131,6 +134,13 @@ static int run_op(struct exec_ctx *x, const char *path, const char *src, const c
 	"*'Invalid cross-device link') m='[Errno 18] Invalid cross-device link';; " \
 	"*'Too many links') m='[Errno 31] Too many links';; *) m=${e#ln: };; esac; " \
 	"printf \"%s: b'%s' -> b'%s'\\n\" \"$m\" \"$s\" \"$t\" >&2; false; }"
+
+/* run_op for a change whose output is not wanted */
+static int run_op(struct exec_ctx *x, const char *path, const char *src, const char *cmd,
+		  const char *what, json_t **res)
+{
+	return run_op_out(x, path, src, cmd, what, NULL, res);
+}
 
 /* Whether the directory path has entries (os.listdir), -1 with *res */
 static int dir_nonempty(struct exec_ctx *x, const char *path, bool *nonempty, json_t **res)
@@ -266,25 +276,58 @@ static int time_sh(struct strbuf *c, const char *val, const char *fmt, char sfmt
 	return 0;
 }
 
-/* The times (modification_time, access_time; dflt, 'now' for touch and
- * 'preserve' for the other states, when not given) of path, through a
- * link as os.utime; *changed set when one changes. In check mode, a path
- * that is not there yet has no times to change. */
-static int set_times(struct exec_ctx *x, const char *path, json_t *args, const char *dflt,
-		     bool *changed, json_t *diff, json_t **res)
+/* Appends to c the shell that sets the times (modification_time,
+ * access_time; dflt, 'now' for touch and 'preserve' for the other
+ * states, when not given) of "$p", through a link as os.utime; each
+ * change prints a line for times_take. 0 when neither time changes
+ * anything (nothing appended), 1 when appended, -1 with *res on a time
+ * that does not parse. In check mode, a path that is not there yet has
+ * no times to change. */
+static int times_script(struct exec_ctx *x, json_t *args, const char *dflt, struct strbuf *c,
+			json_t **res)
 {
 	const char *mt = args_str(args, "modification_time"), *at = args_str(args, "access_time");
 	const char *mf = args_str(args, "modification_time_format");
 	const char *af = args_str(args, "access_time_format");
 	if (!strcmp(mt ? mt : dflt, "preserve") && !strcmp(at ? at : dflt, "preserve"))
 		return 0;
+	strbuf_addf(c, "ck=%s; [ -n \"$ck\" ] && ! [ -e \"$p\" ] && exit 0; ", x->check_mode ? "1" : "");
+	if (time_sh(c, mt ? mt : dflt, mf ? mf : "%Y%m%d%H%M.%S", 'Y', 'm', res) < 0 ||
+	    time_sh(c, at ? at : dflt, af ? af : "%Y%m%d%H%M.%S", 'X', 'a', res) < 0)
+		return -1;
+	return 1;
+}
+
+/* Each time the script of times_script changed (what out holds): its
+ * letter, the old and the new time, which Ansible's diff shows as
+ * mtime/atime before and after; *changed set when one did. */
+static void times_take(const char *out, bool *changed, json_t *diff)
+{
+	for (const char *o = strstr(out, "__imc_time__ "); o; o = strstr(o + 1, "__imc_time__ ")) {
+		char k = o[13];
+		char *e;
+		double before = strtod(o + 15, &e), after = strtod(e, NULL);
+		*changed = true;
+		const char *key = k == 'm' ? "mtime" : "atime";
+		json_t *b = json_object_get(diff, "before"), *a = json_object_get(diff, "after");
+		if (json_is_object(b) && json_is_object(a)) {
+			json_object_set_new(b, key, json_real(before));
+			json_object_set_new(a, key, json_real(after));
+		}
+	}
+}
+
+/* The times of path (times_script), in a round trip of their own;
+ * *changed set when one changes. */
+static int set_times(struct exec_ctx *x, const char *path, json_t *args, const char *dflt,
+		     bool *changed, json_t *diff, json_t **res)
+{
 	struct strbuf c = STRBUF_INIT;
-	int rc = -1;
 	strbuf_addstr(&c, "p=");
 	sh_quote(&c, path);
-	strbuf_addf(&c, "; ck=%s; [ -n \"$ck\" ] && ! [ -e \"$p\" ] && exit 0; ", x->check_mode ? "1" : "");
-	if (time_sh(&c, mt ? mt : dflt, mf ? mf : "%Y%m%d%H%M.%S", 'Y', 'm', res) < 0 ||
-	    time_sh(&c, at ? at : dflt, af ? af : "%Y%m%d%H%M.%S", 'X', 'a', res) < 0)
+	strbuf_addstr(&c, "; ");
+	int rc = times_script(x, args, dflt, &c, res);
+	if (rc <= 0)
 		goto out;
 	/* the path's stat after the change rides along, as run_op's does, for
 	 * the result's path info */
@@ -306,25 +349,12 @@ static int set_times(struct exec_ctx *x, const char *path, json_t *args, const c
 		json_object_set_new(*res, "path", json_string(path));
 		rc = -1;
 	}
-	/* each time changed: its letter, the old and the new time, which
-	 * Ansible's diff shows as mtime/atime before and after */
-	for (const char *o = strstr(strbuf_str(&cr.out), "__imc_time__ "); rc == 0 && o;
-	     o = strstr(o + 1, "__imc_time__ ")) {
-		char k = o[13];
-		char *e;
-		double before = strtod(o + 15, &e), after = strtod(e, NULL);
-		*changed = true;
-		const char *key = k == 'm' ? "mtime" : "atime";
-		json_t *b = json_object_get(diff, "before"), *a = json_object_get(diff, "after");
-		if (json_is_object(b) && json_is_object(a)) {
-			json_object_set_new(b, key, json_real(before));
-			json_object_set_new(a, key, json_real(after));
-		}
-	}
+	if (rc == 0)
+		times_take(strbuf_str(&cr.out), changed, diff);
 	conn_result_release(&cr);
 out:
 	strbuf_release(&c);
-	return rc;
+	return rc < 0 ? -1 : 0;
 }
 
 static json_t *execute_touch(struct exec_ctx *x, const char *path, json_t *args, bool follow,
@@ -335,9 +365,29 @@ static json_t *execute_touch(struct exec_ctx *x, const char *path, json_t *args,
 	bool created = false;
 	if (!strcmp(pr.state, "absent") && x->check_mode)
 		return json_pack("{s:s, s:b}", "dest", path, "changed", 1);
+	/* a file created here gets its times in the same round trip: they
+	 * are set after its attributes in Ansible's order, but neither chmod
+	 * nor chown moves a file's mtime or atime, and a created file is
+	 * removed whichever of them fails. Should the times fail here, they
+	 * are set again in their turn, which reports it as Ansible does. */
+	struct strbuf made = STRBUF_INIT;
+	bool times_made = false;
 	if (!strcmp(pr.state, "absent")) {
-		if (run_op(x, path, NULL, ": > \"$p\"", "Error, could not touch target", &res) < 0)
+		struct strbuf tc = STRBUF_INIT, cmd = STRBUF_INIT;
+		json_t *terr = NULL;
+		times_made = times_script(x, args, "now", &tc, &terr) > 0;
+		json_decref(terr);
+		strbuf_addstr(&cmd, ": > \"$p\"");
+		if (times_made)
+			strbuf_addf(&cmd, "\n( %s\n) || echo __imc_times_failed__", tc.buf);
+		int rc = run_op_out(x, path, NULL, cmd.buf, "Error, could not touch target", &made, &res);
+		strbuf_release(&tc);
+		strbuf_release(&cmd);
+		if (rc < 0) {
+			strbuf_release(&made);
 			return res;
+		}
+		times_made = times_made && !strstr(strbuf_str(&made), "__imc_times_failed__");
 		created = true;
 	}
 	json_t *diff = initial_diff(path, "touch", pr.state);
@@ -353,7 +403,8 @@ static json_t *execute_touch(struct exec_ctx *x, const char *path, json_t *args,
 	}
 	changed = created;
 	if (apply_attrs(x, fpath, args, diff, &changed, &res) < 0 ||
-	    set_times(x, fpath, args, "now", &changed, diff, &res) < 0) {
+	    (times_made ? (times_take(strbuf_str(&made), &changed, diff), 0)
+			: set_times(x, fpath, args, "now", &changed, diff, &res)) < 0) {
 		if (created) {
 			/* Ansible removes the file it just created */
 			json_t *ignored = NULL;
@@ -362,8 +413,10 @@ static json_t *execute_touch(struct exec_ctx *x, const char *path, json_t *args,
 		}
 		goto fail;
 	}
+	strbuf_release(&made);
 	return json_pack("{s:b, s:s, s:o}", "changed", changed, "dest", path, "diff", diff);
 fail:
+	strbuf_release(&made);
 	json_decref(diff);
 	return res;
 }

@@ -322,6 +322,7 @@ static void stat_script(struct strbuf *c, bool follow, bool checksum)
  * answer from it while it holds: nothing sent since could have changed
  * the path, so the answer is the one another round trip would give. */
 #define MEMO_MARK "\036imc-stat\036\n"
+#define SEEN_TAG '\001'
 
 void mod_stat_memo_script(struct strbuf *c)
 {
@@ -362,9 +363,39 @@ void mod_stat_memo_take(struct exec_ctx *x, const char *path, struct strbuf *out
 /* The memo's stat of path (what follows its path), or NULL. */
 static const char *memo_of(struct exec_ctx *x, const char *path)
 {
-	if (!x->stat_memo || strcmp(x->stat_memo, path))
+	if (!x->stat_memo || x->stat_memo[0] == SEEN_TAG || strcmp(x->stat_memo, path))
 		return NULL;
 	return x->stat_memo + strlen(x->stat_memo) + 1;
+}
+
+/* The memo also keeps what mod_stat's own script last printed (stat_script,
+ * a format of its own), under a key no path spells: SEEN_TAG, '1' when
+ * followed, '1' when checksummed, then the path; so that a module that
+ * stats a path twice with nothing sent between (copy's action stats dest,
+ * then its module with the checksum) asks once. */
+static void seen_keep(struct exec_ctx *x, const char *path, bool follow, bool checksum,
+		      const char *what)
+{
+	free(x->stat_memo);
+	x->stat_memo = xasprintf("%c%c%c%s%c%s", SEEN_TAG, follow ? '1' : '0', checksum ? '1' : '0',
+				 path, '\0', what);
+}
+
+/* What stat_script printed of path, followed or not, when it is the last
+ * command sent; a checksum asked for is in it, or was not to be had (a
+ * missing path, or no regular file). NULL otherwise. */
+static const char *seen_of(struct exec_ctx *x, const char *path, bool follow, bool checksum)
+{
+	const char *m = x->stat_memo;
+	if (!m || m[0] != SEEN_TAG || m[1] != (follow ? '1' : '0') || strcmp(m + 3, path))
+		return NULL;
+	const char *what = m + strlen(m) + 1;
+	if (checksum && m[2] != '1') {
+		struct node_stat st;
+		if (parse_stat(what, path, &st, NULL) < 0 || (st.exists && st.isreg))
+			return NULL;
+	}
+	return what;
 }
 
 int mod_stat(struct exec_ctx *x, const char *path, bool follow, bool checksum,
@@ -374,6 +405,13 @@ int mod_stat(struct exec_ctx *x, const char *path, bool follow, bool checksum,
 	const char *m = checksum ? NULL : memo_of(x, path);
 	if (m && parse_stat(m, path, st, NULL) == 0 && (!follow || !st->islnk))
 		return 0; /* a stat that follows links is the same of a non-link */
+	memset(st, 0, sizeof(*st));
+	const char *seen = seen_of(x, path, follow, checksum);
+	if (seen && parse_stat(seen, path, st, NULL) == 0) {
+		if (!checksum)
+			st->sha1[0] = '\0'; /* as a stat that did not ask */
+		return 0;
+	}
 	memset(st, 0, sizeof(*st));
 	struct strbuf c = STRBUF_INIT;
 	strbuf_addstr(&c, "p=");
@@ -391,8 +429,60 @@ int mod_stat(struct exec_ctx *x, const char *path, bool follow, bool checksum,
 	int r = parse_stat(strbuf_str(&cr.out), path, st, res);
 	if (r < 0 && res && !*res)
 		*res = res_fail("cannot stat '%s': %s", path, strbuf_str(&cr.err));
+	if (r == 0)
+		seen_keep(x, path, follow, checksum, strbuf_str(&cr.out));
 	conn_result_release(&cr);
 	return r;
+}
+
+/* what separates the stat from what mod_stat_and runs after it */
+#define AND_MARK "\036imc-and\036\n"
+
+int mod_stat_and(struct exec_ctx *x, const char *path, bool follow, bool checksum,
+		 const char *then, struct node_stat *st, struct conn_result *tcr, json_t **res)
+{
+	struct strbuf c = STRBUF_INIT;
+	strbuf_addstr(&c, "p=");
+	sh_quote(&c, path);
+	strbuf_addstr(&c, "; ");
+	/* a stat the memo answers (as mod_stat would) leaves then alone in
+	 * its round trip */
+	const char *m = checksum ? NULL : memo_of(x, path);
+	struct node_stat ms;
+	bool memo = m && parse_stat(m, path, &ms, NULL) == 0 && (!follow || !ms.islnk);
+	if (memo)
+		*st = ms;
+	else {
+		strbuf_addstr(&c, "{ ");
+		stat_script(&c, follow, checksum);
+		strbuf_addstr(&c, "; }; ");
+	}
+	/* then runs when the path is there as the stat saw it */
+	strbuf_addf(&c, "printf '\\036imc-and\\036\\n'; "
+		    "if [ -e \"$p\" ] || { [ %d = 0 ] && [ -L \"$p\" ]; }; then %s\nfi",
+		    follow ? 1 : 0, then);
+	int rc = mod_sh(x, c.buf, NULL, 0, tcr, res);
+	strbuf_release(&c);
+	if (rc < 0)
+		return -1;
+	const char *o = strbuf_str(&tcr->out);
+	const char *at = memmem(o, tcr->out.len, AND_MARK, sizeof(AND_MARK) - 1);
+	size_t cut = at ? (size_t)(at - o) : tcr->out.len;
+	if (!memo) {
+		char *head = xstrndup(o, cut);
+		int r = parse_stat(head, path, st, res);
+		free(head);
+		if (r < 0) {
+			if (res && !*res)
+				*res = res_fail("cannot stat '%s': %s", path, strbuf_str(&tcr->err));
+			return -1;
+		}
+	}
+	/* what then printed, alone */
+	size_t from = at ? cut + sizeof(AND_MARK) - 1 : tcr->out.len;
+	memmove(tcr->out.buf, tcr->out.buf + from, tcr->out.len - from + 1);
+	tcr->out.len -= from;
+	return 0;
 }
 
 int mod_read(struct exec_ctx *x, const char *path, struct strbuf *data, bool *exists, json_t **res)
@@ -593,10 +683,17 @@ int mod_sh_stat(struct exec_ctx *x, const char *path, const char *pre, struct no
 	return rc;
 }
 
-int mod_write_stat(struct exec_ctx *x, const char *path, const void *data, size_t len, long mode,
-		   const char *owner, const char *group, struct node_stat *st, json_t **res)
+/* mod_write_stat, and mod_write_stat_new when parent is not NULL */
+static int write_stat(struct exec_ctx *x, const char *path, const void *data, size_t len, long mode,
+		      const char *owner, const char *group, struct node_stat *st, char **parent,
+		      json_t **res)
 {
 	struct strbuf c = STRBUF_INIT;
+	if (parent) {
+		strbuf_addstr(&c, "d=$(dirname -- ");
+		sh_quote(&c, path);
+		strbuf_addstr(&c, "); [ -e \"$d\" ] || { printf '%s' \"$d\"; exit 4; }; ");
+	}
 	write_script_start(&c, path, mode);
 	if (owner) {
 		strbuf_addstr(&c, "chown ");
@@ -614,13 +711,30 @@ int mod_write_stat(struct exec_ctx *x, const char *path, const void *data, size_
 	conn_result_init(&cr);
 	int rc = mod_sh(x, c.buf, data, len, &cr, res);
 	strbuf_release(&c);
-	if (rc == 0 && (cr.rc != 0 || parse_stat(strbuf_str(&cr.out), path, st, res) < 0)) {
+	if (rc == 0 && parent && cr.rc == 4) {
+		*parent = xstrdup(strbuf_str(&cr.out));
+		rc = 1;
+	} else if (rc == 0 && (cr.rc != 0 || parse_stat(strbuf_str(&cr.out), path, st, res) < 0)) {
 		if (res)
 			*res = res_fail("cannot write '%s': %s", path, strbuf_str(&cr.err));
 		rc = -1;
 	}
 	conn_result_release(&cr);
 	return rc;
+}
+
+int mod_write_stat(struct exec_ctx *x, const char *path, const void *data, size_t len, long mode,
+		   const char *owner, const char *group, struct node_stat *st, json_t **res)
+{
+	return write_stat(x, path, data, len, mode, owner, group, st, NULL, res);
+}
+
+int mod_write_stat_new(struct exec_ctx *x, const char *path, const void *data, size_t len,
+		       long mode, const char *owner, const char *group, struct node_stat *st,
+		       char **parent, json_t **res)
+{
+	*parent = NULL;
+	return write_stat(x, path, data, len, mode, owner, group, st, parent, res);
 }
 
 /* Adds "CMD -h WANT -- "$p" || exit 1; " to c when a path's owner (CMD
@@ -1007,10 +1121,17 @@ json_t *mod_run_command(struct exec_ctx *x, const char *cmd, json_t *cmd_repr, c
 		return res ? res : unreach();
 	}
 	strbuf_release(&c);
-	res = json_object();
+	res = mod_command_result(&cr, cmd_repr, t0);
+	conn_result_release(&cr);
+	return res;
+}
+
+json_t *mod_command_result(const struct conn_result *cr, json_t *cmd_repr, time_t t0)
+{
+	json_t *res = json_object();
 	json_object_set_new(res, "changed", json_true());
 	json_object_set(res, "cmd", cmd_repr);
-	res_set_output(res, &cr);
+	res_set_output(res, cr);
 	char tb[64];
 	struct tm tm;
 	localtime_r(&t0, &tm);
@@ -1018,12 +1139,11 @@ json_t *mod_run_command(struct exec_ctx *x, const char *cmd, json_t *cmd_repr, c
 	json_object_set_new(res, "start", json_string(tb));
 	json_object_set_new(res, "end", json_string(tb));
 	json_object_set_new(res, "delta", json_string("0:00:00.000000"));
-	if (cr.rc != 0) {
+	if (cr->rc != 0) {
 		json_object_set_new(res, "failed", json_true());
 		json_object_set_new(res, "msg", json_string("non-zero return code"));
 	} else
 		json_object_set_new(res, "msg", json_string(""));
-	conn_result_release(&cr);
 	return res;
 }
 

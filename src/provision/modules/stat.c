@@ -3,8 +3,8 @@
  * exactly {exists: false}. Never changed. The keys from other tools
  * (inode, device and block numbers from stat(1), mimetype and charset
  * from file(1), attributes from lsattr(1), as Ansible's module runs them)
- * take one more round trip, and so do a checksum by another algorithm
- * than sha1, md5 and a link's resolved source. */
+ * are printed in the same round trip; a checksum by another algorithm
+ * than sha1, md5 and a link's resolved source take one more each. */
 #include "config.h"
 
 #include <stdio.h>
@@ -56,31 +56,28 @@ static json_t *trimmed(const char *b, const char *e)
  * dev, nlink, blocks, block_size, device_type), from `file --mime-type
  * --mime-encoding` (mimetype and charset, 'unknown' without file(1) or
  * when it fails) and from `lsattr -vd` (version, attr_flags, attributes;
- * null, '' and [] when lsattr fails, as on a link or tmpfs), in one
- * round trip; -1 with *res when the node cannot be reached. */
-static int stat_extras(struct exec_ctx *x, const char *path, bool follow, bool mime, bool attrs,
-		       json_t *s, json_t **res)
+ * null, '' and [] when lsattr fails, as on a link or tmpfs): the shell
+ * that prints them, run in mod_stat's round trip (mod_stat_and) */
+static void extras_script(struct strbuf *c, bool follow, bool mime, bool attrs)
 {
-	struct strbuf c = STRBUF_INIT;
-	strbuf_addstr(&c, "p=");
-	sh_quote(&c, path);
-	strbuf_addf(&c, "; stat %s-c '%%d %%i %%h %%b %%o %%t %%T' -- \"$p\" || exit 1; ", follow ? "-L " : "");
+	strbuf_addf(c, "stat %s-c '%%d %%i %%h %%b %%o %%t %%T' -- \"$p\" || exit 1; ", follow ? "-L " : "");
 	if (mime)
-		strbuf_addstr(&c, "o=$(file --mime-type --mime-encoding \"$p\" 2>/dev/null) && "
+		strbuf_addstr(c, "o=$(file --mime-type --mime-encoding \"$p\" 2>/dev/null) && "
 			      "printf '%s' \"$o\" | tr '\\n' ' '; echo; ");
 	if (attrs)
-		strbuf_addstr(&c, "o=$(lsattr -vd \"$p\" 2>/dev/null) && printf '%s' \"$o\" | tr '\\n' ' '; echo");
-	struct conn_result cr;
-	conn_result_init(&cr);
-	int rc = mod_sh(x, c.buf, NULL, 0, &cr, res);
-	strbuf_release(&c);
-	if (rc == 0 && cr.rc != 0) {
-		*res = res_fail("cannot stat '%s': %s", path, strbuf_str(&cr.err));
-		rc = -1;
+		strbuf_addstr(c, "o=$(lsattr -vd \"$p\" 2>/dev/null) && printf '%s' \"$o\" | tr '\\n' ' '; echo");
+}
+
+/* Puts what extras_script printed (cr) into s; -1 with *res when it
+ * failed. */
+static int stat_extras(const struct conn_result *cr, const char *path, bool mime, bool attrs,
+		       json_t *s, json_t **res)
+{
+	if (cr->rc != 0) {
+		*res = res_fail("cannot stat '%s': %s", path, strbuf_str(&cr->err));
+		return -1;
 	}
-	if (rc < 0)
-		goto out;
-	char *out = xstrdup(strbuf_str(&cr.out));
+	char *out = xstrdup(strbuf_str(&cr->out));
 	char *line[3] = { out, NULL, NULL };
 	for (int i = 1; i < 3 && line[i - 1]; i++) {
 		char *nl = strchr(line[i - 1], '\n');
@@ -143,9 +140,7 @@ static int stat_extras(struct exec_ctx *x, const char *path, bool follow, bool m
 		json_object_set_new(s, "attr_flags", json_string(flags));
 	}
 	free(out);
-out:
-	conn_result_release(&cr);
-	return rc;
+	return 0;
 }
 
 /* first word of what CMD prints about "$p", or -1 with *res (unreachable
@@ -173,38 +168,13 @@ static int stat_query(struct exec_ctx *x, const char *path, const char *cmd, cha
 	return rc;
 }
 
-static json_t *stat_run(struct exec_ctx *x, json_t *args)
+/* stat_run's result from the path's stat st and the extras' output xcr */
+static json_t *stat_module_result(struct exec_ctx *x, const char *path, const struct node_stat *st0,
+				  json_t *args, const char *algo, bool chk, bool mime, bool attrs,
+				  const struct conn_result *xcr)
 {
-	const char *path = args_str(args, "path");
-	if (!path)
-		path = args_str(args, "dest");
-	if (!path)
-		path = args_str(args, "name");
-	if (!path)
-		return res_fail("missing required arguments: path");
-	struct node_stat st;
+	struct node_stat st = *st0;
 	json_t *res = NULL;
-	bool follow = args_bool(json_object_get(args, "follow"), false);
-	bool chk = args_bool(json_object_get(args, "get_checksum"), true);
-	const char *algo = args_str(args, "checksum_algorithm");
-	if (!algo)
-		algo = args_str(args, "checksum");
-	if (!algo)
-		algo = args_str(args, "checksum_algo");
-	if (!algo)
-		algo = "sha1";
-	static const char *const algos[] = { "md5", "sha1", "sha224", "sha256", "sha384", "sha512", NULL };
-	bool algo_ok = false;
-	for (const char *const *a = algos; *a && !algo_ok; a++)
-		algo_ok = !strcmp(*a, algo);
-	if (!algo_ok)
-		return res_fail("value of checksum_algorithm must be one of: md5, sha1, sha224, sha256, "
-				"sha384, sha512, got: %s", algo);
-	if (mod_stat(x, path, follow, chk, &st, &res) < 0)
-		return res;
-	static const char *const mime_keys[] = { "get_mime", "mime", "mime_type", "mime-type", NULL };
-	static const char *const attr_keys[] = { "get_attributes", "attr", "attributes", NULL };
-	bool mime = bool_alias(args, mime_keys, true), attrs = bool_alias(args, attr_keys, true);
 	bool md5 = args_bool(json_object_get(args, "get_md5"), false);
 	char sum[132] = "", real[512] = "", md5sum[40] = "";
 	if (st.exists && st.isreg && md5 &&
@@ -279,13 +249,61 @@ static json_t *stat_run(struct exec_ctx *x, json_t *args)
 		}
 		if (st.isreg && md5)
 			json_object_set_new(s, "md5", json_string(md5sum));
-		if (stat_extras(x, path, follow, mime, attrs, s, &res) < 0) {
+		if (stat_extras(xcr, path, mime, attrs, s, &res) < 0) {
 			json_decref(s);
 			return res;
 		}
 	}
 	res = res_new(false);
 	json_object_set_new(res, "stat", s);
+	return res;
+}
+
+static json_t *stat_run(struct exec_ctx *x, json_t *args)
+{
+	const char *path = args_str(args, "path");
+	if (!path)
+		path = args_str(args, "dest");
+	if (!path)
+		path = args_str(args, "name");
+	if (!path)
+		return res_fail("missing required arguments: path");
+	struct node_stat st;
+	json_t *res = NULL;
+	bool follow = args_bool(json_object_get(args, "follow"), false);
+	bool chk = args_bool(json_object_get(args, "get_checksum"), true);
+	const char *algo = args_str(args, "checksum_algorithm");
+	if (!algo)
+		algo = args_str(args, "checksum");
+	if (!algo)
+		algo = args_str(args, "checksum_algo");
+	if (!algo)
+		algo = "sha1";
+	static const char *const algos[] = { "md5", "sha1", "sha224", "sha256", "sha384", "sha512", NULL };
+	bool algo_ok = false;
+	for (const char *const *a = algos; *a && !algo_ok; a++)
+		algo_ok = !strcmp(*a, algo);
+	if (!algo_ok)
+		return res_fail("value of checksum_algorithm must be one of: md5, sha1, sha224, sha256, "
+				"sha384, sha512, got: %s", algo);
+	static const char *const mime_keys[] = { "get_mime", "mime", "mime_type", "mime-type", NULL };
+	static const char *const attr_keys[] = { "get_attributes", "attr", "attributes", NULL };
+	bool mime = bool_alias(args, mime_keys, true), attrs = bool_alias(args, attr_keys, true);
+	/* the extras are printed in the stat's round trip, and read (their
+	 * failure reported) where Ansible's module takes them: after the
+	 * other queries below */
+	struct strbuf ex = STRBUF_INIT;
+	extras_script(&ex, follow, mime, attrs);
+	struct conn_result xcr;
+	conn_result_init(&xcr);
+	int src = mod_stat_and(x, path, follow, chk, ex.buf, &st, &xcr, &res);
+	strbuf_release(&ex);
+	if (src < 0) {
+		conn_result_release(&xcr);
+		return res;
+	}
+	res = stat_module_result(x, path, &st, args, algo, chk, mime, attrs, &xcr);
+	conn_result_release(&xcr);
 	return res;
 }
 
