@@ -64,6 +64,8 @@ struct lexopt {
 	bool trim_blocks;
 	bool lstrip_blocks;
 	const char *newline; /* render_template: newline_sequence (NULL "\n") */
+	bool keep_trailing_newline; /* render_template: the final line break stays */
+	const struct tmpl_syntax *syn; /* delimiters; NULL: Jinja's */
 };
 
 /* Splits src into tokens. Returns 0, or -1 with an error (position in
