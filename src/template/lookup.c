@@ -600,19 +600,24 @@ LOOKUP_FN(fileglob)
 
 /* lookup('template', NAME...): each file rendered as Ansible's template
  * lookup does; template_vars adds variables for it, convert_data (default
- * true) types a rendered list, dict or bool. Other delimiters than Jinja's
- * are not something imc's lexer takes: asking for them is an error naming
- * the option, never a rendering with the wrong ones. */
+ * true) types a rendered list, dict or bool; the variable and comment
+ * start and end strings are those of the templating environment for this
+ * rendering, the variables it reads included. */
 LOOKUP_FN(template)
 {
-	static const struct { const char *opt, *dflt; } delims[] = {
-		{ "variable_start_string", "{{" }, { "variable_end_string", "}}" },
-		{ "comment_start_string", "{#" }, { "comment_end_string", "#}" },
-	};
-	for (size_t i = 0; i < sizeof(delims) / sizeof(delims[0]); i++) {
-		json_t *v = kw ? json_object_get(kw, delims[i].opt) : NULL;
-		if (v && !json_is_null(v) && (!json_is_string(v) || strcmp(json_string_value(v), delims[i].dflt)))
-			return lerr(ev, pos, "the template lookup's option %s is not supported by imc", delims[i].opt);
+	struct tmpl_syntax syn = ev->env->syntax ? *ev->env->syntax : (struct tmpl_syntax){ 0 };
+	static const char *const opts[] = { "variable_start_string", "variable_end_string",
+					    "comment_start_string", "comment_end_string" };
+	const char **members[] = { &syn.variable_start, &syn.variable_end, &syn.comment_start, &syn.comment_end };
+	bool custom = false;
+	for (size_t i = 0; i < sizeof(opts) / sizeof(opts[0]); i++) {
+		json_t *v = kw ? json_object_get(kw, opts[i]) : NULL;
+		if (!v || json_is_null(v))
+			continue;
+		if (!json_is_string(v))
+			return lerr(ev, pos, "Invalid type for configuration option %s: not a string", opts[i]);
+		*members[i] = json_string_value(v);
+		custom = true;
 	}
 	json_t *jn = kw ? json_object_get(kw, "jinja2_native") : NULL;
 	if (jn && val_truthy(jn))
@@ -639,11 +644,14 @@ LOOKUP_FN(template)
 		/* template_vars: the caller's variables plus these, for this
 		 * rendering only */
 		struct tmpl_env *saved = ev->env, *with = NULL;
-		if (json_object_size(tv)) {
+		if (json_object_size(tv) || custom) {
 			with = xmalloc(sizeof(*with));
 			*with = *saved;
 			with->vars = saved->vars ? json_copy(saved->vars) : json_object();
-			json_object_update(with->vars, tv);
+			if (tv)
+				json_object_update(with->vars, tv);
+			if (custom)
+				with->syntax = &syn;
 			ev->env = with;
 		}
 		json_t *out = ev_render_file_text(ev, text, convert);
