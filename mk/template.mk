@@ -24,7 +24,7 @@ libimc_la_SOURCES += src/template/template.h src/template/engine.h src/template/
 EXTRA_DIST += tests/unit/test-template-cases.json tests/unit/test-template-cases.py \
 	tests/unit/test-template-oracle.py
 
-UNIT_TESTS += tests/unit/test-template
+UNIT_TESTS += tests/unit/test-template tests/unit/test-template-syntax
 
 if ENABLE_FUZZING
 check_PROGRAMS += tests/fuzz/fuzz-template tests/fuzz/fuzz-expr

@@ -214,6 +214,13 @@ char *xt_render_template(struct exec_ctx *x, const char *text, const char *src_p
 		free(inner);
 		free(it->msg);
 		it->msg = m;
+	} else if (!r && env.err_kind == TMPL_ERR_SYNTAX && d->n) {
+		/* the action reports Jinja's and its own parse errors (a
+		 * malformed "#jinja2:" line) as "AnsibleError: ..." */
+		struct diag_item *it = &d->items[d->n - 1];
+		char *m = xasprintf("AnsibleError: %s", it->msg);
+		free(it->msg);
+		it->msg = m;
 	}
 	release_env(&sp);
 	return r;

@@ -1016,8 +1016,7 @@ static void test_lookup_targets(void **state)
 	assert_string_equal(s, "Hello wor\nld!\n");
 	free(s);
 	/* lookup_template: convert_data (default true) types a rendered dict;
-	 * a file without delimiters is its text; template_vars add variables;
-	 * other delimiters are refused by name, not rendered with Jinja's */
+	 * a file without delimiters is its text; template_vars add variables */
 	write_file("dict.j2", "{\"foo\": \"{{ 'bar' }}\"}\n");
 	write_file("true.j2", "True\n");
 	write_file("x.j2", "{{ x }}\n");
@@ -1030,9 +1029,13 @@ static void test_lookup_targets(void **state)
 	assert_string_equal(s, "[{\"foo\":\"bar\"},\"{\\\"foo\\\": \\\"bar\\\"}\\n\",\"True\\n\",1,\"<1>\\n\\n\"]");
 	free(s);
 	json_decref(r);
-	assert_null(tmpl_render_typed(&env, "{{ lookup('template', 'x.j2', variable_start_string='[%') }}", &d));
-	assert_non_null(strstr(diag_first_message(&d), "option variable_start_string is not supported"));
-	diag_release(&d);
+	/* its variable and comment strings, recorded from ansible-playbook */
+	write_file("sq.j2", "[% x %]{{ x }}[# c #]{# d #}\n");
+	r = tmpl_render_typed(&env, "{{ lookup('template', 'sq.j2', variable_start_string='[%', variable_end_string='%]',"
+				    " comment_start_string='[#', comment_end_string='#]', template_vars={'x': 1}) }}", &d);
+	assert_non_null(r);
+	assert_string_equal(json_string_value(r), "1{{ x }}{# d #}\n");
+	json_decref(r);
 	/* Ansible's SINGLE_VAR ends in '$', which matches before a final
 	 * newline: "{{ i }}\n" of a number is the number */
 	json_object_set_new(env.vars, "i", json_integer(7));
