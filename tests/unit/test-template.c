@@ -730,6 +730,32 @@ static void test_loop_lookups(void **state)
 	assert_string_equal(json_string_value(r), "ps-0,ps-1,ps-2");
 	json_decref(r);
 	json_decref(terms);
+	/* the shortcut form is Ansible's regex ^((NUM)-)?(NUM)(/(NUM))?(:(.+))?$
+	 * with NUM 0?x?[0-9a-f]+, each number taken by int(x, 0); what it
+	 * does not match is key=value words (messages from ansible-playbook) */
+	static const struct { const char *term, *msg; } bad[] = {
+		{ "A-4/2", "can't parse start=A as integer" }, { "1-B/2", "can't parse end=B as integer" },
+		{ "1-4/C", "can't parse stride=C as integer" }, { "010", "can't parse end=010 as integer" },
+		{ "x5", "can't parse end=x5 as integer" },
+		{ "3-0/-1", "unrecognized arguments to with_sequence: ['_raw_params']" },
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		terms = json_pack("[s]", bad[i].term);
+		assert_null(tmpl_lookup(&env, "sequence", terms, NULL, true, &d));
+		if (strncmp(diag_first_message(&d), bad[i].msg, strlen(bad[i].msg)))
+			fail_msg("%s: got %s", bad[i].term, diag_first_message(&d));
+		json_decref(terms);
+		diag_release(&d);
+		diag_init(&d);
+	}
+	terms = jparse("[\"0x10-0x12\", \"0-2:x-%d\"]");
+	r = tmpl_lookup(&env, "sequence", terms, NULL, true, &d);
+	assert_non_null(r);
+	char *js = json_dumps(r, JSON_COMPACT);
+	assert_string_equal(js, "[\"16\",\"17\",\"18\",\"x-0\",\"x-1\",\"x-2\"]");
+	free(js);
+	json_decref(r);
+	json_decref(terms);
 	terms = jparse("{\"a\": 1}");
 	assert_null(tmpl_lookup(&env, "indexed_items", terms, NULL, true, &d));
 	assert_string_equal(diag_first_message(&d), "with_indexed_items expects a list");
