@@ -291,6 +291,32 @@ static json_t *do_slice(struct ev *ev, json_t *base, json_t *jb, json_t *jc, jso
 
 /* Evaluates an access chain (name, a.b, a[b]) without templating the final
  * value; *raw says whether it still comes from the play's variables. */
+static struct macro *find_macro(struct ev *ev, const char *name);
+
+/* The attributes Jinja's Macro object has: name (as defined), arguments
+ * (its parameter names, a tuple), catch_kwargs, catch_varargs and caller
+ * (whether its body reads kwargs, varargs, caller). */
+static json_t *macro_attr(struct ev *ev, const struct macro *m, const char *attr, size_t pos)
+{
+	const struct tnode *def = m->def;
+	if (!strcmp(attr, "name"))
+		return json_string(def->name ? def->name : m->name);
+	if (!strcmp(attr, "arguments")) {
+		json_t *r = json_array();
+		for (size_t i = 0; i < def->ntargets; i++)
+			json_array_append_new(r, json_string(def->targets[i]));
+		return r;
+	}
+	if (!strcmp(attr, "catch_kwargs"))
+		return json_boolean(tnode_uses_name(&def->body, "kwargs"));
+	if (!strcmp(attr, "catch_varargs"))
+		return json_boolean(tnode_uses_name(&def->body, "varargs"));
+	if (!strcmp(attr, "caller"))
+		return json_boolean(tnode_uses_name(&def->body, "caller"));
+	ev_error(ev, TMPL_ERR_UNDEFINED, pos, "'jinja2.runtime.Macro object' has no attribute '%s'", attr);
+	return NULL;
+}
+
 static json_t *eval_access(struct ev *ev, const struct tnode *n, bool *raw)
 {
 	if (n->kind == N_NAME)
@@ -298,6 +324,13 @@ static json_t *eval_access(struct ev *ev, const struct tnode *n, bool *raw)
 	if (n->kind != N_GETATTR && n->kind != N_GETITEM) {
 		*raw = false;
 		return ev_eval(ev, n);
+	}
+	if (n->kind == N_GETATTR && n->a->kind == N_NAME && n->a->name) {
+		struct macro *m = find_macro(ev, n->a->name);
+		if (m) {
+			*raw = false;
+			return macro_attr(ev, m, n->name, n->pos);
+		}
 	}
 	bool braw;
 	json_t *base = eval_access(ev, n->a, &braw);

@@ -1138,10 +1138,29 @@ static void test_jinja_imports(void **state)
 	json_decref(env.vars);
 }
 
+/* Jinja's Macro attributes, as ansible-playbook 2.14 rendered this
+ * template (arguments is a tuple there: printed here through list). */
+static void test_macro_attributes(void **state)
+{
+	(void)state;
+	struct tmpl_env env = { 0 };
+	char *s = render(&env, "{% macro foo(a, b=2) %}{{ a }}{{ varargs | length }}{% endmacro %}\n"
+			       "{% macro bar() %}{{ kwargs }}{{ caller() }}{% endmacro %}\n"
+			       "{{ foo.name }} {{ foo.arguments | list }} {{ foo.catch_varargs }} {{ foo.catch_kwargs }} {{ foo.caller }}\n"
+			       "{{ bar.name }} {{ bar.arguments | length }} {{ bar.catch_varargs }} {{ bar.catch_kwargs }} {{ bar.caller }}\n"
+			       "{{ 'a' in foo.arguments }}\n");
+	assert_string_equal(s, "foo ['a', 'b'] True False False\nbar 0 False True True\nTrue\n");
+	free(s);
+	s = render(&env, "{% macro foo() %}{% endmacro %}{{ foo.nosuch }}");
+	assert_non_null(strstr(s, "'jinja2.runtime.Macro object' has no attribute 'nosuch'"));
+	free(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_oracle_cases),
+		cmocka_unit_test(test_macro_attributes),
 		cmocka_unit_test(test_golden_03_template),
 		cmocka_unit_test(test_golden_10_jinja),
 		cmocka_unit_test(test_result_typing),
