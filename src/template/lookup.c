@@ -713,10 +713,16 @@ LOOKUP_FN(vars)
 	json_t *dflt = kw ? json_object_get(kw, "default") : NULL;
 	json_t *r = json_array();
 	for (size_t i = 0; i < json_array_size(terms); i++) {
-		const char *name = json_string_value(json_array_get(terms, i));
+		json_t *t = json_array_get(terms, i);
+		const char *name = json_string_value(t);
 		if (!name) {
+			/* Ansible's wording ("its a", where varnames says "it is a") */
+			char *str = val_to_cstr(t);
+			lerr(ev, pos, "Invalid setting identifier, \"%s\" is not a string, its a <class '%s'>", str,
+			     val_typename(t));
+			free(str);
 			json_decref(r);
-			return lerr(ev, pos, "%s", "Invalid setting identifier, it must be a string");
+			return NULL;
 		}
 		json_t *v = ev_lookup_name(ev, name, pos);
 		if (!v && ev->failed) {

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 
 #include "provision/modules/module-shared.h"
 #include "template/template.h"
@@ -78,11 +79,24 @@ static json_t *template_run(struct exec_ctx *x, json_t *args)
 		goto out;
 	}
 	diag_release(&d);
+	/* mode=preserve: the template file's own mode, as the action
+	 * passes it on ('0%03o' of the source's permission bits) */
+	json_t *wargs = json_incref(args);
+	const char *mode = args_str(args, "mode");
+	struct stat st;
+	if (mode && !strcmp(mode, "preserve") && stat(path, &st) == 0) {
+		json_decref(wargs);
+		wargs = json_copy(args);
+		char m[16];
+		snprintf(m, sizeof(m), "0%03o", (unsigned)(st.st_mode & 07777));
+		json_object_set_new(wargs, "mode", json_string(m));
+	}
 	char *dest = copy_final_dest(x, dest0, src, &res);
 	if (dest) {
-		res = copy_put_content(x, args, dest, dest0, text, strlen(text));
+		res = copy_put_content(x, wargs, dest, dest0, text, strlen(text));
 		free(dest);
 	}
+	json_decref(wargs);
 	free(text);
 out:
 	strbuf_release(&data);
