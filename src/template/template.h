@@ -240,7 +240,9 @@ json_t *tmpl_render_typed(struct tmpl_env *env, const char *text, struct diag *d
  * unpacking, {% set %} (also the block form), {% raw %}, {# comments #},
  * {% do %}, {% break %}/{% continue %}, {% macro %}/{% call %}-less macros,
  * {% include %} (through search_path), whitespace control {%- -%} {{- -}},
- * trim_blocks. The source's trailing newline is kept. String literals use
+ * trim_blocks, env->syntax's delimiters, and a "#jinja2:" first line
+ * (Ansible's overrides of the lexer settings for that text; others are an
+ * error naming them). The source's trailing newline is kept. String literals use
  * Python escapes ("\n"), as in Jinja. Returns malloc'd text, or NULL with an
  * error in d. */
 char *tmpl_render_string(struct tmpl_env *env, const char *text, struct diag *d);
