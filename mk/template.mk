@@ -6,7 +6,7 @@
 # lists: filters-*.c, tests.c, lookup.c, globals.c.
 libimc_la_SOURCES += src/template/template.h src/template/engine.h src/template/functions.h \
 	src/template/runtime.c src/template/registry.c src/template/globals.c \
-	src/template/template-lex.c src/template/expr-parse.c src/template/template-parse.c \
+	src/template/template-lex.c src/template/template-header.c src/template/expr-parse.c src/template/template-parse.c \
 	src/template/parse.h \
 	src/template/expr-value.c src/template/expr-eval.c src/template/methods.c \
 	src/template/template.c src/template/render.c src/template/value-format.c \
@@ -24,7 +24,7 @@ libimc_la_SOURCES += src/template/template.h src/template/engine.h src/template/
 EXTRA_DIST += tests/unit/test-template-cases.json tests/unit/test-template-cases.py \
 	tests/unit/test-template-oracle.py
 
-UNIT_TESTS += tests/unit/test-template
+UNIT_TESTS += tests/unit/test-template tests/unit/test-template-syntax
 
 if ENABLE_FUZZING
 check_PROGRAMS += tests/fuzz/fuzz-template tests/fuzz/fuzz-expr

@@ -298,6 +298,9 @@ static void run_block(struct task_run *run, struct ptask *t, struct task_host **
 				json_t *fr = in[i]->fail_result ? in[i]->fail_result : json_object();
 				exec_set_fact(run, in[i], "ansible_failed_task", ft);
 				exec_set_fact(run, in[i], "ansible_failed_result", fr);
+				/* a task result is data: a "{{" in its msg (the
+				 * failing template's text) is not templated again */
+				exec_mark_registered(in[i], "ansible_failed_result");
 				if (!in[i]->fail_task)
 					json_decref(ft);
 				if (!in[i]->fail_result)

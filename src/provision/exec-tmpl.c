@@ -190,11 +190,11 @@ int xt_assert_cond(struct exec_ctx *x, json_t *cond, bool *out, struct diag *d)
 
 char *xt_render_text(struct exec_ctx *x, const char *text, const char *src_path, struct diag *d)
 {
-	return xt_render_template(x, text, src_path, true, false, NULL, d);
+	return xt_render_template(x, text, src_path, true, false, NULL, NULL, d);
 }
 
 char *xt_render_template(struct exec_ctx *x, const char *text, const char *src_path, bool trim_blocks,
-			 bool lstrip_blocks, const char *newline, struct diag *d)
+			 bool lstrip_blocks, const char *newline, const struct tmpl_syntax *syn, struct diag *d)
 {
 	struct tmpl_env env;
 	struct env_paths sp;
@@ -203,6 +203,7 @@ char *xt_render_template(struct exec_ctx *x, const char *text, const char *src_p
 	env.no_trim_blocks = !trim_blocks;
 	env.lstrip_blocks = lstrip_blocks;
 	env.newline_sequence = newline;
+	env.syntax = syn;
 	char *r = tmpl_render_string(&env, text, d);
 	if (!r && env.err_kind == TMPL_ERR_UNDEFINED && d->n) {
 		/* the template action wraps the error with its own cause:
@@ -211,6 +212,13 @@ char *xt_render_template(struct exec_ctx *x, const char *text, const char *src_p
 		char *inner = ansible_lazy_var_message(it->msg);
 		char *m = xasprintf("AnsibleUndefinedVariable: %s. %s", inner, inner);
 		free(inner);
+		free(it->msg);
+		it->msg = m;
+	} else if (!r && env.err_kind == TMPL_ERR_SYNTAX && d->n) {
+		/* the action reports Jinja's and its own parse errors (a
+		 * malformed "#jinja2:" line) as "AnsibleError: ..." */
+		struct diag_item *it = &d->items[d->n - 1];
+		char *m = xasprintf("AnsibleError: %s", it->msg);
 		free(it->msg);
 		it->msg = m;
 	}

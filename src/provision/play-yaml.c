@@ -234,6 +234,8 @@ static json_t *load_node(struct yload *y, yaml_event_t *ev)
 			v = plain_scalar(s);
 		else if (tag && !strcmp(tag, "tag:yaml.org,2002:int"))
 			v = plain_scalar(s);
+		else if (tag && !strcmp(tag, "tag:yaml.org,2002:null"))
+			v = json_null(); /* PyYAML's construct_yaml_null: None, whatever the text */
 		else
 			v = json_stringn(s, ev->data.scalar.length);
 		if (!v)

@@ -29,9 +29,10 @@ int xt_cond(struct exec_ctx *x, json_t *cond, bool *out, struct diag *d);
 int xt_assert_cond(struct exec_ctx *x, json_t *cond, bool *out, struct diag *d);
 char *xt_render_text(struct exec_ctx *x, const char *text, const char *src_path, struct diag *d);
 /* xt_render_text with the template module's Jinja options (newline NULL:
- * "\n"). */
+ * "\n"; syn NULL: Jinja's delimiters). */
+struct tmpl_syntax;
 char *xt_render_template(struct exec_ctx *x, const char *text, const char *src_path, bool trim_blocks,
-			 bool lstrip_blocks, const char *newline, struct diag *d);
+			 bool lstrip_blocks, const char *newline, const struct tmpl_syntax *syn, struct diag *d);
 json_t *xt_expr(struct exec_ctx *x, const char *expr, struct diag *d);
 json_t *xt_lookup(struct exec_ctx *x, const char *name, json_t *terms, struct diag *d);
 /* The set of filters/tests/lookups supported (for the static check). */

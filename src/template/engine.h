@@ -64,7 +64,28 @@ struct lexopt {
 	bool trim_blocks;
 	bool lstrip_blocks;
 	const char *newline; /* render_template: newline_sequence (NULL "\n") */
+	bool keep_trailing_newline; /* render_template: the final line break stays */
+	const struct tmpl_syntax *syn; /* delimiters; NULL: Jinja's */
 };
+
+/* A "#jinja2:" first line's overrides (template-header.c): what they
+ * point to lives until header_release. Zero-initialise. */
+struct tmpl_header {
+	struct tmpl_syntax syn;
+	char **owned;
+	size_t nowned;
+};
+
+/* When text starts with "#jinja2:", applies the line's overrides to o (its
+ * syn then points into h) and returns the text to render after it; else
+ * returns text. NULL with *err (a static message) when the line is
+ * malformed or names an override imc does not implement. */
+const char *header_apply(struct tmpl_header *h, const char *text, struct lexopt *o, const char **err);
+void header_release(struct tmpl_header *h);
+
+/* Jinja's own checks of the lexer settings (newline sequence, distinct
+ * start strings) and imc's (no empty delimiter): 0, or -1 and *err. */
+int syntax_check(const struct lexopt *o, const char **err);
 
 /* Splits src into tokens. Returns 0, or -1 with an error (position in
  * *errpos, message in errmsg, malloc'd). */
@@ -184,6 +205,7 @@ struct ev {
 	size_t outcap;        /* output size limit */
 	bool raw_var_strings; /* mode of the outermost text (for nested templating) */
 	bool foreign_src;     /* src is a variable's value, not text from env->origin */
+	const struct lexopt *fileopt; /* the template's lexer options, for its includes and imports */
 	unsigned long *steps; /* work counter shared with nested evaluations */
 	unsigned long steps_local;
 };

@@ -46,15 +46,15 @@ static const char *objname(const json_t *v)
 
 /* ---- lazy templating of variables --------------------------------------- */
 
-static bool has_template_deep(const json_t *v, int depth)
+static bool has_template_deep(const struct tmpl_syntax *syn, const json_t *v, int depth)
 {
 	if (depth > 64)
 		return false;
 	if (json_is_string(v))
-		return tmpl_has_template(json_string_value(v));
+		return tmpl_syntax_has_template(syn, json_string_value(v));
 	if (json_is_array(v)) {
 		for (size_t i = 0; i < json_array_size(v); i++)
-			if (has_template_deep(json_array_get(v, i), depth + 1))
+			if (has_template_deep(syn, json_array_get(v, i), depth + 1))
 				return true;
 		return false;
 	}
@@ -62,7 +62,7 @@ static bool has_template_deep(const json_t *v, int depth)
 		const char *k;
 		json_t *x;
 		json_object_foreach(jmut(v), k, x)
-			if (tmpl_has_template(k) || has_template_deep(x, depth + 1))
+			if (tmpl_syntax_has_template(syn, k) || has_template_deep(syn, x, depth + 1))
 				return true;
 	}
 	return false;
@@ -73,12 +73,12 @@ static json_t *template_deep(struct ev *ev, json_t *v, int depth)
 	if (depth > 64)
 		return json_incref(v);
 	if (json_is_string(v)) {
-		if (!tmpl_has_template(json_string_value(v)))
+		if (!tmpl_syntax_has_template(ev->env->syntax, json_string_value(v)))
 			return json_incref(v);
 		return ev_render_typed(ev, json_string_value(v));
 	}
 	if (json_is_array(v)) {
-		if (!has_template_deep(v, depth))
+		if (!has_template_deep(ev->env->syntax, v, depth))
 			return json_incref(v);
 		json_t *r = json_array();
 		for (size_t i = 0; i < json_array_size(v); i++) {
@@ -92,7 +92,7 @@ static json_t *template_deep(struct ev *ev, json_t *v, int depth)
 		return r;
 	}
 	if (json_is_object(v)) {
-		if (!has_template_deep(v, depth))
+		if (!has_template_deep(ev->env->syntax, v, depth))
 			return json_incref(v);
 		json_t *r = json_object();
 		const char *k;
@@ -291,6 +291,32 @@ static json_t *do_slice(struct ev *ev, json_t *base, json_t *jb, json_t *jc, jso
 
 /* Evaluates an access chain (name, a.b, a[b]) without templating the final
  * value; *raw says whether it still comes from the play's variables. */
+static struct macro *find_macro(struct ev *ev, const char *name);
+
+/* The attributes Jinja's Macro object has: name (as defined), arguments
+ * (its parameter names, a tuple), catch_kwargs, catch_varargs and caller
+ * (whether its body reads kwargs, varargs, caller). */
+static json_t *macro_attr(struct ev *ev, const struct macro *m, const char *attr, size_t pos)
+{
+	const struct tnode *def = m->def;
+	if (!strcmp(attr, "name"))
+		return json_string(def->name ? def->name : m->name);
+	if (!strcmp(attr, "arguments")) {
+		json_t *r = json_array();
+		for (size_t i = 0; i < def->ntargets; i++)
+			json_array_append_new(r, json_string(def->targets[i]));
+		return r;
+	}
+	if (!strcmp(attr, "catch_kwargs"))
+		return json_boolean(tnode_uses_name(&def->body, "kwargs"));
+	if (!strcmp(attr, "catch_varargs"))
+		return json_boolean(tnode_uses_name(&def->body, "varargs"));
+	if (!strcmp(attr, "caller"))
+		return json_boolean(tnode_uses_name(&def->body, "caller"));
+	ev_error(ev, TMPL_ERR_UNDEFINED, pos, "'jinja2.runtime.Macro object' has no attribute '%s'", attr);
+	return NULL;
+}
+
 static json_t *eval_access(struct ev *ev, const struct tnode *n, bool *raw)
 {
 	if (n->kind == N_NAME)
@@ -299,11 +325,18 @@ static json_t *eval_access(struct ev *ev, const struct tnode *n, bool *raw)
 		*raw = false;
 		return ev_eval(ev, n);
 	}
+	if (n->kind == N_GETATTR && n->a->kind == N_NAME && n->a->name) {
+		struct macro *m = find_macro(ev, n->a->name);
+		if (m) {
+			*raw = false;
+			return macro_attr(ev, m, n->name, n->pos);
+		}
+	}
 	bool braw;
 	json_t *base = eval_access(ev, n->a, &braw);
 	if (!base)
 		return NULL; /* error, or undefined propagating (a.b.c of undefined a) */
-	if (braw && json_is_string(base) && tmpl_has_template(json_string_value(base))) {
+	if (braw && json_is_string(base) && tmpl_syntax_has_template(ev->env->syntax, json_string_value(base))) {
 		json_t *t = ev_template_value(ev, base);
 		json_decref(base);
 		if (!t)
@@ -940,7 +973,7 @@ slice_out:
 			bool raw;
 			json_t *v = lookup_raw(ev, n->a->name, &raw);
 			bool yaml_str = v && raw && json_is_string(v) &&
-					!tmpl_has_template(json_string_value(v)) &&
+					!tmpl_syntax_has_template(ev->env->syntax, json_string_value(v)) &&
 					!(ev->env->native && json_object_get(ev->env->native, n->a->name));
 			json_decref(v);
 			if (yaml_str)

@@ -66,7 +66,7 @@ static json_t *run_lookup(struct ev *ev, json_t *args, json_t *kw, bool query, s
 	for (size_t i = 1; i < json_array_size(args); i++) {
 		json_t *t = json_array_get(args, i);
 		/* terms are templated first (nested "{{ }}" in lookup terms) */
-		if (json_is_string(t) && tmpl_has_template(json_string_value(t))) {
+		if (json_is_string(t) && tmpl_syntax_has_template(ev->env->syntax, json_string_value(t))) {
 			json_t *r = ev_render_typed(ev, json_string_value(t));
 			if (!r) {
 				json_decref(terms);

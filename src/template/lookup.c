@@ -130,52 +130,85 @@ json_t *lookup_parse_kv(const char *s, bool keep_raw)
 	return o;
 }
 
-/* [start-]end[/stride][:format] */
-static bool seq_shortcut(struct seq *s, const char *t)
+/* The length of Ansible's NUM, 0?x?[0-9a-f]+ (any case), at p: the run of
+ * hex digits and x's, when it has that form (what follows a NUM in the
+ * shortcut, '-', '/', ':' or the end, is none of those), else 0. */
+static size_t seq_num(const char *p)
 {
-	const char *p = t;
-	const char *colon = NULL;
-	/* the format may contain anything: split at the first ':' after the numbers */
-	size_t numlen = strcspn(p, ":");
-	colon = p[numlen] == ':' ? p + numlen : NULL;
-	char *nums = xstrndup(p, numlen);
-	bool ok = false;
-	long long a, b, st;
-	char *slash = strchr(nums, '/');
-	if (slash)
-		*slash = 0;
-	/* start-end: find a '-' that is not a leading sign */
-	char *dash = NULL;
-	for (char *q = nums[0] ? nums + 1 : nums; *q; q++)
-		if (*q == '-' && q[-1] != '-' && isalnum((unsigned char)q[-1])) {
-			dash = q;
-			break;
-		}
-	if (dash) {
-		*dash = 0;
-		if (!seq_int(nums, &a) || !seq_int(dash + 1, &b))
-			goto out;
-		s->start = a;
-	} else if (!seq_int(nums, &b)) {
-		goto out;
+	size_t n = strspn(p, "0123456789abcdefABCDEFxX"), i = 0;
+	if (i < n && p[i] == '0' && n > 1)
+		i++;
+	if (i < n && (p[i] == 'x' || p[i] == 'X'))
+		i++;
+	if (i == n)
+		return (n == 1 && p[0] == '0') ? 1 : 0;
+	for (size_t k = i; k < n; k++)
+		if (p[k] == 'x' || p[k] == 'X')
+			return 0;
+	return n;
+}
+
+/* One number of the shortcut, as int(text, 0) takes it. */
+static int seq_num_int(struct ev *ev, const char *what, const char *p, size_t n, long long *out, size_t pos)
+{
+	char *t = xstrndup(p, n);
+	bool ok = !(n > 1 && t[0] == '0' && isdigit((unsigned char)t[1])) && seq_int(t, out);
+	if (!ok)
+		ev_error(ev, TMPL_ERR_LOOKUP, pos, "can't parse %s=%s as integer", what, t);
+	free(t);
+	return ok ? 0 : -1;
+}
+
+/* Ansible's shortcut form ^((NUM)-)?(NUM)(/(NUM))?(:(.+))?$: 1 when t has
+ * it (its numbers set in s), 0 when it has not (t is then key=value
+ * arguments), -1 when a number of it is not an integer (int(x, 0)). */
+static int seq_shortcut(struct ev *ev, struct seq *s, const char *t, size_t pos)
+{
+	const char *p = t, *start = NULL, *end, *stride = NULL;
+	size_t sl = 0, el, stl = 0;
+	size_t n = seq_num(p);
+	if (n && p[n] == '-' && seq_num(p + n + 1)) {
+		start = p;
+		sl = n;
+		p += n + 1;
+		n = seq_num(p);
 	}
-	s->end = b;
+	if (!n)
+		return 0;
+	end = p;
+	el = n;
+	p += n;
+	if (*p == '/') {
+		stl = seq_num(p + 1);
+		if (!stl)
+			return 0;
+		stride = p + 1;
+		p += 1 + stl;
+	}
+	if (*p == ':' && p[1] && !strchr(p + 1, '\n'))
+		;
+	else if (*p)
+		return 0;
+	long long v;
+	if (start) {
+		if (seq_num_int(ev, "start", start, sl, &v, pos) < 0)
+			return -1;
+		s->start = v;
+	}
+	if (seq_num_int(ev, "end", end, el, &v, pos) < 0)
+		return -1;
+	s->end = v;
 	s->has_end = true;
-	if (slash) {
-		if (!seq_int(slash + 1, &st))
-			goto out;
-		s->stride = st;
+	if (stride) {
+		if (seq_num_int(ev, "stride", stride, stl, &v, pos) < 0)
+			return -1;
+		s->stride = v;
 	}
-	if (colon) {
-		if (!colon[1])
-			goto out;
+	if (*p == ':') {
 		free(s->format);
-		s->format = xstrdup(colon + 1);
+		s->format = xstrdup(p + 1);
 	}
-	ok = true;
-out:
-	free(nums);
-	return ok;
+	return 1;
 }
 
 static int seq_kv(struct ev *ev, struct seq *s, json_t *kv, size_t pos)
@@ -301,11 +334,15 @@ LOOKUP_FN(sequence)
 			json_decref(kv);
 		} else {
 			char *ts = val_to_cstr(t);
-			if (!seq_shortcut(&s, ts)) {
+			rc = seq_shortcut(ev, &s, ts, pos);
+			if (rc > 0) {
+				rc = 0;
+			} else if (rc == 0) {
 				free(s.format);
 				s = (struct seq){ .start = 1, .stride = 1, .format = xstrdup("%d") };
+				/* words that are not key=value are _raw_params,
+				 * an unrecognized argument as Ansible reports it */
 				json_t *kv = lookup_parse_kv(ts, false);
-				json_object_del(kv, "_raw_params");
 				rc = seq_kv(ev, &s, kv, pos);
 				json_decref(kv);
 			}
@@ -600,19 +637,24 @@ LOOKUP_FN(fileglob)
 
 /* lookup('template', NAME...): each file rendered as Ansible's template
  * lookup does; template_vars adds variables for it, convert_data (default
- * true) types a rendered list, dict or bool. Other delimiters than Jinja's
- * are not something imc's lexer takes: asking for them is an error naming
- * the option, never a rendering with the wrong ones. */
+ * true) types a rendered list, dict or bool; the variable and comment
+ * start and end strings are those of the templating environment for this
+ * rendering, the variables it reads included. */
 LOOKUP_FN(template)
 {
-	static const struct { const char *opt, *dflt; } delims[] = {
-		{ "variable_start_string", "{{" }, { "variable_end_string", "}}" },
-		{ "comment_start_string", "{#" }, { "comment_end_string", "#}" },
-	};
-	for (size_t i = 0; i < sizeof(delims) / sizeof(delims[0]); i++) {
-		json_t *v = kw ? json_object_get(kw, delims[i].opt) : NULL;
-		if (v && !json_is_null(v) && (!json_is_string(v) || strcmp(json_string_value(v), delims[i].dflt)))
-			return lerr(ev, pos, "the template lookup's option %s is not supported by imc", delims[i].opt);
+	struct tmpl_syntax syn = ev->env->syntax ? *ev->env->syntax : (struct tmpl_syntax){ 0 };
+	static const char *const opts[] = { "variable_start_string", "variable_end_string",
+					    "comment_start_string", "comment_end_string" };
+	const char **members[] = { &syn.variable_start, &syn.variable_end, &syn.comment_start, &syn.comment_end };
+	bool custom = false;
+	for (size_t i = 0; i < sizeof(opts) / sizeof(opts[0]); i++) {
+		json_t *v = kw ? json_object_get(kw, opts[i]) : NULL;
+		if (!v || json_is_null(v))
+			continue;
+		if (!json_is_string(v))
+			return lerr(ev, pos, "Invalid type for configuration option %s: not a string", opts[i]);
+		*members[i] = json_string_value(v);
+		custom = true;
 	}
 	json_t *jn = kw ? json_object_get(kw, "jinja2_native") : NULL;
 	if (jn && val_truthy(jn))
@@ -639,11 +681,14 @@ LOOKUP_FN(template)
 		/* template_vars: the caller's variables plus these, for this
 		 * rendering only */
 		struct tmpl_env *saved = ev->env, *with = NULL;
-		if (json_object_size(tv)) {
+		if (json_object_size(tv) || custom) {
 			with = xmalloc(sizeof(*with));
 			*with = *saved;
 			with->vars = saved->vars ? json_copy(saved->vars) : json_object();
-			json_object_update(with->vars, tv);
+			if (tv)
+				json_object_update(with->vars, tv);
+			if (custom)
+				with->syntax = &syn;
 			ev->env = with;
 		}
 		json_t *out = ev_render_file_text(ev, text, convert);
@@ -668,10 +713,16 @@ LOOKUP_FN(vars)
 	json_t *dflt = kw ? json_object_get(kw, "default") : NULL;
 	json_t *r = json_array();
 	for (size_t i = 0; i < json_array_size(terms); i++) {
-		const char *name = json_string_value(json_array_get(terms, i));
+		json_t *t = json_array_get(terms, i);
+		const char *name = json_string_value(t);
 		if (!name) {
+			/* Ansible's wording ("its a", where varnames says "it is a") */
+			char *str = val_to_cstr(t);
+			lerr(ev, pos, "Invalid setting identifier, \"%s\" is not a string, its a <class '%s'>", str,
+			     val_typename(t));
+			free(str);
 			json_decref(r);
-			return lerr(ev, pos, "%s", "Invalid setting identifier, it must be a string");
+			return NULL;
 		}
 		json_t *v = ev_lookup_name(ev, name, pos);
 		if (!v && ev->failed) {

@@ -52,26 +52,19 @@ static char *normalize_source(const char *text, size_t *trailing)
 	return s;
 }
 
-static void restore_newlines(struct strbuf *sb, size_t want)
-{
-	size_t have = 0;
-	while (have < sb->len && sb->buf[sb->len - 1 - have] == '\n')
-		have++;
-	for (; have < want; have++)
-		strbuf_addch(sb, '\n');
-}
-
 /* A whole template as Ansible's template action renders it: Jinja drops one
  * final line break and turns every line break of the source (\r\n, \r or
  * \n) into the newline sequence nl; Ansible then appends nl as many times as
  * the raw source ends with more '\n' characters than the result (*want). */
-static char *normalize_template(const char *text, const char *nl, size_t *want)
+static char *normalize_template(const char *text, const char *nl, bool keep_trailing, size_t *want)
 {
 	size_t n = strlen(text), w = 0;
 	while (w < n && text[n - 1 - w] == '\n')
 		w++;
 	*want = w;
-	if (n >= 2 && text[n - 2] == '\r' && text[n - 1] == '\n')
+	if (keep_trailing)
+		; /* Jinja's keep_trailing_newline */
+	else if (n >= 2 && text[n - 2] == '\r' && text[n - 1] == '\n')
 		n -= 2;
 	else if (n && (text[n - 1] == '\n' || text[n - 1] == '\r'))
 		n--;
@@ -89,6 +82,16 @@ static char *normalize_template(const char *text, const char *nl, size_t *want)
 	return strbuf_detach(&sb);
 }
 
+/* Ansible's _count_newlines_from_end of the text as it was given (a
+ * "#jinja2:" line included). */
+static size_t count_trailing_newlines(const char *text)
+{
+	size_t n = strlen(text), w = 0;
+	while (w < n && text[n - 1 - w] == '\n')
+		w++;
+	return w;
+}
+
 static void append_newlines(struct strbuf *sb, size_t want, const char *nl)
 {
 	size_t have = 0;
@@ -96,6 +99,19 @@ static void append_newlines(struct strbuf *sb, size_t want, const char *nl)
 		have++;
 	for (; have < want; have++)
 		strbuf_addstr(sb, nl);
+}
+
+/* The lexer options of a template file the one being rendered includes or
+ * imports: the rendering's own (its "#jinja2:" line's changes included, as
+ * Jinja's overlay environment loads them), else the env's. */
+static struct lexopt file_lexopt(const struct ev *ev)
+{
+	if (ev->fileopt)
+		return *ev->fileopt;
+	struct lexopt o = { .trim_blocks = !ev->env->no_trim_blocks, .lstrip_blocks = ev->env->lstrip_blocks,
+			    .newline = ev->env->newline_sequence, .keep_trailing_newline = ev->env->keep_trailing_newline,
+			    .syn = ev->env->syntax };
+	return o;
 }
 
 /* ---- compile ----------------------------------------------------------- */
@@ -113,6 +129,11 @@ int render_compile(struct ev *ev, const char *text, size_t len, const struct lex
 	size_t ep = 0;
 	char *em = NULL;
 	memset(c, 0, sizeof(*c));
+	const char *bad;
+	if ((o->syn || o->newline) && syntax_check(o, &bad) < 0) {
+		ev_error(ev, TMPL_ERR_SYNTAX, (size_t)-1, "%s", bad);
+		return -1;
+	}
 	if (tmpl_lex(text, len, o, &c->toks, &ep, &em) < 0 ||
 	    tmpl_parse(&c->toks, o->expr_only, &c->body, &c->expr, &ep, &em) < 0) {
 		ev_error(ev, TMPL_ERR_SYNTAX, ep, "template error while templating string: %s", em);
@@ -358,8 +379,8 @@ static int exec_import(struct ev *ev, const struct tnode *n)
 	free(path);
 	struct tmodule *t = xcalloc(1, sizeof(*t));
 	size_t ignored;
-	t->src = normalize_template(strbuf_str(&text), ev->env->newline_sequence ? ev->env->newline_sequence : "\n",
-				    &ignored);
+	struct lexopt o = file_lexopt(ev);
+	t->src = normalize_template(strbuf_str(&text), o.newline ? o.newline : "\n", o.keep_trailing_newline, &ignored);
 	strbuf_release(&text);
 	t->top.vars = json_object();
 	t->top.barrier = !n->op;
@@ -379,7 +400,6 @@ static int exec_import(struct ev *ev, const struct tnode *n)
 		}
 		t->top.up = &t->ctx;
 	}
-	struct lexopt o = { .trim_blocks = !ev->env->no_trim_blocks, .lstrip_blocks = ev->env->lstrip_blocks };
 	const char *save_src = ev->src;
 	size_t save_len = ev->srclen;
 	struct frame *save_frame = ev->frame;
@@ -482,7 +502,7 @@ static int exec_include(struct ev *ev, const struct tnode *n, struct strbuf *out
 		return -1;
 	}
 	free(path);
-	struct lexopt o = { .trim_blocks = !ev->env->no_trim_blocks, .lstrip_blocks = ev->env->lstrip_blocks };
+	struct lexopt o = file_lexopt(ev);
 	struct compiled c;
 	const char *save_src = ev->src;
 	size_t save_len = ev->srclen;
@@ -492,8 +512,7 @@ static int exec_include(struct ev *ev, const struct tnode *n, struct strbuf *out
 	 * only), so "Hello {% include 'w' %}!" with w = "world\n" is
 	 * "Hello world!" */
 	size_t ignored;
-	char *src = normalize_template(strbuf_str(&text), ev->env->newline_sequence ? ev->env->newline_sequence : "\n",
-				       &ignored);
+	char *src = normalize_template(strbuf_str(&text), o.newline ? o.newline : "\n", o.keep_trailing_newline, &ignored);
 	strbuf_release(&text);
 	ev->src = src;
 	ev->srclen = strlen(src);
@@ -715,13 +734,32 @@ static char *render_text_in2(struct ev *parent, const char *text, bool raw_strin
 		parent->failed = true;
 		return NULL;
 	}
-	struct lexopt o = { .raw_var_strings = raw_strings, .trim_blocks = true };
+	struct lexopt o = { .raw_var_strings = raw_strings, .trim_blocks = true, .syn = parent->env->syntax };
 	struct compiled c;
 	char *r = NULL;
 	size_t trailing;
-	char *src = normalize_source(text, &trailing);
+	/* a "#jinja2:" first line changes the lexer for this text only: the
+	 * variables it reads are templated with the env's settings */
+	struct tmpl_header h = { 0 };
+	const char *err;
+	const char *body = header_apply(&h, text, &o, &err);
+	if (!body) {
+		ev_error(&ev, TMPL_ERR_SYNTAX, (size_t)-1, "%s", err);
+		header_release(&h);
+		parent->failed = true;
+		return NULL;
+	}
+	const char *nl = o.newline ? o.newline : "\n";
+	char *src;
+	if (body == text) {
+		src = normalize_source(text, &trailing);
+	} else {
+		src = normalize_template(body, nl, o.keep_trailing_newline, &trailing);
+		trailing = count_trailing_newlines(text);
+	}
 	ev.src = src;
 	ev.srclen = strlen(src);
+	ev.fileopt = &o;
 	if (render_compile(&ev, src, ev.srclen, &o, &c) == 0) {
 		struct frame top = { .vars = json_object() };
 		ev.frame = &top;
@@ -743,7 +781,7 @@ static char *render_text_in2(struct ev *parent, const char *text, bool raw_strin
 			if (trailing_out)
 				*trailing_out = trailing;
 			else
-				restore_newlines(&sb, trailing);
+				append_newlines(&sb, trailing, nl);
 			r = strbuf_detach(&sb);
 		}
 		strbuf_release(&sb);
@@ -752,6 +790,7 @@ static char *render_text_in2(struct ev *parent, const char *text, bool raw_strin
 	}
 	ev_done(&ev);
 	free(src);
+	header_release(&h);
 	if (!r && !(single && *single))
 		parent->failed = true;
 	return r;
@@ -763,13 +802,17 @@ static char *render_text(struct ev *ev, const char *text, bool raw_var_strings)
 }
 
 /* "{{ name }}" exactly, or with one newline after it (Ansible's
- * SINGLE_VAR, ^{{\s*(\w*)\s*}}$): returns the name length. */
-static size_t single_var(const char *t, const char **name)
+ * SINGLE_VAR, ^{{\s*(\w*)\s*}}$, with the env's variable delimiters):
+ * returns the name length. */
+static size_t single_var(const struct tmpl_syntax *syn, const char *t, const char **name)
 {
 	const char *p = t;
-	if (p[0] != '{' || p[1] != '{')
+	const char *vs = syn && syn->variable_start ? syn->variable_start : "{{";
+	const char *ve = syn && syn->variable_end ? syn->variable_end : "}}";
+	size_t vsl = strlen(vs), vel = strlen(ve);
+	if (strncmp(p, vs, vsl) != 0)
 		return 0;
-	p += 2;
+	p += vsl;
 	while (isspace((unsigned char)*p))
 		p++;
 	const char *a = p;
@@ -779,7 +822,7 @@ static size_t single_var(const char *t, const char **name)
 	while (isspace((unsigned char)*p))
 		p++;
 	/* Python's '$' also matches before a final newline */
-	if (p[0] != '}' || p[1] != '}' || (p[2] && (p[2] != '\n' || p[3])))
+	if (strncmp(p, ve, vel) != 0 || (p[vel] && (p[vel] != '\n' || p[vel + 1])))
 		return 0;
 	*name = a;
 	return n;
@@ -806,10 +849,10 @@ json_t *render_typed_result(char *text, bool native)
  * is that value. Returns a new reference, or NULL to render. */
 static json_t *template_shortcut(struct ev *ev, const char *text)
 {
-	if (!tmpl_has_template(text))
+	if (!tmpl_syntax_has_template(ev->env->syntax, text))
 		return json_stringn_nocheck(text, strlen(text));
 	const char *name;
-	size_t nl = single_var(text, &name);
+	size_t nl = single_var(ev->env->syntax, text, &name);
 	if (nl && ev->env->vars) {
 		char *nm = xstrndup(name, nl);
 		json_t *v = json_object_get(ev->env->vars, nm);
@@ -860,7 +903,7 @@ static json_t *render_file_text(struct ev *ev, const char *text, bool convert_da
 	struct strbuf sb = STRBUF_INIT;
 	strbuf_addstr(&sb, s);
 	free(s);
-	restore_newlines(&sb, trailing);
+	append_newlines(&sb, trailing, "\n");
 	json_t *r = json_stringn_nocheck(strbuf_str(&sb), sb.len);
 	strbuf_release(&sb);
 	return r;
@@ -881,16 +924,27 @@ void ev_done(struct ev *ev)
 	}
 }
 
-char *render_template(struct ev *ev, const char *text, const struct lexopt *o)
+char *render_template(struct ev *ev, const char *text, const struct lexopt *o0)
 {
 	size_t trailing;
-	const char *nl = o->newline ? o->newline : "\n";
-	char *src = normalize_template(text, nl, &trailing);
+	struct lexopt o = *o0;
+	struct tmpl_header h = { 0 };
+	const char *err;
+	const char *body = header_apply(&h, text, &o, &err);
+	if (!body) {
+		ev_error(ev, TMPL_ERR_SYNTAX, (size_t)-1, "%s", err);
+		header_release(&h);
+		return NULL;
+	}
+	const char *nl = o.newline ? o.newline : "\n";
+	char *src = normalize_template(body, nl, o.keep_trailing_newline, &trailing);
+	trailing = count_trailing_newlines(text);
 	ev->src = src;
 	ev->srclen = strlen(src);
+	ev->fileopt = &o;
 	struct compiled c;
 	char *r = NULL;
-	if (render_compile(ev, src, ev->srclen, o, &c) == 0) {
+	if (render_compile(ev, src, ev->srclen, &o, &c) == 0) {
 		struct frame top = { .vars = json_object() };
 		ev->frame = &top;
 		struct strbuf sb;
@@ -906,7 +960,9 @@ char *render_template(struct ev *ev, const char *text, const struct lexopt *o)
 	}
 	ev->src = NULL;
 	ev->srclen = 0;
+	ev->fileopt = NULL;
 	free(src);
+	header_release(&h);
 	return r;
 }
 

@@ -30,7 +30,42 @@ struct lexer {
 	char *errmsg;
 	bool lstrip_next;   /* a '-' end marker: strip leading whitespace of next data */
 	bool trim_next;     /* trim_blocks: drop one newline after a block end */
+	/* the delimiters (lexopt's syntax or Jinja's) and their lengths;
+	 * custom: any differs from Jinja's, so the fast '{' scan won't do */
+	const char *bs, *be, *vs, *ve, *cs, *ce, *lsp, *lcp;
+	size_t bsl, bel, vsl, vel, csl, cel, lspl, lcpl;
+	bool custom;
 };
+
+static bool at(const struct lexer *lx, size_t i, const char *w, size_t wl)
+{
+	return wl && i + wl <= lx->len && memcmp(lx->s + i, w, wl) == 0;
+}
+
+/* Fills the lexer's delimiters from syn (NULL members: Jinja's). */
+static void set_delims(struct lexer *lx, const struct tmpl_syntax *syn)
+{
+	static const struct tmpl_syntax dflt = { "{%", "%}", "{{", "}}", "{#", "#}", NULL, NULL };
+	const struct tmpl_syntax *y = syn ? syn : &dflt;
+	lx->bs = y->block_start ? y->block_start : dflt.block_start;
+	lx->be = y->block_end ? y->block_end : dflt.block_end;
+	lx->vs = y->variable_start ? y->variable_start : dflt.variable_start;
+	lx->ve = y->variable_end ? y->variable_end : dflt.variable_end;
+	lx->cs = y->comment_start ? y->comment_start : dflt.comment_start;
+	lx->ce = y->comment_end ? y->comment_end : dflt.comment_end;
+	lx->lsp = y->line_statement_prefix && *y->line_statement_prefix ? y->line_statement_prefix : NULL;
+	lx->lcp = y->line_comment_prefix && *y->line_comment_prefix ? y->line_comment_prefix : NULL;
+	lx->bsl = strlen(lx->bs);
+	lx->bel = strlen(lx->be);
+	lx->vsl = strlen(lx->vs);
+	lx->vel = strlen(lx->ve);
+	lx->csl = strlen(lx->cs);
+	lx->cel = strlen(lx->ce);
+	lx->lspl = lx->lsp ? strlen(lx->lsp) : 0;
+	lx->lcpl = lx->lcp ? strlen(lx->lcp) : 0;
+	lx->custom = strcmp(lx->bs, "{%") || strcmp(lx->be, "%}") || strcmp(lx->vs, "{{") || strcmp(lx->ve, "}}") ||
+		     strcmp(lx->cs, "{#") || strcmp(lx->ce, "#}") || lx->lsp || lx->lcp;
+}
 
 static struct token *push(struct lexer *lx, enum tk type, size_t pos)
 {
@@ -233,24 +268,49 @@ static void decode_escapes(struct strbuf *sb, const char *p, size_t n)
 static bool is_name_start(char c) { return isalpha((unsigned char)c) || c == '_'; }
 static bool is_name_char(char c) { return isalnum((unsigned char)c) || c == '_'; }
 
-/* Lexes expression tokens until the end marker (end: "}}" or "%}", NULL for
- * expr_only). Returns 0 and leaves lx->i after the end marker. */
+/* A line statement ends, outside brackets, at the last line break of the
+ * whitespace at i, or at the end of the text (Jinja's \s*(\n|$)): the
+ * position after it, or 0. */
+static size_t line_stmt_end(const struct lexer *lx, size_t i)
+{
+	size_t j = i, nl = 0;
+	while (j < lx->len && isspace((unsigned char)lx->s[j])) {
+		if (lx->s[j] == '\n')
+			nl = j + 1;
+		j++;
+	}
+	return j >= lx->len ? j : nl;
+}
+
+/* Lexes expression tokens until the end marker (end: the variable's or the
+ * block's end string, "\n" for a line statement, NULL for expr_only).
+ * Returns 0 and leaves lx->i after the end marker. */
 static int lex_expr(struct lexer *lx, const char *end, bool raw_strings)
 {
 	const char *s = lx->s;
 	int depth = 0;
+	bool is_var = end && end == lx->ve, line = end && !strcmp(end, "\n");
+	size_t endl = end ? strlen(end) : 0;
 	for (;;) {
 		size_t sw;
+		if (line && depth == 0) {
+			size_t e = line_stmt_end(lx, lx->i);
+			if (e) {
+				push(lx, TK_BLOCK_END, lx->i);
+				lx->i = e;
+				return 0;
+			}
+		}
 		while (lx->i < lx->len && (sw = space_at(s, lx->i, lx->len)) > 0)
 			lx->i += sw;
 		size_t i = lx->i;
 		if (i >= lx->len) {
 			if (!end)
 				return 0;
-			return fail(lx, i, end[0] == '}' ? "unexpected end of template, expected 'end of print statement'"
-						     : "unexpected end of template, expected 'end of statement block'");
+			return fail(lx, i, is_var ? "unexpected end of template, expected 'end of print statement'"
+						  : "unexpected end of template, expected 'end of statement block'");
 		}
-		if (end && depth == 0) {
+		if (end && !line && depth == 0) {
 			/* "-}}" / "+%}" / "}}" */
 			size_t k = i;
 			bool minus = false, plus = false;
@@ -259,13 +319,13 @@ static int lex_expr(struct lexer *lx, const char *end, bool raw_strings)
 				plus = s[k] == '+';
 				k++;
 			}
-			if (k + 1 < lx->len + 1 && strncmp(s + k, end, 2) == 0) {
-				lx->i = k + 2;
+			if (at(lx, k, end, endl)) {
+				lx->i = k + endl;
 				if (minus)
 					lx->lstrip_next = true;
-				else if (end[0] == '%' && lx->o->trim_blocks && !plus)
+				else if (!is_var && lx->o->trim_blocks && !plus)
 					lx->trim_next = true;
-				push(lx, end[0] == '}' ? TK_VAR_END : TK_BLOCK_END, i);
+				push(lx, is_var ? TK_VAR_END : TK_BLOCK_END, i);
 				return 0;
 			}
 		}
@@ -408,12 +468,13 @@ static int lex_expr(struct lexer *lx, const char *end, bool raw_strings)
 
 /* Does the text at p start a block tag named kw ("{% raw %}")? Returns the
  * length of the whole tag, or 0. *minus_before/after report '-' markers. */
-static size_t match_tag(const char *s, size_t len, size_t p, const char *kw, bool *mb, bool *ma, bool *plus_after)
+static size_t match_tag(const struct lexer *lx, size_t p, const char *kw, bool *mb, bool *ma, bool *plus_after)
 {
-	size_t i = p;
-	if (i + 2 > len || s[i] != '{' || s[i + 1] != '%')
+	const char *s = lx->s;
+	size_t len = lx->len, i = p;
+	if (!at(lx, i, lx->bs, lx->bsl))
 		return 0;
-	i += 2;
+	i += lx->bsl;
 	*mb = false;
 	*ma = false;
 	*plus_after = false;
@@ -436,9 +497,83 @@ static size_t match_tag(const char *s, size_t len, size_t p, const char *kw, boo
 		*plus_after = s[i] == '+';
 		i++;
 	}
-	if (i + 2 > len || s[i] != '%' || s[i + 1] != '}')
+	if (!at(lx, i, lx->be, lx->bel))
 		return 0;
-	return i + 2 - p;
+	return i + lx->bel - p;
+}
+
+/* The tag (or line statement, or line comment) starting at i, if any:
+ * 'v', 'b', 'c', 'l' (line statement) or 'm' (line comment), with where
+ * its delimiter starts (*t) and where the data before it ends (*dend: a
+ * line statement's or line comment's leading blanks go with it). A longer
+ * delimiter wins over a shorter one at the same place, as in Jinja's
+ * lexer, whose alternatives are sorted by length. */
+static char tag_at(const struct lexer *lx, size_t i, size_t data_start, size_t *t, size_t *dend)
+{
+	const char *s = lx->s;
+	char best = 0;
+	size_t bl = 0;
+	if (lx->lsp && (i == 0 || s[i - 1] == '\n')) {
+		size_t q = i;
+		while (q < lx->len && (s[q] == ' ' || s[q] == '\t' || s[q] == '\v'))
+			q++;
+		if (at(lx, q, lx->lsp, lx->lspl)) {
+			best = 'l';
+			bl = lx->lspl + (q - i);
+			*t = q;
+			*dend = i;
+		}
+	}
+	if (lx->lcp && at(lx, i, lx->lcp, lx->lcpl) && lx->lcpl > bl) {
+		/* the blanks before it on its line go too (Jinja:
+		 * (^|(?<=\S))[^\S\r\n]*PREFIX) */
+		size_t w = i;
+		while (w > data_start && (s[w - 1] == ' ' || s[w - 1] == '\t' || s[w - 1] == '\v' || s[w - 1] == '\f'))
+			w--;
+		best = 'm';
+		bl = lx->lcpl;
+		*t = i;
+		*dend = w;
+	}
+	static const char kinds[] = { 'b', 'v', 'c' };
+	const char *starts[] = { lx->bs, lx->vs, lx->cs };
+	size_t lens[] = { lx->bsl, lx->vsl, lx->csl };
+	for (int k = 0; k < 3; k++)
+		if (lens[k] > bl && at(lx, i, starts[k], lens[k])) {
+			best = kinds[k];
+			bl = lens[k];
+			*t = i;
+			*dend = i;
+		}
+	return best;
+}
+
+/* The next tag at or after lx->i (see tag_at); 0 at the end of the text. */
+static char next_tag(const struct lexer *lx, size_t data_start, size_t *t, size_t *dend)
+{
+	const char *s = lx->s;
+	size_t i = lx->i;
+	if (!lx->custom) {
+		/* Jinja's delimiters: all start with '{' */
+		while (i + 1 < lx->len) {
+			const char *p = memchr(s + i, '{', lx->len - i - 1);
+			if (!p)
+				return 0;
+			char n = p[1];
+			if (n == '{' || n == '%' || n == '#') {
+				*t = *dend = (size_t)(p - s);
+				return n == '{' ? 'v' : n == '%' ? 'b' : 'c';
+			}
+			i = (size_t)(p - s) + 1;
+		}
+		return 0;
+	}
+	for (; i < lx->len; i++) {
+		char k = tag_at(lx, i, data_start, t, dend);
+		if (k)
+			return k;
+	}
+	return 0;
 }
 
 static int lex_template(struct lexer *lx)
@@ -446,32 +581,37 @@ static int lex_template(struct lexer *lx)
 	const char *s = lx->s;
 	size_t data_start = 0;
 	for (;;) {
-		/* find the next tag start */
-		size_t i = lx->i;
-		const char *p = NULL;
-		while (i + 1 < lx->len) {
-			p = memchr(s + i, '{', lx->len - i - 1);
-			if (!p)
-				break;
-			char n = p[1];
-			if (n == '{' || n == '%' || n == '#')
-				break;
-			i = (size_t)(p - s) + 1;
-			p = NULL;
-		}
-		if (!p) {
+		size_t t, dend;
+		char kind = next_tag(lx, data_start, &t, &dend);
+		if (!kind) {
 			emit_data(lx, data_start, lx->len, false, false, false);
 			push(lx, TK_EOF, lx->len);
 			return 0;
 		}
-		size_t t = (size_t)(p - s);
-		char kind = p[1];
-		bool minus = t + 2 < lx->len && s[t + 2] == '-';
-		bool plus = t + 2 < lx->len && s[t + 2] == '+';
-		bool lstrip = lx->o->lstrip_blocks && kind != '{' && !plus;
-		if (kind == '%') {
+		if (kind == 'm') {
+			/* a line comment: up to its line break, which stays */
+			emit_data(lx, data_start, dend, false, false, false);
+			const char *e = memchr(s + t, '\n', lx->len - t);
+			lx->i = e ? (size_t)(e - s) : lx->len;
+			data_start = lx->i;
+			continue;
+		}
+		if (kind == 'l') {
+			emit_data(lx, data_start, dend, false, false, false);
+			push(lx, TK_BLOCK_BEGIN, t);
+			lx->i = t + lx->lspl;
+			if (lex_expr(lx, "\n", false) < 0)
+				return -1;
+			data_start = lx->i;
+			continue;
+		}
+		size_t sl = kind == 'v' ? lx->vsl : kind == 'b' ? lx->bsl : lx->csl;
+		bool minus = t + sl < lx->len && s[t + sl] == '-';
+		bool plus = t + sl < lx->len && s[t + sl] == '+';
+		bool lstrip = lx->o->lstrip_blocks && kind != 'v' && !plus;
+		if (kind == 'b') {
 			bool mb, ma, pa;
-			size_t tl = match_tag(s, lx->len, t, "raw", &mb, &ma, &pa);
+			size_t tl = match_tag(lx, t, "raw", &mb, &ma, &pa);
 			if (tl) {
 				emit_data(lx, data_start, t, mb, lstrip, false);
 				size_t j = t + tl;
@@ -480,11 +620,11 @@ static int lex_template(struct lexer *lx)
 				size_t el = 0;
 				bool emb = false, ema = false, epa = false;
 				while (e < lx->len) {
-					const char *q = memchr(s + e, '{', lx->len - e);
+					const char *q = memchr(s + e, lx->bs[0], lx->len - e);
 					if (!q)
 						break;
 					e = (size_t)(q - s);
-					el = match_tag(s, lx->len, e, "endraw", &emb, &ema, &epa);
+					el = match_tag(lx, e, "endraw", &emb, &ema, &epa);
 					if (el)
 						break;
 					e++;
@@ -518,32 +658,23 @@ static int lex_template(struct lexer *lx)
 			}
 		}
 		emit_data(lx, data_start, t, minus, lstrip, false);
-		if (kind == '#') {
-			const char *q = NULL;
-			size_t j = t + 2;
-			while (j + 1 < lx->len) {
-				q = memchr(s + j, '#', lx->len - j - 1);
-				if (!q)
-					break;
-				if (q[1] == '}')
-					break;
-				j = (size_t)(q - s) + 1;
-				q = NULL;
-			}
-			if (!q)
+		if (kind == 'c') {
+			size_t e = t + lx->csl;
+			while (e < lx->len && !at(lx, e, lx->ce, lx->cel))
+				e++;
+			if (e >= lx->len)
 				return fail(lx, t, "missing end of comment tag");
-			size_t e = (size_t)(q - s);
-			lx->i = e + 2;
-			if (e > t + 2 && s[e - 1] == '-')
+			lx->i = e + lx->cel;
+			if (e > t + lx->csl && s[e - 1] == '-')
 				lx->lstrip_next = true;
-			else if (lx->o->trim_blocks && !(e > t + 2 && s[e - 1] == '+'))
+			else if (lx->o->trim_blocks && !(e > t + lx->csl && s[e - 1] == '+'))
 				lx->trim_next = true;
 			data_start = lx->i;
 			continue;
 		}
-		push(lx, kind == '{' ? TK_VAR_BEGIN : TK_BLOCK_BEGIN, t);
-		lx->i = t + 2 + ((minus || plus) ? 1 : 0);
-		if (lex_expr(lx, kind == '{' ? "}}" : "%}", kind == '{' && lx->o->raw_var_strings) < 0)
+		push(lx, kind == 'v' ? TK_VAR_BEGIN : TK_BLOCK_BEGIN, t);
+		lx->i = t + sl + ((minus || plus) ? 1 : 0);
+		if (lex_expr(lx, kind == 'v' ? lx->ve : lx->be, kind == 'v' && lx->o->raw_var_strings) < 0)
 			return -1;
 		data_start = lx->i;
 	}
@@ -554,6 +685,7 @@ int tmpl_lex(const char *src, size_t len, const struct lexopt *o,
 {
 	struct lexer lx = { .s = src, .len = len, .o = o, .out = out };
 	int rc;
+	set_delims(&lx, o->syn);
 	if (o->expr_only) {
 		rc = lex_expr(&lx, NULL, o->raw_var_strings);
 		if (rc == 0)
@@ -577,6 +709,21 @@ bool tmpl_has_template(const char *s)
 		return false;
 	for (const char *p = strchr(s, '{'); p; p = strchr(p + 1, '{'))
 		if (p[1] == '{' || p[1] == '%' || p[1] == '#')
+			return true;
+	return false;
+}
+
+bool tmpl_syntax_has_template(const struct tmpl_syntax *syn, const char *s)
+{
+	if (!syn)
+		return tmpl_has_template(s);
+	if (!s)
+		return false;
+	const char *starts[] = { syn->block_start ? syn->block_start : "{%",
+				 syn->variable_start ? syn->variable_start : "{{",
+				 syn->comment_start ? syn->comment_start : "{#" };
+	for (int k = 0; k < 3; k++)
+		if (strstr(s, starts[k]))
 			return true;
 	return false;
 }

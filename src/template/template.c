@@ -71,7 +71,7 @@ static json_t *render_value(struct ev *ev, json_t *v, int depth)
 		return NULL;
 	}
 	if (json_is_string(v)) {
-		if (!tmpl_has_template(json_string_value(v)))
+		if (!tmpl_syntax_has_template(ev->env->syntax, json_string_value(v)))
 			return json_incref(v);
 		ev->src = json_string_value(v);
 		ev->srclen = json_string_length(v);
@@ -99,7 +99,7 @@ static json_t *render_value(struct ev *ev, json_t *v, int depth)
 				json_decref(r);
 				return NULL;
 			}
-			if (tmpl_has_template(k)) {
+			if (tmpl_syntax_has_template(ev->env->syntax, k)) {
 				char *nk = ev_render_text(ev, k, true);
 				if (!nk) {
 					json_decref(nx);
@@ -141,13 +141,14 @@ static char *render_top(struct tmpl_env *env, const char *text, const struct lex
 char *tmpl_render_string(struct tmpl_env *env, const char *text, struct diag *d)
 {
 	struct lexopt o = { .trim_blocks = !env->no_trim_blocks, .lstrip_blocks = env->lstrip_blocks,
-			    .newline = env->newline_sequence };
+			    .newline = env->newline_sequence, .keep_trailing_newline = env->keep_trailing_newline,
+			    .syn = env->syntax };
 	return render_top(env, text, &o, d);
 }
 
 char *tmpl_render_text(struct tmpl_env *env, const char *text, struct diag *d)
 {
-	struct lexopt o = { .trim_blocks = true, .raw_var_strings = true };
+	struct lexopt o = { .trim_blocks = true, .raw_var_strings = true, .syn = env->syntax };
 	return render_top(env, text, &o, d);
 }
 
@@ -175,7 +176,7 @@ int tmpl_eval_cond_str(struct tmpl_env *env, const char *cond, bool *out, struct
 	int rc = -1;
 	json_t *pre = NULL;
 	const char *expr = cond;
-	if (tmpl_has_template(cond)) {
+	if (tmpl_syntax_has_template(env->syntax, cond)) {
 		/* when: "{{ x }}" — templated first (Ansible warns about it) */
 		pre = ev_render_typed(&ev, cond);
 		if (!pre)

@@ -126,6 +126,17 @@ typedef int (*tmpl_lookup_fn)(void *ud, const char *name, json_t *terms,
  * when the name is undefined. */
 typedef json_t *(*tmpl_resolve_fn)(void *ud, const char *name);
 
+/* Jinja's delimiters, as the template module's options (block_start_string,
+ * ...), lookup('template')'s options and a template's "#jinja2:" first
+ * line set them. NULL members are Jinja's defaults ("{%", "%}", "{{", "}}",
+ * "{#", "#}"; no line statements, no line comments). */
+struct tmpl_syntax {
+	const char *block_start, *block_end;
+	const char *variable_start, *variable_end;
+	const char *comment_start, *comment_end;
+	const char *line_statement_prefix, *line_comment_prefix;
+};
+
 /* The evaluation environment. Zero-initialise, set vars, then set what you
  * need; every pointer is borrowed for the duration of each call.
  * One env per thread (err_kind is written by every call). */
@@ -158,6 +169,15 @@ struct tmpl_env {
 	/* the newline the template's own line breaks become (Jinja's
 	 * newline_sequence: "\n", "\r\n" or "\r"); NULL is "\n" */
 	const char *newline_sequence;
+	/* Jinja's keep_trailing_newline: the source's final line break is
+	 * rendered instead of dropped */
+	bool keep_trailing_newline;
+	/* The delimiters of every template rendered with this env, the
+	 * variables' values templated lazily included (as Ansible's template
+	 * action and template lookup set them on the templating environment);
+	 * NULL: Jinja's. A "#jinja2:" first line changes them for its own
+	 * text only. */
+	const struct tmpl_syntax *syntax;
 
 	/* Optional JSON object whose keys name top-level variables that are
 	 * never templated lazily (Ansible's "unsafe" values: registered
@@ -177,6 +197,10 @@ struct tmpl_env {
 /* True when s contains template syntax ("{{", "{%" or "{#"): strings
  * without it are used verbatim and need no evaluation. */
 bool tmpl_has_template(const char *s);
+
+/* The same with the start delimiters of syn (NULL: Jinja's), as Ansible's
+ * is_possibly_template looks for the environment's. */
+bool tmpl_syntax_has_template(const struct tmpl_syntax *syn, const char *s);
 
 /* Evaluates a bare expression, as written in `when:` or between `{{ }}`
  * ("a.b | default(1) + 2"), to its native value. A string expression that
@@ -216,7 +240,9 @@ json_t *tmpl_render_typed(struct tmpl_env *env, const char *text, struct diag *d
  * unpacking, {% set %} (also the block form), {% raw %}, {# comments #},
  * {% do %}, {% break %}/{% continue %}, {% macro %}/{% call %}-less macros,
  * {% include %} (through search_path), whitespace control {%- -%} {{- -}},
- * trim_blocks. The source's trailing newline is kept. String literals use
+ * trim_blocks, env->syntax's delimiters, and a "#jinja2:" first line
+ * (Ansible's overrides of the lexer settings for that text; others are an
+ * error naming them). The source's trailing newline is kept. String literals use
  * Python escapes ("\n"), as in Jinja. Returns malloc'd text, or NULL with an
  * error in d. */
 char *tmpl_render_string(struct tmpl_env *env, const char *text, struct diag *d);

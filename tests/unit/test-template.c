@@ -730,6 +730,32 @@ static void test_loop_lookups(void **state)
 	assert_string_equal(json_string_value(r), "ps-0,ps-1,ps-2");
 	json_decref(r);
 	json_decref(terms);
+	/* the shortcut form is Ansible's regex ^((NUM)-)?(NUM)(/(NUM))?(:(.+))?$
+	 * with NUM 0?x?[0-9a-f]+, each number taken by int(x, 0); what it
+	 * does not match is key=value words (messages from ansible-playbook) */
+	static const struct { const char *term, *msg; } bad[] = {
+		{ "A-4/2", "can't parse start=A as integer" }, { "1-B/2", "can't parse end=B as integer" },
+		{ "1-4/C", "can't parse stride=C as integer" }, { "010", "can't parse end=010 as integer" },
+		{ "x5", "can't parse end=x5 as integer" },
+		{ "3-0/-1", "unrecognized arguments to with_sequence: ['_raw_params']" },
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		terms = json_pack("[s]", bad[i].term);
+		assert_null(tmpl_lookup(&env, "sequence", terms, NULL, true, &d));
+		if (strncmp(diag_first_message(&d), bad[i].msg, strlen(bad[i].msg)))
+			fail_msg("%s: got %s", bad[i].term, diag_first_message(&d));
+		json_decref(terms);
+		diag_release(&d);
+		diag_init(&d);
+	}
+	terms = jparse("[\"0x10-0x12\", \"0-2:x-%d\"]");
+	r = tmpl_lookup(&env, "sequence", terms, NULL, true, &d);
+	assert_non_null(r);
+	char *js = json_dumps(r, JSON_COMPACT);
+	assert_string_equal(js, "[\"16\",\"17\",\"18\",\"x-0\",\"x-1\",\"x-2\"]");
+	free(js);
+	json_decref(r);
+	json_decref(terms);
 	terms = jparse("{\"a\": 1}");
 	assert_null(tmpl_lookup(&env, "indexed_items", terms, NULL, true, &d));
 	assert_string_equal(diag_first_message(&d), "with_indexed_items expects a list");
@@ -1026,8 +1052,7 @@ static void test_lookup_targets(void **state)
 	assert_string_equal(s, "Hello wor\nld!\n");
 	free(s);
 	/* lookup_template: convert_data (default true) types a rendered dict;
-	 * a file without delimiters is its text; template_vars add variables;
-	 * other delimiters are refused by name, not rendered with Jinja's */
+	 * a file without delimiters is its text; template_vars add variables */
 	write_file("dict.j2", "{\"foo\": \"{{ 'bar' }}\"}\n");
 	write_file("true.j2", "True\n");
 	write_file("x.j2", "{{ x }}\n");
@@ -1040,9 +1065,13 @@ static void test_lookup_targets(void **state)
 	assert_string_equal(s, "[{\"foo\":\"bar\"},\"{\\\"foo\\\": \\\"bar\\\"}\\n\",\"True\\n\",1,\"<1>\\n\\n\"]");
 	free(s);
 	json_decref(r);
-	assert_null(tmpl_render_typed(&env, "{{ lookup('template', 'x.j2', variable_start_string='[%') }}", &d));
-	assert_non_null(strstr(diag_first_message(&d), "option variable_start_string is not supported"));
-	diag_release(&d);
+	/* its variable and comment strings, recorded from ansible-playbook */
+	write_file("sq.j2", "[% x %]{{ x }}[# c #]{# d #}\n");
+	r = tmpl_render_typed(&env, "{{ lookup('template', 'sq.j2', variable_start_string='[%', variable_end_string='%]',"
+				    " comment_start_string='[#', comment_end_string='#]', template_vars={'x': 1}) }}", &d);
+	assert_non_null(r);
+	assert_string_equal(json_string_value(r), "1{{ x }}{# d #}\n");
+	json_decref(r);
 	/* Ansible's SINGLE_VAR ends in '$', which matches before a final
 	 * newline: "{{ i }}\n" of a number is the number */
 	json_object_set_new(env.vars, "i", json_integer(7));
@@ -1119,10 +1148,29 @@ static void test_jinja_imports(void **state)
 	json_decref(env.vars);
 }
 
+/* Jinja's Macro attributes, as ansible-playbook 2.14 rendered this
+ * template (arguments is a tuple there: printed here through list). */
+static void test_macro_attributes(void **state)
+{
+	(void)state;
+	struct tmpl_env env = { 0 };
+	char *s = render(&env, "{% macro foo(a, b=2) %}{{ a }}{{ varargs | length }}{% endmacro %}\n"
+			       "{% macro bar() %}{{ kwargs }}{{ caller() }}{% endmacro %}\n"
+			       "{{ foo.name }} {{ foo.arguments | list }} {{ foo.catch_varargs }} {{ foo.catch_kwargs }} {{ foo.caller }}\n"
+			       "{{ bar.name }} {{ bar.arguments | length }} {{ bar.catch_varargs }} {{ bar.catch_kwargs }} {{ bar.caller }}\n"
+			       "{{ 'a' in foo.arguments }}\n");
+	assert_string_equal(s, "foo ['a', 'b'] True False False\nbar 0 False True True\nTrue\n");
+	free(s);
+	s = render(&env, "{% macro foo() %}{% endmacro %}{{ foo.nosuch }}");
+	assert_non_null(strstr(s, "'jinja2.runtime.Macro object' has no attribute 'nosuch'"));
+	free(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_oracle_cases),
+		cmocka_unit_test(test_macro_attributes),
 		cmocka_unit_test(test_golden_03_template),
 		cmocka_unit_test(test_golden_10_jinja),
 		cmocka_unit_test(test_result_typing),

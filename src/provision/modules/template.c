@@ -1,90 +1,20 @@
 /* template.c: the `template` module: renders a controller-side Jinja2
  * template (role templates/ or the play's directory) with the task's
  * variables and Ansible's Jinja options (trim_blocks, lstrip_blocks,
- * newline_sequence, variable_start/end_string), then writes it as copy
+ * newline_sequence, the block/variable/comment start and end strings; the
+ * template's own "#jinja2:" line is the engine's), then writes it as copy
  * does (copy_put_content: checksum compare, atomic write, attributes,
  * backup). */
 #include "config.h"
 
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
 
 #include "provision/modules/module-shared.h"
+#include "template/template.h"
 #include "util/banned.h"
-
-static bool at(const char *s, const char *w)
-{
-	return !strncmp(s, w, strlen(w));
-}
-
-/* Copies the tag or comment at s (through its closing "%}" or "#}") to o;
- * returns the text after it. */
-static const char *copy_tag(struct strbuf *o, const char *s, const char *close)
-{
-	const char *e = strstr(s + 2, close);
-	size_t n = e ? (size_t)(e - s) + 2 : strlen(s);
-	strbuf_add(o, s, n);
-	return s + n;
-}
-
-/* The template rewritten with Jinja's own variable delimiters, for a
- * template written with variable_start_string vs and variable_end_string
- * ve: their expressions become {{ }}, a "{{" of the text stays text
- * ({{ '{{' }}); blocks, comments and raw blocks are copied as they are. */
-static char *translate_delims(const char *s, const char *vs, const char *ve)
-{
-	struct strbuf o = STRBUF_INIT;
-	while (*s) {
-		if (at(s, vs)) {
-			strbuf_addstr(&o, "{{");
-			s += strlen(vs);
-			char q = 0;
-			while (*s && (q || !at(s, ve))) {
-				if (q && *s == '\\' && s[1]) {
-					strbuf_add(&o, s, 2);
-					s += 2;
-					continue;
-				}
-				if (*s == q)
-					q = 0;
-				else if (!q && (*s == '\'' || *s == '"'))
-					q = *s;
-				strbuf_addch(&o, *s++);
-			}
-			if (*s) {
-				strbuf_addstr(&o, "}}");
-				s += strlen(ve);
-			}
-		} else if (at(s, "{{")) {
-			strbuf_addstr(&o, "{{ '{{' }}");
-			s += 2;
-		} else if (at(s, "{#")) {
-			s = copy_tag(&o, s, "#}");
-		} else if (at(s, "{%")) {
-			const char *start = s;
-			s = copy_tag(&o, s, "%}");
-			/* {% raw %}: its text up to {% endraw %} is text */
-			const char *k = start + 2;
-			while (*k == '-' || *k == '+' || *k == ' ' || *k == '\t')
-				k++;
-			if (at(k, "raw") && (k[3] == ' ' || k[3] == '-' || k[3] == '%' || k[3] == '\t')) {
-				const char *e = strstr(s, "endraw");
-				const char *c = e ? strstr(e, "%}") : NULL;
-				const char *b = e;
-				while (b && b > s && b[-1] != '{')
-					b--;
-				if (c && b > s) {
-					strbuf_add(&o, s, (size_t)(b - 1 - s));
-					s = copy_tag(&o, b - 1, "%}");
-				}
-			}
-		} else
-			strbuf_addch(&o, *s++);
-	}
-	if (!o.buf)
-		strbuf_addstr(&o, "");
-	return strbuf_detach(&o);
-}
 
 /* newline_sequence as Ansible's template action takes it: the characters
  * themselves or their escapes ("\\r\\n"); NULL when neither. */
@@ -120,13 +50,20 @@ static json_t *template_run(struct exec_ctx *x, json_t *args)
 				"newline_sequence needs to be one of: \n, \r or \r\n");
 		goto out;
 	}
-	const char *vs = args_str(args, "variable_start_string");
-	const char *ve = args_str(args, "variable_end_string");
-	if ((vs && strcmp(vs, "{{")) || (ve && strcmp(ve, "}}"))) {
-		char *t = translate_delims(strbuf_str(&data), vs ? vs : "{{", ve ? ve : "}}");
-		strbuf_reset(&data);
-		strbuf_addstr(&data, t);
-		free(t);
+	/* the delimiters are the templating environment's, so the variables
+	 * the template reads are templated with them too, as Ansible does */
+	struct tmpl_syntax syn = {
+		.block_start = args_str(args, "block_start_string"),
+		.block_end = args_str(args, "block_end_string"),
+		.variable_start = args_str(args, "variable_start_string"),
+		.variable_end = args_str(args, "variable_end_string"),
+		.comment_start = args_str(args, "comment_start_string"),
+		.comment_end = args_str(args, "comment_end_string"),
+	};
+	const char *enc = args_str(args, "output_encoding");
+	if (enc && *enc && strcasecmp(enc, "utf-8") && strcasecmp(enc, "utf8") && strcasecmp(enc, "utf_8")) {
+		res = res_fail("template: output_encoding '%s' is not supported by imc (only utf-8)", enc);
+		goto out;
 	}
 	json_object_set_new(x->vars, "template_path", json_string(path));
 	json_object_set_new(x->vars, "template_fullpath", json_string(path));
@@ -135,18 +72,31 @@ static json_t *template_run(struct exec_ctx *x, json_t *args)
 	struct diag d = DIAG_INIT;
 	char *text = xt_render_template(x, data.buf ? data.buf : "", path,
 					args_bool(json_object_get(args, "trim_blocks"), true),
-					args_bool(json_object_get(args, "lstrip_blocks"), false), nl, &d);
+					args_bool(json_object_get(args, "lstrip_blocks"), false), nl, &syn, &d);
 	if (!text) {
 		res = res_fail("%s", diag_first_message(&d));
 		diag_release(&d);
 		goto out;
 	}
 	diag_release(&d);
+	/* mode=preserve: the template file's own mode, as the action
+	 * passes it on ('0%03o' of the source's permission bits) */
+	json_t *wargs = json_incref(args);
+	const char *mode = args_str(args, "mode");
+	struct stat st;
+	if (mode && !strcmp(mode, "preserve") && stat(path, &st) == 0) {
+		json_decref(wargs);
+		wargs = json_copy(args);
+		char m[16];
+		snprintf(m, sizeof(m), "0%03o", (unsigned)(st.st_mode & 07777));
+		json_object_set_new(wargs, "mode", json_string(m));
+	}
 	char *dest = copy_final_dest(x, dest0, src, &res);
 	if (dest) {
-		res = copy_put_content(x, args, dest, dest0, text, strlen(text));
+		res = copy_put_content(x, wargs, dest, dest0, text, strlen(text));
 		free(dest);
 	}
+	json_decref(wargs);
 	free(text);
 out:
 	strbuf_release(&data);
@@ -156,16 +106,6 @@ out:
 
 static int template_check(json_t *args, struct diag *d, const struct src_loc *loc)
 {
-	/* the block and comment delimiters Jinja could be given: not
-	 * implemented, so the task goes to Ansible rather than be rendered
-	 * with the usual ones ("unsupported " marks it for the fallback) */
-	static const char *const delims[] = { "block_start_string", "block_end_string",
-					      "comment_start_string", "comment_end_string", NULL };
-	for (const char *const *k = delims; *k; k++)
-		if (json_object_get(args, *k)) {
-			diag_error(d, IMC_EXIT_DATAERR, loc, "template: unsupported parameter '%s'", *k);
-			return -1;
-		}
 	if (!json_object_get(args, "src") || !json_object_get(args, "dest")) {
 		diag_error(d, IMC_EXIT_DATAERR, loc, "template: missing required arguments: src, dest");
 		return -1;
