@@ -732,30 +732,32 @@ int exec_task_host(struct task_run *run, struct ptask *t, struct task_host *h, b
 	bool own_conn = false;
 	struct task_host *facts_tmp = NULL;
 	char *deleg_name = NULL; /* "HOST -> DELEGATE" when delegated */
+	/* A keyword that fails to template (become_user, environment,
+	 * delegate_to) fails the task only if it runs: Ansible evaluates
+	 * `when` first and never templates a skipped task's keywords (its
+	 * play context error is kept until the condition is known). */
+	json_t *pend = NULL;
 
 	if (setup_exec(&x, &d) < 0) {
-		res = fail_from_diag(&d);
-		goto done;
+		pend = fail_from_diag(&d);
+		diag_release(&d);
+		diag_init(&d);
 	}
 	/* delegate_to (local_action is delegate_to: localhost): the task runs
 	 * on the delegated host's connection with this host's variables */
-	dt = json_object_get(t->raw, "delegate_to");
+	dt = pend ? NULL : json_object_get(t->raw, "delegate_to");
 	if (dt) {
 		json_t *dv = xt_value(&x, dt, &d);
 		const char *to = json_string_value(dv);
 		if (!to) {
-			json_decref(dv);
-			res = dv ? res_fail("delegate_to must be a host name") : fail_from_diag(&d);
-			goto done;
-		}
-		if (strcmp(to, h->name) &&
-		    delegate(&x, to, &own_conn, &facts_tmp, &deleg_name, &res) < 0) {
-			json_decref(dv);
-			goto done;
-		}
+			pend = dv ? res_fail("delegate_to must be a host name") : fail_from_diag(&d);
+			diag_release(&d);
+			diag_init(&d);
+		} else if (strcmp(to, h->name))
+			delegate(&x, to, &own_conn, &facts_tmp, &deleg_name, &pend);
 		json_decref(dv);
 	}
-	if (!x.conn && mod && !mod->controller) {
+	if (!pend && !x.conn && mod && !mod->controller) {
 		res = res_fail("imc has no connection to '%s' (a host added at run time, "
 			       "outside a local run): not supported by imc", h->name);
 		goto done;
@@ -785,7 +787,10 @@ int exec_task_host(struct task_run *run, struct ptask *t, struct task_host *h, b
 		}
 		if (!w)
 			res = skip_result();
-		else if (mod && mod->controller && !mod->run)
+		else if (pend) {
+			res = pend;
+			pend = NULL;
+		} else if (mod && mod->controller && !mod->run)
 			res = res_fail("module '%s' cannot run here", t->module);
 		else {
 			bool fatal = false;
@@ -818,6 +823,8 @@ int exec_task_host(struct task_run *run, struct ptask *t, struct task_host *h, b
 			ir = fail_from_diag(&d);
 		else if (!w)
 			ir = skip_result();
+		else if (pend)
+			ir = json_deep_copy(pend);
 		else {
 			bool fatal = false;
 			ir = run_once(&x, &fatal);
@@ -889,6 +896,7 @@ int exec_task_host(struct task_run *run, struct ptask *t, struct task_host *h, b
 	json_decref(items);
 
 done:
+	json_decref(pend);
 	json_decref(lc);
 	if (own_conn)
 		conn_close(x.conn);

@@ -1,0 +1,48 @@
+#!/bin/sh
+# t4100: engine cases of ansible-core 2.14's integration targets (issue 17,
+# targets-exec) that imc got wrong, each checked against ansible-playbook
+# 2.14's result for the same play (the expected values are its output).
+. "$top_srcdir/tests/cli/lib.sh"
+
+play() {
+	"$IMC" play --no-fallback --connection local "$@"
+}
+
+# setup_gnutar: a task whose `when` (its own or its block's) is false is
+# skipped before any of its keywords is templated, so an undefined
+# variable in become_user, environment or delegate_to does not fail it;
+# the same keyword fails the task when it runs
+cat >"$TMPD/when-first.yml" <<'EOY'
+- hosts: localhost
+  gather_facts: no
+  tasks:
+    - block:
+        - command: echo hi
+          become: yes
+          become_user: "{{ brew_stat.stat.pw_name }}"
+      when: brew_stat is defined
+    - debug: msg=x
+      environment: "{{ undefined_env }}"
+      when: false
+    - command: echo
+      delegate_to: "{{ nope.z }}"
+      when: false
+    - debug: msg=y
+      environment: "{{ undefined_env }}"
+      loop: [1, 2]
+      when: item == 3
+EOY
+expect_exit 0 "undefined keywords of skipped tasks (setup_gnutar)" -- play "$TMPD/when-first.yml"
+expect_grep 'skipped=4' "$TMPD/out" "the four tasks are skipped"
+cat >"$TMPD/when-true.yml" <<'EOY'
+- hosts: localhost
+  gather_facts: no
+  tasks:
+    - command: echo hi
+      become: yes
+      become_user: "{{ brew_stat.stat.pw_name }}"
+      when: true
+EOY
+expect_exit 1 "an undefined become_user of a task that runs" -- play "$TMPD/when-true.yml"
+expect_grep "'brew_stat' is undefined" "$TMPD/out" "it fails on the undefined variable"
+done_testing
