@@ -45,4 +45,27 @@ cat >"$TMPD/when-true.yml" <<'EOY'
 EOY
 expect_exit 1 "an undefined become_user of a task that runs" -- play "$TMPD/when-true.yml"
 expect_grep "'brew_stat' is undefined" "$TMPD/out" "it fails on the undefined variable"
+
+# debug (and every script target run with ansible-test's inventory): a
+# play of hosts: localhost with no host of that name in the inventory runs
+# on Ansible's implicit localhost, which is in no group and which "all"
+# and globs do not match
+cat >"$TMPD/implicit.yml" <<'EOY'
+- hosts: localhost
+  gather_facts: no
+  tasks:
+    - debug: msg="{{ inventory_hostname }} {{ groups['all'] }} {{ group_names }}"
+- hosts: all
+  gather_facts: no
+  tasks:
+    - debug: msg="all {{ inventory_hostname }}"
+- hosts: local*
+  gather_facts: no
+  tasks:
+    - debug: msg="glob {{ inventory_hostname }}"
+EOY
+expect_exit 0 "the implicit localhost (debug)" -- play "$TMPD/implicit.yml" -i testhost -g testgroup=testhost
+got=$(sed -n 's/^ *"msg": "\(.*\)"$/\1/p' "$TMPD/out" | tr '\n' '|')
+if [ "$got" = "localhost ['testhost'] []|all testhost|" ]; then ok "localhost runs, outside all and globs"
+else not_ok "localhost runs, outside all and globs: got '$got'"; fi
 done_testing
