@@ -852,9 +852,11 @@ int exec_task_host(struct task_run *run, struct ptask *t, struct task_host *h, b
 		loop_item_vars(&x, ir);
 		char *label = args_bool(exec_keyword(run, t, "no_log"), false)
 				      ? xstrdup("None") : item_label(item, lc, &x);
-		if (skipped)
-			out_line(run->out, h->index, "skipping: [%s] => (item=%s) ", h->name, label);
-		else if (res_failed(ir)) {
+		if (skipped) {
+			char *vb = out_verbose(run->out, ir, t->module, true);
+			out_line(run->out, h->index, "skipping: [%s] => (item=%s) %s", h->name, label, vb);
+			free(vb);
+		} else if (res_failed(ir)) {
 			bool nl = args_bool(exec_keyword(run, t, "no_log"), false);
 			json_t *shown = nl ? censored(ir) : json_deep_copy(ir);
 			json_object_del(shown, "failed");
@@ -868,8 +870,13 @@ int exec_task_host(struct task_run *run, struct ptask *t, struct task_host *h, b
 			 * before its line, as Ansible's callback shows it */
 			if (json_object_get(ir, "diff") && mod_diff_wanted(&x))
 				out_diff(run->out, h->index, ir);
-			out_line(run->out, h->index, "%s: [%s] => (item=%s)",
-				 res_changed(ir) ? "changed" : "ok", deleg_name ? deleg_name : h->name, label);
+			bool nl = args_bool(exec_keyword(run, t, "no_log"), false);
+			json_t *shown = nl ? censored(ir) : json_incref(ir);
+			char *vb = out_verbose(run->out, shown, t->module, false);
+			out_line(run->out, h->index, "%s: [%s] => (item=%s)%s",
+				 res_changed(ir) ? "changed" : "ok", deleg_name ? deleg_name : h->name, label, vb);
+			free(vb);
+			json_decref(shown);
 		}
 		free(label);
 		any_changed |= res_changed(ir);
@@ -971,24 +978,27 @@ done:
 		}
 	} else if (skipped) {
 		if (!is_loop || json_array_size(json_object_get(res, "results")) == 0 ||
-		    json_object_get(res, "results"))
-			out_line(run->out, h->index, "skipping: [%s]", h->name);
+		    json_object_get(res, "results")) {
+			/* a loop's items were shown: Ansible's callback drops them */
+			json_t *shown = json_deep_copy(res);
+			json_object_del(shown, "results");
+			char *vb = out_verbose(run->out, shown, t->module, true);
+			out_line(run->out, h->index, "skipping: [%s]%s", h->name, vb);
+			free(vb);
+			json_decref(shown);
+		}
 		h->st.skipped++;
 	} else {
 		bool ch = res_changed(res);
 		if (!is_loop && json_object_get(res, "diff") && mod_diff_wanted(&x))
 			out_diff(run->out, h->index, res);
-		if (is_loop)
-			;
-		else if (t->module && !strcmp(t->module, "debug")) {
-			json_t *shown = nolog ? censored(res) : json_deep_copy(res);
-			json_object_del(shown, "changed");
-			char *js = json_dumps(shown, JSON_INDENT(4) | JSON_PRESERVE_ORDER);
-			out_line(run->out, h->index, "%s: [%s] => %s", ch ? "changed" : "ok", who, js);
-			free(js);
+		if (!is_loop) {
+			json_t *shown = nolog ? censored(res) : json_incref(res);
+			char *vb = out_verbose(run->out, shown, t->module, false);
+			out_line(run->out, h->index, "%s: [%s]%s", ch ? "changed" : "ok", who, vb);
+			free(vb);
 			json_decref(shown);
-		} else
-			out_line(run->out, h->index, "%s: [%s]", ch ? "changed" : "ok", who);
+		}
 		h->st.ok++;
 		if (ch)
 			h->st.changed++;

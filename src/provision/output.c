@@ -98,6 +98,41 @@ char *out_json_compact(json_t *v)
 	return s ? s : xstrdup("{}");
 }
 
+char *out_verbose(const struct task_out *o, json_t *res, const char *module, bool skipped)
+{
+	bool debug = module && !strcmp(module, "debug");
+	/* debug's own results ask to be shown (_ansible_verbose_always) */
+	bool always = debug && !skipped;
+	if (o->verbosity < 1 && !always)
+		return xstrdup("");
+	json_t *r = json_deep_copy(res);
+	const char *k;
+	json_t *v;
+	void *tmp;
+	json_object_foreach_safe(r, tmp, k, v) {
+		if (!strncmp(k, "_ansible_", 9) || !strcmp(k, "failed") || !strcmp(k, "skipped") ||
+		    !strcmp(k, "exception") ||
+		    (o->verbosity < 3 && (!strcmp(k, "invocation") || !strcmp(k, "diff"))))
+			json_object_del(r, k);
+	}
+	if (debug) {
+		bool has_msg = json_object_get(r, "msg") != NULL;
+		json_object_foreach_safe(r, tmp, k, v) {
+			if (has_msg ? strcmp(k, "msg") && strcmp(k, "warnings") && strcmp(k, "deprecations")
+				    : !strcmp(k, "changed") || !strcmp(k, "skip_reason"))
+				json_object_del(r, k);
+		}
+	}
+	size_t flags = JSON_SORT_KEYS | JSON_ENCODE_ANY;
+	if (always || o->verbosity > 2)
+		flags |= JSON_INDENT(4);
+	char *js = json_dumps(r, flags);
+	char *out = xasprintf(" => %s", js ? js : "{}");
+	free(js);
+	json_decref(r);
+	return out;
+}
+
 void out_begin_play(struct task_out *o, const char *name)
 {
 	if (!o->results)

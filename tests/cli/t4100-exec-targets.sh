@@ -68,4 +68,34 @@ expect_exit 0 "the implicit localhost (debug)" -- play "$TMPD/implicit.yml" -i t
 got=$(sed -n 's/^ *"msg": "\(.*\)"$/\1/p' "$TMPD/out" | tr '\n' '|')
 if [ "$got" = "localhost ['testhost'] []|all testhost|" ]; then ok "localhost runs, outside all and globs"
 else not_ok "localhost runs, outside all and globs: got '$got'"; fi
+
+# debug, handlers, assert: a debug result shows in full (keys sorted,
+# indented), a loop item's too; with -v every ok, changed or skipped line
+# carries its result as ansible-playbook -v shows it (the scripts grep it)
+cat >"$TMPD/verbose.yml" <<'EOY'
+- hosts: localhost
+  gather_facts: no
+  vars: {d: {b: 1, a: 2}}
+  tasks:
+    - debug: var=d
+    - command: echo {{ item }}
+      loop: [1, 2]
+      when: item == 1
+    - debug: msg=x
+      when: false
+    - debug: var=item
+      loop: [{z: 1, y: 2}]
+EOY
+expect_exit 0 "debug without -v" -- play "$TMPD/verbose.yml"
+tr -d '\n' <"$TMPD/out" >"$TMPD/flat"
+expect_grep 'ok: \[localhost\] => {    "d": {        "a": 2,        "b": 1    }}' "$TMPD/flat" "debug's keys sorted"
+expect_grep "ok: \[localhost\] => \\(item={'z': 1, 'y': 2}\\) => {    \"ansible_loop_var\": \"item\",    \"item\": {        \"y\": 2," \
+	"$TMPD/flat" "a debug loop item's result"
+expect_no_grep 'skip_reason' "$TMPD/out" "no skipped result without -v"
+expect_exit 0 "the same play with -v" -- play -v "$TMPD/verbose.yml"
+expect_grep '^changed: \[localhost\] => \(item=1\) => {"ansible_loop_var": "item", "changed": true, "cmd": \["echo", "1"\],' \
+	"$TMPD/out" "a changed item's result on its line"
+expect_grep '^skipping: \[localhost\] => \(item=2\)  => {"ansible_loop_var": "item", "changed": false, "item": 2, "skip_reason": "Conditional result was False"}$' \
+	"$TMPD/out" "a skipped item's result"
+expect_grep '^skipping: \[localhost\] => [{][}]$' "$TMPD/out" "a skipped debug's result, cleaned as debug's"
 done_testing
