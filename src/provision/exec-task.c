@@ -642,6 +642,17 @@ static json_t *censored(json_t *res)
 			 "changed", json_is_true(json_object_get(res, "changed")));
 }
 
+/* Whether the module's result asks to be shown at any verbosity, as
+ * debug's and a not quiet assert's do (_ansible_verbose_always). */
+static bool verbose_always(const struct ptask *t)
+{
+	if (!t->module)
+		return false;
+	if (!strcmp(t->module, "debug"))
+		return true;
+	return !strcmp(t->module, "assert") && !args_bool(json_object_get(t->args, "quiet"), false);
+}
+
 /* Strips "failed": false at the top level (the json callback omits it). */
 static void tidy_top(json_t *res)
 {
@@ -853,7 +864,7 @@ int exec_task_host(struct task_run *run, struct ptask *t, struct task_host *h, b
 		char *label = args_bool(exec_keyword(run, t, "no_log"), false)
 				      ? xstrdup("None") : item_label(item, lc, &x);
 		if (skipped) {
-			char *vb = out_verbose(run->out, ir, t->module, true);
+			char *vb = out_verbose(run->out, ir, t->module, false);
 			out_line(run->out, h->index, "skipping: [%s] => (item=%s) %s", h->name, label, vb);
 			free(vb);
 		} else if (res_failed(ir)) {
@@ -872,7 +883,7 @@ int exec_task_host(struct task_run *run, struct ptask *t, struct task_host *h, b
 				out_diff(run->out, h->index, ir);
 			bool nl = args_bool(exec_keyword(run, t, "no_log"), false);
 			json_t *shown = nl ? censored(ir) : json_incref(ir);
-			char *vb = out_verbose(run->out, shown, t->module, false);
+			char *vb = out_verbose(run->out, shown, t->module, verbose_always(t));
 			out_line(run->out, h->index, "%s: [%s] => (item=%s)%s",
 				 res_changed(ir) ? "changed" : "ok", deleg_name ? deleg_name : h->name, label, vb);
 			free(vb);
@@ -982,7 +993,7 @@ done:
 			/* a loop's items were shown: Ansible's callback drops them */
 			json_t *shown = json_deep_copy(res);
 			json_object_del(shown, "results");
-			char *vb = out_verbose(run->out, shown, t->module, true);
+			char *vb = out_verbose(run->out, shown, t->module, false);
 			out_line(run->out, h->index, "skipping: [%s]%s", h->name, vb);
 			free(vb);
 			json_decref(shown);
@@ -994,7 +1005,7 @@ done:
 			out_diff(run->out, h->index, res);
 		if (!is_loop) {
 			json_t *shown = nolog ? censored(res) : json_incref(res);
-			char *vb = out_verbose(run->out, shown, t->module, false);
+			char *vb = out_verbose(run->out, shown, t->module, verbose_always(t));
 			out_line(run->out, h->index, "%s: [%s]%s", ch ? "changed" : "ok", who, vb);
 			free(vb);
 			json_decref(shown);

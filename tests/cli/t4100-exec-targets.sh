@@ -98,4 +98,40 @@ expect_grep '^changed: \[localhost\] => \(item=1\) => {"ansible_loop_var": "item
 expect_grep '^skipping: \[localhost\] => \(item=2\)  => {"ansible_loop_var": "item", "changed": false, "item": 2, "skip_reason": "Conditional result was False"}$' \
 	"$TMPD/out" "a skipped item's result"
 expect_grep '^skipping: \[localhost\] => [{][}]$' "$TMPD/out" "a skipped debug's result, cleaned as debug's"
+
+# assert: a not quiet assert's result shows as debug's does (a quiet one's not)
+cat >"$TMPD/assert.yml" <<'EOY'
+- hosts: localhost
+  gather_facts: no
+  tasks:
+    - assert: { that: "item is defined", quiet: true }
+      with_items: [a]
+    - assert: { that: "item is defined", quiet: false }
+      with_items: [b]
+EOY
+expect_exit 0 "assert quiet and not" -- play "$TMPD/assert.yml"
+tr -d '\n' <"$TMPD/out" >"$TMPD/flat"
+expect_grep 'ok: \[localhost\] => \(item=a\)TASK' "$TMPD/flat" "a quiet assert's item shows no result"
+expect_grep 'ok: \[localhost\] => \(item=b\) => [{]    "ansible_loop_var": "item",    "changed": false,    "item": "b",    "msg": "All assertions passed"[}]' \
+	"$TMPD/flat" "a not quiet one's does"
+
+# assert (nested_tmpl): a condition written with {{ }} is Ansible's
+# warning on stderr, wrapped at 79 columns, given once
+cat >"$TMPD/nested.yml" <<'EOY'
+- hosts: localhost
+  gather_facts: no
+  tasks:
+    - assert:
+        that:
+          - '"{{ foo }}" == "bar"'
+          - foo == "bar"
+      vars:
+        foo: bar
+      loop: [1, 2]
+EOY
+expect_exit 0 "a templated condition" -- play "$TMPD/nested.yml"
+printf '%s\n' '[WARNING]: conditional statements should not include jinja2 templating' \
+	'delimiters such as {{ }} or {% %}. Found: "{{ foo }}" == "bar"' >"$TMPD/want"
+if cmp -s "$TMPD/want" "$TMPD/err"; then ok "Ansible's warning, wrapped, once"
+else not_ok "Ansible's warning, wrapped, once"; sed 's/^/#   /' "$TMPD/err"; fi
 done_testing
