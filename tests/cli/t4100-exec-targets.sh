@@ -134,4 +134,20 @@ printf '%s\n' '[WARNING]: conditional statements should not include jinja2 templ
 	'delimiters such as {{ }} or {% %}. Found: "{{ foo }}" == "bar"' >"$TMPD/want"
 if cmp -s "$TMPD/want" "$TMPD/err"; then ok "Ansible's warning, wrapped, once"
 else not_ok "Ansible's warning, wrapped, once"; sed 's/^/#   /' "$TMPD/err"; fi
+
+# include_vars ("Check NoneType for raw params and file"): an empty file
+# name fails with Ansible's 'Could not find file' in message
+cat >"$TMPD/iv.yml" <<'EOY'
+- hosts: localhost
+  gather_facts: no
+  tasks:
+    - include_vars:
+        file: "{{ lookup('first_found', ['does_not_exist.yml'], errors='ignore') }}"
+      ignore_errors: true
+      register: r
+    - debug: var=r.message
+EOY
+expect_exit 0 "include_vars of an empty name" -- play "$TMPD/iv.yml"
+expect_grep '"r.message": "Could not find file on the Ansible Controller.\\nIf you are using a module' "$TMPD/out" \
+	"Ansible's message"
 done_testing
