@@ -841,11 +841,13 @@ int exec_task_host(struct task_run *run, struct ptask *t, struct task_host *h, b
 			ir = run_once(&x, &fatal);
 			if (fatal) {
 				/* Ansible stops the loop there: the task fails as
-				 * a whole, with no results */
+				 * a whole, with no results, shown as a task's
+				 * failure (fatal:), not an item's */
 				json_decref(results);
 				json_object_del(x.vars, loop_var);
 				json_decref(items);
 				res = ir;
+				is_loop = false;
 				goto done;
 			}
 		}

@@ -150,4 +150,17 @@ EOY
 expect_exit 0 "include_vars of an empty name" -- play "$TMPD/iv.yml"
 expect_grep '"r.message": "Could not find file on the Ansible Controller.\\nIf you are using a module' "$TMPD/out" \
 	"Ansible's message"
+
+# loops (64169): a loop item whose arguments fail to template ends the
+# loop, and the task's failure is shown (imc printed no line at all)
+cat >"$TMPD/loopfatal.yml" <<'EOY'
+- hosts: localhost
+  gather_facts: no
+  tasks:
+    - set_fact: "{{ item.key }}={{ nope }}"
+      with_dict: { foo: x }
+EOY
+expect_exit 1 "a loop item with an undefined argument" -- play "$TMPD/loopfatal.yml"
+expect_grep '^fatal: \[localhost\]: FAILED! => [{]"msg": "The task includes an option with an undefined variable. The error was: .nope. is undefined' \
+	"$TMPD/out" "shown as the task's failure"
 done_testing
