@@ -353,6 +353,39 @@ static long int_kw(struct exec_ctx *x, const char *kw, long dflt)
  * run, until/retries handled. *fatal is set when the options could not be
  * templated: Ansible fails the task as a whole then, loop or not, with no
  * "changed" (the module never ran). */
+/* Free-form text given to a module that takes none (debug: "{{ x }}"):
+ * Ansible's parser keeps a templated one as _variable_params, whose value
+ * must template to a mapping merged into the arguments; anything else
+ * fails the task as "invalid or malformed argument". Returns 0, or -1
+ * with *args replaced by the failure. */
+static int variable_params(struct exec_ctx *x, json_t **args)
+{
+	static const char *const raw_ok[] = { "include_vars", "add_host", "set_fact", "group_by", NULL };
+	const struct task_module *mod = task_module_find(x->task->module);
+	json_t *orig = json_object_get(x->task->args, "_raw_params");
+	if (!mod || mod->free_form || !json_is_string(orig) || !tmpl_has_template(json_string_value(orig)))
+		return 0;
+	for (size_t i = 0; raw_ok[i]; i++)
+		if (!strcmp(mod->name, raw_ok[i]))
+			return 0;
+	json_t *v = json_incref(json_object_get(*args, "_raw_params"));
+	json_object_del(*args, "_raw_params");
+	if (json_is_object(v)) {
+		json_t *merged = json_deep_copy(v);
+		json_object_update(merged, *args);
+		json_decref(*args);
+		*args = merged;
+		json_decref(v);
+		return 0;
+	}
+	char *text = json_is_string(v) ? xstrdup(json_string_value(v)) : out_json_compact(v);
+	json_decref(*args);
+	*args = json_pack("{s:b, s:s++}", "failed", 1, "msg", "invalid or malformed argument: '", text, "'");
+	free(text);
+	json_decref(v);
+	return -1;
+}
+
 static json_t *run_once(struct exec_ctx *x, bool *fatal)
 {
 	struct diag d = DIAG_INIT;
@@ -366,6 +399,10 @@ static json_t *run_once(struct exec_ctx *x, bool *fatal)
 		return r;
 	}
 	diag_release(&d);
+	if (variable_params(x, &args) < 0) {
+		*fatal = true;
+		return args;
+	}
 	json_t *until = json_object_get(x->task->raw, "until");
 	long retries = until ? int_kw(x, "retries", 3) : 0;
 	long delay = until ? int_kw(x, "delay", 5) : 0;

@@ -163,4 +163,21 @@ EOY
 expect_exit 1 "a loop item with an undefined argument" -- play "$TMPD/loopfatal.yml"
 expect_grep '^fatal: \[localhost\]: FAILED! => [{]"msg": "The task includes an option with an undefined variable. The error was: .nope. is undefined' \
 	"$TMPD/out" "shown as the task's failure"
+
+# tasks: templated free-form text given to a module that takes none is
+# merged when it templates to a mapping, else "invalid or malformed argument"
+cat >"$TMPD/varparams.yml" <<'EOY'
+- hosts: localhost
+  gather_facts: no
+  vars: { d: { msg: from a mapping } }
+  tasks:
+    - debug: "{{ d }}"
+    - debug:
+        garbage {{"with a template"}}
+      ignore_errors: true
+EOY
+expect_exit 0 "free-form text of debug" -- play "$TMPD/varparams.yml"
+expect_grep '"msg": "from a mapping"' "$TMPD/out" "a mapping is merged into the arguments"
+expect_grep "^fatal: \\[localhost\\]: FAILED! => [{]\"msg\": \"invalid or malformed argument: 'garbage with a template'\"[}]" \
+	"$TMPD/out" "other text fails the task"
 done_testing
