@@ -698,11 +698,6 @@ static void tidy_top(json_t *res)
 		json_object_del(res, "failed");
 }
 
-static bool is_localhost(const char *name)
-{
-	return !strcmp(name, "localhost") || !strcmp(name, "127.0.0.1") || !strcmp(name, "::1");
-}
-
 /* Where a task delegated to `to` runs: on the inventory host of that name
  * (its connection, shared: an SSH session runs one command at a time),
  * else on localhost through the local connection, else on the host
@@ -728,7 +723,7 @@ static int delegate(struct exec_ctx *x, const char *to, bool *own, struct task_h
 	}
 	if (th)
 		c = th->conn;
-	else if (is_localhost(to) || inventory_local(run))
+	else if (inventory_localhost_name(to) || inventory_local(run))
 		c = conn_local_open();
 	else {
 		*res = res_fail("delegate_to '%s': a host outside the inventory, reached over SSH, "

@@ -231,7 +231,7 @@ bool inventory_group_by(struct task_run *run, struct task_host *h, const char *g
 
 /* ---- host patterns ---------------------------------------------------------- */
 
-static bool is_localhost_name(const char *s)
+bool inventory_localhost_name(const char *s)
 {
 	return !strcmp(s, "localhost") || !strcmp(s, "127.0.0.1") || !strcmp(s, "::1");
 }
@@ -247,7 +247,7 @@ void inventory_implicit(struct task_run *run, const char *pattern)
 	for (char *tok = strtok_r(p, ":,", &save); tok; tok = strtok_r(NULL, ":,", &save)) {
 		while (*tok == ' ')
 			tok++;
-		if (!is_localhost_name(tok) || any_match_locked(run, tok))
+		if (!inventory_localhost_name(tok) || any_match_locked(run, tok))
 			continue;
 		struct task_host *h = task_host_new(tok, conn_local_open(), NULL);
 		h->index = -1;

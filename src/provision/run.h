@@ -178,6 +178,9 @@ bool inventory_group_by(struct task_run *run, struct task_host *h, const char *g
  * connection. Done only when the run is local: on SSH hosts Ansible's
  * localhost is the controller, which imc play does not stand for. */
 void inventory_implicit(struct task_run *run, const char *pattern);
+/* Whether name is one of Ansible's names of localhost (localhost,
+ * 127.0.0.1, ::1). */
+bool inventory_localhost_name(const char *name);
 /* Whether host matches an Ansible host pattern (a,b / a:b unions, !x
  * exclusions, &x intersections, groups, globs). */
 bool inventory_selected(struct task_run *run, const char *pattern, const char *host);
