@@ -77,7 +77,9 @@ static void set_value(struct cmd_value *v, enum cmd_opt_kind kind, const char *v
 	if (kind == CMD_OPT_LIST) {
 		v->list = xreallocarray(v->list, v->n + 1, sizeof(*v->list));
 		v->list[v->n++] = val;
-	} else
+	} else if (kind == CMD_OPT_FLAG)
+		v->n++; /* how many times: -vvv */
+	else
 		v->val = val;
 }
 

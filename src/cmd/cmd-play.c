@@ -34,7 +34,7 @@ enum {
 	OPT_GROUP, OPT_FORKS, OPT_RESULTS, OPT_JSON, OPT_QUIET, OPT_TARGET, OPT_NO_FALLBACK,
 	OPT_SYNTAX_CHECK, OPT_LIST_MODULES, OPT_CHECK, OPT_DIFF,
 	OPT_TAGS, OPT_SKIP_TAGS, OPT_LIST_HOSTS, OPT_LIST_TASKS, OPT_LIST_TAGS, OPT_START_AT_TASK,
-	OPT_LIMIT,
+	OPT_LIMIT, OPT_VERBOSE,
 };
 
 static const struct cmd_option options[] = {
@@ -94,6 +94,10 @@ static const struct cmd_option options[] = {
 				"(a glob; a role task also as 'ROLE : NAME')" },
 	[OPT_LIMIT] = { "limit", 'l', CMD_OPT_VALUE, "PATTERN",
 			"only the hosts matching this host pattern" },
+	[OPT_VERBOSE] = { "verbose", 'v', CMD_OPT_FLAG, NULL,
+			  "show each task's result as ansible-playbook -v\n"
+			  "does (repeatable: -vvv indents it and adds diff\n"
+			  "and invocation)" },
 	{ 0 },
 };
 
@@ -617,6 +621,7 @@ static int run_play(struct cmd_args *a)
 	json_decref(run->extra_vars);
 	run->extra_vars = json_incref(extra);
 	out.fp = quiet || json_out ? NULL : stdout;
+	out.verbosity = (int)opt[OPT_VERBOSE].n;
 	if (results || json_out)
 		out.results = json_pack("{s:[]}", "plays");
 	run->out = &out;

@@ -66,14 +66,14 @@ struct cmd_option {
 #define CMD_OPTION_CLOUD \
 	{ "cloud", 0, CMD_OPT_VALUE, "ID", "every VM goes to this cloud (an auth line id or a backend)" }
 
-#define CMD_MAX_OPTIONS 24
+#define CMD_MAX_OPTIONS 32
 
 struct cmd_value {
 	bool set;
 	int where;          /* argv index of its last occurrence */
 	const char *val;    /* borrowed from argv */
 	const char **list;  /* malloc'd array of borrowed argv strings */
-	size_t n;
+	size_t n;           /* a list's length; how many times a flag was given */
 };
 
 /* What run gets: the parsed command line and what the setup acquired. The

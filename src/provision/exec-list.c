@@ -192,6 +192,7 @@ int exec_list_playbook(struct task_run *run, struct task_playbook *pb, const cha
 			strbuf_addf(&sb, "]");
 			struct strbuf names = STRBUF_INIT;
 			size_t nh = 0;
+			inventory_implicit(run, p->hosts);
 			for (size_t j = 0; j < inventory_nhosts(run); j++) {
 				struct task_host *th = inventory_host(run, j);
 				if (!inventory_selected(run, p->hosts, th->name) ||

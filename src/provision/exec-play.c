@@ -890,6 +890,7 @@ static void gather_facts(struct task_run *run, struct task_host **hosts, size_t 
 static int run_play(struct task_run *run, struct task_play *p, struct diag *d)
 {
 	/* every host of the inventory, those add_host put there included */
+	inventory_implicit(run, p->hosts);
 	size_t all = inventory_nhosts(run);
 	struct task_host **hosts = xcalloc(all + 1, sizeof(*hosts));
 	size_t nh = 0;

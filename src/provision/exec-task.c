@@ -357,6 +357,39 @@ static long int_kw(struct exec_ctx *x, const char *kw, long dflt)
  * run, until/retries handled. *fatal is set when the options could not be
  * templated: Ansible fails the task as a whole then, loop or not, with no
  * "changed" (the module never ran). */
+/* Free-form text given to a module that takes none (debug: "{{ x }}"):
+ * Ansible's parser keeps a templated one as _variable_params, whose value
+ * must template to a mapping merged into the arguments; anything else
+ * fails the task as "invalid or malformed argument". Returns 0, or -1
+ * with *args replaced by the failure. */
+static int variable_params(struct exec_ctx *x, json_t **args)
+{
+	static const char *const raw_ok[] = { "include_vars", "add_host", "set_fact", "group_by", NULL };
+	const struct task_module *mod = task_module_find(x->task->module);
+	json_t *orig = json_object_get(x->task->args, "_raw_params");
+	if (!mod || mod->free_form || !json_is_string(orig) || !tmpl_has_template(json_string_value(orig)))
+		return 0;
+	for (size_t i = 0; raw_ok[i]; i++)
+		if (!strcmp(mod->name, raw_ok[i]))
+			return 0;
+	json_t *v = json_incref(json_object_get(*args, "_raw_params"));
+	json_object_del(*args, "_raw_params");
+	if (json_is_object(v)) {
+		json_t *merged = json_deep_copy(v);
+		json_object_update(merged, *args);
+		json_decref(*args);
+		*args = merged;
+		json_decref(v);
+		return 0;
+	}
+	char *text = json_is_string(v) ? xstrdup(json_string_value(v)) : out_json_compact(v);
+	json_decref(*args);
+	*args = json_pack("{s:b, s:s++}", "failed", 1, "msg", "invalid or malformed argument: '", text, "'");
+	free(text);
+	json_decref(v);
+	return -1;
+}
+
 static json_t *run_once(struct exec_ctx *x, bool *fatal)
 {
 	struct diag d = DIAG_INIT;
@@ -370,6 +403,10 @@ static json_t *run_once(struct exec_ctx *x, bool *fatal)
 		return r;
 	}
 	diag_release(&d);
+	if (variable_params(x, &args) < 0) {
+		*fatal = true;
+		return args;
+	}
 	json_t *until = json_object_get(x->task->raw, "until");
 	long retries = until ? int_kw(x, "retries", 3) : 0;
 	long delay = until ? int_kw(x, "delay", 5) : 0;
@@ -646,17 +683,23 @@ static json_t *censored(json_t *res)
 			 "changed", json_is_true(json_object_get(res, "changed")));
 }
 
+/* Whether the module's result asks to be shown at any verbosity, as
+ * debug's and a not quiet assert's do (_ansible_verbose_always). */
+static bool verbose_always(const struct ptask *t)
+{
+	if (!t->module)
+		return false;
+	if (!strcmp(t->module, "debug"))
+		return true;
+	return !strcmp(t->module, "assert") && !args_bool(json_object_get(t->args, "quiet"), false);
+}
+
 /* Strips "failed": false at the top level (the json callback omits it). */
 static void tidy_top(json_t *res)
 {
 	json_t *f = json_object_get(res, "failed");
 	if (f && !json_is_true(f))
 		json_object_del(res, "failed");
-}
-
-static bool is_localhost(const char *name)
-{
-	return !strcmp(name, "localhost") || !strcmp(name, "127.0.0.1") || !strcmp(name, "::1");
 }
 
 /* Where a task delegated to `to` runs: on the inventory host of that name
@@ -684,7 +727,7 @@ static int delegate(struct exec_ctx *x, const char *to, bool *own, struct task_h
 	}
 	if (th)
 		c = th->conn;
-	else if (is_localhost(to) || inventory_local(run))
+	else if (inventory_localhost_name(to) || inventory_local(run))
 		c = conn_local_open();
 	else {
 		*res = res_fail("delegate_to '%s': a host outside the inventory, reached over SSH, "
@@ -736,30 +779,32 @@ int exec_task_host(struct task_run *run, struct ptask *t, struct task_host *h, b
 	bool own_conn = false;
 	struct task_host *facts_tmp = NULL;
 	char *deleg_name = NULL; /* "HOST -> DELEGATE" when delegated */
+	/* A keyword that fails to template (become_user, environment,
+	 * delegate_to) fails the task only if it runs: Ansible evaluates
+	 * `when` first and never templates a skipped task's keywords (its
+	 * play context error is kept until the condition is known). */
+	json_t *pend = NULL;
 
 	if (setup_exec(&x, &d) < 0) {
-		res = fail_from_diag(&d);
-		goto done;
+		pend = fail_from_diag(&d);
+		diag_release(&d);
+		diag_init(&d);
 	}
 	/* delegate_to (local_action is delegate_to: localhost): the task runs
 	 * on the delegated host's connection with this host's variables */
-	dt = json_object_get(t->raw, "delegate_to");
+	dt = pend ? NULL : json_object_get(t->raw, "delegate_to");
 	if (dt) {
 		json_t *dv = xt_value(&x, dt, &d);
 		const char *to = json_string_value(dv);
 		if (!to) {
-			json_decref(dv);
-			res = dv ? res_fail("delegate_to must be a host name") : fail_from_diag(&d);
-			goto done;
-		}
-		if (strcmp(to, h->name) &&
-		    delegate(&x, to, &own_conn, &facts_tmp, &deleg_name, &res) < 0) {
-			json_decref(dv);
-			goto done;
-		}
+			pend = dv ? res_fail("delegate_to must be a host name") : fail_from_diag(&d);
+			diag_release(&d);
+			diag_init(&d);
+		} else if (strcmp(to, h->name))
+			delegate(&x, to, &own_conn, &facts_tmp, &deleg_name, &pend);
 		json_decref(dv);
 	}
-	if (!x.conn && mod && !mod->controller) {
+	if (!pend && !x.conn && mod && !mod->controller) {
 		res = res_fail("imc has no connection to '%s' (a host added at run time, "
 			       "outside a local run): not supported by imc", h->name);
 		goto done;
@@ -789,7 +834,10 @@ int exec_task_host(struct task_run *run, struct ptask *t, struct task_host *h, b
 		}
 		if (!w)
 			res = skip_result();
-		else if (mod && mod->controller && !mod->run)
+		else if (pend) {
+			res = pend;
+			pend = NULL;
+		} else if (mod && mod->controller && !mod->run)
 			res = res_fail("module '%s' cannot run here", t->module);
 		else {
 			bool fatal = false;
@@ -822,16 +870,20 @@ int exec_task_host(struct task_run *run, struct ptask *t, struct task_host *h, b
 			ir = fail_from_diag(&d);
 		else if (!w)
 			ir = skip_result();
+		else if (pend)
+			ir = json_deep_copy(pend);
 		else {
 			bool fatal = false;
 			ir = run_once(&x, &fatal);
 			if (fatal) {
 				/* Ansible stops the loop there: the task fails as
-				 * a whole, with no results */
+				 * a whole, with no results, shown as a task's
+				 * failure (fatal:), not an item's */
 				json_decref(results);
 				json_object_del(x.vars, loop_var);
 				json_decref(items);
 				res = ir;
+				is_loop = false;
 				goto done;
 			}
 		}
@@ -849,9 +901,11 @@ int exec_task_host(struct task_run *run, struct ptask *t, struct task_host *h, b
 		loop_item_vars(&x, ir);
 		char *label = args_bool(exec_keyword(run, t, "no_log"), false)
 				      ? xstrdup("None") : item_label(item, lc, &x);
-		if (skipped)
-			out_line(run->out, h->index, "skipping: [%s] => (item=%s) ", h->name, label);
-		else if (res_failed(ir)) {
+		if (skipped) {
+			char *vb = out_verbose(run->out, ir, t->module, false);
+			out_line(run->out, h->index, "skipping: [%s] => (item=%s) %s", h->name, label, vb);
+			free(vb);
+		} else if (res_failed(ir)) {
 			bool nl = args_bool(exec_keyword(run, t, "no_log"), false);
 			json_t *shown = nl ? censored(ir) : json_deep_copy(ir);
 			json_object_del(shown, "failed");
@@ -865,8 +919,13 @@ int exec_task_host(struct task_run *run, struct ptask *t, struct task_host *h, b
 			 * before its line, as Ansible's callback shows it */
 			if (json_object_get(ir, "diff") && mod_diff_wanted(&x))
 				out_diff(run->out, h->index, ir);
-			out_line(run->out, h->index, "%s: [%s] => (item=%s)",
-				 res_changed(ir) ? "changed" : "ok", deleg_name ? deleg_name : h->name, label);
+			bool nl = args_bool(exec_keyword(run, t, "no_log"), false);
+			json_t *shown = nl ? censored(ir) : json_incref(ir);
+			char *vb = out_verbose(run->out, shown, t->module, verbose_always(t));
+			out_line(run->out, h->index, "%s: [%s] => (item=%s)%s",
+				 res_changed(ir) ? "changed" : "ok", deleg_name ? deleg_name : h->name, label, vb);
+			free(vb);
+			json_decref(shown);
 		}
 		free(label);
 		any_changed |= res_changed(ir);
@@ -893,6 +952,7 @@ int exec_task_host(struct task_run *run, struct ptask *t, struct task_host *h, b
 	json_decref(items);
 
 done:
+	json_decref(pend);
 	json_decref(lc);
 	if (own_conn)
 		conn_close(x.conn);
@@ -967,24 +1027,27 @@ done:
 		}
 	} else if (skipped) {
 		if (!is_loop || json_array_size(json_object_get(res, "results")) == 0 ||
-		    json_object_get(res, "results"))
-			out_line(run->out, h->index, "skipping: [%s]", h->name);
+		    json_object_get(res, "results")) {
+			/* a loop's items were shown: Ansible's callback drops them */
+			json_t *shown = json_deep_copy(res);
+			json_object_del(shown, "results");
+			char *vb = out_verbose(run->out, shown, t->module, false);
+			out_line(run->out, h->index, "skipping: [%s]%s", h->name, vb);
+			free(vb);
+			json_decref(shown);
+		}
 		h->st.skipped++;
 	} else {
 		bool ch = res_changed(res);
 		if (!is_loop && json_object_get(res, "diff") && mod_diff_wanted(&x))
 			out_diff(run->out, h->index, res);
-		if (is_loop)
-			;
-		else if (t->module && !strcmp(t->module, "debug")) {
-			json_t *shown = nolog ? censored(res) : json_deep_copy(res);
-			json_object_del(shown, "changed");
-			char *js = json_dumps(shown, JSON_INDENT(4) | JSON_PRESERVE_ORDER);
-			out_line(run->out, h->index, "%s: [%s] => %s", ch ? "changed" : "ok", who, js);
-			free(js);
+		if (!is_loop) {
+			json_t *shown = nolog ? censored(res) : json_incref(res);
+			char *vb = out_verbose(run->out, shown, t->module, verbose_always(t));
+			out_line(run->out, h->index, "%s: [%s]%s", ch ? "changed" : "ok", who, vb);
+			free(vb);
 			json_decref(shown);
-		} else
-			out_line(run->out, h->index, "%s: [%s]", ch ? "changed" : "ok", who);
+		}
 		h->st.ok++;
 		if (ch)
 			h->st.changed++;

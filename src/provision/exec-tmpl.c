@@ -150,10 +150,43 @@ json_t *xt_value(struct exec_ctx *x, json_t *v, struct diag *d)
 	return r;
 }
 
+/* Ansible's warning for a condition written with {{ }} or {% %} (it
+ * templates it first, then evaluates the result), wrapped at 79 columns
+ * as its Display wraps warnings (textwrap, which wordwrap is). */
+static void warn_templated(struct exec_ctx *x, json_t *cond)
+{
+	if (!x->run || !x->run->out)
+		return;
+	if (json_is_array(cond)) {
+		size_t i;
+		json_t *e;
+		json_array_foreach(cond, i, e)
+			warn_templated(x, e);
+		return;
+	}
+	if (!json_is_string(cond) || !tmpl_has_template(json_string_value(cond)))
+		return;
+	char *m = xasprintf("[WARNING]: conditional statements should not include jinja2 templating "
+			    "delimiters such as {{ }} or {%% %%}. Found: %s", json_string_value(cond));
+	struct tmpl_env env;
+	memset(&env, 0, sizeof(env));
+	env.vars = json_pack("{s:s}", "m", m);
+	env.unsafe = json_pack("{s:b}", "m", 1); /* data, not a template */
+	struct diag d = DIAG_INIT;
+	json_t *w = tmpl_eval(&env, "m | wordwrap(79)", &d);
+	out_warning(x->run->out, json_is_string(w) ? json_string_value(w) : m);
+	json_decref(w);
+	json_decref(env.vars);
+	json_decref(env.unsafe);
+	diag_release(&d);
+	free(m);
+}
+
 int xt_cond(struct exec_ctx *x, json_t *cond, bool *out, struct diag *d)
 {
 	struct tmpl_env env;
 	struct env_paths sp;
+	warn_templated(x, cond);
 	setup_env(x, &env, &sp);
 	int rc = tmpl_eval_cond(&env, cond, out, d);
 	release_env(&sp);
@@ -164,6 +197,7 @@ int xt_assert_cond(struct exec_ctx *x, json_t *cond, bool *out, struct diag *d)
 {
 	struct tmpl_env env;
 	struct env_paths sp;
+	warn_templated(x, cond);
 	setup_env(x, &env, &sp);
 	int rc = tmpl_eval_cond(&env, cond, out, d);
 	if (rc < 0 && d->n && (env.err_kind == TMPL_ERR_UNDEFINED || env.err_kind == TMPL_ERR_TYPE)) {

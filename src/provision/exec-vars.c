@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "provision/play.h"
+#include "provision/output.h"
 #include "provision/run.h"
 #include "provision/vars.h"
 #include "template/template.h"
@@ -130,7 +131,7 @@ static void run_magic_vars(struct task_run *run, struct task_host *host, json_t 
 	json_object_set_new(v, "ansible_run_tags",
 			    run->only_tags ? json_copy(run->only_tags) : json_pack("[s]", "all"));
 	json_object_set_new(v, "ansible_skip_tags", run->skip_tags ? json_copy(run->skip_tags) : json_array());
-	json_object_set_new(v, "ansible_verbosity", json_integer(0));
+	json_object_set_new(v, "ansible_verbosity", json_integer(run->out ? run->out->verbosity : 0));
 	if (!json_object_get(v, "ansible_host"))
 		json_object_set_new(v, "ansible_host", json_string(host->name));
 }

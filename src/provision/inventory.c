@@ -168,6 +168,11 @@ bool inventory_add_host(struct task_run *run, const char *name, json_t *groups, 
 		run->added[run->nadded++] = h;
 		json_array_append_new(json_object_get(g, "all"), json_string(name));
 		changed = true;
+	} else if (h->implicit) {
+		/* add_host puts the implicit localhost in the inventory */
+		h->implicit = false;
+		json_array_append_new(json_object_get(g, "all"), json_string(name));
+		changed = true;
 	}
 	const char *k;
 	json_t *v;
@@ -226,8 +231,40 @@ bool inventory_group_by(struct task_run *run, struct task_host *h, const char *g
 
 /* ---- host patterns ---------------------------------------------------------- */
 
+bool inventory_localhost_name(const char *s)
+{
+	return !strcmp(s, "localhost") || !strcmp(s, "127.0.0.1") || !strcmp(s, "::1");
+}
+
+static bool any_match_locked(struct task_run *run, const char *pat);
+
+void inventory_implicit(struct task_run *run, const char *pattern)
+{
+	if (!pattern || !inventory_local(run))
+		return;
+	char *p = xstrdup(pattern), *save = NULL;
+	pthread_mutex_lock(&task_facts_lock);
+	for (char *tok = strtok_r(p, ":,", &save); tok; tok = strtok_r(NULL, ":,", &save)) {
+		while (*tok == ' ')
+			tok++;
+		if (!inventory_localhost_name(tok) || any_match_locked(run, tok))
+			continue;
+		struct task_host *h = task_host_new(tok, conn_local_open(), NULL);
+		h->index = -1;
+		h->implicit = true;
+		json_object_set_new(h->vars, "ansible_connection", json_string("local"));
+		run->added = xreallocarray(run->added, run->nadded + 1, sizeof(*run->added));
+		run->added[run->nadded++] = h;
+	}
+	pthread_mutex_unlock(&task_facts_lock);
+	free(p);
+}
+
 static bool in_group(struct task_run *run, const char *pat, const char *host)
 {
+	struct task_host *h = find_locked(run, host);
+	if (h && h->implicit)
+		return !strcmp(pat, host);
 	if (!strcmp(pat, "all") || !strcmp(pat, "*"))
 		return true;
 	json_t *g = json_object_get(run->groups, pat);
@@ -240,6 +277,18 @@ static bool in_group(struct task_run *run, const char *pat, const char *host)
 		return false;
 	}
 	return fnmatch(pat, host, 0) == 0;
+}
+
+/* Whether one pattern word (a host, group or glob) matches a host of the
+ * inventory (the implicit ones aside). */
+static bool any_match_locked(struct task_run *run, const char *pat)
+{
+	for (size_t i = 0; i < run->nhosts + run->nadded; i++) {
+		struct task_host *h = i < run->nhosts ? run->hosts[i] : run->added[i - run->nhosts];
+		if (!h->implicit && in_group(run, pat, h->name))
+			return true;
+	}
+	return false;
 }
 
 bool inventory_selected(struct task_run *run, const char *pattern, const char *host)

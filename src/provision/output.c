@@ -28,6 +28,8 @@ void out_release(struct task_out *o)
 {
 	json_decref(o->results);
 	o->results = NULL;
+	json_decref(o->warned);
+	o->warned = NULL;
 	pthread_mutex_destroy(&o->lock);
 }
 
@@ -92,10 +94,60 @@ void out_line(struct task_out *o, int host, const char *fmt, ...)
 	strbuf_release(&sb);
 }
 
+void out_warning(struct task_out *o, const char *text)
+{
+	pthread_mutex_lock(&o->lock);
+	if (!o->warned)
+		o->warned = json_object();
+	if (!json_object_get(o->warned, text)) {
+		json_object_set_new(o->warned, text, json_true());
+		char *r = redact(text);
+		if (o->fp)
+			fprintf(stderr, "%s\n", r);
+		if (o->on_log)
+			o->on_log(o->opaque, -1, r);
+		free(r);
+	}
+	pthread_mutex_unlock(&o->lock);
+}
+
 char *out_json_compact(json_t *v)
 {
 	char *s = json_dumps(v, JSON_SORT_KEYS | JSON_ENCODE_ANY);
 	return s ? s : xstrdup("{}");
+}
+
+char *out_verbose(const struct task_out *o, json_t *res, const char *module, bool always)
+{
+	bool debug = module && !strcmp(module, "debug");
+	if (o->verbosity < 1 && !always)
+		return xstrdup("");
+	json_t *r = json_deep_copy(res);
+	const char *k;
+	json_t *v;
+	void *tmp;
+	json_object_foreach_safe(r, tmp, k, v) {
+		if (!strncmp(k, "_ansible_", 9) || !strcmp(k, "failed") || !strcmp(k, "skipped") ||
+		    !strcmp(k, "exception") ||
+		    (o->verbosity < 3 && (!strcmp(k, "invocation") || !strcmp(k, "diff"))))
+			json_object_del(r, k);
+	}
+	if (debug) {
+		bool has_msg = json_object_get(r, "msg") != NULL;
+		json_object_foreach_safe(r, tmp, k, v) {
+			if (has_msg ? strcmp(k, "msg") && strcmp(k, "warnings") && strcmp(k, "deprecations")
+				    : !strcmp(k, "changed") || !strcmp(k, "skip_reason"))
+				json_object_del(r, k);
+		}
+	}
+	size_t flags = JSON_SORT_KEYS | JSON_ENCODE_ANY;
+	if (always || o->verbosity > 2)
+		flags |= JSON_INDENT(4);
+	char *js = json_dumps(r, flags);
+	char *out = xasprintf(" => %s", js ? js : "{}");
+	free(js);
+	json_decref(r);
+	return out;
 }
 
 void out_begin_play(struct task_out *o, const char *name)

@@ -19,6 +19,8 @@ struct task_out {
 	json_t *results;               /* json callback document being built, or NULL */
 	json_t *cur_play;              /* borrowed */
 	json_t *cur_task;              /* borrowed */
+	int verbosity;                 /* ansible-playbook's -v count (imc play -v) */
+	json_t *warned;                /* the warnings given: each once, as Ansible's Display */
 	pthread_mutex_t lock;
 };
 
@@ -36,6 +38,20 @@ void out_recap(struct task_out *o, struct task_host **hosts, size_t n);
  * prints it: unified hunks with 3 lines of context, then a blank line;
  * nothing when res is unchanged or its diff is empty. */
 void out_diff(struct task_out *o, int host, json_t *res);
+/* What Ansible's default callback appends to an ok, changed or skipped
+ * line (a loop item's too) for result res of module: " => " and the
+ * result as its _dump_results shows it, when the verbosity is 1 or more
+ * or always (the module asked its result to be shown: Ansible's
+ * _ansible_verbose_always); else "". The
+ * result shown has no failed, skipped, exception or _ansible_ keys, no
+ * invocation or diff below -vvv; debug's keeps msg alone (with
+ * exception, warnings and deprecations) or loses changed, failed and
+ * skipped; keys sorted, indented by 4 when always or at -vvv, else on
+ * one line. */
+char *out_verbose(const struct task_out *o, json_t *res, const char *module, bool always);
+/* A warning, once per text for the run (Ansible's Display gives each
+ * once): on stderr when the log goes to a FILE, else to the log callback. */
+void out_warning(struct task_out *o, const char *text);
 /* Compact JSON (Ansible's ", " and ": " separators). */
 char *out_json_compact(json_t *v);
 

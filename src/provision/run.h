@@ -47,6 +47,8 @@ struct task_host {
 	struct strbuf log;     /* this host's own log, when log_per_host */
 	struct conn_ssh_opts ssh; /* to reconnect */
 	bool use_ssh;
+	bool implicit;         /* Ansible's implicit localhost: in no group, matched
+				* only by its own name (inventory.c) */
 };
 
 struct task_run {
@@ -171,6 +173,15 @@ bool inventory_add_host(struct task_run *run, const char *name, json_t *groups, 
  * of names). Returns whether the inventory changed, as Ansible decides. */
 bool inventory_group_by(struct task_run *run, struct task_host *h, const char *group,
 			json_t *parents);
+/* Ansible's implicit localhost: each name of pattern that is localhost,
+ * 127.0.0.1 or ::1 and matches no host of the inventory becomes a host of
+ * that name, in no group ("all" does not match it), reached by the local
+ * connection. Done only when the run is local: on SSH hosts Ansible's
+ * localhost is the controller, which imc play does not stand for. */
+void inventory_implicit(struct task_run *run, const char *pattern);
+/* Whether name is one of Ansible's names of localhost (localhost,
+ * 127.0.0.1, ::1). */
+bool inventory_localhost_name(const char *name);
 /* Whether host matches an Ansible host pattern (a,b / a:b unions, !x
  * exclusions, &x intersections, groups, globs). */
 bool inventory_selected(struct task_run *run, const char *pattern, const char *host);

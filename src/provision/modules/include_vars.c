@@ -362,8 +362,16 @@ static json_t *include_vars_run(struct exec_ctx *x, json_t *args)
 			while (n && fc[n - 1] == '\n')
 				fc[--n] = '\0';
 		}
-		char *path = f || fc ? mod_find_src(x, "vars", f ? f : fc) : NULL;
-		if (!path) {
+		const char *src = f ? f : fc;
+		char *path = src && *src ? mod_find_src(x, "vars", src) : NULL;
+		if (src && !*src) {
+			/* an empty name (first_found with errors='ignore' found
+			 * none): Ansible's AnsibleFileNotFound without a file name */
+			in_.err = xstrdup("Could not find file on the Ansible Controller.\nIf you are using "
+					  "a module and expect the file to exist on the remote, see the "
+					  "remote_src option");
+			rc = -1;
+		} else if (!path) {
 			in_.err = xasprintf("Could not find or access '%s' on the Ansible Controller.",
 					    f ? f : fc ? fc : "None");
 			rc = -1;
