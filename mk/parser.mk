@@ -13,7 +13,7 @@ TESTS += tests/cli/t1001-radl-conformance.sh tests/cli/t1002-radl-commands.sh \
 	tests/cli/t1003-radl-cases.sh tests/cli/t1004-radl-fuzz.sh
 EXTRA_DIST += tests/cli/t1001-radl-conformance.sh tests/cli/t1002-radl-commands.sh \
 	tests/cli/t1003-radl-cases.sh tests/cli/t1004-radl-fuzz.sh \
-	$(RADL_CASES) tests/fuzz/fuzz-radl.c
+	$(RADL_CASES) tests/fuzz/fuzz-radl.c scripts/radl-differential
 RADL_CASES = \
 	tests/radl/ansible_no_password.err tests/radl/ansible_no_password.radl \
 	tests/radl/check_many.err tests/radl/check_many.radl \
@@ -29,7 +29,15 @@ RADL_CASES = \
 	tests/radl/several_errors.err tests/radl/several_errors.radl \
 	tests/radl/units_nested.json tests/radl/units_nested.radl \
 	tests/radl/unterminated_string.err tests/radl/unterminated_string.radl \
-	tests/radl/yaml_error.err tests/radl/yaml_error.radl
+	tests/radl/yaml_error.err tests/radl/yaml_error.radl \
+	tests/radl/soft_in_contains_conflict.err tests/radl/soft_in_contains_conflict.radl \
+	tests/radl/closed_block_then_syntax_error.err tests/radl/closed_block_then_syntax_error.radl \
+	tests/radl/contains_block_conflict_in_group.err tests/radl/contains_block_conflict_in_group.radl \
+	tests/radl/nested_block_closed_before_syntax_error.err \
+	tests/radl/nested_block_closed_before_syntax_error.radl \
+	tests/radl/json_configure_no_recipes.err tests/radl/json_configure_no_recipes.radl \
+	tests/radl/json_reference_not_bool.err tests/radl/json_reference_not_bool.radl \
+	tests/radl/json_softs_not_list.err tests/radl/json_softs_not_list.radl
 
 if ENABLE_FUZZING
 check_PROGRAMS += tests/fuzz/fuzz-radl
