@@ -123,10 +123,10 @@ TESTS += tests/cli/t4008-playbook-fuzz.sh
 # cases from ansible-core's integration targets (scripts/ansible-targets)
 TESTS += tests/cli/t4040-targets.sh tests/cli/t4041-targets-more.sh tests/cli/t4042-targets-3.sh tests/cli/t4043-tags.sh \
 	tests/cli/t4044-list-options.sh tests/cli/t4045-keyword-targets.sh tests/cli/t4090-targets-mod.sh \
-	tests/cli/t4100-exec-targets.sh tests/cli/t4120-targets-mod2.sh
+	tests/cli/t4100-exec-targets.sh tests/cli/t4101-unenforced-keywords.sh tests/cli/t4120-targets-mod2.sh
 EXTRA_DIST += tests/cli/t4040-targets.sh tests/cli/t4041-targets-more.sh tests/cli/t4042-targets-3.sh tests/cli/t4043-tags.sh \
 	tests/cli/t4044-list-options.sh tests/cli/t4045-keyword-targets.sh tests/cli/t4090-targets-mod.sh tests/cli/t4100-exec-targets.sh \
-	tests/cli/t4120-targets-mod2.sh \
+	tests/cli/t4101-unenforced-keywords.sh tests/cli/t4120-targets-mod2.sh \
 	scripts/ansible-targets scripts/ansible-targets-shim \
 	scripts/ansible-targets-report
 EXTRA_DIST += tests/cli/t4008-playbook-fuzz.sh

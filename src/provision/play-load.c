@@ -88,6 +88,55 @@ static const char *const task_keywords[] = {
 	"collections", "module_defaults", "remote_user", "become_exe", "port", NULL,
 };
 
+/* A keyword imc accepts but does not carry out, with a value that would
+ * make Ansible do something different from imc (NULL when the value
+ * changes nothing imc does): the play then goes to ansible-playbook as a
+ * whole, or stops with this error, rather than run with the keyword
+ * silently ignored. */
+static const char *unenforced_keyword(const char *k, json_t *v)
+{
+	static const char *const any[] = { "serial", "max_fail_percentage", "module_defaults",
+					   "vars_prompt", NULL };
+	for (const char *const *p = any; *p; p++)
+		if (!strcmp(k, *p))
+			return json_is_null(v) || (json_is_array(v) && !json_array_size(v)) ||
+					       (json_is_object(v) && !json_object_size(v))
+				       ? NULL : "imc does not implement it";
+	const char *s = json_string_value(v);
+	if (!strcmp(k, "strategy"))
+		return s && !strcmp(s, "linear") ? NULL : "imc runs only the linear strategy";
+	if (!strcmp(k, "order"))
+		return s && !strcmp(s, "inventory") ? NULL : "imc runs hosts only in inventory order";
+	if (!strcmp(k, "debugger"))
+		return s && !strcmp(s, "never") ? NULL : "imc has no interactive debugger";
+	if (!strcmp(k, "timeout"))
+		return json_is_null(v) || (json_is_integer(v) && json_integer_value(v) == 0)
+			       ? NULL : "imc does not enforce a task timeout";
+	if (!strcmp(k, "force_handlers") || !strcmp(k, "any_errors_fatal")) {
+		if (json_is_null(v) || json_is_false(v) || (s && args_is_bool(v) && !args_bool(v, true)))
+			return NULL;
+		return "imc does not implement it";
+	}
+	return NULL;
+}
+
+static int check_unenforced(json_t *raw, const char *what, const struct src_loc *loc,
+			    struct diag *d)
+{
+	int rc = 0;
+	const char *k;
+	json_t *v;
+	json_object_foreach(raw, k, v) {
+		const char *why = unenforced_keyword(k, v);
+		if (why) {
+			diag_error(d, IMC_EXIT_DATAERR, loc, "unsupported %s keyword '%s' (%s)", what, k,
+				   why);
+			rc = -1;
+		}
+	}
+	return rc;
+}
+
 static bool is_keyword(const char *k)
 {
 	if (!strncmp(k, "with_", 5))
@@ -511,6 +560,7 @@ static struct ptask *parse_task(struct task_playbook *pb, json_t *raw, const str
 				diag_error(d, IMC_EXIT_DATAERR, &loc, "unsupported keyword '%s' on a block", k);
 				rc = -1;
 			}
+		rc |= check_unenforced(raw, "block", &loc, d);
 		const char *name = json_string_value(json_object_get(raw, "name"));
 		t->display = play_strdup(pb, name ? name : "block");
 		return rc < 0 ? NULL : t;
@@ -627,6 +677,7 @@ static struct ptask *parse_task(struct task_playbook *pb, json_t *raw, const str
 			/* accepted: delegate_to localhost / run_once handled by the engine */
 		}
 	}
+	rc |= check_unenforced(raw, "task", &loc, d);
 	rc |= check_strings(args, false, &loc, d);
 	if (mod && (mod->check || mod->params) && check_module_args(pb, t, mod, written, args, &loc, d) < 0)
 		rc = -1;
@@ -904,7 +955,7 @@ static const char *const play_keywords[] = {
 	"connection", "remote_user", "serial", "strategy", "any_errors_fatal", "ignore_errors",
 	"max_fail_percentage", "order", "no_log", "collections", "module_defaults", "force_handlers",
 	"gather_subset", "gather_timeout", "check_mode", "diff", "port", "vars_prompt", "throttle",
-	"timeout", "run_once", NULL,
+	"timeout", "run_once", "debugger", NULL,
 };
 
 static int parse_roles(struct task_playbook *pb, struct task_play *p, json_t *roles,
@@ -1038,6 +1089,7 @@ static int parse_play(struct task_playbook *pb, json_t *raw, const struct yaml_d
 			rc = -1;
 		}
 	}
+	rc |= check_unenforced(raw, "play", &loc, d);
 	struct task_play *p = play_alloc(pb, sizeof(*p));
 	p->raw = play_keep(pb, json_incref(raw));
 	json_t *hosts = json_object_get(raw, "hosts");
