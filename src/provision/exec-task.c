@@ -746,6 +746,32 @@ static int delegate(struct exec_ctx *x, const char *to, bool *own, struct task_h
 	return 0;
 }
 
+/* The connection keyword (task, block or play). A host's inventory
+ * variable ansible_connection outranks it, as in Ansible (imc's local
+ * hosts carry one; IM's SSH hosts do not). Without one, 'local' runs the
+ * task on this machine, as Ansible runs it on its controller; ssh, smart
+ * and paramiko are the SSH connection the host already has; anything
+ * else fails the task, named. Templating errors are left to the task's
+ * other keywords' handling (pend). */
+static void connection_keyword(struct exec_ctx *x, bool *own, json_t **pend)
+{
+	json_t *kw = exec_keyword(x->run, x->task, "connection");
+	if (!kw || json_object_get(x->host->vars, "ansible_connection"))
+		return;
+	struct diag d = DIAG_INIT;
+	json_t *v = xt_value(x, kw, &d);
+	const char *c = json_string_value(v);
+	if (!c)
+		*pend = v ? res_fail("connection must be a string") : fail_from_diag(&d);
+	else if (!strcmp(c, "local")) {
+		x->conn = conn_local_open();
+		*own = true;
+	} else if (strcmp(c, "ssh") && strcmp(c, "smart") && strcmp(c, "paramiko"))
+		*pend = res_fail("connection '%s': not supported by imc", c);
+	json_decref(v);
+	diag_release(&d);
+}
+
 /* ansible_failed_task.name: the task's own name, templated with the
  * host's variables, without the role prefix of the banner; "" for a task
  * without a name (ansible-playbook 2.14 gives both so). */
@@ -804,6 +830,8 @@ int exec_task_host(struct task_run *run, struct ptask *t, struct task_host *h, b
 			delegate(&x, to, &own_conn, &facts_tmp, &deleg_name, &pend);
 		json_decref(dv);
 	}
+	if (!pend && !own_conn)
+		connection_keyword(&x, &own_conn, &pend);
 	if (!pend && !x.conn && mod && !mod->controller) {
 		res = res_fail("imc has no connection to '%s' (a host added at run time, "
 			       "outside a local run): not supported by imc", h->name);

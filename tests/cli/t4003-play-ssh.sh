@@ -72,6 +72,31 @@ grep -Eq " ($P1|$P2)( |\$)" "$TMPD/s1/local" && not_ok "local_action ran over ss
 expect_grep "\[n1 -> 127.0.0.1\]" "$TMPD/out" "the delegation is shown with the delegated host's address"
 expect_grep "fatal: \[extra\].*not supported by imc" "$TMPD/out" "the added host's task fails as unsupported"
 
+# the connection keyword: 'local' (on a task, or on its block) runs the
+# task here, as Ansible runs it on its controller when the inventory sets
+# no ansible_connection (IM's SSH hosts have none); 'ssh' is the host's
+# own session; a connection imc lacks fails the task, named
+cat >"$TMPD/conn.yml" <<'EOY'
+- hosts: n1
+  gather_facts: false
+  tasks:
+    - shell: echo "task ${SSH_CONNECTION:-none}" >> {{ dirs['n1'] }}/conn
+      connection: local
+    - block:
+        - shell: echo "block ${SSH_CONNECTION:-none}" >> {{ dirs['n1'] }}/conn
+      connection: local
+    - shell: echo "ssh ${SSH_CONNECTION##* }" >> {{ dirs['n1'] }}/conn
+      connection: ssh
+    - command: echo never
+      connection: winrm
+EOY
+rm -f "$TMPD/s1/conn"
+expect_exit 1 "the connection keyword over ssh" -- "$IMC" play --no-fallback -c ssh $H -e "$EV" "$TMPD/conn.yml"
+[ "$(tr '\n' ' ' <"$TMPD/s1/conn")" = "task none block none ssh $P1 " ] &&
+	ok "connection: local ran here, connection: ssh on the host" ||
+	not_ok "connection keyword: $(tr '\n' ' ' <"$TMPD/s1/conn")"
+expect_grep "fatal: \[n1\].*connection 'winrm': not supported by imc" "$TMPD/out" "an unknown connection fails, named"
+
 # the host key of n2 changes
 sshd_stop "$TMPD" 127.0.0.1 $P2
 sshd_start "$TMPD" 127.0.0.1 $P2 "$TMPD/hk3" && ok "sshd 2 restarted with another host key" ||
