@@ -60,8 +60,6 @@ static json_t *put_diff(struct exec_ctx *x, json_t *args, const char *dest,
 	return list;
 }
 
-/* The copy module's failure when validate's command fails, with the lines
- * Ansible's action adds to it. */
 /* dest, when a link, becomes an empty file, as Ansible's module does before
  * it validates or renames over a link; -1 with *res. */
 static int link_to_empty_file(struct exec_ctx *x, const char *dest, json_t **res)
@@ -111,6 +109,8 @@ out:
 	return res;
 }
 
+/* The copy module's failure when validate's command fails, with the lines
+ * Ansible's action adds to it. */
 static json_t *validate_failed(const struct conn_result *cr)
 {
 	json_t *res = res_fail("failed to validate");
