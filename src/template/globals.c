@@ -1,5 +1,6 @@
 /* globals.c: the functions a template calls by name (Jinja2's globals plus
- * Ansible's): range, lookup, query/q, dict, namespace and zip. The registry
+ * Ansible's): range, lookup, query/q, dict and namespace. zip is a filter
+ * only: Ansible has no zip global, `zip(a, b)` is undefined there. The registry
  * lists them; the evaluator calls them after the template's own macros. */
 #include "config.h"
 
@@ -197,12 +198,4 @@ GLOBAL_FN(dict)
 GLOBAL_FN(namespace)
 {
 	return make_dict(ev, "namespace", args, kw, pos);
-}
-
-/* zip(a, b, ...): the zip filter on the first argument. */
-GLOBAL_FN(zip)
-{
-	(void)kw;
-	return ev_call_filter(ev, "zip", json_array_size(args) ? json_array_get(args, 0) : json_array(),
-			      json_array_size(args) > 1 ? args : NULL, NULL, pos);
 }

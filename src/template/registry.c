@@ -278,7 +278,6 @@ static const struct tglobal globals[] = {
 	{ "q", global_query },
 	{ "dict", global_dict },
 	{ "namespace", global_namespace },
-	{ "zip", global_zip },
 	{ "now", global_now },
 	{ NULL, NULL },
 };
