@@ -196,6 +196,7 @@ struct ev {
 	size_t srclen;
 	bool failed;
 	char undef[512];      /* why the last NULL-without-error value is undefined */
+	bool undef_verbatim;  /* undef is a whole error message, kept as it was made */
 	struct frame *frame;
 	struct macro *macros;
 	struct tmodule *modules; /* templates imported by {% import %} / {% from %} */

@@ -118,6 +118,32 @@ json_t *ev_template_value(struct ev *ev, json_t *v)
 	return r;
 }
 
+/* A variable's own templates, rendered where it is read. As Ansible's lazy
+ * variables do, a failure on an undefined name makes the variable itself
+ * undefined, with that failure as its reason: `is defined` is false,
+ * default() replaces it, and using it fails with the message it would have
+ * failed with at once. Any other failure stays one. */
+static json_t *template_var(struct ev *ev, json_t *v)
+{
+	struct diag *outer = ev->d;
+	struct diag held = DIAG_INIT;
+	enum tmpl_err_kind kind = ev->env->err_kind;
+	ev->d = &held;
+	json_t *t = ev_template_value(ev, v);
+	ev->d = outer;
+	if (!t && ev->failed && ev->env->err_kind == TMPL_ERR_UNDEFINED && held.nerrors == 1 &&
+	    strlen(diag_first_message(&held)) < sizeof(ev->undef)) {
+		ev->failed = false;
+		ev->env->err_kind = kind;
+		ev_undef(ev, "%s", diag_first_message(&held));
+		ev->undef_verbatim = true;
+		diag_release(&held);
+		return NULL;
+	}
+	diag_move(outer, &held);
+	return t;
+}
+
 /* Reads a name without templating it; *raw tells whether the value came from
  * the play's variables (and so may still hold templates). */
 static json_t *lookup_raw(struct ev *ev, const char *name, bool *raw)
@@ -155,7 +181,7 @@ json_t *eval_name(struct ev *ev, const char *name, size_t pos)
 	bool raw;
 	json_t *v = lookup_raw(ev, name, &raw);
 	if (v && raw) {
-		json_t *t = ev_template_value(ev, v);
+		json_t *t = template_var(ev, v);
 		json_decref(v);
 		return t;
 	}
@@ -337,7 +363,7 @@ static json_t *eval_access(struct ev *ev, const struct tnode *n, bool *raw)
 	if (!base)
 		return NULL; /* error, or undefined propagating (a.b.c of undefined a) */
 	if (braw && json_is_string(base) && tmpl_syntax_has_template(ev->env->syntax, json_string_value(base))) {
-		json_t *t = ev_template_value(ev, base);
+		json_t *t = template_var(ev, base);
 		json_decref(base);
 		if (!t)
 			return NULL;
@@ -904,7 +930,7 @@ json_t *ev_eval(struct ev *ev, const struct tnode *n)
 		bool raw;
 		json_t *v = eval_access(ev, n, &raw);
 		if (v && raw) {
-			json_t *t = ev_template_value(ev, v);
+			json_t *t = template_var(ev, v);
 			json_decref(v);
 			return t;
 		}

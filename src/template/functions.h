@@ -85,7 +85,7 @@ FILTER_FN(wordwrap);
 
 /* globals.c */
 GLOBAL_FN(dict); GLOBAL_FN(lookup); GLOBAL_FN(namespace); GLOBAL_FN(query);
-GLOBAL_FN(range);
+GLOBAL_FN(range); GLOBAL_FN(undef);
 
 /* lookup.c */
 LOOKUP_FN(dict); LOOKUP_FN(env); LOOKUP_FN(file); LOOKUP_FN(fileglob);

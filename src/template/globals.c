@@ -1,5 +1,5 @@
 /* globals.c: the functions a template calls by name (Jinja2's globals plus
- * Ansible's): range, lookup, query/q, dict and namespace. zip is a filter
+ * Ansible's): range, lookup, query/q, dict, namespace and undef. zip is a filter
  * only: Ansible has no zip global, `zip(a, b)` is undefined there. The registry
  * lists them; the evaluator calls them after the template's own macros. */
 #include "config.h"
@@ -198,4 +198,17 @@ GLOBAL_FN(dict)
 GLOBAL_FN(namespace)
 {
 	return make_dict(ev, "namespace", args, kw, pos);
+}
+
+/* undef(hint): Ansible's deliberately undefined value, the default a role
+ * gives a variable its user must set. It behaves as any undefined name
+ * (`is defined` is false, `default()` replaces it); using it fails with
+ * the hint, or Ansible's own sentence when there is none. */
+GLOBAL_FN(undef)
+{
+	json_t *hint = arg_get(args, kw, 0, "hint");
+	char *text = hint && !json_is_null(hint) ? val_to_cstr(hint) : NULL;
+	ev_undef(ev, "%s", text ? text : "Mandatory variable has not been overridden");
+	free(text);
+	return NULL;
 }

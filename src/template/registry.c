@@ -279,6 +279,7 @@ static const struct tglobal globals[] = {
 	{ "dict", global_dict },
 	{ "namespace", global_namespace },
 	{ "now", global_now },
+	{ "undef", global_undef },
 	{ NULL, NULL },
 };
 

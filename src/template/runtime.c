@@ -88,14 +88,24 @@ json_t *ev_undef(struct ev *ev, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(ev->undef, sizeof(ev->undef), fmt, ap);
 	va_end(ap);
+	ev->undef_verbatim = false;
 	return NULL;
 }
 
 json_t *ev_need(struct ev *ev, json_t *v, size_t pos)
 {
-	if (!v && !ev->failed)
-		ev_error(ev, TMPL_ERR_UNDEFINED, pos, "%s", ev->undef[0] ? ev->undef : "value is undefined");
-	return v;
+	if (v || ev->failed)
+		return v;
+	if (ev->undef_verbatim) {
+		/* a variable whose template failed on an undefined name
+		 * (eval_name): its message, as it was before it was held */
+		ev->failed = true;
+		ev->env->err_kind = TMPL_ERR_UNDEFINED;
+		diag_error(ev->d, IMC_EXIT_FAILED, NULL, "%s", ev->undef);
+		return NULL;
+	}
+	ev_error(ev, TMPL_ERR_UNDEFINED, pos, "%s", ev->undef[0] ? ev->undef : "value is undefined");
+	return NULL;
 }
 
 bool ev_step(struct ev *ev, size_t pos)

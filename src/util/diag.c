@@ -211,3 +211,24 @@ char *diag_to_json(const struct diag *d)
 	json_decref(arr);
 	return s;
 }
+
+void diag_move(struct diag *d, struct diag *from)
+{
+	if (d->n + from->n > d->alloc) {
+		d->alloc = d->n + from->n;
+		d->items = xreallocarray(d->items, d->alloc, sizeof(*d->items));
+	}
+	if (from->n)
+		memcpy(d->items + d->n, from->items, from->n * sizeof(*from->items));
+	d->n += from->n;
+	if (d->nerrors == 0 && from->nerrors)
+		d->code = from->code;
+	d->nerrors += from->nerrors;
+	free(from->items);
+	from->items = NULL;
+	from->n = from->alloc = from->nerrors = 0;
+	for (size_t i = 0; i < from->nsrc; i++)
+		if (!find_source(d, from->src[i].file))
+			diag_add_source(d, from->src[i].file, from->src[i].text, from->src[i].len);
+	diag_release(from);
+}

@@ -53,6 +53,10 @@ void diag_release(struct diag *d);
 /* Keep a copy of an input so errors in it can show the source line. */
 void diag_add_source(struct diag *d, const char *file, const char *text, size_t len);
 
+/* Appends the items (and sources) of from to d, in order, and empties
+ * from: for messages collected aside until the caller knows they stand. */
+void diag_move(struct diag *d, struct diag *from);
+
 /* Record an error at loc (may be NULL); code is the exit status it implies.
  * Messages pass through the secret redaction layer when printed. */
 void diag_error(struct diag *d, enum imc_exit code, const struct src_loc *loc,

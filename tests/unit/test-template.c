@@ -345,6 +345,20 @@ static void test_lazy_vars(void **state)
 	char *s = typed(vars, "{{ hv.h1.broken }}");
 	assert_non_null(strstr(s, "'nope' is undefined"));
 	free(s);
+	/* a variable whose template fails on an undefined name is undefined
+	 * itself, as Ansible's lazy variables are (recorded with ansible-core
+	 * 2.14: `u: "{{ nosuch }}"` gives `u is defined` false and
+	 * `u | default('d')` "d"); used, it fails with that name */
+	assert_typed(vars, "{{ hv.h1.broken is defined }}", "false");
+	assert_typed(vars, "{{ hv.h1.broken | default('d') }}", "\"d\"");
+	assert_typed(vars, "{{ undef(hint='set me') is defined }}", "false");
+	s = typed(vars, "{{ undef(hint='set me') }}");
+	assert_string_equal(s, "ERR: set me (in '{{ undef(hint='set me') }}', column 9)");
+	free(s);
+	/* other failures stay failures */
+	s = typed(vars, "{{ self is defined }}");
+	assert_non_null(strstr(s, "recursive loop detected"));
+	free(s);
 	/* zip is a filter, not a global, in Ansible (recorded with ansible-core
 	 * 2.14: "'zip' is undefined") */
 	s = typed(vars, "{{ zip([1], [2]) }}");
