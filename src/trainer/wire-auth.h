@@ -115,6 +115,11 @@ int wire_auth_server(int fd, const struct wire_secret *s, struct wire_auth *a,
  * first frame and whenever the key differs from the last one; other frames
  * only set the IV. */
 void wire_mac_begin(struct wire_mac *m, const unsigned char key[WIRE_AUTH_TAG], uint64_t seq);
+/* The same with the whole IV given, for a key whose IVs are not one
+ * counter (the ring's gather key, ring.c); it must never repeat under
+ * the key. */
+void wire_mac_begin_iv(struct wire_mac *m, const unsigned char key[WIRE_AUTH_TAG],
+		       const unsigned char iv[WIRE_MAC_IV]);
 void wire_mac_add(struct wire_mac *m, const void *p, size_t n);
 void wire_mac_end(struct wire_mac *m, unsigned char out[WIRE_FRAME_TAG]);
 void wire_mac_release(struct wire_mac *m);

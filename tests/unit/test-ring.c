@@ -161,10 +161,11 @@ static void put32(unsigned char *p, uint32_t v)
 		p[i] = (unsigned char)(v >> (8 * i));
 }
 
-/* A rank of the previous protocol version (1: 128 KiB frames) is refused
- * at its HELLO, with an ERROR naming the versions, rather than failing on
- * a DATA frame of the other length: the test plays rank 1 of a 2-rank
- * ring by hand, rank 0 is ring_open in a child. */
+/* A rank of the previous protocol version (2: a tag per hop on every
+ * frame, no GATHER frames) is refused at its HELLO, with an ERROR naming
+ * the versions, rather than failing at its first all-gather frame: the
+ * test plays rank 1 of a 2-rank ring by hand, rank 0 is ring_open in a
+ * child. */
 static void test_old_version(void **state)
 {
 	(void)state;
@@ -183,14 +184,14 @@ static void test_old_version(void **state)
 	}
 	close(lfd[0]);
 	/* rank 0 connects to us (its next rank) and sends its HELLO there; we
-	 * connect to it (its previous rank) and send a version-1 HELLO */
+	 * connect to it (its previous rank) and send a version-2 HELLO */
 	int in = accept(lfd[1], NULL, NULL);
 	assert_true(in >= 0);
 	int out = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK),
 				  .sin_port = htons((uint16_t)atoi(strchr(addr[0], ':') + 1)) };
 	assert_int_equal(connect(out, (struct sockaddr *)&sa, sizeof(sa)), 0);
-	unsigned char hello[32] = { 'I', 'M', 'C', 'R', 1, 0, 1, 0 };
+	unsigned char hello[32] = { 'I', 'M', 'C', 'R', 2, 0, 1, 0 };
 	put32(hello + 8, 16);  /* length */
 	put32(hello + 16, 1);  /* rank */
 	put32(hello + 20, 2);  /* size */
@@ -204,7 +205,7 @@ static void test_old_version(void **state)
 	assert_true(got > 16);
 	assert_int_equal((unsigned char)reply[6], 5); /* ERROR */
 	reply[got] = 0;
-	if (!strstr(reply + 16, "ring protocol version 1, this imc-train speaks version 2"))
+	if (!strstr(reply + 16, "ring protocol version 2, this imc-train speaks version 3"))
 		fail_msg("rank 0 answered '%s'", reply + 16);
 	close(out);
 	close(in);
