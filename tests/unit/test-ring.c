@@ -34,9 +34,11 @@
 #define MAX_RANKS 5
 #define ROUNDS 3
 
+static int value_shift; /* added to round in value(): another ring's data */
+
 static float value(int rank, int round, size_t i)
 {
-	return (float)((i * 7 + (size_t)rank * 3 + (size_t)round) % 11) - 5.0f;
+	return (float)((i * 7 + (size_t)rank * 3 + (size_t)(round + value_shift)) % 11) - 5.0f;
 }
 
 /* How a rank ended: every round's sums exact, a sum wrong, an all-reduce
@@ -242,25 +244,30 @@ static int write_full(int fd, const unsigned char *p, size_t len)
 	return send(fd, p, len, MSG_NOSIGNAL) == (ssize_t)len ? 0 : -1;
 }
 
-enum mitm { MITM_TAMPER, MITM_REPLAY };
+/* What the man in the middle does to the forwarded chunk of an
+ * all-reduce (below); MITM_CROSS lets the first ring through, keeping
+ * its first forwarded chunk, and replays it in a second ring. */
+enum mitm { MITM_TAMPER, MITM_REPLAY, MITM_CROSS };
 
 #define GATHER 6 /* ring.c's frame type of an all-gather chunk */
 #define FRAME_TAG 16
 
-/* The man in the middle: takes rank 1's connection to rank 2 on lfd and
- * relays it to rank 2 at 'to', both ways, the bytes from rank 1 frame by
- * frame (past the handshake's nonce and proof, 32 bytes each). In a ring
- * of 3 ranks whose segments are one chunk each, rank 1 sends two GATHER
- * frames per all-reduce, its own segment then the one it forwards; the
- * forwarded one of the second all-reduce (GATHER frame 3) is altered:
- * one bit of its payload flipped, or its payload and tag replaced by
- * those of the first all-reduce's (frame 1), under the header it came
- * with (its frame number on this connection is not what the tag covers). */
-static void mitm_run(int lfd, int to_port, enum mitm how)
+/* Relays one connection of rank 1 to rank 2, taken on lfd, to rank 2 at
+ * 'to', both ways, the bytes from rank 1 frame by frame (past the
+ * handshake's nonce and proof, 32 bytes each). In a ring of 3 ranks whose
+ * segments are one chunk each, rank 1 sends two GATHER frames per
+ * all-reduce, its own segment then the one it forwards. 'alter' is the
+ * GATHER frame altered (-1: none): one bit of its payload flipped (tamper),
+ * or its payload and tag replaced by *saved's under the header it came
+ * with (its frame number on this connection is not what the tag covers);
+ * 'keep' is the one copied to *saved (-1: none). Returns 0 when a frame
+ * was altered. */
+static int mitm_relay(int lfd, int to, int alter, bool tamper, int keep, unsigned char **saved,
+		      size_t *saved_len)
 {
 	int in = accept(lfd, NULL, NULL), out = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK),
-				  .sin_port = htons((uint16_t)to_port) };
+				  .sin_port = htons((uint16_t)to) };
 	if (in < 0 || out < 0 || connect(out, (struct sockaddr *)&sa, sizeof(sa)) < 0)
 		_exit(2);
 	pid_t back = fork();
@@ -273,8 +280,7 @@ static void mitm_run(int lfd, int to_port, enum mitm how)
 		shutdown(in, SHUT_WR);
 		_exit(0);
 	}
-	unsigned char hs[64], hdr[16], *saved = NULL, *body = NULL;
-	size_t saved_len = 0;
+	unsigned char hs[32], hdr[16], *body = NULL;
 	int gathers = 0, rc = 1;
 	if (read_full(in, hs, 32) < 0 || write_full(out, hs, 32) < 0 || read_full(in, hs, 32) < 0 ||
 	    write_full(out, hs, 32) < 0)
@@ -287,15 +293,15 @@ static void mitm_run(int lfd, int to_port, enum mitm how)
 		if (read_full(in, body, len + FRAME_TAG) < 0)
 			break;
 		if (type == GATHER) {
-			if (gathers == 1) {
-				saved = xmalloc(len + FRAME_TAG);
-				memcpy(saved, body, len + FRAME_TAG);
-				saved_len = len;
-			} else if (gathers == 3 && how == MITM_TAMPER) {
+			if (gathers == keep) {
+				*saved = xrealloc(*saved, len + FRAME_TAG);
+				memcpy(*saved, body, len + FRAME_TAG);
+				*saved_len = len;
+			} else if (gathers == alter && tamper) {
 				body[len / 2] ^= 0x10;
 				rc = 0;
-			} else if (gathers == 3 && saved && saved_len == len) {
-				memcpy(body, saved, len + FRAME_TAG);
+			} else if (gathers == alter && *saved && *saved_len == len) {
+				memcpy(body, *saved, len + FRAME_TAG);
 				rc = 0;
 			}
 			gathers++;
@@ -306,24 +312,67 @@ static void mitm_run(int lfd, int to_port, enum mitm how)
 out:
 	shutdown(out, SHUT_WR);
 	waitpid(back, NULL, 0);
-	free(saved);
+	close(in);
+	close(out);
 	free(body);
-	_exit(rc); /* 0: the frame was altered */
+	return rc;
+}
+
+/* The man in the middle's process: the second all-reduce's forwarded
+ * chunk (GATHER frame 3) altered or replaced by the first's (frame 1), or
+ * with MITM_CROSS, a first ring let through (frame 1 kept) and the
+ * second ring's frame 1 replaced by it. Exits 0 when it altered a frame. */
+static void mitm_run(int lfd, int to, enum mitm how)
+{
+	unsigned char *saved = NULL;
+	size_t saved_len = 0;
+	int rc = 1;
+	if (how != MITM_CROSS)
+		rc = mitm_relay(lfd, to, 3, how == MITM_TAMPER, 1, &saved, &saved_len);
+	else if (mitm_relay(lfd, to, -1, false, 1, &saved, &saved_len) == 1 && saved)
+		rc = mitm_relay(lfd, to, 1, false, -1, &saved, &saved_len);
+	free(saved);
+	_exit(rc);
+}
+
+/* Runs 3 ranks on lfd[0..3) (rank 1 reaching rank 2 through via[2]) and
+ * fills code[] with how each ended. */
+static void mitm_ring(const int *lfd, const char *const *addrs, const char *const *via,
+		      const char *const *names, const struct wire_secret *s, int code[3])
+{
+	pid_t pid[3];
+	fflush(NULL);
+	for (int i = 0; i < 3; i++) {
+		pid[i] = fork();
+		assert_true(pid[i] >= 0);
+		if (pid[i] == 0) {
+			for (int k = 0; k < 4; k++)
+				if (k != i)
+					close(lfd[k]);
+			/* segments of 1000 floats: one chunk each */
+			_exit(rank_run(i, 3, 3000, 0, s, lfd[i], i == 1 ? via : addrs, names));
+		}
+	}
+	for (int i = 0; i < 3; i++) {
+		int st = 0;
+		assert_int_equal(waitpid(pid[i], &st, 0), pid[i]);
+		code[i] = WIFEXITED(st) ? WEXITSTATUS(st) : 100;
+	}
 }
 
 /* Three authenticated ranks, rank 1's connection to rank 2 through
  * mitm_run: rank 2 must refuse the altered chunk (its owner's tag fails),
  * no rank may end an all-reduce with a wrong sum, and none may finish
- * the three all-reduces (the job stops). */
+ * the three all-reduces (the job stops). With MITM_CROSS a first ring
+ * (the same ranks, secret and addresses, other data) must finish, and
+ * the second one is the one that must stop so. */
 static void mitm_case(enum mitm how)
 {
 	static unsigned char key[] = "test-ring secret of 32 bytes ok.";
 	struct wire_secret s = { key, sizeof(key) - 1 };
 	char addr[4][32], name[3][16];
 	const char *addrs[3], *via[3], *names[3];
-	int lfd[4];
-	pid_t pid[4];
-	size_t n = 3000; /* segments of 1000 floats: one chunk each */
+	int lfd[4], code[3];
 	for (int i = 0; i < 4; i++)
 		lfd[i] = listen_any(addr[i], sizeof(addr[i]));
 	for (int i = 0; i < 3; i++) {
@@ -333,29 +382,32 @@ static void mitm_case(enum mitm how)
 	}
 	via[2] = addr[3]; /* rank 1 reaches rank 2 through the proxy */
 	fflush(NULL);
-	for (int i = 0; i < 4; i++) {
-		pid[i] = fork();
-		assert_true(pid[i] >= 0);
-		if (pid[i] == 0) {
-			for (int k = 0; k < 4; k++)
-				if (k != i)
-					close(lfd[k]);
-			if (i == 3)
-				mitm_run(lfd[3], atoi(strchr(addr[2], ':') + 1), how);
-			_exit(rank_run(i, 3, n, 0, &s, lfd[i], i == 1 ? via : addrs, names));
-		}
+	pid_t proxy = fork();
+	assert_true(proxy >= 0);
+	if (proxy == 0) {
+		for (int k = 0; k < 3; k++)
+			close(lfd[k]);
+		mitm_run(lfd[3], atoi(strchr(addr[2], ':') + 1), how);
 	}
-	for (int i = 0; i < 4; i++)
+	close(lfd[3]);
+	/* the parent keeps the ranks' listening sockets, so that a second
+	 * ring forms on the same addresses */
+	if (how == MITM_CROSS) {
+		value_shift = 1;
+		mitm_ring(lfd, addrs, via, names, &s, code);
+		for (int i = 0; i < 3; i++)
+			if (code[i] != RANK_OK)
+				fail_msg("the first ring's rank %d failed (exit %d)", i, code[i]);
+		value_shift = 0;
+	}
+	mitm_ring(lfd, addrs, via, names, &s, code);
+	for (int i = 0; i < 3; i++)
 		close(lfd[i]);
-	int code[4];
-	for (int i = 0; i < 4; i++) {
-		int st = 0;
-		assert_int_equal(waitpid(pid[i], &st, 0), pid[i]);
-		code[i] = WIFEXITED(st) ? WEXITSTATUS(st) : 100;
-	}
+	int st = 0;
+	assert_int_equal(waitpid(proxy, &st, 0), proxy);
 	const char *what = how == MITM_TAMPER ? "altered" : "replayed";
-	if (code[3] != 0)
-		fail_msg("the proxy did not get to alter the frame (exit %d)", code[3]);
+	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
+		fail_msg("the proxy did not get to alter the frame");
 	if (code[2] != RANK_REFUSED)
 		fail_msg("rank 2 did not refuse the %s chunk (exit %d)", what, code[2]);
 	for (int i = 0; i < 3; i++) {
@@ -378,6 +430,14 @@ static void test_replayed_chunk(void **state)
 	mitm_case(MITM_REPLAY);
 }
 
+/* A chunk of an earlier ring (the same secret, ranks and places) replayed
+ * into a new one: the new ring's gather key differs (rank 0's SESSION). */
+static void test_chunk_from_another_ring(void **state)
+{
+	(void)state;
+	mitm_case(MITM_CROSS);
+}
+
 int main(void)
 {
 	signal(SIGPIPE, SIG_IGN);
@@ -388,6 +448,7 @@ int main(void)
 		cmocka_unit_test(test_old_version),
 		cmocka_unit_test(test_tampered_forwarded_chunk),
 		cmocka_unit_test(test_replayed_chunk),
+		cmocka_unit_test(test_chunk_from_another_ring),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
