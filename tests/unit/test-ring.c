@@ -7,7 +7,8 @@
  * and with a secret; a rank of the previous protocol version refused; and
  * a man in the middle between two ranks that alters a chunk of the
  * all-gather (which carries its owner's tag, not the hop's) or replays one
- * from the previous all-reduce, seen refused by the rank it reaches.
+ * from the previous all-reduce or from an earlier ring, seen refused by
+ * the rank it reaches.
  * The values are small integers, so every order of
  * summation gives the same float and any lost, doubled or misplaced chunk
  * shows. Each rank is a forked child that exits 0 when its sums are right. */
