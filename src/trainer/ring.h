@@ -14,10 +14,15 @@
  * by one rank, in ring order, then copied).
  *
  * Frame: a 16-byte header, then 'length' payload bytes:
- *   u32 magic "IMCR" | u16 version (2) | u16 type | u32 length | u32 seq
+ *   u32 magic "IMCR" | u16 version (3) | u16 type | u32 length | u32 seq
  * seq counts the frames sent on that connection (from 0); a frame out of
  * sequence is a protocol error. Types: HELLO (u32 rank, u32 size, u64
- * check), WELCOME, DATA (floats), ABORT (u32 the lost rank), ERROR (text).
+ * check), WELCOME, DATA (floats of the reduce-scatter), GATHER (floats of
+ * the all-gather), ABORT (u32 the lost rank), ERROR (text), SESSION (32
+ * bytes, with a secret only: rank 0 sends it round the ring once formed).
+ * With a secret every frame is followed by a 16-byte tag: GATHER frames
+ * by their owner's, made once and forwarded, the others by the
+ * connection's (ring.c says why that keeps a peer without the secret out).
  *
  * A lost rank (its connection closed or reset, or silent for the I/O
  * timeout) fails the all-reduce on both neighbours, which send ABORT
@@ -68,6 +73,15 @@ struct ring {
 	 * counters above number the frames the tags cover */
 	const struct wire_secret *secret; /* borrowed, NULL when insecure */
 	struct wire_auth next_auth, prev_auth;
+	/* the gather key every rank holds, its tag contexts (own chunks out,
+	 * gathered chunks in), the all-reduces done (the gather IV's round),
+	 * and the tags of the gathered chunks, kept to be forwarded: slot
+	 * segment * gather_per_seg + chunk */
+	unsigned char gather_key[WIRE_AUTH_TAG];
+	struct wire_mac gather_tx, gather_rx;
+	uint64_t round;
+	unsigned char *gather_tags;
+	size_t gather_cap, gather_per_seg;
 	uint64_t bytes_in, bytes_out;
 	int lost;                 /* the rank that was lost, -1 */
 };

@@ -244,14 +244,20 @@ static EVP_CIPHER *gcm_alg(void)
 
 void wire_mac_begin(struct wire_mac *m, const unsigned char key[WIRE_AUTH_TAG], uint64_t seq)
 {
-	if (!m->ctx)
-		m->ctx = EVP_CIPHER_CTX_new();
 	/* the IV is the frame's number, little-endian as every integer of the
 	 * wire, then four zero bytes: unique for the key, which is used by
 	 * one direction of one connection only */
 	unsigned char iv[WIRE_MAC_IV] = { 0 };
 	for (int i = 0; i < 8; i++)
 		iv[i] = (unsigned char)(seq >> (8 * i));
+	wire_mac_begin_iv(m, key, iv);
+}
+
+void wire_mac_begin_iv(struct wire_mac *m, const unsigned char key[WIRE_AUTH_TAG],
+		       const unsigned char iv[WIRE_MAC_IV])
+{
+	if (!m->ctx)
+		m->ctx = EVP_CIPHER_CTX_new();
 	/* the key is set only when it changes: keying expands the AES key
 	 * and derives GHASH's, work a frame does not need; a new IV alone
 	 * restarts the tag */

@@ -20,20 +20,23 @@
  * seq counting that direction's frames from 0: a frame replayed, dropped,
  * reordered or moved to another connection fails its tag. GMAC rather than
  * HMAC-SHA256 because it runs at several GB/s (AES-NI and carry-less
- * multiply) where HMAC-SHA256 ran at 1.5 GB/s even with the SHA extensions,
- * and every byte of a model is tagged on each side of each exchange; its
- * one requirement, an IV never repeated under a key, holds because each
- * K_dir is fresh per connection (new nonces) and serves one direction,
- * whose counter only grows. Against ChaCha20-Poly1305 used the same way
- * (the frame as additional data, 128-bit tag, 256-bit key), bench/wire_mac
- * measured 0.16-0.21 ms of CPU per MiB for both at frames of 16 KiB to 4
- * MiB (AMD EPYC with AES-NI and VPCLMULQDQ, OpenSSL 3.0): no gain worth a
- * wire change, and where a CPU has AES and carry-less multiply (x86-64,
- * arm64's crypto extensions) GMAC is the one libcrypto accelerates. What
- * does cost is per frame, not per byte: the tag context is keyed once per
- * direction (struct wire_mac), and the ring's frames are 512 KiB. Tags over
- * the frame rather than encryption, because encrypting cost 2x (AES-GCM)
- * to 3x (ChaCha20-Poly1305) the tag alone and the floats are not secret.
+ * multiply) where HMAC-SHA256 ran at 1.5 GB/s even with the SHA
+ * extensions, and every byte of a model is tagged on each side of each
+ * exchange; its one requirement, an IV never repeated under a key, holds
+ * because each K_dir is fresh per connection (new nonces) and serves one
+ * direction, whose counter only grows. (The ring's all-gather frames are
+ * the one exception: they carry their owner's tag under a key every rank
+ * holds, with an IV of their own, ring.c.) Against ChaCha20-Poly1305 used
+ * the same way (the frame as additional data, 128-bit tag, 256-bit key),
+ * bench/wire_mac measured 0.16-0.21 ms of CPU per MiB for both at frames
+ * of 16 KiB to 4 MiB (AMD EPYC with AES-NI and VPCLMULQDQ, OpenSSL 3.0):
+ * no gain worth a wire change, and where a CPU has AES and carry-less
+ * multiply (x86-64, arm64's crypto extensions) GMAC is the one libcrypto
+ * accelerates. What does cost is per frame, not per byte: the tag context
+ * is keyed once per direction (struct wire_mac), and the ring's frames are
+ * 512 KiB. Tags over the frame rather than encryption, because encrypting
+ * cost 2x (AES-GCM) to 3x (ChaCha20-Poly1305) the tag alone and the floats
+ * are not secret.
  *
  * The secret file must not be readable by group or others; its bytes are
  * the key (any length from 16 bytes; a trailing newline is dropped), and
@@ -115,6 +118,11 @@ int wire_auth_server(int fd, const struct wire_secret *s, struct wire_auth *a,
  * first frame and whenever the key differs from the last one; other frames
  * only set the IV. */
 void wire_mac_begin(struct wire_mac *m, const unsigned char key[WIRE_AUTH_TAG], uint64_t seq);
+/* The same with the whole IV given, for a key whose IVs are not one
+ * counter (the ring's gather key, ring.c); it must never repeat under
+ * the key. */
+void wire_mac_begin_iv(struct wire_mac *m, const unsigned char key[WIRE_AUTH_TAG],
+		       const unsigned char iv[WIRE_MAC_IV]);
 void wire_mac_add(struct wire_mac *m, const void *p, size_t n);
 void wire_mac_end(struct wire_mac *m, unsigned char out[WIRE_FRAME_TAG]);
 void wire_mac_release(struct wire_mac *m);
