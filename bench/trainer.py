@@ -7,15 +7,16 @@ reference trainer unchanged but for a dump option it does not use here) and imc-
 programs so that both see the same host load, at each thread count, and prints
 training throughput (mean over timed steps, batch/median step, examples per
 CPU-second), inference throughput, peak RSS and the imc/torch ratios. With
---epochs E it then trains both for E full epochs and prints the test accuracy
-after every epoch.
+--winograd imc-train also runs with IMC_TRAIN_WINOGRAD=1 (row 'imc-w', its
+own ratios), in the same alternation. With --epochs E it then trains both
+(all three) for E full epochs and prints the test accuracy after every epoch.
 
 Not a test: it never fails on speed. On a shared host, compare the
 median-step and per-CPU-second figures and look at the load average printed
 with every row.
 
     bench/trainer.py [--imc-train PATH] [--steps 300] [--threads 2,1] [--repeat 1]
-                  [--epochs 0] [--model cnn] [--openblas-env asis|unset]
+                  [--epochs 0] [--model cnn] [--openblas-env asis|unset] [--winograd]
 """
 import argparse
 import json
@@ -81,6 +82,8 @@ def main():
     ap.add_argument("--torch-passive", action="store_true",
                     help="run torch with OMP_WAIT_POLICY=PASSIVE OPENBLAS_NUM_THREADS=1 "
                          "(kinder to a shared host)")
+    ap.add_argument("--winograd", action="store_true",
+                    help="also run imc-train with IMC_TRAIN_WINOGRAD=1 (row imc-w)")
     a = ap.parse_args()
     if not os.path.exists(a.torch_ref):
         sys.exit(f"bench/trainer.py: {a.torch_ref} not found (pass --torch-ref)")
@@ -89,6 +92,9 @@ def main():
     if a.openblas_env == "unset":
         env.pop("OPENBLAS_CORETYPE", None)
         env.pop("OPENBLAS_L2_SIZE", None)
+    env.pop("IMC_TRAIN_WINOGRAD", None)
+    wenv = dict(env, IMC_TRAIN_WINOGRAD="1")
+    progs = ("torch", "imc", "imc-w") if a.winograd else ("torch", "imc")
     tenv = dict(env)
     if a.torch_passive:
         tenv.update(OMP_WAIT_POLICY="PASSIVE", OPENBLAS_NUM_THREADS="1")
@@ -104,16 +110,17 @@ def main():
     print(hdr)
     summary = []
     for t in [int(x) for x in a.threads.split(",")]:
-        rows = {"torch": [], "imc": []}
+        rows = {p: [] for p in progs}
         for _ in range(a.repeat):
-            for prog in ("torch", "imc"):
+            for prog in progs:
                 l0 = loadavg()
                 if prog == "torch":
                     r = run([a.python, a.torch_ref, "--max-steps", str(a.steps),
                              "--threads", str(t)] + common, tenv)
                 else:
                     r = run([a.imc_train, "--local", "--steps", str(a.steps), "--epochs", "1",
-                             "--threads", str(t), "-q"] + common, env)
+                             "--threads", str(t), "-q"] + common,
+                            wenv if prog == "imc-w" else env)
                 if r:
                     r["_load"] = (l0 + loadavg()) / 2
                     rows[prog].append(r)
@@ -129,25 +136,28 @@ def main():
         summary.append((t, m))
     print("\n# medians and ratios imc-train / torch")
     for t, m in summary:
-        def ratio(k):
-            return m["imc"][k] / m["torch"][k] if m["torch"][k] else float("nan")
-        print(f"threads {t}: train ex/s imc {m['imc']['train_examples_per_sec']:.0f} vs torch "
-              f"{m['torch']['train_examples_per_sec']:.0f} = {ratio('train_examples_per_sec'):.2f}x; "
-              f"median-step {ratio('train_examples_per_sec_median_step'):.2f}x; "
-              f"per CPU-s {ratio('train_examples_per_cpu_sec'):.2f}x; "
-              f"infer {ratio('infer_examples_per_sec'):.2f}x; "
-              f"peak RSS imc {m['imc']['peak_rss_mib']:.0f} MiB vs torch "
-              f"{m['torch']['peak_rss_mib']:.0f} MiB")
+        for prog in progs[1:]:
+            def ratio(k):
+                return m[prog][k] / m["torch"][k] if m["torch"][k] else float("nan")
+            print(f"threads {t}: train ex/s {prog} {m[prog]['train_examples_per_sec']:.0f} vs torch "
+                  f"{m['torch']['train_examples_per_sec']:.0f} = "
+                  f"{ratio('train_examples_per_sec'):.2f}x; "
+                  f"median-step {ratio('train_examples_per_sec_median_step'):.2f}x; "
+                  f"per CPU-s {ratio('train_examples_per_cpu_sec'):.2f}x; "
+                  f"infer {ratio('infer_examples_per_sec'):.2f}x; "
+                  f"peak RSS {prog} {m[prog]['peak_rss_mib']:.0f} MiB vs torch "
+                  f"{m['torch']['peak_rss_mib']:.0f} MiB")
 
     if a.epochs > 0:
         print(f"\n# accuracy after {a.epochs} epochs ({a.acc_threads} threads, seed 1)")
-        for prog in ("torch", "imc"):
+        for prog in progs:
             if prog == "torch":
                 r = run([a.python, a.torch_ref, "--epochs", str(a.epochs),
                          "--threads", str(a.acc_threads)] + common, tenv)
             else:
                 r = run([a.imc_train, "--local", "--epochs", str(a.epochs),
-                         "--threads", str(a.acc_threads), "-q"] + common, env)
+                         "--threads", str(a.acc_threads), "-q"] + common,
+                        wenv if prog == "imc-w" else env)
             if r:
                 print(f"{prog:>6}: epoch_test_accuracy {r['epoch_test_accuracy']}, final "
                       f"{r['test_accuracy']}, train ex/s {r['train_examples_per_sec']}, "

@@ -92,6 +92,30 @@ void wino_init(struct wino *w, int C, int M, int OH, int OW, int HP, int WP)
 	/* whole 24-column blocks, and room for 8 columns of spill */
 	w->NV = (WINO_GROUP * w->nt + 8 + 23) / 24 * 24;
 	w->M8 = (M + GEMM_MR - 1) / GEMM_MR * GEMM_MR;
+	w->MW = (M + 31) / 32 * 32;
+}
+
+void wino_grad_init(struct wino *w, int C, int M, int OH, int OW, int HP, int WP)
+{
+	wino_init(w, C, M, OH, OW, HP, WP);
+	/* one example per product: the reduction over its tiles is long
+	 * enough, and the transforms stay small */
+	w->NV = (w->nt + 8 + 23) / 24 * 24;
+}
+
+size_t wino_gt_floats(const struct wino *w)
+{
+	return (size_t)2 * w->TH * 2 * w->TW * w->MW;
+}
+
+size_t wino_gy_floats(const struct wino *w)
+{
+	return (size_t)WINO_P * w->nt * w->MW;
+}
+
+size_t wino_gz_floats(const struct wino *w)
+{
+	return (size_t)WINO_P * w->C * w->MW;
 }
 
 size_t wino_u_floats(const struct wino *w)
@@ -142,6 +166,32 @@ void wino_weights(const struct wino *w, const float *g, float *U)
 					for (int j = 0; j < WINO_K; j++)
 						s += t[a][j] * G[b][j];
 					U[(size_t)(a * WINO_A + b) * pa + at] = s;
+				}
+		}
+}
+
+void wino_grad_weights(const struct wino *w, const float *Z, float *dw)
+{
+	int M = w->M, C = w->C, MW = w->MW;
+	size_t ps = (size_t)C * MW;
+	for (int c = 0; c < C; c++)
+		for (int m = 0; m < M; m++) {
+			const float *z = Z + (size_t)c * MW + m;
+			float t[WINO_A][WINO_K]; /* Z G */
+			for (int a = 0; a < WINO_A; a++)
+				for (int j = 0; j < WINO_K; j++) {
+					float s = 0.0f;
+					for (int b = 0; b < WINO_A; b++)
+						s += z[(size_t)(a * WINO_A + b) * ps] * G[b][j];
+					t[a][j] = s;
+				}
+			float *k = dw + ((size_t)m * C + c) * WINO_K * WINO_K;
+			for (int i = 0; i < WINO_K; i++)
+				for (int j = 0; j < WINO_K; j++) {
+					float s = 0.0f;
+					for (int a = 0; a < WINO_A; a++)
+						s += G[a][i] * t[a][j];
+					k[i * WINO_K + j] = s;
 				}
 		}
 }
@@ -286,6 +336,28 @@ static void gemm4x24(int K, const float *a, const float *b, int ldb, float *c, i
 	_mm256_storeu_ps(c + 16, c32);
 }
 
+/* The same for 8 columns: the last block of a group, whose columns past
+ * the tiles would otherwise be computed for nothing (for the cnn's conv2,
+ * 4 examples of 49 tiles leave 4 columns in a ninth block of 24). */
+WINO_VEC
+static void gemm4x8(int K, const float *a, const float *b, int ldb, float *c, int ldc)
+{
+	__m256 c0 = _mm256_setzero_ps(), c1 = _mm256_setzero_ps();
+	__m256 c2 = _mm256_setzero_ps(), c3 = _mm256_setzero_ps();
+	for (int k = 0; k < K; k++) {
+		const float *ak = a + (size_t)k * GEMM_MR;
+		__m256 b0 = _mm256_loadu_ps(b + (size_t)k * ldb);
+		c0 = _mm256_fmadd_ps(_mm256_broadcast_ss(ak), b0, c0);
+		c1 = _mm256_fmadd_ps(_mm256_broadcast_ss(ak + 1), b0, c1);
+		c2 = _mm256_fmadd_ps(_mm256_broadcast_ss(ak + 2), b0, c2);
+		c3 = _mm256_fmadd_ps(_mm256_broadcast_ss(ak + 3), b0, c3);
+	}
+	_mm256_storeu_ps(c, c0);
+	_mm256_storeu_ps(c + ldc, c1);
+	_mm256_storeu_ps(c + 2 * (size_t)ldc, c2);
+	_mm256_storeu_ps(c + 3 * (size_t)ldc, c3);
+}
+
 /* The inverse transform of the products of 24 columns (tiles) j .. j+23
  * (those below cols): Xb[p][m][0..24) -> the tiles' 2x2 outputs. */
 WINO_VEC
@@ -372,14 +444,173 @@ void wino_output(const struct wino *w, const float *U, const float *V, int n, fl
 	for (int j = 0; j < cols; j += 24) {
 		for (int p = 0; p < WINO_P; p++) {
 			const float *Up = U + (size_t)p * pa, *Vp = V + (size_t)p * C * NV + j;
-			for (int i = 0; i < M; i += 4)
-				gemm4x24(C, Up + (size_t)(i / GEMM_MR) * GEMM_MR * C + i % GEMM_MR, Vp,
-					 NV, X + p * ps + (size_t)i * 24, 24);
+			for (int i = 0; i < M; i += 4) {
+				const float *a = Up + (size_t)(i / GEMM_MR) * GEMM_MR * C + i % GEMM_MR;
+				if (cols - j <= 8)
+					gemm4x8(C, a, Vp, NV, X + p * ps + (size_t)i * 24, 24);
+				else
+					gemm4x24(C, a, Vp, NV, X + p * ps + (size_t)i * 24, 24);
+			}
 		}
 		out_block(w, X, j, cols, out, out_stride);
 	}
 }
+
+/* A dy for a 2-point dy (d0, d1) -> six values: A^T's columns. */
+WINO_VEC
+static inline void a6(__m256 d0, __m256 d1, __m256 *r)
+{
+	const __m256 two = _mm256_set1_ps(2.0f);
+	r[0] = d0;
+	r[1] = _mm256_add_ps(d0, d1);
+	r[2] = _mm256_sub_ps(d0, d1);
+	r[3] = _mm256_fmadd_ps(two, d1, d0);
+	r[4] = _mm256_fnmadd_ps(two, d1, d0);
+	r[5] = d1;
+}
+
+WINO_VEC
+void wino_grad_dy(const struct wino *w, const float *dy, float *T, float *Y)
+{
+	int M = w->M, OH = w->OH, OW = w->OW, MW = w->MW, W2 = 2 * w->TW;
+	size_t ps = (size_t)w->nt * MW;
+	/* T[h][x][m]: the gradient with m innermost, so that the transform
+	 * runs over eight outputs at a time; past the plane it stays 0 */
+	for (int m = 0; m < M; m++)
+		for (int h = 0; h < OH; h++) {
+			const float *src = dy + ((size_t)m * OH + h) * OW;
+			float *dst = T + (size_t)h * W2 * MW + m;
+			for (int x = 0; x < OW; x++)
+				dst[(size_t)x * MW] = src[x];
+		}
+	for (int th = 0; th < w->TH; th++)
+		for (int tw = 0; tw < w->TW; tw++) {
+			const float *t0 = T + ((size_t)2 * th * W2 + 2 * tw) * MW;
+			const float *t1 = t0 + (size_t)W2 * MW;
+			float *y = Y + ((size_t)th * w->TW + tw) * MW;
+			for (int m0 = 0; m0 < MW; m0 += 8) {
+				__m256 c0[WINO_A], c1[WINO_A], r[WINO_A];
+				/* rows: A (2 x 2 block) per column, then columns */
+				a6(_mm256_load_ps(t0 + m0), _mm256_load_ps(t1 + m0), c0);
+				a6(_mm256_load_ps(t0 + MW + m0), _mm256_load_ps(t1 + MW + m0), c1);
+				for (int a = 0; a < WINO_A; a++) {
+					a6(c0[a], c1[a], r);
+					for (int b = 0; b < WINO_A; b++)
+						_mm256_store_ps(y + (size_t)(a * WINO_A + b) * ps + m0, r[b]);
+				}
+			}
+		}
+}
+
+/* Z[r][0..16) += sum_t v[r][t] * y[t][0..16) for six rows r (rows of them
+ * stored; v[] repeats a row past them), y rows ldy apart. */
+WINO_VEC
+static void zk6(int nt, const float *const *v, const float *y, int ldy, float *z, int ldz,
+		int rows)
+{
+	__m256 c00 = _mm256_setzero_ps(), c01 = _mm256_setzero_ps();
+	__m256 c10 = _mm256_setzero_ps(), c11 = _mm256_setzero_ps();
+	__m256 c20 = _mm256_setzero_ps(), c21 = _mm256_setzero_ps();
+	__m256 c30 = _mm256_setzero_ps(), c31 = _mm256_setzero_ps();
+	__m256 c40 = _mm256_setzero_ps(), c41 = _mm256_setzero_ps();
+	__m256 c50 = _mm256_setzero_ps(), c51 = _mm256_setzero_ps();
+	const float *v0 = v[0], *v1 = v[1], *v2 = v[2], *v3 = v[3], *v4 = v[4], *v5 = v[5];
+	for (int t = 0; t < nt; t++) {
+		const float *yt = y + (size_t)t * ldy;
+		__m256 b0 = _mm256_load_ps(yt), b1 = _mm256_load_ps(yt + 8), a;
+		a = _mm256_broadcast_ss(v0 + t);
+		c00 = _mm256_fmadd_ps(a, b0, c00);
+		c01 = _mm256_fmadd_ps(a, b1, c01);
+		a = _mm256_broadcast_ss(v1 + t);
+		c10 = _mm256_fmadd_ps(a, b0, c10);
+		c11 = _mm256_fmadd_ps(a, b1, c11);
+		a = _mm256_broadcast_ss(v2 + t);
+		c20 = _mm256_fmadd_ps(a, b0, c20);
+		c21 = _mm256_fmadd_ps(a, b1, c21);
+		a = _mm256_broadcast_ss(v3 + t);
+		c30 = _mm256_fmadd_ps(a, b0, c30);
+		c31 = _mm256_fmadd_ps(a, b1, c31);
+		a = _mm256_broadcast_ss(v4 + t);
+		c40 = _mm256_fmadd_ps(a, b0, c40);
+		c41 = _mm256_fmadd_ps(a, b1, c41);
+		a = _mm256_broadcast_ss(v5 + t);
+		c50 = _mm256_fmadd_ps(a, b0, c50);
+		c51 = _mm256_fmadd_ps(a, b1, c51);
+	}
+	__m256 acc[6][2] = { { c00, c01 }, { c10, c11 }, { c20, c21 },
+			     { c30, c31 }, { c40, c41 }, { c50, c51 } };
+	for (int r = 0; r < rows; r++) {
+		float *zr = z + (size_t)r * ldz;
+		_mm256_store_ps(zr, _mm256_add_ps(_mm256_load_ps(zr), acc[r][0]));
+		_mm256_store_ps(zr + 8, _mm256_add_ps(_mm256_load_ps(zr + 8), acc[r][1]));
+	}
+}
+
+/* The same for two rows (rows of them stored) and 32 columns. */
+WINO_VEC
+static void zk2(int nt, const float *const *v, const float *y, int ldy, float *z, int ldz,
+		int rows)
+{
+	__m256 c00 = _mm256_setzero_ps(), c01 = _mm256_setzero_ps();
+	__m256 c02 = _mm256_setzero_ps(), c03 = _mm256_setzero_ps();
+	__m256 c10 = _mm256_setzero_ps(), c11 = _mm256_setzero_ps();
+	__m256 c12 = _mm256_setzero_ps(), c13 = _mm256_setzero_ps();
+	const float *v0 = v[0], *v1 = v[1];
+	for (int t = 0; t < nt; t++) {
+		const float *yt = y + (size_t)t * ldy;
+		__m256 b0 = _mm256_load_ps(yt), b1 = _mm256_load_ps(yt + 8);
+		__m256 b2 = _mm256_load_ps(yt + 16), b3 = _mm256_load_ps(yt + 24), a;
+		a = _mm256_broadcast_ss(v0 + t);
+		c00 = _mm256_fmadd_ps(a, b0, c00);
+		c01 = _mm256_fmadd_ps(a, b1, c01);
+		c02 = _mm256_fmadd_ps(a, b2, c02);
+		c03 = _mm256_fmadd_ps(a, b3, c03);
+		a = _mm256_broadcast_ss(v1 + t);
+		c10 = _mm256_fmadd_ps(a, b0, c10);
+		c11 = _mm256_fmadd_ps(a, b1, c11);
+		c12 = _mm256_fmadd_ps(a, b2, c12);
+		c13 = _mm256_fmadd_ps(a, b3, c13);
+	}
+	__m256 acc[2][4] = { { c00, c01, c02, c03 }, { c10, c11, c12, c13 } };
+	for (int r = 0; r < rows; r++)
+		for (int h = 0; h < 4; h++) {
+			float *zr = z + (size_t)r * ldz + 8 * h;
+			_mm256_store_ps(zr, _mm256_add_ps(_mm256_load_ps(zr), acc[r][h]));
+		}
+}
+
+void wino_grad_acc(const struct wino *w, const float *V, const float *Y, float *Z)
+{
+	int C = w->C, MW = w->MW, nt = w->nt;
+	for (int p = 0; p < WINO_P; p++) {
+		const float *Vp = V + (size_t)p * C * w->NV, *Yp = Y + (size_t)p * nt * MW;
+		float *Zp = Z + (size_t)p * C * MW;
+		for (int c0 = 0; c0 < C; c0 += 6) {
+			int rows = C - c0 < 6 ? C - c0 : 6;
+			const float *v[6];
+			for (int r = 0; r < 6; r++)
+				v[r] = Vp + (size_t)(c0 + (r < rows ? r : 0)) * w->NV;
+			float *z = Zp + (size_t)c0 * MW;
+			if (rows > 2)
+				for (int m0 = 0; m0 < MW; m0 += 16)
+					zk6(nt, v, Yp + m0, MW, z + m0, MW, rows);
+			else
+				for (int m0 = 0; m0 < MW; m0 += 32)
+					zk2(nt, v, Yp + m0, MW, z + m0, MW, rows);
+		}
+	}
+}
 #else
+void wino_grad_dy(const struct wino *w, const float *dy, float *T, float *Y)
+{
+	(void)w; (void)dy; (void)T; (void)Y;
+}
+
+void wino_grad_acc(const struct wino *w, const float *V, const float *Y, float *Z)
+{
+	(void)w; (void)V; (void)Y; (void)Z;
+}
+
 void wino_input(const struct wino *w, const float *P, int slot, float *V)
 {
 	(void)w; (void)P; (void)slot; (void)V;

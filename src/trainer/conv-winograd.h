@@ -10,8 +10,15 @@
  *
  * The same routine computes the input gradient: a convolution of the
  * padded output gradient with the flipped, transposed weights. Tiles of up
- * to WINO_GROUP examples are batched into one product per point. Only
- * valid when conv_direct_isa() is not CONV_DIRECT_NONE. */
+ * to WINO_GROUP examples are batched into one product per point.
+ *
+ * The weight gradient is the adjoint of the forward product: with
+ * Y = A^T [U . V] A per tile, dL/dU = (A dY A^T) . V and dL/dg = G^T dL/dU G,
+ * so for every point the tiles' (transformed output gradient) x
+ * (transformed input) products summed over the tiles and examples are one
+ * matrix product (channels x tiles) x (tiles x outputs), and the 5x5
+ * kernels' gradient comes out of the 36 sums once per step. Only valid
+ * when conv_direct_isa() is not CONV_DIRECT_NONE. */
 #ifndef IMC_TRAINER_CONV_WINOGRAD_H
 #define IMC_TRAINER_CONV_WINOGRAD_H
 
@@ -32,6 +39,7 @@ struct wino {
 	int TH, TW, nt;     /* tiles per example: TH x TW = nt */
 	int NV;             /* row stride of the transformed planes */
 	int M8;             /* M rounded up to gemm.h's 8-row panels */
+	int MW;             /* weight gradient: M rounded up to 32 */
 };
 
 /* Whether a convolution of C input channels to M output planes OW wide
@@ -68,5 +76,29 @@ void wino_input(const struct wino *w, const float *P, int slot, float *V);
  * (overwritten). X: product scratch. */
 void wino_output(const struct wino *w, const float *U, const float *V, int n, float *X,
 		 float *out, size_t out_stride);
+
+/* The weight gradient of the convolution w describes, one example at a
+ * time: w from wino_grad_init (same arguments as wino_init), V from
+ * wino_input(w, P, 0, V) of the example's padded input planes, its V
+ * scratch sized by wino_v_floats(w). */
+void wino_grad_init(struct wino *w, int C, int M, int OH, int OW, int HP, int WP);
+
+/* Scratch sizes, in floats, per thread: the transposed output gradient
+ * (T), its transform (Y) and the point sums (Z). Allocate 64-byte aligned
+ * and zeroed; T's zeros past the output plane are never overwritten. */
+size_t wino_gt_floats(const struct wino *w);
+size_t wino_gy_floats(const struct wino *w);
+size_t wino_gz_floats(const struct wino *w);
+
+/* Transforms one example's output gradient dy (M x OH x OW) into Y, by way
+ * of T. */
+void wino_grad_dy(const struct wino *w, const float *dy, float *T, float *Y);
+
+/* Z[p][c][m] += sum over the example's tiles of V[p][c][tile] * Y[p][tile][m]. */
+void wino_grad_acc(const struct wino *w, const float *V, const float *Y, float *Z);
+
+/* dw[m][c][5][5] = G^T Z[.][c][m] G (overwritten): the weight gradient
+ * from the point sums. */
+void wino_grad_weights(const struct wino *w, const float *Z, float *dw);
 
 #endif

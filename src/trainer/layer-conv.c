@@ -6,9 +6,9 @@
  * Stride-1 convolutions skip im2col on CPUs with AVX2+FMA or AVX-512: the
  * direct kernels (conv-direct.h) read the zero-padded input planes in
  * place. Of those, 5x5 ones with enough channels on both sides take
- * Winograd's F(2x2, 5x5) (conv-winograd.h) for the forward product and the
- * input gradient, 36 multiplications per 2x2 outputs instead of 100; the
- * weight gradient stays direct. The other products go through gemm()
+ * Winograd's F(2x2, 5x5) (conv-winograd.h) for the forward product, the
+ * input gradient and the weight gradient, 36 multiplications per 2x2
+ * outputs instead of 100. The other products go through gemm()
  * (gemm.h): an own AVX-512 kernel where the CPU has one, cblas_sgemm
  * otherwise.
  *
@@ -49,6 +49,10 @@ struct conv_thread {
 	float *dwT;    /* direct path: weight gradient, transposed [fan_in][out_c] */
 	float *wv;     /* Winograd: transformed inputs */
 	float *wx;     /* Winograd: point products */
+	float *gv;     /* Winograd weight gradient: one example's transformed input */
+	float *gt;     /* its output gradient, transposed */
+	float *gy;     /* its output gradient, transformed */
+	float *gz;     /* the point sums */
 };
 
 struct conv_scratch {
@@ -68,7 +72,7 @@ struct conv_scratch {
 	/* Winograd (conv-winograd.h) for the forward product (wf) and for the
 	 * input gradient (wb), within the direct path. */
 	int wf, wb;
-	struct wino wfwd, wbwd;
+	struct wino wfwd, wbwd, wgrad; /* wgrad: the weight gradient, with wf */
 	float *ufwd, *ubwd;          /* their transformed weights */
 };
 
@@ -132,6 +136,10 @@ static void scratch_free(struct conv_scratch *s)
 		free(c->dwT);
 		free(c->wv);
 		free(c->wx);
+		free(c->gv);
+		free(c->gt);
+		free(c->gy);
+		free(c->gz);
 	}
 	free(s->ufwd);
 	free(s->ubwd);
@@ -184,6 +192,7 @@ static struct conv_scratch *scratch(struct layer *l)
 			s->HP = hp > s->HP ? hp : s->HP;
 			s->WP = wp > s->WP ? wp : s->WP;
 			wino_init(&s->wfwd, l->in_c, M, l->out_h, l->out_w, s->HP, s->WP);
+			wino_grad_init(&s->wgrad, l->in_c, M, l->out_h, l->out_w, s->HP, s->WP);
 			s->ufwd = falloc(wino_u_floats(&s->wfwd));
 		}
 		if (s->wb) {
@@ -214,8 +223,15 @@ static struct conv_scratch *scratch(struct layer *l)
 		if (s->direct) {
 			c->P = falloc((size_t)l->in_c * s->HP * s->WP + CONV_DIRECT_SLACK);
 			c->Q = falloc((size_t)M * s->HQ * s->WQ + CONV_DIRECT_SLACK);
-			c->dwT = falloc(l->nweight);
-			c->apack = falloc(gemm_pb_floats(M, N)); /* dy^T, packed */
+			if (s->wf) {
+				c->gv = falloc(wino_v_floats(&s->wgrad));
+				c->gt = falloc(wino_gt_floats(&s->wgrad));
+				c->gy = falloc(wino_gy_floats(&s->wgrad));
+				c->gz = falloc(wino_gz_floats(&s->wgrad));
+			} else {
+				c->dwT = falloc(l->nweight);
+				c->apack = falloc(gemm_pb_floats(M, N)); /* dy^T, packed */
+			}
 			c->dy = falloc(layer_out_size(l));
 			c->dw = falloc(l->nweight + l->nbias);
 			size_t v = 0, x = 0;
@@ -509,9 +525,15 @@ static void conv_bwd_example(struct conv_job *j, struct conv_thread *th, size_t 
 		db[m] += row_sum(dy + (size_t)m * N, N);
 	if (s->direct) {
 		pad_planes(x, l->in_c, l->in_h, l->in_w, l->pad, s->HP, s->WP, th->P);
-		gemm_pack_b(true, l->out_c, (int)N, dy, (int)N, th->apack);
-		conv_direct_dw(l->fan_in, l->out_c, s->off_fwd, th->P, l->out_h, l->out_w,
-			       s->WP, th->apack, th->dwT);
+		if (s->wf) {
+			wino_input(&s->wgrad, th->P, 0, th->gv);
+			wino_grad_dy(&s->wgrad, dy, th->gt, th->gy);
+			wino_grad_acc(&s->wgrad, th->gv, th->gy, th->gz);
+		} else {
+			gemm_pack_b(true, l->out_c, (int)N, dy, (int)N, th->apack);
+			conv_direct_dw(l->fan_in, l->out_c, s->off_fwd, th->P, l->out_h, l->out_w,
+				       s->WP, th->apack, th->dwT);
+		}
 		if (j->din) {
 			pad_planes(dy, l->out_c, l->out_h, l->out_w, l->k - 1 - l->pad, s->HQ,
 				   s->WQ, th->Q);
@@ -556,7 +578,9 @@ static void conv_bwd_task(void *ctx, int t, int nt)
 	struct conv_thread *th = &s->th[t];
 	size_t lo, hi;
 	memset(th->dw, 0, (l->nweight + l->nbias) * sizeof(float));
-	if (s->direct)
+	if (s->wf)
+		memset(th->gz, 0, wino_gz_floats(&s->wgrad) * sizeof(float));
+	else if (s->direct)
 		memset(th->dwT, 0, l->nweight * sizeof(float));
 	tpool_range((size_t)j->n, t, nt, &lo, &hi);
 	/* Winograd's input gradient runs once per group of examples, each
@@ -613,8 +637,17 @@ static void conv_backward(struct layer *l, const float *in, const float *out,
 		gemm_pack_a(true, l->fan_in, l->out_c, l->w, l->fan_in, j.s->wtpack);
 	}
 	tpool_run(nt, conv_bwd_task, &j);
-	if (j.s->direct) {
-		/* dw[m][f] = sum over threads of dwT[f][m]; biases as below */
+	if (j.s->wf) {
+		/* the point sums of all threads, in thread order, into the
+		 * first's, then the kernels' gradient out of them */
+		float *z = j.s->th[0].gz;
+		size_t nz = wino_gz_floats(&j.s->wgrad);
+		for (int t = 1; t < nt; t++)
+			for (size_t q = 0; q < nz; q++)
+				z[q] += j.s->th[t].gz[q];
+		wino_grad_weights(&j.s->wgrad, z, l->dw);
+	} else if (j.s->direct) {
+		/* dw[m][f] = sum over threads of dwT[f][m] */
 		int M = l->out_c, K = l->fan_in;
 		for (int m = 0; m < M; m++)
 			for (int f = 0; f < K; f++) {
@@ -623,6 +656,9 @@ static void conv_backward(struct layer *l, const float *in, const float *out,
 					acc += j.s->th[t].dwT[(size_t)f * M + m];
 				l->dw[(size_t)m * K + f] = acc;
 			}
+	}
+	if (j.s->direct) {
+		/* the biases as below */
 		for (size_t q = 0; q < l->nbias; q++) {
 			float acc = 0.0f;
 			for (int t = 0; t < nt; t++)

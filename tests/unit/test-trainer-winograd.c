@@ -1,6 +1,7 @@
 /* test-trainer-winograd.c: the conv layer's Winograd path (conv-winograd.c)
  * against a direct convolution computed here in double precision: the
- * forward output and the input gradient, for the cnn model's second layer
+ * forward output, the input gradient and the weight and bias gradients
+ * (a sum over examples and output pixels), for the cnn model's second layer
  * and for odd shapes (tiles that overhang the output, a partial group of
  * examples), at 1 and 2 threads.
  *
@@ -17,7 +18,10 @@
  * below 2e-6 S for these shapes (the direct kernels: about 2e-7 S),
  * and the check allows 2e-5 S: ten times the measured error, still 50
  * times below what a wrong transform entry gives (one entry of G off by
- * 0.03% already gives 2e-4 S). */
+ * 0.03% already gives 2e-4 S). The weight gradient's transform of the
+ * output gradient weighs a value by at most 3 x 3 (A's rows) and its
+ * kernels come out through G^T and G; measured below 3e-6 S, and one of
+ * A's coefficients off by 0.03% fails the same bound. */
 #include "config.h"
 
 #include <math.h>
@@ -143,10 +147,40 @@ static void run_shape(const struct shape *sh, int threads)
 					check(dx[e * isz + (c * H + ih) * W + iw], s, S);
 				}
 	double wb = worst;
-	printf("# C %d M %d %dx%d pad %d n %d threads %d: forward %.2e S, input gradient %.2e S\n",
-	       C, M, H, W, p, n, threads, wf, wb);
+	worst = 0.0;
+	for (int m = 0; m < M; m++)
+		for (int c = 0; c < C; c++)
+			for (int kh = 0; kh < 5; kh++)
+				for (int kw = 0; kw < 5; kw++) {
+					double s = 0.0, S = 1e-30;
+					for (int e = 0; e < n; e++)
+						for (int oh = 0; oh < OH; oh++)
+							for (int ow = 0; ow < OW; ow++) {
+								int ih = oh - p + kh, iw = ow - p + kw;
+								if (ih < 0 || ih >= H || iw < 0 || iw >= W)
+									continue;
+								double v = (double)x[e * isz + (c * H + ih) * W + iw] *
+									   dy[e * osz + (m * OH + oh) * OW + ow];
+								s += v;
+								S += fabs(v);
+							}
+					check(l.dw[((m * C + c) * 5 + kh) * 5 + kw], s, S);
+				}
+	for (int m = 0; m < M; m++) {
+		double s = 0.0, S = 1e-30;
+		for (int e = 0; e < n; e++)
+			for (int q = 0; q < OH * OW; q++) {
+				s += dy[e * osz + m * OH * OW + q];
+				S += fabs(dy[e * osz + m * OH * OW + q]);
+			}
+		check(l.db[m], s, S);
+	}
+	double wg = worst;
+	printf("# C %d M %d %dx%d pad %d n %d threads %d: forward %.2e S, input gradient %.2e S, "
+	       "weight gradient %.2e S\n", C, M, H, W, p, n, threads, wf, wb, wg);
 	assert_true(wf <= TOL);
 	assert_true(wb <= TOL);
+	assert_true(wg <= TOL);
 	l.ops->release(&l);
 	free(params);
 	free(grads);
