@@ -305,8 +305,10 @@ char *copy_final_dest(struct exec_ctx *x, const char *dest, const char *src, jso
 		return xasprintf("%s%s", dest, base);
 	}
 	if (src) {
+		/* with the checksum put_content's stat of a file dest then asks
+		 * for: the memo answers that one (a directory has none) */
 		struct node_stat st;
-		if (mod_stat(x, dest, true, false, &st, res) < 0)
+		if (mod_stat(x, dest, true, true, &st, res) < 0)
 			return NULL;
 		if (st.exists && st.isdir)
 			return xasprintf("%s/%s", dest, base);
@@ -662,9 +664,11 @@ static json_t *copy_run(struct exec_ctx *x, json_t *args)
 		return res;
 	}
 	if (content) {
-		/* the action's own error on a directory dest (no checksum) */
+		/* the action's own error on a directory dest; the checksum is
+		 * put_content's, asked in this round trip (the memo answers
+		 * its stat of the same dest) */
 		struct node_stat dst;
-		if (mod_stat(x, dest0, true, false, &dst, &res) < 0)
+		if (mod_stat(x, dest0, true, true, &dst, &res) < 0)
 			return res;
 		if (dst.exists && dst.isdir)
 			return res_fail("can not use content with a dir as dest");
