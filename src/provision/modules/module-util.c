@@ -312,11 +312,11 @@ static void stat_script_h(struct strbuf *c, bool follow, bool checksum, bool kee
 		    "if [ %d = 1 ] && [ -f \"$p\" ] && [ -r \"$p\" ]; then %s; else echo; fi; ",
 		    follow ? 1 : 0, follow ? "-L " : "", checksum ? 1 : 0,
 		    keep ? "h=$(sha1sum < \"$p\" | cut -c1-40); echo \"$h\"" : "sha1sum < \"$p\" | cut -c1-40");
-	strbuf_addstr(c, 
-		    /* the nearest existing ancestor not a directory: ENOTDIR */
-		    "else echo MISSING; d=\"$p\"; while :; do n=\"${d%%/*}\"; [ \"$n\" = \"$d\" ] && break; d=\"$n\"; "
-		    "[ -z \"$d\" ] && break; [ -e \"$d\" ] && break; done; "
-		    "if [ -n \"$d\" ] && [ \"$d\" != \"$p\" ] && [ -e \"$d\" ] && [ ! -d \"$d\" ]; then echo NOTDIR; fi; fi");
+	strbuf_addstr(c,
+		      /* the nearest existing ancestor not a directory: ENOTDIR */
+		      "else echo MISSING; d=\"$p\"; while :; do n=\"${d%/*}\"; [ \"$n\" = \"$d\" ] && break; d=\"$n\"; "
+		      "[ -z \"$d\" ] && break; [ -e \"$d\" ] && break; done; "
+		      "if [ -n \"$d\" ] && [ \"$d\" != \"$p\" ] && [ -e \"$d\" ] && [ ! -d \"$d\" ]; then echo NOTDIR; fi; fi");
 }
 
 static void stat_script(struct strbuf *c, bool follow, bool checksum)
