@@ -1092,6 +1092,7 @@ done:
 	json_decref(x.env);
 	free(x.become_user_own);
 	free(x.stat_memo);
+	free(x.write_memo);
 	free(deleg_name);
 	if (result)
 		*result = res;

@@ -154,6 +154,17 @@ int mod_write_stat(struct exec_ctx *x, const char *path, const void *data, size_
 int mod_write_stat_new(struct exec_ctx *x, const char *path, const void *data, size_t len,
 		       long mode, const char *owner, const char *group, struct node_stat *st,
 		       char **parent, json_t **res);
+/* mod_stat (following links, with the checksum) of path that also makes,
+ * in the same round trip, the write mod_write_stat (mod_write_stat_new,
+ * of a missing path) would make of data with these mode, owner and
+ * group, when the node finds a file whose checksum differs from data's
+ * (none for what is not a readable regular file) or a missing path in
+ * an existing directory; never on a directory. For a module whose next
+ * step decided from that stat is exactly that write, nothing sent
+ * before it: that call then answers from this round trip (the write
+ * memo, module-util.c). -1 with *res as mod_stat's. */
+int mod_stat_write(struct exec_ctx *x, const char *path, const void *data, size_t len, long mode,
+		   const char *owner, const char *group, struct node_stat *st, json_t **res);
 /* Applies mode/owner/group from args to path whose stat is st (updated;
  * in check mode, only says they would change, as mod_attrs_diff). As
  * Ansible, owner and group first: a mode that is neither octal nor
@@ -163,6 +174,10 @@ int mod_attrs_st(struct exec_ctx *x, const char *path, json_t *args, struct node
 /* mod_attrs_st recording each change in diff, as mod_attrs_diff does. */
 int mod_attrs_st_diff(struct exec_ctx *x, const char *path, json_t *args, struct node_stat *st,
 		      bool *changed, json_t *diff, json_t **res);
+/* One attribute's before and after (new references, taken) in Ansible's
+ * attribute diff, when diff is not NULL (mod_attrs_diff's, for a module
+ * that changed an attribute in a command of its own). */
+void mod_diff_attr(json_t *diff, const char *key, json_t *before, json_t *after);
 /* Applies mode/owner/group from args to path; sets *changed. */
 int mod_attrs(struct exec_ctx *x, const char *path, json_t *args, bool *changed, json_t **res);
 /* The same, recording in diff (an object, or NULL) the before and after

@@ -131,6 +131,10 @@ struct exec_ctx {
 	 * (owned, NULL when none); or mod_stat's own last answer, under a
 	 * tagged key (module-util.c) */
 	char *stat_memo;
+	/* module-util.c's write memo: the answer of a write mod_stat_write
+	 * made in its stat's round trip, for the module's write of it
+	 * (owned, NULL when none; cleared as the stat memo) */
+	struct write_memo *write_memo;
 };
 
 /* Guards every host's facts (several runs may share hosts). */

@@ -5,7 +5,8 @@
 # results stay those of a fresh stat (mode, state, 'hard' from the link
 # count, a link's own 0777, absent), a change made by an earlier task is
 # seen, and each state takes the round trips counted here (IMC_LOG=exec=debug
-# prints every module run's count).
+# prints every module run's count): a new directory, a new touched file and
+# a removal are made in the probe's round trip (t4054).
 . "$top_srcdir/tests/cli/lib.sh"
 W=$TMPD/w
 mkdir -p "$W"
@@ -59,15 +60,15 @@ EOP
 CHANGED=False CRT=1
 [ "$OWNER" = nobody ] && CHANGED=True CRT=3
 cat >"$TMPD/want" <<EOW
-dir-new True 0750 directory 2 
+dir-new True 0750 directory 1 
 dir-again False 0750 directory 1 
-touch-new True 0600 file 3 
+touch-new True 0600 file 1 
 touch-again True 0600 file 2 
 chmod-behind True - - 1 
 file-mode True 0600 file 2 
 hard True 0600 hard 3 
 link True 0777 link 6 
-absent True - absent 2 
+absent True - absent 1 
 chown $CHANGED 0600 file $CRT $OWNER
 EOW
 if diff "$TMPD/want" "$TMPD/got" >"$TMPD/diff"; then

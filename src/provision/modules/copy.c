@@ -283,8 +283,50 @@ json_t *copy_put_content(struct exec_ctx *x, json_t *args, const char *dest, con
 	return res;
 }
 
+/* The largest content sent with the stat of its dest whatever that
+ * answers (an unchanged file then has it sent for nothing) */
+#define WRITE_IN_STAT_MAX 65536
+
+/* Whether put_content's write of len bytes with args can ride in the
+ * stat of dest (mod_stat_write): when what it decides between them
+ * depends on that stat alone (no check mode, backup, validate or diff,
+ * each of which runs something first; force; a mode that is the same
+ * whatever the file's was), *mode then the mode it writes with. */
+static bool write_in_stat(struct exec_ctx *x, json_t *args, size_t len, long *mode)
+{
+	if (x->check_mode || len > WRITE_IN_STAT_MAX ||
+	    !args_bool(json_object_get(args, "force"), true) || args_str(args, "validate") ||
+	    args_bool(json_object_get(args, "backup"), false) || mod_diff_wanted(x))
+		return false;
+	json_t *mv = json_object_get(args, "mode");
+	*mode = -1;
+	if (!mv)
+		return true;
+	*mode = args_mode(mv, 0);
+	return *mode >= 0 && *mode == args_mode(mv, 07777);
+}
+
+/* The first stat of dest (following links, with the checksum put_content
+ * then asks for, which the stat memo answers), carrying put_content's
+ * write of data when it can (write_in_stat; data NULL: never). */
+static int stat_dest(struct exec_ctx *x, json_t *args, const char *dest, const void *data,
+		     size_t len, struct node_stat *st, json_t **res)
+{
+	long mode;
+	if (data && write_in_stat(x, args, len, &mode))
+		return mod_stat_write(x, dest, data, len, mode, args_str(args, "owner"),
+				      args_str(args, "group"), st, res);
+	return mod_stat(x, dest, true, true, st, res);
+}
+
 /* dest ending in '/' or naming a directory -> dest/basename(src) */
 char *copy_final_dest(struct exec_ctx *x, const char *dest, const char *src, json_t **res)
+{
+	return copy_final_dest_put(x, dest, src, NULL, NULL, 0, res);
+}
+
+char *copy_final_dest_put(struct exec_ctx *x, const char *dest, const char *src, json_t *args,
+			  const void *data, size_t len, json_t **res)
 {
 	size_t n = strlen(dest);
 	const char *base = src ? strrchr(src, '/') : NULL;
@@ -306,7 +348,7 @@ char *copy_final_dest(struct exec_ctx *x, const char *dest, const char *src, jso
 	}
 	if (src) {
 		struct node_stat st;
-		if (mod_stat(x, dest, true, false, &st, res) < 0)
+		if (stat_dest(x, args, dest, data, len, &st, res) < 0)
 			return NULL;
 		if (st.exists && st.isdir)
 			return xasprintf("%s/%s", dest, base);
@@ -662,24 +704,25 @@ static json_t *copy_run(struct exec_ctx *x, json_t *args)
 		return res;
 	}
 	if (content) {
-		/* the action's own error on a directory dest (no checksum) */
+		char *own = json_is_string(content) ? NULL
+						    : json_dumps(content, JSON_ENCODE_ANY | JSON_PRESERVE_ORDER);
+		const char *data = own ? own : json_string_value(content);
+		size_t len = own ? strlen(own) : json_string_length(content);
+		/* the action's own error on a directory dest (stat_dest) */
 		struct node_stat dst;
-		if (mod_stat(x, dest0, true, false, &dst, &res) < 0)
-			return res;
-		if (dst.exists && dst.isdir)
-			return res_fail("can not use content with a dir as dest");
-		char *dest = copy_final_dest(x, dest0, NULL, &res);
-		if (!dest)
-			return res;
-		if (json_is_string(content))
-			res = copy_put_content(x, args, dest, dest0, json_string_value(content),
-					      json_string_length(content));
-		else {
-			char *s = json_dumps(content, JSON_ENCODE_ANY | JSON_PRESERVE_ORDER);
-			res = copy_put_content(x, args, dest, dest0, s, strlen(s));
-			free(s);
+		char *dest = NULL;
+		if (stat_dest(x, args, dest0, data, len, &dst, &res) < 0)
+			goto content_out;
+		if (dst.exists && dst.isdir) {
+			res = res_fail("can not use content with a dir as dest");
+			goto content_out;
 		}
+		dest = copy_final_dest(x, dest0, NULL, &res);
+		if (dest)
+			res = copy_put_content(x, args, dest, dest0, data, len);
+content_out:
 		free(dest);
+		free(own);
 		return res;
 	}
 	if (!src)
@@ -725,7 +768,7 @@ static json_t *copy_run(struct exec_ctx *x, json_t *args)
 		res = res_fail("Could not read '%s'", path);
 		goto out;
 	}
-	char *dest = copy_final_dest(x, dest0, src, &res);
+	char *dest = copy_final_dest_put(x, dest0, src, args, data.buf ? data.buf : "", data.len, &res);
 	if (!dest)
 		goto out;
 	res = copy_put_content(x, args, dest, dest0, data.buf ? data.buf : "", data.len);

@@ -30,11 +30,29 @@ struct probe {
 	bool same_inode;     /* path and src are the same file */
 };
 
-/* The shell function printing get_state of "$1". */
+/* The shell function printing get_state of "$1", kept in $st too (for
+ * a change the probe carries, struct spec). */
 #define GET_STATE_SH \
-	"gs() { if [ -L \"$1\" ]; then echo link; elif [ -d \"$1\" ]; then echo directory; " \
-	"elif [ -e \"$1\" ]; then if [ \"$(stat -L -c %h -- \"$1\")\" -gt 1 ]; then echo hard; " \
-	"else echo file; fi; else echo absent; fi; }; "
+	"gs() { if [ -L \"$1\" ]; then st=link; elif [ -d \"$1\" ]; then st=directory; " \
+	"elif [ -e \"$1\" ]; then if [ \"$(stat -L -c %h -- \"$1\")\" -gt 1 ]; then st=hard; " \
+	"else st=file; fi; else st=absent; fi; echo \"$st\"; }; "
+
+/* A change the probe carries out in its own round trip, after its
+ * lines, when the path's state is one of when (a case pattern): the
+ * change the state's function would make next with run_op (it decides
+ * the same from the probe, and takes the outcome from here instead of
+ * sending it), so a state's usual change costs no round trip of its
+ * own. Only where nothing else the module does comes between. */
+struct spec {
+	const char *when;    /* NULL: no change rides along */
+	const char *cmd;     /* as run_op's cmd, with $p and $s set */
+	bool ran;            /* the state matched: cmd ran */
+	int rc;              /* its status */
+	struct strbuf out;   /* what it printed (run_op_out's out) */
+	struct strbuf err;
+};
+
+#define SPEC_MARK "\036imc-op\036\n"
 
 static void next_line(const char **p, char *out, size_t n)
 {
@@ -45,8 +63,9 @@ static void next_line(const char **p, char *out, size_t n)
 		(*p)++;
 }
 
-static int probe(struct exec_ctx *x, const char *path, const char *src, struct probe *pr,
-		 json_t **res)
+/* The probe of path (and src), carrying sp's change when sp is not NULL. */
+static int probe_spec(struct exec_ctx *x, const char *path, const char *src, struct probe *pr,
+		      struct spec *sp, json_t **res)
 {
 	memset(pr, 0, sizeof(*pr));
 	struct strbuf c = STRBUF_INIT;
@@ -55,16 +74,42 @@ static int probe(struct exec_ctx *x, const char *path, const char *src, struct p
 	strbuf_addstr(&c, "; s=");
 	sh_quote(&c, src ? src : "");
 	strbuf_addstr(&c, "; gs \"$p\"; [ -e \"$p\" ] && echo 1 || echo 0; [ -d \"$p\" ] && echo 1 || echo 0; "
-			 "readlink -- \"$p\" || echo; realpath -m -- \"$p\" || echo; "
+			 /* the target and real path serve a link only: two
+			  * processes less for anything else */
+			 "if [ \"$st\" = link ]; then readlink -- \"$p\" || echo; realpath -m -- \"$p\" || echo; "
+			 "else echo; echo; fi; "
 			 "[ -n \"$s\" ] && [ -e \"$s\" ] && echo 1 || echo 0; "
 			 "[ -n \"$s\" ] && [ -e \"$p\" ] && [ \"$p\" -ef \"$s\" ] && echo 1 || echo 0; ");
+	if (sp && sp->when)
+		/* a failed change exits as run_op's does, with no stat after it */
+		strbuf_addf(&c, "case $st in %s) printf '" SPEC_MARK "'; printf '" SPEC_MARK "' >&2; "
+			    "{ %s\n} || exit $?;; esac; ", sp->when, sp->cmd);
 	mod_stat_memo_script(&c);
 	struct conn_result cr;
 	conn_result_init(&cr);
 	int rc = mod_sh(x, c.buf, NULL, 0, &cr, res);
 	strbuf_release(&c);
+	if (rc == 0 && sp && sp->when) {
+		const char *o = cr.out.buf ? memmem(cr.out.buf, cr.out.len, SPEC_MARK, sizeof(SPEC_MARK) - 1) : NULL;
+		const char *e = cr.err.buf ? memmem(cr.err.buf, cr.err.len, SPEC_MARK, sizeof(SPEC_MARK) - 1) : NULL;
+		sp->ran = o != NULL;
+		if (sp->ran) {
+			sp->rc = cr.rc;
+			if (sp->rc == 0)
+				mod_stat_memo_take(x, path, &cr.out);
+			size_t from = (size_t)(o - cr.out.buf) + sizeof(SPEC_MARK) - 1;
+			strbuf_add(&sp->out, cr.out.buf + from, cr.out.len - from);
+			cr.out.len = (size_t)(o - cr.out.buf);
+			cr.out.buf[cr.out.len] = '\0';
+			if (e) {
+				from = (size_t)(e - cr.err.buf) + sizeof(SPEC_MARK) - 1;
+				strbuf_add(&sp->err, cr.err.buf + from, cr.err.len - from);
+			}
+		}
+	}
 	if (rc == 0) {
-		mod_stat_memo_take(x, path, &cr.out);
+		if (!sp || !sp->ran)
+			mod_stat_memo_take(x, path, &cr.out);
 		const char *o = strbuf_str(&cr.out);
 		char b[8];
 		next_line(&o, pr->state, sizeof(pr->state));
@@ -85,6 +130,24 @@ static int probe(struct exec_ctx *x, const char *path, const char *src, struct p
 	}
 	conn_result_release(&cr);
 	return rc;
+}
+
+static int probe(struct exec_ctx *x, const char *path, const char *src, struct probe *pr,
+		 json_t **res)
+{
+	return probe_spec(x, path, src, pr, NULL, res);
+}
+
+/* run_op's failure: what, then the shell's error (err, its trailing
+ * newlines cut), naming the path. */
+static json_t *op_failed(const char *what, const char *path, const struct strbuf *err)
+{
+	size_t n = err->len;
+	while (n && err->buf[n - 1] == '\n')
+		n--;
+	json_t *res = res_fail("%s: %.*s", what, (int)n, n ? err->buf : "failed");
+	json_object_set_new(res, "path", json_string(path));
+	return res;
 }
 
 /* Runs cmd (with $p, $s set); on failure *res is Ansible's message: what
@@ -113,15 +176,26 @@ static int run_op_out(struct exec_ctx *x, const char *path, const char *src, con
 	if (rc == 0 && cr.rc == 0 && out)
 		strbuf_add(out, cr.out.buf ? cr.out.buf : "", cr.out.len);
 	if (rc == 0 && cr.rc != 0) {
-		size_t n = cr.err.len;
-		while (n && cr.err.buf[n - 1] == '\n')
-			n--;
-		*res = res_fail("%s: %.*s", what, (int)n, n ? cr.err.buf : "failed");
-		json_object_set_new(*res, "path", json_string(path));
+		*res = op_failed(what, path, &cr.err);
 		rc = -1;
 	}
 	conn_result_release(&cr);
 	return rc;
+}
+
+/* run_op_out of cmd, or what sp says of it when the probe carried it. */
+static int run_op_spec(struct exec_ctx *x, const char *path, const char *src, const char *cmd,
+		       const char *what, struct strbuf *out, const struct spec *sp, json_t **res)
+{
+	if (!sp || !sp->ran)
+		return run_op_out(x, path, src, cmd, what, out, res);
+	if (sp->rc != 0) {
+		*res = op_failed(what, path, &sp->err);
+		return -1;
+	}
+	if (out)
+		strbuf_add(out, sp->out.buf ? sp->out.buf : "", sp->out.len);
+	return 0;
 }
 
 /* ln of "$s" to "$t" failing as Python's os.link: "[Errno N] strerror:
@@ -203,7 +277,11 @@ static const char *attr_path(const struct probe *pr, const char *path, bool foll
 	return follow && !strcmp(pr->state, "link") ? pr->real : path;
 }
 
-static json_t *ensure_absent(struct exec_ctx *x, const char *path, const struct probe *pr0)
+/* state=absent's change of what is not a directory */
+#define ABSENT_CMD "rm -f -- \"$p\""
+
+static json_t *ensure_absent(struct exec_ctx *x, const char *path, const struct probe *pr0,
+			     const struct spec *sp)
 {
 	struct probe pr = *pr0;
 	json_t *res = NULL;
@@ -233,7 +311,7 @@ static json_t *ensure_absent(struct exec_ctx *x, const char *path, const struct 
 				    json_pack("{s:o, s:o}", "directories", dirs, "files", files));
 		if (run_op(x, path, NULL, "rm -rf -- \"$p\"", "rmtree failed", &res) < 0)
 			goto fail;
-	} else if (run_op(x, path, NULL, "rm -f -- \"$p\"", "unlinking failed", &res) < 0)
+	} else if (run_op_spec(x, path, NULL, ABSENT_CMD, "unlinking failed", NULL, sp, &res) < 0)
 		goto fail;
 	return json_pack("{s:b, s:s, s:o, s:s}", "changed", 1, "path", path, "diff", diff, "state",
 			 "absent");
@@ -357,31 +435,60 @@ out:
 	return rc < 0 ? -1 : 0;
 }
 
+/* The mode args give, when it is the same whatever the path's mode was
+ * (octal, or symbolic that sets every bit: u=rw,g=r,o=), or -1. */
+static long absolute_mode(json_t *args)
+{
+	json_t *mv = json_object_get(args, "mode");
+	long m = args_mode(mv, 0);
+	return m >= 0 && m == args_mode(mv, 07777) ? m & 07777 : -1;
+}
+
+/* What touch runs on an absent path into cmd: it creates the file, then
+ * (neither chmod nor chown moves a file's mtime or atime, and a created
+ * file is removed whichever of them fails) its times, in the same round
+ * trip. An absolute mode without owner or group, which cannot depend on
+ * the stat the attributes start from, is applied between them, as
+ * Ansible's order has it, printing "__imc_mode__ OLD" when it changed
+ * it; should it fail, "__imc_attrs_failed__" and nothing more, so that
+ * the attributes and the times are set again in their turn, which
+ * reports it as Ansible does. *times_made says the times are in cmd. */
+static void touch_cmd(struct exec_ctx *x, json_t *args, struct strbuf *cmd, bool *times_made)
+{
+	struct strbuf tc = STRBUF_INIT;
+	json_t *terr = NULL;
+	*times_made = times_script(x, args, "now", &tc, &terr) > 0;
+	json_decref(terr);
+	long mode = args_str(args, "owner") || args_str(args, "group") ? -1 : absolute_mode(args);
+	strbuf_addstr(cmd, ": > \"$p\"");
+	if (mode >= 0)
+		strbuf_addf(cmd, "\nif o=$(stat -c %%a -- \"$p\") && { [ \"$o\" = %lo ] || "
+			    "{ chmod %lo -- \"$p\" && echo \"__imc_mode__ $o\"; }; }; then :",
+			    mode, mode);
+	if (*times_made)
+		strbuf_addf(cmd, "\n( %s\n) || echo __imc_times_failed__", tc.buf);
+	if (mode >= 0)
+		strbuf_addf(cmd, "\nelse echo __imc_attrs_failed__; echo __imc_times_failed__; fi");
+	strbuf_release(&tc);
+}
+
 static json_t *execute_touch(struct exec_ctx *x, const char *path, json_t *args, bool follow,
-			     const struct probe *pr0)
+			     const struct probe *pr0, const struct spec *sp)
 {
 	struct probe pr = *pr0;
 	json_t *res = NULL;
 	bool created = false;
 	if (!strcmp(pr.state, "absent") && x->check_mode)
 		return json_pack("{s:s, s:b}", "dest", path, "changed", 1);
-	/* a file created here gets its times in the same round trip: they
-	 * are set after its attributes in Ansible's order, but neither chmod
-	 * nor chown moves a file's mtime or atime, and a created file is
-	 * removed whichever of them fails. Should the times fail here, they
-	 * are set again in their turn, which reports it as Ansible does. */
+	/* a file created here gets its times (and an absolute mode) in the
+	 * same round trip (touch_cmd) */
 	struct strbuf made = STRBUF_INIT;
 	bool times_made = false;
 	if (!strcmp(pr.state, "absent")) {
-		struct strbuf tc = STRBUF_INIT, cmd = STRBUF_INIT;
-		json_t *terr = NULL;
-		times_made = times_script(x, args, "now", &tc, &terr) > 0;
-		json_decref(terr);
-		strbuf_addstr(&cmd, ": > \"$p\"");
-		if (times_made)
-			strbuf_addf(&cmd, "\n( %s\n) || echo __imc_times_failed__", tc.buf);
-		int rc = run_op_out(x, path, NULL, cmd.buf, "Error, could not touch target", &made, &res);
-		strbuf_release(&tc);
+		struct strbuf cmd = STRBUF_INIT;
+		touch_cmd(x, args, &cmd, &times_made);
+		int rc = run_op_spec(x, path, NULL, cmd.buf, "Error, could not touch target", &made, sp,
+				     &res);
 		strbuf_release(&cmd);
 		if (rc < 0) {
 			strbuf_release(&made);
@@ -391,6 +498,10 @@ static json_t *execute_touch(struct exec_ctx *x, const char *path, json_t *args,
 		created = true;
 	}
 	json_t *diff = initial_diff(path, "touch", pr.state);
+	const char *mo = strstr(strbuf_str(&made), "__imc_mode__ ");
+	if (mo)
+		mod_diff_attr(diff, "mode", json_sprintf("0%03lo", strtol(mo + 13, NULL, 8)),
+			      json_sprintf("0%03lo", absolute_mode(args)));
 	bool changed;
 	const char *fpath = attr_path(&pr, path, follow);
 	/* the times are set through the link (os.utime): a dangling one
@@ -450,8 +561,36 @@ out:
 	return res;
 }
 
+/* What state=directory runs on an absent path into c: mkdir -p, the
+ * attributes applied to every directory created. -1 on a mode neither
+ * octal nor symbolic. */
+static int mkdir_cmd(json_t *args, struct strbuf *c)
+{
+	long mode = args_mode(json_object_get(args, "mode"), 0755 | 040000);
+	if (mode == -2)
+		return -1;
+	strbuf_addstr(c, "m=''; d=\"$p\"; while [ ! -e \"$d\" ]; do m=\"$d\n$m\"; d=$(dirname -- \"$d\"); done; "
+		      "mkdir -p -- \"$p\" || exit 1; "
+		      "printf '%s\\n' \"$m\" | while IFS= read -r x; do [ -n \"$x\" ] || continue; ");
+	if (mode >= 0)
+		strbuf_addf(c, "chmod %lo -- \"$x\" || exit 1; ", mode & 07777);
+	const char *o = args_str(args, "owner"), *g = args_str(args, "group");
+	if (o) {
+		strbuf_addstr(c, "chown ");
+		sh_quote(c, o);
+		strbuf_addstr(c, " -- \"$x\" || exit 1; ");
+	}
+	if (g) {
+		strbuf_addstr(c, "chgrp ");
+		sh_quote(c, g);
+		strbuf_addstr(c, " -- \"$x\" || exit 1; ");
+	}
+	strbuf_addstr(c, "done");
+	return 0;
+}
+
 static json_t *ensure_directory(struct exec_ctx *x, const char *path, json_t *args, bool follow,
-				bool recurse, const struct probe *pr0)
+				bool recurse, const struct probe *pr0, const struct spec *sp)
 {
 	struct probe pr = *pr0;
 	json_t *res = NULL, *diff = NULL;
@@ -470,31 +609,12 @@ static json_t *ensure_directory(struct exec_ctx *x, const char *path, json_t *ar
 		goto out;
 	}
 	if (!strcmp(pr.state, "absent")) {
-		/* mkdir -p, the attributes applied to every directory created */
-		long mode = args_mode(json_object_get(args, "mode"), 0755 | 040000);
-		if (mode == -2) {
+		if (mkdir_cmd(args, &c) < 0) {
 			res = res_fail("bad symbolic permission for mode");
 			goto out;
 		}
-		strbuf_addstr(&c, "m=''; d=\"$p\"; while [ ! -e \"$d\" ]; do m=\"$d\n$m\"; d=$(dirname -- \"$d\"); done; "
-			      "mkdir -p -- \"$p\" || exit 1; "
-			      "printf '%s\\n' \"$m\" | while IFS= read -r x; do [ -n \"$x\" ] || continue; ");
-		if (mode >= 0)
-			strbuf_addf(&c, "chmod %lo -- \"$x\" || exit 1; ", mode & 07777);
-		const char *o = args_str(args, "owner"), *g = args_str(args, "group");
-		if (o) {
-			strbuf_addstr(&c, "chown ");
-			sh_quote(&c, o);
-			strbuf_addstr(&c, " -- \"$x\" || exit 1; ");
-		}
-		if (g) {
-			strbuf_addstr(&c, "chgrp ");
-			sh_quote(&c, g);
-			strbuf_addstr(&c, " -- \"$x\" || exit 1; ");
-		}
-		strbuf_addstr(&c, "done");
 		char *what = xasprintf("There was an issue creating %s as requested", p);
-		int rc = run_op(x, p, NULL, c.buf, what, &res);
+		int rc = run_op_spec(x, p, NULL, c.buf, what, NULL, sp, &res);
 		free(what);
 		if (rc < 0)
 			goto out;
@@ -740,6 +860,33 @@ static const char *path_arg(json_t *args)
 	return p;
 }
 
+/* The change file_run's probe carries (struct spec) for a state given
+ * as such: the one its state function makes first from the probed
+ * state, where nothing file_run checks after the probe can fail first
+ * (src, recurse, times with it; check mode changes nothing):
+ * absent's removal of a file or link, directory's mkdir of an absent
+ * path, touch's creation. cmd holds the command sp points to. */
+static void spec_for(struct exec_ctx *x, json_t *args, const char *state, const char *src,
+		     bool recurse, struct spec *sp, struct strbuf *cmd)
+{
+	if (!state || src || x->check_mode)
+		return;
+	bool times = false;
+	for (const char *const *k = (const char *const[]){ "modification_time", "access_time", NULL }; *k; k++)
+		times |= args_str(args, *k) && strcmp(args_str(args, *k), "preserve");
+	if (!strcmp(state, "absent") && !recurse && !times) {
+		sp->when = "file|hard|link";
+		strbuf_addstr(cmd, ABSENT_CMD);
+	} else if (!strcmp(state, "directory") && !(recurse && times) && mkdir_cmd(args, cmd) == 0) {
+		sp->when = "absent";
+	} else if (!strcmp(state, "touch") && !recurse) {
+		bool times_made;
+		touch_cmd(x, args, cmd, &times_made);
+		sp->when = "absent";
+	}
+	sp->cmd = cmd->buf;
+}
+
 static json_t *file_run(struct exec_ctx *x, json_t *args)
 {
 	const char *path0 = path_arg(args);
@@ -760,7 +907,12 @@ static json_t *file_run(struct exec_ctx *x, json_t *args)
 	char *path = xstrdup(path0);
 	json_t *res = NULL;
 	struct probe pr;
-	if (probe(x, path, NULL, &pr, &res) < 0)
+	struct spec sp = { .when = NULL };
+	strbuf_init(&sp.out, 0);
+	strbuf_init(&sp.err, 0);
+	struct strbuf spcmd = STRBUF_INIT;
+	spec_for(x, args, state, src, recurse, &sp, &spcmd);
+	if (probe_spec(x, path, NULL, &pr, &sp, &res) < 0)
 		goto out;
 	/* a directory given for a link source's copy: the file inside it */
 	if ((!state || (strcmp(state, "link") && strcmp(state, "absent"))) && pr.isdir && src) {
@@ -796,13 +948,13 @@ static json_t *file_run(struct exec_ctx *x, json_t *args)
 	}
 	/* the states start from this probe of path: nothing ran since */
 	if (!strcmp(state, "absent"))
-		res = ensure_absent(x, path, &pr);
+		res = ensure_absent(x, path, &pr, &sp);
 	else if (!strcmp(state, "touch"))
-		res = execute_touch(x, path, args, follow, &pr);
+		res = execute_touch(x, path, args, follow, &pr, &sp);
 	else if (!strcmp(state, "file"))
 		res = ensure_file(x, path, args, follow, &pr);
 	else if (!strcmp(state, "directory"))
-		res = ensure_directory(x, path, args, follow, recurse, &pr);
+		res = ensure_directory(x, path, args, follow, recurse, &pr, &sp);
 	else if (!strcmp(state, "link"))
 		res = ensure_symlink(x, path, src, args, follow, force, &pr);
 	else
@@ -819,6 +971,9 @@ static json_t *file_run(struct exec_ctx *x, json_t *args)
 	}
 out:
 	free(path);
+	strbuf_release(&spcmd);
+	strbuf_release(&sp.out);
+	strbuf_release(&sp.err);
 	if (!json_object_get(res, "unreachable"))
 		mod_path_info(x, res);
 	return res;

@@ -30,6 +30,11 @@ json_t *copy_put_content(struct exec_ctx *x, json_t *args, const char *dest, con
 /* dest ending in '/' or naming a directory on the node: dest/basename(src)
  * (malloc'd); NULL with *res set when the node is unreachable. */
 char *copy_final_dest(struct exec_ctx *x, const char *dest, const char *src, json_t **res);
+/* copy_final_dest before copy_put_content of data with args: its stat of
+ * dest also makes the write (mod_stat_write) when the write is decided by
+ * that stat alone. */
+char *copy_final_dest_put(struct exec_ctx *x, const char *dest, const char *src, json_t *args,
+			  const void *data, size_t len, json_t **res);
 
 /* service.c: the service module's run (systemd uses it too). */
 json_t *service_module_run(struct exec_ctx *x, json_t *args);

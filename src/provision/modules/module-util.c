@@ -16,6 +16,7 @@
 #include <time.h>
 
 #include "provision/module.h"
+#include "util/hash.h"
 #include "util/xalloc.h"
 #include "util/banned.h"
 
@@ -171,9 +172,12 @@ static void drop_through_mark(struct strbuf *sb)
 static int run_sh(struct exec_ctx *x, const char *cmd, const void *in, size_t inlen,
 		  struct conn_result *cr, json_t **res, bool marked)
 {
-	/* whatever this command does, a stat printed before it is stale */
+	/* whatever this command does, a stat printed before it is stale, and
+	 * a write the last one made is no longer the node's last answer */
 	free(x->stat_memo);
 	x->stat_memo = NULL;
+	free(x->write_memo);
+	x->write_memo = NULL;
 	char *full = wrap_cmd(x, cmd);
 	if (marked) {
 		char *plain = full;
@@ -299,17 +303,25 @@ static int parse_stat(const char *o, const char *path, struct node_stat *st, jso
  * or the stat line (with the link count last), the link's target and the
  * checksum (empty when not asked); readlink(1) runs for a link only (an
  * empty line otherwise, as its failure gave): a process less per stat */
-static void stat_script(struct strbuf *c, bool follow, bool checksum)
+static void stat_script_h(struct strbuf *c, bool follow, bool checksum, bool keep)
 {
-	/* followed, a dangling link is missing (Python's os.stat) */
+	/* followed, a dangling link is missing (Python's os.stat); keep: the
+	 * checksum also in $h (empty when there is none) */
 	strbuf_addf(c, "if [ -e \"$p\" ] || { [ %d = 0 ] && [ -L \"$p\" ]; }; then stat %s-c '%%f %%s %%u %%g %%X %%Y %%Z %%U %%G %%h' -- \"$p\" || exit 1; "
 		    "if [ -L \"$p\" ]; then readlink -- \"$p\" 2>/dev/null || echo; else echo; fi; "
-		    "if [ %d = 1 ] && [ -f \"$p\" ] && [ -r \"$p\" ]; then sha1sum < \"$p\" | cut -c1-40; else echo; fi; "
-		    /* the nearest existing ancestor not a directory: ENOTDIR */
-		    "else echo MISSING; d=\"$p\"; while :; do n=\"${d%%/*}\"; [ \"$n\" = \"$d\" ] && break; d=\"$n\"; "
-		    "[ -z \"$d\" ] && break; [ -e \"$d\" ] && break; done; "
-		    "if [ -n \"$d\" ] && [ \"$d\" != \"$p\" ] && [ -e \"$d\" ] && [ ! -d \"$d\" ]; then echo NOTDIR; fi; fi",
-		    follow ? 1 : 0, follow ? "-L " : "", checksum ? 1 : 0);
+		    "if [ %d = 1 ] && [ -f \"$p\" ] && [ -r \"$p\" ]; then %s; else echo; fi; ",
+		    follow ? 1 : 0, follow ? "-L " : "", checksum ? 1 : 0,
+		    keep ? "h=$(sha1sum < \"$p\" | cut -c1-40); echo \"$h\"" : "sha1sum < \"$p\" | cut -c1-40");
+	strbuf_addstr(c,
+		      /* the nearest existing ancestor not a directory: ENOTDIR */
+		      "else echo MISSING; d=\"$p\"; while :; do n=\"${d%/*}\"; [ \"$n\" = \"$d\" ] && break; d=\"$n\"; "
+		      "[ -z \"$d\" ] && break; [ -e \"$d\" ] && break; done; "
+		      "if [ -n \"$d\" ] && [ \"$d\" != \"$p\" ] && [ -e \"$d\" ] && [ ! -d \"$d\" ]; then echo NOTDIR; fi; fi");
+}
+
+static void stat_script(struct strbuf *c, bool follow, bool checksum)
+{
+	stat_script_h(c, follow, checksum, false);
 }
 
 /* ---- the stat memo ------------------------------------------------------
@@ -683,42 +695,173 @@ int mod_sh_stat(struct exec_ctx *x, const char *path, const char *pre, struct no
 	return rc;
 }
 
+/* The script of mod_write_stat (of mod_write_stat_new when parent): it
+ * ends with the stat of the written path, or exits (4 with the missing
+ * directory printed, for parent; else 1). */
+static void write_stat_script(struct strbuf *c, const char *path, long mode, const char *owner,
+			      const char *group, bool parent)
+{
+	if (parent) {
+		strbuf_addstr(c, "d=$(dirname -- ");
+		sh_quote(c, path);
+		strbuf_addstr(c, "); [ -e \"$d\" ] || { printf '%s' \"$d\"; exit 4; }; ");
+	}
+	write_script_start(c, path, mode);
+	if (owner) {
+		strbuf_addstr(c, "chown ");
+		sh_quote(c, owner);
+		strbuf_addstr(c, " \"$t\" || { rm -f \"$t\"; exit 1; }; ");
+	}
+	if (group) {
+		strbuf_addstr(c, "chgrp ");
+		sh_quote(c, group);
+		strbuf_addstr(c, " \"$t\" || { rm -f \"$t\"; exit 1; }; ");
+	}
+	strbuf_addstr(c, "cat > \"$t\" && mv -f -- \"$t\" \"$p\" || { rm -f \"$t\"; exit 1; }; ");
+	stat_script(c, true, false);
+}
+
+/* What write_stat_script's run answered (status rc, stdout out, stderr
+ * err) as write_stat returns it. */
+static int write_stat_answer(const char *path, int rc, const char *out, const char *err,
+			     struct node_stat *st, char **parent, json_t **res)
+{
+	if (parent && rc == 4) {
+		*parent = xstrdup(out);
+		return 1;
+	}
+	if (rc != 0 || parse_stat(out, path, st, res) < 0) {
+		if (res)
+			*res = res_fail("cannot write '%s': %s", path, err);
+		return -1;
+	}
+	return 0;
+}
+
+/* ---- the write memo -------------------------------------------------
+ * mod_stat_write's write, made in its stat's round trip, waits in x for
+ * the write the module decides on from that stat (mod_write_stat or
+ * mod_write_stat_new of the same path, bytes and attributes), which
+ * takes its answer from here instead of writing again; any command sent
+ * clears it (run_sh), as it does the stat memo. One allocation. */
+struct write_memo {
+	int rc;
+	const char *out, *err;
+	size_t keylen;
+	char key[];
+};
+
+/* What identifies a write: path, bytes, mode, owner, group, and
+ * whether it was of a missing path (mod_write_stat_new). */
+static void write_key(struct strbuf *k, const char *path, const void *data, size_t len, long mode,
+		      const char *owner, const char *group, bool new)
+{
+	char sum[41];
+	hash_sha1_hex(data, len, sum);
+	strbuf_addf(k, "%d %ld %zu %s %c%c", new, mode, len, sum, owner ? 'o' : '-', group ? 'g' : '-');
+	strbuf_add(k, path, strlen(path) + 1);
+	strbuf_add(k, owner ? owner : "", strlen(owner ? owner : "") + 1);
+	strbuf_add(k, group ? group : "", strlen(group ? group : "") + 1);
+}
+
 /* mod_write_stat, and mod_write_stat_new when parent is not NULL */
 static int write_stat(struct exec_ctx *x, const char *path, const void *data, size_t len, long mode,
 		      const char *owner, const char *group, struct node_stat *st, char **parent,
 		      json_t **res)
 {
+	if (x->write_memo) {
+		struct strbuf k = STRBUF_INIT;
+		write_key(&k, path, data, len, mode, owner, group, parent != NULL);
+		struct write_memo *w = x->write_memo;
+		bool same = k.len == w->keylen && !memcmp(k.buf, w->key, k.len);
+		strbuf_release(&k);
+		if (same) {
+			x->write_memo = NULL;
+			int rc = write_stat_answer(path, w->rc, w->out, w->err, st, parent, res);
+			free(w);
+			return rc;
+		}
+	}
 	struct strbuf c = STRBUF_INIT;
-	if (parent) {
-		strbuf_addstr(&c, "d=$(dirname -- ");
-		sh_quote(&c, path);
-		strbuf_addstr(&c, "); [ -e \"$d\" ] || { printf '%s' \"$d\"; exit 4; }; ");
-	}
-	write_script_start(&c, path, mode);
-	if (owner) {
-		strbuf_addstr(&c, "chown ");
-		sh_quote(&c, owner);
-		strbuf_addstr(&c, " \"$t\" || { rm -f \"$t\"; exit 1; }; ");
-	}
-	if (group) {
-		strbuf_addstr(&c, "chgrp ");
-		sh_quote(&c, group);
-		strbuf_addstr(&c, " \"$t\" || { rm -f \"$t\"; exit 1; }; ");
-	}
-	strbuf_addstr(&c, "cat > \"$t\" && mv -f -- \"$t\" \"$p\" || { rm -f \"$t\"; exit 1; }; ");
-	stat_script(&c, true, false);
+	write_stat_script(&c, path, mode, owner, group, parent != NULL);
 	struct conn_result cr;
 	conn_result_init(&cr);
 	int rc = mod_sh(x, c.buf, data, len, &cr, res);
 	strbuf_release(&c);
-	if (rc == 0 && parent && cr.rc == 4) {
-		*parent = xstrdup(strbuf_str(&cr.out));
-		rc = 1;
-	} else if (rc == 0 && (cr.rc != 0 || parse_stat(strbuf_str(&cr.out), path, st, res) < 0)) {
-		if (res)
-			*res = res_fail("cannot write '%s': %s", path, strbuf_str(&cr.err));
-		rc = -1;
+	if (rc == 0)
+		rc = write_stat_answer(path, cr.rc, strbuf_str(&cr.out), strbuf_str(&cr.err), st,
+				       parent, res);
+	conn_result_release(&cr);
+	return rc;
+}
+
+/* what separates mod_stat_write's stat from its write */
+#define WRITE_MARK "\036imc-write\036\n"
+
+int mod_stat_write(struct exec_ctx *x, const char *path, const void *data, size_t len, long mode,
+		   const char *owner, const char *group, struct node_stat *st, json_t **res)
+{
+	char sum[41];
+	hash_sha1_hex(data, len, sum);
+	struct strbuf c = STRBUF_INIT;
+	strbuf_addstr(&c, "p=");
+	sh_quote(&c, path);
+	strbuf_addstr(&c, "; h=; { ");
+	stat_script_h(&c, true, true, true);
+	/* the node decides as the module will from this stat: a directory
+	 * is refused; a file is written when its checksum differs (none,
+	 * for what is not a readable regular file); a missing path when its
+	 * directory is one (else the module fails, or its own write says
+	 * the directory is missing). The write is the script's last command */
+	strbuf_addf(&c, "; }; if [ -d \"$p\" ]; then exit 0; elif [ -e \"$p\" ]; then [ \"$h\" = %s ] && exit 0; n=0; "
+		    "else [ -d \"$(dirname -- \"$p\")\" ] || exit 0; n=1; fi; printf '" WRITE_MARK "'; "
+		    "printf '" WRITE_MARK "' >&2; if [ $n = 1 ]; then ", sum);
+	write_stat_script(&c, path, mode, owner, group, true);
+	strbuf_addstr(&c, "\nelse ");
+	write_stat_script(&c, path, mode, owner, group, false);
+	strbuf_addstr(&c, "\nfi");
+	struct conn_result cr;
+	conn_result_init(&cr);
+	int rc = mod_sh(x, c.buf, data, len, &cr, res);
+	strbuf_release(&c);
+	if (rc < 0)
+		goto out;
+	char *o = cr.out.buf ? memmem(cr.out.buf, cr.out.len, WRITE_MARK, sizeof(WRITE_MARK) - 1) : NULL;
+	char *e = cr.err.buf ? memmem(cr.err.buf, cr.err.len, WRITE_MARK, sizeof(WRITE_MARK) - 1) : NULL;
+	const char *wout = "", *werr = "";
+	if (o) {
+		*o = '\0';
+		wout = o + sizeof(WRITE_MARK) - 1;
 	}
+	if (e) {
+		*e = '\0';
+		werr = e + sizeof(WRITE_MARK) - 1;
+	}
+	const char *head = strbuf_str(&cr.out);
+	if (parse_stat(head, path, st, res) < 0) {
+		/* the stat failed: it exited before any write */
+		if (res && !*res)
+			*res = res_fail("cannot stat '%s': %s", path, strbuf_str(&cr.err));
+		rc = -1;
+		goto out;
+	}
+	seen_keep(x, path, true, true, head);
+	if (o) {
+		struct strbuf k = STRBUF_INIT;
+		write_key(&k, path, data, len, mode, owner, group, !st->exists);
+		size_t ol = strlen(wout), el = strlen(werr);
+		struct write_memo *w = xmalloc(sizeof(*w) + k.len + ol + el + 2);
+		w->rc = cr.rc;
+		w->keylen = k.len;
+		memcpy(w->key, k.buf, k.len);
+		memcpy(w->key + k.len, wout, ol + 1);
+		memcpy(w->key + k.len + ol + 1, werr, el + 1);
+		w->out = w->key + k.len;
+		w->err = w->key + k.len + ol + 1;
+		x->write_memo = w;
+		strbuf_release(&k);
+	}
+out:
 	conn_result_release(&cr);
 	return rc;
 }
@@ -776,8 +919,7 @@ static long looked_up(const char *out, const char *key, long dflt)
 	return dflt;
 }
 
-/* One attribute's before and after in Ansible's attribute diff. */
-static void diff_attr(json_t *diff, const char *key, json_t *before, json_t *after)
+void mod_diff_attr(json_t *diff, const char *key, json_t *before, json_t *after)
 {
 	if (!diff) {
 		json_decref(before);
@@ -881,11 +1023,11 @@ static int attrs_set(struct exec_ctx *x, const char *path, json_t *args, struct 
 				st->gid = looked_up(o, "group", strtol(group, NULL, 10));
 		}
 		if (chown)
-			diff_attr(diff, "owner", json_integer(uid), json_integer(st->uid));
+			mod_diff_attr(diff, "owner", json_integer(uid), json_integer(st->uid));
 		if (chgrp)
-			diff_attr(diff, "group", json_integer(gid), json_integer(st->gid));
+			mod_diff_attr(diff, "group", json_integer(gid), json_integer(st->gid));
 		if (newmode >= 0) {
-			diff_attr(diff, "mode", json_sprintf("0%03lo", st->mode),
+			mod_diff_attr(diff, "mode", json_sprintf("0%03lo", st->mode),
 				  json_sprintf("0%03lo", newmode));
 			if (!check)
 				st->mode = newmode;

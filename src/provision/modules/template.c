@@ -91,7 +91,7 @@ static json_t *template_run(struct exec_ctx *x, json_t *args)
 		snprintf(m, sizeof(m), "0%03o", (unsigned)(st.st_mode & 07777));
 		json_object_set_new(wargs, "mode", json_string(m));
 	}
-	char *dest = copy_final_dest(x, dest0, src, &res);
+	char *dest = copy_final_dest_put(x, dest0, src, wargs, text, strlen(text), &res);
 	if (dest) {
 		res = copy_put_content(x, wargs, dest, dest0, text, strlen(text));
 		free(dest);
