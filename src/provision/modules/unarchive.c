@@ -368,45 +368,32 @@ static json_t *unarchive_run(struct exec_ctx *x, json_t *args)
 	if (owner || group || mode) {
 		/* every member, then each top directory, as Ansible's
 		 * set_fs_attributes_if_different */
-		json_t *tops = json_array();
+		json_t *members = json_array(), *tops = json_array();
 		json_array_foreach(files, i, e) {
 			const char *f = json_string_value(e);
-			char *p = xasprintf("%s/%s", dest, f);
-			json_t *fr = NULL;
-			int rc = mod_attrs(x, p, args, &changed, &fr);
-			free(p);
-			if (rc < 0) {
-				json_decref(res);
-				json_decref(tops);
-				res = fr;
-				goto out;
-			}
+			json_array_append_new(members, json_sprintf("%s/%s", dest, f));
 			const char *sl = strchr(f, '/');
-			if (sl) {
-				json_t *top = json_stringn(f, (size_t)(sl - f));
-				bool seen = false;
-				size_t j;
-				json_t *t;
-				json_array_foreach(tops, j, t)
-					seen = seen || json_equal(t, top);
-				if (!seen)
-					json_array_append(tops, top);
-				json_decref(top);
-			}
+			json_t *top = sl ? json_sprintf("%s/%.*s", dest, (int)(sl - f), f) : NULL;
+			size_t j;
+			json_t *t;
+			json_array_foreach(tops, j, t)
+				if (top && json_equal(t, top))
+					json_decref(top), top = NULL;
+			if (top)
+				json_array_append_new(tops, top);
 		}
-		json_array_foreach(tops, i, e) {
-			char *p = xasprintf("%s/%s", dest, json_string_value(e));
+		json_array_extend(members, tops);
+		json_decref(tops);
+		json_array_foreach(members, i, e) {
 			json_t *fr = NULL;
-			int rc = mod_attrs(x, p, args, &changed, &fr);
-			free(p);
-			if (rc < 0) {
+			if (mod_attrs(x, json_string_value(e), args, &changed, &fr) < 0) {
 				json_decref(res);
-				json_decref(tops);
+				json_decref(members);
 				res = fr;
 				goto out;
 			}
 		}
-		json_decref(tops);
+		json_decref(members);
 	}
 	json_object_set_new(res, "changed", json_boolean(changed));
 	if (list_files)
