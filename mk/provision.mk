@@ -208,3 +208,8 @@ EXTRA_DIST += tests/cli/t4031-gen-fixes.sh tests/cli/t4031-gen-fixes.py \
 	tests/cli/t4031-gen-fixes/lineinfile-re.yml tests/cli/t4031-gen-fixes/lineinfile-re-setup.sh \
 	tests/cli/t4031-gen-fixes/golden-lineinfile-re.json tests/cli/t4031-gen-fixes/diffgen5.yml \
 	tests/cli/t4031-gen-fixes/diffgen5-setup.sh tests/cli/t4031-gen-fixes/golden-diffgen5.json
+
+# user, unarchive, get_url, git, apt and service as Ansible 2.14's, each
+# checked against ansible-playbook (issue 17 item 2)
+TESTS += tests/cli/t4121-user.sh tests/cli/t4122-unarchive.sh tests/cli/t4123-get-url.sh
+EXTRA_DIST += tests/cli/t4121-user.sh tests/cli/t4122-unarchive.sh tests/cli/t4123-get-url.sh

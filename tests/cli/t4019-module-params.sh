@@ -23,7 +23,7 @@ PB
 }
 refused "find unknown" "find: unsupported parameter 'colour'" "find: paths=/tmp colour=red"
 # modules whose parameters were read without a check: each lists what it implements
-refused "user expires" "user: unsupported parameter 'expires'" "user: name=imc-t4019 expires=1"
+refused "user seuser" "user: unsupported parameter 'seuser'" "user: name=imc-t4019 seuser=x"
 refused "get_url unknown" "get_url: unsupported parameter 'colour'" "get_url: url=http://127.0.0.1:9/x dest=/tmp/x colour=red"
 refused "blockinfile attributes" "blockinfile: unsupported parameter 'attributes'" "blockinfile: path=/tmp/x block=y attributes=+i"
 refused "assemble unknown" "assemble: unsupported parameter 'follow'" "assemble: src=x dest=/tmp/y follow=no"
