@@ -91,11 +91,12 @@ static json_t *template_run(struct exec_ctx *x, json_t *args)
 		snprintf(m, sizeof(m), "0%03o", (unsigned)(st.st_mode & 07777));
 		json_object_set_new(wargs, "mode", json_string(m));
 	}
-	char *dest = copy_final_dest(x, dest0, src, &res);
+	char *dest = copy_final_dest(x, args, dest0, src, &res);
 	if (dest) {
 		res = copy_put_content(x, wargs, dest, dest0, text, strlen(text));
 		free(dest);
-	}
+	} else
+		copy_sum_failure(res, text, strlen(text));
 	json_decref(wargs);
 	free(text);
 out:
