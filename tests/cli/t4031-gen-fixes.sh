@@ -67,4 +67,12 @@ run_case lineinfile-re.yml golden-lineinfile-re.json lineinfile-re-setup.sh
 # remote_src in check mode (directories, a file, a link, missing parents)
 # and onto a dangling link/ or a file/
 run_case diffgen5.yml golden-diffgen5.json diffgen5-setup.sh
+# (diffgen6.yml) copy remote_src of a file as Ansible's module: dest/
+# made with owner, over a dangling link, into file/, validate on src
+# after its mode and owner, no force onto a link, backup before a
+# validate without %s; copy from the controller skipped without force
+# (the src found) and into a dangling link/ (the module dies, the
+# action's checksum); file touch of a dangling link owned first;
+# lineinfile refusing a directory before its parameters
+run_case diffgen6.yml golden-diffgen6.json diffgen6-setup.sh
 done_testing

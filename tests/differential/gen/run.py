@@ -44,7 +44,10 @@ def batch_key(bd, version):
         h.update(open(os.path.join(bd, name), 'rb').read())
     td = os.path.join(bd, 'templates')
     for name in sorted(os.listdir(td)):
-        h.update(name.encode() + open(os.path.join(td, name), 'rb').read())
+        sub = os.path.join(td, name)
+        # include_vars' directories: their files, named below the directory
+        for f in sorted(os.listdir(sub)) if os.path.isdir(sub) else ['']:
+            h.update(os.path.join(name, f).rstrip('/').encode() + open(os.path.join(sub, f).rstrip('/'), 'rb').read())
     for name in ('normalize.py', 'snapshot.py'):
         h.update(open(os.path.join(DIFF, name), 'rb').read())
     h.update(open(os.path.join(HERE, 'gen.py'), 'rb').read())
