@@ -80,15 +80,19 @@ static json_t *fetch_run(struct exec_ctx *x, json_t *args)
 			return res;
 		}
 	}
+	/* Ansible's fetch action: a transfer names both checksums (no
+	 * remote md5), an unchanged copy the source file instead */
 	res = res_new(changed);
+	char md5[33];
+	hash_md5_hex(data.buf ? data.buf : "", data.len, md5);
 	json_object_set_new(res, "checksum", json_string(sum));
-	json_object_set_new(res, "remote_checksum", json_string(sum));
 	json_object_set_new(res, "dest", json_string(local));
+	json_object_set_new(res, "md5sum", json_string(md5));
 	if (changed) {
-		char md5[33];
-		hash_md5_hex(data.buf ? data.buf : "", data.len, md5);
-		json_object_set_new(res, "md5sum", json_string(md5));
-	}
+		json_object_set_new(res, "remote_checksum", json_string(sum));
+		json_object_set_new(res, "remote_md5sum", json_null());
+	} else
+		json_object_set_new(res, "file", json_string(src));
 	free(local);
 	strbuf_release(&data);
 	return res;

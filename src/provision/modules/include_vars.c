@@ -16,6 +16,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <sys/stat.h>
 
 #include "provision/module.h"
@@ -371,7 +372,9 @@ static json_t *include_vars_run(struct exec_ctx *x, json_t *args)
 					  "a module and expect the file to exist on the remote, see the "
 					  "remote_src option");
 			rc = -1;
-		} else if (!path) {
+		} else if (!path || access(path, R_OK) != 0) {
+			/* the action's _find_needle raising, which it catches:
+			 * a failure in "message" (an absolute path too) */
 			in_.err = xasprintf("Could not find or access '%s' on the Ansible Controller.",
 					    f ? f : fc ? fc : "None");
 			rc = -1;

@@ -47,6 +47,8 @@ static json_t *tempfile_run(struct exec_ctx *x, json_t *args)
 			res = res_new(true);
 			json_object_set_new(res, "path", json_string(out));
 			json_object_set_new(res, "state", json_string(dir ? "directory" : "file"));
+			/* the module's exit_json adds the path's information */
+			mod_path_info(x, res);
 		}
 		free(out);
 	}
