@@ -17,7 +17,7 @@ static json_t *tempfile_run(struct exec_ctx *x, json_t *args)
 {
 	const char *state = args_str(args, "state");
 	if (state && strcmp(state, "file") && strcmp(state, "directory"))
-		return res_fail("value of state must be one of: directory, file, got: %s", state);
+		return res_fail("value of state must be one of: file, directory, got: %s", state);
 	bool dir = state && !strcmp(state, "directory");
 	const char *path = args_str(args, "path"), *prefix = args_str(args, "prefix");
 	const char *suffix = args_str(args, "suffix");
@@ -27,13 +27,19 @@ static json_t *tempfile_run(struct exec_ctx *x, json_t *args)
 		sh_quote(&c, path);
 	else
 		strbuf_addstr(&c, "\"${TMPDIR:-/tmp}\"");
-	strbuf_addf(&c, "; mktemp %s-p \"$d\" --suffix=", dir ? "-d " : "");
+	strbuf_addstr(&c, "; sfx=");
 	sh_quote(&c, suffix ? suffix : "");
-	strbuf_addch(&c, ' ');
+	strbuf_addstr(&c, "; tmpl=");
 	struct strbuf tmpl = STRBUF_INIT;
 	strbuf_addf(&tmpl, "%sXXXXXXXX", prefix ? prefix : "ansible.");
 	sh_quote(&c, tmpl.buf);
 	strbuf_release(&tmpl);
+	/* a missing directory: Python's mkstemp/mkdtemp raising, its message
+	 * naming the name it drew (removed from the path is the trailing
+	 * "/" that os.path.join does not double) */
+	strbuf_addstr(&c, "; [ -d \"$d\" ] || { n=$(mktemp -u -p / --suffix=\"$sfx\" \"$tmpl\") && "
+			 "printf \"[Errno 2] No such file or directory: '%s%s'\" \"${d%/}\" \"$n\" >&2; exit 1; }");
+	strbuf_addf(&c, "; mktemp %s-p \"$d\" --suffix=\"$sfx\" \"$tmpl\"", dir ? "-d " : "");
 	struct conn_result cr;
 	conn_result_init(&cr);
 	json_t *res = NULL;
