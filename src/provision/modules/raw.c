@@ -14,7 +14,7 @@ static json_t *raw_run(struct exec_ctx *x, json_t *args)
 		return res_fail("no command given");
 	/* Ansible's raw action skips itself in check mode, nothing else said */
 	if (x->check_mode)
-		return json_pack("{s:b}", "skipped", 1);
+		return json_pack("{s:b, s:b}", "changed", 0, "skipped", 1);
 	struct strbuf c = STRBUF_INIT;
 	const char *exe = args_str(args, "executable");
 	if (exe) {
