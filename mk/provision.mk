@@ -206,4 +206,6 @@ EXTRA_DIST += tests/cli/t4031-gen-fixes.sh tests/cli/t4031-gen-fixes.py \
 	tests/cli/t4031-gen-fixes/golden-lineinfile-re.json tests/cli/t4031-gen-fixes/diffgen5.yml \
 	tests/cli/t4031-gen-fixes/diffgen5-setup.sh tests/cli/t4031-gen-fixes/golden-diffgen5.json \
 	tests/cli/t4031-gen-fixes/diffgen6.yml tests/cli/t4031-gen-fixes/diffgen6-setup.sh \
-	tests/cli/t4031-gen-fixes/golden-diffgen6.json
+	tests/cli/t4031-gen-fixes/golden-diffgen6.json tests/cli/t4031-gen-fixes/diffgen6b.yml \
+	tests/cli/t4031-gen-fixes/diffgen6b-setup.sh tests/cli/t4031-gen-fixes/diffgen6b.sh \
+	tests/cli/t4031-gen-fixes/golden-diffgen6b.json

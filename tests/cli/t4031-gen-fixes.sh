@@ -75,4 +75,12 @@ run_case diffgen5.yml golden-diffgen5.json diffgen5-setup.sh
 # action's checksum); file touch of a dangling link owned first;
 # lineinfile refusing a directory before its parameters
 run_case diffgen6.yml golden-diffgen6.json diffgen6-setup.sh
+# (diffgen6b.yml) the modules given generators last: wait_for on a path
+# (a regex over the whole file and its groups, timeout 0, absent, an empty
+# file, stopped refused), fail's list message, pause's answer, tempfile's
+# errors and path information, fetch's checksums changed and unchanged,
+# include_vars of a missing absolute file, authorized_key's missing
+# argument, raw skipped in check mode, script's output unstripped, mount
+# unmounted where nothing is mounted
+run_case diffgen6b.yml golden-diffgen6b.json diffgen6b-setup.sh
 done_testing

@@ -34,7 +34,8 @@ static double now_s(void)
 /* wait_for on a path, as Ansible's module polls it: state absent until
  * the path is gone; present/started until it exists and, with
  * search_regex (Python's re with MULTILINE), until its content matches,
- * whose groups (and named groups) the result returns. The deadline counts
+ * whose groups (and named groups) the result returns (an empty file makes
+ * the module die: mmap raises). The deadline counts
  * from before delay, and the first look happens only before it: timeout 0
  * times out at once. The result is the module's, with the path's
  * information (its state "absent" when it is missing). */
@@ -47,6 +48,7 @@ static json_t *wait_path(struct exec_ctx *x, json_t *args, const char *path, con
 	pcre2_match_data *md = NULL;
 	if (regex) {
 		int ec;
+		/* Python's re.compile with MULTILINE, on the file's bytes */
 		PCRE2_SIZE eo;
 		re = pcre2_compile((PCRE2_SPTR)regex, PCRE2_ZERO_TERMINATED, PCRE2_MULTILINE, &ec, &eo, NULL);
 		if (!re) {
@@ -83,10 +85,11 @@ static json_t *wait_path(struct exec_ctx *x, json_t *args, const char *path, con
 				goto out;
 			}
 			if (exists && !data.len) {
-				/* mmap of an empty file fails: the module looks
-				 * again at once */
+				/* mmap of an empty file raises: the module dies */
 				strbuf_release(&data);
-				continue;
+				res = res_fail("MODULE FAILURE\nSee stdout/stderr for the exact error");
+				json_object_set_new(res, "rc", json_integer(1));
+				goto out;
 			}
 			if (exists && pcre2_match(re, (PCRE2_SPTR)data.buf, data.len, 0, 0, md, NULL) > 0) {
 				PCRE2_SIZE *ov = pcre2_get_ovector_pointer(md);
