@@ -18,6 +18,11 @@ static json_t *tempfile_run(struct exec_ctx *x, json_t *args)
 	const char *state = args_str(args, "state");
 	if (state && strcmp(state, "file") && strcmp(state, "directory"))
 		return res_fail("value of state must be one of: file, directory, got: %s", state);
+	/* the module declares no check mode: once its arguments are
+	 * validated, it says so and is skipped */
+	if (x->check_mode)
+		return json_pack("{s:b, s:b, s:s}", "changed", 0, "skipped", 1, "msg",
+				 "remote module (ansible.legacy.tempfile) does not support check mode");
 	bool dir = state && !strcmp(state, "directory");
 	const char *path = args_str(args, "path"), *prefix = args_str(args, "prefix");
 	const char *suffix = args_str(args, "suffix");
@@ -69,5 +74,6 @@ static const char *const tempfile_params[] = { "path", "prefix", "state", "suffi
 const struct task_module mod_tempfile = {
 	.name = "tempfile",
 	.params = tempfile_params,
+	.check_mode_native = true,
 	.run = tempfile_run,
 };

@@ -873,7 +873,8 @@ def g_add_host(c):
 
 
 def g_group_by(c):
-    args = {'key': c.pick(['k_%s' % c.id, 'k {{ "x" }} %s' % c.id, 'k-%s.x' % c.id, ''])}
+    # not '': Ansible stops the whole playbook on an empty group name
+    args = {'key': c.pick(['k_%s' % c.id, 'k {{ "x" }} %s' % c.id, 'k-%s.x' % c.id])}
     if c.maybe(0.4):
         args['parents'] = c.pick(['p_%s' % c.id, ['p_%s' % c.id, 'all']])
     c.add('key', {'group_by': args})
