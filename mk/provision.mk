@@ -207,7 +207,11 @@ EXTRA_DIST += tests/cli/t4031-gen-fixes.sh tests/cli/t4031-gen-fixes.py \
 	tests/cli/t4031-gen-fixes/copy-tmpl-setup.sh tests/cli/t4031-gen-fixes/golden-copy-tmpl.json \
 	tests/cli/t4031-gen-fixes/lineinfile-re.yml tests/cli/t4031-gen-fixes/lineinfile-re-setup.sh \
 	tests/cli/t4031-gen-fixes/golden-lineinfile-re.json tests/cli/t4031-gen-fixes/diffgen5.yml \
-	tests/cli/t4031-gen-fixes/diffgen5-setup.sh tests/cli/t4031-gen-fixes/golden-diffgen5.json
+	tests/cli/t4031-gen-fixes/diffgen5-setup.sh tests/cli/t4031-gen-fixes/golden-diffgen5.json \
+	tests/cli/t4031-gen-fixes/diffgen6.yml tests/cli/t4031-gen-fixes/diffgen6-setup.sh \
+	tests/cli/t4031-gen-fixes/golden-diffgen6.json tests/cli/t4031-gen-fixes/diffgen6b.yml \
+	tests/cli/t4031-gen-fixes/diffgen6b-setup.sh tests/cli/t4031-gen-fixes/diffgen6b.sh \
+	tests/cli/t4031-gen-fixes/golden-diffgen6b.json
 
 # user, unarchive, get_url, git, apt and service as Ansible 2.14's, each
 # checked against ansible-playbook (issue 17 item 2)

@@ -67,4 +67,20 @@ run_case lineinfile-re.yml golden-lineinfile-re.json lineinfile-re-setup.sh
 # remote_src in check mode (directories, a file, a link, missing parents)
 # and onto a dangling link/ or a file/
 run_case diffgen5.yml golden-diffgen5.json diffgen5-setup.sh
+# (diffgen6.yml) copy remote_src of a file as Ansible's module: dest/
+# made with owner, over a dangling link, into file/, validate on src
+# after its mode and owner, no force onto a link, backup before a
+# validate without %s; copy from the controller skipped without force
+# (the src found) and into a dangling link/ (the module dies, the
+# action's checksum); file touch of a dangling link owned first;
+# lineinfile refusing a directory before its parameters
+run_case diffgen6.yml golden-diffgen6.json diffgen6-setup.sh
+# (diffgen6b.yml) the modules given generators last: wait_for on a path
+# (a regex over the whole file and its groups, timeout 0, absent, an empty
+# file, stopped refused), fail's list message, pause's answer, tempfile's
+# errors and path information, fetch's checksums changed and unchanged,
+# include_vars of a missing absolute file, authorized_key's missing
+# argument, raw skipped in check mode, script's output unstripped, mount
+# unmounted where nothing is mounted
+run_case diffgen6b.yml golden-diffgen6b.json diffgen6b-setup.sh
 done_testing

@@ -154,7 +154,7 @@ static json_t *copy_assembled(struct exec_ctx *x, json_t *args, const char *dest
 			      const struct strbuf *data)
 {
 	json_t *res = NULL;
-	char *final = copy_final_dest(x, dest, "src", &res);
+	char *final = copy_final_dest(x, NULL, dest, "src", &res);
 	if (!final)
 		return res;
 	json_t *cargs = json_deep_copy(args);

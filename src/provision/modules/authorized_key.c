@@ -14,7 +14,7 @@ static json_t *authkey_run(struct exec_ctx *x, json_t *args)
 	const char *user = args_str(args, "user");
 	const char *key = args_str(args, "key");
 	if (!user || !key)
-		return res_fail("missing required arguments: user, key");
+		return res_fail("missing required arguments: %s", !user && !key ? "user, key" : !user ? "user" : "key");
 	const char *state = args_str(args, "state");
 	bool absent = state && !strcmp(state, "absent");
 	bool exclusive = args_bool(json_object_get(args, "exclusive"), false);

@@ -267,6 +267,15 @@ static json_t *put_content(struct exec_ctx *x, json_t *args, const char *dest, c
 	return res;
 }
 
+void copy_sum_failure(json_t *res, const void *data, size_t len)
+{
+	if (json_is_true(json_object_get(res, "failed")) && !json_object_get(res, "checksum")) {
+		char sum[41];
+		hash_sha1_hex(data, len, sum);
+		json_object_set_new(res, "checksum", json_string(sum));
+	}
+}
+
 json_t *copy_put_content(struct exec_ctx *x, json_t *args, const char *dest, const char *given,
 			 const void *data, size_t len)
 {
@@ -274,12 +283,8 @@ json_t *copy_put_content(struct exec_ctx *x, json_t *args, const char *dest, con
 	/* Ansible's copy action (template's too) puts the checksum of what
 	 * it meant to write in whatever the module returned, a failure too
 	 * (not in the action's own errors, which have no "changed") */
-	if (json_is_true(json_object_get(res, "failed")) && json_object_get(res, "changed") &&
-	    !json_object_get(res, "checksum")) {
-		char sum[41];
-		hash_sha1_hex(data, len, sum);
-		json_object_set_new(res, "checksum", json_string(sum));
-	}
+	if (json_object_get(res, "changed"))
+		copy_sum_failure(res, data, len);
 	return res;
 }
 
@@ -319,10 +324,21 @@ static int stat_dest(struct exec_ctx *x, json_t *args, const char *dest, const v
 	return mod_stat(x, dest, true, true, st, res);
 }
 
+/* The shell that makes a dest $d ending in "/" when it is missing, as
+ * Ansible's copy module does: os.makedirs, then directory_mode ($dm),
+ * owner ($o) and group ($g) given to each directory it created; exit 13
+ * when os.makedirs would raise (a dangling link or a file in the way), as
+ * the module then dies. */
+#define NEW_DEST_DIRS "case $d in */) dn=${d%/}; if [ ! -e \"$dn\" ]; then x=$dn; new=; " \
+	"while [ -n \"$x\" ] && [ ! -e \"$x\" ]; do new=\"$x\n$new\"; x=$(dirname -- \"$x\"); done; " \
+	"mkdir -p -- \"$dn\" 2>/dev/null || exit 13; printf '%b' \"$new\" | while IFS= read -r y; do " \
+	"[ -n \"$y\" ] || continue; [ -z \"$dm\" ] || chmod \"$dm\" \"$y\"; " \
+	"[ -z \"$o\" ] || chown \"$o\" \"$y\"; [ -z \"$g\" ] || chgrp \"$g\" \"$y\"; done; fi;; esac; "
+
 /* dest ending in '/' or naming a directory -> dest/basename(src) */
-char *copy_final_dest(struct exec_ctx *x, const char *dest, const char *src, json_t **res)
+char *copy_final_dest(struct exec_ctx *x, json_t *args, const char *dest, const char *src, json_t **res)
 {
-	return copy_final_dest_put(x, dest, src, NULL, NULL, 0, res);
+	return copy_final_dest_put(x, dest, src, args, NULL, 0, res);
 }
 
 char *copy_final_dest_put(struct exec_ctx *x, const char *dest, const char *src, json_t *args,
@@ -334,16 +350,32 @@ char *copy_final_dest_put(struct exec_ctx *x, const char *dest, const char *src,
 	if (n && dest[n - 1] == '/' && src && x->check_mode)
 		return xasprintf("%s%s", dest, base); /* creates nothing */
 	if (n && dest[n - 1] == '/' && src) {
+		const char *dm = args ? args_str(args, "directory_mode") : NULL;
+		const char *owner = args ? args_str(args, "owner") : NULL;
+		const char *group = args ? args_str(args, "group") : NULL;
 		struct strbuf c = STRBUF_INIT;
-		strbuf_addstr(&c, "mkdir -p -- ");
+		strbuf_addstr(&c, "d=");
 		sh_quote(&c, dest);
+		strbuf_addstr(&c, "; dm=");
+		sh_quote(&c, dm ? dm : "");
+		strbuf_addstr(&c, "; o=");
+		sh_quote(&c, owner ? owner : "");
+		strbuf_addstr(&c, "; g=");
+		sh_quote(&c, group ? group : "");
+		strbuf_addstr(&c, "; " NEW_DEST_DIRS);
 		struct conn_result cr;
 		conn_result_init(&cr);
 		int rc = mod_sh(x, c.buf, NULL, 0, &cr, res);
+		int st = cr.rc;
 		conn_result_release(&cr);
 		strbuf_release(&c);
 		if (rc < 0)
 			return NULL;
+		if (st == 13) { /* os.makedirs raising: the module dies */
+			*res = res_fail("MODULE FAILURE\nSee stdout/stderr for the exact error");
+			json_object_set_new(*res, "rc", json_integer(1));
+			return NULL;
+		}
 		return xasprintf("%s%s", dest, base);
 	}
 	if (src) {
@@ -458,11 +490,7 @@ static json_t *copy_remote_dir(struct exec_ctx *x, json_t *args, const char *src
 	sh_quote(&c, group ? group : "");
 	/* dest/ missing: made, the directories created given directory_mode,
 	 * owner and group */
-	strbuf_addstr(&c, "; case $d in */) dn=${d%/}; if [ ! -e \"$dn\" ]; then x=$dn; new=; "
-			 "while [ -n \"$x\" ] && [ ! -e \"$x\" ]; do new=\"$x\n$new\"; x=$(dirname -- \"$x\"); done; "
-			 "mkdir -p -- \"$dn\" 2>/dev/null || exit 13; printf '%b' \"$new\" | while IFS= read -r y; do "
-			 "[ -n \"$y\" ] || continue; [ -z \"$dm\" ] || chmod \"$dm\" \"$y\"; "
-			 "[ -z \"$o\" ] || chown \"$o\" \"$y\"; [ -z \"$g\" ] || chgrp \"$g\" \"$y\"; done; fi;; esac; "
+	strbuf_addstr(&c, "; " NEW_DEST_DIRS
 			 /* the dest the module settles on */
 			 "t=$d; if [ -d \"$t\" ]; then b=${s##*/}; case $t in */) t=$t$b;; *) t=$t/$b;; esac; fi; "
 			 "printf '%s\\n' \"$t\"; "
@@ -529,6 +557,176 @@ out:
 	return res;
 }
 
+
+/* Python's os.path.dirname as a shell function: what precedes the last
+ * "/", its trailing slashes dropped ("a/dest/" -> "a/dest"). */
+#define PDIR_FN "pdir() { h=${1%/*}; while [ \"${h%/}\" != \"$h\" ] && [ -n \"${h%/}\" ]; do h=${h%/}; done; " \
+	"printf '%s' \"${h:-/}\"; }; "
+
+/* Ansible's copy of a file on the node (remote_src, src a file), in its
+ * module's order: src found, readable and a regular file; dest ending in
+ * "/" made when missing (the new directories given directory_mode, owner
+ * and group); an existing directory dest gets src's basename appended;
+ * then force, follow, a missing parent, a parent not writable. When the
+ * checksums differ or dest is a link: backup, a link replaced by an empty
+ * file, validate run on src itself after giving src mode, owner and group,
+ * then a temporary copy beside dest renamed over it (an existing dest's
+ * mode and owner kept, a new one the umask's mode); then mode, owner and
+ * group on dest. */
+static json_t *copy_remote_file(struct exec_ctx *x, json_t *args, const char *src, const char *dest0)
+{
+	json_t *res = NULL;
+	struct strbuf c = STRBUF_INIT;
+	struct conn_result cr;
+	conn_result_init(&cr);
+	const char *dm = args_str(args, "directory_mode");
+	const char *owner = args_str(args, "owner"), *group = args_str(args, "group");
+	char *dest = NULL, *backup_file = NULL;
+	strbuf_addstr(&c, "s=");
+	sh_quote(&c, src);
+	strbuf_addstr(&c, "; d=");
+	sh_quote(&c, dest0);
+	strbuf_addstr(&c, "; dm=");
+	sh_quote(&c, dm ? dm : "");
+	strbuf_addstr(&c, "; o=");
+	sh_quote(&c, owner ? owner : "");
+	strbuf_addstr(&c, "; g=");
+	sh_quote(&c, group ? group : "");
+	strbuf_addf(&c, "; force=%s; follow=%s; ", args_bool(json_object_get(args, "force"), true) ? "1" : "",
+		    args_bool(json_object_get(args, "follow"), false) ? "1" : "");
+	strbuf_addstr(&c, PDIR_FN
+		"[ -e \"$s\" ] || exit 20; [ -r \"$s\" ] || exit 21; [ -f \"$s\" ] || exit 22; "
+		"cs=$(sha1sum < \"$s\") && md=$(md5sum < \"$s\") || exit 1; cs=${cs%% *}; md=${md%% *}; "
+		"case $d in */*) ;; *) d=./$d;; esac; "
+		/* dest/ missing: made, the directories created given
+		 * directory_mode, owner and group (a dangling link in the way
+		 * makes os.makedirs raise: the module dies) */
+		NEW_DEST_DIRS
+		"if [ -d \"$d\" ]; then b=${s##*/}; case $d in */) d=$d$b;; *) d=$d/$b;; esac; fi; "
+		"cd=; if [ -e \"$d\" ]; then "
+		"if [ -L \"$d\" ] && [ -n \"$follow\" ]; then d=$(realpath -- \"$d\"); fi; "
+		"[ -n \"$force\" ] || { printf '%s\\n' \"$d\"; exit 10; }; "
+		"if [ -r \"$d\" ] && [ -f \"$d\" ]; then cd=$(sha1sum < \"$d\") || exit 1; cd=${cd%% *}; fi; "
+		"else p=$(pdir \"$d\"); [ -e \"$p\" ] || { printf '%s\\n' \"$p\"; exit 11; }; fi; "
+		"p=$(pdir \"$d\"); [ -w \"$p\" ] || { printf '%s\\n' \"$p\"; exit 24; }; "
+		"ch=; { [ \"$cs\" != \"$cd\" ] || [ -L \"$d\" ]; } && ch=1; "
+		"printf '%s\\n%s\\n%s\\n%s\\n' \"$d\" \"$cs\" \"$md\" \"$ch\"");
+	if (mod_sh(x, c.buf, NULL, 0, &cr, &res) < 0)
+		goto out;
+	const char *o = strbuf_str(&cr.out);
+	size_t n = strcspn(o, "\n");
+	switch (cr.rc) {
+	case 0:
+		break;
+	case 20:
+		res = res_fail("Source %s not found", src);
+		goto out;
+	case 21:
+		res = res_fail("Source %s not readable", src);
+		goto out;
+	case 22:
+		res = res_fail("Cannot copy invalid source '%s': not a file", src);
+		goto out;
+	case 10:
+		res = res_new(false);
+		json_object_set_new(res, "msg", json_string("file already exists"));
+		json_object_set_new(res, "src", json_string(src));
+		json_object_set_new(res, "dest", json_stringn(o, n));
+		mod_path_info(x, res);
+		goto out;
+	case 11:
+		res = res_fail("Destination directory %.*s does not exist", (int)n, o);
+		goto out;
+	case 24:
+		res = res_fail("Destination %.*s not writable", (int)n, o);
+		goto out;
+	default: /* os.makedirs raising (13), or sha1sum failing */
+		res = res_fail("MODULE FAILURE\nSee stdout/stderr for the exact error");
+		json_object_set_new(res, "rc", json_integer(1));
+		goto out;
+	}
+	/* dest, sha1, md5, changed: one a line */
+	dest = xstrndup(o, n);
+	const char *l2 = o + n + (o[n] ? 1 : 0);
+	size_t n2 = strcspn(l2, "\n");
+	const char *l3 = l2 + n2 + (l2[n2] ? 1 : 0);
+	size_t n3 = strcspn(l3, "\n");
+	const char *l4 = l3 + n3 + (l3[n3] ? 1 : 0);
+	bool changed = *l4 == '1';
+	json_t *sum = json_stringn(l2, n2), *md5 = json_stringn(l3, n3);
+	if (changed) {
+		if (args_bool(json_object_get(args, "backup"), false) && mod_backup(x, dest, &backup_file, &res) < 0)
+			goto out_sums;
+		if (link_to_empty_file(x, dest, &res) < 0)
+			goto out_sums;
+		const char *validate = args_str(args, "validate");
+		if (validate) {
+			bool ch = false;
+			if (mod_attrs(x, src, args, &ch, &res) < 0)
+				goto out_sums;
+			if (!strstr(validate, "%s")) {
+				res = res_fail("validate must contain %%s: %s", validate);
+				goto out_sums;
+			}
+			strbuf_reset(&c);
+			const char *pct = strstr(validate, "%s");
+			strbuf_add(&c, validate, (size_t)(pct - validate));
+			strbuf_addstr(&c, src);
+			strbuf_addstr(&c, pct + 2);
+			conn_result_release(&cr);
+			conn_result_init(&cr);
+			if (mod_sh(x, c.buf, NULL, 0, &cr, &res) < 0)
+				goto out_sums;
+			if (cr.rc != 0) {
+				res = validate_failed(&cr);
+				goto out_sums;
+			}
+		}
+		/* mkstemp beside dest, then atomic_move: over an existing dest
+		 * with its mode and owner, else the umask's mode */
+		strbuf_reset(&c);
+		strbuf_addstr(&c, "s=");
+		sh_quote(&c, src);
+		strbuf_addstr(&c, "; d=");
+		sh_quote(&c, dest);
+		strbuf_addstr(&c, "; " PDIR_FN "t=$(mktemp -p \"$(pdir \"$d\")\" tmpXXXXXXXX 2>/dev/null) || exit 14; "
+				 "cat -- \"$s\" > \"$t\" || { rm -f -- \"$t\"; exit 14; }; "
+				 "if [ -e \"$d\" ]; then chmod --reference=\"$d\" -- \"$t\" && chown --reference=\"$d\" -- \"$t\" && "
+				 "mv -f -T -- \"$t\" \"$d\" 2>/dev/null || { rm -f -- \"$t\"; exit 15; }; "
+				 "else mv -f -T -- \"$t\" \"$d\" && chmod \"$(printf '%o' $((0666 & ~0$(umask))))\" -- \"$d\"; fi");
+		conn_result_release(&cr);
+		conn_result_init(&cr);
+		if (mod_sh(x, c.buf, NULL, 0, &cr, &res) < 0)
+			goto out_sums;
+		if (cr.rc == 14) {
+			res = res_fail("failed to copy: %s to %s", src, dest);
+			goto out_sums;
+		}
+		if (cr.rc != 0) {
+			res = res_fail("Could not replace file: %s to %s", src, dest);
+			goto out_sums;
+		}
+	}
+	if (mod_attrs(x, dest, args, &changed, &res) < 0)
+		goto out_sums;
+	res = res_new(changed);
+	json_object_set_new(res, "dest", json_string(dest));
+	json_object_set_new(res, "src", json_string(src));
+	json_object_set_new(res, "md5sum", json_incref(md5));
+	json_object_set_new(res, "checksum", json_incref(sum));
+	if (backup_file && *backup_file)
+		json_object_set_new(res, "backup_file", json_string(backup_file));
+	mod_path_info(x, res);
+out_sums:
+	json_decref(sum);
+	json_decref(md5);
+out:
+	free(dest);
+	free(backup_file);
+	conn_result_release(&cr);
+	strbuf_release(&c);
+	return res;
+}
 
 /* Ansible's copy module with remote_src in check mode, which looks and
  * changes nothing: the dest it settles on (dest/ missing: "would be
@@ -669,39 +867,7 @@ static json_t *copy_run(struct exec_ctx *x, json_t *args)
 			return res;
 		if (sst.isdir)
 			return copy_remote_dir(x, args, src, dest0);
-		struct strbuf c = STRBUF_INIT;
-		/* Ansible's copy creates no missing parent of dest */
-		strbuf_addstr(&c, "d=");
-		sh_quote(&c, dest0);
-		strbuf_addstr(&c, "; case $d in */) ;; *) [ -e \"$d\" ] || [ -d \"$(dirname -- \"$d\")\" ] || "
-				 "{ dirname -- \"$d\"; exit 4; } ;; esac; cmp -s -- ");
-		sh_quote(&c, src);
-		strbuf_addch(&c, ' ');
-		sh_quote(&c, dest0);
-		strbuf_addstr(&c, " && exit 3; cp -a -- ");
-		sh_quote(&c, src);
-		strbuf_addch(&c, ' ');
-		sh_quote(&c, dest0);
-		struct conn_result cr;
-		conn_result_init(&cr);
-		if (mod_sh(x, c.buf, NULL, 0, &cr, &res) == 0) {
-			bool changed = cr.rc == 0;
-			if (cr.rc == 4) {
-				char *dir = strbuf_detach(&cr.out);
-				dir[strcspn(dir, "\n")] = 0;
-				res = res_fail("Destination directory %s does not exist", dir);
-				free(dir);
-			} else if (cr.rc != 0 && cr.rc != 3)
-				res = res_fail("cannot copy '%s': %s", src, strbuf_str(&cr.err));
-			else if (mod_attrs(x, dest0, args, &changed, &res) == 0) {
-				res = res_new(changed);
-				json_object_set_new(res, "dest", json_string(dest0));
-				json_object_set_new(res, "src", json_string(src));
-			}
-		}
-		conn_result_release(&cr);
-		strbuf_release(&c);
-		return res;
+		return copy_remote_file(x, args, src, dest0);
 	}
 	if (content) {
 		char *own = json_is_string(content) ? NULL
@@ -717,7 +883,7 @@ static json_t *copy_run(struct exec_ctx *x, json_t *args)
 			res = res_fail("can not use content with a dir as dest");
 			goto content_out;
 		}
-		dest = copy_final_dest(x, dest0, NULL, &res);
+		dest = copy_final_dest(x, args, dest0, NULL, &res);
 		if (dest)
 			res = copy_put_content(x, args, dest, dest0, data, len);
 content_out:
@@ -769,9 +935,16 @@ content_out:
 		goto out;
 	}
 	char *dest = copy_final_dest_put(x, dest0, src, args, data.buf ? data.buf : "", data.len, &res);
-	if (!dest)
+	if (!dest) {
+		copy_sum_failure(res, data.buf ? data.buf : "", data.len);
 		goto out;
+	}
 	res = copy_put_content(x, args, dest, dest0, data.buf ? data.buf : "", data.len);
+	/* skipped without force: Ansible's action answers with the src it
+	 * found on the controller, not a file it sent */
+	if (!json_object_get(res, "checksum") && !json_object_get(res, "failed") &&
+	    !strcmp(args_str(res, "src") ? args_str(res, "src") : "", "<controller>"))
+		json_object_set_new(res, "src", json_string(path));
 	free(dest);
 out:
 	strbuf_release(&data);

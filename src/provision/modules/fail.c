@@ -7,8 +7,12 @@
 static json_t *fail_run(struct exec_ctx *x, json_t *args)
 {
 	(void)x;
-	const char *m = args_str(args, "msg");
-	return res_fail("%s", m ? m : "Failed as requested from task");
+	json_t *res = res_fail("Failed as requested from task");
+	/* Ansible's action returns msg as given: a list or a mapping too */
+	json_t *m = json_object_get(args, "msg");
+	if (m)
+		json_object_set(res, "msg", m);
+	return res;
 }
 
 const struct task_module mod_fail = {

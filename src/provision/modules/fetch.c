@@ -14,6 +14,10 @@
 
 static json_t *fetch_run(struct exec_ctx *x, json_t *args)
 {
+	/* Ansible's fetch action skips itself in check mode */
+	if (x->check_mode)
+		return json_pack("{s:b, s:b, s:s}", "changed", 0, "skipped", 1, "msg",
+				 "check mode not (yet) supported for this module");
 	const char *src = args_str(args, "src");
 	const char *dest = args_str(args, "dest");
 	if (!src || !dest)
@@ -80,18 +84,22 @@ static json_t *fetch_run(struct exec_ctx *x, json_t *args)
 			return res;
 		}
 	}
+	/* Ansible's fetch action: a transfer names both checksums (no
+	 * remote md5), an unchanged copy the source file instead */
 	res = res_new(changed);
+	char md5[33];
+	hash_md5_hex(data.buf ? data.buf : "", data.len, md5);
 	json_object_set_new(res, "checksum", json_string(sum));
-	json_object_set_new(res, "remote_checksum", json_string(sum));
 	json_object_set_new(res, "dest", json_string(local));
+	json_object_set_new(res, "md5sum", json_string(md5));
 	if (changed) {
-		char md5[33];
-		hash_md5_hex(data.buf ? data.buf : "", data.len, md5);
-		json_object_set_new(res, "md5sum", json_string(md5));
-	}
+		json_object_set_new(res, "remote_checksum", json_string(sum));
+		json_object_set_new(res, "remote_md5sum", json_null());
+	} else
+		json_object_set_new(res, "file", json_string(src));
 	free(local);
 	strbuf_release(&data);
 	return res;
 }
 
-const struct task_module mod_fetch = { .name = "fetch", .run = fetch_run };
+const struct task_module mod_fetch = { .name = "fetch", .check_mode_native = true, .run = fetch_run };

@@ -505,8 +505,13 @@ static json_t *execute_touch(struct exec_ctx *x, const char *path, json_t *args,
 	bool changed;
 	const char *fpath = attr_path(&pr, path, follow);
 	/* the times are set through the link (os.utime): a dangling one
-	 * fails, followed or not */
+	 * fails, followed or not; not followed, the link itself has been
+	 * given owner and group first (os.lchown), as Ansible sets the
+	 * attributes before the times */
 	if (!strcmp(pr.state, "link") && !pr.exists) {
+		bool ignored_changed = false;
+		if (!follow && apply_attrs(x, fpath, args, diff, &ignored_changed, &res) < 0)
+			goto fail;
 		res = res_fail("Error while updating modification or access time: [Errno 2] No such file or directory: b'%s'",
 			       fpath);
 		json_object_set_new(res, "path", json_string(fpath));

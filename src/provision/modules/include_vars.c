@@ -16,6 +16,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <sys/stat.h>
 
 #include "provision/module.h"
@@ -374,6 +375,13 @@ static json_t *include_vars_run(struct exec_ctx *x, json_t *args)
 		} else if (!path) {
 			in_.err = xasprintf("Could not find or access '%s' on the Ansible Controller.",
 					    f ? f : fc ? fc : "None");
+			rc = -1;
+		} else if (access(path, R_OK) != 0) {
+			/* an absolute path: the action's _find_needle raising,
+			 * which it catches, a failure in "message" */
+			in_.err = xasprintf("Could not find or access '%s' on the Ansible Controller.\nIf you are "
+					    "using a module and expect the file to exist on the remote, see the "
+					    "remote_src option", path);
 			rc = -1;
 		} else {
 			rc = load_file(&in_, path, false, &res);

@@ -135,6 +135,19 @@ static json_t *lif_run(struct exec_ctx *x, json_t *args)
 	struct lines l = { 0 };
 	struct strbuf data = STRBUF_INIT;
 	char err[512];
+	/* the module refuses a directory path before it looks at its
+	 * parameters: looked at here only when one of them is refused, so
+	 * that the path costs no round trip of its own otherwise */
+	if ((!absent && ((backrefs && !regexp) || !line)) || (absent && !regexp && !search && !line)) {
+		struct node_stat st;
+		if (mod_stat(x, path, true, false, &st, &res) < 0)
+			goto out;
+		if (st.exists && st.isdir) {
+			res = res_fail("Path %s is a directory !", path);
+			json_object_set_new(res, "rc", json_integer(256));
+			goto out;
+		}
+	}
 	if (!absent && backrefs && !regexp) {
 		res = res_fail("regexp is required with backrefs=true");
 		goto out;

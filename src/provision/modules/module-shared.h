@@ -27,9 +27,15 @@ int command_module_check(json_t *args, struct diag *d, const struct src_loc *loc
  * is a directory), which the answer without force names. */
 json_t *copy_put_content(struct exec_ctx *x, json_t *args, const char *dest, const char *given,
 			 const void *data, size_t len);
+/* A failure of the copy module (the module's, not the action's own):
+ * the checksum of what the action meant to write added, as Ansible's
+ * action adds it to whatever its module returned. */
+void copy_sum_failure(json_t *res, const void *data, size_t len);
 /* dest ending in '/' or naming a directory on the node: dest/basename(src)
- * (malloc'd); NULL with *res set when the node is unreachable. */
-char *copy_final_dest(struct exec_ctx *x, const char *dest, const char *src, json_t **res);
+ * (malloc'd; a missing dest/ made, with args' directory_mode, owner and
+ * group when args is not NULL); NULL with *res set when the node is
+ * unreachable or the directory cannot be made. */
+char *copy_final_dest(struct exec_ctx *x, json_t *args, const char *dest, const char *src, json_t **res);
 /* copy_final_dest before copy_put_content of data with args: its stat of
  * dest also makes the write (mod_stat_write) when the write is decided by
  * that stat alone. */

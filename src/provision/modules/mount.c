@@ -6,9 +6,10 @@
  * absent then removes the mount point directory as Ansible does. A missing
  * fstab is created. Returns changed and Ansible's arguments echo (name,
  * src, fstype, opts, dump, passno, fstab, boot, backup_file).
- * The states that mount or unmount (mounted, unmounted, remounted,
- * ephemeral), and absent on a path that is mounted, are not implemented:
- * they stop with an "unsupported" error naming the state. */
+ * unmounted where nothing is mounted changes nothing. The states that
+ * mount (mounted, remounted, ephemeral), and absent or unmounted on a path
+ * that is mounted, are not implemented: they stop with an "unsupported"
+ * error naming the state. */
 #include "config.h"
 
 #include <stdlib.h>
@@ -144,9 +145,9 @@ static json_t *mount_run(struct exec_ctx *x, json_t *args)
 		goto out;
 	}
 	bool present = !strcmp(state, "present");
-	if (!present && strcmp(state, "absent") && strcmp(state, "absent_from_fstab")) {
-		static const char *const known[] = { "mounted", "unmounted", "remounted",
-						     "ephemeral", NULL };
+	bool unmounted = !strcmp(state, "unmounted");
+	if (!present && !unmounted && strcmp(state, "absent") && strcmp(state, "absent_from_fstab")) {
+		static const char *const known[] = { "mounted", "remounted", "ephemeral", NULL };
 		bool isknown = false;
 		for (const char *const *k = known; *k; k++)
 			isknown |= !strcmp(*k, state);
@@ -195,7 +196,31 @@ static json_t *mount_run(struct exec_ctx *x, json_t *args)
 		goto out;
 	if (!exists && mod_write(x, fstab, "", 0, -1, &res) < 0)
 		goto out;
-	bool changed;
+	bool changed = false;
+	/* unmounted leaves fstab as it is (made when missing, above) and
+	 * changes nothing where nothing is mounted; unmounting a mount point
+	 * or a bind mount is not implemented */
+	if (unmounted) {
+		struct strbuf c = STRBUF_INIT;
+		strbuf_addstr(&c, "p=");
+		sh_quote(&c, name);
+		strbuf_addstr(&c, "; mountpoint -q -- \"$p\" 2>/dev/null && exit 0; "
+				 "awk -v p=\"$p\" '$5 == p { f = 1 } END { exit !f }' /proc/self/mountinfo");
+		struct conn_result cr;
+		conn_result_init(&cr);
+		int rc = mod_sh(x, c.buf, NULL, 0, &cr, &res);
+		strbuf_release(&c);
+		int mounted = cr.rc == 0;
+		conn_result_release(&cr);
+		if (rc < 0)
+			goto out;
+		if (mounted) {
+			res = res_fail("mount: unsupported state 'unmounted' on a mounted path (%s): "
+				       "unmounting is not implemented", name);
+			goto out;
+		}
+		goto result;
+	}
 	edit(data.buf ? data.buf : "", data.len, want, v[M_SRC] != NULL, present, &out, &changed);
 	if (changed && !present && strcmp(state, "absent_from_fstab")) {
 		/* absent unmounts a mounted path, which is not implemented */
@@ -244,6 +269,7 @@ static json_t *mount_run(struct exec_ctx *x, json_t *args)
 		if (rc < 0 || res)
 			goto out;
 	}
+result:
 	res = res_new(changed);
 	json_object_set_new(res, "name", json_string(name));
 	json_object_set_new(res, "opts", json_string(v[M_OPTS]));
@@ -277,7 +303,7 @@ static int mount_check(json_t *args, struct diag *d, const struct src_loc *loc)
 	if (mod_check_params("mount", args, known, d, loc) < 0)
 		return -1;
 	const char *state = args_str(args, "state");
-	static const char *const act[] = { "mounted", "unmounted", "remounted", "ephemeral", NULL };
+	static const char *const act[] = { "mounted", "remounted", "ephemeral", NULL };
 	for (const char *const *a = act; state && *a; a++) {
 		if (!strcmp(*a, state)) {
 			diag_error(d, IMC_EXIT_DATAERR, loc, "mount: unsupported state '%s'", state);

@@ -1,6 +1,7 @@
 /* raw.c: the `raw` module (IM's basic.yml bootstraps the node with it):
  * the text goes to the node's shell as is, no wrapper, no chdir; stdout is
- * kept unstripped as Ansible keeps it; always changed. */
+ * kept unstripped as Ansible keeps it; always changed; skipped in check
+ * mode. */
 #include "config.h"
 
 #include "provision/module.h"
@@ -11,6 +12,9 @@ static json_t *raw_run(struct exec_ctx *x, json_t *args)
 	const char *cmd = args_str(args, "_raw_params");
 	if (!cmd)
 		return res_fail("no command given");
+	/* Ansible's raw action skips itself in check mode, nothing else said */
+	if (x->check_mode)
+		return json_pack("{s:b, s:b}", "changed", 0, "skipped", 1);
 	struct strbuf c = STRBUF_INIT;
 	const char *exe = args_str(args, "executable");
 	if (exe) {
@@ -43,5 +47,5 @@ static json_t *raw_run(struct exec_ctx *x, json_t *args)
 }
 
 const struct task_module mod_raw = {
-	.name = "raw", .free_form = true, .run = raw_run,
+	.name = "raw", .free_form = true, .check_mode_native = true, .run = raw_run,
 };

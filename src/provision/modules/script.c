@@ -102,6 +102,9 @@ static json_t *script_run(struct exec_ctx *x, json_t *args)
 		res = json_object();
 		json_object_set_new(res, "changed", json_true());
 		res_set_output(res, &cr);
+		/* the action returns what the script printed unstripped */
+		json_object_set_new(res, "stdout", json_stringn(cr.out.buf ? cr.out.buf : "", cr.out.len));
+		json_object_set_new(res, "stderr", json_stringn(cr.err.buf ? cr.err.buf : "", cr.err.len));
 		if (cr.rc != 0) {
 			json_object_set_new(res, "failed", json_true());
 			json_object_set_new(res, "msg", json_string("non-zero return code"));

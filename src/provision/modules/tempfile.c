@@ -17,7 +17,12 @@ static json_t *tempfile_run(struct exec_ctx *x, json_t *args)
 {
 	const char *state = args_str(args, "state");
 	if (state && strcmp(state, "file") && strcmp(state, "directory"))
-		return res_fail("value of state must be one of: directory, file, got: %s", state);
+		return res_fail("value of state must be one of: file, directory, got: %s", state);
+	/* the module declares no check mode: once its arguments are
+	 * validated, it says so and is skipped */
+	if (x->check_mode)
+		return json_pack("{s:b, s:b, s:s}", "changed", 0, "skipped", 1, "msg",
+				 "remote module (ansible.legacy.tempfile) does not support check mode");
 	bool dir = state && !strcmp(state, "directory");
 	const char *path = args_str(args, "path"), *prefix = args_str(args, "prefix");
 	const char *suffix = args_str(args, "suffix");
@@ -27,13 +32,19 @@ static json_t *tempfile_run(struct exec_ctx *x, json_t *args)
 		sh_quote(&c, path);
 	else
 		strbuf_addstr(&c, "\"${TMPDIR:-/tmp}\"");
-	strbuf_addf(&c, "; mktemp %s-p \"$d\" --suffix=", dir ? "-d " : "");
+	strbuf_addstr(&c, "; sfx=");
 	sh_quote(&c, suffix ? suffix : "");
-	strbuf_addch(&c, ' ');
+	strbuf_addstr(&c, "; tmpl=");
 	struct strbuf tmpl = STRBUF_INIT;
 	strbuf_addf(&tmpl, "%sXXXXXXXX", prefix ? prefix : "ansible.");
 	sh_quote(&c, tmpl.buf);
 	strbuf_release(&tmpl);
+	/* a missing directory: Python's mkstemp/mkdtemp raising, its message
+	 * naming the name it drew (removed from the path is the trailing
+	 * "/" that os.path.join does not double) */
+	strbuf_addstr(&c, "; [ -d \"$d\" ] || { n=$(mktemp -u -p / --suffix=\"$sfx\" \"$tmpl\") && "
+			 "printf \"[Errno 2] No such file or directory: '%s%s'\" \"${d%/}\" \"$n\" >&2; exit 1; }");
+	strbuf_addf(&c, "; mktemp %s-p \"$d\" --suffix=\"$sfx\" \"$tmpl\"", dir ? "-d " : "");
 	struct conn_result cr;
 	conn_result_init(&cr);
 	json_t *res = NULL;
@@ -47,6 +58,8 @@ static json_t *tempfile_run(struct exec_ctx *x, json_t *args)
 			res = res_new(true);
 			json_object_set_new(res, "path", json_string(out));
 			json_object_set_new(res, "state", json_string(dir ? "directory" : "file"));
+			/* the module's exit_json adds the path's information */
+			mod_path_info(x, res);
 		}
 		free(out);
 	}
@@ -61,5 +74,6 @@ static const char *const tempfile_params[] = { "path", "prefix", "state", "suffi
 const struct task_module mod_tempfile = {
 	.name = "tempfile",
 	.params = tempfile_params,
+	.check_mode_native = true,
 	.run = tempfile_run,
 };

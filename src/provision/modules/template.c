@@ -95,7 +95,8 @@ static json_t *template_run(struct exec_ctx *x, json_t *args)
 	if (dest) {
 		res = copy_put_content(x, wargs, dest, dest0, text, strlen(text));
 		free(dest);
-	}
+	} else
+		copy_sum_failure(res, text, strlen(text));
 	json_decref(wargs);
 	free(text);
 out:

@@ -2,8 +2,12 @@
  * on the node until a timeout. */
 #include "config.h"
 
+#define PCRE2_CODE_UNIT_WIDTH 8
+#include <pcre2.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "provision/module.h"
 #include "util/banned.h"
@@ -20,6 +24,134 @@ static long num(json_t *args, const char *k, long dflt)
 	return dflt;
 }
 
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* wait_for on a path, as Ansible's module polls it: state absent until
+ * the path is gone; present/started until it exists and, with
+ * search_regex (Python's re with MULTILINE), until its content matches,
+ * whose groups (and named groups) the result returns (an empty file makes
+ * the module die: mmap raises). The deadline counts
+ * from before delay, and the first look happens only before it: timeout 0
+ * times out at once. The result is the module's, with the path's
+ * information (its state "absent" when it is missing). */
+static json_t *wait_path(struct exec_ctx *x, json_t *args, const char *path, const char *state, long timeout,
+			 long delay, long sleep_s)
+{
+	const char *regex = args_str(args, "search_regex"), *msg = args_str(args, "msg");
+	json_t *res = NULL, *groups = json_array(), *named = json_object();
+	pcre2_code *re = NULL;
+	pcre2_match_data *md = NULL;
+	if (regex) {
+		int ec;
+		/* Python's re.compile with MULTILINE, on the file's bytes */
+		PCRE2_SIZE eo;
+		re = pcre2_compile((PCRE2_SPTR)regex, PCRE2_ZERO_TERMINATED, PCRE2_MULTILINE, &ec, &eo, NULL);
+		if (!re) {
+			PCRE2_UCHAR buf[256];
+			pcre2_get_error_message(ec, buf, sizeof(buf));
+			res = res_fail("Invalid regular expression: %s at position %zu", (const char *)buf, (size_t)eo);
+			goto out;
+		}
+		md = pcre2_match_data_create_from_pattern(re, NULL);
+	}
+	if (!strcmp(state, "stopped") || !strcmp(state, "drained")) {
+		res = res_fail("state=%s should only be used for checking a port in the wait_for module", state);
+		json_object_set_new(res, "elapsed", json_integer(0));
+		goto out;
+	}
+	bool absent = !strcmp(state, "absent");
+	double start = now_s(), end = start + (double)timeout;
+	if (delay > 0)
+		sleep((unsigned)delay);
+	bool met = false;
+	while (!met && now_s() < end) {
+		struct node_stat st;
+		if (mod_stat(x, path, true, false, &st, &res) < 0)
+			goto out;
+		if (absent)
+			met = !st.exists;
+		else if (st.exists && !re)
+			met = true;
+		else if (st.exists && !st.isdir) {
+			struct strbuf data = STRBUF_INIT;
+			bool exists;
+			if (mod_read(x, path, &data, &exists, &res) < 0) {
+				strbuf_release(&data);
+				goto out;
+			}
+			if (exists && !data.len) {
+				/* mmap of an empty file raises: the module dies */
+				strbuf_release(&data);
+				res = res_fail("MODULE FAILURE\nSee stdout/stderr for the exact error");
+				json_object_set_new(res, "rc", json_integer(1));
+				goto out;
+			}
+			if (exists && pcre2_match(re, (PCRE2_SPTR)data.buf, data.len, 0, 0, md, NULL) > 0) {
+				PCRE2_SIZE *ov = pcre2_get_ovector_pointer(md);
+				uint32_t n = 0;
+				pcre2_pattern_info(re, PCRE2_INFO_CAPTURECOUNT, &n);
+				for (uint32_t i = 1; i <= n; i++) {
+					if (ov[2 * i] == PCRE2_UNSET)
+						json_array_append_new(groups, json_null());
+					else
+						json_array_append_new(groups, json_stringn(data.buf + ov[2 * i],
+											   ov[2 * i + 1] - ov[2 * i]));
+				}
+				uint32_t nn, esz;
+				PCRE2_SPTR tab;
+				pcre2_pattern_info(re, PCRE2_INFO_NAMECOUNT, &nn);
+				pcre2_pattern_info(re, PCRE2_INFO_NAMEENTRYSIZE, &esz);
+				pcre2_pattern_info(re, PCRE2_INFO_NAMETABLE, &tab);
+				for (uint32_t i = 0; i < nn; i++) {
+					PCRE2_SPTR e = tab + i * esz;
+					uint32_t g = ((uint32_t)e[0] << 8) | e[1];
+					json_object_set(named, (const char *)e + 2, json_array_get(groups, g - 1));
+				}
+				met = true;
+			}
+			strbuf_release(&data);
+		}
+		if (!met)
+			sleep((unsigned)(sleep_s > 0 ? sleep_s : 1));
+	}
+	long elapsed = (long)(now_s() - start);
+	if (!met) {
+		if (msg)
+			res = res_fail("%s", msg);
+		else if (absent)
+			res = res_fail("Timeout when waiting for %s to be absent.", path);
+		else if (regex)
+			res = res_fail("Timeout when waiting for search string %s in %s", regex, path);
+		else
+			res = res_fail("Timeout when waiting for file %s", path);
+		json_object_set_new(res, "elapsed", json_integer(elapsed));
+		goto out;
+	}
+	res = res_new(false);
+	json_object_set_new(res, "state", json_string(state));
+	json_object_set_new(res, "port", json_null());
+	json_object_set_new(res, "search_regex", regex ? json_string(regex) : json_null());
+	json_object_set_new(res, "match_groups", json_incref(groups));
+	json_object_set_new(res, "match_groupdict", json_incref(named));
+	json_object_set_new(res, "path", json_string(path));
+	json_object_set_new(res, "elapsed", json_integer(elapsed));
+	if (absent)
+		json_object_set_new(res, "state", json_string("absent"));
+	else
+		mod_path_info(x, res);
+out:
+	json_decref(groups);
+	json_decref(named);
+	pcre2_match_data_free(md);
+	pcre2_code_free(re);
+	return res;
+}
+
 static json_t *wait_for_run(struct exec_ctx *x, json_t *args)
 {
 	const char *host = args_str(args, "host");
@@ -31,6 +163,8 @@ static json_t *wait_for_run(struct exec_ctx *x, json_t *args)
 		state = "started";
 	long timeout = num(args, "timeout", 300), delay = num(args, "delay", 0);
 	long sleep_s = num(args, "sleep", 1);
+	if (path && !port)
+		return wait_path(x, args, path, state, timeout, delay, sleep_s);
 	bool want_absent = !strcmp(state, "stopped") || !strcmp(state, "absent") || !strcmp(state, "drained");
 	struct strbuf c = STRBUF_INIT;
 	strbuf_addf(&c, "sleep %ld; s=$(date +%%s); ", delay);

@@ -28,7 +28,12 @@ import compare  # noqa: E402  (the scenarios' policy, extended below)
 # evaluation, the owners file/copy set
 EXTRA = {'content', 'encoding', 'source', 'matched', 'examined', 'files', 'assertion',
          'evaluated_to', 'owner', 'group', 'uid', 'gid', 'src', 'md5sum', 'skipped_paths',
-         'failed_when_result', 'backup', 'lnk_source', 'lnk_target'}
+         'failed_when_result', 'backup', 'lnk_source', 'lnk_target',
+         # the modules gen.py's NEW_MODULES draw
+         'key', 'keyfile', 'user', 'exclusive', 'key_options', 'manage_dir', 'ping', 'add_host',
+         'add_group', 'parent_groups', 'ansible_stats', 'match_groups', 'match_groupdict', 'url',
+         'status_code', 'remote_checksum', 'remote_md5sum', 'file', 'name', 'fstype', 'opts', 'fstab',
+         'boot', 'passno', 'dump', 'ansible_included_var_files', 'search_regex', 'echo', 'user_input'}
 FILE_KEYS = {'path', 'isdir', 'isreg', 'islnk', 'mode', 'size', 'checksum', 'pw_name', 'gr_name'}
 STAT_KEYS = compare.STAT_MUST | {'islnk', 'lnk_source', 'lnk_target', 'isblk', 'ischr', 'isfifo',
                                  'issock', 'isuid', 'isgid', 'uid', 'gid', 'readable', 'writeable',

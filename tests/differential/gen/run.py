@@ -44,7 +44,10 @@ def batch_key(bd, version):
         h.update(open(os.path.join(bd, name), 'rb').read())
     td = os.path.join(bd, 'templates')
     for name in sorted(os.listdir(td)):
-        h.update(name.encode() + open(os.path.join(td, name), 'rb').read())
+        sub = os.path.join(td, name)
+        # include_vars' directories: their files, named below the directory
+        for f in sorted(os.listdir(sub)) if os.path.isdir(sub) else ['']:
+            h.update(os.path.join(name, f).rstrip('/').encode() + open(os.path.join(sub, f).rstrip('/'), 'rb').read())
     for name in ('normalize.py', 'snapshot.py'):
         h.update(open(os.path.join(DIFF, name), 'rb').read())
     h.update(open(os.path.join(HERE, 'gen.py'), 'rb').read())
@@ -101,6 +104,19 @@ def singles(imc, bd, scratch, result, out, run, env):
         json.dump(doc, f)
 
 
+def json_only(path):
+    """the pause module writes its "Pausing for N seconds" and
+    "(ctrl+C then ...)" lines to Ansible's stdout, before the json
+    callback's document: what precedes the document's first line is
+    dropped"""
+    with open(path) as f:
+        text = f.read()
+    at = 0 if text.startswith('{') else text.find('\n{\n') + 1
+    if at > 0:
+        with open(path, 'w') as f:
+            f.write(text[at:])
+
+
 def run_tool(tool, bd, out, imc, work):
     """both runs of one batch with one tool, results in out"""
     shutil.rmtree(out, ignore_errors=True)
@@ -128,6 +144,7 @@ def run_tool(tool, bd, out, imc, work):
             cmd = ['ansible-playbook', '-i', 'localhost,', '-c', 'local', '-e', 'scratch=' + scratch, 'play.yml']
             with open(result, 'w') as f, open(os.path.join(out, 'run%d.err' % run), 'w') as e:
                 rc = subprocess.run(cmd, cwd=bd, env=env, stdout=f, stderr=e).returncode
+            json_only(result)
         else:
             rc = run_imc(imc, bd, 'play.yml', scratch, result, out, run, env)
             if not results_in(result):

@@ -1,0 +1,3 @@
+#!/bin/sh
+echo "args: $*"
+echo err >&2
