@@ -19,7 +19,10 @@ libimc_la_SOURCES += \
 	src/provision/exec-vars.c \
 	src/provision/exec-tmpl.c \
 	src/provision/run.c \
+	src/provision/inventory.h \
 	src/provision/inventory.c \
+	src/provision/inventory-file.c \
+	src/provision/inventory-ini.c \
 	src/provision/exec-task.c \
 	src/provision/exec-play.c \
 	src/provision/exec-tags.c \
