@@ -208,3 +208,8 @@ EXTRA_DIST += tests/cli/t4031-gen-fixes.sh tests/cli/t4031-gen-fixes.py \
 	tests/cli/t4031-gen-fixes/lineinfile-re.yml tests/cli/t4031-gen-fixes/lineinfile-re-setup.sh \
 	tests/cli/t4031-gen-fixes/golden-lineinfile-re.json tests/cli/t4031-gen-fixes/diffgen5.yml \
 	tests/cli/t4031-gen-fixes/diffgen5-setup.sh tests/cli/t4031-gen-fixes/golden-diffgen5.json
+
+# imc play -i FILE: Ansible's INI and YAML inventories, group_vars/ and
+# host_vars/, hosts reached as their variables say
+TESTS += tests/cli/t4130-inventory-ini.sh
+EXTRA_DIST += tests/cli/t4130-inventory-ini.sh

@@ -35,8 +35,8 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
-/* The groups host is in but all and ungrouped, sorted as Ansible sorts
- * group_names (new reference). */
+/* The groups host is in but "all" ("ungrouped" included, as Ansible
+ * has it), sorted as Ansible sorts group_names (new reference). */
 static json_t *group_names(json_t *groups, const char *host)
 {
 	const char **names = xcalloc(json_object_size(groups) + 1, sizeof(*names));
@@ -44,7 +44,7 @@ static json_t *group_names(json_t *groups, const char *host)
 	const char *g;
 	json_t *members;
 	json_object_foreach(groups, g, members) {
-		if (!strcmp(g, "all") || !strcmp(g, "ungrouped"))
+		if (!strcmp(g, "all"))
 			continue;
 		size_t i;
 		json_t *m;
