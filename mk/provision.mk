@@ -211,5 +211,5 @@ EXTRA_DIST += tests/cli/t4031-gen-fixes.sh tests/cli/t4031-gen-fixes.py \
 
 # imc play -i FILE: Ansible's INI and YAML inventories, group_vars/ and
 # host_vars/, hosts reached as their variables say
-TESTS += tests/cli/t4130-inventory-ini.sh tests/cli/t4131-inventory-yaml-vars.sh
-EXTRA_DIST += tests/cli/t4130-inventory-ini.sh tests/cli/t4131-inventory-yaml-vars.sh
+TESTS += tests/cli/t4130-inventory-ini.sh tests/cli/t4131-inventory-yaml-vars.sh tests/cli/t4132-inventory-ssh.sh
+EXTRA_DIST += tests/cli/t4130-inventory-ini.sh tests/cli/t4131-inventory-yaml-vars.sh tests/cli/t4132-inventory-ssh.sh

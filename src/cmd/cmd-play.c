@@ -481,6 +481,9 @@ struct ssh_spec {
 	const char *key;
 	char *key_own;         /* key, when it came from the inventory */
 	struct task_host *h;   /* -i FILE: the host it connects */
+	/* one try, as Ansible's ssh connection makes (an inventory host);
+	 * -H hosts are retried for 30 s, for VMs that are still booting */
+	bool once;
 	int port;
 	struct pin_ctx pc;
 	struct task_conn *conn;
@@ -491,7 +494,7 @@ static void *connect_spec(void *arg)
 {
 	struct ssh_spec *s = arg;
 	struct conn_ssh_opts o = { .host = s->addr, .port = s->port, .user = s->user,
-				   .key_path = s->key, .timeout = 30, .pinned_key = s->pinned,
+				   .key_path = s->key, .timeout = s->once ? 0 : 30, .pinned_key = s->pinned,
 				   .on_hostkey = s->pc.file ? pin_store : NULL, .opaque = &s->pc };
 	s->conn = conn_ssh_open(&o, &s->d);
 	return NULL;
@@ -663,6 +666,7 @@ static int ssh_spec_of(struct ssh_spec *sp, struct task_host *h, json_t *vars, c
 	sp->pc.file = known_hosts;
 	sp->pc.name = sp->name;
 	sp->h = h;
+	sp->once = true;
 	diag_init(&sp->d);
 	rc = 0;
 out:
