@@ -43,7 +43,8 @@ enum {
 static const struct cmd_option options[] = {
 	[OPT_CONNECTION] = { "connection", 'c', CMD_OPT_VALUE, "local|ssh",
 			     "where tasks run (default: ssh with -H, --key or\n"
-			     "--target, else local)" },
+			     "--target, else local; with an inventory file, for\n"
+			     "its hosts that name no ansible_connection: ssh)" },
 	[OPT_EXTRA_VARS] = { "extra-vars", 'e', CMD_OPT_LIST, "K=V|JSON|@FILE",
 			     "extra variables (repeatable)" },
 	[OPT_INVENTORY_HOST] = { "inventory-host", 'i', CMD_OPT_LIST, "FILE|DIR|NAME[,NAME]",
@@ -53,7 +54,9 @@ static const struct cmd_option options[] = {
 				 "run in parallel, each on this machine)" },
 	[OPT_HOST] = { "host", 'H', CMD_OPT_LIST, "NAME=USER@ADDR[:PORT]",
 		       "an SSH host (repeatable; needs --key;\nimplies --connection ssh)" },
-	[OPT_KEY] = { "key", 'k', CMD_OPT_VALUE, "FILE", "private key for SSH hosts" },
+	[OPT_KEY] = { "key", 'k', CMD_OPT_VALUE, "FILE",
+		      "private key for SSH hosts (an inventory's: those\n"
+		      "without ansible_ssh_private_key_file)" },
 	[OPT_KNOWN_HOSTS] = { "known-hosts", 0, CMD_OPT_VALUE, "FILE",
 			      "host keys: pinned on first contact (appended as\n"
 			      "'NAME TYPE BASE64'), verified afterwards" },
