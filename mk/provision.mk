@@ -213,3 +213,12 @@ EXTRA_DIST += tests/cli/t4031-gen-fixes.sh tests/cli/t4031-gen-fixes.py \
 # host_vars/, hosts reached as their variables say
 TESTS += tests/cli/t4130-inventory-ini.sh tests/cli/t4131-inventory-yaml-vars.sh tests/cli/t4132-inventory-ssh.sh
 EXTRA_DIST += tests/cli/t4130-inventory-ini.sh tests/cli/t4131-inventory-yaml-vars.sh tests/cli/t4132-inventory-ssh.sh
+if ENABLE_FUZZING
+check_PROGRAMS += tests/fuzz/fuzz-inventory
+tests_fuzz_fuzz_inventory_SOURCES = tests/fuzz/fuzz-inventory.c tests/fuzz/fuzz-diag.h
+tests_fuzz_fuzz_inventory_CFLAGS = $(AM_CFLAGS) -fsanitize=fuzzer
+tests_fuzz_fuzz_inventory_LDFLAGS = $(AM_LDFLAGS) -fsanitize=fuzzer
+tests_fuzz_fuzz_inventory_LDADD = libimc.la $(IMC_LIBS)
+endif
+TESTS += tests/cli/t4133-inventory-fuzz.sh
+EXTRA_DIST += tests/cli/t4133-inventory-fuzz.sh

@@ -721,8 +721,16 @@ static int inventory_file_hosts(struct cmd_args *a, struct task_run *run, struct
 	json_t *gv;
 	json_object_foreach(m.groups, gname, gv)
 		json_object_set(file, gname, json_object_get(gv, "vars"));
-	if (inventory_layers(run, file, m.dirs, pb->dir, d) < 0)
+	json_t *prio = inventory_group_priorities(file, d);
+	if (!prio)
 		goto out;
+	if (inventory_layers(run, file, m.dirs, pb->dir, d) < 0) {
+		json_decref(prio);
+		goto out;
+	}
+	if (run->inv_vars)
+		json_object_set(run->inv_vars, "prio", prio);
+	json_decref(prio);
 	/* Ansible's localhost is this machine, whatever the inventory's
 	 * hosts are reached by */
 	run->controller_local = true;
@@ -1023,19 +1031,7 @@ static int run_play(struct cmd_args *a)
 			sp[i].key = key;
 			diag_init(&sp[i].d);
 		}
-		/* connect to every host at once */
-		pthread_t *th = xcalloc(nspec, sizeof(*th));
-		bool *started = xcalloc(nspec, sizeof(*started));
-		for (i = 0; i < nspec; i++)
-			started[i] = pthread_create(&th[i], NULL, connect_spec, &sp[i]) == 0;
-		for (i = 0; i < nspec; i++) {
-			if (started[i])
-				pthread_join(th[i], NULL);
-			else
-				connect_spec(&sp[i]);
-		}
-		free(th);
-		free(started);
+		connect_all(sp, nspec);
 		for (i = 0; i < nspec; i++) {
 			struct task_host *h = task_host_new(sp[i].name, sp[i].conn, NULL);
 			h->index = (int)i;

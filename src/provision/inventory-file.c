@@ -310,6 +310,28 @@ out:
 	return rc;
 }
 
+/* A value of v (or v itself) that is a vault-encrypted string (a !vault
+ * value), which imc cannot decrypt here: Ansible would use it decrypted. */
+static bool has_vault(json_t *v, int depth)
+{
+	if (json_is_string(v))
+		return !strncmp(json_string_value(v), "$ANSIBLE_VAULT;", 15);
+	if (depth > 64)
+		return false;
+	size_t i;
+	json_t *e;
+	const char *k;
+	if (json_is_array(v))
+		json_array_foreach(v, i, e)
+			if (has_vault(e, depth + 1))
+				return true;
+	if (json_is_object(v))
+		json_object_foreach(v, k, e)
+			if (has_vault(e, depth + 1))
+				return true;
+	return false;
+}
+
 /* ---- YAML inventories -------------------------------------------------------- */
 
 static const char *type_name(json_t *v)
@@ -420,6 +442,11 @@ static int yaml_group(struct inv_model *m, const char *file, const struct yaml_d
 static int yaml_parse(struct inv_model *m, const char *file, json_t *doc, const struct yaml_doc *yd,
 		      struct diag *d)
 {
+	if (has_vault(doc, 0)) {
+		diag_error(d, IMC_EXIT_DATAERR, NULL,
+			   "%s: a vault-encrypted (!vault) value is not supported by imc", file);
+		return -1;
+	}
 	const char *g;
 	json_t *v;
 	json_object_foreach(doc, g, v)
@@ -634,6 +661,12 @@ static int vars_file(const char *path, json_t *into, struct diag *d)
 		json_decref(doc);
 		goto out;
 	}
+	if (has_vault(doc, 0)) {
+		diag_error(d, IMC_EXIT_DATAERR, NULL,
+			   "%s: a vault-encrypted (!vault) value is not supported by imc", path);
+		json_decref(doc);
+		goto out;
+	}
 	if (json_is_object(doc))
 		json_object_update(into, doc);
 	json_decref(doc);
@@ -732,6 +765,30 @@ json_t *inventory_vars_dirs(const char *dir, struct diag *d)
 		return NULL;
 	}
 	return r;
+}
+
+json_t *inventory_group_priorities(json_t *file, struct diag *d)
+{
+	json_t *prio = json_object();
+	const char *g;
+	json_t *vars;
+	json_object_foreach(file, g, vars) {
+		json_t *p = json_object_get(vars, "ansible_group_priority");
+		if (!p)
+			continue;
+		char *end = NULL;
+		long long v = json_is_integer(p) ? json_integer_value(p)
+			      : json_is_string(p) ? strtoll(json_string_value(p), &end, 10) : 0;
+		if (!json_is_integer(p) && (!json_is_string(p) || end == json_string_value(p) || *end)) {
+			diag_error(d, IMC_EXIT_DATAERR, NULL,
+				   "group '%s': ansible_group_priority must be an integer", g);
+			json_decref(prio);
+			return NULL;
+		}
+		json_object_set_new(prio, g, json_integer(v));
+		json_object_del(vars, "ansible_group_priority");
+	}
+	return prio;
 }
 
 /* ---- the run's groups -------------------------------------------------------- */

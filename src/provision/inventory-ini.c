@@ -163,25 +163,6 @@ static json_t *lit_number(struct lit *s, bool neg)
 	return r;
 }
 
-static void add_utf8(struct strbuf *sb, unsigned long c)
-{
-	if (c < 0x80) {
-		strbuf_addch(sb, (char)c);
-	} else if (c < 0x800) {
-		strbuf_addch(sb, (char)(0xc0 | (c >> 6)));
-		strbuf_addch(sb, (char)(0x80 | (c & 0x3f)));
-	} else if (c < 0x10000) {
-		strbuf_addch(sb, (char)(0xe0 | (c >> 12)));
-		strbuf_addch(sb, (char)(0x80 | ((c >> 6) & 0x3f)));
-		strbuf_addch(sb, (char)(0x80 | (c & 0x3f)));
-	} else {
-		strbuf_addch(sb, (char)(0xf0 | (c >> 18)));
-		strbuf_addch(sb, (char)(0x80 | ((c >> 12) & 0x3f)));
-		strbuf_addch(sb, (char)(0x80 | ((c >> 6) & 0x3f)));
-		strbuf_addch(sb, (char)(0x80 | (c & 0x3f)));
-	}
-}
-
 /* n hex digits at p into *c; false when they are not there */
 static bool hexn(const char *p, int n, unsigned long *c)
 {
@@ -247,7 +228,7 @@ static bool lit_string1(struct lit *s, struct strbuf *sb)
 				return lit_not(s), false;
 			if (!c)
 				return lit_unsupported(s, "a NUL character"), false;
-			add_utf8(sb, c);
+			strbuf_add_utf8(sb, c);
 			p += 3;
 			break;
 		case 'u': case 'U': {
@@ -256,7 +237,7 @@ static bool lit_string1(struct lit *s, struct strbuf *sb)
 				return lit_not(s), false;
 			if (!c || (c >= 0xd800 && c < 0xe000))
 				return lit_unsupported(s, "a NUL or surrogate character"), false;
-			add_utf8(sb, c);
+			strbuf_add_utf8(sb, c);
 			p += n + 1;
 			break;
 		}
@@ -269,7 +250,7 @@ static bool lit_string1(struct lit *s, struct strbuf *sb)
 					c = c * 8 + (unsigned long)(*p++ - '0');
 				if (!c)
 					return lit_unsupported(s, "a NUL character"), false;
-				add_utf8(sb, c);
+				strbuf_add_utf8(sb, c);
 			} else {
 				/* Python keeps an unknown escape as written */
 				strbuf_addch(sb, '\\');

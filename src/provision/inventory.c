@@ -379,7 +379,7 @@ json_t *inventory_vars_locked(struct task_run *run, struct task_host *h)
 		json_object_foreach(run->groups, g, members) {
 			if (!strcmp(g, "all") || !has_name(members, h->name))
 				continue;
-			json_t *pr = json_object_get(json_object_get(file, g), "ansible_group_priority");
+			json_t *pr = json_object_get(json_object_get(run->inv_vars, "prio"), g);
 			gr[ng].name = g;
 			gr[ng].depth = group_depth(run, g, 0);
 			gr[ng].priority = json_is_integer(pr) ? json_integer_value(pr) : 1;

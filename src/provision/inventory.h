@@ -60,6 +60,10 @@ int inventory_load(struct inv_model *m, const char *source, struct diag *d);
  * dir has none); NULL with d set on a file that is not a mapping or does
  * not load. */
 json_t *inventory_vars_dirs(const char *dir, struct diag *d);
+/* Ansible's group priorities (group -> ansible_group_priority, which is
+ * no variable: taken out of file's group -> vars), new reference; NULL
+ * with d set when one is not an integer. */
+json_t *inventory_group_priorities(json_t *file, struct diag *d);
 /* The groups object a run holds (group -> every host of it and of its
  * descendants, Ansible's order), the hosts in Ansible's order of "all"
  * (an array) and the parents of each group (group -> [parents]); new

@@ -68,7 +68,8 @@ struct task_run {
 	 * group_vars/ and host_vars/ directories, kept apart because a host's
 	 * share depends on its groups when a task runs (group_by, add_host):
 	 * {"file": {GROUP: vars}, "dirs": [{"group_vars": {NAME: vars},
-	 * "host_vars": {NAME: vars}}, ...]} in the order Ansible merges them
+	 * "host_vars": {NAME: vars}}, ...], "prio": {GROUP: ansible_group_priority}}
+	 * in the order Ansible merges them
 	 * (inventory_vars); NULL when there are none */
 	json_t *inv_vars;
 	/* imc play: this machine is Ansible's controller, so the implicit

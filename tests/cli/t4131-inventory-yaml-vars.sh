@@ -101,6 +101,14 @@ expect_exit 0 "two -i merge" -- "$IMC" play --no-fallback -i "$D/inv/hosts.yml" 
 	-c local "$D/pb/play.yml" -e "out=$D/o"
 expect_grep '^web1 .*"inv-host".*\["dbs", "front", "web"\]' "$D/o/web1" "web1 joined dbs from the second file"
 
+# ansible_group_priority orders groups and is no variable (Ansible:
+# ansible -i inv -m debug -a 'msg={{ ansible_group_priority | default("undefined") }}' db1)
+printf -- '- hosts: db1\n  gather_facts: false\n  tasks:\n    - copy: content="{{ ansible_group_priority | default(\047undefined\047) }}" dest={{ out }}/prio\n' >"$D/prio.yml"
+expect_exit 0 "a play on a host of a group with a priority" -- \
+	"$IMC" play --no-fallback -i "$D/inv" -c local "$D/prio.yml" -e "out=$D/o"
+[ "$(cat "$D/o/prio" 2>&1)" = undefined ] && ok "... ansible_group_priority is no variable" ||
+	not_ok "ansible_group_priority is a variable: $(cat "$D/o/prio" 2>&1)"
+
 # YAML errors and what Ansible only warns about
 printf 'g:\n  hosts: [a, b]\n' >"$D/bad.yml"
 expect_exit 65 "hosts as a list" -- "$IMC" play --no-fallback -i "$D/bad.yml" -c local "$D/pb/play.yml"
@@ -116,4 +124,11 @@ printf 'all:\n  hosts:\n    h1:\n      ansible_connection: local\n' >"$D/ok.yml"
 echo "- a list" >"$D/pb/group_vars/all.yml"
 expect_exit 65 "a group_vars file that is no mapping" -- "$IMC" play --no-fallback -i "$D/ok.yml" "$D/pb/play.yml" -e "out=$D/o"
 expect_grep 'group_vars/all.yml: a vars file must be a mapping' "$TMPD/err" "... is refused, named"
+# vault-encrypted variables: Ansible decrypts them, imc refuses them named
+printf 'pw: !vault |\n  $ANSIBLE_VAULT;1.1;AES256\n  3132\n' >"$D/pb/group_vars/all.yml"
+expect_exit 65 "a !vault value in group_vars" -- "$IMC" play --no-fallback -i "$D/ok.yml" "$D/pb/play.yml" -e "out=$D/o"
+expect_grep 'group_vars/all.yml: a vault-encrypted \(!vault\) value is not supported' "$TMPD/err" "... is refused, named"
+printf '$ANSIBLE_VAULT;1.1;AES256\n3132\n' >"$D/pb/group_vars/all.yml"
+expect_exit 65 "a vault-encrypted group_vars file" -- "$IMC" play --no-fallback -i "$D/ok.yml" "$D/pb/play.yml" -e "out=$D/o"
+expect_grep 'group_vars/all.yml: a vault-encrypted vars file is not supported' "$TMPD/err" "... is refused, named"
 done_testing
