@@ -21,6 +21,7 @@ libimc_la_SOURCES += \
 	src/provision/run.c \
 	src/provision/inventory.h \
 	src/provision/inventory.c \
+	src/provision/inventory-model.c \
 	src/provision/inventory-file.c \
 	src/provision/inventory-ini.c \
 	src/provision/exec-task.c \

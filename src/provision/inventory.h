@@ -1,8 +1,9 @@
 /* inventory.h: Ansible inventory sources (`imc play -i FILE|DIR|a,b`) read
  * into one model, as Ansible's inventory manager builds it from its ini
- * and yaml plugins (inventory-file.c: the model, the sources, the
- * group_vars/ and host_vars/ directories; inventory-ini.c: the INI form
- * with Python-literal values). The run-time inventory the plays change is
+ * and yaml plugins (inventory-model.c: the model and host patterns;
+ * inventory-file.c: the sources, the YAML form, the group_vars/ and
+ * host_vars/ directories; inventory-ini.c: the INI form with
+ * Python-literal values). The run-time inventory the plays change is
  * inventory.c (run.h). An inv_model owns all its JSON. */
 #ifndef IMC_PROVISION_INVENTORY_H
 #define IMC_PROVISION_INVENTORY_H
@@ -29,7 +30,8 @@ struct inv_model {
 void inv_model_init(struct inv_model *m);
 void inv_model_release(struct inv_model *m);
 
-/* The model operations the parsers share (Ansible's InventoryData): */
+/* inventory-model.c: the model operations the parsers share (Ansible's
+ * InventoryData): */
 json_t *inv_add_group(struct inv_model *m, const char *name);
 /* Adds host (when new) and puts it in group (NULL: none); port >= 0 sets
  * its ansible_port. */
@@ -64,7 +66,7 @@ json_t *inventory_vars_dirs(const char *dir, struct diag *d);
  * no variable: taken out of file's group -> vars), new reference; NULL
  * with d set when one is not an integer. */
 json_t *inventory_group_priorities(json_t *file, struct diag *d);
-/* The groups object a run holds (group -> every host of it and of its
+/* inventory-model.c: the groups object a run holds (group -> every host of it and of its
  * descendants, Ansible's order), the hosts in Ansible's order of "all"
  * (an array) and the parents of each group (group -> [parents]); new
  * references. */
