@@ -573,7 +573,8 @@ static int inventory_layers(struct task_run *run, json_t *file, json_t *dirs, co
 	json_object_foreach(file, g, v)
 		any |= json_object_size(v) > 0;
 	if (any)
-		run->inv_vars = json_pack("{s:O, s:o}", "file", file ? file : json_object(), "dirs", layers);
+		run->inv_vars = json_pack("{s:o, s:o}", "file", file ? json_incref(file) : json_object(),
+					  "dirs", layers);
 	else
 		json_decref(layers);
 	return 0;
