@@ -10,7 +10,7 @@
 if !ENABLE_FUZZING
 FUZZ_REPLAYS = tests/fuzz/replay-radl tests/fuzz/replay-auth tests/fuzz/replay-playbook \
 	tests/fuzz/replay-template tests/fuzz/replay-expr tests/fuzz/replay-wire \
-	tests/fuzz/replay-trainer-config tests/fuzz/replay-ec2-xml
+	tests/fuzz/replay-trainer-config tests/fuzz/replay-ec2-xml tests/fuzz/replay-inventory
 check_PROGRAMS += $(FUZZ_REPLAYS)
 tests_fuzz_replay_radl_SOURCES = tests/fuzz/replay.c tests/fuzz/fuzz-radl.c tests/fuzz/fuzz-diag.h
 tests_fuzz_replay_radl_LDADD = libimc.la $(IMC_LIBS)
@@ -28,6 +28,8 @@ tests_fuzz_replay_trainer_config_SOURCES = tests/fuzz/replay.c tests/fuzz/fuzz-t
 tests_fuzz_replay_trainer_config_LDADD = libimc.la $(IMC_LIBS)
 tests_fuzz_replay_ec2_xml_SOURCES = tests/fuzz/replay.c tests/fuzz/fuzz-ec2-xml.c
 tests_fuzz_replay_ec2_xml_LDADD = libimc.la $(IMC_LIBS)
+tests_fuzz_replay_inventory_SOURCES = tests/fuzz/replay.c tests/fuzz/fuzz-inventory.c tests/fuzz/fuzz-diag.h
+tests_fuzz_replay_inventory_LDADD = libimc.la $(IMC_LIBS)
 endif
 EXTRA_DIST += scripts/fuzz tests/fuzz/harnesses.sh tests/fuzz/replay.c \
 	tests/unit/valgrind.sh tests/unit/valgrind.supp \

@@ -19,7 +19,11 @@ libimc_la_SOURCES += \
 	src/provision/exec-vars.c \
 	src/provision/exec-tmpl.c \
 	src/provision/run.c \
+	src/provision/inventory.h \
 	src/provision/inventory.c \
+	src/provision/inventory-model.c \
+	src/provision/inventory-file.c \
+	src/provision/inventory-ini.c \
 	src/provision/exec-task.c \
 	src/provision/exec-play.c \
 	src/provision/exec-tags.c \
@@ -217,3 +221,17 @@ EXTRA_DIST += tests/cli/t4031-gen-fixes.sh tests/cli/t4031-gen-fixes.py \
 # checked against ansible-playbook (issue 17 item 2)
 TESTS += tests/cli/t4121-user.sh tests/cli/t4122-unarchive.sh tests/cli/t4123-get-url.sh
 EXTRA_DIST += tests/cli/t4121-user.sh tests/cli/t4122-unarchive.sh tests/cli/t4123-get-url.sh
+
+# imc play -i FILE: Ansible's INI and YAML inventories, group_vars/ and
+# host_vars/, hosts reached as their variables say
+TESTS += tests/cli/t4130-inventory-ini.sh tests/cli/t4131-inventory-yaml-vars.sh tests/cli/t4132-inventory-ssh.sh
+EXTRA_DIST += tests/cli/t4130-inventory-ini.sh tests/cli/t4131-inventory-yaml-vars.sh tests/cli/t4132-inventory-ssh.sh
+if ENABLE_FUZZING
+check_PROGRAMS += tests/fuzz/fuzz-inventory
+tests_fuzz_fuzz_inventory_SOURCES = tests/fuzz/fuzz-inventory.c tests/fuzz/fuzz-diag.h
+tests_fuzz_fuzz_inventory_CFLAGS = $(AM_CFLAGS) -fsanitize=fuzzer
+tests_fuzz_fuzz_inventory_LDFLAGS = $(AM_LDFLAGS) -fsanitize=fuzzer
+tests_fuzz_fuzz_inventory_LDADD = libimc.la $(IMC_LIBS)
+endif
+TESTS += tests/cli/t4133-inventory-fuzz.sh
+EXTRA_DIST += tests/cli/t4133-inventory-fuzz.sh

@@ -7,6 +7,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pwd.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <signal.h>
@@ -20,6 +22,7 @@
 #include "provision/args.h"
 #include "provision/conn/conn.h"
 #include "provision/exec.h"
+#include "provision/inventory.h"
 #include "provision/module.h"
 #include "provision/output.h"
 #include "provision/play.h"
@@ -40,15 +43,20 @@ enum {
 static const struct cmd_option options[] = {
 	[OPT_CONNECTION] = { "connection", 'c', CMD_OPT_VALUE, "local|ssh",
 			     "where tasks run (default: ssh with -H, --key or\n"
-			     "--target, else local)" },
+			     "--target, else local; with an inventory file, for\n"
+			     "its hosts that name no ansible_connection: ssh)" },
 	[OPT_EXTRA_VARS] = { "extra-vars", 'e', CMD_OPT_LIST, "K=V|JSON|@FILE",
 			     "extra variables (repeatable)" },
-	[OPT_INVENTORY_HOST] = { "inventory-host", 'i', CMD_OPT_VALUE, "NAME[,NAME]",
-				 "inventory names of the local hosts (default localhost;\n"
-				 "several run in parallel, each on this machine)" },
+	[OPT_INVENTORY_HOST] = { "inventory-host", 'i', CMD_OPT_LIST, "FILE|DIR|NAME[,NAME]",
+				 "an Ansible inventory (INI or YAML file, or a\n"
+				 "directory of them; repeatable, merged), or the\n"
+				 "names of local hosts (default localhost; several\n"
+				 "run in parallel, each on this machine)" },
 	[OPT_HOST] = { "host", 'H', CMD_OPT_LIST, "NAME=USER@ADDR[:PORT]",
 		       "an SSH host (repeatable; needs --key;\nimplies --connection ssh)" },
-	[OPT_KEY] = { "key", 'k', CMD_OPT_VALUE, "FILE", "private key for SSH hosts" },
+	[OPT_KEY] = { "key", 'k', CMD_OPT_VALUE, "FILE",
+		      "private key for SSH hosts (an inventory's: those\n"
+		      "without ansible_ssh_private_key_file)" },
 	[OPT_KNOWN_HOSTS] = { "known-hosts", 0, CMD_OPT_VALUE, "FILE",
 			      "host keys: pinned on first contact (appended as\n"
 			      "'NAME TYPE BASE64'), verified afterwards" },
@@ -174,9 +182,12 @@ static void group_add(json_t *groups, const char *g, const char *h)
 	json_array_append_new(a, json_string(h));
 }
 
-/* The fallback: the same play under ansible-playbook -c local. With
- * --results its json callback writes the results file. */
-static int run_ansible(const char *playbook, const char *host, json_t *extra, const char *results,
+/* The fallback: the same play under ansible-playbook -c local, or, with
+ * inventory files, with those files and the connection they give (-c
+ * local only when asked for). With --results its json callback writes
+ * the results file. */
+static int run_ansible(const char *playbook, const char *host, const struct cmd_value *files,
+		       bool local, const char *key, json_t *extra, const char *results,
 		       bool quiet, bool check, bool diff, const char *limit, const char *start_at)
 {
 	char *ev = json_dumps(extra, JSON_COMPACT);
@@ -200,9 +211,27 @@ static int run_ansible(const char *playbook, const char *host, json_t *extra, co
 			close(fd);
 		}
 		/* copies: execvp's argv is not const (the child execs or exits) */
-		char *argv[16] = { xstrdup("ansible-playbook"), xstrdup("-i"), inv, xstrdup("-c"),
-				   xstrdup("local"), xstrdup("-e"), ev };
-		int argc = 7;
+		char **argv = xcalloc(16 + 2 * (files ? files->n : 0), sizeof(*argv));
+		int argc = 0;
+		argv[argc++] = xstrdup("ansible-playbook");
+		for (size_t i = 0; files && i < files->n; i++) {
+			argv[argc++] = xstrdup("-i");
+			argv[argc++] = xstrdup(files->list[i]);
+		}
+		if (!files) {
+			argv[argc++] = xstrdup("-i");
+			argv[argc++] = inv;
+		}
+		if (local) {
+			argv[argc++] = xstrdup("-c");
+			argv[argc++] = xstrdup("local");
+		}
+		if (key) {
+			argv[argc++] = xstrdup("--private-key");
+			argv[argc++] = xstrdup(key);
+		}
+		argv[argc++] = xstrdup("-e");
+		argv[argc++] = ev;
 		if (check)
 			argv[argc++] = xstrdup("--check");
 		if (diff)
@@ -453,6 +482,11 @@ out:
 struct ssh_spec {
 	char *name, *user, *addr, *pinned;
 	const char *key;
+	char *key_own;         /* key, when it came from the inventory */
+	struct task_host *h;   /* -i FILE: the host it connects */
+	/* one try, as Ansible's ssh connection makes (an inventory host);
+	 * -H hosts are retried for 30 s, for VMs that are still booting */
+	bool once;
 	int port;
 	struct pin_ctx pc;
 	struct task_conn *conn;
@@ -463,7 +497,7 @@ static void *connect_spec(void *arg)
 {
 	struct ssh_spec *s = arg;
 	struct conn_ssh_opts o = { .host = s->addr, .port = s->port, .user = s->user,
-				   .key_path = s->key, .timeout = 30, .pinned_key = s->pinned,
+				   .key_path = s->key, .timeout = s->once ? 0 : 30, .pinned_key = s->pinned,
 				   .on_hostkey = s->pc.file ? pin_store : NULL, .opaque = &s->pc };
 	s->conn = conn_ssh_open(&o, &s->d);
 	return NULL;
@@ -478,9 +512,285 @@ static void specs_free(struct ssh_spec *sp, size_t n)
 		free(sp[i].user);
 		free(sp[i].addr);
 		free(sp[i].pinned);
+		free(sp[i].key_own);
 		diag_release(&sp[i].d);
 	}
 	free(sp);
+}
+
+/* Connects every spec at once. */
+static void connect_all(struct ssh_spec *sp, size_t n)
+{
+	pthread_t *th = xcalloc(n + 1, sizeof(*th));
+	bool *started = xcalloc(n + 1, sizeof(*started));
+	for (size_t i = 0; i < n; i++)
+		started[i] = pthread_create(&th[i], NULL, connect_spec, &sp[i]) == 0;
+	for (size_t i = 0; i < n; i++) {
+		if (started[i])
+			pthread_join(th[i], NULL);
+		else
+			connect_spec(&sp[i]);
+	}
+	free(th);
+	free(started);
+}
+
+/* Whether an -i names an existing file or directory: the inventory is
+ * then read as Ansible reads it; otherwise -i lists local host names, as
+ * it always did. */
+static bool inventory_files(const struct cmd_value *o)
+{
+	struct stat st;
+	for (size_t i = 0; i < o->n; i++)
+		if (stat(o->list[i], &st) == 0)
+			return true;
+	return false;
+}
+
+/* Sets run->inv_vars from the inventory files' group vars (file, may be
+ * NULL), the group_vars/ and host_vars/ beside each inventory source
+ * (dirs, may be NULL) and beside the playbook; left NULL when all are
+ * empty. */
+static int inventory_layers(struct task_run *run, json_t *file, json_t *dirs, const char *pbdir,
+			    struct diag *d)
+{
+	json_t *layers = json_array();
+	bool any = false;
+	size_t n = json_array_size(dirs);
+	for (size_t i = 0; i <= n; i++) {
+		const char *dir = i < n ? json_string_value(json_array_get(dirs, i)) : pbdir;
+		json_t *l = inventory_vars_dirs(dir, d);
+		if (!l) {
+			json_decref(layers);
+			return -1;
+		}
+		any |= json_object_size(json_object_get(l, "group_vars")) ||
+		       json_object_size(json_object_get(l, "host_vars"));
+		json_array_append_new(layers, l);
+	}
+	const char *g;
+	json_t *v;
+	json_object_foreach(file, g, v)
+		any |= json_object_size(v) > 0;
+	if (any)
+		run->inv_vars = json_pack("{s:o, s:o}", "file", file ? json_incref(file) : json_object(),
+					  "dirs", layers);
+	else
+		json_decref(layers);
+	return 0;
+}
+
+/* Whether a play of pb may run on host name (a templated pattern may
+ * select any host). */
+static bool host_targeted(struct task_run *run, const struct task_playbook *pb, const char *name)
+{
+	if (run->subset && !inventory_selected(run, run->subset, name))
+		return false;
+	for (size_t i = 0; i < pb->nplays; i++) {
+		const char *p = pb->plays[i]->hosts;
+		if (strstr(p, "{{") || strstr(p, "{%") || inventory_selected(run, p, name))
+			return true;
+	}
+	return false;
+}
+
+/* A connection variable as a string: NULL when unset; ints as numbers. */
+static char *conn_var(json_t *vars, const char *a, const char *b)
+{
+	json_t *v = json_object_get(vars, a);
+	if (!v && b)
+		v = json_object_get(vars, b);
+	if (json_is_string(v))
+		return xstrdup(json_string_value(v));
+	if (json_is_integer(v))
+		return xasprintf("%lld", (long long)json_integer_value(v));
+	return NULL;
+}
+
+/* The SSH spec of inventory host h from its variables vars, as Ansible's
+ * ssh connection takes them: ansible_host, ansible_port, ansible_user
+ * (else the user running imc), ansible_ssh_private_key_file (else --key).
+ * What imc's SSH connection cannot do as asked is an error naming it. */
+static int ssh_spec_of(struct ssh_spec *sp, struct task_host *h, json_t *vars, const char *key,
+		       const char *known_hosts, struct diag *d)
+{
+	static const char *const unsupported[] = {
+		"ansible_password", "ansible_ssh_pass", "ansible_ssh_password", "ansible_ssh_common_args",
+		"ansible_ssh_extra_args", "ansible_ssh_args", "ansible_ssh_executable",
+		"ansible_ssh_transfer_method", "ansible_sftp_extra_args", "ansible_scp_extra_args", NULL };
+	for (const char *const *u = unsupported; *u; u++)
+		if (json_object_get(vars, *u)) {
+			diag_error(d, IMC_EXIT_DATAERR, NULL,
+				   "host '%s': the variable '%s' is not supported by imc's SSH connection",
+				   h->name, *u);
+			return -1;
+		}
+	char *addr = conn_var(vars, "ansible_host", "ansible_ssh_host");
+	char *port = conn_var(vars, "ansible_port", "ansible_ssh_port");
+	char *user = conn_var(vars, "ansible_user", "ansible_ssh_user");
+	char *kf = conn_var(vars, "ansible_ssh_private_key_file", "ansible_private_key_file");
+	int rc = -1;
+	const char *vals[] = { addr, port, user, kf };
+	for (int i = 0; i < 4; i++)
+		if (vals[i] && (strstr(vals[i], "{{") || strstr(vals[i], "{%"))) {
+			diag_error(d, IMC_EXIT_DATAERR, NULL,
+				   "host '%s': a templated connection variable ('%s') is not supported by imc",
+				   h->name, vals[i]);
+			goto out;
+		}
+	long pv = 22;
+	if (port) {
+		char *end;
+		pv = strtol(port, &end, 10);
+		if (end == port || *end || pv < 1 || pv > 65535) {
+			diag_error(d, IMC_EXIT_DATAERR, NULL, "host '%s': bad ansible_port '%s'", h->name, port);
+			goto out;
+		}
+	}
+	if (!user) {
+		struct passwd *pw = getpwuid(getuid());
+		user = xstrdup(pw ? pw->pw_name : "root");
+	}
+	if (!kf && !key) {
+		diag_error(d, IMC_EXIT_USAGE, NULL,
+			   "host '%s' is reached over SSH: give its key (ansible_ssh_private_key_file or --key)",
+			   h->name);
+		goto out;
+	}
+	sp->name = xstrdup(h->name);
+	sp->addr = addr ? addr : xstrdup(h->name);
+	addr = NULL;
+	sp->user = user;
+	user = NULL;
+	sp->port = (int)pv;
+	sp->key_own = kf;
+	sp->key = kf ? kf : key;
+	kf = NULL;
+	sp->pinned = known_hosts ? pin_lookup(known_hosts, sp->name) : NULL;
+	sp->pc.file = known_hosts;
+	sp->pc.name = sp->name;
+	sp->h = h;
+	sp->once = true;
+	diag_init(&sp->d);
+	rc = 0;
+out:
+	free(addr);
+	free(port);
+	free(user);
+	free(kf);
+	return rc;
+}
+
+/* -i FILE: the hosts, groups and variables of the inventory sources into
+ * run, each host that a play may run on connected as its variables say
+ * (ansible_connection local: this machine; ssh: imc's SSH connection;
+ * none: -c, else ssh, as Ansible's default); the SSH specs into *spo
+ * (freed by the caller after the run: the connections pin through them). */
+static int inventory_file_hosts(struct cmd_args *a, struct task_run *run, struct task_playbook *pb,
+				const char *connection, const char *key, const char *known_hosts,
+				json_t *extra, struct ssh_spec **spo, size_t *nspo, struct diag *d)
+{
+	const struct cmd_value *opt = a->opt;
+	struct inv_model m;
+	inv_model_init(&m);
+	json_t *groups = NULL, *order = NULL, *parents = NULL, *file = json_object();
+	struct ssh_spec *sp = NULL;
+	size_t nsp = 0;
+	int rc = -1;
+	for (size_t i = 0; i < opt[OPT_INVENTORY_HOST].n; i++)
+		if (inventory_load(&m, opt[OPT_INVENTORY_HOST].list[i], d) < 0)
+			goto out;
+	for (size_t i = 0; i < opt[OPT_GROUP].n; i++) {
+		const char *arg = opt[OPT_GROUP].list[i], *eq = strchr(arg, '=');
+		char *g = xstrndup(arg, (size_t)(eq - arg));
+		char *list = xstrdup(eq + 1), *save = NULL;
+		for (char *t = strtok_r(list, ",", &save); t; t = strtok_r(NULL, ",", &save))
+			inv_add_host(&m, t, g, -1);
+		free(g);
+		free(list);
+	}
+	size_t i;
+	json_t *e;
+	json_array_foreach(m.warnings, i, e)
+		fprintf(stderr, "[WARNING]: %s\n", json_string_value(e));
+	inventory_model_groups(&m, &groups, &order, &parents);
+	json_decref(run->groups);
+	run->groups = groups;
+	json_decref(run->group_parents);
+	run->group_parents = parents;
+	const char *gname;
+	json_t *gv;
+	json_object_foreach(m.groups, gname, gv)
+		json_object_set(file, gname, json_object_get(gv, "vars"));
+	json_t *prio = inventory_group_priorities(file, d);
+	if (!prio)
+		goto out;
+	if (inventory_layers(run, file, m.dirs, pb->dir, d) < 0) {
+		json_decref(prio);
+		goto out;
+	}
+	if (run->inv_vars)
+		json_object_set(run->inv_vars, "prio", prio);
+	json_decref(prio);
+	/* Ansible's localhost is this machine, whatever the inventory's
+	 * hosts are reached by */
+	run->controller_local = true;
+	run->hosts = xcalloc(json_array_size(order) + 1, sizeof(*run->hosts));
+	sp = xcalloc(json_array_size(order) + 1, sizeof(*sp));
+	json_array_foreach(order, i, e) {
+		struct task_host *h = task_host_new(json_string_value(e), NULL, NULL);
+		json_decref(h->vars);
+		h->vars = json_deep_copy(json_object_get(m.hosts, h->name));
+		h->index = (int)run->nhosts;
+		run->hosts[run->nhosts++] = h;
+	}
+	for (i = 0; i < run->nhosts; i++) {
+		struct task_host *h = run->hosts[i];
+		if (!host_targeted(run, pb, h->name))
+			continue;
+		json_t *v = inventory_vars(run, h);
+		json_object_update(v, extra);
+		const char *c = json_string_value(json_object_get(v, "ansible_connection"));
+		if (!c)
+			c = connection ? connection : "ssh";
+		if (!strcmp(c, "local") || !strcmp(c, "ansible.builtin.local")) {
+			h->conn = conn_local_open();
+			if (!json_object_get(v, "ansible_connection"))
+				json_object_set_new(h->vars, "ansible_connection", json_string("local"));
+		} else if (!strcmp(c, "ssh") || !strcmp(c, "smart") || !strcmp(c, "paramiko") ||
+			   !strcmp(c, "ansible.builtin.ssh") || !strcmp(c, "ansible.builtin.paramiko_ssh") ||
+			   !strcmp(c, "paramiko_ssh")) {
+			if (ssh_spec_of(&sp[nsp], h, v, key, known_hosts, d) < 0) {
+				json_decref(v);
+				goto out;
+			}
+			nsp++;
+		} else {
+			diag_error(d, IMC_EXIT_DATAERR, NULL,
+				   "host '%s': connection '%s' is not supported by imc", h->name, c);
+			json_decref(v);
+			goto out;
+		}
+		json_decref(v);
+	}
+	connect_all(sp, nsp);
+	for (i = 0; i < nsp; i++) {
+		struct task_host *h = sp[i].h;
+		h->conn = sp[i].conn;
+		if (!h->conn) {
+			h->unreachable = h->failed = true;
+			h->st.unreachable++;
+			fprintf(stderr, "imc play: %s: %s\n", h->name, diag_first_message(&sp[i].d));
+		}
+	}
+	rc = 0;
+out:
+	*spo = sp;
+	*nspo = nsp;
+	json_decref(order);
+	json_decref(file);
+	inv_model_release(&m);
+	return rc;
 }
 
 static int run_play(struct cmd_args *a)
@@ -488,7 +798,8 @@ static int run_play(struct cmd_args *a)
 	struct imc_ctx *ctx = a->ctx;
 	const struct cmd_value *opt = a->opt;
 	const char *connection = opt[OPT_CONNECTION].val, *key = opt[OPT_KEY].val;
-	const char *inv_host = opt[OPT_INVENTORY_HOST].set ? opt[OPT_INVENTORY_HOST].val : "localhost";
+	char *inv_host = NULL; /* -i NAME[,NAME]: the names joined */
+	bool inv_files = inventory_files(&opt[OPT_INVENTORY_HOST]);
 	const char *results = opt[OPT_RESULTS].val, *known_hosts = opt[OPT_KNOWN_HOSTS].val;
 	const char *target = opt[OPT_TARGET].val;
 	bool no_fallback = opt[OPT_NO_FALLBACK].set, syntax_check = opt[OPT_SYNTAX_CHECK].set;
@@ -572,22 +883,38 @@ static int run_play(struct cmd_args *a)
 		rc = cmd_usage_error(a->cmd, "--connection must be 'local' or 'ssh'");
 		goto out;
 	}
+	{
+		struct strbuf sb = STRBUF_INIT;
+		for (size_t i = 0; i < opt[OPT_INVENTORY_HOST].n; i++)
+			strbuf_addf(&sb, "%s%s", i ? "," : "", opt[OPT_INVENTORY_HOST].list[i]);
+		inv_host = sb.len ? strbuf_detach(&sb) : xstrdup("localhost");
+		strbuf_release(&sb);
+	}
+	if (inv_files && (json_array_size(ssh_hosts) || target)) {
+		rc = cmd_usage_error(a->cmd, "an inventory file names the hosts: not with --host or --target");
+		goto out;
+	}
+	/* with an inventory file, each host's variables choose its
+	 * connection; -c (or ssh) is for those that name none */
+	const char *inv_connection = connection;
 	/* Hosts, a key or a target ask for remote machines: running the play
 	 * here instead would change the user's own machine, so they imply SSH
 	 * and contradict an explicit --connection local. */
 	bool remote = json_array_size(ssh_hosts) || key || target;
-	if (connection && !strcmp(connection, "local") && remote) {
+	if (inv_files) {
+		/* checked per host */
+	} else if (connection && !strcmp(connection, "local") && remote) {
 		rc = cmd_usage_error(a->cmd,
 				     "--host, --key and --target run the play over SSH, not with --connection local");
 		goto out;
 	}
 	if (!connection)
-		connection = remote ? "ssh" : "local";
+		connection = remote && !inv_files ? "ssh" : "local";
 	if (target && (json_array_size(ssh_hosts) || key)) {
 		rc = cmd_usage_error(a->cmd, "--target takes its hosts and key from the infrastructure");
 		goto out;
 	}
-	if (!target && !strcmp(connection, "ssh") && (!json_array_size(ssh_hosts) || !key)) {
+	if (!target && !inv_files && !strcmp(connection, "ssh") && (!json_array_size(ssh_hosts) || !key)) {
 		rc = cmd_usage_error(a->cmd, "--connection ssh needs -H NAME=USER@ADDR[:PORT] and --key");
 		goto out;
 	}
@@ -595,7 +922,7 @@ static int run_play(struct cmd_args *a)
 	log_init(ctx->verbose);
 	pb = play_load_file(playbook, NULL, &d);
 	if (!pb) {
-		if (!no_fallback && !strcmp(connection, "local") && play_error_unsupported(&d) &&
+		if (!no_fallback && (inv_files || !strcmp(connection, "local")) && play_error_unsupported(&d) &&
 		    provision_have_ansible()) {
 			fprintf(stderr, "imc play: %s; running it under ansible-playbook\n",
 				diag_first_message(&d));
@@ -605,7 +932,9 @@ static int run_play(struct cmd_args *a)
 				setenv("ANSIBLE_RUN_TAGS", tags_csv, 1);
 			if (skip_csv)
 				setenv("ANSIBLE_SKIP_TAGS", skip_csv, 1);
-			rc = run_ansible(playbook, inv_host, extra, results, quiet, opt[OPT_CHECK].set,
+			rc = run_ansible(playbook, inv_host, inv_files ? &opt[OPT_INVENTORY_HOST] : NULL,
+					 inv_files ? inv_connection && !strcmp(inv_connection, "local") : true,
+					 key, extra, results, quiet, opt[OPT_CHECK].set,
 					 opt[OPT_DIFF].set, opt[OPT_LIMIT].val, opt[OPT_START_AT_TASK].val);
 			goto out;
 		}
@@ -626,7 +955,16 @@ static int run_play(struct cmd_args *a)
 		out.results = json_pack("{s:[]}", "plays");
 	run->out = &out;
 	json_t *all = json_array();
-	if (target) {
+	run->subset = opt[OPT_LIMIT].val;
+	if (inv_files) {
+		json_decref(all);
+		all = NULL;
+		if (inventory_file_hosts(a, run, pb, inv_connection, key, known_hosts, extra, &pinctx_keep,
+					 &pinctx_n, &d) < 0) {
+			rc = cmd_report(ctx, &d);
+			goto out;
+		}
+	} else if (target) {
 		st = cli_store(ctx, &d);
 		if (!st || target_hosts(st, target, run, all, groups, &pins, &npins, &d) < 0) {
 			json_decref(all);
@@ -694,19 +1032,7 @@ static int run_play(struct cmd_args *a)
 			sp[i].key = key;
 			diag_init(&sp[i].d);
 		}
-		/* connect to every host at once */
-		pthread_t *th = xcalloc(nspec, sizeof(*th));
-		bool *started = xcalloc(nspec, sizeof(*started));
-		for (i = 0; i < nspec; i++)
-			started[i] = pthread_create(&th[i], NULL, connect_spec, &sp[i]) == 0;
-		for (i = 0; i < nspec; i++) {
-			if (started[i])
-				pthread_join(th[i], NULL);
-			else
-				connect_spec(&sp[i]);
-		}
-		free(th);
-		free(started);
+		connect_all(sp, nspec);
 		for (i = 0; i < nspec; i++) {
 			struct task_host *h = task_host_new(sp[i].name, sp[i].conn, NULL);
 			h->index = (int)i;
@@ -726,11 +1052,17 @@ static int run_play(struct cmd_args *a)
 		pinctx_keep = sp;
 		pinctx_n = nspec;
 	}
-	json_object_set_new(groups, "all", all);
-	json_object_set_new(groups, "ungrouped", json_array());
-	json_decref(run->groups);
-	run->groups = json_incref(groups);
-	run->subset = opt[OPT_LIMIT].val;
+	if (!inv_files) {
+		json_object_set_new(groups, "all", all);
+		json_object_set_new(groups, "ungrouped", json_array());
+		json_decref(run->groups);
+		run->groups = json_incref(groups);
+		/* group_vars/ and host_vars/ beside the playbook */
+		if (inventory_layers(run, NULL, NULL, pb->dir, &d) < 0) {
+			rc = cmd_report(ctx, &d);
+			goto out;
+		}
+	}
 	unsigned list = (opt[OPT_LIST_HOSTS].set ? EXEC_LIST_HOSTS : 0) |
 			(opt[OPT_LIST_TASKS].set ? EXEC_LIST_TASKS : 0) |
 			(opt[OPT_LIST_TAGS].set ? EXEC_LIST_TAGS : 0);
@@ -780,6 +1112,7 @@ static int run_play(struct cmd_args *a)
 	if (fflush(stdout) != 0 && rc == IMC_EXIT_OK)
 		rc = IMC_EXIT_IOERR;
 out:
+	free(inv_host);
 	free(tags_csv);
 	free(skip_csv);
 	json_decref(only_tags);

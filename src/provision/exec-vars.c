@@ -1,6 +1,7 @@
 /* exec-vars.c: the variables a task sees on one host, merged in Ansible's
  * precedence order (low to high): role defaults, inventory "all" vars,
- * inventory host vars, play vars, role vars, block/include/task vars,
+ * inventory group and host vars (with group_vars/ and host_vars/:
+ * inventory.c), play vars, role vars, block/include/task vars,
  * include_vars, facts (gathered, set_fact, register), role params, extra
  * vars; plus the magic variables (inventory_hostname, groups, playbook_dir,
  * omit, ...).
@@ -34,8 +35,8 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
-/* The groups host is in but all and ungrouped, sorted as Ansible sorts
- * group_names (new reference). */
+/* The groups host is in but "all" ("ungrouped" included, as Ansible
+ * has it), sorted as Ansible sorts group_names (new reference). */
 static json_t *group_names(json_t *groups, const char *host)
 {
 	const char **names = xcalloc(json_object_size(groups) + 1, sizeof(*names));
@@ -43,7 +44,7 @@ static json_t *group_names(json_t *groups, const char *host)
 	const char *g;
 	json_t *members;
 	json_object_foreach(groups, g, members) {
-		if (!strcmp(g, "all") || !strcmp(g, "ungrouped"))
+		if (!strcmp(g, "all"))
 			continue;
 		size_t i;
 		json_t *m;
@@ -144,7 +145,9 @@ json_t *exec_build_vars(struct task_run *run, struct task_host *host, struct pta
 	if (role)
 		json_object_update(v, role->defaults);
 	json_object_update(v, run->global_vars);
-	json_object_update(v, host->vars);
+	json_t *iv = inventory_vars(run, host);
+	json_object_update(v, iv);
+	json_decref(iv);
 	if (run->play)
 		json_object_update(v, run->play->vars);
 	if (role)
@@ -205,7 +208,9 @@ json_t *exec_hostvars(struct task_run *run)
 		struct task_host *h = i < run->nhosts ? run->hosts[i] : run->added[i - run->nhosts];
 		json_t *o = json_object();
 		json_object_update(o, run->global_vars);
-		json_object_update(o, h->vars);
+		json_t *iv = inventory_vars_locked(run, h);
+		json_object_update(o, iv);
+		json_decref(iv);
 		json_object_update(o, h->included);
 		json_object_update(o, h->facts);
 		json_object_set_new(o, "ansible_facts", exec_ansible_facts(h));

@@ -7,7 +7,8 @@
  * new parent-child link). The groups object is copied, changed and
  * swapped under task_facts_lock, never changed in place, because task
  * variables of other hosts hold references to it while they template.
- * Plays, --limit and the listings select its hosts with a host pattern. */
+ * Plays, --limit and the listings select its hosts with a host pattern,
+ * and a host's inventory variables follow the groups it is in. */
 #include "config.h"
 
 #include <fnmatch.h>
@@ -240,7 +241,7 @@ static bool any_match_locked(struct task_run *run, const char *pat);
 
 void inventory_implicit(struct task_run *run, const char *pattern)
 {
-	if (!pattern || !inventory_local(run))
+	if (!pattern || !(inventory_local(run) || run->controller_local))
 		return;
 	char *p = xstrdup(pattern), *save = NULL;
 	pthread_mutex_lock(&task_facts_lock);
@@ -320,4 +321,95 @@ bool inventory_selected(struct task_run *run, const char *pattern, const char *h
 	}
 	free(p);
 	return sel;
+}
+
+/* ---- inventory variables ------------------------------------------------------ */
+
+struct group_rank {
+	const char *name;
+	int depth;
+	json_int_t priority;
+};
+
+/* Ansible's group depth: the longest chain of parents up to "all". */
+static int group_depth(struct task_run *run, const char *g, int depth)
+{
+	if (!strcmp(g, "all") || depth > MAX_DEPTH)
+		return 0;
+	int best = 1;
+	size_t i;
+	json_t *p;
+	json_array_foreach(json_object_get(run->group_parents, g), i, p) {
+		int dd = group_depth(run, json_string_value(p), depth + 1) + 1;
+		if (dd > best)
+			best = dd;
+	}
+	return best;
+}
+
+static int cmp_rank(const void *a, const void *b)
+{
+	const struct group_rank *x = a, *y = b;
+	if (x->depth != y->depth)
+		return x->depth < y->depth ? -1 : 1;
+	if (x->priority != y->priority)
+		return x->priority < y->priority ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+static void update_from(json_t *v, json_t *layer, const char *name)
+{
+	json_t *o = json_object_get(layer, name);
+	if (json_is_object(o))
+		json_object_update(v, o);
+}
+
+json_t *inventory_vars_locked(struct task_run *run, struct task_host *h)
+{
+	if (!run->inv_vars)
+		return json_incref(h->vars);
+	json_t *file = json_object_get(run->inv_vars, "file");
+	json_t *dirs = json_object_get(run->inv_vars, "dirs");
+	struct group_rank *gr = xcalloc(json_object_size(run->groups) + 1, sizeof(*gr));
+	size_t ng = 0;
+	const char *g;
+	json_t *members;
+	/* the implicit localhost is in no group; "all" applies to every host */
+	if (!h->implicit)
+		json_object_foreach(run->groups, g, members) {
+			if (!strcmp(g, "all") || !has_name(members, h->name))
+				continue;
+			json_t *pr = json_object_get(json_object_get(run->inv_vars, "prio"), g);
+			gr[ng].name = g;
+			gr[ng].depth = group_depth(run, g, 0);
+			gr[ng].priority = json_is_integer(pr) ? json_integer_value(pr) : 1;
+			ng++;
+		}
+	qsort(gr, ng, sizeof(*gr), cmp_rank);
+	json_t *v = json_object();
+	update_from(v, file, "all");
+	for (size_t i = 0; i < ng; i++)
+		update_from(v, file, gr[i].name);
+	size_t k;
+	json_t *dv;
+	json_array_foreach(dirs, k, dv)
+		update_from(v, json_object_get(dv, "group_vars"), "all");
+	json_array_foreach(dirs, k, dv)
+		for (size_t i = 0; i < ng; i++)
+			update_from(v, json_object_get(dv, "group_vars"), gr[i].name);
+	json_object_update(v, h->vars);
+	json_array_foreach(dirs, k, dv)
+		update_from(v, json_object_get(dv, "host_vars"), h->name);
+	free(gr);
+	return v;
+}
+
+json_t *inventory_vars(struct task_run *run, struct task_host *h)
+{
+	if (!run->inv_vars)
+		return json_incref(h->vars);
+	pthread_mutex_lock(&task_facts_lock);
+	json_t *v = inventory_vars_locked(run, h);
+	pthread_mutex_unlock(&task_facts_lock);
+	return v;
 }

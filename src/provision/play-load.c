@@ -1184,25 +1184,6 @@ struct task_playbook *play_load_file(const char *path, const char *roles_path, s
 		return NULL;
 	char *rp = realpath(path, NULL);
 	char *dir = dir_of(rp ? rp : path);
-	/* Ansible reads group_vars/ and host_vars/ beside the playbook (for
-	 * the groups group_by and add_host make, too); imc does not: running
-	 * such a playbook would silently leave those variables out */
-	for (int i = 0; i < 2; i++) {
-		char *vd = xasprintf("%s/%s", dir, i ? "host_vars" : "group_vars");
-		struct stat st;
-		bool there = stat(vd, &st) == 0 && S_ISDIR(st.st_mode);
-		free(vd);
-		if (there) {
-			diag_error(d, IMC_EXIT_DATAERR, NULL,
-				   "%s: %s/ beside the playbook is not supported", path,
-				   i ? "host_vars" : "group_vars");
-			free(dir);
-			free(rp);
-			json_decref(doc);
-			yaml_doc_free(ydoc);
-			return NULL;
-		}
-	}
 	struct task_playbook *pb = pb_new(path, dir, roles_path);
 	free(dir);
 	free(rp);

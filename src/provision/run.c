@@ -85,6 +85,7 @@ void task_run_free(struct task_run *run)
 	json_decref(run->groups);
 	json_decref(run->group_parents);
 	json_decref(run->global_vars);
+	json_decref(run->inv_vars);
 	json_decref(run->extra_vars);
 	json_decref(run->only_tags);
 	json_decref(run->skip_tags);

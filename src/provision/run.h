@@ -64,6 +64,17 @@ struct task_run {
 				* (variables hold references to it) */
 	json_t *group_parents; /* group -> [its direct parent groups] (inventory.c) */
 	json_t *global_vars;   /* infrastructure vars ("all" group) */
+	/* imc play: the variables of the inventory's groups and of the
+	 * group_vars/ and host_vars/ directories, kept apart because a host's
+	 * share depends on its groups when a task runs (group_by, add_host):
+	 * {"file": {GROUP: vars}, "dirs": [{"group_vars": {NAME: vars},
+	 * "host_vars": {NAME: vars}}, ...], "prio": {GROUP: ansible_group_priority}}
+	 * in the order Ansible merges them
+	 * (inventory_vars); NULL when there are none */
+	json_t *inv_vars;
+	/* imc play: this machine is Ansible's controller, so the implicit
+	 * localhost runs here whatever connections the inventory's hosts use */
+	bool controller_local;
 	json_t *extra_vars;    /* -e */
 	/* --tags and --skip-tags: arrays of tag names (owned), NULL when not
 	 * given (exec-tags.c: --tags defaults to "all") */
@@ -183,6 +194,15 @@ bool inventory_group_by(struct task_run *run, struct task_host *h, const char *g
  * connection. Done only when the run is local: on SSH hosts Ansible's
  * localhost is the controller, which imc play does not stand for. */
 void inventory_implicit(struct task_run *run, const char *pattern);
+/* Host h's inventory variables as Ansible merges them (low to high): the
+ * "all" group's from the inventory files, then its other groups' (sorted
+ * by depth, ansible_group_priority, name), then group_vars/all of each
+ * directory (inventory sources, then the playbook's), then group_vars/
+ * of its groups likewise, then its own host vars, then host_vars/ of
+ * each directory. New reference; the _locked form with task_facts_lock
+ * held. */
+json_t *inventory_vars(struct task_run *run, struct task_host *h);
+json_t *inventory_vars_locked(struct task_run *run, struct task_host *h);
 /* Whether name is one of Ansible's names of localhost (localhost,
  * 127.0.0.1, ::1). */
 bool inventory_localhost_name(const char *name);

@@ -135,3 +135,22 @@ int strbuf_read_file(struct strbuf *sb, const char *path)
 	close(fd);
 	return 0;
 }
+
+void strbuf_add_utf8(struct strbuf *sb, unsigned long cp)
+{
+	if (cp < 0x80) {
+		strbuf_addch(sb, (char)cp);
+	} else if (cp < 0x800) {
+		strbuf_addch(sb, (char)(0xc0 | (cp >> 6)));
+		strbuf_addch(sb, (char)(0x80 | (cp & 0x3f)));
+	} else if (cp < 0x10000) {
+		strbuf_addch(sb, (char)(0xe0 | (cp >> 12)));
+		strbuf_addch(sb, (char)(0x80 | ((cp >> 6) & 0x3f)));
+		strbuf_addch(sb, (char)(0x80 | (cp & 0x3f)));
+	} else {
+		strbuf_addch(sb, (char)(0xf0 | (cp >> 18)));
+		strbuf_addch(sb, (char)(0x80 | ((cp >> 12) & 0x3f)));
+		strbuf_addch(sb, (char)(0x80 | ((cp >> 6) & 0x3f)));
+		strbuf_addch(sb, (char)(0x80 | (cp & 0x3f)));
+	}
+}

@@ -30,6 +30,8 @@ void strbuf_addf(struct strbuf *sb, const char *fmt, ...) __attribute__((format(
 void strbuf_vaddf(struct strbuf *sb, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
 /* Returns the contents ("" for an empty buffer, never NULL). */
 const char *strbuf_str(const struct strbuf *sb);
+/* Appends code point cp (at most 0x10FFFF) as UTF-8. */
+void strbuf_add_utf8(struct strbuf *sb, unsigned long cp);
 /* Reads a whole file; returns 0, or -1 with errno set. */
 int strbuf_read_file(struct strbuf *sb, const char *path);
 

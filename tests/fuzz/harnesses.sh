@@ -8,7 +8,7 @@
 # tests/fuzz/regress/NAME (every input a fuzzer ever crashed on, named
 # after the bug; replayed by every `make check` pass so it stays fixed).
 
-FUZZ_HARNESSES="fuzz-radl fuzz-auth fuzz-playbook fuzz-template fuzz-expr fuzz-wire fuzz-trainer-config fuzz-ec2-xml"
+FUZZ_HARNESSES="fuzz-radl fuzz-auth fuzz-playbook fuzz-template fuzz-expr fuzz-wire fuzz-trainer-config fuzz-ec2-xml fuzz-inventory"
 
 # fuzz_max_len NAME: the -max_len to fuzz NAME with: its harness ignores
 # longer inputs (or nothing longer is worth the time).

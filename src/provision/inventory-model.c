@@ -1,0 +1,387 @@
+/* inventory-model.c: the inventory model the -i sources build
+ * (inventory.h), with the operations of Ansible's InventoryData the
+ * parsers share: groups, hosts and their ports, child groups (a cycle is
+ * refused, as Ansible refuses it), and the expansion of a host pattern's
+ * ranges ("web[01:03]", "db-[a:c]", "[1:9:2]") and ":port", as Ansible's
+ * expand_hostname_range and parse_address read them; and the groups
+ * object a run is given, with hosts in Ansible's order. */
+#include "config.h"
+
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "provision/inventory.h"
+#include "util/strbuf.h"
+#include "util/xalloc.h"
+#include "util/banned.h"
+
+/* No inventory range expands to more hosts than this (a typo such as
+ * [0:99999999] would otherwise exhaust memory). */
+#define MAX_RANGE_HOSTS 100000
+
+void inv_model_init(struct inv_model *m)
+{
+	m->hosts = json_object();
+	m->groups = json_object();
+	m->dirs = json_array();
+	m->warnings = json_array();
+	inv_add_group(m, "all");
+	inv_add_group(m, "ungrouped");
+	json_array_append_new(json_object_get(json_object_get(m->groups, "all"), "children"),
+			      json_string("ungrouped"));
+}
+
+void inv_model_release(struct inv_model *m)
+{
+	json_decref(m->hosts);
+	json_decref(m->groups);
+	json_decref(m->dirs);
+	json_decref(m->warnings);
+	m->hosts = m->groups = m->dirs = m->warnings = NULL;
+}
+
+static bool has_str(json_t *arr, const char *s)
+{
+	size_t i;
+	json_t *e;
+	json_array_foreach(arr, i, e)
+		if (!strcmp(json_string_value(e), s))
+			return true;
+	return false;
+}
+
+json_t *inv_add_group(struct inv_model *m, const char *name)
+{
+	json_t *g = json_object_get(m->groups, name);
+	if (!g) {
+		g = json_pack("{s:[], s:[], s:{}}", "hosts", "children", "vars");
+		json_object_set_new(m->groups, name, g);
+	}
+	return g;
+}
+
+void inv_add_host(struct inv_model *m, const char *host, const char *group, int port)
+{
+	json_t *h = json_object_get(m->hosts, host);
+	if (!h) {
+		h = json_object();
+		json_object_set_new(m->hosts, host, h);
+	}
+	if (port >= 0)
+		json_object_set_new(h, "ansible_port", json_integer(port));
+	if (group) {
+		json_t *members = json_object_get(inv_add_group(m, group), "hosts");
+		if (!has_str(members, host))
+			json_array_append_new(members, json_string(host));
+	}
+}
+
+/* Whether target is group or one of its descendants. */
+static bool descends(struct inv_model *m, const char *group, const char *target, int depth)
+{
+	if (!strcmp(group, target))
+		return true;
+	if (depth > 256)
+		return true;
+	size_t i;
+	json_t *c;
+	json_array_foreach(json_object_get(json_object_get(m->groups, group), "children"), i, c)
+		if (descends(m, json_string_value(c), target, depth + 1))
+			return true;
+	return false;
+}
+
+int inv_add_child(struct inv_model *m, const char *parent, const char *child,
+		  const struct src_loc *loc, struct diag *d)
+{
+	inv_add_group(m, parent);
+	inv_add_group(m, child);
+	if (descends(m, child, parent, 0)) {
+		diag_error(d, IMC_EXIT_DATAERR, loc,
+			   "adding group '%s' as child to '%s' creates a recursive dependency loop",
+			   child, parent);
+		return -1;
+	}
+	json_t *kids = json_object_get(json_object_get(m->groups, parent), "children");
+	if (!has_str(kids, child))
+		json_array_append_new(kids, json_string(child));
+	return 0;
+}
+
+/* ---- host patterns ----------------------------------------------------------- */
+
+static const char letters[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ";
+
+static bool all_digits(const char *s)
+{
+	return *s && strspn(s, "0123456789") == strlen(s);
+}
+
+static bool parse_int(const char *s, long *v)
+{
+	char *end;
+	const char *p = s;
+	if (*p == '-' || *p == '+')
+		p++;
+	if (!all_digits(p))
+		return false;
+	*v = strtol(s, &end, 10);
+	return *end == 0;
+}
+
+/* Ansible's expand_hostname_range: the first [BEG:END[:STEP]] of name
+ * expanded (numbers, zero-padded when BEG is; or single letters), each
+ * result expanded again while it has a '['. */
+static int expand_range(const char *name, json_t *out, const struct src_loc *loc, struct diag *d,
+			int depth)
+{
+	const char *lb = strchr(name, '['), *rb = lb ? strchr(lb, ']') : NULL;
+	if (!lb || !rb || depth > 8) {
+		diag_error(d, IMC_EXIT_DATAERR, loc, "invalid host range in '%s'", name);
+		return -1;
+	}
+	char *inner = xstrndup(lb + 1, (size_t)(rb - lb - 1));
+	char *parts[4] = { 0 };
+	int np = 0;
+	for (char *p = inner, *c; np < 4; p = c + 1) {
+		parts[np++] = p;
+		c = strchr(p, ':');
+		if (!c)
+			break;
+		*c = 0;
+	}
+	int rc = -1;
+	if (np != 2 && np != 3) {
+		diag_error(d, IMC_EXIT_DATAERR, loc, "host range must be begin:end or begin:end:step ('%s')",
+			   name);
+		goto out;
+	}
+	const char *beg = *parts[0] ? parts[0] : "0", *end = parts[1];
+	long step = 1;
+	if (!*end) {
+		diag_error(d, IMC_EXIT_DATAERR, loc, "host range must specify end value ('%s')", name);
+		goto out;
+	}
+	if (np == 3 && (!parse_int(parts[2], &step) || step <= 0)) {
+		diag_error(d, IMC_EXIT_DATAERR, loc, "invalid host range step in '%s'", name);
+		goto out;
+	}
+	int width = 0;
+	if (beg[0] == '0' && strlen(beg) > 1) {
+		width = (int)strlen(beg);
+		if (strlen(end) != strlen(beg)) {
+			diag_error(d, IMC_EXIT_DATAERR, loc,
+				   "host range must specify equal-length begin and end formats ('%s')", name);
+			goto out;
+		}
+	}
+	struct strbuf sb = STRBUF_INIT;
+	const char *tail = rb + 1;
+	int head = (int)(lb - name);
+	long b, e;
+	const char *lbp = strlen(beg) == 1 ? strchr(letters, beg[0]) : NULL;
+	const char *lep = strlen(end) == 1 ? strchr(letters, end[0]) : NULL;
+	rc = 0;
+	if (lbp && lep && *beg && *end) {
+		if (lbp > lep) {
+			diag_error(d, IMC_EXIT_DATAERR, loc, "host range must have begin <= end ('%s')", name);
+			rc = -1;
+		}
+		for (const char *c = lbp; !rc && c <= lep; c += step) {
+			strbuf_reset(&sb);
+			strbuf_addf(&sb, "%.*s%c%s", head, name, *c, tail);
+			rc = strchr(sb.buf, '[') ? expand_range(sb.buf, out, loc, d, depth + 1)
+						 : (json_array_append_new(out, json_string(sb.buf)), 0);
+		}
+	} else if (parse_int(beg, &b) && parse_int(end, &e)) {
+		if (e >= b && (e - b) / step >= MAX_RANGE_HOSTS) {
+			diag_error(d, IMC_EXIT_DATAERR, loc, "host range '%s' has more than %d hosts", name,
+				   MAX_RANGE_HOSTS);
+			rc = -1;
+		}
+		for (long i = b; !rc && i <= e; i += step) {
+			strbuf_reset(&sb);
+			strbuf_addf(&sb, "%.*s%0*ld%s", head, name, width, i, tail);
+			rc = strchr(sb.buf, '[') ? expand_range(sb.buf, out, loc, d, depth + 1)
+						 : (json_array_append_new(out, json_string(sb.buf)), 0);
+			if (json_array_size(out) > MAX_RANGE_HOSTS) {
+				diag_error(d, IMC_EXIT_DATAERR, loc, "host range '%s' has more than %d hosts",
+					   name, MAX_RANGE_HOSTS);
+				rc = -1;
+			}
+		}
+	} else {
+		diag_error(d, IMC_EXIT_DATAERR, loc, "invalid host range '[%s:%s]' in '%s'", beg, end, name);
+		rc = -1;
+	}
+	strbuf_release(&sb);
+out:
+	free(inner);
+	return rc;
+}
+
+/* Whether s (an address between brackets) is an IPv6 address rather than
+ * a range: "::" in it, or its eight groups. */
+static bool ipv6ish(const char *s)
+{
+	size_t colons = 0;
+	for (const char *p = s; *p; p++) {
+		if (!isxdigit((unsigned char)*p) && *p != ':' && *p != '.')
+			return false;
+		colons += *p == ':';
+	}
+	return strstr(s, "::") || colons == 7;
+}
+
+int inv_expand_hosts(const char *pattern, json_t *names, int *port, const struct src_loc *loc,
+		     struct diag *d)
+{
+	*port = -1;
+	char *host = xstrdup(pattern);
+	int rc = -1;
+	/* [IPv6]:PORT and [IPv6] */
+	if (host[0] == '[') {
+		char *close = strchr(host, ']');
+		if (close) {
+			*close = 0;
+			bool v6 = ipv6ish(host + 1);
+			*close = ']';
+			if (v6 && (!close[1] || (close[1] == ':' && all_digits(close + 2)))) {
+				if (close[1])
+					*port = (int)strtol(close + 2, NULL, 10);
+				*close = 0;
+				json_array_append_new(names, json_string(host + 1));
+				rc = 0;
+				goto out;
+			}
+		}
+	}
+	/* the colons outside brackets: one is HOST:PORT, more a bare IPv6 */
+	int colons = 0, inb = 0;
+	char *last = NULL;
+	for (char *p = host; *p; p++) {
+		inb += *p == '[';
+		inb -= *p == ']' && inb > 0;
+		if (*p == ':' && !inb) {
+			colons++;
+			last = p;
+		}
+	}
+	if (colons == 1) {
+		if (!last[1]) {
+			diag_error(d, IMC_EXIT_DATAERR, loc,
+				   "invalid host pattern '%s' supplied, ending in ':' is not allowed, this character is reserved to provide a port",
+				   pattern);
+			goto out;
+		}
+		if (all_digits(last + 1)) {
+			long pv = strtol(last + 1, NULL, 10);
+			if (pv > 65535) {
+				diag_error(d, IMC_EXIT_DATAERR, loc, "invalid port in host pattern '%s'", pattern);
+				goto out;
+			}
+			*port = (int)pv;
+			*last = 0;
+		}
+	}
+	if (!strcmp(host, "---")) {
+		diag_error(d, IMC_EXIT_DATAERR, loc,
+			   "invalid host pattern '%s' supplied, '---' is normally a sign this is a YAML file",
+			   pattern);
+		goto out;
+	}
+	if (colons <= 1 && strchr(host, '['))
+		rc = expand_range(host, names, loc, d, 0);
+	else {
+		json_array_append_new(names, json_string(host));
+		rc = 0;
+	}
+out:
+	free(host);
+	return rc;
+}
+
+/* ---- the run's groups -------------------------------------------------------- */
+
+/* Ansible's reconcile_inventory: a group with no parent becomes a child of
+ * "all"; a host in no group but "all" goes to "ungrouped", and leaves it
+ * when it is in another. */
+static void reconcile(struct inv_model *m, json_t *parents)
+{
+	const char *g;
+	json_t *gv;
+	json_object_foreach(m->groups, g, gv) {
+		size_t i;
+		json_t *c;
+		json_array_foreach(json_object_get(gv, "children"), i, c) {
+			json_t *p = json_object_get(parents, json_string_value(c));
+			if (!p) {
+				p = json_array();
+				json_object_set_new(parents, json_string_value(c), p);
+			}
+			if (!has_str(p, g))
+				json_array_append_new(p, json_string(g));
+		}
+	}
+	json_object_foreach(m->groups, g, gv)
+		if (strcmp(g, "all") && !json_array_size(json_object_get(parents, g))) {
+			json_array_append_new(json_object_get(json_object_get(m->groups, "all"), "children"),
+					      json_string(g));
+			json_object_set_new(parents, g, json_pack("[s]", "all"));
+		}
+	json_t *ung = json_object_get(json_object_get(m->groups, "ungrouped"), "hosts");
+	const char *h;
+	json_t *hv;
+	json_object_foreach(m->hosts, h, hv) {
+		bool other = false;
+		json_object_foreach(m->groups, g, gv)
+			if (strcmp(g, "all") && strcmp(g, "ungrouped") &&
+			    has_str(json_object_get(gv, "hosts"), h))
+				other = true;
+		if (other) {
+			for (size_t i = json_array_size(ung); i-- > 0;)
+				if (!strcmp(json_string_value(json_array_get(ung, i)), h))
+					json_array_remove(ung, i);
+		} else if (!has_str(ung, h))
+			json_array_append_new(ung, json_string(h));
+	}
+}
+
+/* The hosts of group and of its descendants: the group's own, then its
+ * children's level by level (Ansible's get_hosts, preserve_ordering). */
+static json_t *group_hosts(struct inv_model *m, const char *group)
+{
+	json_t *r = json_array(), *seen = json_object(), *queue = json_pack("[s]", group);
+	json_object_set_new(seen, group, json_true());
+	for (size_t qi = 0; qi < json_array_size(queue); qi++) {
+		json_t *gv = json_object_get(m->groups, json_string_value(json_array_get(queue, qi)));
+		size_t i;
+		json_t *e;
+		json_array_foreach(json_object_get(gv, "hosts"), i, e)
+			if (!has_str(r, json_string_value(e)))
+				json_array_append(r, e);
+		json_array_foreach(json_object_get(gv, "children"), i, e)
+			if (!json_object_get(seen, json_string_value(e))) {
+				json_object_set_new(seen, json_string_value(e), json_true());
+				json_array_append(queue, e);
+			}
+	}
+	json_decref(seen);
+	json_decref(queue);
+	return r;
+}
+
+void inventory_model_groups(struct inv_model *m, json_t **groups, json_t **order, json_t **parents)
+{
+	*parents = json_object();
+	reconcile(m, *parents);
+	*groups = json_object();
+	const char *g;
+	json_t *gv;
+	json_object_foreach(m->groups, g, gv)
+		json_object_set_new(*groups, g, group_hosts(m, g));
+	*order = json_incref(json_object_get(*groups, "all"));
+	/* "all" and "ungrouped" have no parent in the run's model */
+	json_object_del(*parents, "all");
+}
