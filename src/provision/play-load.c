@@ -650,10 +650,8 @@ static struct ptask *parse_task(struct task_playbook *pb, json_t *raw, const str
 	t->args = play_keep(pb, args);
 
 	const char *name = json_string_value(json_object_get(raw, "name"));
-	if (role)
-		t->display = play_strdup(pb, name ? name : module);
-	else
-		t->display = play_strdup(pb, name ? name : module);
+	/* an unnamed task is shown by its action as written (its FQCN) */
+	t->display = play_strdup(pb, name ? name : written ? written : module);
 	if (role) {
 		char *p = xasprintf("%s : %s", role->name, t->display);
 		t->display = play_strdup(pb, p);
