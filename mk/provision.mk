@@ -205,3 +205,6 @@ EXTRA_DIST += tests/cli/t4031-gen-fixes.sh tests/cli/t4031-gen-fixes.py \
 	tests/cli/t4031-gen-fixes/lineinfile-re.yml tests/cli/t4031-gen-fixes/lineinfile-re-setup.sh \
 	tests/cli/t4031-gen-fixes/golden-lineinfile-re.json tests/cli/t4031-gen-fixes/diffgen5.yml \
 	tests/cli/t4031-gen-fixes/diffgen5-setup.sh tests/cli/t4031-gen-fixes/golden-diffgen5.json
+# the play keywords imc carries out, against recorded ansible-playbook logs
+TESTS += tests/cli/t4102-play-keywords.sh
+EXTRA_DIST += tests/cli/t4102-play-keywords.sh

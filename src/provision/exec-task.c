@@ -390,6 +390,82 @@ static int variable_params(struct exec_ctx *x, json_t **args)
 	return -1;
 }
 
+/* Adds to defaults the module_defaults entry of v (a mapping, or a list
+ * of them, later ones winning) for the task's module. */
+static void defaults_from(json_t *v, const char *module, json_t *defaults)
+{
+	json_t *list = json_is_array(v) ? json_incref(v) : json_pack("[O]", v);
+	size_t i;
+	json_t *e;
+	json_array_foreach(list, i, e) {
+		const char *k;
+		json_t *a;
+		if (json_is_object(e))
+			json_object_foreach(e, k, a)
+				if (json_is_object(a) && !strcmp(play_short_module(k), module))
+					json_object_update(defaults, a);
+	}
+	json_decref(list);
+}
+
+/* module_defaults: the play's, then each enclosing block's and the task's
+ * own (the nearer win), for the task's module written short or in full,
+ * templated; the task's own arguments override them. Returns 0, or -1
+ * with *args replaced by the failure. */
+static int module_defaults(struct exec_ctx *x, json_t **args)
+{
+	struct ptask *chain[64];
+	size_t n = 0;
+	for (struct ptask *p = x->task; p && n < 64; p = p->parent)
+		chain[n++] = p;
+	json_t *defaults = json_object();
+	json_t *pv = x->run->play ? json_object_get(x->run->play->raw, "module_defaults") : NULL;
+	if (pv)
+		defaults_from(pv, x->task->module, defaults);
+	while (n--) {
+		json_t *v = json_object_get(chain[n]->raw, "module_defaults");
+		if (v)
+			defaults_from(v, x->task->module, defaults);
+	}
+	if (!json_object_size(defaults)) {
+		json_decref(defaults);
+		return 0;
+	}
+	struct diag d = DIAG_INIT;
+	json_t *t = xt_value(x, defaults, &d);
+	json_decref(defaults);
+	if (!t) {
+		json_decref(*args);
+		*args = fail_from_diag(&d);
+		diag_release(&d);
+		return -1;
+	}
+	diag_release(&d);
+	json_object_update(t, *args);
+	json_decref(*args);
+	*args = t;
+	return 0;
+}
+
+/* The task keyword timeout (inherited from its block or play) in
+ * seconds, templated; 0 when not set. */
+static long task_timeout(struct exec_ctx *x)
+{
+	json_t *v = exec_keyword(x->run, x->task, "timeout");
+	if (!v || json_is_null(v))
+		return 0;
+	struct diag d = DIAG_INIT;
+	json_t *r = xt_value(x, v, &d);
+	long n = 0;
+	if (json_is_integer(r))
+		n = (long)json_integer_value(r);
+	else if (json_is_string(r))
+		n = strtol(json_string_value(r), NULL, 10);
+	json_decref(r);
+	diag_release(&d);
+	return n;
+}
+
 static json_t *run_once(struct exec_ctx *x, bool *fatal)
 {
 	struct diag d = DIAG_INIT;
@@ -403,7 +479,7 @@ static json_t *run_once(struct exec_ctx *x, bool *fatal)
 		return r;
 	}
 	diag_release(&d);
-	if (variable_params(x, &args) < 0) {
+	if (variable_params(x, &args) < 0 || module_defaults(x, &args) < 0) {
 		*fatal = true;
 		return args;
 	}
@@ -415,9 +491,29 @@ static json_t *run_once(struct exec_ctx *x, bool *fatal)
 	json_t *res = NULL;
 	struct exec_progress pg;
 	exec_progress_begin(x, &pg);
+	long timeout = task_timeout(x);
 	for (long attempt = 1;; attempt++) {
 		json_decref(res);
+		/* each attempt has the whole timeout, as Ansible's alarm */
+		x->task_deadline = timeout > 0 ? task_now() + (double)timeout : 0;
+		x->timed_out = false;
 		res = run_module(x, args);
+		/* a module that works here (pause, wait_for...) is not cut
+		 * short, but past the deadline it fails as Ansible's would */
+		if (x->task_deadline > 0 && task_now() >= x->task_deadline)
+			x->timed_out = true;
+		x->task_deadline = 0;
+		if (x->timed_out) {
+			/* Ansible's result for it: no module result, no
+			 * changed_when or failed_when evaluated */
+			json_decref(res);
+			char *m = xasprintf("The %s action failed to execute in the expected time "
+					    "frame (%ld) and was terminated",
+					    x->task->action ? x->task->action : x->task->module, timeout);
+			res = json_pack("{s:b, s:b, s:s}", "changed", 0, "failed", 1, "msg", m);
+			free(m);
+			break;
+		}
 		apply_overrides(x, res);
 		if (!until)
 			break;

@@ -81,6 +81,13 @@ void out_task(struct task_out *o, const char *kind, const char *name)
 	free(t);
 }
 
+void out_banner(struct task_out *o, const char *text)
+{
+	pthread_mutex_lock(&o->lock);
+	banner(o, text);
+	pthread_mutex_unlock(&o->lock);
+}
+
 void out_line(struct task_out *o, int host, const char *fmt, ...)
 {
 	va_list ap;

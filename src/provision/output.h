@@ -28,6 +28,8 @@ void out_init(struct task_out *o);
 void out_release(struct task_out *o);
 void out_play(struct task_out *o, const char *name);
 void out_task(struct task_out *o, const char *banner_kind, const char *name);
+/* A banner of its own (Ansible's "NO MORE HOSTS LEFT"). */
+void out_banner(struct task_out *o, const char *text);
 void out_line(struct task_out *o, int host, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 void out_begin_play(struct task_out *o, const char *name);
 void out_begin_task(struct task_out *o, const char *name);

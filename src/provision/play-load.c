@@ -88,35 +88,154 @@ static const char *const task_keywords[] = {
 	"collections", "module_defaults", "remote_user", "become_exe", "port", NULL,
 };
 
+bool play_order_valid(const char *order)
+{
+	static const char *const orders[] = { "inventory", "reverse_inventory", "sorted",
+					      "reverse_sorted", "shuffle", NULL };
+	for (const char *const *o = orders; *o; o++)
+		if (!strcmp(order, *o))
+			return true;
+	return false;
+}
+
+bool play_percent(json_t *v, double *out)
+{
+	if (json_is_integer(v) || json_is_real(v)) {
+		*out = json_number_value(v);
+		return true;
+	}
+	const char *s = json_string_value(v);
+	if (!s || tmpl_has_template(s))
+		return false;
+	char *end;
+	while (isspace((unsigned char)*s))
+		s++;
+	double d = strtod(s, &end);
+	if (end == s)
+		return false;
+	if (*end == '%')
+		end++;
+	while (isspace((unsigned char)*end))
+		end++;
+	if (*end)
+		return false;
+	*out = d;
+	return true;
+}
+
+/* One item of serial as Ansible's pct_to_int reads it: an integer (or
+ * its text), or "N%" of the play's hosts rounded down, at least 1. */
+static bool serial_item(json_t *v, size_t nhosts, long *out)
+{
+	if (json_is_integer(v)) {
+		*out = (long)json_integer_value(v);
+		return true;
+	}
+	if (json_is_real(v)) {
+		*out = (long)json_real_value(v);
+		return true;
+	}
+	const char *s = json_string_value(v);
+	if (!s || tmpl_has_template(s))
+		return false;
+	char *end;
+	long n = strtol(s, &end, 10);
+	if (end == s)
+		return false;
+	if (*end == '%' && !end[1]) {
+		*out = (long)((double)n / 100.0 * (double)nhosts);
+		if (!*out)
+			*out = 1;
+		return true;
+	}
+	if (*end)
+		return false;
+	*out = n;
+	return true;
+}
+
+bool play_serial_size(json_t *serial, size_t i, size_t nhosts, long *out)
+{
+	if (!json_is_array(serial))
+		return serial_item(serial, nhosts, out);
+	size_t n = json_array_size(serial);
+	if (!n) {
+		*out = 0;
+		return true;
+	}
+	return serial_item(json_array_get(serial, i < n ? i : n - 1), nhosts, out);
+}
+
+/* module_defaults as imc carries it out (exec-task.c): a mapping of
+ * module names to their default arguments, or a list of such mappings;
+ * NULL when v is one, else why not. An action group ('group/NAME') is
+ * refused: imc does not know which modules each collection puts in it. */
+static const char *module_defaults_refusal(json_t *v)
+{
+	if (json_is_null(v))
+		return NULL;
+	json_t *list = json_is_array(v) ? json_incref(v) : json_pack("[O]", v);
+	const char *why = NULL;
+	size_t i;
+	json_t *e;
+	json_array_foreach(list, i, e) {
+		const char *k;
+		json_t *a;
+		if (!json_is_object(e)) {
+			why = "imc reads only mappings of module names";
+			break;
+		}
+		json_object_foreach(e, k, a) {
+			if (!strncmp(k, "group/", 6))
+				why = "imc does not know the modules of an action group";
+			else if (!json_is_object(a) && !json_is_null(a))
+				why = "imc reads only a mapping of arguments per module";
+		}
+	}
+	json_decref(list);
+	return why;
+}
+
 /* A keyword imc accepts but does not carry out, with a value that would
  * make Ansible do something different from imc (NULL when the value
  * changes nothing imc does): the play then goes to ansible-playbook as a
  * whole, or stops with this error, rather than run with the keyword
- * silently ignored. */
+ * silently ignored. A templated value of a keyword imc carries out
+ * (serial, order...) is refused too: the play loop reads them as
+ * written. */
 static const char *unenforced_keyword(const char *k, json_t *v)
 {
-	static const char *const any[] = { "serial", "max_fail_percentage", "module_defaults",
-					   "vars_prompt", NULL };
+	if (!strcmp(k, "module_defaults"))
+		return module_defaults_refusal(v);
+	static const char *const any[] = { "vars_prompt", NULL };
 	for (const char *const *p = any; *p; p++)
 		if (!strcmp(k, *p))
 			return json_is_null(v) || (json_is_array(v) && !json_array_size(v)) ||
 					       (json_is_object(v) && !json_object_size(v))
 				       ? NULL : "imc does not implement it";
 	const char *s = json_string_value(v);
+	if (!strcmp(k, "serial")) {
+		long n;
+		bool ok = json_is_null(v) || play_serial_size(v, 0, 1, &n);
+		for (size_t i = 0; ok && json_is_array(v) && i < json_array_size(v); i++)
+			ok = play_serial_size(v, i, 1, &n);
+		return ok ? NULL : "imc reads only integers and percentages, untemplated";
+	}
+	if (!strcmp(k, "max_fail_percentage")) {
+		double pct;
+		return json_is_null(v) || play_percent(v, &pct)
+			       ? NULL : "imc reads only a number or a percentage, untemplated";
+	}
 	if (!strcmp(k, "strategy"))
 		return s && !strcmp(s, "linear") ? NULL : "imc runs only the linear strategy";
 	if (!strcmp(k, "order"))
-		return s && !strcmp(s, "inventory") ? NULL : "imc runs hosts only in inventory order";
+		return json_is_null(v) || (s && !tmpl_has_template(s))
+			       ? NULL : "imc reads only an order written as is, untemplated";
 	if (!strcmp(k, "debugger"))
 		return s && !strcmp(s, "never") ? NULL : "imc has no interactive debugger";
-	if (!strcmp(k, "timeout"))
-		return json_is_null(v) || (json_is_integer(v) && json_integer_value(v) == 0)
-			       ? NULL : "imc does not enforce a task timeout";
-	if (!strcmp(k, "force_handlers") || !strcmp(k, "any_errors_fatal")) {
-		if (json_is_null(v) || json_is_false(v) || (s && args_is_bool(v) && !args_bool(v, true)))
-			return NULL;
-		return "imc does not implement it";
-	}
+	if (!strcmp(k, "force_handlers") || !strcmp(k, "any_errors_fatal"))
+		return json_is_null(v) || json_is_boolean(v) || (s && args_is_bool(v))
+			       ? NULL : "imc reads only a boolean written as is, untemplated";
 	return NULL;
 }
 
@@ -127,6 +246,10 @@ static int check_unenforced(json_t *raw, const char *what, const struct src_loc 
 	const char *k;
 	json_t *v;
 	json_object_foreach(raw, k, v) {
+		/* Ansible's strategy reads a task's or block's any_errors_fatal
+		 * untemplated, as Python truth (exec-play.c does too) */
+		if (strcmp(what, "play") && !strcmp(k, "any_errors_fatal"))
+			continue;
 		const char *why = unenforced_keyword(k, v);
 		if (why) {
 			diag_error(d, IMC_EXIT_DATAERR, loc, "unsupported %s keyword '%s' (%s)", what, k,
@@ -147,8 +270,7 @@ static bool is_keyword(const char *k)
 	return false;
 }
 
-/* Strips the collection prefix of ansible.builtin.copy and friends. */
-static const char *short_module(const char *m)
+const char *play_short_module(const char *m)
 {
 	static const char *const prefixes[] = { "ansible.builtin.", "ansible.legacy.",
 						"ansible.posix.", "community.general.", NULL };
@@ -586,12 +708,12 @@ static struct ptask *parse_task(struct task_playbook *pb, json_t *raw, const str
 				size_t n = strcspn(s, " \t\n");
 				char *m = xstrndup(s, n);
 				written = play_strdup(pb, m);
-				module = play_strdup(pb, short_module(m));
+				module = play_strdup(pb, play_short_module(m));
 				free(m);
 				margs = json_string(s + n + strspn(s + n, " \t\n"));
 			} else if (json_is_object(v) && json_is_string(json_object_get(v, "module"))) {
 				written = play_strdup(pb, json_string_value(json_object_get(v, "module")));
-				module = play_strdup(pb, short_module(written));
+				module = play_strdup(pb, play_short_module(written));
 				margs = json_deep_copy(v);
 				json_object_del(margs, "module");
 			} else {
@@ -600,7 +722,7 @@ static struct ptask *parse_task(struct task_playbook *pb, json_t *raw, const str
 			}
 		} else {
 			written = play_strdup(pb, k);
-			module = play_strdup(pb, short_module(k));
+			module = play_strdup(pb, play_short_module(k));
 			margs = json_incref(v);
 		}
 	}
@@ -1088,6 +1210,13 @@ static int parse_play(struct task_playbook *pb, json_t *raw, const struct yaml_d
 		}
 	}
 	rc |= check_unenforced(raw, "play", &loc, d);
+	const char *order = json_string_value(json_object_get(raw, "order"));
+	if (order && !tmpl_has_template(order) && !play_order_valid(order)) {
+		/* Ansible's words, raised when the play starts */
+		diag_error(d, IMC_EXIT_DATAERR, &loc, "Invalid 'order' specified for inventory hosts: %s",
+			   order);
+		rc = -1;
+	}
 	struct task_play *p = play_alloc(pb, sizeof(*p));
 	p->raw = play_keep(pb, json_incref(raw));
 	json_t *hosts = json_object_get(raw, "hosts");

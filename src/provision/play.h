@@ -116,6 +116,18 @@ int play_load_tasks_file(struct task_playbook *pb, const char *path, struct task
 struct task_role *play_load_role(struct task_playbook *pb, const char *name, json_t *params,
 				 const char *from_dir, json_t *from,
 				 struct ptask **wrapper, struct ptask *parent, struct diag *d);
+/* The size of batch i (from 0) of a play whose serial keyword is serial
+ * (a number, "N%" of nhosts, or a list of those whose last item repeats):
+ * false when a value is neither; 0 or less means every host. */
+bool play_serial_size(json_t *serial, size_t i, size_t nhosts, long *out);
+/* m without the collection prefix of ansible.builtin.copy and friends
+ * (a pointer into m). */
+const char *play_short_module(const char *m);
+/* Whether order is one of the play keyword's values. */
+bool play_order_valid(const char *order);
+/* max_fail_percentage's value (a number, or its text with or without
+ * '%'); false when it is neither. */
+bool play_percent(json_t *v, double *out);
 void *play_alloc(struct task_playbook *pb, size_t n);
 char *play_strdup(struct task_playbook *pb, const char *s);
 
