@@ -417,6 +417,12 @@ static void print_banner(struct task_run *run, struct ptask *t, struct task_host
 	}
 	out_task(run->out, t->is_handler ? "RUNNING HANDLER" : "TASK", own ? own : disp);
 	free(own);
+	/* -vv: where the task is written, its file's absolute path */
+	if (run->out && run->out->verbosity >= 2 && t->file && t->line > 0) {
+		char *rp = realpath(t->file, NULL);
+		out_line(run->out, -1, "task path: %s:%d", rp ? rp : t->file, t->line);
+		free(rp);
+	}
 }
 
 static void include_fail(struct task_run *run, struct task_host *h, struct ptask *t, const char *msg)
@@ -745,6 +751,137 @@ next:
 	free(groups);
 }
 
+/* A meta task's when for host h, as Ansible evaluates it on the task and
+ * the blocks around it; an error counts as false, with a warning. */
+static bool meta_when(struct task_run *run, struct ptask *t, struct task_host *h)
+{
+	struct exec_ctx x = { .run = run, .host = h, .task = t };
+	x.vars = exec_build_vars(run, h, t, NULL);
+	struct diag d = DIAG_INIT;
+	bool w = true;
+	for (struct ptask *p = t; p && w; p = p->parent) {
+		json_t *wc = json_object_get(p->raw, "when");
+		if (wc && xt_cond(&x, wc, &w, &d) < 0) {
+			out_warning(run->out, diag_first_message(&d));
+			w = false;
+		}
+	}
+	diag_release(&d);
+	json_decref(x.vars);
+	return w;
+}
+
+/* A meta task's outcome on host h: Ansible's callback shows a skipped
+ * one ("skipping: [h]"), never an acted one, and neither is counted in
+ * the recap; -vv prints "META: " and the message or the skip reason. */
+static void meta_result(struct task_run *run, struct task_host *h, const char *what, bool acted,
+			const char *msg, const char *skip_tail)
+{
+	char *reason = xasprintf("%s conditional evaluated to False%s", what, skip_tail);
+	if (run->out && run->out->verbosity >= 2)
+		out_line(run->out, h->index, "META: %s", acted ? msg : reason);
+	if (!acted) {
+		json_t *r = json_pack("{s:s, s:b, s:s}", "msg", msg, "skipped", 1, "skip_reason", reason);
+		char *vb = out_verbose(run->out, r, "meta", false);
+		out_line(run->out, h->index, "skipping: [%s]%s", h->name, vb);
+		free(vb);
+		out_record(run->out, h, r);
+		json_decref(r);
+	}
+	free(reason);
+}
+
+static void flush_handlers(struct task_run *run, struct task_host **hosts, size_t nh, bool section);
+
+/* meta: as the linear strategy runs it: noop, flush_handlers and end_host
+ * per host (a banner each), the others (end_play, end_batch,
+ * clear_host_errors) once, with the first host's when, for the batch;
+ * any other action fails the task where it would act, not skipped
+ * silently. */
+static void run_meta(struct task_run *run, struct ptask *t, struct task_host **live, size_t n)
+{
+	const char *what = args_str(t->args, "_raw_params");
+	static const char *const per_host[] = { "noop", "flush_handlers", "end_host", NULL };
+	static const char *const once[] = { "end_play", "end_batch", "clear_host_errors", NULL };
+	bool each = false, first = false;
+	for (size_t i = 0; what && per_host[i]; i++)
+		each = each || !strcmp(what, per_host[i]);
+	for (size_t i = 0; what && once[i]; i++)
+		first = first || !strcmp(what, once[i]);
+	if (!each && !first) {
+		char *m = xasprintf("meta: %s is not supported by imc", what ? what : "(no action)");
+		print_banner(run, t, live[0]);
+		for (size_t i = 0; i < n; i++)
+			include_fail(run, live[i], t, m);
+		free(m);
+		return;
+	}
+	if (each) {
+		struct task_host **sel = xcalloc(n + 1, sizeof(*sel));
+		size_t k = 0;
+		for (size_t i = 0; i < n; i++) {
+			struct task_host *h = live[i];
+			print_banner(run, t, h);
+			if (!strcmp(what, "noop")) {
+				/* when is not supported on noop: Ansible ignores it */
+				meta_result(run, h, what, true, "noop", "");
+				continue;
+			}
+			bool w = meta_when(run, t, h);
+			char *msg, *tail;
+			if (!strcmp(what, "end_host")) {
+				msg = xasprintf(w ? "ending play for %s"
+						  : "end_host conditional evaluated to false, "
+						    "continuing execution for %s", h->name);
+				tail = xasprintf(", continuing execution for %s", h->name);
+				if (w)
+					h->ended = true;
+			} else {
+				msg = xasprintf(w ? "triggered running handlers for %s" : "flush_handlers",
+						h->name);
+				tail = xasprintf(", not running handlers for %s", h->name);
+				if (w)
+					sel[k++] = h;
+			}
+			meta_result(run, h, what, w, msg, tail);
+			free(msg);
+			free(tail);
+		}
+		if (k)
+			flush_handlers(run, sel, k, false);
+		free(sel);
+		return;
+	}
+	print_banner(run, t, live[0]);
+	bool w = meta_when(run, t, live[0]);
+	if (!strcmp(what, "clear_host_errors")) {
+		if (w) {
+			/* every host of the play is back (its recap keeps its failures) */
+			run->cleared++;
+			for (size_t i = 0; i < inventory_nhosts(run); i++) {
+				struct task_host *h = inventory_host(run, i);
+				h->failed = h->unreachable = false;
+				free(h->error);
+				h->error = NULL;
+			}
+		}
+		char *tail = xasprintf(", not clearing host error state for %s", live[0]->name);
+		meta_result(run, live[0], what, w, w ? "cleared host errors" : what, tail);
+		free(tail);
+		return;
+	}
+	bool play = !strcmp(what, "end_play");
+	if (w) {
+		for (size_t i = 0; i < n; i++)
+			live[i]->ended = true;
+		/* end_play ends the play's later batches too, end_batch not */
+		if (play)
+			run->play_ended = true;
+	}
+	meta_result(run, live[0], what, w, w ? (play ? "ending play" : "ending batch") : what,
+		    play ? ", continuing play" : ", continuing current batch");
+}
+
 /* run_once, and modules that bypass the host loop (add_host): the first
  * host runs the task and only it prints, records and counts the result.
  * With run_once the other hosts get its registered result and its facts
@@ -923,29 +1060,7 @@ static void run_node_hosts(struct task_run *run, struct ptask *t, struct task_ho
 		return;
 	}
 	if (!strcmp(t->module, "meta")) {
-		const char *what = args_str(t->args, "_raw_params");
-		if (what && !strcmp(what, "flush_handlers"))
-			flush_handlers(run, live, n, false);
-		else if (what && !strcmp(what, "end_play"))
-			for (size_t i = 0; i < n; i++)
-				live[i]->ended = true;
-		else if (what && !strcmp(what, "clear_host_errors")) {
-			/* every host of the play is back (its recap keeps its failures) */
-			run->cleared++;
-			for (size_t i = 0; i < inventory_nhosts(run); i++) {
-				struct task_host *h = inventory_host(run, i);
-				h->failed = h->unreachable = false;
-				free(h->error);
-				h->error = NULL;
-			}
-		} else if (!what || strcmp(what, "noop")) {
-			/* not silently skipped: the task fails where it would act */
-			char *m = xasprintf("meta: %s is not supported by imc", what ? what : "(no action)");
-			print_banner(run, t, live[0]);
-			for (size_t i = 0; i < n; i++)
-				include_fail(run, live[i], t, m);
-			free(m);
-		}
+		run_meta(run, t, live, n);
 		return;
 	}
 	print_banner(run, t, live[0]);
@@ -1165,7 +1280,8 @@ static int run_play(struct task_run *run, struct task_play *p, struct diag *d)
 	run->play = p;
 	json_t *serial = json_object_get(p->raw, "serial");
 	size_t start = 0;
-	for (size_t b = 0; (start < nh || !start) && !run->stopped; b++) {
+	run->play_ended = false;
+	for (size_t b = 0; (start < nh || !start) && !run->stopped && !run->play_ended; b++) {
 		long size = 0;
 		if (serial && !play_serial_size(serial, b, nh, &size))
 			size = 0;
@@ -1187,6 +1303,14 @@ int task_run_playbook(struct task_run *run, struct task_playbook *pb, struct dia
 	 * even when the inventory has one host (add_host may add more) */
 	run->pool = pool_start((size_t)(run->forks > 0 ? run->forks : 1));
 	run->stopped = false;
+	if (run->out && run->out->verbosity >= 2 && pb->file) {
+		/* ansible-playbook -vv: the playbook's banner, its play count */
+		const char *base = strrchr(pb->file, '/');
+		char *b = xasprintf("PLAYBOOK: %s", base ? base + 1 : pb->file);
+		out_banner(run->out, b);
+		free(b);
+		out_line(run->out, -1, "%zu plays in %s", pb->nplays, pb->file);
+	}
 	for (size_t i = 0; i < pb->nplays && !run->stopped; i++) {
 		if (run_play(run, pb->plays[i], d) < 0) {
 			pool_stop(run->pool);

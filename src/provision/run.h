@@ -100,6 +100,7 @@ struct task_run {
 	/* any_errors_fatal, max_fail_percentage, or a batch whose hosts all
 	 * failed: Ansible runs no further batch nor play */
 	bool stopped;
+	bool play_ended;       /* meta: end_play: no further batch of the play */
 	/* --force-handlers: the force_handlers keyword's default */
 	bool force_handlers;
 	/* ansible-playbook's --check and --diff: the defaults the check_mode

@@ -4,9 +4,9 @@
 # playbook and hosts, recorded below with the command that made it:
 # order, force_handlers (and --force-handlers), serial with
 # max_fail_percentage, any_errors_fatal, the task timeout and
-# module_defaults. Hosts run one at a time (-f 1) in both, so that the
-# lines come in one order. imc's exit status is 1 where Ansible's is 2
-# (a host failed).
+# module_defaults, and meta tasks. Hosts run one at a time (-f 1) in
+# both, so that the lines come in one order. imc's exit status is 1
+# where Ansible's is 2 (a host failed).
 . "$top_srcdir/tests/cli/lib.sh"
 
 # same NAME HOSTS STATUS [OPTION]: imc runs $TMPD/NAME.yml on the local
@@ -442,6 +442,159 @@ h2                         : ok=4    changed=1    unreachable=0    failed=0    s
 h3                         : ok=4    changed=1    unreachable=0    failed=0    skipped=0    rescued=0    ignored=2   
 EOY
 same to2 h1,h2,h3 0 
+
+# meta end_play and end_host with when (a false when skips, shown on the first host only for end_play)
+# recorded: ansible-playbook -f 1 -i h1,h2,h3, -c local meta.yml (blank lines dropped)
+cat >"$TMPD/meta.yml" <<'EOY'
+- hosts: all
+  gather_facts: no
+  tasks:
+    - meta: end_play
+      when: false
+    - debug: msg=still
+    - meta: end_host
+      when: inventory_hostname == 'h2'
+    - debug: msg=after-end-host
+- hosts: all
+  gather_facts: no
+  tasks:
+    - debug: msg=play2
+EOY
+cat >"$TMPD/meta.ans" <<'EOY'
+PLAY [all] *********************************************************************
+TASK [meta] ********************************************************************
+skipping: [h1]
+TASK [debug] *******************************************************************
+ok: [h1] => {
+    "msg": "still"
+}
+ok: [h2] => {
+    "msg": "still"
+}
+ok: [h3] => {
+    "msg": "still"
+}
+TASK [meta] ********************************************************************
+skipping: [h1]
+TASK [meta] ********************************************************************
+TASK [meta] ********************************************************************
+skipping: [h3]
+TASK [debug] *******************************************************************
+ok: [h1] => {
+    "msg": "after-end-host"
+}
+ok: [h3] => {
+    "msg": "after-end-host"
+}
+PLAY [all] *********************************************************************
+TASK [debug] *******************************************************************
+ok: [h1] => {
+    "msg": "play2"
+}
+ok: [h2] => {
+    "msg": "play2"
+}
+ok: [h3] => {
+    "msg": "play2"
+}
+PLAY RECAP *********************************************************************
+h1                         : ok=3    changed=0    unreachable=0    failed=0    skipped=0    rescued=0    ignored=0   
+h2                         : ok=2    changed=0    unreachable=0    failed=0    skipped=0    rescued=0    ignored=0   
+h3                         : ok=3    changed=0    unreachable=0    failed=0    skipped=0    rescued=0    ignored=0   
+EOY
+same meta h1,h2,h3 0
+
+# meta noop, flush_handlers, clear_host_errors banners; end_host, end_batch, end_play with serial
+# recorded: ansible-playbook -f 1 -i h1,h2,h3, -c local meta2.yml (blank lines dropped)
+cat >"$TMPD/meta2.yml" <<'EOY'
+- hosts: all
+  gather_facts: no
+  serial: 1
+  tasks:
+    - meta: noop
+    - meta: flush_handlers
+    - meta: clear_host_errors
+    - name: named end
+      meta: end_host
+      when: inventory_hostname == 'h2'
+    - debug: msg=x
+    - meta: end_batch
+      when: inventory_hostname == 'h1'
+    - debug: msg=y
+    - meta: end_play
+      when: inventory_hostname == 'h2'
+    - debug: msg=z
+- hosts: all
+  gather_facts: no
+  tasks:
+    - debug: msg=play2
+EOY
+cat >"$TMPD/meta2.ans" <<'EOY'
+PLAY [all] *********************************************************************
+TASK [meta] ********************************************************************
+TASK [meta] ********************************************************************
+TASK [meta] ********************************************************************
+TASK [named end] ***************************************************************
+skipping: [h1]
+TASK [debug] *******************************************************************
+ok: [h1] => {
+    "msg": "x"
+}
+TASK [meta] ********************************************************************
+PLAY [all] *********************************************************************
+TASK [meta] ********************************************************************
+TASK [meta] ********************************************************************
+TASK [meta] ********************************************************************
+TASK [named end] ***************************************************************
+PLAY [all] *********************************************************************
+TASK [meta] ********************************************************************
+TASK [meta] ********************************************************************
+TASK [meta] ********************************************************************
+TASK [named end] ***************************************************************
+skipping: [h3]
+TASK [debug] *******************************************************************
+ok: [h3] => {
+    "msg": "x"
+}
+TASK [meta] ********************************************************************
+skipping: [h3]
+TASK [debug] *******************************************************************
+ok: [h3] => {
+    "msg": "y"
+}
+TASK [meta] ********************************************************************
+skipping: [h3]
+TASK [debug] *******************************************************************
+ok: [h3] => {
+    "msg": "z"
+}
+PLAY [all] *********************************************************************
+TASK [debug] *******************************************************************
+ok: [h1] => {
+    "msg": "play2"
+}
+ok: [h2] => {
+    "msg": "play2"
+}
+ok: [h3] => {
+    "msg": "play2"
+}
+PLAY RECAP *********************************************************************
+h1                         : ok=2    changed=0    unreachable=0    failed=0    skipped=0    rescued=0    ignored=0   
+h2                         : ok=1    changed=0    unreachable=0    failed=0    skipped=0    rescued=0    ignored=0   
+h3                         : ok=4    changed=0    unreachable=0    failed=0    skipped=0    rescued=0    ignored=0   
+EOY
+same meta2 h1,h2,h3 0
+
+# -vv: the playbook's banner and play count, META: lines, task paths
+# (ansible-playbook -vv prints them so)
+expect_exit 0 "meta2 -vv" -- "$IMC" play --no-fallback -c local -f 1 -i h1,h2,h3 -vv "$TMPD/meta2.yml"
+expect_grep '^PLAYBOOK: meta2.yml \*+$' "$TMPD/out" "-vv: the PLAYBOOK banner"
+expect_grep '^2 plays in .*/meta2.yml$' "$TMPD/out" "-vv: the play count"
+expect_grep '^META: ending batch$' "$TMPD/out" "-vv: META: for an acted meta"
+expect_grep '^META: end_play conditional evaluated to False, continuing play$' "$TMPD/out" "-vv: META: the skip reason"
+expect_grep '^skipping: \[h3\] => \{"msg": "end_play", "skip_reason": "end_play conditional evaluated to False, continuing play"\}$' "$TMPD/out" "-vv: a skipped meta's result"
+expect_grep '^task path: /.*/meta2.yml:5$' "$TMPD/out" "-vv: the task path"
 
 # module_defaults: a module's defaults given short or in full apply to
 # both spellings of the task's module, a block's override the play's,
