@@ -208,3 +208,5 @@ EXTRA_DIST += tests/cli/t4031-gen-fixes.sh tests/cli/t4031-gen-fixes.py \
 # the play keywords imc carries out, against recorded ansible-playbook logs
 TESTS += tests/cli/t4102-play-keywords.sh
 EXTRA_DIST += tests/cli/t4102-play-keywords.sh
+TESTS += tests/cli/t4103-play-load-errors.sh
+EXTRA_DIST += tests/cli/t4103-play-load-errors.sh

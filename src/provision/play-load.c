@@ -293,6 +293,30 @@ static bool is_engine_module(const char *m)
 	return false;
 }
 
+/* The modules Ansible's parser lets take free-form text (its
+ * RAW_PARAM_MODULES, Windows' left out). */
+static const char *const raw_param_modules[] = {
+	"command", "shell", "script", "raw", "include", "include_tasks", "include_role",
+	"import_tasks", "import_role", "include_vars", "meta", "set_fact", "add_host", "group_by",
+	NULL,
+};
+
+/* Free-form text (no k=v) given to a module that takes none, as
+ * written: Ansible's parser refuses it at load, unless the text is a
+ * template (its mapping is merged at run time: exec-task.c). */
+static bool free_text_refused(json_t *args, const char *written)
+{
+	const char *rp = json_string_value(json_object_get(args, "_raw_params"));
+	if (!rp || !*rp || tmpl_has_template(rp))
+		return false;
+	const char *base = strrchr(written, '.');
+	base = base ? base + 1 : written;
+	for (size_t i = 0; raw_param_modules[i]; i++)
+		if (!strcmp(base, raw_param_modules[i]))
+			return false;
+	return true;
+}
+
 static bool is_free_form(const char *m)
 {
 	const struct task_module *mod = task_module_find(m);
@@ -762,6 +786,19 @@ static struct ptask *parse_task(struct task_playbook *pb, json_t *raw, const str
 		json_object_set(args, "_raw_params", margs);
 	}
 	json_decref(margs);
+	if (free_text_refused(args, written)) {
+		/* Ansible's parser error; it lists the modules in no fixed order */
+		struct strbuf sb = STRBUF_INIT;
+		for (size_t i = 0; raw_param_modules[i]; i++)
+			strbuf_addf(&sb, "%s%s, ansible.builtin.%s, ansible.legacy.%s", i ? ", " : "",
+				    raw_param_modules[i], raw_param_modules[i], raw_param_modules[i]);
+		diag_error(d, IMC_EXIT_DATAERR, &loc,
+			   "this task '%s' has extra params, which is only allowed in the following "
+			   "modules: %s", written, strbuf_str(&sb));
+		strbuf_release(&sb);
+		json_decref(args);
+		return NULL;
+	}
 	json_t *extra = json_object_get(raw, "args");
 	if (json_is_object(extra)) {
 		json_t *merged = json_deep_copy(extra);
@@ -1075,8 +1112,53 @@ static const char *const play_keywords[] = {
 	"connection", "remote_user", "serial", "strategy", "any_errors_fatal", "ignore_errors",
 	"max_fail_percentage", "order", "no_log", "collections", "module_defaults", "force_handlers",
 	"gather_subset", "gather_timeout", "check_mode", "diff", "port", "vars_prompt", "throttle",
-	"timeout", "run_once", "debugger", NULL,
+	"timeout", "run_once", "debugger", "user", NULL,
 };
+
+/* Ansible's checks of a play's own fields, in its words: hosts given
+ * empty, task sections that are not lists, user with remote_user, a
+ * vars_prompt entry without a name. */
+static int play_fields_check(json_t *raw, const struct src_loc *loc, struct diag *d)
+{
+	int rc = 0;
+	json_t *hosts = json_object_get(raw, "hosts");
+	if (hosts && (json_is_null(hosts) || (json_is_array(hosts) && !json_array_size(hosts)) ||
+		      (json_is_string(hosts) && !json_string_length(hosts)))) {
+		diag_error(d, IMC_EXIT_DATAERR, loc, "Hosts list cannot be empty. Please check your playbook");
+		rc = -1;
+	}
+	static const char *const sections[] = { "tasks", "pre_tasks", "post_tasks", "handlers", NULL };
+	for (size_t i = 0; sections[i]; i++) {
+		json_t *v = json_object_get(raw, sections[i]);
+		if (!v || json_is_null(v) || json_is_array(v))
+			continue;
+		if (i == 0) {
+			struct strbuf sb = STRBUF_INIT;
+			args_pystr(&sb, v);
+			diag_error(d, IMC_EXIT_DATAERR, loc,
+				   "A malformed block was encountered while loading tasks: %s should be a "
+				   "list or None but is <class '%s'>", strbuf_str(&sb), mod_pytype(v));
+			strbuf_release(&sb);
+		} else
+			diag_error(d, IMC_EXIT_DATAERR, loc,
+				   "A malformed block was encountered while loading %s", sections[i]);
+		rc = -1;
+	}
+	if (json_object_get(raw, "user") && json_object_get(raw, "remote_user")) {
+		diag_error(d, IMC_EXIT_DATAERR, loc, "both 'user' and 'remote_user' are set for this play.");
+		rc = -1;
+	}
+	json_t *vp = json_object_get(raw, "vars_prompt");
+	size_t i;
+	json_t *e;
+	json_array_foreach(vp, i, e)
+		if (!json_is_object(e) || !json_object_get(e, "name")) {
+			diag_error(d, IMC_EXIT_DATAERR, loc,
+				   "Invalid vars_prompt data structure, missing 'name' key");
+			return -1;
+		}
+	return rc;
+}
 
 static int parse_roles(struct task_playbook *pb, struct task_play *p, json_t *roles,
 		       const struct yaml_doc *ydoc, const char *file, struct diag *d)
@@ -1085,7 +1167,7 @@ static int parse_roles(struct task_playbook *pb, struct task_play *p, json_t *ro
 		return 0;
 	struct src_loc loc = { file, yaml_line_of(ydoc, roles), 1 };
 	if (!json_is_array(roles)) {
-		diag_error(d, IMC_EXIT_DATAERR, &loc, "'roles' must be a list");
+		diag_error(d, IMC_EXIT_DATAERR, &loc, "A malformed role declaration was encountered.");
 		return -1;
 	}
 	static const char *const role_kw[] = { "role", "name", "when", "tags", "become",
@@ -1122,6 +1204,13 @@ static int parse_roles(struct task_playbook *pb, struct task_play *p, json_t *ro
 			}
 		} else
 			name = NULL;
+		if (name && strchr(name, ',')) {
+			diag_error(d, IMC_EXIT_DATAERR, &eloc, "Invalid old style role requirement: %s", name);
+			rc = -1;
+			json_decref(params);
+			json_decref(kws);
+			continue;
+		}
 		if (!name) {
 			diag_error(d, IMC_EXIT_DATAERR, &eloc, "a role entry needs a 'role' name");
 			rc = -1;
@@ -1209,6 +1298,8 @@ static int parse_play(struct task_playbook *pb, json_t *raw, const struct yaml_d
 			rc = -1;
 		}
 	}
+	if (play_fields_check(raw, &loc, d) < 0)
+		return -1;
 	rc |= check_unenforced(raw, "play", &loc, d);
 	const char *order = json_string_value(json_object_get(raw, "order"));
 	if (order && !tmpl_has_template(order) && !play_order_valid(order)) {
@@ -1238,6 +1329,8 @@ static int parse_play(struct task_playbook *pb, json_t *raw, const struct yaml_d
 	p->vars = json_object_get(raw, "vars");
 	p->vars = play_keep(pb, json_is_object(p->vars) ? json_incref(p->vars) : json_object());
 	json_t *vf = json_object_get(raw, "vars_files");
+	/* one file may be given alone, not in a list */
+	vf = json_is_string(vf) ? json_pack("[O]", vf) : json_incref(vf);
 	if (json_is_array(vf)) {
 		size_t i;
 		json_t *e;
@@ -1258,6 +1351,7 @@ static int parse_play(struct task_playbook *pb, json_t *raw, const struct yaml_d
 			free(path);
 		}
 	}
+	json_decref(vf);
 	rc |= play_parse_tasks(pb, json_object_get(raw, "pre_tasks"), ydoc, file, pb->dir, NULL, NULL,
 			       false, &p->pre_tasks, &p->npre, d);
 	rc |= play_parse_tasks(pb, json_object_get(raw, "tasks"), ydoc, file, pb->dir, NULL, NULL,
@@ -1288,6 +1382,15 @@ static struct task_playbook *load_doc(struct task_playbook *pb, json_t *doc,
 	if (!json_is_array(doc)) {
 		struct src_loc loc = { pb->file, yaml_line_of(ydoc, doc), 1 };
 		diag_error(d, IMC_EXIT_DATAERR, &loc, "a playbook must be a list of plays");
+		play_free(pb);
+		return NULL;
+	}
+	if (!json_array_size(doc)) {
+		char *rp = realpath(pb->file, NULL);
+		struct src_loc loc = { pb->file, yaml_line_of(ydoc, doc), 1 };
+		diag_error(d, IMC_EXIT_DATAERR, &loc, "A playbook must contain at least one play: %s",
+			   rp ? rp : pb->file);
+		free(rp);
 		play_free(pb);
 		return NULL;
 	}
