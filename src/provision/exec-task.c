@@ -715,18 +715,37 @@ static void loop_pause(struct exec_ctx *x, json_t *lc)
 	}
 }
 
-static char *item_label(json_t *item, json_t *lc, struct exec_ctx *x)
+/* The item's label as shown: loop_control.label templated, else the
+ * item. A label that does not template fails the item's result ir
+ * (*bad set), even a skipped one, as Ansible's loop does: "None" is
+ * shown then. */
+static char *item_label(json_t *item, json_t *lc, struct exec_ctx *x, json_t *ir, bool *bad)
 {
 	json_t *label = json_object_get(lc, "label");
 	if (label) {
 		struct diag d = DIAG_INIT;
 		json_t *l = xt_value(x, label, &d);
-		diag_release(&d);
 		if (l) {
+			diag_release(&d);
 			char *s = tmpl_to_text(l);
 			json_decref(l);
 			return s;
 		}
+		/* Ansible's words: the undefined error and its cause, the
+		 * same text twice, without the engine's position */
+		const char *m = diag_first_message(&d);
+		if (!strncmp(m, "AnsibleUndefinedVariable: ", 26))
+			m += 26;
+		const char *in = NULL;
+		for (const char *p = strstr(m, " (in '"); p; p = strstr(p + 1, " (in '"))
+			in = p;
+		int n = in && m[strlen(m) - 1] == ')' ? (int)(in - m) : (int)strlen(m);
+		json_object_set_new(ir, "failed", json_true());
+		json_object_set_new(ir, "msg", json_sprintf("Failed to template loop_control.label: "
+							    "%.*s. %.*s", n, m, n, m));
+		diag_release(&d);
+		*bad = true;
+		return xstrdup("None");
 	}
 	return tmpl_to_text(item);
 }
@@ -1023,9 +1042,19 @@ int exec_task_host(struct task_run *run, struct ptask *t, struct task_host *h, b
 		if (!skipped && !json_object_get(ir, "failed"))
 			json_object_set_new(ir, "failed", json_false());
 		loop_item_vars(&x, ir);
+		bool bad_label = false;
 		char *label = args_bool(exec_keyword(run, t, "no_log"), false)
-				      ? xstrdup("None") : item_label(item, lc, &x);
-		if (skipped) {
+				      ? xstrdup("None") : item_label(item, lc, &x, ir, &bad_label);
+		if (bad_label) {
+			/* Ansible fails the item, skipped or not, shown by
+			 * its result as the module's callback cleans it */
+			json_t *shown = json_deep_copy(ir);
+			char *vb = out_dump(run->out, shown, t->module, !skipped && verbose_always(t));
+			out_line(run->out, h->index, "failed: [%s] (item=%s)%s",
+				 deleg_name ? deleg_name : h->name, label, vb);
+			free(vb);
+			json_decref(shown);
+		} else if (skipped) {
 			char *vb = out_verbose(run->out, ir, t->module, false);
 			out_line(run->out, h->index, "skipping: [%s] => (item=%s) %s", h->name, label, vb);
 			free(vb);
@@ -1061,13 +1090,21 @@ int exec_task_host(struct task_run *run, struct ptask *t, struct task_host *h, b
 	res = json_object();
 	json_object_set_new(res, "changed", json_boolean(any_changed));
 	if (all_skipped && json_array_size(items)) {
+		/* failed too when an item failed (its label): Ansible's
+		 * message is the skip's then */
+		if (any_failed)
+			json_object_set_new(res, "failed", json_true());
 		json_object_set_new(res, "skipped", json_true());
 		json_object_set_new(res, "msg", json_string("All items skipped"));
 	} else if (any_failed) {
+		json_object_set_new(res, "skipped", json_false());
 		json_object_set_new(res, "failed", json_true());
 		json_object_set_new(res, "msg", json_string("One or more items failed"));
-	} else
+	} else {
+		/* Ansible's loop result says it was not skipped */
+		json_object_set_new(res, "skipped", json_false());
 		json_object_set_new(res, "msg", json_string("All items completed"));
+	}
 	json_object_set_new(res, "results", results);
 	if (!json_array_size(items)) {
 		json_object_set_new(res, "skipped", json_true());
@@ -1114,7 +1151,13 @@ done:
 			h->error = xstrdup(json_string_value(json_object_get(res, "msg")) ?
 					   json_string_value(json_object_get(res, "msg")) : "unreachable");
 	} else if (failed) {
-		if (!is_loop) {
+		if (is_loop && !strcmp(t->module, "debug")) {
+			/* Ansible's callback cleans a debug result to its msg,
+			 * which drops the loop's results: the task's line shows */
+			char *vb = out_dump(run->out, res, t->module, false);
+			out_line(run->out, h->index, "fatal: [%s]: FAILED!%s", who, vb);
+			free(vb);
+		} else if (!is_loop) {
 			json_t *shown = nolog ? censored(res) : json_deep_copy(res);
 			json_object_del(shown, "failed");
 			char *js = out_json_compact(shown);

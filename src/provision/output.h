@@ -51,6 +51,8 @@ void out_diff(struct task_out *o, int host, json_t *res);
  * skipped; keys sorted, indented by 4 when always or at -vvv, else on
  * one line. */
 char *out_verbose(const struct task_out *o, json_t *res, const char *module, bool always);
+/* The same whatever the verbosity: what a failed item's line shows. */
+char *out_dump(const struct task_out *o, json_t *res, const char *module, bool always);
 /* A warning, once per text for the run (Ansible's Display gives each
  * once): on stderr when the log goes to a FILE, else to the log callback. */
 void out_warning(struct task_out *o, const char *text);
