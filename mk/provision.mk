@@ -210,3 +210,5 @@ TESTS += tests/cli/t4102-play-keywords.sh
 EXTRA_DIST += tests/cli/t4102-play-keywords.sh
 TESTS += tests/cli/t4103-play-load-errors.sh
 EXTRA_DIST += tests/cli/t4103-play-load-errors.sh
+TESTS += tests/cli/t4104-engine-targets.sh
+EXTRA_DIST += tests/cli/t4104-engine-targets.sh

@@ -294,11 +294,24 @@ static void spare(struct task_host **hosts, size_t n, struct task_host **only, s
 	}
 }
 
+/* A role instance's wrapper: the hosts it already ran on to its end in
+ * this play do not run it again (its tasks are skipped silently, as
+ * the linear strategy skips a role that has_run), unless its meta
+ * allows duplicates; the others mark it run when they finish it. */
+static bool role_ran(struct task_host *h, struct ptask *t)
+{
+	return t->role_start && !t->role->allow_duplicates && h->roles_ran &&
+	       json_object_get(h->roles_ran, t->role->key);
+}
+
 static void run_block(struct task_run *run, struct ptask *t, struct task_host **hosts, size_t nh,
 		      bool rescuable, json_t *inc_params)
 {
 	struct task_host **in = xcalloc(nh + 1, sizeof(*in));
-	size_t nin = alive(hosts, nh, in);
+	size_t nin = 0;
+	for (size_t i = 0; i < nh; i++)
+		if (!hosts[i]->failed && !role_ran(hosts[i], t))
+			in[nin++] = hosts[i];
 	if (!nin) {
 		free(in);
 		return;
@@ -352,6 +365,12 @@ static void run_block(struct task_run *run, struct ptask *t, struct task_host **
 			in[i]->failed |= was[i];
 		free(was);
 	}
+	for (size_t i = 0; t->role_start && i < nin; i++)
+		if (!in[i]->failed && !in[i]->ended) {
+			if (!in[i]->roles_ran)
+				in[i]->roles_ran = json_object();
+			json_object_set_new(in[i]->roles_ran, t->role->key, json_true());
+		}
 	free(in);
 }
 
@@ -1255,6 +1274,43 @@ out:
 	free(hosts);
 }
 
+/* A strategy given as a template (strategy: "{{ s | default('linear') }}")
+ * is templated as the play starts, as Ansible's play fields are: linear
+ * runs, anything else stops the playbook with an error (imc has no other
+ * strategy, and the playbook can no longer go to ansible-playbook whole). */
+static int play_strategy_check(struct task_run *run, struct task_play *p, struct task_host *h,
+			       struct diag *d)
+{
+	const char *s = json_string_value(json_object_get(p->raw, "strategy"));
+	if (!s || !tmpl_has_template(s) || !h)
+		return 0;
+	/* a task standing for the play (the templating reads its task) */
+	struct ptask pt = { .raw = json_object(), .display = p->name, .dir = run->pb->dir };
+	struct exec_ctx x = { .run = run, .host = h, .task = &pt };
+	x.vars = exec_build_vars(run, h, &pt, NULL);
+	json_t *v = json_string(s);
+	struct diag td = DIAG_INIT;
+	json_t *r = xt_value(&x, v, &td);
+	json_decref(v);
+	json_decref(x.vars);
+	json_decref(pt.raw);
+	const char *rs = json_string_value(r);
+	int rc = 0;
+	if (!r) {
+		diag_error(d, IMC_EXIT_DATAERR, NULL, "play '%s': strategy: %s", p->name,
+			   diag_first_message(&td));
+		rc = -1;
+	} else if (!rs || (strcmp(rs, "linear") && strcmp(rs, "ansible.builtin.linear"))) {
+		diag_error(d, IMC_EXIT_DATAERR, NULL,
+			   "play '%s': unsupported strategy '%s' (imc runs only the linear strategy)",
+			   p->name, rs ? rs : "?");
+		rc = -1;
+	}
+	json_decref(r);
+	diag_release(&td);
+	return rc;
+}
+
 static int run_play(struct task_run *run, struct task_play *p, struct diag *d)
 {
 	/* every host of the inventory, those add_host put there included */
@@ -1270,6 +1326,9 @@ static int run_play(struct task_run *run, struct task_play *p, struct diag *d)
 		    (!run->limit || !strcmp(run->limit, h->name)) &&
 		    (!run->subset || inventory_selected(run, run->subset, h->name))) {
 			h->ended = false;
+			/* Ansible's role cache is the play's */
+			json_decref(h->roles_ran);
+			h->roles_ran = NULL;
 			hosts[nh++] = h;
 		}
 	}
@@ -1278,6 +1337,10 @@ static int run_play(struct task_run *run, struct task_play *p, struct diag *d)
 		if (!hosts[i]->failed)
 			json_array_append_new(run->play_hosts, json_string(hosts[i]->name));
 	run->play = p;
+	if (play_strategy_check(run, p, nh ? hosts[0] : NULL, d) < 0) {
+		free(hosts);
+		return -1;
+	}
 	json_t *serial = json_object_get(p->raw, "serial");
 	size_t start = 0;
 	run->play_ended = false;

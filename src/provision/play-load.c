@@ -226,8 +226,11 @@ static const char *unenforced_keyword(const char *k, json_t *v)
 		return json_is_null(v) || play_percent(v, &pct)
 			       ? NULL : "imc reads only a number or a percentage, untemplated";
 	}
+	/* a templated strategy is checked when the play starts (exec-play.c) */
 	if (!strcmp(k, "strategy"))
-		return s && !strcmp(s, "linear") ? NULL : "imc runs only the linear strategy";
+		return s && (!strcmp(s, "linear") || !strcmp(s, "ansible.builtin.linear") ||
+			     tmpl_has_template(s))
+			       ? NULL : "imc runs only the linear strategy";
 	if (!strcmp(k, "order"))
 		return json_is_null(v) || (s && !tmpl_has_template(s))
 			       ? NULL : "imc reads only an order written as is, untemplated";
@@ -809,8 +812,17 @@ static struct ptask *parse_task(struct task_playbook *pb, json_t *raw, const str
 	t->args = play_keep(pb, args);
 
 	const char *name = json_string_value(json_object_get(raw, "name"));
-	/* an unnamed task is shown by its action as written (its FQCN) */
-	t->display = play_strdup(pb, name ? name : written ? written : module);
+	/* an unnamed task is shown by its action as written (its FQCN), an
+	 * include_role by "ACTION : ROLE" (Ansible's IncludeRole.get_name) */
+	const char *irole = !strcmp(module, "include_role")
+				    ? args_str(args, "name") ? args_str(args, "name") : args_str(args, "role")
+				    : NULL;
+	if (!name && irole) {
+		char *n = xasprintf("%s : %s", written ? written : module, irole);
+		t->display = play_strdup(pb, n);
+		free(n);
+	} else
+		t->display = play_strdup(pb, name ? name : written ? written : module);
 	if (role) {
 		char *p = xasprintf("%s : %s", role->name, t->display);
 		t->display = play_strdup(pb, p);
@@ -997,6 +1009,15 @@ struct task_role *play_load_role(struct task_playbook *pb, const char *name, jso
 	w->display = r->name;
 	w->dir = r->dir;
 	w->file = r->dir;
+	/* a role include_role or import_role brings runs each time (Ansible
+	 * loads it apart from its play's role cache); one in roles: or a
+	 * dependency runs once per host in the play */
+	w->role_start = !from;
+	char *pj = json_dumps(r->params, JSON_COMPACT | JSON_SORT_KEYS);
+	char *key = xasprintf("%s\n%s", r->dir, pj ? pj : "");
+	r->key = play_strdup(pb, key);
+	free(key);
+	free(pj);
 
 	/* meta dependencies run first */
 	char *meta = role_file(r->dir, "meta", "main");
@@ -1007,6 +1028,7 @@ struct task_role *play_load_role(struct task_playbook *pb, const char *name, jso
 		struct yaml_doc *ydoc = NULL;
 		if (load_yaml_file(meta, &m, &ydoc, d) < 0)
 			rc = -1;
+		r->allow_duplicates = args_bool(json_object_get(m, "allow_duplicates"), false);
 		json_t *dl = json_object_get(m, "dependencies");
 		if (json_is_array(dl) && json_array_size(dl)) {
 			deps = play_alloc(pb, json_array_size(dl) * sizeof(*deps));

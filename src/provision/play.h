@@ -40,6 +40,10 @@ struct ptask {
 	 * allowed Ansible runs, in a dynamically included file): it fails
 	 * with this only if it runs, as Ansible's would */
 	const char *unrunnable;
+	/* the wrapper of a role instance listed in roles: or as a
+	 * dependency (its dependencies, then its tasks): one that already
+	 * ran on a host in the play is not run again (exec-play.c) */
+	bool role_start;
 };
 
 struct task_role {
@@ -49,6 +53,10 @@ struct task_role {
 	struct ptask **handlers;
 	size_t nhandlers;
 	bool public_vars;
+	/* what makes two instances the same role for Ansible's play role
+	 * cache: its path and parameters */
+	char *key;
+	bool allow_duplicates;     /* meta/main.yml allows it to run again */
 };
 
 struct task_play {

@@ -34,6 +34,8 @@ struct task_host {
 				* templated again when read (Ansible's unsafe) */
 	json_t *native;        /* names in facts set from a template (type_debug 'str') */
 	json_t *notified;      /* object: handler key -> true */
+	json_t *roles_ran;     /* task_role.key -> true: the roles that ran to
+				* their end here in the current play (exec-play.c) */
 	json_t *fallbacks;     /* names of the tasks Ansible ran here (exec-fallback.c;
 				* under task_facts_lock), or NULL */
 	struct task_stats st;
