@@ -334,10 +334,10 @@ static void apply_overrides(struct exec_ctx *x, json_t *res)
 	diag_release(&d);
 }
 
-static long int_kw(struct exec_ctx *x, const char *kw, long dflt)
+/* A keyword's value v templated to an integer (dflt when absent). */
+static long int_value(struct exec_ctx *x, json_t *v, long dflt)
 {
-	json_t *v = json_object_get(x->task->raw, kw);
-	if (!v)
+	if (!v || json_is_null(v))
 		return dflt;
 	struct diag d = DIAG_INIT;
 	json_t *r = xt_value(x, v, &d);
@@ -351,6 +351,11 @@ static long int_kw(struct exec_ctx *x, const char *kw, long dflt)
 	json_decref(r);
 	diag_release(&d);
 	return n;
+}
+
+static long int_kw(struct exec_ctx *x, const char *kw, long dflt)
+{
+	return int_value(x, json_object_get(x->task->raw, kw), dflt);
 }
 
 /* One execution of the task for the current item: args templated, module
@@ -451,19 +456,7 @@ static int module_defaults(struct exec_ctx *x, json_t **args)
  * seconds, templated; 0 when not set. */
 static long task_timeout(struct exec_ctx *x)
 {
-	json_t *v = exec_keyword(x->run, x->task, "timeout");
-	if (!v || json_is_null(v))
-		return 0;
-	struct diag d = DIAG_INIT;
-	json_t *r = xt_value(x, v, &d);
-	long n = 0;
-	if (json_is_integer(r))
-		n = (long)json_integer_value(r);
-	else if (json_is_string(r))
-		n = strtol(json_string_value(r), NULL, 10);
-	json_decref(r);
-	diag_release(&d);
-	return n;
+	return int_value(x, exec_keyword(x->run, x->task, "timeout"), 0);
 }
 
 static json_t *run_once(struct exec_ctx *x, bool *fatal)
