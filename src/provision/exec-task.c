@@ -1090,14 +1090,10 @@ int exec_task_host(struct task_run *run, struct ptask *t, struct task_host *h, b
 		json_object_set_new(res, "skipped", json_true());
 		json_object_set_new(res, "msg", json_string("All items skipped"));
 	} else if (any_failed) {
-		json_object_set_new(res, "skipped", json_false());
 		json_object_set_new(res, "failed", json_true());
 		json_object_set_new(res, "msg", json_string("One or more items failed"));
-	} else {
-		/* Ansible's loop result says it was not skipped */
-		json_object_set_new(res, "skipped", json_false());
+	} else
 		json_object_set_new(res, "msg", json_string("All items completed"));
-	}
 	json_object_set_new(res, "results", results);
 	if (!json_array_size(items)) {
 		json_object_set_new(res, "skipped", json_true());
@@ -1128,6 +1124,10 @@ done:
 		json_t *stored = json_deep_copy(res);
 		if (!json_object_get(stored, "failed") && !own_skip)
 			json_object_set_new(stored, "failed", json_false());
+		/* a loop's registered result says it was not skipped (the
+		 * callbacks' copy drops the key, as Ansible's clean_copy) */
+		if (is_loop && !json_object_get(stored, "skipped"))
+			json_object_set_new(stored, "skipped", json_false());
 		exec_set_fact(run, h, reg, stored);
 		exec_mark_registered(h, reg);
 		json_decref(stored);
