@@ -235,3 +235,11 @@ tests_fuzz_fuzz_inventory_LDADD = libimc.la $(IMC_LIBS)
 endif
 TESTS += tests/cli/t4133-inventory-fuzz.sh
 EXTRA_DIST += tests/cli/t4133-inventory-fuzz.sh
+
+# the play keywords imc carries out, against recorded ansible-playbook logs
+TESTS += tests/cli/t4102-play-keywords.sh
+EXTRA_DIST += tests/cli/t4102-play-keywords.sh
+TESTS += tests/cli/t4103-play-load-errors.sh
+EXTRA_DIST += tests/cli/t4103-play-load-errors.sh
+TESTS += tests/cli/t4104-engine-targets.sh
+EXTRA_DIST += tests/cli/t4104-engine-targets.sh

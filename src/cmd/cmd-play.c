@@ -37,7 +37,7 @@ enum {
 	OPT_GROUP, OPT_FORKS, OPT_RESULTS, OPT_JSON, OPT_QUIET, OPT_TARGET, OPT_NO_FALLBACK,
 	OPT_SYNTAX_CHECK, OPT_LIST_MODULES, OPT_CHECK, OPT_DIFF,
 	OPT_TAGS, OPT_SKIP_TAGS, OPT_LIST_HOSTS, OPT_LIST_TASKS, OPT_LIST_TAGS, OPT_START_AT_TASK,
-	OPT_LIMIT, OPT_VERBOSE,
+	OPT_LIMIT, OPT_VERBOSE, OPT_FORCE_HANDLERS,
 };
 
 static const struct cmd_option options[] = {
@@ -106,6 +106,9 @@ static const struct cmd_option options[] = {
 			  "show each task's result as ansible-playbook -v\n"
 			  "does (repeatable: -vvv indents it and adds diff\n"
 			  "and invocation)" },
+	[OPT_FORCE_HANDLERS] = { "force-handlers", 0, CMD_OPT_FLAG, NULL,
+				 "run the handlers a host was notified of even\n"
+				 "when it failed (the force_handlers default)" },
 	{ 0 },
 };
 
@@ -932,6 +935,15 @@ static int run_play(struct cmd_args *a)
 				setenv("ANSIBLE_RUN_TAGS", tags_csv, 1);
 			if (skip_csv)
 				setenv("ANSIBLE_SKIP_TAGS", skip_csv, 1);
+			/* and -v and --force-handlers, through the settings
+			 * ansible-playbook reads them from */
+			if (opt[OPT_VERBOSE].n) {
+				char vn[24];
+				snprintf(vn, sizeof(vn), "%zu", opt[OPT_VERBOSE].n);
+				setenv("ANSIBLE_VERBOSITY", vn, 1);
+			}
+			if (opt[OPT_FORCE_HANDLERS].set)
+				setenv("ANSIBLE_FORCE_HANDLERS", "1", 1);
 			rc = run_ansible(playbook, inv_host, inv_files ? &opt[OPT_INVENTORY_HOST] : NULL,
 					 inv_files ? inv_connection && !strcmp(inv_connection, "local") : true,
 					 key, extra, results, quiet, opt[OPT_CHECK].set,
@@ -947,6 +959,7 @@ static int run_play(struct cmd_args *a)
 	run->forks = forks > 0 ? forks : 1;
 	run->check = opt[OPT_CHECK].set;
 	run->diff = opt[OPT_DIFF].set;
+	run->force_handlers = opt[OPT_FORCE_HANDLERS].set;
 	json_decref(run->extra_vars);
 	run->extra_vars = json_incref(extra);
 	out.fp = quiet || json_out ? NULL : stdout;

@@ -10,6 +10,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <stdint.h>
 #include <unistd.h>
 
 #include "provision/args.h"
@@ -40,6 +41,10 @@ struct play_state {
 		struct ptask *wrapper;
 	} *inc;
 	size_t ninc;
+	/* force_handlers: a host that failed still runs the handlers it was
+	 * notified of at the end of its section (pre_tasks, roles and tasks,
+	 * post_tasks), which Ansible wraps in a block whose always flushes */
+	bool force;
 	pthread_mutex_t lock;
 };
 
@@ -275,11 +280,38 @@ static bool past_deadline(struct task_run *run)
 	return run->deadline > 0 && task_now() > run->deadline;
 }
 
+/* Counts the hosts (only those of only[0..nonly) when only is not NULL)
+ * in or out of a rescue or always section (task_host.spared). */
+static void spare(struct task_host **hosts, size_t n, struct task_host **only, size_t nonly,
+		  int by)
+{
+	for (size_t i = 0; i < n; i++) {
+		bool in = !only;
+		for (size_t j = 0; !in && j < nonly; j++)
+			in = only[j] == hosts[i];
+		if (in)
+			hosts[i]->spared += (unsigned)by;
+	}
+}
+
+/* A role instance's wrapper: the hosts it already ran on to its end in
+ * this play do not run it again (its tasks are skipped silently, as
+ * the linear strategy skips a role that has_run), unless its meta
+ * allows duplicates; the others mark it run when they finish it. */
+static bool role_ran(struct task_host *h, struct ptask *t)
+{
+	return t->role_start && !t->role->allow_duplicates && h->roles_ran &&
+	       json_object_get(h->roles_ran, t->role->key);
+}
+
 static void run_block(struct task_run *run, struct ptask *t, struct task_host **hosts, size_t nh,
 		      bool rescuable, json_t *inc_params)
 {
 	struct task_host **in = xcalloc(nh + 1, sizeof(*in));
-	size_t nin = alive(hosts, nh, in);
+	size_t nin = 0;
+	for (size_t i = 0; i < nh; i++)
+		if (!hosts[i]->failed && !role_ran(hosts[i], t))
+			in[nin++] = hosts[i];
 	if (!nin) {
 		free(in);
 		return;
@@ -307,9 +339,14 @@ static void run_block(struct task_run *run, struct ptask *t, struct task_host **
 					json_decref(fr);
 				rh[nr++] = in[i];
 			}
-		/* rescued was counted when the task failed (exec_task_host) */
-		if (nr)
+		/* rescued was counted when the task failed (exec_task_host);
+		 * while the rescue runs, the block's other hosts wait in its
+		 * always, when it has one: any_errors_fatal spares both */
+		if (nr) {
+			spare(in, nin, t->nalways ? NULL : rh, nr, 1);
 			run_list(run, t->rescue, t->nrescue, rh, nr, rescuable, inc_params);
+			spare(in, nin, t->nalways ? NULL : rh, nr, -1);
+		}
 		free(rh);
 	}
 	if (t->nalways) {
@@ -321,11 +358,19 @@ static void run_block(struct task_run *run, struct ptask *t, struct task_host **
 				in[i]->failed = false;
 		}
 		unsigned cleared = run->cleared;
+		spare(in, nin, NULL, 0, 1);
 		run_list(run, t->always, t->nalways, in, nin, rescuable, inc_params);
+		spare(in, nin, NULL, 0, -1);
 		for (size_t i = 0; cleared == run->cleared && i < nin; i++)
 			in[i]->failed |= was[i];
 		free(was);
 	}
+	for (size_t i = 0; t->role_start && i < nin; i++)
+		if (!in[i]->failed && !in[i]->ended) {
+			if (!in[i]->roles_ran)
+				in[i]->roles_ran = json_object();
+			json_object_set_new(in[i]->roles_ran, t->role->key, json_true());
+		}
 	free(in);
 }
 
@@ -391,6 +436,12 @@ static void print_banner(struct task_run *run, struct ptask *t, struct task_host
 	}
 	out_task(run->out, t->is_handler ? "RUNNING HANDLER" : "TASK", own ? own : disp);
 	free(own);
+	/* -vv: where the task is written, its file's absolute path */
+	if (run->out && run->out->verbosity >= 2 && t->file && t->line > 0) {
+		char *rp = realpath(t->file, NULL);
+		out_line(run->out, -1, "task path: %s:%d", rp ? rp : t->file, t->line);
+		free(rp);
+	}
 }
 
 static void include_fail(struct task_run *run, struct task_host *h, struct ptask *t, const char *msg)
@@ -719,6 +770,137 @@ next:
 	free(groups);
 }
 
+/* A meta task's when for host h, as Ansible evaluates it on the task and
+ * the blocks around it; an error counts as false, with a warning. */
+static bool meta_when(struct task_run *run, struct ptask *t, struct task_host *h)
+{
+	struct exec_ctx x = { .run = run, .host = h, .task = t };
+	x.vars = exec_build_vars(run, h, t, NULL);
+	struct diag d = DIAG_INIT;
+	bool w = true;
+	for (struct ptask *p = t; p && w; p = p->parent) {
+		json_t *wc = json_object_get(p->raw, "when");
+		if (wc && xt_cond(&x, wc, &w, &d) < 0) {
+			out_warning(run->out, diag_first_message(&d));
+			w = false;
+		}
+	}
+	diag_release(&d);
+	json_decref(x.vars);
+	return w;
+}
+
+/* A meta task's outcome on host h: Ansible's callback shows a skipped
+ * one ("skipping: [h]"), never an acted one, and neither is counted in
+ * the recap; -vv prints "META: " and the message or the skip reason. */
+static void meta_result(struct task_run *run, struct task_host *h, const char *what, bool acted,
+			const char *msg, const char *skip_tail)
+{
+	char *reason = xasprintf("%s conditional evaluated to False%s", what, skip_tail);
+	if (run->out && run->out->verbosity >= 2)
+		out_line(run->out, h->index, "META: %s", acted ? msg : reason);
+	if (!acted) {
+		json_t *r = json_pack("{s:s, s:b, s:s}", "msg", msg, "skipped", 1, "skip_reason", reason);
+		char *vb = out_verbose(run->out, r, "meta", false);
+		out_line(run->out, h->index, "skipping: [%s]%s", h->name, vb);
+		free(vb);
+		out_record(run->out, h, r);
+		json_decref(r);
+	}
+	free(reason);
+}
+
+static void flush_handlers(struct task_run *run, struct task_host **hosts, size_t nh, bool section);
+
+/* meta: as the linear strategy runs it: noop, flush_handlers and end_host
+ * per host (a banner each), the others (end_play, end_batch,
+ * clear_host_errors) once, with the first host's when, for the batch;
+ * any other action fails the task where it would act, not skipped
+ * silently. */
+static void run_meta(struct task_run *run, struct ptask *t, struct task_host **live, size_t n)
+{
+	const char *what = args_str(t->args, "_raw_params");
+	static const char *const per_host[] = { "noop", "flush_handlers", "end_host", NULL };
+	static const char *const once[] = { "end_play", "end_batch", "clear_host_errors", NULL };
+	bool each = false, first = false;
+	for (size_t i = 0; what && per_host[i]; i++)
+		each = each || !strcmp(what, per_host[i]);
+	for (size_t i = 0; what && once[i]; i++)
+		first = first || !strcmp(what, once[i]);
+	if (!each && !first) {
+		char *m = xasprintf("meta: %s is not supported by imc", what ? what : "(no action)");
+		print_banner(run, t, live[0]);
+		for (size_t i = 0; i < n; i++)
+			include_fail(run, live[i], t, m);
+		free(m);
+		return;
+	}
+	if (each) {
+		struct task_host **sel = xcalloc(n + 1, sizeof(*sel));
+		size_t k = 0;
+		for (size_t i = 0; i < n; i++) {
+			struct task_host *h = live[i];
+			print_banner(run, t, h);
+			if (!strcmp(what, "noop")) {
+				/* when is not supported on noop: Ansible ignores it */
+				meta_result(run, h, what, true, "noop", "");
+				continue;
+			}
+			bool w = meta_when(run, t, h);
+			char *msg, *tail;
+			if (!strcmp(what, "end_host")) {
+				msg = xasprintf(w ? "ending play for %s"
+						  : "end_host conditional evaluated to false, "
+						    "continuing execution for %s", h->name);
+				tail = xasprintf(", continuing execution for %s", h->name);
+				if (w)
+					h->ended = true;
+			} else {
+				msg = xasprintf(w ? "triggered running handlers for %s" : "flush_handlers",
+						h->name);
+				tail = xasprintf(", not running handlers for %s", h->name);
+				if (w)
+					sel[k++] = h;
+			}
+			meta_result(run, h, what, w, msg, tail);
+			free(msg);
+			free(tail);
+		}
+		if (k)
+			flush_handlers(run, sel, k, false);
+		free(sel);
+		return;
+	}
+	print_banner(run, t, live[0]);
+	bool w = meta_when(run, t, live[0]);
+	if (!strcmp(what, "clear_host_errors")) {
+		if (w) {
+			/* every host of the play is back (its recap keeps its failures) */
+			run->cleared++;
+			for (size_t i = 0; i < inventory_nhosts(run); i++) {
+				struct task_host *h = inventory_host(run, i);
+				h->failed = h->unreachable = false;
+				free(h->error);
+				h->error = NULL;
+			}
+		}
+		char *tail = xasprintf(", not clearing host error state for %s", live[0]->name);
+		meta_result(run, live[0], what, w, w ? "cleared host errors" : what, tail);
+		free(tail);
+		return;
+	}
+	bool play = !strcmp(what, "end_play");
+	if (w) {
+		for (size_t i = 0; i < n; i++)
+			live[i]->ended = true;
+		/* end_play ends the play's later batches too, end_batch not */
+		if (play)
+			run->play_ended = true;
+	}
+	meta_result(run, live[0], what, w, w ? (play ? "ending play" : "ending batch") : what,
+		    play ? ", continuing play" : ", continuing current batch");
+}
+
 /* run_once, and modules that bypass the host loop (add_host): the first
  * host runs the task and only it prints, records and counts the result.
  * With run_once the other hosts get its registered result and its facts
@@ -757,7 +939,107 @@ static void run_first_host(struct task_run *run, struct ptask *t, struct task_ho
 	json_decref(res);
 }
 
-static void flush_handlers(struct task_run *run, struct task_host **hosts, size_t nh);
+static void flush_handlers(struct task_run *run, struct task_host **hosts, size_t nh, bool section);
+
+/* any_errors_fatal as Ansible's linear strategy reads it: the play's
+ * templated to a boolean (play-load.c admits only a boolean there), a
+ * task's or block's as written, with Python's truth: any non-empty
+ * string is true, "{{ false }}" and "no" too. */
+static bool any_errors_fatal(struct task_run *run, struct ptask *t)
+{
+	for (struct ptask *p = t; p; p = p->parent) {
+		json_t *v = json_object_get(p->raw, "any_errors_fatal");
+		if (!v)
+			continue;
+		if (json_is_string(v))
+			return json_string_length(v) > 0;
+		if (json_is_integer(v))
+			return json_integer_value(v) != 0;
+		return json_is_true(v);
+	}
+	return args_bool(json_object_get(run->play->raw, "any_errors_fatal"), false);
+}
+
+/* The linear strategy's checks after task t ran on hosts[0..n) (none of
+ * them failed before it): any_errors_fatal (a run_once task counts as
+ * one), when a host failed for good or became unreachable, fails every
+ * host of the batch that is not in a rescue or always section and stops
+ * the playbook after this play; max_fail_percentage, when more than that
+ * share of the batch failed (rescued hosts not counted), fails the
+ * batch's hosts and stops the playbook. */
+static void after_task(struct task_run *run, struct ptask *t, struct task_host **hosts, size_t n,
+		       bool rescuable)
+{
+	if (!run->batch || !run->play)
+		return;
+	bool fresh = false;
+	for (size_t i = 0; i < n; i++)
+		if (hosts[i]->unreachable || (hosts[i]->failed && !rescuable))
+			fresh = true;
+	const struct task_module *mod = t->module ? task_module_find(t->module) : NULL;
+	bool once = args_bool(exec_keyword(run, t, "run_once"), false) ||
+		    (mod && mod->bypass_host_loop);
+	bool fatal = (any_errors_fatal(run, t) || once) &&
+		     !args_bool(exec_keyword(run, t, "ignore_errors"), false);
+	bool all_failed = true;
+	if (fatal && fresh) {
+		bool hit = false;
+		for (size_t i = 0; i < run->nbatch; i++) {
+			struct task_host *h = run->batch[i];
+			if (h->unreachable)
+				continue;
+			if (!h->failed && h->spared) {
+				all_failed = false;
+				continue;
+			}
+			hit = true;
+			if (!h->failed) {
+				h->failed = true;
+				if (!h->error)
+					h->error = xasprintf("task '%s' failed on another host "
+							     "(any_errors_fatal)", t->display);
+			}
+		}
+		if (hit) {
+			run->stopped = true;
+			if (all_failed)
+				out_banner(run->out, "NO MORE HOSTS LEFT");
+		}
+	}
+	double pct;
+	json_t *mfp = json_object_get(run->play->raw, "max_fail_percentage");
+	if (!mfp || !play_percent(mfp, &pct) || !run->nbatch)
+		return;
+	size_t failed = 0;
+	for (size_t i = 0; i < run->nbatch; i++) {
+		struct task_host *h = run->batch[i];
+		bool mine = false;
+		for (size_t j = 0; rescuable && j < n; j++)
+			mine = mine || hosts[j] == h;
+		if (h->failed && !h->unreachable && !mine)
+			failed++;
+	}
+	failed -= failed < run->batch_failed0 ? failed : run->batch_failed0;
+	if ((double)failed / (double)run->nbatch <= pct / 100.0)
+		return;
+	for (size_t i = 0; i < run->nbatch; i++) {
+		struct task_host *h = run->batch[i];
+		if (!h->failed) {
+			h->failed = true;
+			if (!h->error)
+				h->error = xasprintf("task '%s': more than %g%% of the hosts failed "
+						     "(max_fail_percentage)", t->display, pct);
+		}
+	}
+	run->stopped = true;
+	/* Ansible announces it twice: once for the percentage, once because
+	 * every host has now failed */
+	out_banner(run->out, "NO MORE HOSTS LEFT");
+	out_banner(run->out, "NO MORE HOSTS LEFT");
+}
+
+static void run_node_hosts(struct task_run *run, struct ptask *t, struct task_host **live, size_t n,
+			   bool rescuable, json_t *inc_params);
 
 static void run_node(struct task_run *run, struct ptask *t, struct task_host **hosts, size_t nh,
 		     bool rescuable, json_t *inc_params)
@@ -768,8 +1050,21 @@ static void run_node(struct task_run *run, struct ptask *t, struct task_host **h
 	}
 	struct task_host **live = xcalloc(nh + 1, sizeof(*live));
 	size_t n = alive(hosts, nh, live);
-	if (!n)
-		goto out;
+	if (n) {
+		run_node_hosts(run, t, live, n, rescuable, inc_params);
+		after_task(run, t, live, n, rescuable);
+	}
+	free(live);
+}
+
+/* Task t (not a block) on the hosts that have not failed. */
+static void run_node_hosts(struct task_run *run, struct ptask *t, struct task_host **live, size_t n,
+			   bool rescuable, json_t *inc_params)
+{
+	if (t->is_block) {
+		run_block(run, t, live, n, rescuable, inc_params);
+		return;
+	}
 	if (past_deadline(run)) {
 		for (size_t i = 0; i < n; i++) {
 			live[i]->failed = true;
@@ -777,37 +1072,15 @@ static void run_node(struct task_run *run, struct ptask *t, struct task_host **h
 			if (!live[i]->error)
 				live[i]->error = xstrdup("contextualization timed out (contextualize MAX reached)");
 		}
-		goto out;
+		return;
 	}
 	if (!strcmp(t->module, "include_tasks") || !strcmp(t->module, "include_role")) {
 		run_include(run, t, live, n, rescuable, inc_params);
-		goto out;
+		return;
 	}
 	if (!strcmp(t->module, "meta")) {
-		const char *what = args_str(t->args, "_raw_params");
-		if (what && !strcmp(what, "flush_handlers"))
-			flush_handlers(run, live, n);
-		else if (what && !strcmp(what, "end_play"))
-			for (size_t i = 0; i < n; i++)
-				live[i]->ended = true;
-		else if (what && !strcmp(what, "clear_host_errors")) {
-			/* every host of the play is back (its recap keeps its failures) */
-			run->cleared++;
-			for (size_t i = 0; i < inventory_nhosts(run); i++) {
-				struct task_host *h = inventory_host(run, i);
-				h->failed = h->unreachable = false;
-				free(h->error);
-				h->error = NULL;
-			}
-		} else if (!what || strcmp(what, "noop")) {
-			/* not silently skipped: the task fails where it would act */
-			char *m = xasprintf("meta: %s is not supported by imc", what ? what : "(no action)");
-			print_banner(run, t, live[0]);
-			for (size_t i = 0; i < n; i++)
-				include_fail(run, live[i], t, m);
-			free(m);
-		}
-		goto out;
+		run_meta(run, t, live, n);
+		return;
 	}
 	print_banner(run, t, live[0]);
 	out_begin_task(run->out, t->display);
@@ -815,18 +1088,16 @@ static void run_node(struct task_run *run, struct ptask *t, struct task_host **h
 	bool once = args_bool(exec_keyword(run, t, "run_once"), false);
 	if (once || (mod && mod->bypass_host_loop)) {
 		run_first_host(run, t, live, n, once, rescuable, inc_params);
-		goto out;
+		return;
 	}
 	if (mod && !strcmp(mod->name, "group_by")) {
 		/* whether a host's group_by changed the inventory depends on the
 		 * hosts before it: they go in the play's host order */
 		for (size_t i = 0; i < n; i++)
 			exec_task_host(run, t, live[i], rescuable, inc_params, NULL);
-		goto out;
+		return;
 	}
 	run_parallel(run, t, live, n, rescuable, inc_params);
-out:
-	free(live);
 }
 
 static void run_list(struct task_run *run, struct ptask **list, size_t n, struct task_host **hosts,
@@ -847,9 +1118,14 @@ static void run_list(struct task_run *run, struct ptask **list, size_t n, struct
 	}
 }
 
-static void flush_handlers(struct task_run *run, struct task_host **hosts, size_t nh)
+/* Runs the handlers hosts[0..nh) were notified of. At the end of a
+ * section (section true) with force_handlers, the hosts that failed run
+ * theirs too, unless any_errors_fatal or max_fail_percentage stopped the
+ * play: Ansible's strategy returns at once then. */
+static void flush_handlers(struct task_run *run, struct task_host **hosts, size_t nh, bool section)
 {
 	struct play_state *ps = run->ps;
+	bool force = section && ps->force && !run->stopped;
 	for (size_t i = 0; i < ps->nhandlers; i++) {
 		struct ptask *hd = ps->handlers[i];
 		char key[32];
@@ -859,11 +1135,20 @@ static void flush_handlers(struct task_run *run, struct task_host **hosts, size_
 		for (size_t j = 0; j < nh; j++)
 			if (json_object_get(hosts[j]->notified, key)) {
 				json_object_del(hosts[j]->notified, key);
-				if (!hosts[j]->failed)
+				if (!hosts[j]->failed || (force && !hosts[j]->unreachable))
 					sel[k++] = hosts[j];
 			}
+		/* a failed host runs the handler forced, and stays failed */
+		bool *was = xcalloc(k + 1, sizeof(*was));
+		for (size_t j = 0; j < k; j++) {
+			was[j] = sel[j]->failed;
+			sel[j]->failed = false;
+		}
 		if (k)
 			run_node(run, hd, sel, k, false, NULL);
+		for (size_t j = 0; j < k; j++)
+			sel[j]->failed |= was[j];
+		free(was);
 		free(sel);
 	}
 }
@@ -885,6 +1170,145 @@ static void gather_facts(struct task_run *run, struct task_host **hosts, size_t 
 	out_task(run->out, "TASK", "Gathering Facts");
 	out_begin_task(run->out, "Gathering Facts");
 	run_parallel(run, &setup_task, hosts, n, false, NULL);
+	after_task(run, &setup_task, hosts, n, false);
+}
+
+/* The recap lists hosts by name, as Ansible's does (and the play's
+ * order 'sorted'). */
+static int cmp_host_name(const void *a, const void *b)
+{
+	return strcmp((*(struct task_host *const *)a)->name, (*(struct task_host *const *)b)->name);
+}
+
+/* The play keyword order applied to its hosts h[0..n), in inventory
+ * order: Ansible sorts by name with Python's sorted() (code points, as
+ * strcmp), reverses, or shuffles (a random order, unseeded as Ansible's). */
+static void order_hosts(struct task_host **h, size_t n, const char *order)
+{
+	if (!order || n < 2)
+		return;
+	bool reverse = !strcmp(order, "reverse_inventory") || !strcmp(order, "reverse_sorted");
+	if (!strcmp(order, "sorted") || !strcmp(order, "reverse_sorted"))
+		qsort(h, n, sizeof(*h), cmp_host_name);
+	else if (!strcmp(order, "shuffle"))
+		for (size_t i = n - 1; i > 0; i--) {
+			size_t j = arc4random_uniform((uint32_t)(i + 1));
+			struct task_host *t = h[i];
+			h[i] = h[j];
+			h[j] = t;
+		}
+	for (size_t i = 0; reverse && i < n / 2; i++) {
+		struct task_host *t = h[i];
+		h[i] = h[n - 1 - i];
+		h[n - 1 - i] = t;
+	}
+}
+
+/* One serial batch of play p: its hosts bh[0..nb), those failed before
+ * it included (they count in the batch, as in Ansible, but run nothing). */
+static void run_batch(struct task_run *run, struct task_play *p, struct task_host **bh, size_t nb)
+{
+	struct task_host **hosts = xcalloc(nb + 1, sizeof(*hosts));
+	size_t nh = 0;
+	for (size_t i = 0; i < nb; i++)
+		if (!bh[i]->failed)
+			hosts[nh++] = bh[i];
+	run->batch = bh;
+	run->nbatch = nb;
+	run->batch_failed0 = nb - nh;
+	out_begin_play(run->out, p->name);
+	char *pname = exec_play_name(run, p, nh ? hosts[0] : NULL);
+	out_play(run->out, pname);
+	free(pname);
+	if (!nh) {
+		out_line(run->out, -1, "skipping: no hosts matched");
+		goto out;
+	}
+	struct play_state ps = { 0 };
+	pthread_mutex_init(&ps.lock, NULL);
+	json_t *fh = json_object_get(p->raw, "force_handlers");
+	ps.force = fh && !json_is_null(fh) ? args_bool(fh, false) : run->force_handlers;
+	run->ps = &ps;
+	run->notify = play_notify;
+	for (size_t i = 0; i < p->nroles; i++)
+		add_role_handlers(&ps, p->roles[i]);
+	add_handlers(&ps, p->handlers, p->nhandlers);
+	for (size_t i = 0; i < nh; i++) {
+		json_decref(hosts[i]->notified);
+		hosts[i]->notified = json_object();
+		hosts[i]->spared = 0;
+	}
+
+	/* --start-at-task: a play without the task runs nothing, not even
+	 * its fact gathering (as Ansible's iterator) */
+	if (run->start_at)
+		exec_start_at_play(run, p, hosts[0]);
+	if (p->gather_facts && exec_tags_gather(run) && (!run->start_at || run->start_task))
+		gather_facts(run, hosts, nh);
+	run_list(run, p->pre_tasks, p->npre, hosts, nh, false, NULL);
+	flush_handlers(run, hosts, nh, true);
+	run_list(run, p->roles, p->nroles, hosts, nh, false, NULL);
+	run_list(run, p->tasks, p->ntasks, hosts, nh, false, NULL);
+	flush_handlers(run, hosts, nh, true);
+	run_list(run, p->post_tasks, p->npost, hosts, nh, false, NULL);
+	flush_handlers(run, hosts, nh, true);
+
+	run->ps = NULL;
+	run->notify = NULL;
+	for (size_t i = 0; i < ps.ninc; i++)
+		free(ps.inc[i].key);
+	free(ps.inc);
+	free(ps.handlers);
+	pthread_mutex_destroy(&ps.lock);
+	/* a batch whose every host failed in it ends the playbook (Ansible's
+	 * executor breaks out of its plays) */
+	size_t failed = 0;
+	for (size_t i = 0; i < nh; i++)
+		if (hosts[i]->failed || hosts[i]->unreachable)
+			failed++;
+	if (failed == nb)
+		run->stopped = true;
+out:
+	run->batch = NULL;
+	run->nbatch = 0;
+	free(hosts);
+}
+
+/* A strategy given as a template (strategy: "{{ s | default('linear') }}")
+ * is templated as the play starts, as Ansible's play fields are: linear
+ * runs, anything else stops the playbook with an error (imc has no other
+ * strategy, and the playbook can no longer go to ansible-playbook whole). */
+static int play_strategy_check(struct task_run *run, struct task_play *p, struct task_host *h,
+			       struct diag *d)
+{
+	const char *s = json_string_value(json_object_get(p->raw, "strategy"));
+	if (!s || !tmpl_has_template(s) || !h)
+		return 0;
+	/* a task standing for the play (the templating reads its task) */
+	struct ptask pt = { .raw = json_object(), .display = p->name, .dir = run->pb->dir };
+	struct exec_ctx x = { .run = run, .host = h, .task = &pt };
+	x.vars = exec_build_vars(run, h, &pt, NULL);
+	json_t *v = json_string(s);
+	struct diag td = DIAG_INIT;
+	json_t *r = xt_value(&x, v, &td);
+	json_decref(v);
+	json_decref(x.vars);
+	json_decref(pt.raw);
+	const char *rs = json_string_value(r);
+	int rc = 0;
+	if (!r) {
+		diag_error(d, IMC_EXIT_DATAERR, NULL, "play '%s': strategy: %s", p->name,
+			   diag_first_message(&td));
+		rc = -1;
+	} else if (!rs || (strcmp(rs, "linear") && strcmp(rs, "ansible.builtin.linear"))) {
+		diag_error(d, IMC_EXIT_DATAERR, NULL,
+			   "play '%s': unsupported strategy '%s' (imc runs only the linear strategy)",
+			   p->name, rs ? rs : "?");
+		rc = -1;
+	}
+	json_decref(r);
+	diag_release(&td);
+	return rc;
 }
 
 static int run_play(struct task_run *run, struct task_play *p, struct diag *d)
@@ -902,63 +1326,37 @@ static int run_play(struct task_run *run, struct task_play *p, struct diag *d)
 		    (!run->limit || !strcmp(run->limit, h->name)) &&
 		    (!run->subset || inventory_selected(run, run->subset, h->name))) {
 			h->ended = false;
-			if (!h->failed) {
-				hosts[nh++] = h;
-				json_array_append_new(run->play_hosts, json_string(h->name));
-			}
+			/* Ansible's role cache is the play's */
+			json_decref(h->roles_ran);
+			h->roles_ran = NULL;
+			hosts[nh++] = h;
 		}
 	}
+	order_hosts(hosts, nh, json_string_value(json_object_get(p->raw, "order")));
+	for (size_t i = 0; i < nh; i++)
+		if (!hosts[i]->failed)
+			json_array_append_new(run->play_hosts, json_string(hosts[i]->name));
 	run->play = p;
-	char *pname = exec_play_name(run, p, nh ? hosts[0] : NULL);
-	out_play(run->out, pname);
-	free(pname);
-	if (!nh) {
-		out_line(run->out, -1, "skipping: no hosts matched");
+	if (play_strategy_check(run, p, nh ? hosts[0] : NULL, d) < 0) {
 		free(hosts);
-		return 0;
+		return -1;
 	}
-	struct play_state ps = { 0 };
-	pthread_mutex_init(&ps.lock, NULL);
-	run->ps = &ps;
-	run->notify = play_notify;
-	for (size_t i = 0; i < p->nroles; i++)
-		add_role_handlers(&ps, p->roles[i]);
-	add_handlers(&ps, p->handlers, p->nhandlers);
-	for (size_t i = 0; i < nh; i++) {
-		json_decref(hosts[i]->notified);
-		hosts[i]->notified = json_object();
+	json_t *serial = json_object_get(p->raw, "serial");
+	size_t start = 0;
+	run->play_ended = false;
+	for (size_t b = 0; (start < nh || !start) && !run->stopped && !run->play_ended; b++) {
+		long size = 0;
+		if (serial && !play_serial_size(serial, b, nh, &size))
+			size = 0;
+		size_t n = size <= 0 || (size_t)size > nh - start ? nh - start : (size_t)size;
+		run_batch(run, p, hosts + start, n);
+		start += n;
+		if (!n)
+			break;
 	}
-
-	/* --start-at-task: a play without the task runs nothing, not even
-	 * its fact gathering (as Ansible's iterator) */
-	if (run->start_at)
-		exec_start_at_play(run, p, hosts[0]);
-	if (p->gather_facts && exec_tags_gather(run) && (!run->start_at || run->start_task))
-		gather_facts(run, hosts, nh);
-	run_list(run, p->pre_tasks, p->npre, hosts, nh, false, NULL);
-	flush_handlers(run, hosts, nh);
-	run_list(run, p->roles, p->nroles, hosts, nh, false, NULL);
-	run_list(run, p->tasks, p->ntasks, hosts, nh, false, NULL);
-	flush_handlers(run, hosts, nh);
-	run_list(run, p->post_tasks, p->npost, hosts, nh, false, NULL);
-	flush_handlers(run, hosts, nh);
-
-	run->ps = NULL;
-	run->notify = NULL;
-	for (size_t i = 0; i < ps.ninc; i++)
-		free(ps.inc[i].key);
-	free(ps.inc);
-	free(ps.handlers);
-	pthread_mutex_destroy(&ps.lock);
 	free(hosts);
 	(void)d;
 	return 0;
-}
-
-/* The recap lists hosts by name, as Ansible's does. */
-static int cmp_host_name(const void *a, const void *b)
-{
-	return strcmp((*(struct task_host *const *)a)->name, (*(struct task_host *const *)b)->name);
 }
 
 int task_run_playbook(struct task_run *run, struct task_playbook *pb, struct diag *d)
@@ -967,8 +1365,16 @@ int task_run_playbook(struct task_run *run, struct task_playbook *pb, struct dia
 	/* forks workers in all, the caller's thread one of them; started
 	 * even when the inventory has one host (add_host may add more) */
 	run->pool = pool_start((size_t)(run->forks > 0 ? run->forks : 1));
-	for (size_t i = 0; i < pb->nplays; i++) {
-		out_begin_play(run->out, pb->plays[i]->name);
+	run->stopped = false;
+	if (run->out && run->out->verbosity >= 2 && pb->file) {
+		/* ansible-playbook -vv: the playbook's banner, its play count */
+		const char *base = strrchr(pb->file, '/');
+		char *b = xasprintf("PLAYBOOK: %s", base ? base + 1 : pb->file);
+		out_banner(run->out, b);
+		free(b);
+		out_line(run->out, -1, "%zu plays in %s", pb->nplays, pb->file);
+	}
+	for (size_t i = 0; i < pb->nplays && !run->stopped; i++) {
 		if (run_play(run, pb->plays[i], d) < 0) {
 			pool_stop(run->pool);
 			run->pool = NULL;

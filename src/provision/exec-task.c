@@ -334,10 +334,10 @@ static void apply_overrides(struct exec_ctx *x, json_t *res)
 	diag_release(&d);
 }
 
-static long int_kw(struct exec_ctx *x, const char *kw, long dflt)
+/* A keyword's value v templated to an integer (dflt when absent). */
+static long int_value(struct exec_ctx *x, json_t *v, long dflt)
 {
-	json_t *v = json_object_get(x->task->raw, kw);
-	if (!v)
+	if (!v || json_is_null(v))
 		return dflt;
 	struct diag d = DIAG_INIT;
 	json_t *r = xt_value(x, v, &d);
@@ -351,6 +351,11 @@ static long int_kw(struct exec_ctx *x, const char *kw, long dflt)
 	json_decref(r);
 	diag_release(&d);
 	return n;
+}
+
+static long int_kw(struct exec_ctx *x, const char *kw, long dflt)
+{
+	return int_value(x, json_object_get(x->task->raw, kw), dflt);
 }
 
 /* One execution of the task for the current item: args templated, module
@@ -390,6 +395,70 @@ static int variable_params(struct exec_ctx *x, json_t **args)
 	return -1;
 }
 
+/* Adds to defaults the module_defaults entry of v (a mapping, or a list
+ * of them, later ones winning) for the task's module. */
+static void defaults_from(json_t *v, const char *module, json_t *defaults)
+{
+	json_t *list = json_is_array(v) ? json_incref(v) : json_pack("[O]", v);
+	size_t i;
+	json_t *e;
+	json_array_foreach(list, i, e) {
+		const char *k;
+		json_t *a;
+		if (json_is_object(e))
+			json_object_foreach(e, k, a)
+				if (json_is_object(a) && !strcmp(play_short_module(k), module))
+					json_object_update(defaults, a);
+	}
+	json_decref(list);
+}
+
+/* module_defaults: the play's, then each enclosing block's and the task's
+ * own (the nearer win), for the task's module written short or in full,
+ * templated; the task's own arguments override them. Returns 0, or -1
+ * with *args replaced by the failure. */
+static int module_defaults(struct exec_ctx *x, json_t **args)
+{
+	struct ptask *chain[64];
+	size_t n = 0;
+	for (struct ptask *p = x->task; p && n < 64; p = p->parent)
+		chain[n++] = p;
+	json_t *defaults = json_object();
+	json_t *pv = x->run->play ? json_object_get(x->run->play->raw, "module_defaults") : NULL;
+	if (pv)
+		defaults_from(pv, x->task->module, defaults);
+	while (n--) {
+		json_t *v = json_object_get(chain[n]->raw, "module_defaults");
+		if (v)
+			defaults_from(v, x->task->module, defaults);
+	}
+	if (!json_object_size(defaults)) {
+		json_decref(defaults);
+		return 0;
+	}
+	struct diag d = DIAG_INIT;
+	json_t *t = xt_value(x, defaults, &d);
+	json_decref(defaults);
+	if (!t) {
+		json_decref(*args);
+		*args = fail_from_diag(&d);
+		diag_release(&d);
+		return -1;
+	}
+	diag_release(&d);
+	json_object_update(t, *args);
+	json_decref(*args);
+	*args = t;
+	return 0;
+}
+
+/* The task keyword timeout (inherited from its block or play) in
+ * seconds, templated; 0 when not set. */
+static long task_timeout(struct exec_ctx *x)
+{
+	return int_value(x, exec_keyword(x->run, x->task, "timeout"), 0);
+}
+
 static json_t *run_once(struct exec_ctx *x, bool *fatal)
 {
 	struct diag d = DIAG_INIT;
@@ -403,7 +472,7 @@ static json_t *run_once(struct exec_ctx *x, bool *fatal)
 		return r;
 	}
 	diag_release(&d);
-	if (variable_params(x, &args) < 0) {
+	if (variable_params(x, &args) < 0 || module_defaults(x, &args) < 0) {
 		*fatal = true;
 		return args;
 	}
@@ -415,9 +484,29 @@ static json_t *run_once(struct exec_ctx *x, bool *fatal)
 	json_t *res = NULL;
 	struct exec_progress pg;
 	exec_progress_begin(x, &pg);
+	long timeout = task_timeout(x);
 	for (long attempt = 1;; attempt++) {
 		json_decref(res);
+		/* each attempt has the whole timeout, as Ansible's alarm */
+		x->task_deadline = timeout > 0 ? task_now() + (double)timeout : 0;
+		x->timed_out = false;
 		res = run_module(x, args);
+		/* a module that works here (pause, wait_for...) is not cut
+		 * short, but past the deadline it fails as Ansible's would */
+		if (x->task_deadline > 0 && task_now() >= x->task_deadline)
+			x->timed_out = true;
+		x->task_deadline = 0;
+		if (x->timed_out) {
+			/* Ansible's result for it: no module result, no
+			 * changed_when or failed_when evaluated */
+			json_decref(res);
+			char *m = xasprintf("The %s action failed to execute in the expected time "
+					    "frame (%ld) and was terminated",
+					    x->task->action ? x->task->action : x->task->module, timeout);
+			res = json_pack("{s:b, s:b, s:s}", "changed", 0, "failed", 1, "msg", m);
+			free(m);
+			break;
+		}
 		apply_overrides(x, res);
 		if (!until)
 			break;
@@ -619,18 +708,37 @@ static void loop_pause(struct exec_ctx *x, json_t *lc)
 	}
 }
 
-static char *item_label(json_t *item, json_t *lc, struct exec_ctx *x)
+/* The item's label as shown: loop_control.label templated, else the
+ * item. A label that does not template fails the item's result ir
+ * (*bad set), even a skipped one, as Ansible's loop does: "None" is
+ * shown then. */
+static char *item_label(json_t *item, json_t *lc, struct exec_ctx *x, json_t *ir, bool *bad)
 {
 	json_t *label = json_object_get(lc, "label");
 	if (label) {
 		struct diag d = DIAG_INIT;
 		json_t *l = xt_value(x, label, &d);
-		diag_release(&d);
 		if (l) {
+			diag_release(&d);
 			char *s = tmpl_to_text(l);
 			json_decref(l);
 			return s;
 		}
+		/* Ansible's words: the undefined error and its cause, the
+		 * same text twice, without the engine's position */
+		const char *m = diag_first_message(&d);
+		if (!strncmp(m, "AnsibleUndefinedVariable: ", 26))
+			m += 26;
+		const char *in = NULL;
+		for (const char *p = strstr(m, " (in '"); p; p = strstr(p + 1, " (in '"))
+			in = p;
+		int n = in && m[strlen(m) - 1] == ')' ? (int)(in - m) : (int)strlen(m);
+		json_object_set_new(ir, "failed", json_true());
+		json_object_set_new(ir, "msg", json_sprintf("Failed to template loop_control.label: "
+							    "%.*s. %.*s", n, m, n, m));
+		diag_release(&d);
+		*bad = true;
+		return xstrdup("None");
 	}
 	return tmpl_to_text(item);
 }
@@ -927,9 +1035,19 @@ int exec_task_host(struct task_run *run, struct ptask *t, struct task_host *h, b
 		if (!skipped && !json_object_get(ir, "failed"))
 			json_object_set_new(ir, "failed", json_false());
 		loop_item_vars(&x, ir);
+		bool bad_label = false;
 		char *label = args_bool(exec_keyword(run, t, "no_log"), false)
-				      ? xstrdup("None") : item_label(item, lc, &x);
-		if (skipped) {
+				      ? xstrdup("None") : item_label(item, lc, &x, ir, &bad_label);
+		if (bad_label) {
+			/* Ansible fails the item, skipped or not, shown by
+			 * its result as the module's callback cleans it */
+			json_t *shown = json_deep_copy(ir);
+			char *vb = out_dump(run->out, shown, t->module, !skipped && verbose_always(t));
+			out_line(run->out, h->index, "failed: [%s] (item=%s)%s",
+				 deleg_name ? deleg_name : h->name, label, vb);
+			free(vb);
+			json_decref(shown);
+		} else if (skipped) {
 			char *vb = out_verbose(run->out, ir, t->module, false);
 			out_line(run->out, h->index, "skipping: [%s] => (item=%s) %s", h->name, label, vb);
 			free(vb);
@@ -965,6 +1083,10 @@ int exec_task_host(struct task_run *run, struct ptask *t, struct task_host *h, b
 	res = json_object();
 	json_object_set_new(res, "changed", json_boolean(any_changed));
 	if (all_skipped && json_array_size(items)) {
+		/* failed too when an item failed (its label): Ansible's
+		 * message is the skip's then */
+		if (any_failed)
+			json_object_set_new(res, "failed", json_true());
 		json_object_set_new(res, "skipped", json_true());
 		json_object_set_new(res, "msg", json_string("All items skipped"));
 	} else if (any_failed) {
@@ -1002,6 +1124,10 @@ done:
 		json_t *stored = json_deep_copy(res);
 		if (!json_object_get(stored, "failed") && !own_skip)
 			json_object_set_new(stored, "failed", json_false());
+		/* a loop's registered result says it was not skipped (the
+		 * callbacks' copy drops the key, as Ansible's clean_copy) */
+		if (is_loop && !json_object_get(stored, "skipped"))
+			json_object_set_new(stored, "skipped", json_false());
 		exec_set_fact(run, h, reg, stored);
 		exec_mark_registered(h, reg);
 		json_decref(stored);
@@ -1018,7 +1144,13 @@ done:
 			h->error = xstrdup(json_string_value(json_object_get(res, "msg")) ?
 					   json_string_value(json_object_get(res, "msg")) : "unreachable");
 	} else if (failed) {
-		if (!is_loop) {
+		if (is_loop && !strcmp(t->module, "debug")) {
+			/* Ansible's callback cleans a debug result to its msg,
+			 * which drops the loop's results: the task's line shows */
+			char *vb = out_dump(run->out, res, t->module, false);
+			out_line(run->out, h->index, "fatal: [%s]: FAILED!%s", who, vb);
+			free(vb);
+		} else if (!is_loop) {
 			json_t *shown = nolog ? censored(res) : json_deep_copy(res);
 			json_object_del(shown, "failed");
 			char *js = out_json_compact(shown);

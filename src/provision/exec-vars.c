@@ -177,7 +177,12 @@ json_t *exec_build_vars(struct task_run *run, struct task_host *host, struct pta
 		split_play_hosts(run, &live, &failed);
 		json_object_set(v, "play_hosts", live);
 		json_object_set(v, "ansible_play_hosts", live);
-		json_object_set(v, "ansible_play_batch", live);
+		/* serial: the current batch's hosts only */
+		json_t *batch = run->batch ? json_array() : json_incref(live);
+		for (size_t i = 0; run->batch && i < run->nbatch; i++)
+			if (!run->batch[i]->failed)
+				json_array_append_new(batch, json_string(run->batch[i]->name));
+		json_object_set_new(v, "ansible_play_batch", batch);
 		json_object_set(v, "ansible_current_hosts", live);
 		json_object_set_new(v, "ansible_failed_hosts", failed);
 		json_object_set(v, "ansible_play_hosts_all", run->play_hosts);

@@ -81,6 +81,13 @@ void out_task(struct task_out *o, const char *kind, const char *name)
 	free(t);
 }
 
+void out_banner(struct task_out *o, const char *text)
+{
+	pthread_mutex_lock(&o->lock);
+	banner(o, text);
+	pthread_mutex_unlock(&o->lock);
+}
+
 void out_line(struct task_out *o, int host, const char *fmt, ...)
 {
 	va_list ap;
@@ -119,9 +126,14 @@ char *out_json_compact(json_t *v)
 
 char *out_verbose(const struct task_out *o, json_t *res, const char *module, bool always)
 {
-	bool debug = module && !strcmp(module, "debug");
 	if (o->verbosity < 1 && !always)
 		return xstrdup("");
+	return out_dump(o, res, module, always);
+}
+
+char *out_dump(const struct task_out *o, json_t *res, const char *module, bool always)
+{
+	bool debug = module && !strcmp(module, "debug");
 	json_t *r = json_deep_copy(res);
 	const char *k;
 	json_t *v;

@@ -28,6 +28,8 @@ void out_init(struct task_out *o);
 void out_release(struct task_out *o);
 void out_play(struct task_out *o, const char *name);
 void out_task(struct task_out *o, const char *banner_kind, const char *name);
+/* A banner of its own (Ansible's "NO MORE HOSTS LEFT"). */
+void out_banner(struct task_out *o, const char *text);
 void out_line(struct task_out *o, int host, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 void out_begin_play(struct task_out *o, const char *name);
 void out_begin_task(struct task_out *o, const char *name);
@@ -49,6 +51,8 @@ void out_diff(struct task_out *o, int host, json_t *res);
  * skipped; keys sorted, indented by 4 when always or at -vvv, else on
  * one line. */
 char *out_verbose(const struct task_out *o, json_t *res, const char *module, bool always);
+/* The same whatever the verbosity: what a failed item's line shows. */
+char *out_dump(const struct task_out *o, json_t *res, const char *module, bool always);
 /* A warning, once per text for the run (Ansible's Display gives each
  * once): on stderr when the log goes to a FILE, else to the log callback. */
 void out_warning(struct task_out *o, const char *text);

@@ -88,35 +88,157 @@ static const char *const task_keywords[] = {
 	"collections", "module_defaults", "remote_user", "become_exe", "port", NULL,
 };
 
+bool play_order_valid(const char *order)
+{
+	static const char *const orders[] = { "inventory", "reverse_inventory", "sorted",
+					      "reverse_sorted", "shuffle", NULL };
+	for (const char *const *o = orders; *o; o++)
+		if (!strcmp(order, *o))
+			return true;
+	return false;
+}
+
+bool play_percent(json_t *v, double *out)
+{
+	if (json_is_integer(v) || json_is_real(v)) {
+		*out = json_number_value(v);
+		return true;
+	}
+	const char *s = json_string_value(v);
+	if (!s || tmpl_has_template(s))
+		return false;
+	char *end;
+	while (isspace((unsigned char)*s))
+		s++;
+	double d = strtod(s, &end);
+	if (end == s)
+		return false;
+	if (*end == '%')
+		end++;
+	while (isspace((unsigned char)*end))
+		end++;
+	if (*end)
+		return false;
+	*out = d;
+	return true;
+}
+
+/* One item of serial as Ansible's pct_to_int reads it: an integer (or
+ * its text), or "N%" of the play's hosts rounded down, at least 1. */
+static bool serial_item(json_t *v, size_t nhosts, long *out)
+{
+	if (json_is_integer(v)) {
+		*out = (long)json_integer_value(v);
+		return true;
+	}
+	if (json_is_real(v)) {
+		*out = (long)json_real_value(v);
+		return true;
+	}
+	const char *s = json_string_value(v);
+	if (!s || tmpl_has_template(s))
+		return false;
+	char *end;
+	long n = strtol(s, &end, 10);
+	if (end == s)
+		return false;
+	if (*end == '%' && !end[1]) {
+		*out = (long)((double)n / 100.0 * (double)nhosts);
+		if (!*out)
+			*out = 1;
+		return true;
+	}
+	if (*end)
+		return false;
+	*out = n;
+	return true;
+}
+
+bool play_serial_size(json_t *serial, size_t i, size_t nhosts, long *out)
+{
+	if (!json_is_array(serial))
+		return serial_item(serial, nhosts, out);
+	size_t n = json_array_size(serial);
+	if (!n) {
+		*out = 0;
+		return true;
+	}
+	return serial_item(json_array_get(serial, i < n ? i : n - 1), nhosts, out);
+}
+
+/* module_defaults as imc carries it out (exec-task.c): a mapping of
+ * module names to their default arguments, or a list of such mappings;
+ * NULL when v is one, else why not. An action group ('group/NAME') is
+ * refused: imc does not know which modules each collection puts in it. */
+static const char *module_defaults_refusal(json_t *v)
+{
+	if (json_is_null(v))
+		return NULL;
+	json_t *list = json_is_array(v) ? json_incref(v) : json_pack("[O]", v);
+	const char *why = NULL;
+	size_t i;
+	json_t *e;
+	json_array_foreach(list, i, e) {
+		const char *k;
+		json_t *a;
+		if (!json_is_object(e)) {
+			why = "imc reads only mappings of module names";
+			break;
+		}
+		json_object_foreach(e, k, a) {
+			if (!strncmp(k, "group/", 6))
+				why = "imc does not know the modules of an action group";
+			else if (!json_is_object(a) && !json_is_null(a))
+				why = "imc reads only a mapping of arguments per module";
+		}
+	}
+	json_decref(list);
+	return why;
+}
+
 /* A keyword imc accepts but does not carry out, with a value that would
  * make Ansible do something different from imc (NULL when the value
  * changes nothing imc does): the play then goes to ansible-playbook as a
  * whole, or stops with this error, rather than run with the keyword
- * silently ignored. */
+ * silently ignored. A templated value of a keyword imc carries out
+ * (serial, order...) is refused too: the play loop reads them as
+ * written. */
 static const char *unenforced_keyword(const char *k, json_t *v)
 {
-	static const char *const any[] = { "serial", "max_fail_percentage", "module_defaults",
-					   "vars_prompt", NULL };
+	if (!strcmp(k, "module_defaults"))
+		return module_defaults_refusal(v);
+	static const char *const any[] = { "vars_prompt", NULL };
 	for (const char *const *p = any; *p; p++)
 		if (!strcmp(k, *p))
 			return json_is_null(v) || (json_is_array(v) && !json_array_size(v)) ||
 					       (json_is_object(v) && !json_object_size(v))
 				       ? NULL : "imc does not implement it";
 	const char *s = json_string_value(v);
+	if (!strcmp(k, "serial")) {
+		long n;
+		bool ok = json_is_null(v) || play_serial_size(v, 0, 1, &n);
+		for (size_t i = 0; ok && json_is_array(v) && i < json_array_size(v); i++)
+			ok = play_serial_size(v, i, 1, &n);
+		return ok ? NULL : "imc reads only integers and percentages, untemplated";
+	}
+	if (!strcmp(k, "max_fail_percentage")) {
+		double pct;
+		return json_is_null(v) || play_percent(v, &pct)
+			       ? NULL : "imc reads only a number or a percentage, untemplated";
+	}
+	/* a templated strategy is checked when the play starts (exec-play.c) */
 	if (!strcmp(k, "strategy"))
-		return s && !strcmp(s, "linear") ? NULL : "imc runs only the linear strategy";
+		return s && (!strcmp(s, "linear") || !strcmp(s, "ansible.builtin.linear") ||
+			     tmpl_has_template(s))
+			       ? NULL : "imc runs only the linear strategy";
 	if (!strcmp(k, "order"))
-		return s && !strcmp(s, "inventory") ? NULL : "imc runs hosts only in inventory order";
+		return json_is_null(v) || (s && !tmpl_has_template(s))
+			       ? NULL : "imc reads only an order written as is, untemplated";
 	if (!strcmp(k, "debugger"))
 		return s && !strcmp(s, "never") ? NULL : "imc has no interactive debugger";
-	if (!strcmp(k, "timeout"))
-		return json_is_null(v) || (json_is_integer(v) && json_integer_value(v) == 0)
-			       ? NULL : "imc does not enforce a task timeout";
-	if (!strcmp(k, "force_handlers") || !strcmp(k, "any_errors_fatal")) {
-		if (json_is_null(v) || json_is_false(v) || (s && args_is_bool(v) && !args_bool(v, true)))
-			return NULL;
-		return "imc does not implement it";
-	}
+	if (!strcmp(k, "force_handlers") || !strcmp(k, "any_errors_fatal"))
+		return json_is_null(v) || json_is_boolean(v) || (s && args_is_bool(v))
+			       ? NULL : "imc reads only a boolean written as is, untemplated";
 	return NULL;
 }
 
@@ -127,6 +249,10 @@ static int check_unenforced(json_t *raw, const char *what, const struct src_loc 
 	const char *k;
 	json_t *v;
 	json_object_foreach(raw, k, v) {
+		/* Ansible's strategy reads a task's or block's any_errors_fatal
+		 * untemplated, as Python truth (exec-play.c does too) */
+		if (strcmp(what, "play") && !strcmp(k, "any_errors_fatal"))
+			continue;
 		const char *why = unenforced_keyword(k, v);
 		if (why) {
 			diag_error(d, IMC_EXIT_DATAERR, loc, "unsupported %s keyword '%s' (%s)", what, k,
@@ -147,8 +273,7 @@ static bool is_keyword(const char *k)
 	return false;
 }
 
-/* Strips the collection prefix of ansible.builtin.copy and friends. */
-static const char *short_module(const char *m)
+const char *play_short_module(const char *m)
 {
 	static const char *const prefixes[] = { "ansible.builtin.", "ansible.legacy.",
 						"ansible.posix.", "community.general.", NULL };
@@ -169,6 +294,30 @@ static bool is_engine_module(const char *m)
 		if (!strcmp(m, *p))
 			return true;
 	return false;
+}
+
+/* The modules Ansible's parser lets take free-form text (its
+ * RAW_PARAM_MODULES, Windows' left out). */
+static const char *const raw_param_modules[] = {
+	"command", "shell", "script", "raw", "include", "include_tasks", "include_role",
+	"import_tasks", "import_role", "include_vars", "meta", "set_fact", "add_host", "group_by",
+	NULL,
+};
+
+/* Free-form text (no k=v) given to a module that takes none, as
+ * written: Ansible's parser refuses it at load, unless the text is a
+ * template (its mapping is merged at run time: exec-task.c). */
+static bool free_text_refused(json_t *args, const char *written)
+{
+	const char *rp = json_string_value(json_object_get(args, "_raw_params"));
+	if (!rp || !*rp || tmpl_has_template(rp))
+		return false;
+	const char *base = strrchr(written, '.');
+	base = base ? base + 1 : written;
+	for (size_t i = 0; raw_param_modules[i]; i++)
+		if (!strcmp(base, raw_param_modules[i]))
+			return false;
+	return true;
 }
 
 static bool is_free_form(const char *m)
@@ -586,12 +735,12 @@ static struct ptask *parse_task(struct task_playbook *pb, json_t *raw, const str
 				size_t n = strcspn(s, " \t\n");
 				char *m = xstrndup(s, n);
 				written = play_strdup(pb, m);
-				module = play_strdup(pb, short_module(m));
+				module = play_strdup(pb, play_short_module(m));
 				free(m);
 				margs = json_string(s + n + strspn(s + n, " \t\n"));
 			} else if (json_is_object(v) && json_is_string(json_object_get(v, "module"))) {
 				written = play_strdup(pb, json_string_value(json_object_get(v, "module")));
-				module = play_strdup(pb, short_module(written));
+				module = play_strdup(pb, play_short_module(written));
 				margs = json_deep_copy(v);
 				json_object_del(margs, "module");
 			} else {
@@ -600,7 +749,7 @@ static struct ptask *parse_task(struct task_playbook *pb, json_t *raw, const str
 			}
 		} else {
 			written = play_strdup(pb, k);
-			module = play_strdup(pb, short_module(k));
+			module = play_strdup(pb, play_short_module(k));
 			margs = json_incref(v);
 		}
 	}
@@ -640,6 +789,19 @@ static struct ptask *parse_task(struct task_playbook *pb, json_t *raw, const str
 		json_object_set(args, "_raw_params", margs);
 	}
 	json_decref(margs);
+	if (free_text_refused(args, written)) {
+		/* Ansible's parser error; it lists the modules in no fixed order */
+		struct strbuf sb = STRBUF_INIT;
+		for (size_t i = 0; raw_param_modules[i]; i++)
+			strbuf_addf(&sb, "%s%s, ansible.builtin.%s, ansible.legacy.%s", i ? ", " : "",
+				    raw_param_modules[i], raw_param_modules[i], raw_param_modules[i]);
+		diag_error(d, IMC_EXIT_DATAERR, &loc,
+			   "this task '%s' has extra params, which is only allowed in the following "
+			   "modules: %s", written, strbuf_str(&sb));
+		strbuf_release(&sb);
+		json_decref(args);
+		return NULL;
+	}
 	json_t *extra = json_object_get(raw, "args");
 	if (json_is_object(extra)) {
 		json_t *merged = json_deep_copy(extra);
@@ -650,10 +812,17 @@ static struct ptask *parse_task(struct task_playbook *pb, json_t *raw, const str
 	t->args = play_keep(pb, args);
 
 	const char *name = json_string_value(json_object_get(raw, "name"));
-	if (role)
-		t->display = play_strdup(pb, name ? name : module);
-	else
-		t->display = play_strdup(pb, name ? name : module);
+	/* an unnamed task is shown by its action as written (its FQCN), an
+	 * include_role by "ACTION : ROLE" (Ansible's IncludeRole.get_name) */
+	const char *irole = !strcmp(module, "include_role")
+				    ? args_str(args, "name") ? args_str(args, "name") : args_str(args, "role")
+				    : NULL;
+	if (!name && irole) {
+		char *n = xasprintf("%s : %s", written ? written : module, irole);
+		t->display = play_strdup(pb, n);
+		free(n);
+	} else
+		t->display = play_strdup(pb, name ? name : written ? written : module);
 	if (role) {
 		char *p = xasprintf("%s : %s", role->name, t->display);
 		t->display = play_strdup(pb, p);
@@ -840,6 +1009,15 @@ struct task_role *play_load_role(struct task_playbook *pb, const char *name, jso
 	w->display = r->name;
 	w->dir = r->dir;
 	w->file = r->dir;
+	/* a role include_role or import_role brings runs each time (Ansible
+	 * loads it apart from its play's role cache); one in roles: or a
+	 * dependency runs once per host in the play */
+	w->role_start = !from;
+	char *pj = json_dumps(r->params, JSON_COMPACT | JSON_SORT_KEYS);
+	char *key = xasprintf("%s\n%s", r->dir, pj ? pj : "");
+	r->key = play_strdup(pb, key);
+	free(key);
+	free(pj);
 
 	/* meta dependencies run first */
 	char *meta = role_file(r->dir, "meta", "main");
@@ -850,6 +1028,7 @@ struct task_role *play_load_role(struct task_playbook *pb, const char *name, jso
 		struct yaml_doc *ydoc = NULL;
 		if (load_yaml_file(meta, &m, &ydoc, d) < 0)
 			rc = -1;
+		r->allow_duplicates = args_bool(json_object_get(m, "allow_duplicates"), false);
 		json_t *dl = json_object_get(m, "dependencies");
 		if (json_is_array(dl) && json_array_size(dl)) {
 			deps = play_alloc(pb, json_array_size(dl) * sizeof(*deps));
@@ -955,8 +1134,53 @@ static const char *const play_keywords[] = {
 	"connection", "remote_user", "serial", "strategy", "any_errors_fatal", "ignore_errors",
 	"max_fail_percentage", "order", "no_log", "collections", "module_defaults", "force_handlers",
 	"gather_subset", "gather_timeout", "check_mode", "diff", "port", "vars_prompt", "throttle",
-	"timeout", "run_once", "debugger", NULL,
+	"timeout", "run_once", "debugger", "user", NULL,
 };
+
+/* Ansible's checks of a play's own fields, in its words: hosts given
+ * empty, task sections that are not lists, user with remote_user, a
+ * vars_prompt entry without a name. */
+static int play_fields_check(json_t *raw, const struct src_loc *loc, struct diag *d)
+{
+	int rc = 0;
+	json_t *hosts = json_object_get(raw, "hosts");
+	if (hosts && (json_is_null(hosts) || (json_is_array(hosts) && !json_array_size(hosts)) ||
+		      (json_is_string(hosts) && !json_string_length(hosts)))) {
+		diag_error(d, IMC_EXIT_DATAERR, loc, "Hosts list cannot be empty. Please check your playbook");
+		rc = -1;
+	}
+	static const char *const sections[] = { "tasks", "pre_tasks", "post_tasks", "handlers", NULL };
+	for (size_t i = 0; sections[i]; i++) {
+		json_t *v = json_object_get(raw, sections[i]);
+		if (!v || json_is_null(v) || json_is_array(v))
+			continue;
+		if (i == 0) {
+			struct strbuf sb = STRBUF_INIT;
+			args_pystr(&sb, v);
+			diag_error(d, IMC_EXIT_DATAERR, loc,
+				   "A malformed block was encountered while loading tasks: %s should be a "
+				   "list or None but is <class '%s'>", strbuf_str(&sb), mod_pytype(v));
+			strbuf_release(&sb);
+		} else
+			diag_error(d, IMC_EXIT_DATAERR, loc,
+				   "A malformed block was encountered while loading %s", sections[i]);
+		rc = -1;
+	}
+	if (json_object_get(raw, "user") && json_object_get(raw, "remote_user")) {
+		diag_error(d, IMC_EXIT_DATAERR, loc, "both 'user' and 'remote_user' are set for this play.");
+		rc = -1;
+	}
+	json_t *vp = json_object_get(raw, "vars_prompt");
+	size_t i;
+	json_t *e;
+	json_array_foreach(vp, i, e)
+		if (!json_is_object(e) || !json_object_get(e, "name")) {
+			diag_error(d, IMC_EXIT_DATAERR, loc,
+				   "Invalid vars_prompt data structure, missing 'name' key");
+			return -1;
+		}
+	return rc;
+}
 
 static int parse_roles(struct task_playbook *pb, struct task_play *p, json_t *roles,
 		       const struct yaml_doc *ydoc, const char *file, struct diag *d)
@@ -965,7 +1189,7 @@ static int parse_roles(struct task_playbook *pb, struct task_play *p, json_t *ro
 		return 0;
 	struct src_loc loc = { file, yaml_line_of(ydoc, roles), 1 };
 	if (!json_is_array(roles)) {
-		diag_error(d, IMC_EXIT_DATAERR, &loc, "'roles' must be a list");
+		diag_error(d, IMC_EXIT_DATAERR, &loc, "A malformed role declaration was encountered.");
 		return -1;
 	}
 	static const char *const role_kw[] = { "role", "name", "when", "tags", "become",
@@ -1002,6 +1226,13 @@ static int parse_roles(struct task_playbook *pb, struct task_play *p, json_t *ro
 			}
 		} else
 			name = NULL;
+		if (name && strchr(name, ',')) {
+			diag_error(d, IMC_EXIT_DATAERR, &eloc, "Invalid old style role requirement: %s", name);
+			rc = -1;
+			json_decref(params);
+			json_decref(kws);
+			continue;
+		}
 		if (!name) {
 			diag_error(d, IMC_EXIT_DATAERR, &eloc, "a role entry needs a 'role' name");
 			rc = -1;
@@ -1089,7 +1320,16 @@ static int parse_play(struct task_playbook *pb, json_t *raw, const struct yaml_d
 			rc = -1;
 		}
 	}
+	if (play_fields_check(raw, &loc, d) < 0)
+		return -1;
 	rc |= check_unenforced(raw, "play", &loc, d);
+	const char *order = json_string_value(json_object_get(raw, "order"));
+	if (order && !tmpl_has_template(order) && !play_order_valid(order)) {
+		/* Ansible's words, raised when the play starts */
+		diag_error(d, IMC_EXIT_DATAERR, &loc, "Invalid 'order' specified for inventory hosts: %s",
+			   order);
+		rc = -1;
+	}
 	struct task_play *p = play_alloc(pb, sizeof(*p));
 	p->raw = play_keep(pb, json_incref(raw));
 	json_t *hosts = json_object_get(raw, "hosts");
@@ -1111,6 +1351,8 @@ static int parse_play(struct task_playbook *pb, json_t *raw, const struct yaml_d
 	p->vars = json_object_get(raw, "vars");
 	p->vars = play_keep(pb, json_is_object(p->vars) ? json_incref(p->vars) : json_object());
 	json_t *vf = json_object_get(raw, "vars_files");
+	/* one file may be given alone, not in a list */
+	vf = json_is_string(vf) ? json_pack("[O]", vf) : json_incref(vf);
 	if (json_is_array(vf)) {
 		size_t i;
 		json_t *e;
@@ -1131,6 +1373,7 @@ static int parse_play(struct task_playbook *pb, json_t *raw, const struct yaml_d
 			free(path);
 		}
 	}
+	json_decref(vf);
 	rc |= play_parse_tasks(pb, json_object_get(raw, "pre_tasks"), ydoc, file, pb->dir, NULL, NULL,
 			       false, &p->pre_tasks, &p->npre, d);
 	rc |= play_parse_tasks(pb, json_object_get(raw, "tasks"), ydoc, file, pb->dir, NULL, NULL,
@@ -1161,6 +1404,15 @@ static struct task_playbook *load_doc(struct task_playbook *pb, json_t *doc,
 	if (!json_is_array(doc)) {
 		struct src_loc loc = { pb->file, yaml_line_of(ydoc, doc), 1 };
 		diag_error(d, IMC_EXIT_DATAERR, &loc, "a playbook must be a list of plays");
+		play_free(pb);
+		return NULL;
+	}
+	if (!json_array_size(doc)) {
+		char *rp = realpath(pb->file, NULL);
+		struct src_loc loc = { pb->file, yaml_line_of(ydoc, doc), 1 };
+		diag_error(d, IMC_EXIT_DATAERR, &loc, "A playbook must contain at least one play: %s",
+			   rp ? rp : pb->file);
+		free(rp);
 		play_free(pb);
 		return NULL;
 	}

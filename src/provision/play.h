@@ -40,6 +40,10 @@ struct ptask {
 	 * allowed Ansible runs, in a dynamically included file): it fails
 	 * with this only if it runs, as Ansible's would */
 	const char *unrunnable;
+	/* the wrapper of a role instance listed in roles: or as a
+	 * dependency (its dependencies, then its tasks): one that already
+	 * ran on a host in the play is not run again (exec-play.c) */
+	bool role_start;
 };
 
 struct task_role {
@@ -49,6 +53,10 @@ struct task_role {
 	struct ptask **handlers;
 	size_t nhandlers;
 	bool public_vars;
+	/* what makes two instances the same role for Ansible's play role
+	 * cache: its path and parameters */
+	char *key;
+	bool allow_duplicates;     /* meta/main.yml allows it to run again */
 };
 
 struct task_play {
@@ -116,6 +124,18 @@ int play_load_tasks_file(struct task_playbook *pb, const char *path, struct task
 struct task_role *play_load_role(struct task_playbook *pb, const char *name, json_t *params,
 				 const char *from_dir, json_t *from,
 				 struct ptask **wrapper, struct ptask *parent, struct diag *d);
+/* The size of batch i (from 0) of a play whose serial keyword is serial
+ * (a number, "N%" of nhosts, or a list of those whose last item repeats):
+ * false when a value is neither; 0 or less means every host. */
+bool play_serial_size(json_t *serial, size_t i, size_t nhosts, long *out);
+/* m without the collection prefix of ansible.builtin.copy and friends
+ * (a pointer into m). */
+const char *play_short_module(const char *m);
+/* Whether order is one of the play keyword's values. */
+bool play_order_valid(const char *order);
+/* max_fail_percentage's value (a number, or its text with or without
+ * '%'); false when it is neither. */
+bool play_percent(json_t *v, double *out);
 void *play_alloc(struct task_playbook *pb, size_t n);
 char *play_strdup(struct task_playbook *pb, const char *s);
 

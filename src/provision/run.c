@@ -63,6 +63,7 @@ void task_host_free(struct task_host *h)
 	json_decref(h->registered);
 	json_decref(h->native);
 	json_decref(h->notified);
+	json_decref(h->roles_ran);
 	json_decref(h->fallbacks);
 	json_decref(h->fail_task);
 	json_decref(h->fail_result);

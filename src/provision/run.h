@@ -34,12 +34,18 @@ struct task_host {
 				* templated again when read (Ansible's unsafe) */
 	json_t *native;        /* names in facts set from a template (type_debug 'str') */
 	json_t *notified;      /* object: handler key -> true */
+	json_t *roles_ran;     /* task_role.key -> true: the roles that ran to
+				* their end here in the current play (exec-play.c) */
 	json_t *fallbacks;     /* names of the tasks Ansible ran here (exec-fallback.c;
 				* under task_facts_lock), or NULL */
 	struct task_stats st;
 	bool failed;           /* removed from the rest of the play */
 	bool unreachable;
 	bool ended;            /* meta: end_play */
+	/* how many rescue or always sections the host is running (or, for
+	 * a host that passed a block, waiting for): any_errors_fatal does not
+	 * fail it there, as Ansible's linear strategy spares those states */
+	unsigned spared;
 	char *error;           /* first fatal error (for provision step reports) */
 	int index;             /* index in the caller's host table */
 	json_t *fail_task;     /* {name} of the last failed task (for rescue) */
@@ -99,6 +105,17 @@ struct task_run {
 	const char *start_at;
 	struct ptask *start_task;
 	bool borrowed_hosts;   /* hosts belong to the caller */
+	/* the current serial batch of the play (exec-play.c): the hosts
+	 * any_errors_fatal and max_fail_percentage count and fail */
+	struct task_host **batch;
+	size_t nbatch;
+	size_t batch_failed0;  /* of them, those failed before it started */
+	/* any_errors_fatal, max_fail_percentage, or a batch whose hosts all
+	 * failed: Ansible runs no further batch nor play */
+	bool stopped;
+	bool play_ended;       /* meta: end_play: no further batch of the play */
+	/* --force-handlers: the force_handlers keyword's default */
+	bool force_handlers;
 	/* ansible-playbook's --check and --diff: the defaults the check_mode
 	 * and diff keywords override; --check also sets ansible_check_mode */
 	bool check;
@@ -130,6 +147,11 @@ struct exec_ctx {
 	char *become_user_own;
 	json_t *env;           /* environment object (owned) or NULL */
 	double deadline;
+	/* the task keyword timeout: when this attempt must end (0: none);
+	 * commands run past it are killed and timed_out set (module-util.c),
+	 * and the task fails with Ansible's message (exec-task.c) */
+	double task_deadline;
+	bool timed_out;
 	bool check_mode;       /* the check_mode keyword, templated, or --check */
 	/* a native module's check-mode case it does not compute: Ansible
 	 * runs the task, or a failure says why (exec-task.c sets it, so

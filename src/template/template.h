@@ -209,6 +209,12 @@ bool tmpl_syntax_has_template(const struct tmpl_syntax *syn, const char *s);
  * undefined result is an error (TMPL_ERR_UNDEFINED). */
 json_t *tmpl_eval(struct tmpl_env *env, const char *expr, struct diag *d);
 
+/* A Python naive datetime of the broken-down time tm and usec
+ * microseconds, as a value a variable may hold (the template module's
+ * template_mtime); NULL outside years 1..9999. New reference. */
+struct tm;
+json_t *tmpl_datetime(const struct tm *tm, int usec);
+
 /* Python/Jinja truthiness of a JSON value: false, null, 0, 0.0, "", [] and
  * {} are false; everything else is true. NULL is false. Can't fail. */
 bool tmpl_is_true(const json_t *v);

@@ -50,6 +50,16 @@ long long dt_us(const json_t *v)
 
 json_t *td_new(long long us) { return json_pack("{sI}", TD_KEY, (json_int_t)us); }
 
+json_t *tmpl_datetime(const struct tm *tm, int usec)
+{
+	long long ord = ymd_to_ord(tm->tm_year + 1900LL, tm->tm_mon + 1, tm->tm_mday);
+	if (ord < MIN_ORD || ord > MAX_ORD || usec < 0 || usec > 999999)
+		return NULL;
+	long long us = (ord - 1) * US_PER_DAY +
+		       ((tm->tm_hour * 60LL + tm->tm_min) * 60 + tm->tm_sec) * 1000000LL + usec;
+	return json_pack("{sI}", DT_KEY, (json_int_t)us);
+}
+
 bool dt_contains(const json_t *v)
 {
 	size_t i;

@@ -176,9 +176,9 @@ expect_exit 0 "clear_host_errors after a failed rescue (blocks)" -- "$IMC" play 
 	--connection local "$TMPD/clear-errors.yml"
 expect_grep 'TASK \[assert\]' "$TMPD/out" "... the host runs the next task"
 expect_grep 'ok=2 +changed=0 +unreachable=0 +failed=1 +skipped=0 +rescued=1' "$TMPD/out" "... with Ansible's recap"
-printf -- '- hosts: all\n  gather_facts: false\n  tasks:\n    - meta: end_host\n' >"$TMPD/meta-other.yml"
+printf -- '- hosts: all\n  gather_facts: false\n  tasks:\n    - meta: clear_facts\n' >"$TMPD/meta-other.yml"
 expect_exit 1 "a meta action imc lacks fails the task" -- "$IMC" play --no-fallback --connection local \
 	"$TMPD/meta-other.yml"
-expect_grep "meta: end_host is not supported by imc" "$TMPD/out" "... saying so"
+expect_grep "meta: clear_facts is not supported by imc" "$TMPD/out" "... saying so"
 
 done_testing

@@ -128,6 +128,16 @@ static char *wrap_cmd(struct exec_ctx *x, const char *cmd)
 		}
 	}
 	strbuf_addstr(&inner, cmd);
+	if (x->task_deadline > 0) {
+		/* the task's timeout: timeout(1) kills the command's process
+		 * group, inside the become wrapper so that it may */
+		double left = x->task_deadline - task_now();
+		struct strbuf t = STRBUF_INIT;
+		strbuf_addf(&t, "timeout -s KILL %.3f /bin/sh -c ", left > 0.001 ? left : 0.001);
+		sh_quote(&t, strbuf_str(&inner));
+		strbuf_release(&inner);
+		inner = t;
+	}
 	if (!need_sudo(x))
 		return strbuf_detach(&inner);
 	struct strbuf outer = STRBUF_INIT;
@@ -189,8 +199,15 @@ static int run_sh(struct exec_ctx *x, const char *cmd, const void *in, size_t in
 	int (*exec)(struct task_conn *, const char *, const void *, size_t, struct conn_result *,
 		    struct diag *) = !marked && x->conn->ops->exec_login ? x->conn->ops->exec_login
 									: x->conn->ops->exec;
-	int rc = exec(x->conn, full, in, inlen, cr, &d);
+	int rc = x->task_deadline > 0 && task_now() >= x->task_deadline
+			 ? 0 : exec(x->conn, full, in, inlen, cr, &d);
 	free(full);
+	if (x->task_deadline > 0 && task_now() >= x->task_deadline) {
+		/* killed (or not started) for the task's timeout: the module
+		 * goes on with a failed command, and its result is replaced */
+		x->timed_out = true;
+		cr->rc = 128 + 9;
+	}
 	if (rc == 0 && marked) {
 		drop_through_mark(&cr->out);
 		drop_through_mark(&cr->err);

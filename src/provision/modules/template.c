@@ -10,10 +10,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <pwd.h>
 #include <sys/stat.h>
+#include <sys/utsname.h>
+#include <time.h>
 
 #include "provision/modules/module-shared.h"
 #include "template/template.h"
+#include "util/xalloc.h"
 #include "util/banned.h"
 
 /* newline_sequence as Ansible's template action takes it: the characters
@@ -27,6 +31,53 @@ static const char *newline_of(const char *v)
 	if (!strcmp(v, "\r") || !strcmp(v, "\\r"))
 		return "\r";
 	return NULL;
+}
+
+/* A Python datetime of the local time at epoch seconds t, as
+ * datetime.fromtimestamp() gives it (new reference; NULL if it fails). */
+static json_t *local_datetime(double t)
+{
+	time_t sec = (time_t)t;
+	struct tm tm;
+	if (!localtime_r(&sec, &tm))
+		return NULL;
+	return tmpl_datetime(&tm, (int)((t - (double)sec) * 1e6));
+}
+
+/* The variables Ansible's template action adds (its
+ * generate_ansible_template_vars): the template's path, full path and
+ * owner, its modification time and the run's date as datetimes, the
+ * controller's host name (this machine's, where imc renders), the
+ * destination, and ansible_managed ("Ansible managed", the default of
+ * DEFAULT_MANAGED_STR, run through strftime as Ansible does). */
+static void template_vars(struct exec_ctx *x, const char *path, const char *dest)
+{
+	struct stat st;
+	bool have = stat(path, &st) == 0;
+	char *full = realpath(path, NULL);
+	struct utsname un;
+	json_object_set_new(x->vars, "template_path", json_string(path));
+	json_object_set_new(x->vars, "template_fullpath", json_string(full ? full : path));
+	json_object_set_new(x->vars, "template_host",
+			    json_string(uname(&un) == 0 ? un.nodename : x->host->name));
+	json_object_set_new(x->vars, "template_destpath", json_string(dest));
+	free(full);
+	if (!have)
+		return;
+	struct passwd *pw = getpwuid(st.st_uid);
+	if (pw)
+		json_object_set_new(x->vars, "template_uid", json_string(pw->pw_name));
+	else
+		json_object_set_new(x->vars, "template_uid", json_sprintf("%lu", (unsigned long)st.st_uid));
+	json_t *mt = local_datetime((double)st.st_mtim.tv_sec + (double)st.st_mtim.tv_nsec / 1e9);
+	struct timespec now;
+	clock_gettime(CLOCK_REALTIME, &now);
+	json_t *rd = local_datetime((double)now.tv_sec + (double)now.tv_nsec / 1e9);
+	if (mt)
+		json_object_set_new(x->vars, "template_mtime", mt);
+	if (rd)
+		json_object_set_new(x->vars, "template_run_date", rd);
+	json_object_set_new(x->vars, "ansible_managed", json_string("Ansible managed"));
 }
 
 static json_t *template_run(struct exec_ctx *x, json_t *args)
@@ -65,10 +116,7 @@ static json_t *template_run(struct exec_ctx *x, json_t *args)
 		res = res_fail("template: output_encoding '%s' is not supported by imc (only utf-8)", enc);
 		goto out;
 	}
-	json_object_set_new(x->vars, "template_path", json_string(path));
-	json_object_set_new(x->vars, "template_fullpath", json_string(path));
-	json_object_set_new(x->vars, "template_host", json_string(x->host->name));
-	json_object_set_new(x->vars, "template_destpath", json_string(dest0));
+	template_vars(x, path, dest0);
 	struct diag d = DIAG_INIT;
 	char *text = xt_render_template(x, data.buf ? data.buf : "", path,
 					args_bool(json_object_get(args, "trim_blocks"), true),
