@@ -16,6 +16,7 @@ libimc_la_SOURCES += src/template/template.h src/template/engine.h src/template/
 	src/template/filters-data.c src/template/filters-regex.c \
 	src/template/filters-jmespath.c src/template/filters-format.c \
 	src/template/filters-path.c src/template/filters-datetime.c src/template/value-datetime.c \
+	src/template/value-float.c \
 	src/template/datetime.h src/template/regex.c \
 	src/template/filters-seq.c src/template/filters-markup.c \
 	src/template/filters-wrap.c src/template/filters-pprint.c \

@@ -19,11 +19,20 @@
 #include "util/banned.h"
 
 /* Results handed to the caller never share containers with its inputs, so
- * that it may modify them (the executor drops `omit` arguments in place). */
+ * that it may modify them (the executor drops `omit` arguments in place).
+ * A NaN or an infinity leaves the engine as text, in or out of a
+ * container: Ansible's templating turns a result into its text, and
+ * "nan" or "[1.0, inf]" reads back as no Python literal (value-float.c). */
 static json_t *own(json_t *v)
 {
+	if (v && val_nonfinite_contains(v)) {
+		struct strbuf sb = STRBUF_INIT;
+		val_str(&sb, v);
+		json_decref(v);
+		return render_typed_result(strbuf_detach(&sb), false);
+	}
 	if (json_is_array(v) || json_is_object(v)) {
-		json_t *c = json_deep_copy(v);
+		json_t *c = val_deep_copy(v);
 		json_decref(v);
 		return c;
 	}
