@@ -40,3 +40,7 @@ tests_fuzz_fuzz_expr_LDADD = libimc.la $(IMC_LIBS)
 endif
 TESTS += tests/cli/t4007-template-fuzz.sh
 EXTRA_DIST += tests/cli/t4007-template-fuzz.sh
+# what the templating targets of ansible-core ask (template encodings,
+# lookups, lazy templating of task arguments)
+TESTS += tests/cli/t4140-filters-targets.sh
+EXTRA_DIST += tests/cli/t4140-filters-targets.sh

@@ -4,16 +4,16 @@
  * newline_sequence, the block/variable/comment start and end strings; the
  * template's own "#jinja2:" line is the engine's), then writes it as copy
  * does (copy_put_content: checksum compare, atomic write, attributes,
- * backup). */
+ * backup), in output_encoding (util/textenc.c). */
 #include "config.h"
 
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <sys/stat.h>
 
 #include "provision/modules/module-shared.h"
 #include "template/template.h"
+#include "util/textenc.h"
 #include "util/banned.h"
 
 /* newline_sequence as Ansible's template action takes it: the characters
@@ -60,11 +60,11 @@ static json_t *template_run(struct exec_ctx *x, json_t *args)
 		.comment_start = args_str(args, "comment_start_string"),
 		.comment_end = args_str(args, "comment_end_string"),
 	};
+	/* the rendered text is written in output_encoding (an empty one is
+	 * utf-8); Python's strict encoding errors fail the task */
 	const char *enc = args_str(args, "output_encoding");
-	if (enc && *enc && strcasecmp(enc, "utf-8") && strcasecmp(enc, "utf8") && strcasecmp(enc, "utf_8")) {
-		res = res_fail("template: output_encoding '%s' is not supported by imc (only utf-8)", enc);
-		goto out;
-	}
+	if (!enc || !*enc)
+		enc = "utf-8";
 	json_object_set_new(x->vars, "template_path", json_string(path));
 	json_object_set_new(x->vars, "template_fullpath", json_string(path));
 	json_object_set_new(x->vars, "template_host", json_string(x->host->name));
@@ -91,11 +91,19 @@ static json_t *template_run(struct exec_ctx *x, json_t *args)
 		snprintf(m, sizeof(m), "0%03o", (unsigned)(st.st_mode & 07777));
 		json_object_set_new(wargs, "mode", json_string(m));
 	}
-	char *dest = copy_final_dest(x, dest0, src, &res);
-	if (dest) {
-		res = copy_put_content(x, wargs, dest, dest0, text, strlen(text));
-		free(dest);
+	struct strbuf bytes = STRBUF_INIT;
+	char *err = NULL;
+	if (text_encode(enc, text, strlen(text), &bytes, &err) < 0) {
+		res = res_fail("Unexpected failure during module execution: %s", err);
+		free(err);
+	} else {
+		char *dest = copy_final_dest(x, dest0, src, &res);
+		if (dest) {
+			res = copy_put_content(x, wargs, dest, dest0, bytes.buf ? bytes.buf : "", bytes.len);
+			free(dest);
+		}
 	}
+	strbuf_release(&bytes);
 	json_decref(wargs);
 	free(text);
 out:

@@ -1,0 +1,65 @@
+#!/bin/sh
+# t4140: what ansible-core 2.14's integration targets for templating ask of
+# imc (issue 17, the filters task), each checked against the real thing:
+# the template module's output_encoding against Python's own codecs (the
+# file's bytes, and Python's error for a character the encoding lacks or an
+# encoding it does not know), as the target `template` writes
+# encoding_1252_*.
+. "$top_srcdir/tests/cli/lib.sh"
+PY=/usr/bin/python3
+[ -x "$PY" ] || { not_ok "needs $PY (package python3)"; done_testing; exit 1; }
+
+# ---- template: output_encoding -------------------------------------------
+mkdir -p "$TMPD/tpl/templates"
+printf 'caf\303\251 {{ word }}\n' >"$TMPD/tpl/templates/ok.j2"
+printf 'caf\303\251 \304\201\n' >"$TMPD/tpl/templates/macron.j2"
+cat >"$TMPD/tpl/enc.yml" <<EOY
+- hosts: all
+  gather_facts: no
+  vars:
+    word: "\u20ac"
+  tasks:
+    - template: src=ok.j2 dest=$TMPD/out-{{ item | default('default', true) }} output_encoding={{ item }}
+      loop: ['', utf-8, windows-1252, latin_1, iso8859_15, utf-16, cp850]
+      ignore_errors: true
+    - template: src=macron.j2 dest=$TMPD/macron-{{ item }} output_encoding={{ item }}
+      loop: [windows-1252, latin-1, ascii, no-such-codec]
+      ignore_errors: true
+      register: bad
+    - copy: content="{{ bad.results | map(attribute='msg') | list | to_json }}" dest=$TMPD/bad.json
+EOY
+expect_exit 0 "template with output encodings runs" -- "$IMC" play --no-fallback -c local -i h "$TMPD/tpl/enc.yml"
+# Python's bytes for the same text in each encoding (the euro sign is not
+# in latin-1: that one is Python's error too)
+"$PY" - "$TMPD" >"$TMPD/py.txt" 2>&1 <<'EOP'
+import sys, os
+d = sys.argv[1]
+text = 'caf\u00e9 \u20ac\n'
+for enc in ['', 'utf-8', 'windows-1252', 'latin_1', 'iso8859_15', 'utf-16', 'cp850']:
+    name = enc or 'default'
+    try:
+        want = text.encode(enc or 'utf-8')
+    except UnicodeEncodeError:
+        want = None
+    path = os.path.join(d, 'out-' + name)
+    got = open(path, 'rb').read() if os.path.exists(path) else None
+    print(('ok ' if got == want else 'not ok ') + '%s: %r' % (name, got))
+import json
+msgs = json.load(open(os.path.join(d, 'bad.json')))
+for enc, msg in zip(['windows-1252', 'latin-1', 'ascii', 'no-such-codec'], msgs):
+    try:
+        'caf\u00e9 \u0101\n'.encode(enc)
+        want = None
+    except (UnicodeEncodeError, LookupError) as e:
+        want = 'Unexpected failure during module execution: ' + str(e)
+    print(('ok ' if msg == want else 'not ok ') + '%s error: %s' % (enc, msg))
+EOP
+while IFS= read -r line; do
+	case $line in
+	"ok "*) ok "output_encoding ${line#ok }" ;;
+	"not ok "*) not_ok "output_encoding ${line#not ok }" ;;
+	*) echo "# $line" ;;
+	esac
+done <"$TMPD/py.txt"
+
+done_testing
