@@ -372,11 +372,16 @@ static int check_node(const struct tnode *n, struct diag *d, const char *origin)
 int tmpl_check(const char *text, bool is_expr, const char *origin, struct diag *d)
 {
 	struct tmpl_env env = { .origin = origin };
+	struct diag cd = DIAG_INIT;
 	struct ev ev;
-	ev_init(&ev, &env, d, text);
+	ev_init(&ev, &env, &cd, text);
 	struct lexopt o = { .expr_only = is_expr, .trim_blocks = true, .raw_var_strings = !is_expr };
 	struct compiled c;
-	int rc = -1;
+	int rc = 0;
+	/* a text that does not compile is no error here: Ansible templates a
+	 * task's arguments and conditions only when the task runs, so its
+	 * syntax error fails that task then (or never, when it is skipped),
+	 * and the rendering reports it with the same words */
 	if (render_compile(&ev, text, ev.srclen, &o, &c) == 0) {
 		rc = check_list(&c.body, d, origin);
 		if (rc == 0)
@@ -384,5 +389,6 @@ int tmpl_check(const char *text, bool is_expr, const char *origin, struct diag *
 		render_release(&c);
 	}
 	ev_done(&ev);
+	diag_release(&cd);
 	return rc;
 }

@@ -285,8 +285,10 @@ bool tmpl_has_test(const char *name);
 bool tmpl_has_lookup(const char *name);
 
 /* Statically checks a template (or, with is_expr, a bare expression) for
- * syntax and for filters/tests/lookups outside the supported set, without
- * evaluating it. Returns 0, or -1 with the first problem in d. */
+ * filters/tests/lookups outside the supported set, without evaluating it.
+ * Returns 0, or -1 with the first problem in d. A text that does not
+ * compile passes: its syntax error is the rendering's, at run time, as in
+ * Ansible's lazy templating of task arguments. */
 int tmpl_check(const char *text, bool is_expr, const char *origin, struct diag *d);
 
 #endif

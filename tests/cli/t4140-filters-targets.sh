@@ -4,7 +4,8 @@
 # the template module's output_encoding against Python's own codecs (the
 # file's bytes, and Python's error for a character the encoding lacks or an
 # encoding it does not know), as the target `template` writes
-# encoding_1252_*.
+# encoding_1252_*; a template syntax error in a task fails that task
+# when it runs (lookup_csvfile).
 . "$top_srcdir/tests/cli/lib.sh"
 PY=/usr/bin/python3
 [ -x "$PY" ] || { not_ok "needs $PY (package python3)"; done_testing; exit 1; }
@@ -61,5 +62,35 @@ while IFS= read -r line; do
 	*) echo "# $line" ;;
 	esac
 done <"$TMPD/py.txt"
+
+# ---- lazy templating: a syntax error in a task's arguments or condition
+# fails that task when it runs (lookup_csvfile), not the playbook's load;
+# a task that is skipped never templates them. The play's own asserts
+# hold under ansible-playbook 2.14 (checked when this was written).
+cat >"$TMPD/lazy.yml" <<'EOY'
+- hosts: all
+  gather_facts: no
+  tasks:
+    - set_fact:
+        x: "{{ lookup('csvfile', 'foo', file='people.csv', delimiter=',' col=1) }}"
+      ignore_errors: true
+      register: bad_args
+    - debug: msg="{{ (1 }}"
+      when: false
+      register: skipped
+    - debug: msg=reached
+      when: "1 +"
+      ignore_errors: true
+      register: bad_when
+    - assert:
+        that:
+          - bad_args is failed
+          - "'template error while templating string' in bad_args.msg"
+          - skipped is skipped
+          - bad_when is failed
+          - "'template error while templating string' in bad_when.msg"
+EOY
+expect_exit 0 "a template syntax error fails its task at run time" -- \
+	"$IMC" play --no-fallback -c local -i h "$TMPD/lazy.yml"
 
 done_testing
