@@ -5,7 +5,8 @@
 # file's bytes, and Python's error for a character the encoding lacks or an
 # encoding it does not know), as the target `template` writes
 # encoding_1252_*; a template syntax error in a task fails that task
-# when it runs (lookup_csvfile).
+# when it runs (lookup_csvfile); a multiline shell command keeps its
+# whitespace and chdir through a link is physical (command_shell).
 . "$top_srcdir/tests/cli/lib.sh"
 PY=/usr/bin/python3
 [ -x "$PY" ] || { not_ok "needs $PY (package python3)"; done_testing; exit 1; }
@@ -92,5 +93,37 @@ cat >"$TMPD/lazy.yml" <<'EOY'
 EOY
 expect_exit 0 "a template syntax error fails its task at run time" -- \
 	"$IMC" play --no-fallback -c local -i h "$TMPD/lazy.yml"
+
+# ---- command_shell: a multiline free-form command keeps its spaces and
+# line breaks (Ansible's split_args/join_args), and chdir through a link
+# leaves $PWD physical, as the module's os.chdir does
+mkdir -p "$TMPD/www_root/site" && ln -s "$TMPD/www_root" "$TMPD/www"
+cat >"$TMPD/cmd.yml" <<EOY
+- hosts: all
+  gather_facts: no
+  tasks:
+    - shell: |
+        cat <<EOF
+        One
+          Two
+            Three
+        EOF
+      register: ml
+    - shell: echo a   b \\
+        c
+      register: cont
+    - shell: dirname "\$PWD"
+      args:
+        chdir: $TMPD/www/site
+      register: pwd
+    - assert:
+        that:
+          - "ml.cmd == 'cat <<EOF\\nOne\\n  Two\\n    Three\\nEOF\\n'"
+          - "ml.stdout == 'One\\n  Two\\n    Three'"
+          - "cont.cmd == 'echo a   b c'"
+          - "pwd.stdout == '$TMPD/www_root'"
+EOY
+expect_exit 0 "multiline commands keep their whitespace; chdir is physical" -- \
+	"$IMC" play --no-fallback -c local -i h "$TMPD/cmd.yml"
 
 done_testing
