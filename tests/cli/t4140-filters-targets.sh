@@ -6,7 +6,8 @@
 # encoding it does not know), as the target `template` writes
 # encoding_1252_*; a template syntax error in a task fails that task
 # when it runs (lookup_csvfile); a multiline shell command keeps its
-# whitespace and chdir through a link is physical (command_shell).
+# whitespace and chdir through a link is physical (command_shell); file
+# warns of an owner or group missing in check mode (file).
 . "$top_srcdir/tests/cli/lib.sh"
 PY=/usr/bin/python3
 [ -x "$PY" ] || { not_ok "needs $PY (package python3)"; done_testing; exit 1; }
@@ -125,5 +126,32 @@ cat >"$TMPD/cmd.yml" <<EOY
 EOY
 expect_exit 0 "multiline commands keep their whitespace; chdir is physical" -- \
 	"$IMC" play --no-fallback -c local -i h "$TMPD/cmd.yml"
+
+# ---- file: in check mode an owner or group the node lacks is warned
+# about, by name or id, with Ansible's words (target file, owner_no_exist);
+# one that exists is not
+cat >"$TMPD/own.yml" <<EOY
+- hosts: all
+  gather_facts: no
+  tasks:
+    - file: path=$TMPD/nonexistent owner=imc-t4140-nobody group=3999998
+      check_mode: true
+      ignore_errors: true
+      register: missing
+    - file: path=$TMPD/nonexistent owner=3999999 group=imc-t4140-nogroup state=touch
+      check_mode: true
+      register: missing_touch
+    - file: path=$TMPD/nonexistent owner=root group=0 state=touch
+      check_mode: true
+      register: present
+    - assert:
+        that:
+          - missing is failed
+          - "missing.warnings == ['failed to look up user imc-t4140-nobody. Create user up to this point in real play', 'failed to look up group with gid 3999998. Create group up to this point in real play']"
+          - "missing_touch.warnings == ['failed to look up user with uid 3999999. Create user up to this point in real play', 'failed to look up group imc-t4140-nogroup. Create group up to this point in real play']"
+          - present.warnings is not defined
+EOY
+expect_exit 0 "file warns of a missing owner or group in check mode" -- \
+	"$IMC" play --no-fallback -c local -i h "$TMPD/own.yml"
 
 done_testing
