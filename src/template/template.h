@@ -70,7 +70,7 @@
  *    directory, link, abs.
  *  lookups: sequence, file, env, pipe and lines (only with allow_pipe),
  *    template, vars, items, list, dict, together, nested, first_found,
- *    fileglob, indexed_items, flattened, subelements, random_choice,
+ *    fileglob, indexed_items, flattened, subelements, random_choice, ini,
  *    password (kept in a 0600 controller file; every password is passed to
  *    secret_register()); others (url, ...) through env->lookup, which is
  *    tried first. Options errors='ignore'|'warn' and wantlist=True.

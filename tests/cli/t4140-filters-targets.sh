@@ -7,7 +7,8 @@
 # encoding_1252_*; a template syntax error in a task fails that task
 # when it runs (lookup_csvfile); a multiline shell command keeps its
 # whitespace and chdir through a link is physical (command_shell); file
-# warns of an owner or group missing in check mode (file).
+# warns of an owner or group missing in check mode (file); the ini lookup
+# (lookup_ini).
 . "$top_srcdir/tests/cli/lib.sh"
 PY=/usr/bin/python3
 [ -x "$PY" ] || { not_ok "needs $PY (package python3)"; done_testing; exit 1; }
@@ -153,5 +154,48 @@ cat >"$TMPD/own.yml" <<EOY
 EOY
 expect_exit 0 "file warns of a missing owner or group in check mode" -- \
 	"$IMC" play --no-fallback -c local -i h "$TMPD/own.yml"
+
+# ---- the ini lookup (lookup_ini) as configparser reads a file: [DEFAULT],
+# ':' and '=', keys in any case, continuation lines with a blank one,
+# comments, %(name)s and %%, re=True over the defaults and the section,
+# properties files, errors in Ansible's words; the values were recorded
+# from ansible-playbook 2.14 on the same file
+printf '[DEFAULT]\nbase = /opt\nPct = 50%%%%\n\n[s]\nKey1 : v1\ndir = %%(base)s/x\nmulti = line1\n  line2\n\n  line4\n\n; comment\nother=o\n[t]\nbad = %%(nope)s\n' >"$TMPD/edge.ini"
+printf '[d]\nk = 1\nK = 2\n' >"$TMPD/dup.ini"
+printf 'a.b = one\nc: two\n' >"$TMPD/edge.properties"
+printf '[latin]\nk = caf\351\n' >"$TMPD/latin.ini"
+cat >"$TMPD/ini.yml" <<EOY
+- hosts: all
+  gather_facts: no
+  vars:
+    f: $TMPD/edge.ini
+  tasks:
+    - set_fact:
+        all: "{{ lookup('ini', 'key1', section='s', file=f) }}|{{ lookup('ini', 'dir', section='s', file=f) }}|{{ lookup('ini', 'multi', section='s', file=f) }}|{{ lookup('ini', 'pct', section='s', file=f) }}|{{ lookup('ini', 'other', section='s', file=f) }}|{{ lookup('ini', '.*', section='s', file=f, re=True) }}|{{ lookup('ini', 'base', section='DEFAULT', file=f) }}"
+        inline: "{{ lookup('ini', 'nope default=dflt section=s file=' ~ f) }}|{{ lookup('ini', 'a.b', type='properties', file='$TMPD/edge.properties') }}|{{ lookup('ini', 'C type=properties file=$TMPD/edge.properties') }}"
+        latin: "{{ lookup('ini', 'k', section='latin', file='$TMPD/latin.ini', encoding='latin_1') }}"
+    - debug: msg="{{ lookup('ini', 'bad', section='t', file=f) }}"
+      ignore_errors: true
+      register: interp
+    - debug: msg="{{ lookup('ini', 'k', section='d', file='$TMPD/dup.ini') }}"
+      ignore_errors: true
+      register: dup
+    - debug: msg="{{ lookup('ini', 'k', section='nosuch', file=f) }}"
+      ignore_errors: true
+      register: nosect
+    - assert:
+        that:
+          - "all == 'v1|/opt/x|line1\\nline2\\n\\nline4|50%|o|/opt,50%,v1,/opt/x,line1\\nline2\\n\\nline4,o|/opt'"
+          - "inline == 'dflt|one|two'"
+          - "latin == 'caf\\u00e9'"
+          - interp is failed
+          - "interp.msg is search('Bad value substitution: option .bad. in section .t. contains an interpolation key .nope.')"
+          - dup is failed
+          - "'Duplicate option in' in dup.msg"
+          - nosect is failed
+          - "nosect.msg is search('No section .nosuch. in')"
+EOY
+expect_exit 0 "the ini lookup reads files as configparser" -- \
+	"$IMC" play --no-fallback -c local -i h "$TMPD/ini.yml"
 
 done_testing
