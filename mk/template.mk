@@ -16,10 +16,12 @@ libimc_la_SOURCES += src/template/template.h src/template/engine.h src/template/
 	src/template/filters-data.c src/template/filters-regex.c \
 	src/template/filters-jmespath.c src/template/filters-format.c \
 	src/template/filters-path.c src/template/filters-datetime.c src/template/value-datetime.c \
+	src/template/value-float.c \
 	src/template/datetime.h src/template/regex.c \
 	src/template/filters-seq.c src/template/filters-markup.c \
 	src/template/filters-wrap.c src/template/filters-pprint.c \
-	src/template/tests.c src/template/lookup.c src/template/lookup-csvfile.c
+	src/template/tests.c src/template/lookup.c src/template/lookup-csvfile.c \
+	src/template/lookup-ini.c
 
 EXTRA_DIST += tests/unit/test-template-cases.json tests/unit/test-template-cases.py \
 	tests/unit/test-template-oracle.py
@@ -39,3 +41,7 @@ tests_fuzz_fuzz_expr_LDADD = libimc.la $(IMC_LIBS)
 endif
 TESTS += tests/cli/t4007-template-fuzz.sh
 EXTRA_DIST += tests/cli/t4007-template-fuzz.sh
+# what the templating targets of ansible-core ask (template encodings,
+# lookups, lazy templating of task arguments)
+TESTS += tests/cli/t4140-filters-targets.sh
+EXTRA_DIST += tests/cli/t4140-filters-targets.sh

@@ -9,7 +9,7 @@ libimc_la_SOURCES += \
 	src/util/hash.c src/util/hash.h \
 	src/util/which.c src/util/which.h \
 	src/util/udiff.c src/util/udiff.h \
-	src/util/pyfloat.c src/util/pyfloat.h \
+	src/util/pyfloat.c src/util/pyfloat.h src/util/textenc.c src/util/textenc.h \
 	src/util/url.c src/util/url.h \
 	src/util/exitcode.h src/util/sshkey.h
 

@@ -9,71 +9,138 @@
 #include <string.h>
 
 #include "provision/args.h"
+#include "util/strbuf.h"
 #include "util/xalloc.h"
 #include "util/banned.h"
 
-/* a token and the newlines between it and the one before (Ansible keeps
- * each line break of the free-form text, blank lines too) */
-struct tok { char *s; int nls; };
-
-/* Ansible's split_args: whitespace splits, except inside quotes and Jinja
- * blocks; a lone backslash (a word of its own outside quotes) continues
- * the line: it goes, and so does the line break after it. *trail counts
- * the line breaks after the last token. */
-static struct tok *split_args(const char *s, size_t *ntok, int *trail)
+/* The quote a word leaves open, given the one open before it (Ansible's
+ * _get_quote_state: a quote preceded by a backslash does not count). */
+static char quote_state(const char *w, char q)
 {
-	struct tok *t = NULL;
-	size_t n = 0;
-	const char *p = s;
-	int nl = 0;
-	bool cont = false;
-	while (*p) {
-		while (*p && (isspace((unsigned char)*p) ||
-			      (*p == '\\' && (p == s || p[-1] == ' ' || p[-1] == '\n') && (!p[1] || p[1] == ' ' || p[1] == '\n')))) {
-			if (*p == '\\')
-				cont = true;
-			else if (*p == '\n') {
-				if (!cont)
-					nl++;
-				cont = false;
-			}
-			p++;
+	for (size_t i = 0; w[i]; i++)
+		if ((w[i] == '"' || w[i] == '\'') && (i == 0 || w[i - 1] != '\\')) {
+			if (!q)
+				q = w[i];
+			else if (w[i] == q)
+				q = 0;
 		}
-		if (!*p)
-			break;
-		const char *start = p;
-		char q = 0;
-		int depth = 0;
-		while (*p) {
-			if (q) {
-				if (*p == '\\' && p[1])
-					p++;
-				else if (*p == q)
-					q = 0;
-			} else if (depth == 0 && isspace((unsigned char)*p))
-				break;
-			else if ((*p == '{' && (p[1] == '{' || p[1] == '%' || p[1] == '#'))) {
-				depth++;
-				p++;
-			} else if (depth > 0 && (p[0] == '}' || p[0] == '%' || p[0] == '#') && p[1] == '}') {
-				depth--;
-				p++;
-			} else if (*p == '\\' && p[1])
-				p++;
-			else if ((*p == '"' || *p == '\'') && depth == 0)
-				q = *p;
-			p++;
-		}
-		t = xreallocarray(t, n + 1, sizeof(*t));
-		t[n].s = xstrndup(start, (size_t)(p - start));
-		t[n].nls = n > 0 ? nl : 0;
-		nl = 0;
-		cont = false;
+	return q;
+}
+
+/* Non-overlapping occurrences of pat in w (Python's str.count). */
+static int count_of(const char *w, const char *pat)
+{
+	int n = 0;
+	for (const char *p = strstr(w, pat); p; p = strstr(p + strlen(pat), pat))
 		n++;
+	return n;
+}
+
+/* Ansible's _count_jinja2_blocks: the depth after w. */
+static int jinja_depth(const char *w, int depth, const char *open, const char *close)
+{
+	int o = count_of(w, open), c = count_of(w, close);
+	if (o != c) {
+		depth += o - c;
+		if (depth < 0)
+			depth = 0;
 	}
-	*ntok = n;
-	*trail = n ? nl : 0;
-	return t;
+	return depth;
+}
+
+struct params {
+	struct strbuf *v;
+	size_t n;
+};
+
+static void param_new(struct params *ps, const char *w)
+{
+	ps->v = xreallocarray(ps->v, ps->n + 1, sizeof(*ps->v));
+	strbuf_init(&ps->v[ps->n], 0);
+	strbuf_addstr(&ps->v[ps->n++], w);
+}
+
+/* Ansible's split_args, step by step, because the words keep the text's
+ * spaces and line breaks for join_args to put the command back together:
+ * lines split on '\n' and words on each single ' ' (a run of spaces adds
+ * its spaces to the word before), a word inside quotes or a Jinja block
+ * joins the one before it, a lone backslash outside quotes drops the line
+ * break after it, and each line but the last gives its last word a '\n'. */
+static void split_args(const char *s, struct params *ps)
+{
+	char q = 0;
+	int print_depth = 0, block_depth = 0, comment_depth = 0;
+	const char *line = s;
+	for (;;) {
+		const char *le = strchr(line, '\n');
+		size_t ll = le ? (size_t)(le - line) : strlen(line);
+		char *l = xstrndup(line, ll);
+		bool cont = false;
+		bool several = strchr(l, ' ') != NULL;
+		char *w = l;
+		for (size_t idx = 0;; idx++) {
+			char *sp = strchr(w, ' ');
+			if (sp)
+				*sp = 0;
+			if (!*w && idx != 0) {
+				if (ps->n)
+					strbuf_addch(&ps->v[ps->n - 1], ' ');
+			} else if (!strcmp(w, "\\") && !q) {
+				cont = true;
+			} else {
+				bool was_in = q != 0;
+				q = quote_state(w, q);
+				bool in = q != 0, appended = false;
+				bool in_jinja = print_depth || block_depth || comment_depth;
+				if (in && !was_in && !in_jinja) {
+					param_new(ps, w);
+					appended = true;
+				} else if ((in_jinja || in || was_in) && ps->n) {
+					struct strbuf *last = &ps->v[ps->n - 1];
+					if (idx == 0 && was_in)
+						strbuf_addstr(last, w);
+					else if (several) {
+						if (idx > 0)
+							strbuf_addch(last, ' ');
+						strbuf_addstr(last, w);
+					} else {
+						strbuf_addch(last, '\n');
+						strbuf_addstr(last, w);
+					}
+					appended = true;
+				}
+				int d0 = print_depth;
+				print_depth = jinja_depth(w, print_depth, "{{", "}}");
+				if (print_depth != d0 && !appended) {
+					param_new(ps, w);
+					appended = true;
+				}
+				d0 = block_depth;
+				block_depth = jinja_depth(w, block_depth, "{%", "%}");
+				if (block_depth != d0 && !appended) {
+					param_new(ps, w);
+					appended = true;
+				}
+				d0 = comment_depth;
+				comment_depth = jinja_depth(w, comment_depth, "{#", "#}");
+				if (comment_depth != d0 && !appended) {
+					param_new(ps, w);
+					appended = true;
+				}
+				if (!(print_depth || block_depth || comment_depth) && !q && !appended && *w)
+					param_new(ps, w);
+			}
+			if (!sp)
+				break;
+			w = sp + 1;
+		}
+		free(l);
+		if (!le)
+			break;
+		if (!cont && ps->n)
+			strbuf_addch(&ps->v[ps->n - 1], '\n');
+		line = le + 1;
+	}
 }
 
 static void put_utf8(struct strbuf *sb, unsigned long cp)
@@ -154,14 +221,16 @@ json_t *args_parse_kv(const char *s, bool free_form, struct diag *d)
 						"warn", "stdin", "stdin_add_newline",
 						"strip_empty_ends", NULL };
 	json_t *o = json_object();
-	size_t n;
-	int trail;
-	struct tok *t = split_args(s, &n, &trail);
+	struct params ps = { 0 };
+	split_args(s, &ps);
+	/* join_args: the command's words again, a space between two unless
+	 * the first ends a line */
 	struct strbuf raw = STRBUF_INIT;
-	bool have_raw = false, last_kv = false;
+	bool have_raw = false;
 	(void)d;
-	for (size_t i = 0; i < n; i++) {
-		char *x = decode_escapes(t[i].s);
+	for (size_t i = 0; i < ps.n; i++) {
+		const char *w = strbuf_str(&ps.v[i]);
+		char *x = decode_escapes(w);
 		size_t pos = 0;
 		bool kv = false;
 		for (size_t j = 1; x[j]; j++)
@@ -180,13 +249,10 @@ json_t *args_parse_kv(const char *s, bool free_form, struct diag *d)
 			free(k);
 			is_raw = !known;
 		}
-		last_kv = !is_raw;
 		if (is_raw) {
-			if (have_raw && !t[i].nls)
+			if (have_raw && raw.len && raw.buf[raw.len - 1] != '\n')
 				strbuf_addch(&raw, ' ');
-			for (int k = have_raw ? t[i].nls : 0; k > 0; k--)
-				strbuf_addch(&raw, '\n');
-			strbuf_addstr(&raw, t[i].s);
+			strbuf_addstr(&raw, w);
 			have_raw = true;
 		} else {
 			char *k0 = xstrndup(x, pos), *k = strip(k0), *v0 = strip(x + pos + 1);
@@ -199,16 +265,12 @@ json_t *args_parse_kv(const char *s, bool free_form, struct diag *d)
 		}
 		free(x);
 	}
-	/* the line breaks after the last word stay with it, when it is the
-	 * command's */
-	for (int k = n && have_raw && !last_kv ? trail : 0; k > 0; k--)
-		strbuf_addch(&raw, '\n');
 	if (have_raw)
 		json_object_set_new(o, "_raw_params", json_string(strbuf_str(&raw)));
 	strbuf_release(&raw);
-	for (size_t i = 0; i < n; i++)
-		free(t[i].s);
-	free(t);
+	for (size_t i = 0; i < ps.n; i++)
+		strbuf_release(&ps.v[i]);
+	free(ps.v);
 	return o;
 }
 

@@ -335,11 +335,20 @@ json_t *ev_need_list(struct ev *ev, json_t *in, const char *filter, size_t pos);
 
 /* ---- values (expr-value.c) ------------------------------------------- */
 
+/* Python floats jansson cannot hold (value-float.c): a real of any double,
+ * NaN and infinities included; whether v or anything inside it is a NaN or
+ * an infinity; copies of values that may hold one (jansson's refuse). */
+json_t *val_real(double d);
+bool val_nonfinite_contains(const json_t *v);
+json_t *val_deep_copy(const json_t *v);
+json_t *val_copy(const json_t *v);
+
 bool val_truthy(const json_t *v);
 /* Python ==. */
 bool val_equal(const json_t *a, const json_t *b);
 /* Python ordering: returns 0 and *cmp (<0, 0, >0), or -1 when the types
- * cannot be ordered. */
+ * cannot be ordered; 1 (and *cmp 0) when they are unordered, a NaN on
+ * either side, where each of < <= > >= is false. */
 int val_compare(const json_t *a, const json_t *b, int *cmp);
 /* Python type name: 'str', 'int', 'float', 'bool', 'list', 'dict', 'NoneType'. */
 const char *val_typename(const json_t *v);

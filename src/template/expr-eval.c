@@ -445,21 +445,21 @@ static json_t *arith(struct ev *ev, int op, json_t *a, json_t *b, size_t pos)
 		case TK_ADD:
 			if (ints && !__builtin_add_overflow(x, y, &r))
 				return json_integer(r);
-			return json_real(fx + fy);
+			return val_real(fx + fy);
 		case TK_SUB:
 			if (ints && !__builtin_sub_overflow(x, y, &r))
 				return json_integer(r);
-			return json_real(fx - fy);
+			return val_real(fx - fy);
 		case TK_MUL:
 			if (ints && !__builtin_mul_overflow(x, y, &r))
 				return json_integer(r);
-			return json_real(fx * fy);
+			return val_real(fx * fy);
 		case TK_DIV:
 			if (fy == 0) {
 				ev_error(ev, TMPL_ERR_TYPE, pos, "division by zero");
 				return NULL;
 			}
-			return json_real(fx / fy);
+			return val_real(fx / fy);
 		case TK_FLOORDIV:
 		case TK_MOD:
 			if (fy == 0) {
@@ -468,7 +468,7 @@ static json_t *arith(struct ev *ev, int op, json_t *a, json_t *b, size_t pos)
 			}
 			if (ints) {
 				if (x == (-9223372036854775807LL - 1) && y == -1)
-					return op == TK_MOD ? json_integer(0) : json_real(-(double)x);
+					return op == TK_MOD ? json_integer(0) : val_real(-(double)x);
 				long long q = x / y, m = x % y;
 				if (m != 0 && ((m < 0) != (y < 0))) {
 					q--;
@@ -476,12 +476,27 @@ static json_t *arith(struct ev *ev, int op, json_t *a, json_t *b, size_t pos)
 				}
 				return json_integer(op == TK_MOD ? m : q);
 			} else {
-				double m = fmod(fx, fy);
-				if (m != 0 && ((m < 0) != (fy < 0)))
-					m += fy;
+				/* CPython's float divmod, step by step, so that
+				 * infinities and NaNs come out as in Python */
+				double m = fmod(fx, fy), dv = (fx - m) / fy, q;
+				if (m != 0) {
+					if ((fy < 0) != (m < 0)) {
+						m += fy;
+						dv -= 1.0;
+					}
+				} else {
+					m = copysign(0.0, fy);
+				}
 				if (op == TK_MOD)
-					return json_real(m);
-				return json_real(floor((fx - m) / fy + 0.5 - 0.5 * ((fx - m) / fy >= 0 ? 0 : 0)));
+					return val_real(m);
+				if (dv != 0) {
+					q = floor(dv);
+					if (dv - q > 0.5)
+						q += 1.0;
+				} else {
+					q = copysign(0.0, fx / fy);
+				}
+				return val_real(q);
 			}
 		case TK_POW:
 			if (ints && y >= 0) {
@@ -502,7 +517,17 @@ static json_t *arith(struct ev *ev, int op, json_t *a, json_t *b, size_t pos)
 				ev_error(ev, TMPL_ERR_TYPE, pos, "0.0 cannot be raised to a negative power");
 				return NULL;
 			}
-			return json_real(pow(fx, fy));
+			if (fx < 0 && isfinite(fy) && fy != floor(fy)) {
+				/* Python's float ** gives a complex number there, which
+				 * templates cannot hold */
+				ev_error(ev, TMPL_ERR_TYPE, pos, "a negative number cannot be raised to a fractional power here");
+				return NULL;
+			}
+			if (isfinite(fx) && isfinite(fy) && isinf(pow(fx, fy))) {
+				ev_error(ev, TMPL_ERR_TYPE, pos, "(34, 'Numerical result out of range')");
+				return NULL;
+			}
+			return val_real(pow(fx, fy));
 		}
 	}
 	if (op == TK_ADD && json_is_string(a) && json_is_string(b)) {
@@ -514,7 +539,7 @@ static json_t *arith(struct ev *ev, int op, json_t *a, json_t *b, size_t pos)
 		return r;
 	}
 	if (op == TK_ADD && json_is_array(a) && json_is_array(b)) {
-		json_t *r = json_copy(a);
+		json_t *r = val_copy(a);
 		json_array_extend(r, b);
 		return r;
 	}
@@ -772,17 +797,17 @@ static json_t *eval_method(struct ev *ev, const struct tnode *call, const struct
 				return ev_need(ev, NULL, ga->a->pos);
 			f = ev->frame;
 			if (f) {
-				json_object_set_new(f->vars, vn, json_deep_copy(v));
+				json_object_set_new(f->vars, vn, val_deep_copy(v));
 				json_decref(v);
 				v = json_object_get(f->vars, vn);
 			} else {
-				json_t *c = json_deep_copy(v);
+				json_t *c = val_deep_copy(v);
 				json_decref(v);
 				v = c;
 				self = c;
 			}
 		} else if (v->refcount > 1) {
-			json_object_set_new(f->vars, vn, json_deep_copy(v));
+			json_object_set_new(f->vars, vn, val_deep_copy(v));
 			v = json_object_get(f->vars, vn);
 		}
 		if (!self)
@@ -792,7 +817,7 @@ static json_t *eval_method(struct ev *ev, const struct tnode *call, const struct
 		if (!self)
 			return NULL;
 		if (mut && (json_is_array(self) || json_is_object(self))) {
-			json_t *c = json_deep_copy(self);
+			json_t *c = val_deep_copy(self);
 			json_decref(self);
 			self = c;
 		}
@@ -900,7 +925,8 @@ static json_t *eval_cmp(struct ev *ev, const struct tnode *n)
 				res = !res;
 			break;
 		default:
-			if (val_compare(l, r, &c) < 0) {
+			int ord = val_compare(l, r, &c);
+			if (ord < 0) {
 				static const char *const names[] = { "==", "!=", "<", "<=", ">", ">=" };
 				ev_error(ev, TMPL_ERR_TYPE, n->pos, "'%s' not supported between instances of '%s' and '%s'",
 					 names[op], val_typename(l), val_typename(r));
@@ -908,7 +934,10 @@ static json_t *eval_cmp(struct ev *ev, const struct tnode *n)
 				json_decref(r);
 				return NULL;
 			}
-			res = op == CMP_LT ? c < 0 : op == CMP_LE ? c <= 0 : op == CMP_GT ? c > 0 : c >= 0;
+			if (ord > 0) /* a NaN: unordered */
+				res = false;
+			else
+				res = op == CMP_LT ? c < 0 : op == CMP_LE ? c <= 0 : op == CMP_GT ? c > 0 : c >= 0;
 		}
 		json_decref(l);
 		l = r;
@@ -1050,11 +1079,11 @@ slice_out:
 			if (n->kind == N_POS)
 				r = json_integer(x);
 			else if (x == (-9223372036854775807LL - 1))
-				r = json_real(-(double)x);
+				r = val_real(-(double)x);
 			else
 				r = json_integer(-x);
 		} else if (json_is_real(v)) {
-			r = json_real(n->kind == N_NEG ? -json_real_value(v) : json_real_value(v));
+			r = val_real(n->kind == N_NEG ? -json_real_value(v) : json_real_value(v));
 		} else {
 			ev_error(ev, TMPL_ERR_TYPE, n->pos, "bad operand type for unary %c: '%s'", n->kind == N_NEG ? '-' : '+',
 				 val_typename(v));

@@ -511,7 +511,7 @@ static struct tnode *parse_primary(struct parser *p)
 		break;
 	case TK_FLOAT:
 		n = tp_mk(N_LIT, k->pos);
-		n->lit = json_real(k->fval);
+		n->lit = val_real(k->fval);
 		tp_adv(p);
 		break;
 	case TK_LPAREN: {

@@ -90,6 +90,14 @@ bool tmpl_is_true(const json_t *v)
 	return val_truthy(v);
 }
 
+/* Python compares the items of containers, and looks for an item with
+ * `in`, by identity first: a NaN is not == itself, yet [x] == [x] and
+ * x in [x] hold for one NaN x. */
+static bool same_or_equal(const json_t *a, const json_t *b)
+{
+	return a == b || val_equal(a, b);
+}
+
 bool val_equal(const json_t *a, const json_t *b)
 {
 	double x, y;
@@ -113,7 +121,7 @@ bool val_equal(const json_t *a, const json_t *b)
 		if (n != json_array_size(b))
 			return false;
 		for (size_t i = 0; i < n; i++)
-			if (!val_equal(json_array_get(a, i), json_array_get(b, i)))
+			if (!same_or_equal(json_array_get(a, i), json_array_get(b, i)))
 				return false;
 		return true;
 	}
@@ -124,7 +132,7 @@ bool val_equal(const json_t *a, const json_t *b)
 		json_t *va;
 		json_object_foreach(jmut(a), k, va) {
 			json_t *vb = json_object_get(b, k);
-			if (!vb || !val_equal(va, vb))
+			if (!vb || !same_or_equal(va, vb))
 				return false;
 		}
 		return true;
@@ -150,7 +158,7 @@ int val_compare(const json_t *a, const json_t *b, int *cmp)
 		val_num(a, &x);
 		val_num(b, &y);
 		*cmp = x < y ? -1 : x > y;
-		return 0;
+		return isnan(x) || isnan(y) ? 1 : 0;
 	}
 	if (json_is_string(a) && json_is_string(b)) {
 		size_t la = json_string_length(a), lb = json_string_length(b);
@@ -162,7 +170,7 @@ int val_compare(const json_t *a, const json_t *b, int *cmp)
 		size_t la = json_array_size(a), lb = json_array_size(b);
 		for (size_t i = 0; i < la && i < lb; i++) {
 			json_t *p = json_array_get(a, i), *q = json_array_get(b, i);
-			if (val_equal(p, q))
+			if (p == q || val_equal(p, q))
 				continue;
 			return val_compare(p, q, cmp);
 		}
@@ -370,7 +378,7 @@ int val_contains(const json_t *hay, const json_t *needle, bool *res)
 	if (json_is_array(hay)) {
 		*res = false;
 		for (size_t i = 0; i < json_array_size(hay); i++)
-			if (val_equal(json_array_get(hay, i), needle)) {
+			if (same_or_equal(json_array_get(hay, i), needle)) {
 				*res = true;
 				break;
 			}
@@ -406,7 +414,7 @@ static json_t *lit_node(const struct tnode *n, int depth)
 			return json_incref(n->a->lit);
 		if (json_is_integer(n->a->lit))
 			return json_integer(-json_integer_value(n->a->lit));
-		return json_real(-json_real_value(n->a->lit));
+		return val_real(-json_real_value(n->a->lit));
 	}
 	case N_LIST:
 	case N_TUPLE: {

@@ -242,6 +242,95 @@ FILTER_FN(tojson)
 	return val_str_take(&out);
 }
 
+/* Python's json.loads reads NaN, Infinity and -Infinity, and a number too
+ * large for a double as an infinity; jansson reads none of them. Outside
+ * strings, each becomes a string holding NONFINITE and its kind, which
+ * put_nonfinite() turns into the float after jansson has read the text.
+ * Returns NULL when the text has none of them. */
+#define NONFINITE "\x01imc.nonfinite:"
+
+static char *mark_nonfinite(const char *s, size_t n, size_t *outlen)
+{
+	struct strbuf sb = STRBUF_INIT;
+	bool any = false, str = false;
+	size_t i = 0;
+	while (i < n) {
+		char c = s[i];
+		if (str) {
+			strbuf_addch(&sb, c);
+			if (c == '\\' && i + 1 < n)
+				strbuf_addch(&sb, s[++i]);
+			else if (c == '"')
+				str = false;
+			i++;
+			continue;
+		}
+		const char *word = NULL, *kind = NULL;
+		if (n - i >= 3 && !memcmp(s + i, "NaN", 3))
+			word = "NaN", kind = "nan";
+		else if (n - i >= 8 && !memcmp(s + i, "Infinity", 8))
+			word = "Infinity", kind = "inf";
+		else if (n - i >= 9 && !memcmp(s + i, "-Infinity", 9))
+			word = "-Infinity", kind = "-inf";
+		if (word) {
+			strbuf_addf(&sb, "\"%s%s\"", "\\u0001imc.nonfinite:", kind);
+			i += strlen(word);
+			any = true;
+			continue;
+		}
+		if (c == '-' || isdigit((unsigned char)c)) {
+			size_t j = i + 1;
+			while (j < n && (isdigit((unsigned char)s[j]) || s[j] == '.' || s[j] == 'e' || s[j] == 'E' ||
+					 ((s[j] == '+' || s[j] == '-') && (s[j - 1] == 'e' || s[j - 1] == 'E'))))
+				j++;
+			char *num = xstrndup(s + i, j - i);
+			bool real = strpbrk(num, ".eE") != NULL;
+			double d = real ? strtod(num, NULL) : 0;
+			free(num);
+			if (real && isinf(d)) {
+				strbuf_addf(&sb, "\"%s%s\"", "\\u0001imc.nonfinite:", d < 0 ? "-inf" : "inf");
+				any = true;
+			} else {
+				strbuf_add(&sb, s + i, j - i);
+			}
+			i = j;
+			continue;
+		}
+		if (c == '"')
+			str = true;
+		strbuf_addch(&sb, c);
+		i++;
+	}
+	if (!any) {
+		strbuf_release(&sb);
+		return NULL;
+	}
+	*outlen = sb.len;
+	return strbuf_detach(&sb);
+}
+
+/* The strings mark_nonfinite() made, inside v, back into floats. */
+static json_t *put_nonfinite(json_t *v)
+{
+	size_t i;
+	const char *k;
+	json_t *x;
+	if (json_is_string(v) && !strncmp(json_string_value(v), NONFINITE, strlen(NONFINITE))) {
+		const char *kind = json_string_value(v) + strlen(NONFINITE);
+		double d = !strcmp(kind, "nan") ? NAN : !strcmp(kind, "inf") ? INFINITY : -INFINITY;
+		json_decref(v);
+		return val_real(d);
+	}
+	if (json_is_array(v)) {
+		json_array_foreach(v, i, x)
+			json_array_set_new(v, i, put_nonfinite(json_incref(x)));
+	} else if (json_is_object(v)) {
+		json_object_foreach(v, k, x)
+			json_object_set_new(v, k, put_nonfinite(json_incref(x)));
+	}
+	return v;
+}
+
 FILTER_FN(from_json)
 {
 	if (!json_is_string(in)) {
@@ -249,9 +338,16 @@ FILTER_FN(from_json)
 		return NULL;
 	}
 	json_error_t err;
-	json_t *r = json_loadb(json_string_value(in), json_string_length(in), JSON_DECODE_ANY | JSON_ALLOW_NUL, &err);
+	size_t mlen = 0;
+	char *marked = mark_nonfinite(json_string_value(in), json_string_length(in), &mlen);
+	json_t *r = json_loadb(marked ? marked : json_string_value(in), marked ? mlen : json_string_length(in),
+			       JSON_DECODE_ANY | JSON_ALLOW_NUL, &err);
+	bool had = marked != NULL;
+	free(marked);
 	if (!r)
 		ev_error(ev, TMPL_ERR_TYPE, pos, "from_json: %s: line %d column %d", err.text, err.line, err.column);
+	else if (had)
+		r = put_nonfinite(r);
 	return r;
 }
 
@@ -503,15 +599,15 @@ static json_t *yaml_resolve_plain(const char *s, size_t n)
 		return json_integer(neg ? -v : v);
 	}
 	if (!strcmp(p, ".inf") || !strcmp(p, ".Inf") || !strcmp(p, ".INF"))
-		return json_real(neg ? -INFINITY : INFINITY);
+		return val_real(neg ? -INFINITY : INFINITY);
 	if (!strcmp(s, ".nan") || !strcmp(s, ".NaN") || !strcmp(s, ".NAN"))
-		return json_real(NAN);
+		return val_real(NAN);
 	/* floats: digits with a dot and/or exponent */
 	if (*p && (isdigit((unsigned char)*p) || (*p == '.' && isdigit((unsigned char)p[1])))) {
 		char *end;
 		double d = strtod(s, &end);
 		if (*end == 0 && (strchr(s, '.') || strchr(s, 'e') || strchr(s, 'E')))
-			return json_real(d);
+			return val_real(d);
 	}
 	return json_stringn_nocheck(s, n);
 }

@@ -122,7 +122,7 @@ json_t *dt_arith(struct ev *ev, int op, json_t *a, json_t *b, size_t pos)
 				return NULL;
 			}
 			if (op == TK_DIV)
-				return json_real((double)x / (double)y);
+				return val_real((double)x / (double)y);
 			return op == TK_FLOORDIV ? json_integer(floordiv_ll(x, y)) : td_new(fmod_ll(x, y));
 		}
 	}
@@ -281,7 +281,7 @@ json_t *dt_method(struct ev *ev, const json_t *self, const char *m, json_t *args
 	*known = true;
 	if (dt_kind(self) == DT_TIMEDELTA) {
 		if (!strcmp(m, "total_seconds"))
-			return json_real((double)dt_us(self) / 1e6);
+			return val_real((double)dt_us(self) / 1e6);
 		*known = false;
 		return NULL;
 	}
@@ -311,7 +311,7 @@ json_t *dt_method(struct ev *ev, const json_t *self, const char *m, json_t *args
 		struct tm tm = { .tm_year = (int)(f.year - 1900), .tm_mon = f.month - 1, .tm_mday = f.day,
 				 .tm_hour = f.hour, .tm_min = f.minute, .tm_sec = f.second, .tm_isdst = -1 };
 		time_t t = mktime(&tm);
-		return json_real((double)t + f.usec / 1e6);
+		return val_real((double)t + f.usec / 1e6);
 	}
 	*known = false;
 	return NULL;

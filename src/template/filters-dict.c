@@ -70,7 +70,7 @@ static void merge_into(json_t *dst, json_t *src, bool recursive, const char *lis
 	json_object_foreach(src, k, v) {
 		json_t *old = json_object_get(dst, k);
 		if (recursive && json_is_object(old) && json_is_object(v)) {
-			json_t *c = json_deep_copy(old);
+			json_t *c = val_deep_copy(old);
 			merge_into(c, v, recursive, list_merge);
 			json_object_set_new(dst, k, c);
 		} else if (json_is_array(old) && json_is_array(v) && strcmp(list_merge, "replace")) {

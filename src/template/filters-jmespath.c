@@ -796,9 +796,9 @@ static json_t *call_fn(struct jev *e, const struct jnode *n, json_t *cur)
 			s += json_number_value(x);
 		}
 		if (f[0] == 's')
-			r = ints ? json_integer((json_int_t)s) : json_real(s);
+			r = ints ? json_integer((json_int_t)s) : val_real(s);
 		else
-			r = cnt ? json_real(s / (double)cnt) : json_null();
+			r = cnt ? val_real(s / (double)cnt) : json_null();
 	} else if (!strcmp(f, "reverse") && na == 1 && (json_is_array(a[0]) || json_is_string(a[0]))) {
 		r = ev_call_filter(e->ev, "reverse", a[0], NULL, NULL, e->pos);
 	} else if (!strcmp(f, "to_string") && na == 1) {
@@ -810,7 +810,7 @@ static json_t *call_fn(struct jev *e, const struct jnode *n, json_t *cur)
 			char *end;
 			double d = strtod(json_string_value(a[0]), &end);
 			r = *end || end == json_string_value(a[0]) ? json_null()
-								    : (d == floor(d) && !strchr(json_string_value(a[0]), '.') ? json_integer((json_int_t)d) : json_real(d));
+								    : (d == floor(d) && !strchr(json_string_value(a[0]), '.') ? json_integer((json_int_t)d) : val_real(d));
 		} else {
 			r = json_null();
 		}
@@ -832,7 +832,7 @@ static json_t *call_fn(struct jev *e, const struct jnode *n, json_t *cur)
 		}
 	} else if (!strcmp(f, "abs") && na == 1 && json_is_number(a[0])) {
 		r = json_is_integer(a[0]) ? json_integer(llabs(json_integer_value(a[0]) == LLONG_MIN ? 0 : json_integer_value(a[0])))
-					  : json_real(fabs(json_real_value(a[0])));
+					  : val_real(fabs(json_real_value(a[0])));
 	} else {
 		jfail(e, "unknown function or invalid arguments", f);
 	}

@@ -91,14 +91,14 @@ FILTER_FN(sum)
 		json_t *n;
 		double a, b;
 		if (json_is_array(acc) && json_is_array(x)) {
-			n = json_copy(acc);
+			n = val_copy(acc);
 			json_array_extend(n, x);
 		} else if (val_num(acc, &a) && val_num(x, &b)) {
 			long long t;
 			if (val_is_int(acc) && val_is_int(x) && !__builtin_add_overflow(val_int(acc), val_int(x), &t))
 				n = json_integer(t);
 			else
-				n = json_real(a + b);
+				n = val_real(a + b);
 		} else {
 			ev_error(ev, TMPL_ERR_TYPE, pos, "unsupported operand type(s) for +: '%s' and '%s'", val_typename(acc),
 				 val_typename(x));
@@ -200,7 +200,7 @@ FILTER_FN(product)
 		json_t *next = json_array();
 		for (size_t a = 0; a < json_array_size(acc); a++)
 			for (size_t b = 0; b < json_array_size(l); b++) {
-				json_t *t = json_copy(json_array_get(acc, a));
+				json_t *t = val_copy(json_array_get(acc, a));
 				json_array_append(t, json_array_get(l, b));
 				json_array_append_new(next, t);
 			}
@@ -369,7 +369,7 @@ FILTER_FN(shuffle)
 	json_t *l = ev_need_list(ev, in, "shuffle", pos);
 	if (!l)
 		return NULL;
-	json_t *r = json_copy(l);
+	json_t *r = val_copy(l);
 	json_decref(l);
 	unsigned int st = (unsigned int)time(NULL) ^ (unsigned int)rand();
 	for (size_t i = json_array_size(r); i > 1; i--) {

@@ -12,6 +12,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "template/engine.h"
 #include "util/strbuf.h"
@@ -118,23 +119,62 @@ static bool parse_pyint(const char *s, int base, long long *out)
 	return true;
 }
 
+/* Python's float() of a text: surrounding whitespace, a sign, then 'inf',
+ * 'infinity' or 'nan' in any case, or decimal digits (an underscore only
+ * between two digits) with a point and an exponent; strtod alone would
+ * also take hexadecimal and 'nan(...)', which Python refuses. */
 static bool parse_pyfloat(const char *s, double *out)
 {
-	char *end;
 	while (isspace((unsigned char)*s))
 		s++;
-	if (!*s)
+	size_t n = strlen(s);
+	while (n && isspace((unsigned char)s[n - 1]))
+		n--;
+	const char *p = s;
+	bool neg = false;
+	if (n && (*p == '+' || *p == '-')) {
+		neg = *p++ == '-';
+		n--;
+	}
+	if ((n == 3 && !strncasecmp(p, "inf", 3)) || (n == 8 && !strncasecmp(p, "infinity", 8))) {
+		*out = neg ? -INFINITY : INFINITY;
+		return true;
+	}
+	if (n == 3 && !strncasecmp(p, "nan", 3)) {
+		*out = NAN;
+		return true;
+	}
+	if (!n || !(isdigit((unsigned char)*p) || *p == '.'))
 		return false;
-	errno = 0;
-	double d = strtod(s, &end);
-	if (end == s)
-		return false;
-	while (isspace((unsigned char)*end))
-		end++;
-	if (*end)
-		return false;
-	*out = d;
-	return true;
+	char *buf = xmalloc(n + 1);
+	size_t k = 0;
+	bool ok = true;
+	for (size_t i = 0; i < n && ok; i++) {
+		char c = p[i];
+		if (c == '_')
+			ok = i > 0 && isdigit((unsigned char)p[i - 1]) && i + 1 < n && isdigit((unsigned char)p[i + 1]);
+		else if (isdigit((unsigned char)c) || c == '.' || c == 'e' || c == 'E' || c == '+' || c == '-')
+			buf[k++] = c;
+		else
+			ok = false;
+	}
+	buf[k] = 0;
+	char *end;
+	double d = ok ? strtod(buf, &end) : 0;
+	ok = ok && end == buf + k;
+	free(buf);
+	if (ok)
+		*out = neg ? -d : d;
+	return ok;
+}
+
+/* Python's int() of an infinite float (either sign): an OverflowError,
+ * which Ansible's int filter does not catch (a NaN is a ValueError, which
+ * gives the default). */
+static json_t *int_overflow(struct ev *ev, size_t pos)
+{
+	ev_error(ev, TMPL_ERR_TYPE, pos, "cannot convert float infinity to integer");
+	return NULL;
 }
 
 FILTER_FN(int)
@@ -148,6 +188,8 @@ FILTER_FN(int)
 		return json_integer(val_int(in));
 	if (json_is_real(in)) {
 		d = json_real_value(in);
+		if (isinf(d))
+			return int_overflow(ev, pos);
 		if (isfinite(d) && fabs(d) < 9.2e18)
 			return json_integer((long long)d);
 	}
@@ -155,6 +197,8 @@ FILTER_FN(int)
 		const char *s = json_string_value(in);
 		if (parse_pyint(s, base, &v))
 			return json_integer(v);
+		if (parse_pyfloat(s, &d) && isinf(d))
+			return int_overflow(ev, pos);
 		if (parse_pyfloat(s, &d) && isfinite(d) && fabs(d) < 9.2e18)
 			return json_integer((long long)d);
 	}
@@ -167,19 +211,11 @@ FILTER_FN(float)
 	double d;
 	if (json_is_number(in) || json_is_boolean(in)) {
 		val_num(in, &d);
-		return json_real(d);
+		return val_real(d);
 	}
-	if (json_is_string(in) && parse_pyfloat(json_string_value(in), &d)) {
-		/* a JSON value cannot hold them, and an undefined result would
-		 * be taken for a missing variable */
-		if (!isfinite(d)) {
-			ev_error(ev, TMPL_ERR_TYPE, pos, "float: '%s' is not a finite number, which imc's templating "
-				 "cannot hold", json_string_value(in));
-			return NULL;
-		}
-		return json_real(d);
-	}
-	return dflt ? json_incref(dflt) : json_real(0.0);
+	if (json_is_string(in) && parse_pyfloat(json_string_value(in), &d))
+		return val_real(d);
+	return dflt ? json_incref(dflt) : val_real(0.0);
 }
 
 FILTER_FN(string) { return val_pystr(in); }

@@ -19,10 +19,10 @@ FILTER_FN(abs)
 {
 	if (json_is_integer(in) || json_is_boolean(in)) {
 		long long x = val_int(in);
-		return x == LLONG_MIN ? json_real(-(double)x) : json_integer(x < 0 ? -x : x);
+		return x == LLONG_MIN ? val_real(-(double)x) : json_integer(x < 0 ? -x : x);
 	}
 	if (json_is_real(in))
-		return json_real(fabs(json_real_value(in)));
+		return val_real(fabs(json_real_value(in)));
 	return ev_type_error(ev, pos, "bad operand type for abs(): '%s'", val_typename(in));
 }
 
@@ -47,7 +47,25 @@ FILTER_FN(round)
 		x = nearbyint(x);
 	else
 		return ev_type_error(ev, pos, "method must be common, ceil or floor, not '%s'", m);
-	return json_real(x / f);
+	/* Python rounds a float too large to have a fraction to itself */
+	if (isfinite(d) && !isfinite(x))
+		return val_real(d);
+	return val_real(x / f);
+}
+
+/* math.pow's verdict on operands that are numbers (finite or not): a NaN
+ * from finite ones is "math domain error" (a negative base with a
+ * fractional exponent, 0 to a negative power), an infinity from finite
+ * ones "math range error"; NULL after recording that error. */
+static json_t *math_pow(struct ev *ev, size_t pos, double x, double y, const char *domain_prefix)
+{
+	double r = pow(x, y);
+	bool finite_in = isfinite(x) && isfinite(y);
+	if (finite_in && (isnan(r) || (x == 0 && y < 0)))
+		return ev_type_error(ev, pos, "%smath domain error", domain_prefix);
+	if (finite_in && isinf(r))
+		return ev_type_error(ev, pos, "math range error");
+	return val_real(r);
 }
 
 FILTER_FN(log)
@@ -59,7 +77,7 @@ FILTER_FN(log)
 		val_num(ARG(0, "base"), &b);
 	if (d <= 0 || b <= 0 || b == 1)
 		return ev_type_error(ev, pos, "log: %s", "math domain error");
-	return json_real(b == 10 ? log10(d) : log(d) / log(b));
+	return val_real(b == 10 ? log10(d) : log(d) / log(b));
 }
 
 FILTER_FN(pow)
@@ -67,7 +85,7 @@ FILTER_FN(pow)
 	double d, e = 0;
 	if (!val_num(in, &d) || !ARG(0, "y") || !val_num(ARG(0, "y"), &e))
 		return ev_type_error(ev, pos, "pow: %s", "can only be used on numbers");
-	return json_real(pow(d, e));
+	return math_pow(ev, pos, d, e, "");
 }
 
 FILTER_FN(root)
@@ -77,7 +95,10 @@ FILTER_FN(root)
 		return ev_type_error(ev, pos, "root: %s", "can only be used on numbers");
 	if (ARG(0, "base"))
 		val_num(ARG(0, "base"), &b);
-	if (b == 2)
-		return json_real(sqrt(d));
-	return json_real(pow(d, 1.0 / b));
+	if (b == 2) {
+		if (d < 0)
+			return ev_type_error(ev, pos, "root() can only be used on numbers: math domain error");
+		return val_real(sqrt(d));
+	}
+	return math_pow(ev, pos, d, 1.0 / b, "root() can only be used on numbers: ");
 }

@@ -50,7 +50,7 @@ FILTER_FN(map)
 			json_array_append(rest, json_array_get(args, i));
 		json_t *kw2 = NULL;
 		if (kw) {
-			kw2 = json_copy(kw);
+			kw2 = val_copy(kw);
 		}
 		for (size_t i = 0; i < json_array_size(l); i++) {
 			json_t *x = ev_call_filter(ev, json_string_value(fname), json_array_get(l, i), rest, kw2, pos);

@@ -98,6 +98,8 @@ json_t *lookup_parse_kv(const char *s, bool keep_raw);
 
 /* lookup-csvfile.c */
 LOOKUP_FN(csvfile);
+/* lookup-ini.c */
+LOOKUP_FN(ini);
 
 /* tests.c */
 TEST_FN(abs); TEST_FN(all); TEST_FN(any); TEST_FN(boolean);

@@ -79,7 +79,7 @@ static json_t *run_lookup(struct ev *ev, json_t *args, json_t *kw, bool query, s
 		}
 	}
 	bool wantlist = query;
-	json_t *kw2 = kw ? json_copy(kw) : json_object();
+	json_t *kw2 = kw ? val_copy(kw) : json_object();
 	json_t *wl = json_object_get(kw2, "wantlist");
 	if (wl) {
 		wantlist = wantlist || val_truthy(wl);

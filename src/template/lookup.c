@@ -321,15 +321,15 @@ static int seq_run(struct ev *ev, struct seq *s, json_t *out, size_t pos)
 LOOKUP_FN(sequence)
 {
 	json_t *r = json_array();
-	json_t *all = json_copy(terms);
+	json_t *all = val_copy(terms);
 	if (json_array_size(all) == 0 && kw && json_object_size(kw))
-		json_array_append_new(all, json_deep_copy(kw));
+		json_array_append_new(all, val_deep_copy(kw));
 	for (size_t i = 0; i < json_array_size(all); i++) {
 		json_t *t = json_array_get(all, i);
 		struct seq s = { .start = 1, .stride = 1, .format = xstrdup("%d") };
 		int rc = 0;
 		if (json_is_object(t)) {
-			json_t *kv = json_deep_copy(t);
+			json_t *kv = val_deep_copy(t);
 			rc = seq_kv(ev, &s, kv, pos);
 			json_decref(kv);
 		} else {
@@ -684,7 +684,7 @@ LOOKUP_FN(template)
 		if (json_object_size(tv) || custom) {
 			with = xmalloc(sizeof(*with));
 			*with = *saved;
-			with->vars = saved->vars ? json_copy(saved->vars) : json_object();
+			with->vars = saved->vars ? val_copy(saved->vars) : json_object();
 			if (tv)
 				json_object_update(with->vars, tv);
 			if (custom)
@@ -814,7 +814,7 @@ LOOKUP_FN(flattened)
 LOOKUP_FN(list)
 {
 	(void)ev; (void)kw; (void)pos;
-	return json_copy(terms);
+	return val_copy(terms);
 }
 
 /* indexed_items: [index, item] over the terms flattened one level */
@@ -896,7 +896,7 @@ LOOKUP_FN(nested)
 		json_t *next = json_array();
 		for (size_t a = 0; a < json_array_size(acc); a++)
 			for (size_t b = 0; b < json_array_size(items); b++) {
-				json_t *t = json_copy(json_array_get(acc, a));
+				json_t *t = val_copy(json_array_get(acc, a));
 				json_array_append(t, json_array_get(items, b));
 				json_array_append_new(next, t);
 			}
@@ -953,7 +953,7 @@ LOOKUP_FN(subelements)
 		return lerr(ev, pos, "%s", "subelements lookup expects a list of two or three items, ");
 	json_t *t0 = json_array_get(terms, 0), *key = json_array_get(terms, 1);
 	/* listify_lookup_plugin_terms: a string or a scalar becomes a list of it */
-	json_t *list = json_is_array(t0) || json_is_object(t0) ? json_deep_copy(t0) : json_pack("[O]", t0);
+	json_t *list = json_is_array(t0) || json_is_object(t0) ? val_deep_copy(t0) : json_pack("[O]", t0);
 	if (!json_is_string(key)) {
 		json_decref(list);
 		return lerr(ev, pos, "%s", "subelements lookup expects a list of two or three items, first a dict or a list, second a string pointing to the subkey");

@@ -250,7 +250,7 @@ json_t *py_dict_method(struct ev *ev, json_t *self, const char *m, json_t *args,
 		return json_incref(r ? r : d ? d : json_null());
 	}
 	if (!strcmp(m, "copy"))
-		return json_copy(self);
+		return val_copy(self);
 	if (!strcmp(m, "update")) {
 		json_t *o = arg_get(args, kw, 0, NULL);
 		if (json_is_object(o))
@@ -351,7 +351,7 @@ json_t *py_list_method(struct ev *ev, json_t *self, const char *m, json_t *args,
 		return json_integer(idx);
 	}
 	if (!strcmp(m, "copy"))
-		return json_copy(self);
+		return val_copy(self);
 	if (!strcmp(m, "reverse")) {
 		size_t n = json_array_size(self);
 		for (size_t i = 0; i < n / 2; i++) {

@@ -266,6 +266,7 @@ static const struct tlookup lookups[] = {
 	{ "together", lookup_together },
 	{ "vars", lookup_vars },
 	{ "csvfile", lookup_csvfile },
+	{ "ini", lookup_ini },
 	{ "varnames", lookup_varnames },
 	{ NULL, NULL },
 };

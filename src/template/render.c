@@ -770,9 +770,10 @@ static char *render_text_in2(struct ev *parent, const char *text, bool raw_strin
 		if (single && trailing == 0 && c.body.n == 1 && c.body.v[0]->kind == S_OUT && !(native && *native)) {
 			json_t *v = ev_need(&ev, ev_eval(&ev, c.body.v[0]->a), c.body.v[0]->a->pos);
 			/* a datetime prints as text, and a container holding one
-			 * prints its repr, which literal_eval refuses: both stay text */
-			if ((json_is_array(v) || json_is_object(v)) && !dt_contains(v)) {
-				*single = json_deep_copy(v); /* never share the caller's containers */
+			 * prints its repr, which literal_eval refuses: both stay text;
+			 * so does a container holding a NaN or an infinity */
+			if ((json_is_array(v) || json_is_object(v)) && !dt_contains(v) && !val_nonfinite_contains(v)) {
+				*single = val_deep_copy(v); /* never share the caller's containers */
 			} else if (v && out_value(&ev, v, &sb, c.body.v[0]->pos) == 0) {
 				r = strbuf_detach(&sb);
 			}

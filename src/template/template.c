@@ -19,11 +19,20 @@
 #include "util/banned.h"
 
 /* Results handed to the caller never share containers with its inputs, so
- * that it may modify them (the executor drops `omit` arguments in place). */
+ * that it may modify them (the executor drops `omit` arguments in place).
+ * A NaN or an infinity leaves the engine as text, in or out of a
+ * container: Ansible's templating turns a result into its text, and
+ * "nan" or "[1.0, inf]" reads back as no Python literal (value-float.c). */
 static json_t *own(json_t *v)
 {
+	if (v && val_nonfinite_contains(v)) {
+		struct strbuf sb = STRBUF_INIT;
+		val_str(&sb, v);
+		json_decref(v);
+		return render_typed_result(strbuf_detach(&sb), false);
+	}
 	if (json_is_array(v) || json_is_object(v)) {
-		json_t *c = json_deep_copy(v);
+		json_t *c = val_deep_copy(v);
 		json_decref(v);
 		return c;
 	}
@@ -363,11 +372,16 @@ static int check_node(const struct tnode *n, struct diag *d, const char *origin)
 int tmpl_check(const char *text, bool is_expr, const char *origin, struct diag *d)
 {
 	struct tmpl_env env = { .origin = origin };
+	struct diag cd = DIAG_INIT;
 	struct ev ev;
-	ev_init(&ev, &env, d, text);
+	ev_init(&ev, &env, &cd, text);
 	struct lexopt o = { .expr_only = is_expr, .trim_blocks = true, .raw_var_strings = !is_expr };
 	struct compiled c;
-	int rc = -1;
+	int rc = 0;
+	/* a text that does not compile is no error here: Ansible templates a
+	 * task's arguments and conditions only when the task runs, so its
+	 * syntax error fails that task then (or never, when it is skipped),
+	 * and the rendering reports it with the same words */
 	if (render_compile(&ev, text, ev.srclen, &o, &c) == 0) {
 		rc = check_list(&c.body, d, origin);
 		if (rc == 0)
@@ -375,5 +389,6 @@ int tmpl_check(const char *text, bool is_expr, const char *origin, struct diag *
 		render_release(&c);
 	}
 	ev_done(&ev);
+	diag_release(&cd);
 	return rc;
 }

@@ -70,7 +70,7 @@
  *    directory, link, abs.
  *  lookups: sequence, file, env, pipe and lines (only with allow_pipe),
  *    template, vars, items, list, dict, together, nested, first_found,
- *    fileglob, indexed_items, flattened, subelements, random_choice,
+ *    fileglob, indexed_items, flattened, subelements, random_choice, ini,
  *    password (kept in a 0600 controller file; every password is passed to
  *    secret_register()); others (url, ...) through env->lookup, which is
  *    tried first. Options errors='ignore'|'warn' and wantlist=True.
@@ -291,8 +291,10 @@ bool tmpl_has_test(const char *name);
 bool tmpl_has_lookup(const char *name);
 
 /* Statically checks a template (or, with is_expr, a bare expression) for
- * syntax and for filters/tests/lookups outside the supported set, without
- * evaluating it. Returns 0, or -1 with the first problem in d. */
+ * filters/tests/lookups outside the supported set, without evaluating it.
+ * Returns 0, or -1 with the first problem in d. A text that does not
+ * compile passes: its syntax error is the rendering's, at run time, as in
+ * Ansible's lazy templating of task arguments. */
 int tmpl_check(const char *text, bool is_expr, const char *origin, struct diag *d);
 
 #endif

@@ -278,12 +278,14 @@ static int cmp_test(struct ev *ev, json_t *in, json_t *args, size_t pos, bool *r
 		return 0;
 	}
 	int c;
-	if (val_compare(in, o, &c) < 0) {
+	int ord = val_compare(in, o, &c);
+	if (ord < 0) {
 		ev_error(ev, TMPL_ERR_TYPE, pos, "'<' not supported between instances of '%s' and '%s'", val_typename(in),
 			 val_typename(o));
 		return -1;
 	}
-	*res = op == 2 ? c < 0 : op == 3 ? c <= 0 : op == 4 ? c > 0 : c >= 0;
+	/* a NaN is unordered: each comparison is false */
+	*res = ord == 0 && (op == 2 ? c < 0 : op == 3 ? c <= 0 : op == 4 ? c > 0 : c >= 0);
 	return 0;
 }
 
@@ -316,34 +318,75 @@ TEST_FN(contains)
 	return 0;
 }
 
-static int int_test(struct ev *ev, json_t *in, size_t pos, long long *v)
+/* Python's value % num for Jinja's odd, even and divisibleby, which test
+ * its result: integers stay exact, a float takes Python's float modulo
+ * (the sign of num; NaN for an infinite value); text is '%' formatting,
+ * which fails. 0 and *m, or -1 with the error. */
+static int py_mod(struct ev *ev, json_t *in, json_t *num, size_t pos, double *m)
 {
-	if (!json_is_integer(in) && !json_is_boolean(in)) {
-		if (json_is_real(in) && json_real_value(in) == floor(json_real_value(in)) && fabs(json_real_value(in)) < 9e18) {
-			*v = (long long)json_real_value(in);
-			return 0;
-		}
+	if (!(json_is_number(in) || json_is_boolean(in)) || !(json_is_number(num) || json_is_boolean(num))) {
 		ev_error(ev, TMPL_ERR_TYPE, pos, "not all arguments converted during string formatting");
 		return -1;
 	}
-	*v = val_int(in);
+	if (val_is_int(in) && val_is_int(num)) {
+		long long v = val_int(in), d = val_int(num);
+		if (d == 0) {
+			ev_error(ev, TMPL_ERR_TYPE, pos, "integer modulo by zero");
+			return -1;
+		}
+		long long r = d == -1 ? 0 : v % d;
+		if (r != 0 && ((r < 0) != (d < 0)))
+			r += d;
+		*m = (double)r;
+		return 0;
+	}
+	double x, y;
+	val_num(in, &x);
+	val_num(num, &y);
+	if (y == 0) {
+		ev_error(ev, TMPL_ERR_TYPE, pos, "float modulo");
+		return -1;
+	}
+	double r = fmod(x, y);
+	if (r != 0 && ((r < 0) != (y < 0)))
+		r += y;
+	*m = r;
 	return 0;
 }
 
-TEST_FN(odd) { (void)args; (void)kw; long long v; if (int_test(ev, in, pos, &v) < 0) return -1; *res = v % 2 != 0; return 0; }
-TEST_FN(even) { (void)args; (void)kw; long long v; if (int_test(ev, in, pos, &v) < 0) return -1; *res = v % 2 == 0; return 0; }
+TEST_FN(odd)
+{
+	(void)args; (void)kw;
+	json_t *two = json_integer(2);
+	double m;
+	int rc = py_mod(ev, in, two, pos, &m);
+	json_decref(two);
+	*res = rc == 0 && m == 1;
+	return rc;
+}
+
+TEST_FN(even)
+{
+	(void)args; (void)kw;
+	json_t *two = json_integer(2);
+	double m;
+	int rc = py_mod(ev, in, two, pos, &m);
+	json_decref(two);
+	*res = rc == 0 && m == 0;
+	return rc;
+}
 
 TEST_FN(divisibleby)
 {
-	long long v, d;
 	json_t *jd = ARG(0, "num");
-	if (int_test(ev, in, pos, &v) < 0 || !jd || int_test(ev, jd, pos, &d) < 0)
-		return -1;
-	if (d == 0) {
-		ev_error(ev, TMPL_ERR_TYPE, pos, "integer division or modulo by zero");
+	double m;
+	if (!jd) {
+		ev_error(ev, TMPL_ERR_TYPE, pos, "test_divisibleby() missing 1 required positional argument: 'num'");
 		return -1;
 	}
-	*res = d == -1 || v % d == 0;
+	if (py_mod(ev, in, jd, pos, &m) < 0)
+		return -1;
+	*res = m == 0;
 	return 0;
 }
 

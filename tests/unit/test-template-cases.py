@@ -1256,6 +1256,38 @@ errors += r"""
 # the type tests on an undefined value: false, as Jinja's isinstance and
 # `is` checks are for Ansible's undefined; iterable uses the value and fails
 conds += "\nundef_x is sequence\nundef_x is number\nundef_x.y is string\nundef_x is mapping\nundef_x is none\nundef_x is true\nundef_x is false\nundef_x is integer\nundef_x is float\nundef_x is boolean\nundef_x is sameas(none)\nundef_x is iterable\n"
+# NaN and the infinities, which Python floats hold (test_mathstuff asserts
+# 'nan' | float is nan): their text, arithmetic, comparisons, conversions,
+# JSON/YAML both ways. N, I, M are made from a variable, since Jinja folds
+# constant expressions when it compiles and a folded NaN used further on
+# is written into Python code as the bare name nan, which fails there.
+N = "((es ~ 'nan') | float)"
+I = "((es ~ 'inf') | float)"
+M = "((es ~ '-inf') | float)"
+nan_typed = [
+ "{{ 'nan' | float }}", "{{ 'NaN' | float }}", "{{ ' -Infinity ' | float }}", "{{ '+nan' | float }}",
+ "{{ '1_000.5' | float }}", "{{ '0x10' | float }}", "{{ 'nan(1)' | float }}", "{{ '1e999' | float }}", "{{ '1__0' | float }}",
+ "{{ %s }}" % N, "{{ %s }}" % I, "{{ %s }}" % M, "{{ [1.0, %s] }}" % I, "{{ {'k': %s} }}" % M,
+ "{{ %s - %s }}" % (I, I), "{{ 1 / %s }}" % I, "{{ %s * 0 }}" % I, "{{ %s // 1 }}" % I, "{{ %s %% 2 }}" % I,
+ "{{ 2 %% %s }}" % I, "{{ -2 %% %s }}" % I, "{{ -1 // %s }}" % I, "{{ 1 // %s }}" % I, "{{ 7.5 // 2 }}", "{{ -7.5 // 2 }}", "{{ -7.5 % 2 }}",
+ "{{ %s | int }}" % N, "{{ %s | int }}" % I, "{{ 'inf' | int }}", "{{ 'nan' | int }}", "{{ %s | round }}" % N, "{{ %s | round(2) }}" % I,
+ "{{ 1e308 | round(2) }}", "{{ [%s, 1] | max }}" % N, "{{ [1, %s] | max }}" % N, "{{ [%s, 1] | min }}" % N, "{{ [%s, 1, %s] | sort }}" % (I, M),
+ "{{ %s | abs }}" % M, "{{ %s | log }}" % I, "{{ %s | log }}" % N, "{{ %s | pow(0) }}" % N, "{{ 10 | pow(400) }}", "{{ -8 | pow(0.5) }}", "{{ -4 | root }}",
+ "{{ %s | string }}" % N, "{{ %s ~ 'x' }}" % I, "{{ [%s, %s] | string }}" % (N, I), "{{ %s | type_debug }}" % N,
+ "{{ {'a': %s, 'b': %s, 'c': %s} | to_json }}" % (N, I, M), "{{ {'a': %s} | to_nice_json }}" % N, "{{ %s | to_yaml }}" % N, "{{ [%s, %s] | to_yaml }}" % (I, M),
+ "{{ '[NaN, Infinity, -Infinity]' | from_json }}", "{{ '{\"a\": NaN, \"b\": \"NaN\"}' | from_json }}", "{{ '1e999' | from_json }}", "{{ '-1e999' | from_json }}",
+ "{{ ('[NaN]' | from_json)[0] is nan }}", "{{ '.nan' | from_yaml }}", "{{ '[.inf, -.inf]' | from_yaml }}", "{{ [%s] | sum }}" % N, "{{ [%s, %s] | sum }}" % (I, M),
+ "{{ %s | bool }}" % N, "{{ 10.0 ** 400 }}", "{{ 1e308 * 10 }}", "{{ %s | human_readable }}" % N,
+]
+nan_conds = [
+ "'nan' | float is nan", "'nan' | float is isnan", "'bad' is not nan", "1.1 | float is not nan", "%s is nan" % N, "%s is nan" % I,
+ "%s == %s" % (N, N), "%s != %s" % (N, N), "%s < 1" % N, "%s <= 1" % N, "%s > 1" % N, "%s >= 1" % N, "%s == %s" % (I, I), "%s > 1e308" % I,
+ "%s < %s" % (M, I), "%s is number" % N, "%s is float" % I, "%s is integer" % I, "%s" % N, "%s in [%s]" % (N, N), "[%s] == [%s]" % (N, N),
+ "%s is divisibleby(2)" % I, "7.5 is divisibleby(2.5)", "1.5 is odd", "3.0 is odd", "-3 is odd", "4.0 is even", "-7 is divisibleby(-1)",
+ "'x' is odd", "3 is divisibleby(0)", "3.0 is divisibleby(0)", "%s is odd" % I, "-1.5 is divisibleby(-0.5)", "%s is lt(1)" % N, "%s is le(1)" % N, "%s is ge(1)" % N, "[%s] <= [1]" % N,
+]
+typed += "\n" + "\n".join(nan_typed) + "\n"
+conds += "\n" + "\n".join(nan_conds) + "\n"
 cases = []
 for t in [x for x in typed.split('\n') if x]:
     cases.append({"vars": V, "mode": "typed", "tmpl": t})

@@ -60,8 +60,11 @@ static void exists_test(struct strbuf *c, const char *p)
 static void pre_checks(struct strbuf *c, const char *chdir, const char *creates, const char *removes)
 {
 	if (chdir) {
-		/* os.chdir's errno: ENOENT, ENOTDIR, else EACCES */
-		strbuf_addstr(c, "cd -- ");
+		/* os.chdir's errno: ENOENT, ENOTDIR, else EACCES; -P: the module's
+		 * os.chdir leaves the process in the physical directory, and the
+		 * shell it starts sets $PWD so, through a link too (target
+		 * command_shell, "command symlink handling") */
+		strbuf_addstr(c, "cd -P -- ");
 		sh_quote(c, chdir);
 		strbuf_addstr(c, " 2>/dev/null || { [ -e ");
 		sh_quote(c, chdir);

@@ -892,6 +892,60 @@ static void spec_for(struct exec_ctx *x, json_t *args, const char *state, const 
 	sp->cmd = cmd->buf;
 }
 
+/* Ansible's file module in check mode (any state but absent) warns about
+ * an owner or group the node does not have, by name or, when it is a
+ * number, by id, before it goes on (check_owner_exists and
+ * check_group_exists): the run it rehearses could have created them.
+ * One round trip of getent on the node. */
+static json_t *check_mode_warnings(struct exec_ctx *x, json_t *args, const char *state)
+{
+	const char *o = args_str(args, "owner"), *g = args_str(args, "group");
+	if (!x->check_mode || (state && !strcmp(state, "absent")) || (!(o && *o) && !(g && *g)))
+		return NULL;
+	struct strbuf c = STRBUF_INIT;
+	if (o && *o) {
+		strbuf_addstr(&c, "getent passwd ");
+		sh_quote(&c, o);
+		strbuf_addstr(&c, " >/dev/null || echo u; ");
+	}
+	if (g && *g) {
+		strbuf_addstr(&c, "getent group ");
+		sh_quote(&c, g);
+		strbuf_addstr(&c, " >/dev/null || echo g; ");
+	}
+	strbuf_addstr(&c, "true");
+	struct conn_result cr;
+	conn_result_init(&cr);
+	json_t *err = NULL, *w = NULL;
+	if (mod_sh(x, c.buf, NULL, 0, &cr, &err) == 0 && cr.rc == 0) {
+		const char *out = strbuf_str(&cr.out);
+		w = json_array();
+		for (int k = 0; k < 2; k++) {
+			const char *name = k ? g : o;
+			if (!strchr(out, k ? 'g' : 'u'))
+				continue;
+			char *end;
+			long id = strtol(name, &end, 10);
+			const char *what = k ? "group" : "user";
+			char *t = *name && !*end
+					  ? xasprintf("failed to look up %s with %s %ld. Create %s up to this point in real play",
+						      what, k ? "gid" : "uid", id, what)
+					  : xasprintf("failed to look up %s %s. Create %s up to this point in real play", what,
+						      name, what);
+			json_array_append_new(w, json_string(t));
+			free(t);
+		}
+		if (!json_array_size(w)) {
+			json_decref(w);
+			w = NULL;
+		}
+	}
+	json_decref(err);
+	conn_result_release(&cr);
+	strbuf_release(&c);
+	return w;
+}
+
 static json_t *file_run(struct exec_ctx *x, json_t *args)
 {
 	const char *path0 = path_arg(args);
@@ -910,7 +964,7 @@ static json_t *file_run(struct exec_ctx *x, json_t *args)
 		return res_fail("value of state must be one of: absent, directory, file, hard, link, touch, got: %s",
 				state);
 	char *path = xstrdup(path0);
-	json_t *res = NULL;
+	json_t *res = NULL, *warnings = NULL;
 	struct probe pr;
 	struct spec sp = { .when = NULL };
 	strbuf_init(&sp.out, 0);
@@ -928,6 +982,7 @@ static json_t *file_run(struct exec_ctx *x, json_t *args)
 		if (probe(x, path, NULL, &pr, &res) < 0)
 			goto out;
 	}
+	warnings = check_mode_warnings(x, args, state);
 	if (!state)
 		state = strcmp(pr.state, "absent") ? pr.state : recurse ? "directory" : "file";
 	/* the times of the other states are set last, as Ansible's; those of
@@ -981,6 +1036,13 @@ out:
 	strbuf_release(&sp.err);
 	if (!json_object_get(res, "unreachable"))
 		mod_path_info(x, res);
+	if (warnings) {
+		json_t *w = json_object_get(res, "warnings");
+		if (json_is_array(w))
+			json_array_extend(warnings, w);
+		json_object_set(res, "warnings", warnings);
+		json_decref(warnings);
+	}
 	return res;
 }
 

@@ -4,7 +4,7 @@
  * newline_sequence, the block/variable/comment start and end strings; the
  * template's own "#jinja2:" line is the engine's), then writes it as copy
  * does (copy_put_content: checksum compare, atomic write, attributes,
- * backup). */
+ * backup), in output_encoding (util/textenc.c). */
 #include "config.h"
 
 #include <stdlib.h>
@@ -17,6 +17,7 @@
 
 #include "provision/modules/module-shared.h"
 #include "template/template.h"
+#include "util/textenc.h"
 #include "util/xalloc.h"
 #include "util/banned.h"
 
@@ -111,11 +112,11 @@ static json_t *template_run(struct exec_ctx *x, json_t *args)
 		.comment_start = args_str(args, "comment_start_string"),
 		.comment_end = args_str(args, "comment_end_string"),
 	};
+	/* the rendered text is written in output_encoding (an empty one is
+	 * utf-8); Python's strict encoding errors fail the task */
 	const char *enc = args_str(args, "output_encoding");
-	if (enc && *enc && strcasecmp(enc, "utf-8") && strcasecmp(enc, "utf8") && strcasecmp(enc, "utf_8")) {
-		res = res_fail("template: output_encoding '%s' is not supported by imc (only utf-8)", enc);
-		goto out;
-	}
+	if (!enc || !*enc)
+		enc = "utf-8";
 	template_vars(x, path, dest0);
 	struct diag d = DIAG_INIT;
 	char *text = xt_render_template(x, data.buf ? data.buf : "", path,
@@ -139,12 +140,21 @@ static json_t *template_run(struct exec_ctx *x, json_t *args)
 		snprintf(m, sizeof(m), "0%03o", (unsigned)(st.st_mode & 07777));
 		json_object_set_new(wargs, "mode", json_string(m));
 	}
-	char *dest = copy_final_dest_put(x, dest0, src, wargs, text, strlen(text), &res);
-	if (dest) {
-		res = copy_put_content(x, wargs, dest, dest0, text, strlen(text));
-		free(dest);
-	} else
-		copy_sum_failure(res, text, strlen(text));
+	struct strbuf bytes = STRBUF_INIT;
+	char *err = NULL;
+	if (text_encode(enc, text, strlen(text), &bytes, &err) < 0) {
+		res = res_fail("Unexpected failure during module execution: %s", err);
+		free(err);
+	} else {
+		const char *b = bytes.buf ? bytes.buf : "";
+		char *dest = copy_final_dest_put(x, dest0, src, wargs, b, bytes.len, &res);
+		if (dest) {
+			res = copy_put_content(x, wargs, dest, dest0, b, bytes.len);
+			free(dest);
+		} else
+			copy_sum_failure(res, b, bytes.len);
+	}
+	strbuf_release(&bytes);
 	json_decref(wargs);
 	free(text);
 out:
