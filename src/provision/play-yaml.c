@@ -227,8 +227,18 @@ static json_t *load_node(struct yload *y, yaml_event_t *ev)
 	case YAML_SCALAR_EVENT: {
 		const char *s = (const char *)ev->data.scalar.value;
 		const char *tag = (const char *)ev->data.scalar.tag;
-		if (tag && (!strcmp(tag, "tag:yaml.org,2002:str") || !strcmp(tag, "!unsafe") ||
-			    !strcmp(tag, "!vault")))
+		if (tag && !strcmp(tag, "!vault")) {
+			/* its text is the ciphertext: used as the value it would
+			 * silently be something else than what Ansible decrypts */
+			struct src_loc loc = { y->file, (int)ev->start_mark.line + 1 + y->off,
+					       (int)ev->start_mark.column + 1 };
+			diag_error(y->d, IMC_EXIT_DATAERR, &loc,
+				   "a vault-encrypted (!vault) value is not supported by imc: decrypt it "
+				   "(ansible-vault decrypt_string), or run the playbook with ansible-playbook");
+			y->depth--;
+			return NULL;
+		}
+		if (tag && (!strcmp(tag, "tag:yaml.org,2002:str") || !strcmp(tag, "!unsafe")))
 			v = json_stringn(s, ev->data.scalar.length);
 		else if (ev->data.scalar.style == YAML_PLAIN_SCALAR_STYLE && !tag)
 			v = plain_scalar(s);

@@ -111,6 +111,14 @@ static void test_yaml(void **state)
 	assert_true(diag_has_errors(&d));
 	assert_string_equal(d.items[0].file, "bad.yml");
 	diag_release(&d);
+	/* a !vault value is refused where it stands, never read as its
+	 * ciphertext */
+	const char *vy = "a: 1\npw: !vault |\n  $ANSIBLE_VAULT;1.1;AES256\n  3961\n";
+	v = yaml_load(vy, strlen(vy), "v.yml", 0, NULL, &d);
+	assert_null(v);
+	assert_int_equal(d.items[0].line, 2);
+	assert_non_null(strstr(d.items[0].msg, "vault-encrypted (!vault) value is not supported"));
+	diag_release(&d);
 }
 
 /* The module table: every module is found under its own name (no two
