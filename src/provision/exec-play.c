@@ -960,6 +960,24 @@ static bool any_errors_fatal(struct task_run *run, struct ptask *t)
 	return args_bool(json_object_get(run->play->raw, "any_errors_fatal"), false);
 }
 
+/* Whether a host failing task t goes on to the always section of a
+ * block around it (Ansible's iterator state is ALWAYS then, which
+ * any_errors_fatal spares). */
+static bool pending_always(struct ptask *t)
+{
+	for (struct ptask *c = t; c && c->parent; c = c->parent) {
+		struct ptask *p = c->parent;
+		if (!p->is_block || !p->nalways)
+			continue;
+		bool in_always = false;
+		for (size_t i = 0; i < p->nalways; i++)
+			in_always = in_always || p->always[i] == c;
+		if (!in_always)
+			return true;
+	}
+	return false;
+}
+
 /* The linear strategy's checks after task t ran on hosts[0..n) (none of
  * them failed before it): any_errors_fatal (a run_once task counts as
  * one), when a host failed for good or became unreachable, fails every
@@ -984,11 +1002,16 @@ static void after_task(struct task_run *run, struct ptask *t, struct task_host *
 	bool all_failed = true;
 	if (fatal && fresh) {
 		bool hit = false;
+		bool to_always = pending_always(t);
 		for (size_t i = 0; i < run->nbatch; i++) {
 			struct task_host *h = run->batch[i];
 			if (h->unreachable)
 				continue;
-			if (!h->failed && h->spared) {
+			bool here = false;
+			for (size_t j = 0; j < n; j++)
+				here = here || hosts[j] == h;
+			/* the hosts that ran t go on to the always around it */
+			if ((!h->failed && h->spared) || (here && to_always)) {
 				all_failed = false;
 				continue;
 			}

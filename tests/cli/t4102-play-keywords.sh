@@ -375,6 +375,62 @@ h3                         : ok=1    changed=0    unreachable=0    failed=1    s
 EOY
 same aef5 h1,h2,h3 1 
 
+# any_errors_fatal in a block whose enclosing block has always: the hosts go on
+# to the always (Ansible spares that state), clear_host_errors there, and
+# the playbook goes on (the blocks target); both exit 0
+# recorded: ansible-playbook -f 1 -i h1,h2, -c local aef6.yml (blank lines dropped)
+cat >"$TMPD/aef6.yml" <<'EOY'
+- hosts: all
+  gather_facts: no
+  tasks:
+    - block:
+        - block:
+            - fail: msg=inner
+              when: inventory_hostname == 'h1'
+          any_errors_fatal: true
+      always:
+        - debug: msg=always
+        - meta: clear_host_errors
+    - debug: msg=after
+- hosts: all
+  gather_facts: no
+  tasks:
+    - debug: msg=play2
+EOY
+cat >"$TMPD/aef6.ans" <<'EOY'
+PLAY [all] *********************************************************************
+TASK [fail] ********************************************************************
+fatal: [h1]: FAILED! => {"changed": false, "msg": "inner"}
+skipping: [h2]
+TASK [debug] *******************************************************************
+ok: [h1] => {
+    "msg": "always"
+}
+ok: [h2] => {
+    "msg": "always"
+}
+TASK [meta] ********************************************************************
+TASK [debug] *******************************************************************
+ok: [h1] => {
+    "msg": "after"
+}
+ok: [h2] => {
+    "msg": "after"
+}
+PLAY [all] *********************************************************************
+TASK [debug] *******************************************************************
+ok: [h1] => {
+    "msg": "play2"
+}
+ok: [h2] => {
+    "msg": "play2"
+}
+PLAY RECAP *********************************************************************
+h1                         : ok=3    changed=0    unreachable=0    failed=1    skipped=0    rescued=0    ignored=0   
+h2                         : ok=3    changed=0    unreachable=0    failed=0    skipped=1    rescued=0    ignored=0   
+EOY
+same aef6 h1,h2 0
+
 # timeout: the command is killed, Ansible's message; a block's timeout is overridden by its task's
 # recorded: ansible-playbook -f 1 -i h1,h2,h3, -c local to2.yml (blank lines dropped)
 cat >"$TMPD/to2.yml" <<'EOY'
