@@ -219,8 +219,8 @@ EXTRA_DIST += tests/cli/t4031-gen-fixes.sh tests/cli/t4031-gen-fixes.py \
 
 # user, unarchive, get_url, git, apt and service as Ansible 2.14's, each
 # checked against ansible-playbook (issue 17 item 2)
-TESTS += tests/cli/t4121-user.sh tests/cli/t4122-unarchive.sh tests/cli/t4123-get-url.sh
-EXTRA_DIST += tests/cli/t4121-user.sh tests/cli/t4122-unarchive.sh tests/cli/t4123-get-url.sh
+TESTS += tests/cli/t4121-user.sh tests/cli/t4122-unarchive.sh tests/cli/t4123-get-url.sh tests/cli/t4124-git-check.sh
+EXTRA_DIST += tests/cli/t4121-user.sh tests/cli/t4122-unarchive.sh tests/cli/t4123-get-url.sh tests/cli/t4124-git-check.sh
 
 # imc play -i FILE: Ansible's INI and YAML inventories, group_vars/ and
 # host_vars/, hosts reached as their variables say
