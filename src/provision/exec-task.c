@@ -864,7 +864,14 @@ static int delegate(struct exec_ctx *x, const char *to, bool *own, struct task_h
 static void connection_keyword(struct exec_ctx *x, bool *own, json_t **pend)
 {
 	json_t *kw = exec_keyword(x->run, x->task, "connection");
-	if (!kw || json_object_get(x->host->vars, "ansible_connection"))
+	if (!kw)
+		return;
+	/* the host's ansible_connection, from wherever the inventory gives
+	 * it (host line, group vars, group_vars/), outranks the keyword */
+	json_t *iv = inventory_vars(x->run, x->host);
+	bool inventory_says = json_object_get(iv, "ansible_connection") != NULL;
+	json_decref(iv);
+	if (inventory_says)
 		return;
 	struct diag d = DIAG_INIT;
 	json_t *v = xt_value(x, kw, &d);

@@ -248,7 +248,9 @@ void inventory_implicit(struct task_run *run, const char *pattern)
 	for (char *tok = strtok_r(p, ":,", &save); tok; tok = strtok_r(NULL, ":,", &save)) {
 		while (*tok == ' ')
 			tok++;
-		if (!inventory_localhost_name(tok) || any_match_locked(run, tok))
+		/* an implicit localhost made by an earlier play stays, with its
+		 * facts (any_match_locked does not see implicit hosts) */
+		if (!inventory_localhost_name(tok) || any_match_locked(run, tok) || find_locked(run, tok))
 			continue;
 		struct task_host *h = task_host_new(tok, conn_local_open(), NULL);
 		h->index = -1;

@@ -1271,6 +1271,42 @@ static int parse_roles(struct task_playbook *pb, struct task_play *p, json_t *ro
 	return rc;
 }
 
+/* One vars_files file into vars, as Ansible's variable manager reads it:
+ * a mapping, or a list of mappings merged in order; an empty file adds
+ * nothing; anything else, and a vault-encrypted file (imc has no vault
+ * password for it), is an error in Ansible's words. */
+static int load_vars_file(const char *path, json_t *vars, const struct src_loc *loc, struct diag *d)
+{
+	json_t *doc;
+	struct yaml_doc *yd = NULL;
+	if (load_yaml_file(path, &doc, &yd, d) < 0) {
+		yaml_doc_free(yd);
+		return -1;
+	}
+	yaml_doc_free(yd);
+	int rc = 0;
+	const char *text = json_string_value(doc);
+	bool list_of_maps = json_is_array(doc);
+	for (size_t i = 0; list_of_maps && i < json_array_size(doc); i++)
+		list_of_maps = json_is_object(json_array_get(doc, i));
+	if (text && !strncmp(text, "$ANSIBLE_VAULT;", 15)) {
+		diag_error(d, IMC_EXIT_DATAERR, loc, "%s: Attempting to decrypt but no vault secrets found", path);
+		rc = -1;
+	} else if (json_is_object(doc)) {
+		json_object_update(vars, doc);
+	} else if (list_of_maps) {
+		for (size_t i = 0; i < json_array_size(doc); i++)
+			json_object_update(vars, json_array_get(doc, i));
+	} else if (!json_is_null(doc)) {
+		diag_error(d, IMC_EXIT_DATAERR, loc,
+			   "%s: variable files must contain either a dictionary of variables, or a list of dictionaries",
+			   path);
+		rc = -1;
+	}
+	json_decref(doc);
+	return rc;
+}
+
 static int parse_play(struct task_playbook *pb, json_t *raw, const struct yaml_doc *ydoc,
 		      const char *file, struct diag *d)
 {
@@ -1358,18 +1394,17 @@ static int parse_play(struct task_playbook *pb, json_t *raw, const struct yaml_d
 		json_t *e;
 		json_array_foreach(vf, i, e) {
 			const char *f = json_string_value(e);
-			if (!f)
-				continue;
-			char *path = f[0] == '/' ? xstrdup(f) : xasprintf("%s/%s", pb->dir, f);
-			json_t *doc;
-			struct yaml_doc *yd = NULL;
-			if (load_yaml_file(path, &doc, &yd, d) == 0) {
-				if (json_is_object(doc))
-					json_object_update(p->vars, doc);
-				json_decref(doc);
-			} else
+			/* what imc would read otherwise than Ansible: a list of
+			 * alternatives (the first found), a name to template */
+			if (!f || tmpl_has_template(f)) {
+				diag_error(d, IMC_EXIT_DATAERR, &loc,
+					   "vars_files: %s is not supported by imc",
+					   f ? "a templated file name" : "an entry that is not a file name");
 				rc = -1;
-			yaml_doc_free(yd);
+				continue;
+			}
+			char *path = f[0] == '/' ? xstrdup(f) : xasprintf("%s/%s", pb->dir, f);
+			rc |= load_vars_file(path, p->vars, &loc, d);
 			free(path);
 		}
 	}

@@ -127,7 +127,7 @@ expect_grep 'group_vars/all.yml: a vars file must be a mapping' "$TMPD/err" "...
 # vault-encrypted variables: Ansible decrypts them, imc refuses them named
 printf 'pw: !vault |\n  $ANSIBLE_VAULT;1.1;AES256\n  3132\n' >"$D/pb/group_vars/all.yml"
 expect_exit 65 "a !vault value in group_vars" -- "$IMC" play --no-fallback -i "$D/ok.yml" "$D/pb/play.yml" -e "out=$D/o"
-expect_grep 'group_vars/all.yml: a vault-encrypted \(!vault\) value is not supported' "$TMPD/err" "... is refused, named"
+expect_grep 'group_vars/all.yml:1:5: error: a vault-encrypted \(!vault\) value is not supported' "$TMPD/err" "... is refused, named"
 printf '$ANSIBLE_VAULT;1.1;AES256\n3132\n' >"$D/pb/group_vars/all.yml"
 expect_exit 65 "a vault-encrypted group_vars file" -- "$IMC" play --no-fallback -i "$D/ok.yml" "$D/pb/play.yml" -e "out=$D/o"
 expect_grep 'group_vars/all.yml: a vault-encrypted vars file is not supported' "$TMPD/err" "... is refused, named"
