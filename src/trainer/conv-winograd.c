@@ -338,7 +338,7 @@ static void gemm4x24(int K, const float *a, const float *b, int ldb, float *c, i
 
 /* The same for 8 columns: the last block of a group, whose columns past
  * the tiles would otherwise be computed for nothing (for the cnn's conv2,
- * 4 examples of 49 tiles leave 4 columns in a ninth block of 24). */
+ * 2 examples of 49 tiles leave 2 columns in a fifth block of 24). */
 WINO_VEC
 static void gemm4x8(int K, const float *a, const float *b, int ldb, float *c, int ldc)
 {

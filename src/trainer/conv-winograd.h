@@ -29,7 +29,16 @@
 #define WINO_K 5        /* kernel size */
 #define WINO_A 6        /* tile size (2 outputs + 5 - 1) */
 #define WINO_P 36       /* transform points per tile */
-#define WINO_GROUP 4    /* examples per batched product */
+/* Examples per batched product. Two, not four: the transformed inputs of
+ * a group (36 x C x tiles floats; for the cnn's conv2 1.0 MB forward and
+ * 2.0 MB for the input gradient with four examples, half that with two)
+ * are written by the transform and read back by the products, and should
+ * stay in L2 (1 MB per core on the machines measured) in between; with
+ * four the transform's stores missed it (perf put 37% of the transform's
+ * samples on them, the transform at 16-18% of a training step), and the
+ * cnn trained at 1087-1121 examples per CPU-second against 1148-1203 with
+ * two (1 thread, same minutes, load ~50). */
+#define WINO_GROUP 2
 
 /* The shape of one Winograd convolution: C input planes (zero-padded
  * planes of HP x WP, see wino_plane_dims) to M output planes of OH x OW. */
