@@ -36,7 +36,17 @@ static json_t *unarchive_run(struct exec_ctx *x, json_t *args)
 	struct strbuf c = STRBUF_INIT;
 	strbuf_addstr(&c, "d=");
 	sh_quote(&c, dest);
-	strbuf_addstr(&c, "; [ -d \"$d\" ] || { echo \"Destination '$d' is not a directory\" >&2; exit 3; }; t=$(mktemp /tmp/.imc_ar.XXXXXX) || exit 1; ");
+	/* the action's check of dest, then the module's of a node src
+	 * (missing, unreadable, empty), before anything is extracted */
+	strbuf_addstr(&c, "; [ -d \"$d\" ] || { printf \"dest '%s' must be an existing dir\" \"$d\"; exit 30; }");
+	if (remote && !is_url) {
+		strbuf_addstr(&c, "; s=");
+		sh_quote(&c, src);
+		strbuf_addstr(&c, "; [ -e \"$s\" ] || { printf \"Source '%s' does not exist\" \"$s\"; exit 30; }; "
+				 "[ -r \"$s\" ] || { printf \"Source '%s' not readable\" \"$s\"; exit 30; }; "
+				 "[ -s \"$s\" ] || { printf \"Invalid archive '%s', the file is 0 bytes\" \"$s\"; exit 30; }");
+	}
+	strbuf_addstr(&c, "; t=$(mktemp /tmp/.imc_ar.XXXXXX) || exit 1; ");
 	if (is_url) {
 		strbuf_addstr(&c, "if command -v curl >/dev/null 2>&1; then curl -fsSL -o \"$t\" ");
 		sh_quote(&c, src);
@@ -85,7 +95,9 @@ static json_t *unarchive_run(struct exec_ctx *x, json_t *args)
 	struct conn_result cr;
 	conn_result_init(&cr);
 	if (mod_sh(x, c.buf, data.buf, data.len, &cr, &res) == 0) {
-		if (cr.rc != 0)
+		if (cr.rc == 30)
+			res = res_fail("%s", strbuf_str(&cr.out));
+		else if (cr.rc != 0)
 			res = res_fail("Failed to unpack %s into %s: %s", src, dest, strbuf_str(&cr.err));
 		else {
 			bool changed = true;
