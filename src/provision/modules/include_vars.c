@@ -106,6 +106,12 @@ static int load_file(struct inc *in_, const char *path, bool check_ext, json_t *
 		goto out;
 	}
 	json_t *data = yaml_load(text.buf ? text.buf : "", text.len, path, 0, NULL, &d);
+	if (!data && !check_ext) {
+		/* a single file: the action catches the parser's error, a
+		 * failure in "message" */
+		in_->err = xstrdup(diag_first_message(&d));
+		goto out;
+	}
 	if (!data) {
 		*res = raised(false, "%s", diag_first_message(&d));
 		goto out;
@@ -407,9 +413,14 @@ static json_t *include_vars_run(struct exec_ctx *x, json_t *args)
 			json_t *old = json_object_get(x->vars, k);
 			if (!json_is_object(old) || !json_is_object(v)) {
 				json_decref(res);
+				/* Ansible's message ends with both values as JSON */
+				char *a = json_dumps(old ? old : json_null(), JSON_ENCODE_ANY);
+				char *b = json_dumps(v, JSON_ENCODE_ANY);
 				res = raised(false, "failed to combine variables, expected dicts but "
-					     "got a '%s' and a '%s'", old ? mod_pytype(old) : "NoneType",
-					     mod_pytype(v));
+					     "got a '%s' and a '%s': \n%s\n%s", old ? mod_pytype(old) : "NoneType",
+					     mod_pytype(v), a ? a : "null", b ? b : "null");
+				free(a);
+				free(b);
 				goto out;
 			}
 			json_t *c;

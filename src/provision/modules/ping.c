@@ -10,16 +10,25 @@
 
 static json_t *ping_run(struct exec_ctx *x, json_t *args)
 {
-	const char *data = args_str(args, "data");
-	if (!data)
-		data = "pong";
-	if (!strcmp(data, "crash"))
+	/* data is a str parameter: a number or a boolean is converted as
+	 * Python's str() does */
+	struct strbuf ds = STRBUF_INIT;
+	json_t *dv = json_object_get(args, "data");
+	if (dv && !json_is_null(dv))
+		args_pystr(&ds, dv);
+	else
+		strbuf_addstr(&ds, "pong");
+	const char *data = strbuf_str(&ds);
+	if (!strcmp(data, "crash")) {
+		strbuf_release(&ds);
 		return res_fail("boom");
+	}
 	struct conn_result cr;
 	conn_result_init(&cr);
 	json_t *res = NULL;
 	if (mod_sh(x, "true", NULL, 0, &cr, &res) < 0) {
 		conn_result_release(&cr);
+		strbuf_release(&ds);
 		return res;
 	}
 	if (cr.rc != 0)
@@ -29,6 +38,7 @@ static json_t *ping_run(struct exec_ctx *x, json_t *args)
 		json_object_set_new(res, "ping", json_string(data));
 	}
 	conn_result_release(&cr);
+	strbuf_release(&ds);
 	return res;
 }
 

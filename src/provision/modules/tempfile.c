@@ -22,7 +22,7 @@ static json_t *tempfile_run(struct exec_ctx *x, json_t *args)
 	 * validated, it says so and is skipped */
 	if (x->check_mode)
 		return json_pack("{s:b, s:b, s:s}", "changed", 0, "skipped", 1, "msg",
-				 "remote module (ansible.legacy.tempfile) does not support check mode");
+				 "remote module (tempfile) does not support check mode");
 	bool dir = state && !strcmp(state, "directory");
 	const char *path = args_str(args, "path"), *prefix = args_str(args, "prefix");
 	const char *suffix = args_str(args, "suffix");
