@@ -924,7 +924,7 @@ static json_t *eval_cmp(struct ev *ev, const struct tnode *n)
 			if (op == CMP_NOTIN)
 				res = !res;
 			break;
-		default:
+		default: {
 			int ord = val_compare(l, r, &c);
 			if (ord < 0) {
 				static const char *const names[] = { "==", "!=", "<", "<=", ">", ">=" };
@@ -938,6 +938,7 @@ static json_t *eval_cmp(struct ev *ev, const struct tnode *n)
 				res = false;
 			else
 				res = op == CMP_LT ? c < 0 : op == CMP_LE ? c <= 0 : op == CMP_GT ? c > 0 : c >= 0;
+		}
 		}
 		json_decref(l);
 		l = r;
