@@ -563,6 +563,17 @@ out:
 #define PDIR_FN "pdir() { h=${1%/*}; while [ \"${h%/}\" != \"$h\" ] && [ -n \"${h%/}\" ]; do h=${h%/}; done; " \
 	"printf '%s' \"${h:-/}\"; }; "
 
+/* The failure of a node src check (exit 20, 21 or 22 of the remote_src
+ * scripts), in the words of Ansible's copy module. */
+static json_t *src_check_failure(int rc, const char *src)
+{
+	if (rc == 20)
+		return res_fail("Source %s not found", src);
+	if (rc == 21)
+		return res_fail("Source %s not readable", src);
+	return res_fail("Cannot copy invalid source '%s': not a file", src);
+}
+
 /* Ansible's copy of a file on the node (remote_src, src a file), in its
  * module's order: src found, readable and a regular file; dest ending in
  * "/" made when missing (the new directories given directory_mode, owner
@@ -619,13 +630,9 @@ static json_t *copy_remote_file(struct exec_ctx *x, json_t *args, const char *sr
 	case 0:
 		break;
 	case 20:
-		res = res_fail("Source %s not found", src);
-		goto out;
 	case 21:
-		res = res_fail("Source %s not readable", src);
-		goto out;
 	case 22:
-		res = res_fail("Cannot copy invalid source '%s': not a file", src);
+		res = src_check_failure(cr.rc, src);
 		goto out;
 	case 10:
 		res = res_new(false);
@@ -790,13 +797,9 @@ static json_t *copy_remote_check(struct exec_ctx *x, json_t *args, const char *s
 	case 0:
 		break;
 	case 20:
-		res = res_fail("Source %s not found", src);
-		goto out;
 	case 21:
-		res = res_fail("Source %s not readable", src);
-		goto out;
 	case 22:
-		res = res_fail("Cannot copy invalid source '%s': not a file", src);
+		res = src_check_failure(cr.rc, src);
 		goto out;
 	case 23:
 		res = json_pack("{s:b, s:s++, s:s}", "changed", 1, "msg", "dest directory ", o, " would be created",
