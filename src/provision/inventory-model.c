@@ -17,8 +17,14 @@
 #include "util/banned.h"
 
 /* No inventory range expands to more hosts than this (a typo such as
- * [0:99999999] would otherwise exhaust memory). */
+ * [0:99999999] would otherwise exhaust memory). The fuzz build's cap is
+ * smaller: 10^5 hosts take about a minute under ASan, which libFuzzer
+ * would count as a hang. */
+#ifdef FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION
+#define MAX_RANGE_HOSTS 2000
+#else
 #define MAX_RANGE_HOSTS 100000
+#endif
 
 void inv_model_init(struct inv_model *m)
 {
@@ -26,6 +32,7 @@ void inv_model_init(struct inv_model *m)
 	m->groups = json_object();
 	m->dirs = json_array();
 	m->warnings = json_array();
+	m->members = json_object();
 	inv_add_group(m, "all");
 	inv_add_group(m, "ungrouped");
 	json_array_append_new(json_object_get(json_object_get(m->groups, "all"), "children"),
@@ -38,7 +45,8 @@ void inv_model_release(struct inv_model *m)
 	json_decref(m->groups);
 	json_decref(m->dirs);
 	json_decref(m->warnings);
-	m->hosts = m->groups = m->dirs = m->warnings = NULL;
+	json_decref(m->members);
+	m->hosts = m->groups = m->dirs = m->warnings = m->members = NULL;
 }
 
 static bool has_str(json_t *arr, const char *s)
@@ -72,22 +80,35 @@ void inv_add_host(struct inv_model *m, const char *host, const char *group, int 
 		json_object_set_new(h, "ansible_port", json_integer(port));
 	if (group) {
 		json_t *members = json_object_get(inv_add_group(m, group), "hosts");
-		if (!has_str(members, host))
+		json_t *set = json_object_get(m->members, group);
+		if (!set) {
+			set = json_object();
+			json_object_set_new(m->members, group, set);
+		}
+		if (!json_object_get(set, host)) {
+			json_object_set_new(set, host, json_true());
 			json_array_append_new(members, json_string(host));
+		}
 	}
 }
 
-/* Whether target is group or one of its descendants. */
-static bool descends(struct inv_model *m, const char *group, const char *target, int depth)
+/* Whether target is group or one of its descendants; seen holds the
+ * groups already walked, so that a group reached by many paths is walked
+ * once (the paths through shared children can be exponentially many). */
+static bool descends(struct inv_model *m, const char *group, const char *target, json_t *seen,
+		     int depth)
 {
 	if (!strcmp(group, target))
 		return true;
 	if (depth > 256)
 		return true;
+	if (json_object_get(seen, group))
+		return false;
+	json_object_set_new(seen, group, json_true());
 	size_t i;
 	json_t *c;
 	json_array_foreach(json_object_get(json_object_get(m->groups, group), "children"), i, c)
-		if (descends(m, json_string_value(c), target, depth + 1))
+		if (descends(m, json_string_value(c), target, seen, depth + 1))
 			return true;
 	return false;
 }
@@ -97,7 +118,10 @@ int inv_add_child(struct inv_model *m, const char *parent, const char *child,
 {
 	inv_add_group(m, parent);
 	inv_add_group(m, child);
-	if (descends(m, child, parent, 0)) {
+	json_t *seen = json_object();
+	bool loop = descends(m, child, parent, seen, 0);
+	json_decref(seen);
+	if (loop) {
 		diag_error(d, IMC_EXIT_DATAERR, loc,
 			   "adding group '%s' as child to '%s' creates a recursive dependency loop",
 			   child, parent);
@@ -128,6 +152,26 @@ static bool parse_int(const char *s, long *v)
 		return false;
 	*v = strtol(s, &end, 10);
 	return *end == 0;
+}
+
+static int expand_range(const char *name, json_t *out, const struct src_loc *loc, struct diag *d,
+			int depth);
+
+/* One value of a range put into pattern: host expanded further while it
+ * has a '[', else added to out; refused past MAX_RANGE_HOSTS in all, so
+ * that ranges multiplied together ("[a:z][a:z][a:z]...") stay bounded. */
+static int expand_one(const char *host, const char *pattern, json_t *out, const struct src_loc *loc,
+		      struct diag *d, int depth)
+{
+	if (strchr(host, '['))
+		return expand_range(host, out, loc, d, depth + 1);
+	if (json_array_size(out) >= MAX_RANGE_HOSTS) {
+		diag_error(d, IMC_EXIT_DATAERR, loc, "host range '%s' has more than %d hosts", pattern,
+			   MAX_RANGE_HOSTS);
+		return -1;
+	}
+	json_array_append_new(out, json_string(host));
+	return 0;
 }
 
 /* Ansible's expand_hostname_range: the first [BEG:END[:STEP]] of name
@@ -191,8 +235,7 @@ static int expand_range(const char *name, json_t *out, const struct src_loc *loc
 		for (const char *c = lbp; !rc && c <= lep; c += step) {
 			strbuf_reset(&sb);
 			strbuf_addf(&sb, "%.*s%c%s", head, name, *c, tail);
-			rc = strchr(sb.buf, '[') ? expand_range(sb.buf, out, loc, d, depth + 1)
-						 : (json_array_append_new(out, json_string(sb.buf)), 0);
+			rc = expand_one(sb.buf, name, out, loc, d, depth);
 		}
 	} else if (parse_int(beg, &b) && parse_int(end, &e)) {
 		if (e >= b && (e - b) / step >= MAX_RANGE_HOSTS) {
@@ -203,13 +246,7 @@ static int expand_range(const char *name, json_t *out, const struct src_loc *loc
 		for (long i = b; !rc && i <= e; i += step) {
 			strbuf_reset(&sb);
 			strbuf_addf(&sb, "%.*s%0*ld%s", head, name, width, i, tail);
-			rc = strchr(sb.buf, '[') ? expand_range(sb.buf, out, loc, d, depth + 1)
-						 : (json_array_append_new(out, json_string(sb.buf)), 0);
-			if (json_array_size(out) > MAX_RANGE_HOSTS) {
-				diag_error(d, IMC_EXIT_DATAERR, loc, "host range '%s' has more than %d hosts",
-					   name, MAX_RANGE_HOSTS);
-				rc = -1;
-			}
+			rc = expand_one(sb.buf, name, out, loc, d, depth);
 		}
 	} else {
 		diag_error(d, IMC_EXIT_DATAERR, loc, "invalid host range '[%s:%s]' in '%s'", beg, end, name);
@@ -304,6 +341,36 @@ out:
 
 /* ---- the run's groups -------------------------------------------------------- */
 
+/* Ansible's reconcile for "ungrouped": it keeps its members that are in
+ * no other group, in their order, then gains the other hosts in no group,
+ * in host order. Sets keep it linear in the hosts (inventories of 10^5
+ * hosts are read). */
+static void ungroup(struct inv_model *m)
+{
+	json_t *grouped = json_object(), *kept = json_array(), *kept_set = json_object();
+	json_t *ung = json_object_get(json_object_get(m->groups, "ungrouped"), "hosts");
+	json_t *was_ung = json_object_get(m->members, "ungrouped");
+	const char *name;
+	json_t *v;
+	json_object_foreach(m->members, name, v)
+		if (strcmp(name, "all") && strcmp(name, "ungrouped"))
+			json_object_update(grouped, v);
+	size_t i;
+	json_array_foreach(ung, i, v)
+		if (!json_object_get(grouped, json_string_value(v)))
+			json_array_append(kept, v);
+	json_object_foreach(m->hosts, name, v)
+		if (!json_object_get(grouped, name) && !json_object_get(was_ung, name))
+			json_array_append_new(kept, json_string(name));
+	json_array_foreach(kept, i, v)
+		json_object_set_new(kept_set, json_string_value(v), json_true());
+	json_array_clear(ung);
+	json_array_extend(ung, kept);
+	json_object_set_new(m->members, "ungrouped", kept_set);
+	json_decref(kept);
+	json_decref(grouped);
+}
+
 /* Ansible's reconcile_inventory: a group with no parent becomes a child of
  * "all"; a host in no group but "all" goes to "ungrouped", and leaves it
  * when it is in another. */
@@ -330,43 +397,32 @@ static void reconcile(struct inv_model *m, json_t *parents)
 					      json_string(g));
 			json_object_set_new(parents, g, json_pack("[s]", "all"));
 		}
-	json_t *ung = json_object_get(json_object_get(m->groups, "ungrouped"), "hosts");
-	const char *h;
-	json_t *hv;
-	json_object_foreach(m->hosts, h, hv) {
-		bool other = false;
-		json_object_foreach(m->groups, g, gv)
-			if (strcmp(g, "all") && strcmp(g, "ungrouped") &&
-			    has_str(json_object_get(gv, "hosts"), h))
-				other = true;
-		if (other) {
-			for (size_t i = json_array_size(ung); i-- > 0;)
-				if (!strcmp(json_string_value(json_array_get(ung, i)), h))
-					json_array_remove(ung, i);
-		} else if (!has_str(ung, h))
-			json_array_append_new(ung, json_string(h));
-	}
+	ungroup(m);
 }
 
 /* The hosts of group and of its descendants: the group's own, then its
  * children's level by level (Ansible's get_hosts, preserve_ordering). */
 static json_t *group_hosts(struct inv_model *m, const char *group)
 {
-	json_t *r = json_array(), *seen = json_object(), *queue = json_pack("[s]", group);
+	json_t *r = json_array(), *in_r = json_object(), *seen = json_object();
+	json_t *queue = json_pack("[s]", group);
 	json_object_set_new(seen, group, json_true());
 	for (size_t qi = 0; qi < json_array_size(queue); qi++) {
 		json_t *gv = json_object_get(m->groups, json_string_value(json_array_get(queue, qi)));
 		size_t i;
 		json_t *e;
 		json_array_foreach(json_object_get(gv, "hosts"), i, e)
-			if (!has_str(r, json_string_value(e)))
+			if (!json_object_get(in_r, json_string_value(e))) {
+				json_object_set_new(in_r, json_string_value(e), json_true());
 				json_array_append(r, e);
+			}
 		json_array_foreach(json_object_get(gv, "children"), i, e)
 			if (!json_object_get(seen, json_string_value(e))) {
 				json_object_set_new(seen, json_string_value(e), json_true());
 				json_array_append(queue, e);
 			}
 	}
+	json_decref(in_r);
 	json_decref(seen);
 	json_decref(queue);
 	return r;

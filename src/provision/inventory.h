@@ -19,6 +19,9 @@ struct inv_model {
 	 * "vars": {...}}, in creation order; "all" and "ungrouped" first,
 	 * "ungrouped" a child of "all" */
 	json_t *groups;
+	/* group -> {host: true, ...}: its direct members as a set, so that
+	 * adding a host stays O(1) in large inventories */
+	json_t *members;
 	/* the directories whose group_vars/ and host_vars/ apply, in source
 	 * order (a file source's directory, a directory source itself) */
 	json_t *dirs;
