@@ -104,6 +104,18 @@ int mod_sh_as_is(struct exec_ctx *x, const char *cmd, const void *in, size_t inl
  * something: the result is changed accordingly, or failed ("WHAT failed:
  * stderr") on a non-zero status. */
 json_t *mod_sh_changed(struct exec_ctx *x, const char *cmd, const char *what);
+/* A shell function, imc_dn PATH, that sets imc_d to dirname(1)'s answer
+ * for PATH (trailing slashes, a name without '/', all slashes) with the
+ * shell's own expansions: a module script that needs a directory's name
+ * spends no process on it, where `$(dirname -- P)` forks two. Unlike the
+ * command substitution, a directory name ending in newlines keeps them.
+ * Put before the script's first call; it holds '%' signs, so it goes in
+ * with strbuf_addstr or as a "%s" argument, never as a format. */
+#define MOD_SH_DIRNAME \
+	"imc_dn() { imc_d=$1; case $imc_d in *[!/]*) imc_d=${imc_d%\"${imc_d##*[!/]}\"}; " \
+	"case $imc_d in */*) imc_d=${imc_d%/*}; case $imc_d in *[!/]*) " \
+	"imc_d=${imc_d%\"${imc_d##*[!/]}\"};; *) imc_d=/;; esac;; *) imc_d=.;; esac;; " \
+	"/*) imc_d=/;; *) imc_d=.;; esac; }; "
 /* Appends " FLAG 'v'" to a command line when v is not NULL. */
 void mod_sh_flag(struct strbuf *c, const char *flag, const char *v);
 /* Reads a node file; *exists false when missing. -1 unreachable. */

@@ -574,7 +574,7 @@ static int mkdir_cmd(json_t *args, struct strbuf *c)
 	long mode = args_mode(json_object_get(args, "mode"), 0755 | 040000);
 	if (mode == -2)
 		return -1;
-	strbuf_addstr(c, "m=''; d=\"$p\"; while [ ! -e \"$d\" ]; do m=\"$d\n$m\"; d=$(dirname -- \"$d\"); done; "
+	strbuf_addstr(c, MOD_SH_DIRNAME "m=''; d=\"$p\"; while [ ! -e \"$d\" ]; do m=\"$d\n$m\"; imc_dn \"$d\"; d=$imc_d; done; "
 		      "mkdir -p -- \"$p\" || exit 1; "
 		      "printf '%s\\n' \"$m\" | while IFS= read -r x; do [ -n \"$x\" ] || continue; ");
 	if (mode >= 0)
@@ -754,7 +754,7 @@ static json_t *ensure_symlink(struct exec_ctx *x, const char *path, const char *
 		/* replaced atomically: a link beside it renamed over it */
 		const char *cmd = !strcmp(pr.state, "absent")
 			? "ln -s -- \"$s\" \"$p\""
-			: "t=$(dirname -- \"$p\")/.imc.$$.tmp; { [ ! -d \"$p\" ] || [ -L \"$p\" ] || rmdir -- \"$p\"; } && "
+			: MOD_SH_DIRNAME "imc_dn \"$p\"; t=$imc_d/.imc.$$.tmp; { [ ! -d \"$p\" ] || [ -L \"$p\" ] || rmdir -- \"$p\"; } && "
 			  "ln -s -- \"$s\" \"$t\" && mv -Tf -- \"$t\" \"$p\" || { rm -f -- \"$t\"; exit 1; }";
 		if (run_op(x, path, src, cmd, !strcmp(pr.state, "absent") ? "Error while linking"
 					      : "Error while replacing", &res) < 0)
@@ -833,7 +833,7 @@ static json_t *ensure_hardlink(struct exec_ctx *x, const char *path, const char 
 	if (changed) {
 		const char *cmd = !strcmp(pr.state, "absent")
 			? "t=$p; " LN_PY
-			: "t=$(dirname -- \"$p\")/.imc.$$.tmp; " LN_PY " && mv -Tf -- \"$t\" \"$p\" || "
+			: MOD_SH_DIRNAME "imc_dn \"$p\"; t=$imc_d/.imc.$$.tmp; " LN_PY " && mv -Tf -- \"$t\" \"$p\" || "
 			  "{ rm -f -- \"$t\"; exit 1; }";
 		if (run_op(x, path, src, cmd, !strcmp(pr.state, "absent") ? "Error while linking"
 					      : "Error while replacing", &res) < 0)

@@ -642,9 +642,9 @@ json_t *mod_content_diff(struct exec_ctx *x, const char *path, const struct strb
 int mod_mkdir_parent(struct exec_ctx *x, const char *path, json_t **res)
 {
 	struct strbuf c = STRBUF_INIT;
-	strbuf_addstr(&c, "mkdir -p -- \"$(dirname -- ");
+	strbuf_addstr(&c, MOD_SH_DIRNAME "imc_dn ");
 	sh_quote(&c, path);
-	strbuf_addstr(&c, ")\"");
+	strbuf_addstr(&c, "; mkdir -p -- \"$imc_d\"");
 	struct conn_result cr;
 	conn_result_init(&cr);
 	int rc = mod_sh(x, c.buf, NULL, 0, &cr, res);
@@ -661,7 +661,7 @@ static void write_script_start(struct strbuf *c, const char *path, long mode)
 {
 	strbuf_addstr(c, "p=");
 	sh_quote(c, path);
-	strbuf_addstr(c, "; d=$(dirname -- \"$p\"); t=$(mktemp \"$d/.imc_tmp.XXXXXX\") || exit 1; "
+	strbuf_addstr(c, "; " MOD_SH_DIRNAME "imc_dn \"$p\"; d=$imc_d; t=$(mktemp \"$d/.imc_tmp.XXXXXX\") || exit 1; "
 			 "if [ -e \"$p\" ]; then chmod --reference=\"$p\" \"$t\"; "
 			 "chown --reference=\"$p\" \"$t\" 2>/dev/null; "
 			 "else chmod $(printf '%o' $(( 0666 & ~0$(umask) ))) \"$t\"; fi; ");
@@ -719,9 +719,9 @@ static void write_stat_script(struct strbuf *c, const char *path, long mode, con
 			      const char *group, bool parent)
 {
 	if (parent) {
-		strbuf_addstr(c, "d=$(dirname -- ");
+		strbuf_addstr(c, MOD_SH_DIRNAME "imc_dn ");
 		sh_quote(c, path);
-		strbuf_addstr(c, "); [ -e \"$d\" ] || { printf '%s' \"$d\"; exit 4; }; ");
+		strbuf_addstr(c, "; d=$imc_d; [ -e \"$d\" ] || { printf '%s' \"$d\"; exit 4; }; ");
 	}
 	write_script_start(c, path, mode);
 	if (owner) {
@@ -830,8 +830,9 @@ int mod_stat_write(struct exec_ctx *x, const char *path, const void *data, size_
 	 * for what is not a readable regular file); a missing path when its
 	 * directory is one (else the module fails, or its own write says
 	 * the directory is missing). The write is the script's last command */
-	strbuf_addf(&c, "; }; if [ -d \"$p\" ]; then exit 0; elif [ -e \"$p\" ]; then [ \"$h\" = %s ] && exit 0; n=0; "
-		    "else [ -d \"$(dirname -- \"$p\")\" ] || exit 0; n=1; fi; printf '" WRITE_MARK "'; "
+	strbuf_addstr(&c, "; }; " MOD_SH_DIRNAME);
+	strbuf_addf(&c, "if [ -d \"$p\" ]; then exit 0; elif [ -e \"$p\" ]; then [ \"$h\" = %s ] && exit 0; n=0; "
+		    "else imc_dn \"$p\"; [ -d \"$imc_d\" ] || exit 0; n=1; fi; printf '" WRITE_MARK "'; "
 		    "printf '" WRITE_MARK "' >&2; if [ $n = 1 ]; then ", sum);
 	write_stat_script(&c, path, mode, owner, group, true);
 	strbuf_addstr(&c, "\nelse ");
