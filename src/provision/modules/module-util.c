@@ -328,7 +328,7 @@ static void stat_script_h(struct strbuf *c, bool follow, bool checksum, bool kee
 		    "if [ -L \"$p\" ]; then readlink -- \"$p\" 2>/dev/null || echo; else echo; fi; "
 		    "if [ %d = 1 ] && [ -f \"$p\" ] && [ -r \"$p\" ]; then %s; else echo; fi; ",
 		    follow ? 1 : 0, follow ? "-L " : "", checksum ? 1 : 0,
-		    keep ? "h=$(sha1sum < \"$p\" | cut -c1-40); echo \"$h\"" : "sha1sum < \"$p\" | cut -c1-40");
+		    keep ? "h=$(sha1sum < \"$p\"); h=${h%% *}; echo \"$h\"" : "h=$(sha1sum < \"$p\"); echo \"${h%% *}\"");
 	strbuf_addstr(c,
 		      /* the nearest existing ancestor not a directory: ENOTDIR */
 		      "else echo MISSING; d=\"$p\"; while :; do n=\"${d%/*}\"; [ \"$n\" = \"$d\" ] && break; d=\"$n\"; "
@@ -661,12 +661,18 @@ static void write_script_start(struct strbuf *c, const char *path, long mode)
 {
 	strbuf_addstr(c, "p=");
 	sh_quote(c, path);
-	strbuf_addstr(c, "; " MOD_SH_DIRNAME "imc_dn \"$p\"; d=$imc_d; t=$(mktemp \"$d/.imc_tmp.XXXXXX\") || exit 1; "
-			 "if [ -e \"$p\" ]; then chmod --reference=\"$p\" \"$t\"; "
+	strbuf_addstr(c, "; " MOD_SH_DIRNAME "imc_dn \"$p\"; d=$imc_d; t=$(mktemp \"$d/.imc_tmp.XXXXXX\") || exit 1; ");
+	/* a numeric mode sets every bit of a regular file's, whatever came
+	 * before it (the reference's, the umask's, what chown cleared), so
+	 * with one given only the owner is copied: a process less */
+	if (mode >= 0) {
+		strbuf_addf(c, "if [ -e \"$p\" ]; then chown --reference=\"$p\" \"$t\" 2>/dev/null; fi; "
+			    "chmod %lo \"$t\"; ", mode);
+		return;
+	}
+	strbuf_addstr(c, "if [ -e \"$p\" ]; then chmod --reference=\"$p\" \"$t\"; "
 			 "chown --reference=\"$p\" \"$t\" 2>/dev/null; "
 			 "else chmod $(printf '%o' $(( 0666 & ~0$(umask) ))) \"$t\"; fi; ");
-	if (mode >= 0)
-		strbuf_addf(c, "chmod %lo \"$t\"; ", mode);
 }
 
 int mod_write(struct exec_ctx *x, const char *path, const void *data, size_t len, long mode,
