@@ -34,6 +34,7 @@ libimc_la_SOURCES += \
 	src/provision/error-context.c \
 	src/provision/conn/conn.h \
 	src/provision/conn/conn.c \
+	src/provision/conn/conn-memo.c \
 	src/provision/conn/conn-local.c \
 	src/provision/conn/conn-ssh.c \
 	src/provision/conn/conn-pshell.c src/provision/conn/conn-pshell.h \

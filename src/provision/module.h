@@ -149,10 +149,20 @@ void mod_stat_memo_take(struct exec_ctx *x, const char *path, struct strbuf *out
 /* cat of path into data (*exists false when it is missing); a directory
  * fails with Ansible's "Path P is a directory !" (rc 256) */
 int mod_read(struct exec_ctx *x, const char *path, struct strbuf *data, bool *exists, json_t **res);
+/* What the node's file at path held when a module last read or wrote it
+ * whole over this connection, and its SHA-1 (sum): a guess, true only if
+ * nothing changed it since, for mod_write_if to check. false when none. */
+bool mod_read_recall(struct exec_ctx *x, const char *path, struct strbuf *data, char sum[41]);
 /* Writes data atomically (temp file in the same directory + rename), applying
  * mode when >= 0 (else keep the old mode or 0644 & ~umask). */
 int mod_write(struct exec_ctx *x, const char *path, const void *data, size_t len, long mode,
 	      json_t **res);
+/* mod_write run only when the node's path is a regular file this user
+ * reads whose SHA-1 is sum (hex): 1 when it is not (nothing written),
+ * else what mod_write returns. With mod_read_recall, a module editing a
+ * file it read or wrote before sends its edit in one round trip. */
+int mod_write_if(struct exec_ctx *x, const char *path, const char *sum, const void *data,
+		 size_t len, long mode, json_t **res);
 /* Runs pre (shell, with the path in "$p") then stats path, in one round trip. */
 int mod_sh_stat(struct exec_ctx *x, const char *path, const char *pre, struct node_stat *st,
 		json_t **res);

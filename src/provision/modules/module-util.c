@@ -546,8 +546,15 @@ int mod_read(struct exec_ctx *x, const char *path, struct strbuf *data, bool *ex
 	}
 	strbuf_reset(data);
 	strbuf_add(data, cr.out.buf ? cr.out.buf : "", cr.out.len);
+	if (*exists)
+		conn_memo_keep(x->conn, path, strbuf_str(data), data->len);
 	conn_result_release(&cr);
 	return 0;
+}
+
+bool mod_read_recall(struct exec_ctx *x, const char *path, struct strbuf *data, char sum[41])
+{
+	return conn_memo_recall(x->conn, path, data, sum);
 }
 
 int mod_backup(struct exec_ctx *x, const char *path, char **dest, json_t **res)
@@ -675,10 +682,19 @@ static void write_script_start(struct strbuf *c, const char *path, long mode)
 			 "else chmod $(printf '%o' $(( 0666 & ~0$(umask) ))) \"$t\"; fi; ");
 }
 
-int mod_write(struct exec_ctx *x, const char *path, const void *data, size_t len, long mode,
-	      json_t **res)
+/* mod_write, and mod_write_if when sum is not NULL */
+static int write_run(struct exec_ctx *x, const char *path, const char *sum, const void *data,
+		     size_t len, long mode, json_t **res)
 {
 	struct strbuf c = STRBUF_INIT;
+	if (sum) {
+		/* the guess holds: a regular file (through a link, as cat reads
+		 * it) that this user reads, with the guess's checksum */
+		strbuf_addstr(&c, "p=");
+		sh_quote(&c, path);
+		strbuf_addf(&c, "; h=; [ -f \"$p\" ] && [ -r \"$p\" ] && h=$(sha1sum < \"$p\"); "
+			    "[ \"${h%%%% *}\" = %s ] || exit 97; ", sum);
+	}
 	write_script_start(&c, path, mode);
 	strbuf_addstr(&c, "cat > \"$t\" && mv -f -- \"$t\" \"$p\" || { rm -f \"$t\"; exit 1; }; ");
 	mod_stat_memo_script(&c);
@@ -686,15 +702,37 @@ int mod_write(struct exec_ctx *x, const char *path, const void *data, size_t len
 	conn_result_init(&cr);
 	int rc = mod_sh(x, c.buf, data, len, &cr, res);
 	strbuf_release(&c);
-	if (rc == 0 && cr.rc == 0)
+	if (rc == 0 && sum && cr.rc == 97) {
+		/* nothing ran past the guard: the caller reads the file */
+		conn_memo_forget(x->conn, path);
+		rc = 1;
+		goto out;
+	}
+	if (rc == 0 && cr.rc == 0) {
 		mod_stat_memo_take(x, path, &cr.out);
+		conn_memo_keep(x->conn, path, data, len);
+	} else
+		conn_memo_forget(x->conn, path);
 	if (rc == 0 && cr.rc != 0) {
 		if (res)
 			*res = res_fail("cannot write '%s': %s", path, strbuf_str(&cr.err));
 		rc = -1;
 	}
+out:
 	conn_result_release(&cr);
 	return rc;
+}
+
+int mod_write(struct exec_ctx *x, const char *path, const void *data, size_t len, long mode,
+	      json_t **res)
+{
+	return write_run(x, path, NULL, data, len, mode, res);
+}
+
+int mod_write_if(struct exec_ctx *x, const char *path, const char *sum, const void *data,
+		 size_t len, long mode, json_t **res)
+{
+	return write_run(x, path, sum, data, len, mode, res);
 }
 
 int mod_sh_stat(struct exec_ctx *x, const char *path, const char *pre, struct node_stat *st,
@@ -787,6 +825,17 @@ static void write_key(struct strbuf *k, const char *path, const void *data, size
 	strbuf_add(k, group ? group : "", strlen(group ? group : "") + 1);
 }
 
+/* The node's file is data after a write that succeeded (write_stat's rc
+ * 0), unknown after any other (conn-memo.c). */
+static void write_stat_remember(struct exec_ctx *x, const char *path, const void *data, size_t len,
+				int rc)
+{
+	if (rc == 0)
+		conn_memo_keep(x->conn, path, data, len);
+	else
+		conn_memo_forget(x->conn, path);
+}
+
 /* mod_write_stat, and mod_write_stat_new when parent is not NULL */
 static int write_stat(struct exec_ctx *x, const char *path, const void *data, size_t len, long mode,
 		      const char *owner, const char *group, struct node_stat *st, char **parent,
@@ -802,6 +851,7 @@ static int write_stat(struct exec_ctx *x, const char *path, const void *data, si
 			x->write_memo = NULL;
 			int rc = write_stat_answer(path, w->rc, w->out, w->err, st, parent, res);
 			free(w);
+			write_stat_remember(x, path, data, len, rc);
 			return rc;
 		}
 	}
@@ -811,9 +861,11 @@ static int write_stat(struct exec_ctx *x, const char *path, const void *data, si
 	conn_result_init(&cr);
 	int rc = mod_sh(x, c.buf, data, len, &cr, res);
 	strbuf_release(&c);
-	if (rc == 0)
+	if (rc == 0) {
 		rc = write_stat_answer(path, cr.rc, strbuf_str(&cr.out), strbuf_str(&cr.err), st,
 				       parent, res);
+		write_stat_remember(x, path, data, len, rc);
+	}
 	conn_result_release(&cr);
 	return rc;
 }
@@ -870,6 +922,10 @@ int mod_stat_write(struct exec_ctx *x, const char *path, const void *data, size_
 		goto out;
 	}
 	seen_keep(x, path, true, true, head);
+	/* the file already holds data: what a module editing it next may
+	 * start from (conn-memo.c) */
+	if (st->exists && st->isreg && !strcmp(st->sha1, sum))
+		conn_memo_keep(x->conn, path, data, len);
 	if (o) {
 		struct strbuf k = STRBUF_INIT;
 		write_key(&k, path, data, len, mode, owner, group, !st->exists);
