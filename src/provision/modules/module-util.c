@@ -668,7 +668,13 @@ static void write_script_start(struct strbuf *c, const char *path, long mode)
 {
 	strbuf_addstr(c, "p=");
 	sh_quote(c, path);
-	strbuf_addstr(c, "; " MOD_SH_DIRNAME "imc_dn \"$p\"; d=$imc_d; t=$(mktemp \"$d/.imc_tmp.XXXXXX\") || exit 1; ");
+	/* the temporary file made by the shell's noclobber redirection (an
+	 * O_EXCL open, which no existing name or dangling link passes), named
+	 * by the shell's PID, unique among the running; mktemp(1) only when
+	 * that name is taken (a leftover): a process less per write */
+	strbuf_addstr(c, "; " MOD_SH_DIRNAME "imc_dn \"$p\"; d=$imc_d; t=$d/.imc_tmp.$$; set -C; "
+			 "if true 2>/dev/null >\"$t\"; then set +C; else set +C; "
+			 "t=$(mktemp \"$d/.imc_tmp.XXXXXX\") || exit 1; fi; ");
 	/* a numeric mode sets every bit of a regular file's, whatever came
 	 * before it (the reference's, the umask's, what chown cleared), so
 	 * with one given only the owner is copied: a process less */
