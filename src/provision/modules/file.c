@@ -28,6 +28,10 @@ struct probe {
 	char real[1024];     /* realpath -m */
 	bool src_exists;     /* the src (as given, or joined for links) exists */
 	bool same_inode;     /* path and src are the same file */
+	/* the src the probe was made with (NULL: none), so that a state
+	 * needing src's lines from a probe nothing has run since takes them
+	 * from it instead of probing again */
+	const char *src_asked;
 };
 
 /* The shell function printing get_state of "$1", kept in $st too (for
@@ -68,6 +72,7 @@ static int probe_spec(struct exec_ctx *x, const char *path, const char *src, str
 		      struct spec *sp, json_t **res)
 {
 	memset(pr, 0, sizeof(*pr));
+	pr->src_asked = src;
 	struct strbuf c = STRBUF_INIT;
 	strbuf_addstr(&c, GET_STATE_SH "p=");
 	sh_quote(&c, path);
@@ -703,6 +708,8 @@ static json_t *ensure_symlink(struct exec_ctx *x, const char *path, const char *
 	struct probe pr = *pr0;
 	json_t *res = NULL, *diff = NULL;
 	char *absrc = NULL, *own_src = NULL;
+	/* the last probe of path sent: what a probe after no change gives */
+	struct probe last = pr;
 	if (!src && follow && pr.exists)
 		src = own_src = xstrdup(pr.target); /* update the existing link's attributes */
 	if (src) {
@@ -716,8 +723,11 @@ static json_t *ensure_symlink(struct exec_ctx *x, const char *path, const char *
 			absrc = sl ? xasprintf("%.*s/%s", (int)(sl - path), path, src) : xstrdup(src);
 		}
 		struct probe ps;
-		if (probe(x, path, absrc, &ps, &res) < 0)
+		if (pr.src_asked && !strcmp(pr.src_asked, absrc))
+			ps = pr;
+		else if (probe(x, path, absrc, &ps, &res) < 0)
 			goto out;
+		last = ps;
 		if (!force && !ps.src_exists) {
 			res = fail_path("path", path, "src file does not exist, use \"force=yes\" if you really want to create the link: %s",
 					absrc);
@@ -770,7 +780,13 @@ static json_t *ensure_symlink(struct exec_ctx *x, const char *path, const char *
 			goto out;
 	}
 	struct probe after;
-	if (probe(x, path, NULL, &after, &res) < 0)
+	if (!changed) {
+		/* nothing was sent since that probe (a directory to check
+		 * would have been a change): its path lines are the answer */
+		after = last;
+		after.src_exists = after.same_inode = false;
+		after.src_asked = NULL;
+	} else if (probe(x, path, NULL, &after, &res) < 0)
 		goto out;
 	if (x->check_mode && !after.exists) {
 		/* Ansible's check mode stops here when the path is not there */
@@ -791,12 +807,14 @@ out:
 	return res;
 }
 
-static json_t *ensure_hardlink(struct exec_ctx *x, const char *path, const char *src,
-			       json_t *args, bool follow, bool force)
+static json_t *ensure_hardlink(struct exec_ctx *x, const char *path, const struct probe *pr0,
+			       const char *src, json_t *args, bool follow, bool force)
 {
-	struct probe pr;
+	struct probe pr = *pr0;
 	json_t *res = NULL, *diff = NULL;
-	if (probe(x, path, src, &pr, &res) < 0)
+	/* file_run's probe, when it asked for this src (or for none, as here) */
+	bool same = src ? pr.src_asked && !strcmp(pr.src_asked, src) : !pr.src_asked;
+	if (!same && probe(x, path, src, &pr, &res) < 0)
 		return res;
 	if (strcmp(pr.state, "hard") && !src)
 		return res_fail("src is required for creating new hardlinks");
@@ -980,7 +998,13 @@ static json_t *file_run(struct exec_ctx *x, json_t *args)
 	strbuf_init(&sp.err, 0);
 	struct strbuf spcmd = STRBUF_INIT;
 	spec_for(x, args, state, src, recurse, &sp, &spcmd);
-	if (probe_spec(x, path, NULL, &pr, &sp, &res) < 0)
+	/* a link's or hard link's src probed with path, when it is the src
+	 * the state probes (a link's relative src is joined to a directory
+	 * the probe decides): the state's own probe of both is spared */
+	const char *psrc = NULL;
+	if (state && src && (!strcmp(state, "hard") || (!strcmp(state, "link") && src[0] == '/')))
+		psrc = src;
+	if (probe_spec(x, path, psrc, &pr, &sp, &res) < 0)
 		goto out;
 	/* a directory given for a link source's copy: the file inside it */
 	if ((!state || (strcmp(state, "link") && strcmp(state, "absent"))) && pr.isdir && src) {
@@ -1027,7 +1051,7 @@ static json_t *file_run(struct exec_ctx *x, json_t *args)
 	else if (!strcmp(state, "link"))
 		res = ensure_symlink(x, path, src, args, follow, force, &pr);
 	else
-		res = ensure_hardlink(x, path, src, args, follow, force);
+		res = ensure_hardlink(x, path, &pr, src, args, follow, force);
 	if (times && !json_is_true(json_object_get(res, "failed"))) {
 		bool changed = json_is_true(json_object_get(res, "changed"));
 		json_t *err = NULL;
