@@ -10,7 +10,8 @@
 # by the content's SHA-1): one round trip after a copy and after itself;
 # the guard refusing when a command changed the file meanwhile (the edit
 # then made from a read, three round trips); and the file as Ansible's
-# lineinfile leaves it in every case.
+# lineinfile leaves it in every case. Last, file's links: src asked in
+# the module's first probe, a link left unchanged answered from it.
 . "$top_srcdir/tests/cli/lib.sh"
 W=$TMPD/w
 B=$TMPD/bin
@@ -46,7 +47,7 @@ awk '/^== / { if (t != "") print t ":" l; t = $2; l = ""; next } { l = l " " $1 
 	"$TMPD/log" >"$TMPD/got"
 cat >"$TMPD/want" <<EOW
 dir: mkdir chmod stat
-copy: mktemp chmod cat mv stat
+copy: chmod cat mv stat
 copy-same: stat sha1sum
 stat: stat sha1sum stat file lsattr
 touch: stat chmod stat date touch stat
@@ -110,4 +111,64 @@ fi
 printf 'key=other\nextra=1\nlate=1\n' >"$TMPD/want"
 cmp -s "$TMPD/want" "$F" && ok "the file as lineinfile leaves it, the command's line kept" ||
 	{ not_ok "the file as lineinfile leaves it, the command's line kept"; sed 's/^/#   /' "$F"; }
+
+# file's link and hard link: src asked in file's first probe (an absolute
+# link src, any hard src), and a link left as it is answered from its
+# probes: no probe of the same path again with nothing sent between
+L=$W/links
+mkdir -p "$L"
+echo x >"$L/src"
+cat >"$TMPD/links.yml" <<EOY
+- hosts: localhost
+  gather_facts: false
+  tasks:
+    - name: new-link
+      file: { src: $L/src, path: $L/l, state: link }
+      register: k1
+    - name: same-link
+      file: { src: $L/src, path: $L/l, state: link }
+      register: k2
+    - name: relative-link
+      file: { src: src, path: $L/r, state: link }
+      register: k3
+    - name: missing-src
+      file: { src: $L/nope, path: $L/m, state: link }
+      register: k4
+      ignore_errors: true
+    - name: new-hard
+      file: { src: $L/src, path: $L/h, state: hard }
+      register: k5
+    - name: same-hard
+      file: { src: $L/src, path: $L/h, state: hard }
+      register: k6
+    - assert:
+        that:
+          - k1 is changed and k1.state == 'link' and k1.src == '$L/src'
+          - k2 is not changed and k2.state == 'link'
+          - k3 is changed and k3.state == 'link'
+          - k4 is failed and k4.msg is search('src file does not exist')
+          - k5 is changed and k5.state == 'hard'
+          - k6 is not changed
+EOY
+IMC_LOG=exec=debug "$IMC" play -c local --no-fallback "$TMPD/links.yml" >"$TMPD/out" 2>"$TMPD/err" &&
+	ok "the link play ran and its asserts held" ||
+	{ not_ok "the link play ran and its asserts held"; sed 's/^/#   /' "$TMPD/out" "$TMPD/err" | tail -30; }
+sed -n 's/.* localhost: \([a-z-]*\): \([0-9]*\) round trips$/\1 \2/p' "$TMPD/err" >"$TMPD/got"
+cat >"$TMPD/want" <<EOW
+new-link 5
+same-link 3
+relative-link 6
+missing-src 1
+new-hard 2
+same-hard 1
+assert 0
+EOW
+if diff "$TMPD/want" "$TMPD/got" >"$TMPD/diff"; then
+	ok "file link and hard link round trips"
+else
+	not_ok "file link and hard link round trips"
+	sed 's/^/#   /' "$TMPD/diff"
+fi
+[ "$(readlink "$L/l")" = "$L/src" ] && [ "$(readlink "$L/r")" = src ] && [ ! -e "$L/m" ] && [ ! -L "$L/m" ] &&
+	[ "$L/h" -ef "$L/src" ] && ok "the links as the play left them" || not_ok "the links as the play left them"
 done_testing
