@@ -5,9 +5,10 @@
  * content is only a guess: anything may have changed the file since, so
  * the write that relies on it runs only when the node finds the file's
  * checksum equal to the guess's (module-util.c's guarded write), and the
- * module reads the file as before otherwise. Small files only, a few
- * paths per node; shared by the threads of the tasks delegated to a host,
- * so one lock guards every connection's memo. */
+ * module reads the file as before otherwise. Small files only (64 KiB),
+ * four paths per node, the least recently used given up first: at most
+ * 256 KiB a host, 16 MiB for 64; shared by the threads of the tasks
+ * delegated to a host, so one lock guards every connection's memo. */
 #include "config.h"
 
 #include <pthread.h>
@@ -19,8 +20,8 @@
 #include "util/xalloc.h"
 #include "util/banned.h"
 
-#define MEMO_SLOTS 8
-#define MEMO_MAX_BYTES ((size_t)256 << 10)
+#define MEMO_SLOTS 4
+#define MEMO_MAX_BYTES ((size_t)64 << 10)
 
 struct memo_slot {
 	char *path;   /* NULL: free */
