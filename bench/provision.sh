@@ -16,13 +16,21 @@
 # Nodes are sshd instances started here on 127.0.0.(10+i) with their own
 # host keys and a test user key, run as a throw-away user with /bin/sh as
 # its shell (root's .bashrc here runs pyenv, which would dominate both
-# tools); all are stopped by PID and the user removed at the end.
+# tools); all are stopped by PID at the end. The user exists only inside a
+# mount namespace the script re-runs itself in (unshare -m), where copies
+# of /etc/passwd, group and shadow holding it are bound over the machine's:
+# the machine's own files never change. Without unshare(1), or where a
+# namespace cannot be made, it is added with useradd and removed at the end.
 #
 # Usage: bench/provision.sh [IMC] [N...]   (default: ./imc, N = 1 4 16 64)
 # Env:   REPS (default 3), SKIP_ANSIBLE=1, ANSIBLE_MAX_N (default 64: larger N
 #        run imc only), SLOW_N (default 4: N of the slow-login run, 0 = none),
 #        SLOW_SLEEP (default 0.2 s)
 set -u
+if [ -z "${IMC_BENCH_NS:-}" ] && command -v unshare >/dev/null 2>&1 &&
+	unshare -m --propagation private true 2>/dev/null; then
+	IMC_BENCH_NS=1 exec unshare -m --propagation private /bin/sh "$0" "$@"
+fi
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/.." && pwd)
 IMC=${1:-./imc}
@@ -53,11 +61,39 @@ cleanup() {
 	sshd_stop_all "$W"
 	[ -n "${master_pid:-}" ] && kill "$master_pid" 2>/dev/null
 	sleep 0.2
-	userdel "$U" 2>/dev/null
+	if [ -n "${IMC_BENCH_NS:-}" ]; then
+		for f in passwd group shadow; do umount "/etc/$f" 2>/dev/null; done
+	else
+		userdel "$U" 2>/dev/null
+	fi
 	rm -rf "$W"
 }
 trap cleanup EXIT INT TERM
-useradd -M -p '*' -d "$W/home" -s /bin/sh "$U" || exit 1
+# add_user: the throw-away user (see the top comment)
+add_user() {
+	if [ -z "${IMC_BENCH_NS:-}" ]; then
+		useradd -M -p '*' -d "$W/home" -s /bin/sh "$U"
+		return
+	fi
+	mkdir -p "$W/etc" || return 1
+	id=$(awk -F: '{u[$3] = 1} END {for (i = 2000; i < 60000; i++) if (!(i in u)) {print i; exit}}' /etc/passwd)
+	for f in passwd group shadow; do cp /etc/$f "$W/etc/$f" || return 1; done
+	echo "$U:x:$id:$id::$W/home:/bin/sh" >>"$W/etc/passwd"
+	echo "$U:x:$id:" >>"$W/etc/group"
+	echo "$U:*:19000:0:99999:7:::" >>"$W/etc/shadow"
+	for f in passwd group shadow; do mount --bind "$W/etc/$f" "/etc/$f" || return 1; done
+}
+# user_shell SHELL: the user's login shell (in place: a rename would leave
+# the bound copy behind)
+user_shell() {
+	if [ -z "${IMC_BENCH_NS:-}" ]; then
+		usermod -s "$1" "$U"
+		return
+	fi
+	awk -F: -v OFS=: -v u="$U" -v s="$1" '$1 == u {$7 = s} {print}' "$W/etc/passwd" >"$W/etc/passwd.new" &&
+		cat "$W/etc/passwd.new" >"$W/etc/passwd"
+}
+add_user || exit 1
 mkdir -p "$W/home" "$W/work" && chown "$U" "$W/home" "$W/work"
 sshd_keys "$W" || exit 1
 chmod 644 "$W/authorized_keys"
@@ -182,7 +218,7 @@ if [ "$SLOW_N" -gt 0 ]; then
 	# the slow login shell: bash, whose ~/.bashrc sleeps
 	printf 'sleep %s\n' "$SLOW_SLEEP" >"$W/home/.bashrc"
 	chown "$U" "$W/home/.bashrc"
-	usermod -s /bin/bash "$U" || exit 1
+	user_shell /bin/bash || exit 1
 	run_all slow "$SLOW_N"
 fi
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -34,6 +34,7 @@ libimc_la_SOURCES += \
 	src/provision/error-context.c \
 	src/provision/conn/conn.h \
 	src/provision/conn/conn.c \
+	src/provision/conn/conn-memo.c \
 	src/provision/conn/conn-local.c \
 	src/provision/conn/conn-ssh.c \
 	src/provision/conn/conn-pshell.c src/provision/conn/conn-pshell.h \
@@ -171,6 +172,9 @@ EXTRA_DIST += tests/cli/t4053-one-round-trip.sh
 # a change decided by a module's first stat in that stat's round trip
 TESTS += tests/cli/t4054-change-in-probe.sh
 EXTRA_DIST += tests/cli/t4054-change-in-probe.sh
+# the node processes of a module's script; lineinfile's guessed edit
+TESTS += tests/cli/t4055-node-processes.sh
+EXTRA_DIST += tests/cli/t4055-node-processes.sh
 TESTS += tests/cli/t4070-sysctl.sh tests/cli/t4071-modprobe.sh tests/cli/t4072-timezone.sh \
 	tests/cli/t4073-apt-key.sh tests/cli/t4074-apt-repository.sh
 EXTRA_DIST += tests/cli/t407-lib-recorded.sh tests/cli/t4070-sysctl.sh tests/cli/t4070-sysctl.yml tests/cli/t4070-sysctl.expect \

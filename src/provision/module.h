@@ -104,6 +104,18 @@ int mod_sh_as_is(struct exec_ctx *x, const char *cmd, const void *in, size_t inl
  * something: the result is changed accordingly, or failed ("WHAT failed:
  * stderr") on a non-zero status. */
 json_t *mod_sh_changed(struct exec_ctx *x, const char *cmd, const char *what);
+/* A shell function, imc_dn PATH, that sets imc_d to dirname(1)'s answer
+ * for PATH (trailing slashes, a name without '/', all slashes) with the
+ * shell's own expansions: a module script that needs a directory's name
+ * spends no process on it, where `$(dirname -- P)` forks two. Unlike the
+ * command substitution, a directory name ending in newlines keeps them.
+ * Put before the script's first call; it holds '%' signs, so it goes in
+ * with strbuf_addstr or as a "%s" argument, never as a format. */
+#define MOD_SH_DIRNAME \
+	"imc_dn() { imc_d=$1; case $imc_d in *[!/]*) imc_d=${imc_d%\"${imc_d##*[!/]}\"}; " \
+	"case $imc_d in */*) imc_d=${imc_d%/*}; case $imc_d in *[!/]*) " \
+	"imc_d=${imc_d%\"${imc_d##*[!/]}\"};; *) imc_d=/;; esac;; *) imc_d=.;; esac;; " \
+	"/*) imc_d=/;; *) imc_d=.;; esac; }; "
 /* Appends " FLAG 'v'" to a command line when v is not NULL. */
 void mod_sh_flag(struct strbuf *c, const char *flag, const char *v);
 /* Reads a node file; *exists false when missing. -1 unreachable. */
@@ -137,10 +149,20 @@ void mod_stat_memo_take(struct exec_ctx *x, const char *path, struct strbuf *out
 /* cat of path into data (*exists false when it is missing); a directory
  * fails with Ansible's "Path P is a directory !" (rc 256) */
 int mod_read(struct exec_ctx *x, const char *path, struct strbuf *data, bool *exists, json_t **res);
+/* What the node's file at path held when a module last read or wrote it
+ * whole over this connection, and its SHA-1 (sum): a guess, true only if
+ * nothing changed it since, for mod_write_if to check. false when none. */
+bool mod_read_recall(struct exec_ctx *x, const char *path, struct strbuf *data, char sum[41]);
 /* Writes data atomically (temp file in the same directory + rename), applying
  * mode when >= 0 (else keep the old mode or 0644 & ~umask). */
 int mod_write(struct exec_ctx *x, const char *path, const void *data, size_t len, long mode,
 	      json_t **res);
+/* mod_write run only when the node's path is a regular file this user
+ * reads whose SHA-1 is sum (hex): 1 when it is not (nothing written),
+ * else what mod_write returns. With mod_read_recall, a module editing a
+ * file it read or wrote before sends its edit in one round trip. */
+int mod_write_if(struct exec_ctx *x, const char *path, const char *sum, const void *data,
+		 size_t len, long mode, json_t **res);
 /* Runs pre (shell, with the path in "$p") then stats path, in one round trip. */
 int mod_sh_stat(struct exec_ctx *x, const char *path, const char *pre, struct node_stat *st,
 		json_t **res);

@@ -66,8 +66,8 @@ touch-new True 0600 file 1
 touch-again True 0600 file 2 
 chmod-behind True - - 1 
 file-mode True 0600 file 2 
-hard True 0600 hard 3 
-link True 0777 link 6 
+hard True 0600 hard 2 
+link True 0777 link 5 
 absent True - absent 1 
 chown $CHANGED 0600 file $CRT $OWNER
 EOW

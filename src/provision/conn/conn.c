@@ -22,6 +22,8 @@ void conn_result_release(struct conn_result *r)
 
 void conn_close(struct task_conn *c)
 {
+	if (c)
+		conn_memo_free(c);
 	if (c && c->ops->close)
 		c->ops->close(c);
 }

@@ -45,6 +45,8 @@ struct task_conn {
 	 * conn_count(); read with conn_round_trips() for the debug log and
 	 * bench figures: a task's cost on a node is mostly its round trips */
 	unsigned long round_trips;
+	/* conn-memo.c's remembered file contents (NULL until one is kept) */
+	struct conn_memo *memo;
 	void *priv;
 };
 
@@ -78,6 +80,16 @@ void conn_close(struct task_conn *c);
  * shared by the tasks delegated to its host). */
 void conn_count(struct task_conn *c);
 unsigned long conn_round_trips(struct task_conn *c);
+
+/* The node's file contents a module last read or wrote whole (conn-memo.c):
+ * kept by path (small files, a few paths), recalled as a guess to be
+ * checked on the node against its sum (SHA-1 hex) before anything relies
+ * on it; forgotten when a write of the path failed. Thread-safe. */
+void conn_memo_keep(struct task_conn *c, const char *path, const void *data, size_t len);
+bool conn_memo_recall(struct task_conn *c, const char *path, struct strbuf *data, char sum[41]);
+void conn_memo_forget(struct task_conn *c, const char *path);
+/* Frees c's memo (conn_close does). */
+void conn_memo_free(struct task_conn *c);
 
 /* Shell quoting: appends s as one single-quoted word. */
 void sh_quote(struct strbuf *sb, const char *s);

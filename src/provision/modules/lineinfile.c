@@ -103,8 +103,17 @@ static const char *path_arg(json_t *args)
 	return NULL;
 }
 
-static json_t *lif_run(struct exec_ctx *x, json_t *args)
+/* lineinfile's edit. With guess (what the file held when this connection
+ * last read or wrote it, sum its SHA-1), the edit is computed from it and
+ * its write sent guarded by that sum, in one round trip instead of a read
+ * and a write; any outcome but that write made (or failing past the
+ * guard) sets *retry, and the caller runs lif_edit again reading the file
+ * as before: nothing but the guarded write has been sent then. */
+static json_t *lif_edit(struct exec_ctx *x, json_t *args, const struct strbuf *guess,
+			const char *sum, bool *retry)
 {
+	if (guess)
+		*retry = true;
 	const char *path = path_arg(args);
 	if (!path)
 		return res_fail("missing required arguments: path");
@@ -140,6 +149,8 @@ static json_t *lif_run(struct exec_ctx *x, json_t *args)
 	 * that the path costs no round trip of its own otherwise */
 	if ((!absent && ((backrefs && !regexp) || !line)) || (absent && !regexp && !search && !line)) {
 		struct node_stat st;
+		if (guess)
+			goto out;
 		if (mod_stat(x, path, true, false, &st, &res) < 0)
 			goto out;
 		if (st.exists && st.isdir) {
@@ -160,8 +171,10 @@ static json_t *lif_run(struct exec_ctx *x, json_t *args)
 		res = res_fail("one of line, search_string, or regexp is required with state=absent");
 		goto out;
 	}
-	bool exists;
-	if (mod_read(x, path, &data, &exists, &res) < 0)
+	bool exists = true;
+	if (guess)
+		strbuf_add(&data, guess->buf ? guess->buf : "", guess->len);
+	else if (mod_read(x, path, &data, &exists, &res) < 0)
 		goto out;
 	if (!exists) {
 		if (absent) {
@@ -324,9 +337,19 @@ static json_t *lif_run(struct exec_ctx *x, json_t *args)
 			goto out_diff;
 		if (mod_validated(x, args, outb.buf ? outb.buf : "", outb.len, &res) < 0)
 			goto out_diff;
-		if (mod_write(x, path, outb.buf ? outb.buf : "", outb.len, -1, &res) < 0)
+		if (guess) {
+			int w = mod_write_if(x, path, sum, outb.buf ? outb.buf : "", outb.len, -1, &res);
+			if (w == 1)
+				goto out_diff;
+			/* written, or failed as the write after a read would */
+			*retry = false;
+			if (w < 0)
+				goto out_diff;
+		} else if (mod_write(x, path, outb.buf ? outb.buf : "", outb.len, -1, &res) < 0)
 			goto out_diff;
 	}
+	if (guess && *retry)
+		goto out_diff;
 	bool attrs = false;
 	if (mod_attrs_diff(x, path, args, &attrs, json_array_get(diff, 1), &res) < 0)
 		goto out_diff;
@@ -372,6 +395,27 @@ out:
 	strbuf_release(&data);
 	free(line);
 	free(backupdest);
+	return res;
+}
+
+static json_t *lif_run(struct exec_ctx *x, json_t *args)
+{
+	const char *path = path_arg(args);
+	struct strbuf guess = STRBUF_INIT;
+	char sum[41];
+	bool retry = true;
+	json_t *res = NULL;
+	/* only a change written with nothing before it can ride on a guess:
+	 * a backup or a validation runs on the node first */
+	if (path && !x->check_mode && !args_str(args, "validate") &&
+	    !args_bool(json_object_get(args, "backup"), false) &&
+	    mod_read_recall(x, path, &guess, sum))
+		res = lif_edit(x, args, &guess, sum, &retry);
+	strbuf_release(&guess);
+	if (retry) {
+		json_decref(res);
+		res = lif_edit(x, args, NULL, NULL, &retry);
+	}
 	return res;
 }
 

@@ -328,7 +328,7 @@ static void stat_script_h(struct strbuf *c, bool follow, bool checksum, bool kee
 		    "if [ -L \"$p\" ]; then readlink -- \"$p\" 2>/dev/null || echo; else echo; fi; "
 		    "if [ %d = 1 ] && [ -f \"$p\" ] && [ -r \"$p\" ]; then %s; else echo; fi; ",
 		    follow ? 1 : 0, follow ? "-L " : "", checksum ? 1 : 0,
-		    keep ? "h=$(sha1sum < \"$p\" | cut -c1-40); echo \"$h\"" : "sha1sum < \"$p\" | cut -c1-40");
+		    keep ? "h=$(sha1sum < \"$p\"); h=${h%% *}; echo \"$h\"" : "h=$(sha1sum < \"$p\"); echo \"${h%% *}\"");
 	strbuf_addstr(c,
 		      /* the nearest existing ancestor not a directory: ENOTDIR */
 		      "else echo MISSING; d=\"$p\"; while :; do n=\"${d%/*}\"; [ \"$n\" = \"$d\" ] && break; d=\"$n\"; "
@@ -546,8 +546,15 @@ int mod_read(struct exec_ctx *x, const char *path, struct strbuf *data, bool *ex
 	}
 	strbuf_reset(data);
 	strbuf_add(data, cr.out.buf ? cr.out.buf : "", cr.out.len);
+	if (*exists)
+		conn_memo_keep(x->conn, path, strbuf_str(data), data->len);
 	conn_result_release(&cr);
 	return 0;
+}
+
+bool mod_read_recall(struct exec_ctx *x, const char *path, struct strbuf *data, char sum[41])
+{
+	return conn_memo_recall(x->conn, path, data, sum);
 }
 
 int mod_backup(struct exec_ctx *x, const char *path, char **dest, json_t **res)
@@ -642,9 +649,9 @@ json_t *mod_content_diff(struct exec_ctx *x, const char *path, const struct strb
 int mod_mkdir_parent(struct exec_ctx *x, const char *path, json_t **res)
 {
 	struct strbuf c = STRBUF_INIT;
-	strbuf_addstr(&c, "mkdir -p -- \"$(dirname -- ");
+	strbuf_addstr(&c, MOD_SH_DIRNAME "imc_dn ");
 	sh_quote(&c, path);
-	strbuf_addstr(&c, ")\"");
+	strbuf_addstr(&c, "; mkdir -p -- \"$imc_d\"");
 	struct conn_result cr;
 	conn_result_init(&cr);
 	int rc = mod_sh(x, c.buf, NULL, 0, &cr, res);
@@ -661,18 +668,39 @@ static void write_script_start(struct strbuf *c, const char *path, long mode)
 {
 	strbuf_addstr(c, "p=");
 	sh_quote(c, path);
-	strbuf_addstr(c, "; d=$(dirname -- \"$p\"); t=$(mktemp \"$d/.imc_tmp.XXXXXX\") || exit 1; "
-			 "if [ -e \"$p\" ]; then chmod --reference=\"$p\" \"$t\"; "
+	/* the temporary file made by the shell's noclobber redirection (an
+	 * O_EXCL open, which no existing name or dangling link passes), named
+	 * by the shell's PID, unique among the running; mktemp(1) only when
+	 * that name is taken (a leftover): a process less per write */
+	strbuf_addstr(c, "; " MOD_SH_DIRNAME "imc_dn \"$p\"; d=$imc_d; t=$d/.imc_tmp.$$; set -C; "
+			 "if true 2>/dev/null >\"$t\"; then set +C; else set +C; "
+			 "t=$(mktemp \"$d/.imc_tmp.XXXXXX\") || exit 1; fi; ");
+	/* a numeric mode sets every bit of a regular file's, whatever came
+	 * before it (the reference's, the umask's, what chown cleared), so
+	 * with one given only the owner is copied: a process less */
+	if (mode >= 0) {
+		strbuf_addf(c, "if [ -e \"$p\" ]; then chown --reference=\"$p\" \"$t\" 2>/dev/null; fi; "
+			    "chmod %lo \"$t\"; ", mode);
+		return;
+	}
+	strbuf_addstr(c, "if [ -e \"$p\" ]; then chmod --reference=\"$p\" \"$t\"; "
 			 "chown --reference=\"$p\" \"$t\" 2>/dev/null; "
 			 "else chmod $(printf '%o' $(( 0666 & ~0$(umask) ))) \"$t\"; fi; ");
-	if (mode >= 0)
-		strbuf_addf(c, "chmod %lo \"$t\"; ", mode);
 }
 
-int mod_write(struct exec_ctx *x, const char *path, const void *data, size_t len, long mode,
-	      json_t **res)
+/* mod_write, and mod_write_if when sum is not NULL */
+static int write_run(struct exec_ctx *x, const char *path, const char *sum, const void *data,
+		     size_t len, long mode, json_t **res)
 {
 	struct strbuf c = STRBUF_INIT;
+	if (sum) {
+		/* the guess holds: a regular file (through a link, as cat reads
+		 * it) that this user reads, with the guess's checksum */
+		strbuf_addstr(&c, "p=");
+		sh_quote(&c, path);
+		strbuf_addf(&c, "; h=; [ -f \"$p\" ] && [ -r \"$p\" ] && h=$(sha1sum < \"$p\"); "
+			    "[ \"${h%%%% *}\" = %s ] || exit 97; ", sum);
+	}
 	write_script_start(&c, path, mode);
 	strbuf_addstr(&c, "cat > \"$t\" && mv -f -- \"$t\" \"$p\" || { rm -f \"$t\"; exit 1; }; ");
 	mod_stat_memo_script(&c);
@@ -680,15 +708,37 @@ int mod_write(struct exec_ctx *x, const char *path, const void *data, size_t len
 	conn_result_init(&cr);
 	int rc = mod_sh(x, c.buf, data, len, &cr, res);
 	strbuf_release(&c);
-	if (rc == 0 && cr.rc == 0)
+	if (rc == 0 && sum && cr.rc == 97) {
+		/* nothing ran past the guard: the caller reads the file */
+		conn_memo_forget(x->conn, path);
+		rc = 1;
+		goto out;
+	}
+	if (rc == 0 && cr.rc == 0) {
 		mod_stat_memo_take(x, path, &cr.out);
+		conn_memo_keep(x->conn, path, data, len);
+	} else
+		conn_memo_forget(x->conn, path);
 	if (rc == 0 && cr.rc != 0) {
 		if (res)
 			*res = res_fail("cannot write '%s': %s", path, strbuf_str(&cr.err));
 		rc = -1;
 	}
+out:
 	conn_result_release(&cr);
 	return rc;
+}
+
+int mod_write(struct exec_ctx *x, const char *path, const void *data, size_t len, long mode,
+	      json_t **res)
+{
+	return write_run(x, path, NULL, data, len, mode, res);
+}
+
+int mod_write_if(struct exec_ctx *x, const char *path, const char *sum, const void *data,
+		 size_t len, long mode, json_t **res)
+{
+	return write_run(x, path, sum, data, len, mode, res);
 }
 
 int mod_sh_stat(struct exec_ctx *x, const char *path, const char *pre, struct node_stat *st,
@@ -719,9 +769,9 @@ static void write_stat_script(struct strbuf *c, const char *path, long mode, con
 			      const char *group, bool parent)
 {
 	if (parent) {
-		strbuf_addstr(c, "d=$(dirname -- ");
+		strbuf_addstr(c, MOD_SH_DIRNAME "imc_dn ");
 		sh_quote(c, path);
-		strbuf_addstr(c, "); [ -e \"$d\" ] || { printf '%s' \"$d\"; exit 4; }; ");
+		strbuf_addstr(c, "; d=$imc_d; [ -e \"$d\" ] || { printf '%s' \"$d\"; exit 4; }; ");
 	}
 	write_script_start(c, path, mode);
 	if (owner) {
@@ -781,6 +831,17 @@ static void write_key(struct strbuf *k, const char *path, const void *data, size
 	strbuf_add(k, group ? group : "", strlen(group ? group : "") + 1);
 }
 
+/* The node's file is data after a write that succeeded (write_stat's rc
+ * 0), unknown after any other (conn-memo.c). */
+static void write_stat_remember(struct exec_ctx *x, const char *path, const void *data, size_t len,
+				int rc)
+{
+	if (rc == 0)
+		conn_memo_keep(x->conn, path, data, len);
+	else
+		conn_memo_forget(x->conn, path);
+}
+
 /* mod_write_stat, and mod_write_stat_new when parent is not NULL */
 static int write_stat(struct exec_ctx *x, const char *path, const void *data, size_t len, long mode,
 		      const char *owner, const char *group, struct node_stat *st, char **parent,
@@ -796,6 +857,7 @@ static int write_stat(struct exec_ctx *x, const char *path, const void *data, si
 			x->write_memo = NULL;
 			int rc = write_stat_answer(path, w->rc, w->out, w->err, st, parent, res);
 			free(w);
+			write_stat_remember(x, path, data, len, rc);
 			return rc;
 		}
 	}
@@ -805,9 +867,11 @@ static int write_stat(struct exec_ctx *x, const char *path, const void *data, si
 	conn_result_init(&cr);
 	int rc = mod_sh(x, c.buf, data, len, &cr, res);
 	strbuf_release(&c);
-	if (rc == 0)
+	if (rc == 0) {
 		rc = write_stat_answer(path, cr.rc, strbuf_str(&cr.out), strbuf_str(&cr.err), st,
 				       parent, res);
+		write_stat_remember(x, path, data, len, rc);
+	}
 	conn_result_release(&cr);
 	return rc;
 }
@@ -830,8 +894,9 @@ int mod_stat_write(struct exec_ctx *x, const char *path, const void *data, size_
 	 * for what is not a readable regular file); a missing path when its
 	 * directory is one (else the module fails, or its own write says
 	 * the directory is missing). The write is the script's last command */
-	strbuf_addf(&c, "; }; if [ -d \"$p\" ]; then exit 0; elif [ -e \"$p\" ]; then [ \"$h\" = %s ] && exit 0; n=0; "
-		    "else [ -d \"$(dirname -- \"$p\")\" ] || exit 0; n=1; fi; printf '" WRITE_MARK "'; "
+	strbuf_addstr(&c, "; }; " MOD_SH_DIRNAME);
+	strbuf_addf(&c, "if [ -d \"$p\" ]; then exit 0; elif [ -e \"$p\" ]; then [ \"$h\" = %s ] && exit 0; n=0; "
+		    "else imc_dn \"$p\"; [ -d \"$imc_d\" ] || exit 0; n=1; fi; printf '" WRITE_MARK "'; "
 		    "printf '" WRITE_MARK "' >&2; if [ $n = 1 ]; then ", sum);
 	write_stat_script(&c, path, mode, owner, group, true);
 	strbuf_addstr(&c, "\nelse ");
@@ -863,6 +928,10 @@ int mod_stat_write(struct exec_ctx *x, const char *path, const void *data, size_
 		goto out;
 	}
 	seen_keep(x, path, true, true, head);
+	/* the file already holds data: what a module editing it next may
+	 * start from (conn-memo.c) */
+	if (st->exists && st->isreg && !strcmp(st->sha1, sum))
+		conn_memo_keep(x->conn, path, data, len);
 	if (o) {
 		struct strbuf k = STRBUF_INIT;
 		write_key(&k, path, data, len, mode, owner, group, !st->exists);

@@ -61,11 +61,16 @@ static json_t *trimmed(const char *b, const char *e)
 static void extras_script(struct strbuf *c, bool follow, bool mime, bool attrs)
 {
 	strbuf_addf(c, "stat %s-c '%%d %%i %%h %%b %%o %%t %%T' -- \"$p\" || exit 1; ", follow ? "-L " : "");
+	/* imc_sp prints $o with each newline a space, as `tr '\n' ' '`
+	 * would, without a pipe and a process for it */
+	if (mime || attrs)
+		strbuf_addstr(c, "imc_nl='\n'; imc_sp() { while :; do case $o in *\"$imc_nl\"*) "
+			      "printf '%s ' \"${o%%\"$imc_nl\"*}\"; o=${o#*\"$imc_nl\"};; "
+			      "*) printf '%s' \"$o\"; return;; esac; done; }; ");
 	if (mime)
-		strbuf_addstr(c, "o=$(file --mime-type --mime-encoding \"$p\" 2>/dev/null) && "
-			      "printf '%s' \"$o\" | tr '\\n' ' '; echo; ");
+		strbuf_addstr(c, "o=$(file --mime-type --mime-encoding \"$p\" 2>/dev/null) && imc_sp; echo; ");
 	if (attrs)
-		strbuf_addstr(c, "o=$(lsattr -vd \"$p\" 2>/dev/null) && printf '%s' \"$o\" | tr '\\n' ' '; echo");
+		strbuf_addstr(c, "o=$(lsattr -vd \"$p\" 2>/dev/null) && imc_sp; echo");
 }
 
 /* Puts what extras_script printed (cr) into s; -1 with *res when it
