@@ -267,6 +267,7 @@ static const struct tlookup lookups[] = {
 	{ "vars", lookup_vars },
 	{ "csvfile", lookup_csvfile },
 	{ "ini", lookup_ini },
+	{ "unvault", lookup_unvault },
 	{ "varnames", lookup_varnames },
 	{ NULL, NULL },
 };
