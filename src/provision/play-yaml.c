@@ -198,6 +198,8 @@ static json_t *vault_scalar(const char *s, size_t n)
 	json_t *v = NULL;
 	if (vault_decrypt(s, n, NULL, &plain, &np, &err) == 0) {
 		v = json_stringn(plain, np);
+		if (v)
+			vault_mark_text(plain, np); /* for the vault_encrypted test */
 		vault_free_plain(plain, np);
 		if (v)
 			return v;

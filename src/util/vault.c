@@ -24,6 +24,7 @@
 #include <openssl/evp.h>
 #include <openssl/hmac.h>
 
+#include "util/hash.h"
 #include "util/strbuf.h"
 #include "util/vault.h"
 #include "util/xalloc.h"
@@ -78,6 +79,41 @@ const struct vault_keyring *vault_keyring_current(void)
 	if (thread_ring)
 		return thread_ring;
 	return default_ring ? default_ring : &empty;
+}
+
+static pthread_mutex_t marks_lock = PTHREAD_MUTEX_INITIALIZER;
+static char (*marks)[65];
+static size_t nmarks, amarks;
+
+void vault_mark_text(const char *s, size_t n)
+{
+	char h[65];
+	hash_sha256_hex(s, n, h);
+	pthread_mutex_lock(&marks_lock);
+	bool known = false;
+	for (size_t i = 0; i < nmarks && !known; i++)
+		known = !strcmp(marks[i], h);
+	if (!known) {
+		if (nmarks == amarks) {
+			amarks = amarks ? 2 * amarks : 16;
+			marks = xreallocarray(marks, amarks, sizeof(*marks));
+		}
+		memcpy(marks[nmarks++], h, sizeof(h));
+	}
+	pthread_mutex_unlock(&marks_lock);
+}
+
+bool vault_text_marked(const char *s, size_t n)
+{
+	char h[65];
+	bool found = false;
+	pthread_mutex_lock(&marks_lock);
+	if (nmarks)
+		hash_sha256_hex(s, n, h);
+	for (size_t i = 0; i < nmarks && !found; i++)
+		found = !strcmp(marks[i], h);
+	pthread_mutex_unlock(&marks_lock);
+	return found;
 }
 
 bool vault_is_encrypted(const char *data, size_t len)

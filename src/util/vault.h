@@ -57,6 +57,13 @@ int vault_decrypt(const char *data, size_t len, const char *filename, char **out
 int vault_decrypt_real_file(const char *data, size_t len, const char *path, char **out, size_t *outlen,
 			    char **err);
 
+/* The texts that came from a !vault tag, for Ansible's vault_encrypted
+ * test: the loader marks each, the test asks by content (copies of the
+ * value, which Ansible's templating keeps as the vault object, count
+ * too). Only their SHA-256 digests are kept. */
+void vault_mark_text(const char *s, size_t n);
+bool vault_text_marked(const char *s, size_t n);
+
 /* Overwrites n bytes of p (a secret) in a way the compiler keeps. */
 void vault_wipe(void *p, size_t n);
 /* Wipes and frees a decrypted text (NULL is fine). */
