@@ -102,6 +102,8 @@ LOOKUP_FN(csvfile);
 LOOKUP_FN(ini);
 /* lookup-unvault.c */
 LOOKUP_FN(unvault);
+/* lookup-config.c */
+LOOKUP_FN(config);
 
 /* tests.c */
 TEST_FN(abs); TEST_FN(all); TEST_FN(any); TEST_FN(boolean);

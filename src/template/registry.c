@@ -268,6 +268,7 @@ static const struct tlookup lookups[] = {
 	{ "csvfile", lookup_csvfile },
 	{ "ini", lookup_ini },
 	{ "unvault", lookup_unvault },
+	{ "config", lookup_config },
 	{ "varnames", lookup_varnames },
 	{ NULL, NULL },
 };
