@@ -38,7 +38,7 @@ _imc()
 	stopvm) words='--json -h --help'; valued='' ;;
 	rebootvm) words='--json -h --help'; valued='' ;;
 	ssh) words='--json -h --help'; valued='' ;;
-	play) words='--connection -c --extra-vars -e --inventory-host -i --host -H --key -k --known-hosts --group -g --forks -f --results -r --json --quiet -q --target -t --no-fallback --syntax-check --list-modules --check -C --diff -D --tags --skip-tags --list-hosts --list-tasks --list-tags --start-at-task --limit -l --verbose -v --force-handlers -h --help'; valued='--connection|-c|--extra-vars|-e|--inventory-host|-i|--host|-H|--key|-k|--known-hosts|--group|-g|--forks|-f|--results|-r|--target|-t|--tags|--skip-tags|--start-at-task|--limit|-l' ;;
+	play) words='--connection -c --extra-vars -e --inventory-host -i --host -H --key -k --known-hosts --group -g --forks -f --results -r --json --quiet -q --target -t --no-fallback --syntax-check --list-modules --check -C --diff -D --tags --skip-tags --list-hosts --list-tasks --list-tags --start-at-task --limit -l --verbose -v --force-handlers --vault-password-file --vault-id --ask-vault-pass -h --help'; valued='--connection|-c|--extra-vars|-e|--inventory-host|-i|--host|-H|--key|-k|--known-hosts|--group|-g|--forks|-f|--results|-r|--target|-t|--tags|--skip-tags|--start-at-task|--limit|-l|--vault-password-file|--vault-id' ;;
 	getoutputs) words='--json -h --help'; valued='' ;;
 	export) words='--delete --json -h --help'; valued='' ;;
 	import) words='--json -h --help'; valued='' ;;

@@ -11,6 +11,7 @@ libimc_la_SOURCES += \
 	src/util/udiff.c src/util/udiff.h \
 	src/util/pyfloat.c src/util/pyfloat.h src/util/textenc.c src/util/textenc.h \
 	src/util/url.c src/util/url.h \
+	src/util/vault.c src/util/vault.h \
 	src/util/exitcode.h src/util/sshkey.h
 
 UNIT_TESTS += tests/unit/test-util

@@ -12,6 +12,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include <signal.h>
+#include <termios.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -28,6 +29,8 @@
 #include "provision/play.h"
 #include "provision/run.h"
 #include "util/log.h"
+#include "util/strbuf.h"
+#include "util/vault.h"
 #include "provision/provision.h"
 #include "util/xalloc.h"
 #include "util/banned.h"
@@ -37,7 +40,8 @@ enum {
 	OPT_GROUP, OPT_FORKS, OPT_RESULTS, OPT_JSON, OPT_QUIET, OPT_TARGET, OPT_NO_FALLBACK,
 	OPT_SYNTAX_CHECK, OPT_LIST_MODULES, OPT_CHECK, OPT_DIFF,
 	OPT_TAGS, OPT_SKIP_TAGS, OPT_LIST_HOSTS, OPT_LIST_TASKS, OPT_LIST_TAGS, OPT_START_AT_TASK,
-	OPT_LIMIT, OPT_VERBOSE, OPT_FORCE_HANDLERS,
+	OPT_LIMIT, OPT_VERBOSE, OPT_FORCE_HANDLERS, OPT_VAULT_PASSWORD_FILE, OPT_VAULT_ID,
+	OPT_ASK_VAULT_PASS,
 };
 
 static const struct cmd_option options[] = {
@@ -109,6 +113,14 @@ static const struct cmd_option options[] = {
 	[OPT_FORCE_HANDLERS] = { "force-handlers", 0, CMD_OPT_FLAG, NULL,
 				 "run the handlers a host was notified of even\n"
 				 "when it failed (the force_handlers default)" },
+	[OPT_VAULT_PASSWORD_FILE] = { "vault-password-file", 0, CMD_OPT_LIST, "FILE",
+				      "the vault password: the file's text, or the\n"
+				      "output of it run when executable (repeatable)" },
+	[OPT_VAULT_ID] = { "vault-id", 0, CMD_OPT_LIST, "[ID@]FILE|prompt",
+			   "a vault id's password, from FILE as above or asked\n"
+			   "on the terminal (repeatable)" },
+	[OPT_ASK_VAULT_PASS] = { "ask-vault-pass", 0, CMD_OPT_FLAG, NULL,
+				 "ask for the vault password on the terminal" },
 	{ 0 },
 };
 
@@ -185,13 +197,142 @@ static void group_add(json_t *groups, const char *g, const char *h)
 	json_array_append_new(a, json_string(h));
 }
 
+/* A password asked on the terminal, without echo, as Ansible's prompt
+ * (getpass) does; stripped of white space. NULL with *err. */
+static char *ask_password(const char *prompt, char **err)
+{
+	int fd = open("/dev/tty", O_RDWR | O_CLOEXEC | O_NOCTTY);
+	struct termios old, raw;
+	if (fd < 0 || !isatty(fd) || tcgetattr(fd, &old) < 0) {
+		if (fd >= 0)
+			close(fd);
+		*err = xstrdup("asking for a vault password needs a terminal: give it with "
+			       "--vault-password-file FILE or --vault-id [ID@]FILE");
+		return NULL;
+	}
+	raw = old;
+	raw.c_lflag &= ~(tcflag_t)ECHO;
+	if (write(fd, prompt, strlen(prompt)) < 0 || tcsetattr(fd, TCSAFLUSH, &raw) < 0) {
+		close(fd);
+		*err = xstrdup("cannot use the terminal to ask for the vault password");
+		return NULL;
+	}
+	struct strbuf sb = STRBUF_INIT;
+	char c;
+	ssize_t r;
+	while ((r = read(fd, &c, 1)) > 0 && c != '\n' && sb.len < 4096)
+		strbuf_addch(&sb, c);
+	tcsetattr(fd, TCSAFLUSH, &old);
+	if (write(fd, "\n", 1) < 0) {
+		/* the password is read: a lost newline on the terminal is harmless */
+	}
+	close(fd);
+	size_t s = 0, n = sb.len;
+	while (s < n && strchr(" \t\r\v\f", sb.buf[s]))
+		s++;
+	while (n > s && strchr(" \t\r\v\f", sb.buf[n - 1]))
+		n--;
+	char *pw = n > s ? xstrndup(sb.buf + s, n - s) : NULL;
+	if (sb.buf)
+		vault_wipe(sb.buf, sb.len);
+	strbuf_release(&sb);
+	if (!pw)
+		*err = xstrdup(r == 0 && !n ? "EOFError (ctrl-d) on prompt for the vault password"
+					     : "Invalid vault password was provided");
+	return pw;
+}
+
+/* The vault secrets of the command line into ring, in ansible-playbook's
+ * order: ANSIBLE_VAULT_IDENTITY_LIST, each --vault-id, each
+ * --vault-password-file then ANSIBLE_VAULT_PASSWORD_FILE (as the default
+ * id), --ask-vault-pass. A source that cannot be read is a warning while
+ * another one gives a secret, else the error, as Ansible. */
+static int vault_setup(const struct cmd_value *opt, struct vault_keyring *ring, struct diag *d)
+{
+	const char *defid = getenv("ANSIBLE_VAULT_IDENTITY");
+	if (!defid || !*defid)
+		defid = "default";
+	json_t *slugs = json_array();
+	const char *list = getenv("ANSIBLE_VAULT_IDENTITY_LIST");
+	if (list && *list) {
+		char *l = xstrdup(list), *save = NULL;
+		for (char *t = strtok_r(l, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+			t += strspn(t, " ");
+			size_t n = strlen(t);
+			while (n && t[n - 1] == ' ')
+				t[--n] = 0;
+			if (n)
+				json_array_append_new(slugs, json_string(t));
+		}
+		free(l);
+	}
+	for (size_t i = 0; i < opt[OPT_VAULT_ID].n; i++)
+		json_array_append_new(slugs, json_string(opt[OPT_VAULT_ID].list[i]));
+	for (size_t i = 0; i < opt[OPT_VAULT_PASSWORD_FILE].n; i++)
+		json_array_append_new(slugs, json_sprintf("%s@%s", defid, opt[OPT_VAULT_PASSWORD_FILE].list[i]));
+	const char *envf = getenv("ANSIBLE_VAULT_PASSWORD_FILE");
+	if (envf && *envf)
+		json_array_append_new(slugs, json_sprintf("%s@%s", defid, envf));
+	if (opt[OPT_ASK_VAULT_PASS].set)
+		json_array_append_new(slugs, json_sprintf("%s@prompt_ask_vault_pass", defid));
+	char *last = NULL;
+	int rc = 0;
+	size_t i;
+	json_t *e;
+	json_array_foreach(slugs, i, e) {
+		const char *slug = json_string_value(e), *at = strchr(slug, '@');
+		char *name = at ? xstrndup(slug, (size_t)(at - slug)) : NULL;
+		const char *src = at ? at + 1 : slug;
+		char *err = NULL;
+		if (!strcmp(src, "prompt") || !strcmp(src, "prompt_ask_vault_pass")) {
+			const char *id = name ? name : defid;
+			char *prompt = !strcmp(src, "prompt") ? xasprintf("Vault password (%s): ", id)
+							      : xstrdup("Vault password: ");
+			char *pw = ask_password(prompt, &err);
+			free(prompt);
+			if (!pw) {
+				/* Ansible stops at a failed prompt */
+				diag_error(d, IMC_EXIT_USAGE, NULL, "%s", err);
+				free(err);
+				free(name);
+				rc = -1;
+				break;
+			}
+			vault_keyring_add(ring, id, pw, strlen(pw));
+			vault_wipe(pw, strlen(pw));
+			free(pw);
+		} else {
+			/* a source read after others may be encrypted with them */
+			vault_keyring_set_default(ring);
+			int r = vault_secret_load(ring, name ? name : defid, src, &err);
+			if (r < 0) {
+				fprintf(stderr, "[WARNING]: Error %s (%s): %s\n",
+					r == -2 ? "getting vault password file" : "in vault password file loading",
+					name ? name : "None", err);
+				free(last);
+				last = err;
+			}
+		}
+		free(name);
+	}
+	if (rc == 0 && last && !ring->n) {
+		diag_error(d, IMC_EXIT_NOINPUT, NULL, "%s", last);
+		rc = -1;
+	}
+	free(last);
+	json_decref(slugs);
+	vault_keyring_set_default(ring);
+	return rc;
+}
+
 /* The fallback: the same play under ansible-playbook -c local, or, with
  * inventory files, with those files and the connection they give (-c
  * local only when asked for). With --results its json callback writes
  * the results file. */
 static int run_ansible(const char *playbook, const char *host, const struct cmd_value *files,
 		       bool local, const char *key, json_t *extra, const char *results,
-		       bool quiet, bool check, bool diff, const char *limit, const char *start_at)
+		       bool quiet, bool check, bool diff, const char *limit, const char *start_at,
+		       const struct cmd_value *opt)
 {
 	char *ev = json_dumps(extra, JSON_COMPACT);
 	char *inv = xasprintf("%s,", host);
@@ -214,7 +355,8 @@ static int run_ansible(const char *playbook, const char *host, const struct cmd_
 			close(fd);
 		}
 		/* copies: execvp's argv is not const (the child execs or exits) */
-		char **argv = xcalloc(16 + 2 * (files ? files->n : 0), sizeof(*argv));
+		char **argv = xcalloc(17 + 2 * (files ? files->n : 0) + 2 * opt[OPT_VAULT_ID].n +
+				      2 * opt[OPT_VAULT_PASSWORD_FILE].n, sizeof(*argv));
 		int argc = 0;
 		argv[argc++] = xstrdup("ansible-playbook");
 		for (size_t i = 0; files && i < files->n; i++) {
@@ -247,6 +389,17 @@ static int run_ansible(const char *playbook, const char *host, const struct cmd_
 			argv[argc++] = xstrdup("--start-at-task");
 			argv[argc++] = xstrdup(start_at);
 		}
+		/* the same vault sources (paths and ids: no password in argv) */
+		for (size_t i = 0; i < opt[OPT_VAULT_ID].n; i++) {
+			argv[argc++] = xstrdup("--vault-id");
+			argv[argc++] = xstrdup(opt[OPT_VAULT_ID].list[i]);
+		}
+		for (size_t i = 0; i < opt[OPT_VAULT_PASSWORD_FILE].n; i++) {
+			argv[argc++] = xstrdup("--vault-password-file");
+			argv[argc++] = xstrdup(opt[OPT_VAULT_PASSWORD_FILE].list[i]);
+		}
+		if (opt[OPT_ASK_VAULT_PASS].set)
+			argv[argc++] = xstrdup("--ask-vault-pass");
 		argv[argc++] = xstrdup(playbook);
 		argv[argc] = NULL;
 		execvp(argv[0], argv);
@@ -823,7 +976,13 @@ static int run_play(struct cmd_args *a)
 	struct task_playbook *pb = NULL;
 	struct task_run *run = NULL;
 	struct task_out out;
+	struct vault_keyring vault = { 0 };
 	out_init(&out);
+	/* first, as ansible-playbook: -e @FILE may be encrypted too */
+	if (!opt[OPT_LIST_MODULES].set && vault_setup(opt, &vault, &d) < 0) {
+		rc = cmd_report(ctx, &d);
+		goto out;
+	}
 	for (size_t i = 0; i < opt[OPT_EXTRA_VARS].n; i++)
 		if (add_extra(extra, opt[OPT_EXTRA_VARS].list[i], &d) < 0) {
 			rc = cmd_report(ctx, &d);
@@ -947,7 +1106,7 @@ static int run_play(struct cmd_args *a)
 			rc = run_ansible(playbook, inv_host, inv_files ? &opt[OPT_INVENTORY_HOST] : NULL,
 					 inv_files ? inv_connection && !strcmp(inv_connection, "local") : true,
 					 key, extra, results, quiet, opt[OPT_CHECK].set,
-					 opt[OPT_DIFF].set, opt[OPT_LIMIT].val, opt[OPT_START_AT_TASK].val);
+					 opt[OPT_DIFF].set, opt[OPT_LIMIT].val, opt[OPT_START_AT_TASK].val, opt);
 			goto out;
 		}
 		rc = cmd_report(ctx, &d);
@@ -1141,6 +1300,8 @@ out:
 	json_decref(ssh_hosts);
 	json_decref(groups);
 	diag_release(&d);
+	vault_keyring_set_default(NULL);
+	vault_keyring_release(&vault);
 	return rc;
 }
 

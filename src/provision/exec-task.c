@@ -887,6 +887,77 @@ static void connection_keyword(struct exec_ctx *x, bool *own, json_t **pend)
 	diag_release(&d);
 }
 
+/* One connection setting the task asks for: the first of the variables
+ * a and b in its variables (Ansible's variables outrank keywords), else
+ * the keyword kw (task, blocks, play; alt: the play's old name for it),
+ * templated; *from names where it came from. NULL when none is set (the
+ * connection's own then holds), or with *pend the templating failure. */
+static json_t *conn_setting(struct exec_ctx *x, const char *a, const char *b, const char *kw,
+			    const char *alt, const char **from, json_t **pend)
+{
+	json_t *raw = json_object_get(x->vars, a);
+	*from = a;
+	if (!raw) {
+		raw = json_object_get(x->vars, b);
+		*from = b;
+	}
+	if (!raw) {
+		raw = exec_keyword(x->run, x->task, kw);
+		*from = kw;
+	}
+	if (!raw && alt && x->run->play) {
+		raw = json_object_get(x->run->play->raw, alt);
+		*from = alt;
+	}
+	if (!raw || json_is_null(raw))
+		return NULL;
+	struct diag d = DIAG_INIT;
+	json_t *v = xt_value(x, raw, &d);
+	if (!v)
+		*pend = fail_from_diag(&d);
+	diag_release(&d);
+	return v;
+}
+
+/* The login user and port a task asks for (remote_user and port, or
+ * ansible_user and ansible_port from any variable) on an SSH host: imc
+ * keeps one session per host, so a task that asks for another user or
+ * port than the session's fails, naming what asked for it, rather than
+ * running as the session's user. The local connection ignores them, as
+ * Ansible's does. */
+static void connection_user(struct exec_ctx *x, json_t **pend)
+{
+	struct conn_ssh_opts o;
+	if (!x->conn || conn_ssh_target(x->conn, &o) < 0)
+		return;
+	const char *from = NULL;
+	json_t *u = conn_setting(x, "ansible_user", "ansible_ssh_user", "remote_user", "user", &from, pend);
+	if (*pend)
+		return;
+	char *us = u && !json_is_string(u) ? out_json_compact(u) : NULL;
+	const char *user = us ? us : json_string_value(u);
+	if (user && o.user && strcmp(user, o.user))
+		*pend = res_fail("%s '%s' differs from the user of the SSH session to '%s' ('%s'): a session "
+				 "per user is not supported by imc", from, user, x->host->name, o.user);
+	free(us);
+	json_decref(u);
+	if (*pend)
+		return;
+	json_t *p = conn_setting(x, "ansible_port", "ansible_ssh_port", "port", NULL, &from, pend);
+	if (*pend || !p)
+		return;
+	char *end = NULL;
+	long port = json_is_integer(p) ? (long)json_integer_value(p)
+		    : json_is_string(p) ? strtol(json_string_value(p), &end, 10) : -1;
+	if ((end && (*end || end == json_string_value(p))) || port != o.port) {
+		char *ps = json_is_string(p) ? xstrdup(json_string_value(p)) : out_json_compact(p);
+		*pend = res_fail("%s '%s' differs from the port of the SSH session to '%s' (%d): a session "
+				 "per port is not supported by imc", from, ps, x->host->name, o.port);
+		free(ps);
+	}
+	json_decref(p);
+}
+
 /* ansible_failed_task.name: the task's own name, templated with the
  * host's variables, without the role prefix of the banner; "" for a task
  * without a name (ansible-playbook 2.14 gives both so). */
@@ -947,6 +1018,9 @@ int exec_task_host(struct task_run *run, struct ptask *t, struct task_host *h, b
 	}
 	if (!pend && !own_conn)
 		connection_keyword(&x, &own_conn, &pend);
+	/* a delegated task's connection settings are its delegate's */
+	if (!pend && !own_conn && x.conn == h->conn)
+		connection_user(&x, &pend);
 	if (!pend && !x.conn && mod && !mod->controller) {
 		res = res_fail("imc has no connection to '%s' (a host added at run time, "
 			       "outside a local run): not supported by imc", h->name);

@@ -13,6 +13,7 @@
 #include "provision/run.h"
 #include "provision/vars.h"
 #include "template/template.h"
+#include "util/strbuf.h"
 #include "util/xalloc.h"
 #include "util/banned.h"
 
@@ -116,13 +117,51 @@ static char *without_position(const char *msg)
 	return xasprintf("%.*s", (int)(in - msg), msg);
 }
 
+/* A failure of a !vault value that could not be decrypted (play-yaml.c)
+ * is Ansible's decryption message alone, however deep the value was:
+ * true when the last error of d was one (its message then replaced). */
+static bool vault_failure(struct diag *d)
+{
+	static const char mark[] = PLAY_VAULT_UNDECRYPTABLE " | mandatory('";
+	struct diag_item *it = d->n ? &d->items[d->n - 1] : NULL;
+	const char *p = it ? strstr(it->msg, mark) : NULL;
+	if (!p)
+		return false;
+	struct strbuf sb = STRBUF_INIT;
+	for (p += sizeof(mark) - 1; *p && *p != '\''; p++) {
+		if (*p == '\\' && p[1])
+			p++;
+		strbuf_addch(&sb, *p);
+	}
+	free(it->msg);
+	it->msg = strbuf_detach(&sb);
+	return true;
+}
+
+/* vault_failure for a conditional: Ansible names the check first */
+static bool vault_cond_failure(struct diag *d, json_t *cond)
+{
+	if (!vault_failure(d))
+		return false;
+	struct diag_item *it = &d->items[d->n - 1];
+	if (json_is_string(cond)) {
+		char *m = xasprintf("The conditional check '%s' failed. The error was: %s", json_string_value(cond),
+				    it->msg);
+		free(it->msg);
+		it->msg = m;
+	}
+	return true;
+}
+
 json_t *xt_value(struct exec_ctx *x, json_t *v, struct diag *d)
 {
 	struct tmpl_env env;
 	struct env_paths sp;
 	setup_env(x, &env, &sp);
 	json_t *r = tmpl_render_value(&env, v, d);
-	if (!r && env.err_kind == TMPL_ERR_UNDEFINED && d->n) {
+	if (!r && vault_failure(d)) {
+		/* reported as it is */
+	} else if (!r && env.err_kind == TMPL_ERR_UNDEFINED && d->n) {
 		/* Ansible's wording for the task message */
 		struct diag_item *it = &d->items[d->n - 1];
 		char *m = xasprintf("AnsibleUndefinedVariable: %s", it->msg);
@@ -189,6 +228,8 @@ int xt_cond(struct exec_ctx *x, json_t *cond, bool *out, struct diag *d)
 	warn_templated(x, cond);
 	setup_env(x, &env, &sp);
 	int rc = tmpl_eval_cond(&env, cond, out, d);
+	if (rc < 0)
+		vault_cond_failure(d, cond);
 	release_env(&sp);
 	return rc;
 }
@@ -200,7 +241,9 @@ int xt_assert_cond(struct exec_ctx *x, json_t *cond, bool *out, struct diag *d)
 	warn_templated(x, cond);
 	setup_env(x, &env, &sp);
 	int rc = tmpl_eval_cond(&env, cond, out, d);
-	if (rc < 0 && d->n && (env.err_kind == TMPL_ERR_UNDEFINED || env.err_kind == TMPL_ERR_TYPE)) {
+	if (rc < 0 && vault_cond_failure(d, cond)) {
+		/* reported as it is */
+	} else if (rc < 0 && d->n && (env.err_kind == TMPL_ERR_UNDEFINED || env.err_kind == TMPL_ERR_TYPE)) {
 		/* Ansible 2.14's assert: the check and its text, then the
 		 * error with its cause (the same words, twice); a type error is
 		 * reported on the conditional as Ansible wraps it in {% if %} */
@@ -239,7 +282,9 @@ char *xt_render_template(struct exec_ctx *x, const char *text, const char *src_p
 	env.newline_sequence = newline;
 	env.syntax = syn;
 	char *r = tmpl_render_string(&env, text, d);
-	if (!r && env.err_kind == TMPL_ERR_UNDEFINED && d->n) {
+	if (!r && vault_failure(d)) {
+		/* reported as it is */
+	} else if (!r && env.err_kind == TMPL_ERR_UNDEFINED && d->n) {
 		/* the template action wraps the error with its own cause:
 		 * AnsibleUndefinedVariable(e, orig_exc=e) prints it twice */
 		struct diag_item *it = &d->items[d->n - 1];
@@ -266,6 +311,8 @@ json_t *xt_expr(struct exec_ctx *x, const char *expr, struct diag *d)
 	struct env_paths sp;
 	setup_env(x, &env, &sp);
 	json_t *r = tmpl_eval(&env, expr, d);
+	if (!r)
+		vault_failure(d);
 	release_env(&sp);
 	return r;
 }

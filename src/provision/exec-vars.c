@@ -199,8 +199,8 @@ json_t *exec_build_vars(struct task_run *run, struct task_host *host, struct pta
 	json_object_set_new(v, "omit", json_string(TMPL_OMIT));
 	json_object_set_new(v, "ansible_version", ansible_version());
 	json_object_set_new(v, "ansible_check_mode", json_boolean(run->check));
-	if (!json_object_get(v, "ansible_managed"))
-		json_object_set_new(v, "ansible_managed", json_string("Ansible managed"));
+	/* no ansible_managed: Ansible defines it only where a template is
+	 * rendered (the template module, the template lookup) */
 	return v;
 }
 

@@ -17,32 +17,11 @@
 #include "provision/inventory.h"
 #include "provision/play.h"
 #include "util/strbuf.h"
+#include "util/vault.h"
 #include "util/xalloc.h"
 #include "util/banned.h"
 
 #define MAX_DIR_DEPTH 16
-
-/* A value of v (or v itself) that is a vault-encrypted string (a !vault
- * value), which imc cannot decrypt here: Ansible would use it decrypted. */
-static bool has_vault(json_t *v, int depth)
-{
-	if (json_is_string(v))
-		return !strncmp(json_string_value(v), "$ANSIBLE_VAULT;", 15);
-	if (depth > 64)
-		return false;
-	size_t i;
-	json_t *e;
-	const char *k;
-	if (json_is_array(v))
-		json_array_foreach(v, i, e)
-			if (has_vault(e, depth + 1))
-				return true;
-	if (json_is_object(v))
-		json_object_foreach(v, k, e)
-			if (has_vault(e, depth + 1))
-				return true;
-	return false;
-}
 
 /* ---- YAML inventories -------------------------------------------------------- */
 
@@ -154,11 +133,6 @@ static int yaml_group(struct inv_model *m, const char *file, const struct yaml_d
 static int yaml_parse(struct inv_model *m, const char *file, json_t *doc, const struct yaml_doc *yd,
 		      struct diag *d)
 {
-	if (has_vault(doc, 0)) {
-		diag_error(d, IMC_EXIT_DATAERR, NULL,
-			   "%s: a vault-encrypted (!vault) value is not supported by imc", file);
-		return -1;
-	}
 	const char *g;
 	json_t *v;
 	json_object_foreach(doc, g, v)
@@ -188,6 +162,8 @@ static int load_file(struct inv_model *m, const char *path, struct diag *d)
 {
 	struct stat st;
 	struct strbuf sb = STRBUF_INIT;
+	char *plain = NULL;
+	size_t nplain = 0;
 	int rc = -1;
 	if (stat(path, &st) == 0 && (st.st_mode & 0111)) {
 		diag_error(d, IMC_EXIT_DATAERR, NULL,
@@ -200,20 +176,29 @@ static int load_file(struct inv_model *m, const char *path, struct diag *d)
 		return -1;
 	}
 	const char *text = sb.buf ? sb.buf : "";
+	size_t len = sb.len;
 	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
 	if (has_ext(base, (const char *const[]){ ".toml", NULL })) {
 		diag_error(d, IMC_EXIT_DATAERR, NULL, "%s: TOML inventories are not supported by imc", path);
 		goto out;
 	}
-	if (!strncmp(text, "$ANSIBLE_VAULT", 14)) {
-		diag_error(d, IMC_EXIT_DATAERR, NULL,
-			   "%s: a vault-encrypted inventory is not supported by imc", path);
-		goto out;
+	/* Ansible's inventory plugins read a vault-encrypted file decrypted
+	 * (where Ansible then only warns that the source could not be
+	 * parsed, a decryption failure stops imc) */
+	if (vault_is_encrypted(text, len)) {
+		char *err = NULL;
+		if (vault_decrypt(text, len, path, &plain, &nplain, &err) < 0) {
+			diag_error(d, IMC_EXIT_DATAERR, NULL, "%s: %s", path, err);
+			free(err);
+			goto out;
+		}
+		text = plain;
+		len = nplain;
 	}
 	if (!strchr(base, '.') || has_ext(base, yaml_exts)) {
 		struct diag yd_diag = DIAG_INIT;
 		struct yaml_doc *yd = NULL;
-		json_t *doc = yaml_load(text, sb.len, path, 0, &yd, &yd_diag);
+		json_t *doc = yaml_load(text, len, path, 0, &yd, &yd_diag);
 		diag_release(&yd_diag);
 		if (json_is_object(doc) && json_object_size(doc)) {
 			if (json_object_get(doc, "plugin"))
@@ -232,6 +217,7 @@ static int load_file(struct inv_model *m, const char *path, struct diag *d)
 	}
 	rc = inventory_ini_parse(m, path, text, d);
 out:
+	vault_free_plain(plain, nplain);
 	strbuf_release(&sb);
 	return rc;
 }
@@ -359,23 +345,12 @@ static int vars_file(const char *path, json_t *into, struct diag *d)
 		diag_error(d, IMC_EXIT_NOINPUT, NULL, "cannot read '%s': %m", path);
 		goto out;
 	}
-	if (sb.buf && !strncmp(sb.buf, "$ANSIBLE_VAULT", 14)) {
-		diag_error(d, IMC_EXIT_DATAERR, NULL, "%s: a vault-encrypted vars file is not supported by imc",
-			   path);
-		goto out;
-	}
 	json_t *doc = yaml_load(sb.buf ? sb.buf : "", sb.len, path, 0, NULL, d);
 	if (!doc && diag_has_errors(d))
 		goto out;
 	if (doc && !json_is_null(doc) && !json_is_object(doc)) {
 		diag_error(d, IMC_EXIT_DATAERR, NULL, "%s: a vars file must be a mapping, not a %s", path,
 			   type_name(doc));
-		json_decref(doc);
-		goto out;
-	}
-	if (has_vault(doc, 0)) {
-		diag_error(d, IMC_EXIT_DATAERR, NULL,
-			   "%s: a vault-encrypted (!vault) value is not supported by imc", path);
 		json_decref(doc);
 		goto out;
 	}

@@ -237,6 +237,12 @@ int mod_mkdir_parent(struct exec_ctx *x, const char *path, json_t **res);
 /* Python's name of a JSON value's type, as Ansible's messages print it
  * ("dict", "list", "str", "int", "float", "bool", "NoneType"). */
 const char *mod_pytype(const json_t *v);
+/* A controller file a module sends (copy's or template's src...), read as
+ * Ansible's action plugins get it (get_real_file): decrypted with the
+ * vault secrets when vault-encrypted. 0; -1 when it cannot be read (errno
+ * set, *res NULL), or with *res the failed result of a decryption error
+ * in Ansible's words. */
+int mod_read_src(const char *path, struct strbuf *data, json_t **res);
 /* Controller-side file lookup: role files/ or templates/, play dir. Malloc'd or NULL. */
 char *mod_find_src(struct exec_ctx *x, const char *sub, const char *src);
 void mod_file_result(json_t *res, const struct node_stat *st, const char *path);

@@ -1273,8 +1273,8 @@ static int parse_roles(struct task_playbook *pb, struct task_play *p, json_t *ro
 
 /* One vars_files file into vars, as Ansible's variable manager reads it:
  * a mapping, or a list of mappings merged in order; an empty file adds
- * nothing; anything else, and a vault-encrypted file (imc has no vault
- * password for it), is an error in Ansible's words. */
+ * nothing; anything else is an error in Ansible's words. A
+ * vault-encrypted file is decrypted by yaml_load. */
 static int load_vars_file(const char *path, json_t *vars, const struct src_loc *loc, struct diag *d)
 {
 	json_t *doc;
@@ -1285,14 +1285,10 @@ static int load_vars_file(const char *path, json_t *vars, const struct src_loc *
 	}
 	yaml_doc_free(yd);
 	int rc = 0;
-	const char *text = json_string_value(doc);
 	bool list_of_maps = json_is_array(doc);
 	for (size_t i = 0; list_of_maps && i < json_array_size(doc); i++)
 		list_of_maps = json_is_object(json_array_get(doc, i));
-	if (text && !strncmp(text, "$ANSIBLE_VAULT;", 15)) {
-		diag_error(d, IMC_EXIT_DATAERR, loc, "%s: Attempting to decrypt but no vault secrets found", path);
-		rc = -1;
-	} else if (json_is_object(doc)) {
+	if (json_is_object(doc)) {
 		json_object_update(vars, doc);
 	} else if (list_of_maps) {
 		for (size_t i = 0; i < json_array_size(doc); i++)

@@ -12,6 +12,8 @@
 #include <yaml.h>
 
 #include "provision/play.h"
+#include "util/strbuf.h"
+#include "util/vault.h"
 #include "util/xalloc.h"
 #include "util/banned.h"
 
@@ -184,6 +186,39 @@ static json_t *plain_scalar(const char *s)
 	return json_string(s);
 }
 
+/* A !vault value: its plain text, decrypted with the keyring in use.
+ * Ansible decrypts such a value only when it is used, so one that cannot
+ * be decrypted (no secret, the wrong one) is not an error here: it
+ * becomes a template that fails with Ansible's message when, and only
+ * when, it is rendered. */
+static json_t *vault_scalar(const char *s, size_t n)
+{
+	char *plain = NULL, *err = NULL;
+	size_t np = 0;
+	json_t *v = NULL;
+	if (vault_decrypt(s, n, NULL, &plain, &np, &err) == 0) {
+		v = json_stringn(plain, np);
+		if (v)
+			vault_mark_text(plain, np); /* for the vault_encrypted test */
+		vault_free_plain(plain, np);
+		if (v)
+			return v;
+		err = xstrdup("the decrypted vault value is not UTF-8 text");
+	}
+	struct strbuf sb = STRBUF_INIT;
+	strbuf_addstr(&sb, "{{ " PLAY_VAULT_UNDECRYPTABLE " | mandatory('");
+	for (const char *p = err; *p; p++) {
+		if (*p == '\\' || *p == '\'')
+			strbuf_addch(&sb, '\\');
+		strbuf_addch(&sb, *p);
+	}
+	strbuf_addstr(&sb, "') }}");
+	free(err);
+	v = json_string(sb.buf);
+	strbuf_release(&sb);
+	return v;
+}
+
 static json_t *load_node(struct yload *y, yaml_event_t *ev);
 
 static void remember_anchor(struct yload *y, const yaml_char_t *anchor, json_t *v)
@@ -228,15 +263,10 @@ static json_t *load_node(struct yload *y, yaml_event_t *ev)
 		const char *s = (const char *)ev->data.scalar.value;
 		const char *tag = (const char *)ev->data.scalar.tag;
 		if (tag && !strcmp(tag, "!vault")) {
-			/* its text is the ciphertext: used as the value it would
-			 * silently be something else than what Ansible decrypts */
-			struct src_loc loc = { y->file, (int)ev->start_mark.line + 1 + y->off,
-					       (int)ev->start_mark.column + 1 };
-			diag_error(y->d, IMC_EXIT_DATAERR, &loc,
-				   "a vault-encrypted (!vault) value is not supported by imc: decrypt it "
-				   "(ansible-vault decrypt_string), or run the playbook with ansible-playbook");
-			y->depth--;
-			return NULL;
+			v = vault_scalar(s, ev->data.scalar.length);
+			note_line(y, v, &ev->start_mark);
+			remember_anchor(y, ev->data.scalar.anchor, v);
+			break;
 		}
 		if (tag && (!strcmp(tag, "tag:yaml.org,2002:str") || !strcmp(tag, "!unsafe")))
 			v = json_stringn(s, ev->data.scalar.length);
@@ -360,6 +390,20 @@ json_t *yaml_load(const char *text, size_t len, const char *file, int line_offse
 	struct yload y = { .file = file, .off = line_offset, .d = d };
 	json_t *root = NULL;
 	bool done = false;
+	char *plain = NULL;
+	size_t nplain = 0;
+	/* a vault-encrypted file is read as its plain text, as Ansible's
+	 * loader does for every YAML file it reads */
+	if (vault_is_encrypted(text, len)) {
+		char *err = NULL;
+		if (vault_decrypt(text, len, file, &plain, &nplain, &err) < 0) {
+			diag_error(d, IMC_EXIT_DATAERR, NULL, "%s", err);
+			free(err);
+			return NULL;
+		}
+		text = plain;
+		len = nplain;
+	}
 	if (lines)
 		y.doc = xcalloc(1, sizeof(*y.doc));
 	yaml_parser_initialize(&y.p);
@@ -405,6 +449,7 @@ out:
 		json_decref(y.anchors[i].val);
 	}
 	free(y.anchors);
+	vault_free_plain(plain, nplain);
 	if (lines)
 		*lines = y.doc;
 	return root;

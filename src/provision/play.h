@@ -99,6 +99,11 @@ void play_free(struct task_playbook *pb);
  * subset (module, keyword, filter, test, lookup): ansible-playbook may run it. */
 bool play_error_unsupported(const struct diag *d);
 
+/* The variable a !vault value that could not be decrypted refers to
+ * (play-yaml.c): its template fails with Ansible's message, which the
+ * executor reports as Ansible does, alone (exec-tmpl.c). */
+#define PLAY_VAULT_UNDECRYPTABLE "__imc_vault_undecryptable"
+
 /* YAML -> jansson (play-yaml.c): YAML 1.1 scalars as Ansible (PyYAML) reads
  * them. line_of() gives the 1-based line where a node started (0 unknown),
  * col_of() its 1-based column (0 unknown). */

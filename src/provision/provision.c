@@ -27,6 +27,7 @@
 #include "provision/play.h"
 #include "provision/run.h"
 #include "util/log.h"
+#include "util/vault.h"
 #include "util/xalloc.h"
 #include "util/banned.h"
 
@@ -570,6 +571,17 @@ int provision_run(struct prov_job *job, struct diag *d)
 	pv.dead = xcalloc(job->nhosts + 1, sizeof(*pv.dead));
 	pv.hosts = xcalloc(job->nhosts + 1, sizeof(*pv.hosts));
 	size_t *todo = xcalloc(job->nhosts + 1, sizeof(*todo));
+	/* the RADL's vault.password (one for every configure) decrypts what
+	 * the tasks read at run time too: included files, copy and template
+	 * sources, the unvault lookup */
+	struct vault_keyring vault = { 0 };
+	for (size_t s = 0; s < job->nsteps && !vault.n; s++)
+		for (size_t i = 0; i < job->steps[s].nitems && !vault.n; i++) {
+			const char *pw = job->steps[s].items[i].conf->vault_password;
+			if (pw)
+				vault_keyring_add(&vault, "default", pw, strlen(pw));
+		}
+	vault_keyring_set_default(&vault);
 
 	/* 1. everything is checked before any VM is touched */
 	if (check_confs(&pv, d) < 0) {
@@ -661,6 +673,8 @@ out:
 	free(pv.hosts);
 	free(pv.dead);
 	free(todo);
+	vault_keyring_set_default(NULL);
+	vault_keyring_release(&vault);
 	pthread_mutex_destroy(&pv.lock);
 	return rc;
 }

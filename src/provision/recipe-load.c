@@ -5,7 +5,8 @@
  * (play-load.c) it does what is particular to a RADL recipe: IM's NAME.yml
  * of every configure in the recipes' directory (and errors in them mapped
  * back to RADL lines), Ansible Vault recipes decrypted with the systems'
- * vault.password, Galaxy roles installed at run time, the fallback to
+ * vault.password (util/vault.c; the same password for what the recipe
+ * reads), Galaxy roles installed at run time, the fallback to
  * ansible-playbook for what the built-in executor does not implement. */
 #include "config.h"
 
@@ -13,14 +14,13 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "provision/provision.h"
 #include "provision/exec.h"
 #include "provision/play.h"
 #include "util/strbuf.h"
-#include "util/which.h"
+#include "util/vault.h"
 #include "util/xalloc.h"
 #include "util/banned.h"
 
@@ -167,101 +167,6 @@ static bool runtime_only(const struct diag *d, const struct prov_recipes *r)
 	return true;
 }
 
-static int write_secret_file(const char *path, const char *text)
-{
-	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-	if (fd < 0)
-		return -1;
-	int r = write_text(fd, text);
-	return close(fd) == 0 && r == 0 ? 0 : -1;
-}
-
-#define VAULT_MAX_TEXT (16 << 20)
-
-/* The plain text of a Vault recipe, decrypted with the password by
- * ansible-vault (IM does the same with Ansible's library): the password
- * and the recipe go through 0600 files in a private directory removed at
- * once. NULL with *err set (malloc'd, without the password). */
-static char *vault_decrypt(const char *text, const char *password, char **err)
-{
-	const char *tmp = getenv("TMPDIR");
-	char *tdir = xasprintf("%s/imc-vault.XXXXXX", tmp && *tmp ? tmp : "/tmp");
-	char *pw = NULL, *in = NULL, *out = NULL;
-	struct strbuf sb = STRBUF_INIT;
-	*err = NULL;
-	if (!mkdtemp(tdir)) {
-		*err = xasprintf("cannot create a temporary directory: %s", strerror(errno));
-		free(tdir);
-		return NULL;
-	}
-	pw = xasprintf("%s/password", tdir);
-	in = xasprintf("%s/recipe", tdir);
-	if (write_secret_file(pw, password) < 0 || write_secret_file(in, text) < 0) {
-		*err = xasprintf("cannot write in '%s': %s", tdir, strerror(errno));
-		goto done;
-	}
-	int pfd[2];
-	if (pipe2(pfd, O_CLOEXEC) < 0) {
-		*err = xstrdup("cannot create a pipe");
-		goto done;
-	}
-	pid_t pid = fork();
-	if (pid == 0) {
-		dup2(pfd[1], 1);
-		int nul = open("/dev/null", O_RDWR);
-		if (nul >= 0) {
-			dup2(nul, 0);
-			dup2(nul, 2);
-		}
-		setenv("ANSIBLE_NOCOLOR", "1", 1);
-		execlp("ansible-vault", "ansible-vault", "decrypt", "--vault-password-file", pw, "--output", "-",
-		       in, (char *)NULL);
-		_exit(127);
-	}
-	close(pfd[1]);
-	if (pid < 0) {
-		close(pfd[0]);
-		*err = xstrdup("cannot fork");
-		goto done;
-	}
-	char buf[8192];
-	ssize_t n;
-	bool big = false;
-	while ((n = read(pfd[0], buf, sizeof(buf))) != 0) {
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			break;
-		if (sb.len + (size_t)n > VAULT_MAX_TEXT)
-			big = true;
-		else
-			strbuf_add(&sb, buf, (size_t)n);
-	}
-	close(pfd[0]);
-	int st = 0;
-	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
-		;
-	if (!WIFEXITED(st) || WEXITSTATUS(st) == 127)
-		*err = xstrdup("ansible-vault could not be run");
-	else if (WEXITSTATUS(st) != 0)
-		*err = xstrdup("ansible-vault cannot decrypt it with the given vault.password");
-	else if (big)
-		*err = xasprintf("the decrypted recipe is larger than %d bytes", VAULT_MAX_TEXT);
-	else
-		out = strbuf_detach(&sb);
-done:
-	strbuf_release(&sb);
-	if (pw)
-		unlink(pw);
-	if (in)
-		unlink(in);
-	rmdir(tdir);
-	free(pw);
-	free(in);
-	free(tdir);
-	return out;
-}
-
 int provision_load_configure(const struct prov_configure *c, const char *tool, const char *roles_path,
 			  const struct prov_recipes *recipes, bool have_ansible, struct task_playbook **pb,
 			  char **why, char **plain, struct diag *d)
@@ -280,20 +185,35 @@ int provision_load_configure(const struct prov_configure *c, const char *tool, c
 	}
 	/* IM decrypts such recipes with the systems' vault.password; the plain
 	 * text is then loaded like any recipe, its lines its own */
+	/* the password also decrypts what the recipe reads (!vault values,
+	 * vars and task files), as Ansible's loader would with it */
+	struct vault_keyring ring = { 0 };
+	if (c->vault_password) {
+		vault_keyring_add(&ring, "default", c->vault_password, strlen(c->vault_password));
+		vault_keyring_use(&ring);
+	}
 	int vl = vault_line(text);
 	if (vl >= 0) {
 		struct src_loc loc = { c->file, c->line + vl, 1 };
+		const char *vt = text + strspn(text, " \t\r\n");
 		char *err = NULL;
+		size_t np = 0;
 		if (!c->vault_password)
 			err = xstrdup("no vault password is available (vault.password)");
-		else if (!which_found("ansible-vault"))
-			err = xstrdup("ansible-vault is not installed to decrypt it");
-		else
-			*plain = vault_decrypt(text + strspn(text, " \t\r\n"), c->vault_password, &err);
+		else if (vault_decrypt(vt, strlen(vt), NULL, plain, &np, &err) < 0) {
+			free(err);
+			err = xstrdup("the vault.password cannot decrypt it");
+		} else if (strlen(*plain) != np) {
+			err = xstrdup("its decrypted text holds a NUL byte");
+			vault_free_plain(*plain, np);
+			*plain = NULL;
+		}
 		if (!*plain) {
 			diag_error(d, IMC_EXIT_DATAERR, &loc,
 				   "configure '%s': the recipe is encrypted with Ansible Vault and %s", c->name, err);
 			free(err);
+			vault_keyring_use(NULL);
+			vault_keyring_release(&ring);
 			return -1;
 		}
 		text = *plain;
@@ -336,6 +256,8 @@ int provision_load_configure(const struct prov_configure *c, const char *tool, c
 	}
 	diag_release(&cd);
 	free(label);
+	vault_keyring_use(NULL);
+	vault_keyring_release(&ring);
 	if (rc < 0) {
 		free(*plain);
 		*plain = NULL;

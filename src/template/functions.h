@@ -100,6 +100,10 @@ json_t *lookup_parse_kv(const char *s, bool keep_raw);
 LOOKUP_FN(csvfile);
 /* lookup-ini.c */
 LOOKUP_FN(ini);
+/* lookup-unvault.c */
+LOOKUP_FN(unvault);
+/* lookup-config.c */
+LOOKUP_FN(config);
 
 /* tests.c */
 TEST_FN(abs); TEST_FN(all); TEST_FN(any); TEST_FN(boolean);

@@ -678,26 +678,24 @@ LOOKUP_FN(template)
 			return NULL;
 		}
 		free(name);
-		/* template_vars: the caller's variables plus these, for this
-		 * rendering only */
-		struct tmpl_env *saved = ev->env, *with = NULL;
-		if (json_object_size(tv) || custom) {
-			with = xmalloc(sizeof(*with));
-			*with = *saved;
-			with->vars = saved->vars ? val_copy(saved->vars) : json_object();
-			if (tv)
-				json_object_update(with->vars, tv);
-			if (custom)
-				with->syntax = &syn;
-			ev->env = with;
-		}
+		/* the caller's variables with ansible_managed, which Ansible
+		 * defines only in a template's context (over the caller's own,
+		 * as its generate_ansible_template_vars), then template_vars,
+		 * for this rendering only */
+		struct tmpl_env *saved = ev->env, *with = xmalloc(sizeof(*with));
+		*with = *saved;
+		with->vars = saved->vars ? val_copy(saved->vars) : json_object();
+		json_object_set_new(with->vars, "ansible_managed", json_string("Ansible managed"));
+		if (tv)
+			json_object_update(with->vars, tv);
+		if (custom)
+			with->syntax = &syn;
+		ev->env = with;
 		json_t *out = ev_render_file_text(ev, text, convert);
-		if (with) {
-			saved->err_kind = with->err_kind;
-			json_decref(with->vars);
-			free(with);
-			ev->env = saved;
-		}
+		saved->err_kind = with->err_kind;
+		json_decref(with->vars);
+		free(with);
+		ev->env = saved;
 		free(text);
 		if (!out) {
 			json_decref(r);

@@ -267,6 +267,8 @@ static const struct tlookup lookups[] = {
 	{ "vars", lookup_vars },
 	{ "csvfile", lookup_csvfile },
 	{ "ini", lookup_ini },
+	{ "unvault", lookup_unvault },
+	{ "config", lookup_config },
 	{ "varnames", lookup_varnames },
 	{ NULL, NULL },
 };

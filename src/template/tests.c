@@ -16,6 +16,7 @@
 
 #include "template/engine.h"
 #include "util/strbuf.h"
+#include "util/vault.h"
 #include "util/xalloc.h"
 #include "util/banned.h"
 
@@ -687,10 +688,17 @@ TEST_FN(urn)
 	return 0;
 }
 
-/* Ansible's vault_encrypted: true for a value loaded from a !vault tag.
- * The engine's values are plain JSON (the executor hands vaulted recipes
- * to Ansible), so no value here is one. */
-TEST_FN(vault_encrypted) { (void)ev; (void)in; (void)args; (void)kw; (void)pos; *res = false; return 0; }
+/* Ansible's vault_encrypted: true for a value loaded from a !vault tag
+ * (the loader marks them: util/vault.c). */
+TEST_FN(vault_encrypted)
+{
+	(void)ev;
+	(void)args;
+	(void)kw;
+	(void)pos;
+	*res = json_is_string(in) && vault_text_marked(json_string_value(in), json_string_length(in));
+	return 0;
+}
 
 /* Jinja2's `filter` and `test` tests: whether a name is a known filter or
  * test. Under Ansible 2.14 an unknown name is an error (its plugin loader

@@ -117,8 +117,8 @@ EOF
 EXTRA=
 check_case cross "$(line cross missing2)" "configure 'node': cannot find tasks file 'missing2.yml'"
 
-# A Vault recipe with the systems' vault.password is decrypted (with
-# ansible-vault, as IM does with Ansible's library) and checked like any
+# A Vault recipe with the systems' vault.password is decrypted (as IM
+# does with Ansible's library; ansible-vault encrypts it) and checked like any
 # other; a wrong password fails; the password shows nowhere.
 VPW='Vault-Pw/for+t2008'
 printf '%s\n' "$VPW" >"$TMPD/vpw"
@@ -158,7 +158,7 @@ expect_exit 0 "vaultgood: plan of a good encrypted recipe" -- "$IMC" plan "$TMPD
 expect_no_grep "$VPW" "$TMPD/out" "vaultgood: the vault password is not shown"
 vault_radl vaultwrong 'not-the-password' </dev/null
 expect_exit 65 "vaultwrong: a wrong vault.password fails plan" -- "$IMC" plan "$TMPD/vaultwrong.radl"
-expect_grep "^$TMPD/vaultwrong.radl:$(line vaultwrong ANSIBLE_VAULT):[0-9]+: error: configure 'node': the recipe is encrypted with Ansible Vault and ansible-vault cannot decrypt it" \
+expect_grep "^$TMPD/vaultwrong.radl:$(line vaultwrong ANSIBLE_VAULT):[0-9]+: error: configure 'node': the recipe is encrypted with Ansible Vault and the vault.password cannot decrypt it" \
 	"$TMPD/err" "vaultwrong: the error is at the Vault header's line"
 expect_no_grep 'not-the-password' "$TMPD/err" "vaultwrong: the wrong password is not shown"
 

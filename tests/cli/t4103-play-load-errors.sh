@@ -43,7 +43,7 @@ refused text "this task 'debug' has extra params, which is only allowed in the f
 printf '$ANSIBLE_VAULT;1.1;AES256\n3132\n' >"$TMPD/vault.vars"
 printf -- '- 1\n' >"$TMPD/list.vars"
 printf -- '- hosts: all\n  vars_files: [vault.vars]\n  tasks:\n    - debug: msg=no\n' >"$TMPD/vfvault.yml"
-refused vfvault "vault.vars: Attempting to decrypt but no vault secrets found"
+refused vfvault "error: Attempting to decrypt but no vault secrets found$"
 printf -- '- hosts: all\n  vars_files: [list.vars]\n  tasks:\n    - debug: msg=no\n' >"$TMPD/vflist.yml"
 refused vflist "list.vars: variable files must contain either a dictionary of variables, or a list of dictionaries"
 

@@ -124,11 +124,15 @@ printf 'all:\n  hosts:\n    h1:\n      ansible_connection: local\n' >"$D/ok.yml"
 echo "- a list" >"$D/pb/group_vars/all.yml"
 expect_exit 65 "a group_vars file that is no mapping" -- "$IMC" play --no-fallback -i "$D/ok.yml" "$D/pb/play.yml" -e "out=$D/o"
 expect_grep 'group_vars/all.yml: a vars file must be a mapping' "$TMPD/err" "... is refused, named"
-# vault-encrypted variables: Ansible decrypts them, imc refuses them named
+# vault-encrypted variables without a vault secret, as ansible-core 2.14:
+# a !vault value fails only where it is used (the play does not use it),
+# a vault-encrypted vars file stops the run
 printf 'pw: !vault |\n  $ANSIBLE_VAULT;1.1;AES256\n  3132\n' >"$D/pb/group_vars/all.yml"
-expect_exit 65 "a !vault value in group_vars" -- "$IMC" play --no-fallback -i "$D/ok.yml" "$D/pb/play.yml" -e "out=$D/o"
-expect_grep 'group_vars/all.yml:1:5: error: a vault-encrypted \(!vault\) value is not supported' "$TMPD/err" "... is refused, named"
+printf -- '- hosts: all\n  gather_facts: false\n  tasks:\n    - debug: msg=hi\n    - debug: msg={{ pw }}\n' >"$D/pb/v.yml"
+expect_exit 1 "a !vault value in group_vars" -- "$IMC" play --no-fallback -i "$D/ok.yml" "$D/pb/v.yml"
+expect_grep '"msg": "hi"' "$TMPD/out" "... the play runs"
+expect_grep 'fatal: .*"Attempting to decrypt but no vault secrets found"' "$TMPD/out" "... the task using it fails, in Ansible's words"
 printf '$ANSIBLE_VAULT;1.1;AES256\n3132\n' >"$D/pb/group_vars/all.yml"
 expect_exit 65 "a vault-encrypted group_vars file" -- "$IMC" play --no-fallback -i "$D/ok.yml" "$D/pb/play.yml" -e "out=$D/o"
-expect_grep 'group_vars/all.yml: a vault-encrypted vars file is not supported' "$TMPD/err" "... is refused, named"
+expect_grep 'error: Attempting to decrypt but no vault secrets found$' "$TMPD/err" "... is refused in Ansible's words"
 done_testing

@@ -22,6 +22,7 @@
 #include "provision/exec.h"
 #include "provision/module.h"
 #include "provision/play.h"
+#include "util/vault.h"
 #include "util/xalloc.h"
 #include "util/banned.h"
 
@@ -111,13 +112,43 @@ static void test_yaml(void **state)
 	assert_true(diag_has_errors(&d));
 	assert_string_equal(d.items[0].file, "bad.yml");
 	diag_release(&d);
-	/* a !vault value is refused where it stands, never read as its
-	 * ciphertext */
-	const char *vy = "a: 1\npw: !vault |\n  $ANSIBLE_VAULT;1.1;AES256\n  3961\n";
+	/* a !vault value (written by ansible-vault encrypt_string with the
+	 * password hunter2) is its plain text with the right secret; without
+	 * one, or with the wrong one, never its ciphertext: a template that
+	 * fails with Ansible's message where it is used */
+	const char *vy = "a: 1\npw: !vault |\n"
+			 "  $ANSIBLE_VAULT;1.1;AES256\n"
+			 "  63356430653230326535623332646637323030613637663364616631323761656664313033353936\n"
+			 "  3735633632373735366339653237386639383934396365660a373237613165626237393638396461\n"
+			 "  61626161663461336235313463626639316531646632373532343038616236663365663736643935\n"
+			 "  6263376135363437340a653935666631373464343166386461343833383434326362656239353962\n"
+			 "  3261\n";
 	v = yaml_load(vy, strlen(vy), "v.yml", 0, NULL, &d);
+	assert_non_null(v);
+	assert_non_null(strstr(json_string_value(json_object_get(v, "pw")),
+			       "mandatory('Attempting to decrypt but no vault secrets found')"));
+	json_decref(v);
+	struct vault_keyring ring = { 0 };
+	vault_keyring_add(&ring, "default", "wrong", 5);
+	vault_keyring_use(&ring);
+	v = yaml_load(vy, strlen(vy), "v.yml", 0, NULL, &d);
+	assert_non_null(strstr(json_string_value(json_object_get(v, "pw")),
+			       "mandatory('Decryption failed (no vault secrets were found that could decrypt)')"));
+	json_decref(v);
+	vault_keyring_add(&ring, "other", "hunter2", 7);
+	v = yaml_load(vy, strlen(vy), "v.yml", 0, NULL, &d);
+	assert_string_equal(json_string_value(json_object_get(v, "pw")), "inline-secret");
+	assert_true(vault_text_marked("inline-secret", 13));
+	assert_false(vault_text_marked("inline-secreT", 13));
+	json_decref(v);
+	/* a whole encrypted text: a format error in Ansible's words */
+	const char *bad = "$ANSIBLE_VAULT;1.1;AES256\n3132\n";
+	v = yaml_load(bad, strlen(bad), "f.yml", 0, NULL, &d);
 	assert_null(v);
-	assert_int_equal(d.items[0].line, 2);
-	assert_non_null(strstr(d.items[0].msg, "vault-encrypted (!vault) value is not supported"));
+	assert_string_equal(diag_first_message(&d),
+			    "Vault vaulttext format error: not enough values to unpack (expected 3, got 1)");
+	vault_keyring_use(NULL);
+	vault_keyring_release(&ring);
 	diag_release(&d);
 }
 

@@ -96,8 +96,8 @@ static int name_cmp(const void *a, const void *b)
 }
 
 /* The same list as fragments() makes, from a controller directory. A
- * vault-encrypted fragment, which Ansible's action decrypts (decrypt,
- * the default), is an error here rather than joined encrypted. */
+ * vault-encrypted fragment is decrypted, as Ansible's action does (decrypt,
+ * the default). */
 static int local_fragments(const char *dir, bool decrypt, struct strbuf *out, json_t **res)
 {
 	DIR *d = opendir(dir);
@@ -123,15 +123,14 @@ static int local_fragments(const char *dir, bool decrypt, struct strbuf *out, js
 		struct stat sb;
 		struct strbuf data = STRBUF_INIT;
 		if (stat(p, &sb) == 0 && S_ISREG(sb.st_mode)) {
-			if (strbuf_read_file(&data, p) < 0 && rc == 0) {
-				*res = res_fail("Could not read '%s'", p);
-				rc = -1;
-			} else if (decrypt && data.len >= 15 && !memcmp(data.buf, "$ANSIBLE_VAULT;", 15) &&
-				   rc == 0) {
-				*res = res_fail("assemble: %s is vault-encrypted, which imc does not decrypt "
-						"(decrypt: false joins it as it is)", p);
+			json_t *fail = NULL;
+			if ((decrypt ? mod_read_src(p, &data, &fail) : strbuf_read_file(&data, p)) < 0 &&
+			    rc == 0) {
+				*res = fail ? fail : res_fail("Could not read '%s'", p);
+				fail = NULL;
 				rc = -1;
 			}
+			json_decref(fail);
 			strbuf_addstr(out, names[i]);
 			strbuf_addch(out, 0);
 			strbuf_addf(out, "%zu", data.len);

@@ -933,8 +933,9 @@ content_out:
 		return res;
 	}
 	struct strbuf data = STRBUF_INIT;
-	if (strbuf_read_file(&data, path) < 0) {
-		res = res_fail("Could not read '%s'", path);
+	if (mod_read_src(path, &data, &res) < 0) {
+		if (!res)
+			res = res_fail("Could not read '%s'", path);
 		goto out;
 	}
 	char *dest = copy_final_dest_put(x, dest0, src, args, data.buf ? data.buf : "", data.len, &res);
@@ -991,9 +992,10 @@ static json_t *copy_tree(struct exec_ctx *x, json_t *args, const char *src, cons
 			res = copy_tree(x, args, sp, dp, changed);
 		else {
 			struct strbuf data = STRBUF_INIT;
-			if (strbuf_read_file(&data, sp) < 0)
-				res = res_fail("cannot read '%s'", sp);
-			else {
+			if (mod_read_src(sp, &data, &res) < 0) {
+				if (!res)
+					res = res_fail("cannot read '%s'", sp);
+			} else {
 				json_t *r = copy_put_content(x, sub, dp, dp, data.buf ? data.buf : "",
 							     data.len);
 				if (json_is_true(json_object_get(r, "failed")))

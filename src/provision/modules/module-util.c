@@ -17,6 +17,7 @@
 
 #include "provision/module.h"
 #include "util/hash.h"
+#include "util/vault.h"
 #include "util/xalloc.h"
 #include "util/banned.h"
 
@@ -1170,6 +1171,29 @@ json_t *mod_mode_error(struct exec_ctx *x, const char *path, json_t *mode)
 	json_object_set_new(res, "path", json_string(path));
 	mod_path_info(x, res);
 	return res;
+}
+
+int mod_read_src(const char *path, struct strbuf *data, json_t **res)
+{
+	*res = NULL;
+	if (strbuf_read_file(data, path) < 0)
+		return -1;
+	if (!vault_is_encrypted(strbuf_str(data), data->len))
+		return 0;
+	char *plain = NULL, *err = NULL;
+	size_t np = 0;
+	if (vault_decrypt_real_file(strbuf_str(data), data->len, path, &plain, &np, &err) < 0) {
+		/* Ansible's action fails with the message alone */
+		*res = res_fail("%s", err);
+		json_object_del(*res, "changed");
+		free(err);
+		return -1;
+	}
+	vault_wipe(data->buf, data->len);
+	strbuf_reset(data);
+	strbuf_add(data, plain, np);
+	vault_free_plain(plain, np);
+	return 0;
 }
 
 char *mod_find_src(struct exec_ctx *x, const char *sub, const char *src)

@@ -56,8 +56,9 @@ static json_t *script_run(struct exec_ctx *x, json_t *args)
 	const char *src = json_string_value(json_array_get(words, 0));
 	char *path = mod_find_src(x, "files", src);
 	struct strbuf data = STRBUF_INIT;
-	if (!path || strbuf_read_file(&data, path) < 0) {
-		res = res_fail("Could not find or access '%s'", src);
+	if (!path || mod_read_src(path, &data, &res) < 0) {
+		if (!res)
+			res = res_fail("Could not find or access '%s'", src);
 		goto out;
 	}
 	/* check mode, as Ansible's action: with creates or removes (which did

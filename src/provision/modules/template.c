@@ -92,8 +92,9 @@ static json_t *template_run(struct exec_ctx *x, json_t *args)
 		return res_fail("Could not find or access '%s'", src);
 	struct strbuf data = STRBUF_INIT;
 	json_t *res = NULL;
-	if (strbuf_read_file(&data, path) < 0) {
-		res = res_fail("Could not read '%s'", path);
+	if (mod_read_src(path, &data, &res) < 0) {
+		if (!res)
+			res = res_fail("Could not read '%s'", path);
 		goto out;
 	}
 	const char *nl = newline_of(args_str(args, "newline_sequence"));

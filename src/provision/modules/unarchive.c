@@ -158,9 +158,10 @@ static json_t *unarchive_run(struct exec_ctx *x, json_t *args)
 	json_decref(ex0);
 	if (!remote) {
 		char *path = mod_find_src(x, "files", src);
-		if (!path || strbuf_read_file(&data, path) < 0) {
+		if (!path || mod_read_src(path, &data, &res) < 0) {
 			free(path);
-			res = res_fail("Could not find or access '%s' on the Ansible Controller.", src);
+			if (!res)
+				res = res_fail("Could not find or access '%s' on the Ansible Controller.", src);
 			goto out;
 		}
 		free(path);

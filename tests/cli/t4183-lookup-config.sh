@@ -1,0 +1,52 @@
+#!/bin/sh
+# t4183: lookup('config', ...) gives Ansible's settings as Ansible resolves
+# them: defaults, an ansible.cfg in the working directory, ANSIBLE_*
+# variables; on_missing skip and error, and the option errors, in Ansible's
+# words. Compared live with ansible-playbook (ansible-core, which
+# scripts/install-deps installs), on the same files in the same directory.
+. "$top_srcdir/tests/cli/lib.sh"
+command -v ansible-playbook >/dev/null || { not_ok "needs ansible-playbook (scripts/install-deps)"; done_testing; exit 1; }
+D="$TMPD/pb"
+mkdir -p "$D"
+printf '[defaults]\nforks = 7\n' >"$D/ansible.cfg"
+cat >"$D/cfg.yml" <<'EOF'
+- hosts: localhost
+  gather_facts: false
+  tasks:
+    - debug:
+        msg: "{{ lookup('config', 'DEFAULT_BECOME_USER', 'DEFAULT_TIMEOUT', 'DEFAULT_ROLES_PATH', 'DEFAULT_FORKS') }}"
+    - debug:
+        msg: "{{ query('config', 'NOPE', 'DEFAULT_KEEP_REMOTE_FILES', on_missing='skip') }}"
+    - debug:
+        msg: "{{ lookup('config', 'NOPE') }}"
+      ignore_errors: true
+    - debug:
+        msg: "{{ lookup('config', 'NOPE', on_missing='bad') }}"
+      ignore_errors: true
+    - debug:
+        msg: "{{ lookup('config', 'DEFAULT_FORKS', plugin_type='connection') }}"
+      ignore_errors: true
+    - debug:
+        msg: "{{ lookup('config', 5) }}"
+      ignore_errors: true
+EOF
+cd "$D" || exit 1
+# the values (the lines of each debug's list) and each failure's message
+# (imc adds where in the template it failed, left out here)
+norm() { grep -E '^        |^fatal' "$1" | sed "s/ (in '{{ .*', column [0-9]*)\"}\$/\"}/"; }
+ANSIBLE_NOCOLOR=1 ANSIBLE_TIMEOUT=33 ansible-playbook -i localhost, -c local cfg.yml >"$TMPD/ans.out" 2>&1
+norm "$TMPD/ans.out" >"$TMPD/ans"
+expect_exit 0 "settings from defaults, ./ansible.cfg and ANSIBLE_TIMEOUT" -- env ANSIBLE_TIMEOUT=33 "$IMC" play -c local cfg.yml
+norm "$TMPD/out" >"$TMPD/imc"
+if [ "$(grep -c . "$TMPD/ans")" -ge 10 ] && diff -u "$TMPD/ans" "$TMPD/imc" >"$TMPD/diff"; then
+	ok "... as ansible-playbook: values and messages"
+else
+	not_ok "... as ansible-playbook: values and messages"
+	sed 's/^/#   /' "$TMPD/diff"
+fi
+expect_grep '^        7$' "$TMPD/out" "... forks from ./ansible.cfg"
+expect_grep '^        33,$' "$TMPD/out" "... the timeout from the environment"
+printf -- '- hosts: localhost\n  gather_facts: false\n  tasks:\n    - debug:\n        msg: "{{ lookup(\x27config\x27, \x27DEFAULT_FORKS\x27, on_missing=\x27warn\x27) }}"\n' >"$D/warn.yml"
+expect_exit 1 "on_missing='warn'" -- "$IMC" play -c local warn.yml
+expect_grep "on_missing='warn' is not supported by imc" "$TMPD/out" "... is refused, named (imc's lookups have no warnings)"
+done_testing
