@@ -143,6 +143,12 @@ json_t *xt_value(struct exec_ctx *x, json_t *v, struct diag *d)
 			free(it->msg);
 			it->msg = w;
 		}
+	} else if (!r && env.err_kind == TMPL_ERR_FILTER && d->n) {
+		/* Ansible's own filter errors are shown in their words alone */
+		struct diag_item *it = &d->items[d->n - 1];
+		char *m = without_position(it->msg);
+		free(it->msg);
+		it->msg = m;
 	}
 	release_env(&sp);
 	if (r)
@@ -182,6 +188,19 @@ static void warn_templated(struct exec_ctx *x, json_t *cond)
 	free(m);
 }
 
+/* An Ansible filter error in a condition, as its Conditional words it:
+ * the check, then the filter's own message. */
+static void filter_cond_error(json_t *cond, struct diag *d)
+{
+	struct diag_item *it = &d->items[d->n - 1];
+	char *text = json_is_string(cond) ? xstrdup(json_string_value(cond)) : out_json_compact(cond);
+	char *m = without_position(it->msg);
+	free(it->msg);
+	it->msg = xasprintf("The conditional check '%s' failed. The error was: %s", text, m);
+	free(m);
+	free(text);
+}
+
 int xt_cond(struct exec_ctx *x, json_t *cond, bool *out, struct diag *d)
 {
 	struct tmpl_env env;
@@ -189,6 +208,8 @@ int xt_cond(struct exec_ctx *x, json_t *cond, bool *out, struct diag *d)
 	warn_templated(x, cond);
 	setup_env(x, &env, &sp);
 	int rc = tmpl_eval_cond(&env, cond, out, d);
+	if (rc < 0 && d->n && env.err_kind == TMPL_ERR_FILTER)
+		filter_cond_error(cond, d);
 	release_env(&sp);
 	return rc;
 }
@@ -217,6 +238,8 @@ int xt_assert_cond(struct exec_ctx *x, json_t *cond, bool *out, struct diag *d)
 		it->msg = w;
 		free(m);
 		free(text);
+	} else if (rc < 0 && d->n && env.err_kind == TMPL_ERR_FILTER) {
+		filter_cond_error(cond, d);
 	}
 	release_env(&sp);
 	return rc;

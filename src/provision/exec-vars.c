@@ -17,6 +17,7 @@
 #include "provision/run.h"
 #include "provision/vars.h"
 #include "template/template.h"
+#include "util/which.h"
 #include "util/xalloc.h"
 #include "util/banned.h"
 
@@ -198,6 +199,7 @@ json_t *exec_build_vars(struct task_run *run, struct task_host *host, struct pta
 	run_magic_vars(run, host, v);
 	json_object_set_new(v, "omit", json_string(TMPL_OMIT));
 	json_object_set_new(v, "ansible_version", ansible_version());
+	json_object_set_new(v, "ansible_playbook_python", json_string(which_python()));
 	json_object_set_new(v, "ansible_check_mode", json_boolean(run->check));
 	if (!json_object_get(v, "ansible_managed"))
 		json_object_set_new(v, "ansible_managed", json_string("Ansible managed"));

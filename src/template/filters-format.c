@@ -337,7 +337,7 @@ FILTER_FN(human_to_bytes)
 	char *end;
 	double num = strtod(numtxt, &end);
 	if (!*numtxt || *end || !strcmp(numtxt, ".")) {
-		ev_error(ev, TMPL_ERR_TYPE, pos, "human_to_bytes() can't interpret following string: %s", txt);
+		ev_error(ev, TMPL_ERR_FILTER, pos, "human_to_bytes() can't interpret following string: %s", txt);
 		goto out;
 	}
 	while (isspace((unsigned char)*p))
@@ -372,7 +372,7 @@ FILTER_FN(human_to_bytes)
 		free(lower);
 	}
 	if (!ok)
-		ev_error(ev, TMPL_ERR_TYPE, pos, "human_to_bytes() can't interpret following string: %s", txt);
+		ev_error(ev, TMPL_ERR_FILTER, pos, "human_to_bytes() can't interpret following string: %s", txt);
 	else if (num * factor >= 9.2e18)
 		ev_error(ev, TMPL_ERR_TYPE, pos, "human_to_bytes(): %s is too large", txt);
 	else

@@ -110,6 +110,9 @@ enum tmpl_err_kind {
 	TMPL_ERR_TYPE,          /* wrong operand/argument type, bad value */
 	TMPL_ERR_LOOKUP,        /* a lookup failed (missing file, command failed, ...) */
 	TMPL_ERR_LIMIT,         /* recursion/size limit hit (self-referencing vars) */
+	TMPL_ERR_FILTER,        /* a filter refused its input with Ansible's own error
+	                         * (AnsibleFilterError): shown in its words alone, where
+	                         * Ansible wraps a Python TypeError (TMPL_ERR_TYPE) */
 };
 
 /* Callback the caller may give for lookups the engine does not implement

@@ -1,0 +1,114 @@
+#!/bin/sh
+# t4170: what ansible-core 2.14's integration targets ask of imc's
+# templating and variables beyond the filters of t4140 (issue 17), each
+# play's asserts checked under ansible-playbook 2.14 when written:
+# hostvars as Ansible's lazy HostVars mappings (handlers: `'x' in
+# hostvars[HOST]` reads keys only; a host's variable that names an
+# undefined one is its own text); ansible_playbook_python and the implicit
+# localhost's interpreter (filter_mathstuff runs `{{ansible_python_interpreter}}
+# -c ...`); unique as Ansible's mathstuff calls Jinja2's and falls back
+# (filter_mathstuff "Verify unique"); Ansible's own filter errors in their
+# words.
+. "$top_srcdir/tests/cli/lib.sh"
+
+# ---- hostvars (target handlers: inventory.handlers sets
+# ansible_python_interpreter="{{ ansible_playbook_python }}")
+cat >"$TMPD/inv" <<'EOI'
+[g]
+h1 ansible_connection=local
+[g:vars]
+ansible_python_interpreter="{{ ansible_playbook_python }}"
+bad="{{ nosuch }}"
+EOI
+cat >"$TMPD/hv.yml" <<'EOY'
+- hosts: h1
+  gather_facts: no
+  tasks:
+    - set_fact: mine=1
+    - set_fact:
+        n: "{{ hostvars[inventory_hostname] | length > 3 }}"
+    - debug: msg="{{ bad }}"
+      ignore_errors: true
+      register: direct
+    - assert:
+        that:
+          - "'mine' in hostvars[inventory_hostname]"
+          - "'nope' not in hostvars[inventory_hostname]"
+          - "'h1' in hostvars"
+          - "'zz' not in hostvars"
+          - "hostvars[inventory_hostname] is defined"
+          - "hostvars['zz'] is undefined"
+          - "hostvars[inventory_hostname].bad | length == 12"
+          - "hostvars[inventory_hostname]['bad'] is search('nosuch }')"
+          - "hostvars.h1.bad[0] == '{'"
+          - n | bool
+          - direct is failed
+          - "hostvars[inventory_hostname].ansible_python_interpreter == ansible_playbook_python"
+          - "ansible_playbook_python is match('/')"
+EOY
+expect_exit 0 "hostvars mappings are lazy and lenient as Ansible's" -- \
+	"$IMC" play --no-fallback -i "$TMPD/inv" "$TMPD/hv.yml"
+
+# ---- no inventory: Ansible's implicit localhost has the controller's
+# Python as its interpreter
+cat >"$TMPD/py.yml" <<'EOY'
+- hosts: localhost
+  gather_facts: no
+  tasks:
+    - assert:
+        that:
+          - ansible_python_interpreter == ansible_playbook_python
+          - "ansible_playbook_python is match('/')"
+EOY
+expect_exit 0 "the implicit localhost names the controller's Python" -- \
+	"$IMC" play --no-fallback "$TMPD/py.yml"
+
+# ---- unique: Jinja2's (case-insensitive unless case_sensitive, by
+# attribute), Ansible's equality loop when a key cannot be hashed, and
+# Ansible's error when that loop cannot honour the arguments
+cat >"$TMPD/uq.yml" <<'EOY'
+- hosts: all
+  gather_facts: no
+  tasks:
+    - set_fact:
+        x: '{{ [{"foo": "bar"}] | unique(case_sensitive=False) }}'
+      ignore_errors: true
+      register: cs_dict
+    - debug: msg="{{ ['a', 'b'] | unique(attribute='x') }}"
+      ignore_errors: true
+      register: no_attr
+    - debug:
+        msg: "{{ [{'x': {'y': 1}}] | unique(attribute='x.z') }}"
+      ignore_errors: true
+      register: no_attr2
+    - debug: msg="{{ True | unique }}"
+      ignore_errors: true
+      register: not_iter
+    - debug: msg="{{ 'abc' | human_to_bytes }}"
+      ignore_errors: true
+      register: h2b
+    - assert:
+        that: "[[1]] | unique(case_sensitive=False) | length == 1"
+      ignore_errors: true
+      register: in_cond
+    - assert:
+        that:
+          - "['a', 'A', 'b'] | unique == ['a', 'b']"
+          - "['a', 'A', 'b'] | unique(case_sensitive=True) == ['a', 'A', 'b']"
+          - "['a', 'A', [1], [1]] | unique == ['a', 'A', [1]]"
+          - "[{'x': 'a'}, {'x': 'A'}, {'x': 'b'}] | unique(attribute='x') == [{'x': 'a'}, {'x': 'b'}]"
+          - "[1, 1.0, True, 2] | unique == [1, 2]"
+          - "'abca' | unique == ['a', 'b', 'c']"
+          - "[1, 2] | union([2, [3], [3]]) == [1, 2, [3]]"
+          - cs_dict is failed
+          - "cs_dict.msg == \"Jinja2's unique filter failed and we cannot fall back to Ansible's version as it does not support the parameters supplied. unhashable type: 'dict'\""
+          - "no_attr.msg is search(\"supplied. 'str object' has no attribute 'x'$\")"
+          - "no_attr2.msg is search(\"supplied. 'dict object' has no attribute 'z'$\")"
+          - not_iter is failed
+          - "h2b.msg == \"human_to_bytes() can't interpret following string: abc\""
+          - "in_cond.msg == \"The conditional check '[[1]] | unique(case_sensitive=False) | length == 1' failed. The error was: Jinja2's unique filter failed and we cannot fall back to Ansible's version as it does not support the parameters supplied. unhashable type: 'list'\""
+EOY
+expect_exit 0 "unique and filter errors as Ansible's" -- \
+	"$IMC" play --no-fallback -c local -i localhost "$TMPD/uq.yml"
+
+done_testing
