@@ -24,6 +24,12 @@ static json_t *resolve(void *ud, const char *name)
 	return NULL;
 }
 
+static bool hostvar_unsafe(void *ud, const char *host, const char *name)
+{
+	struct exec_ctx *x = ud;
+	return x->run && exec_hostvar_registered(x->run, host, name);
+}
+
 struct env_paths {
 	const char *v[7]; /* 4 role dirs, 2 playbook dirs, NULL */
 	char *own[4];
@@ -36,6 +42,7 @@ static void setup_env(struct exec_ctx *x, struct tmpl_env *env, struct env_paths
 	env->vars = x->vars;
 	env->resolve = resolve;
 	env->resolve_ud = x;
+	env->hostvar_unsafe = hostvar_unsafe;
 	env->allow_pipe = true;
 	int n = 0;
 	struct task_role *r = x->task ? x->task->role : NULL;

@@ -231,6 +231,21 @@ json_t *exec_hostvars(struct task_run *run)
 	return hv;
 }
 
+bool exec_hostvar_registered(struct task_run *run, const char *host, const char *name)
+{
+	bool r = false;
+	pthread_mutex_lock(&task_facts_lock);
+	for (size_t i = 0; i < run->nhosts + run->nadded; i++) {
+		struct task_host *h = i < run->nhosts ? run->hosts[i] : run->added[i - run->nhosts];
+		if (!strcmp(h->name, host)) {
+			r = json_object_get(h->registered, name) != NULL;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&task_facts_lock);
+	return r;
+}
+
 void exec_include_var(struct task_host *h, const char *name, json_t *v)
 {
 	pthread_mutex_lock(&task_facts_lock);

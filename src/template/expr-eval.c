@@ -385,6 +385,51 @@ static int hostvars_depth(struct ev *ev, const struct tnode *n)
 	return d > 3 ? 3 : d;
 }
 
+static bool hostvar_unsafe(struct ev *ev, const char *host, const char *name)
+{
+	return ev->env->hostvar_unsafe && *host && *name &&
+	       ev->env->hostvar_unsafe(ev->env->resolve_ud, host, name);
+}
+
+/* One host's variables read through hostvars, each templated leniently
+ * but those that are data (new reference; NULL on error). */
+static json_t *template_host(struct ev *ev, const char *host, json_t *vars)
+{
+	if (!json_is_object(vars))
+		return template_deep(ev, vars, 0, true);
+	json_t *r = json_object();
+	const char *k;
+	json_t *x;
+	json_object_foreach(vars, k, x) {
+		json_t *t = hostvar_unsafe(ev, host, k) ? json_incref(x) : template_deep(ev, x, 0, true);
+		if (!t) {
+			json_decref(r);
+			return NULL;
+		}
+		json_object_set_new(r, k, t);
+	}
+	return r;
+}
+
+/* hostvars as a whole: each host's variables as template_host does. */
+static json_t *template_hosts(struct ev *ev, json_t *hv)
+{
+	if (!json_is_object(hv))
+		return template_deep(ev, hv, 0, true);
+	json_t *r = json_object();
+	const char *h;
+	json_t *vars;
+	json_object_foreach(hv, h, vars) {
+		json_t *t = template_host(ev, h, vars);
+		if (!t) {
+			json_decref(r);
+			return NULL;
+		}
+		json_object_set_new(r, h, t);
+	}
+	return r;
+}
+
 /* A raw value read by the access chain n, templated as Ansible reads it:
  * what hostvars holds, down to one host's variable, leniently (the
  * HostVars mappings template each variable with fail_on_undefined=False),
@@ -392,7 +437,26 @@ static int hostvars_depth(struct ev *ev, const struct tnode *n)
 static json_t *template_read(struct ev *ev, const struct tnode *n, json_t *v)
 {
 	int d = hostvars_depth(ev, n);
-	if (d >= 0 && d <= 2) {
+	if (d == 0 || d == 1) {
+		/* Ansible's mapping templates each variable only when read;
+		 * one read as a whole while another is (a variable of the
+		 * host that reads `hostvars[inventory_hostname]`) is still
+		 * that mapping, and its variables are what the access chain
+		 * then reads: templating it again would loop. */
+		if (ev->env->hostvars_whole)
+			return json_incref(v);
+		char host[sizeof(ev->hv_host)];
+		snprintf(host, sizeof(host), "%s", ev->hv_host);
+		ev->env->hostvars_whole++;
+		json_t *r = d == 0 ? template_hosts(ev, v) : template_host(ev, host, v);
+		ev->env->hostvars_whole--;
+		if (!r && !ev->failed)
+			ev_need(ev, NULL, (size_t)-1);
+		return r;
+	}
+	if (d == 2) {
+		if (hostvar_unsafe(ev, ev->hv_host, ev->hv_var))
+			return json_incref(v);
 		json_t *r = template_deep(ev, v, 0, true);
 		if (!r && !ev->failed)
 			ev_need(ev, NULL, (size_t)-1);
@@ -421,7 +485,8 @@ static json_t *eval_access(struct ev *ev, const struct tnode *n, bool *raw)
 	if (!base)
 		return NULL; /* error, or undefined propagating (a.b.c of undefined a) */
 	if (braw && hostvars_depth(ev, n->a) == 2) {
-		/* a host's variable read through hostvars, then indexed */
+		/* a host's variable read through hostvars, then indexed;
+		 * hv_host and hv_var are still those of n->a */
 		json_t *t = template_read(ev, n->a, base);
 		json_decref(base);
 		if (!t)
@@ -438,17 +503,30 @@ static json_t *eval_access(struct ev *ev, const struct tnode *n, bool *raw)
 		braw = false;
 	}
 	json_t *r;
+	const char *name = NULL;
+	json_t *key = NULL;
 	if (n->kind == N_GETATTR) {
 		r = get_attr(ev, base, n->name);
+		name = n->name;
 	} else {
-		json_t *key = ev_need(ev, ev_eval(ev, n->b), n->b->pos);
+		key = ev_need(ev, ev_eval(ev, n->b), n->b->pos);
 		if (!key) {
 			json_decref(base);
 			return NULL;
 		}
 		r = get_item(ev, base, key);
-		json_decref(key);
+		name = json_is_string(key) ? json_string_value(key) : NULL;
 	}
+	/* the host, then the variable, this chain read in hostvars */
+	int d = braw ? hostvars_depth(ev, n) : -1;
+	if (d == 1 || d == 2) {
+		char *slot = d == 1 ? ev->hv_host : ev->hv_var;
+		if (!name || strlen(name) >= sizeof(ev->hv_host))
+			slot[0] = 0;
+		else
+			snprintf(slot, sizeof(ev->hv_host), "%s", name);
+	}
+	json_decref(key);
 	json_decref(base);
 	*raw = braw;
 	return r;

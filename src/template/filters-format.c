@@ -290,7 +290,7 @@ FILTER_FN(human_readable)
 	const char *u = NULL;
 	if (unit && !json_is_null(unit)) {
 		if (!json_is_string(unit)) {
-			ev_error(ev, TMPL_ERR_TYPE, pos, "human_readable() can't interpret following string: %g", size);
+			ev_error(ev, TMPL_ERR_FILTER, pos, "human_readable() can't interpret following string: %g", size);
 			return NULL;
 		}
 		u = json_string_value(unit);

@@ -147,6 +147,9 @@ struct tmpl_env {
 	json_t *vars;                 /* JSON object: name -> value; NULL = none */
 	tmpl_resolve_fn resolve;      /* optional fallback for names not in vars */
 	void *resolve_ud;
+	/* optional: whether variable name of host in the resolver's hostvars
+	 * is data (a registered result), never templated when read there */
+	bool (*hostvar_unsafe)(void *ud, const char *host, const char *name);
 
 	/* lookup('file'/'template'/'fileglob'/'first_found'), with_first_found:
 	 * relative paths are tried in these directories in order (role files/
@@ -195,6 +198,10 @@ struct tmpl_env {
 
 	/* Output: kind of the last error recorded by a call with this env. */
 	enum tmpl_err_kind err_kind;
+
+	/* Internal: hostvars or a host's variables being templated as a whole
+	 * (expr-eval.c); zero it with the rest. */
+	int hostvars_whole;
 };
 
 /* True when s contains template syntax ("{{", "{%" or "{#"): strings

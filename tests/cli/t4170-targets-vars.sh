@@ -8,7 +8,7 @@
 # localhost's interpreter (filter_mathstuff runs `{{ansible_python_interpreter}}
 # -c ...`); unique as Ansible's mathstuff calls Jinja2's and falls back
 # (filter_mathstuff "Verify unique"); Ansible's own filter errors in their
-# words.
+# words; registered results read through hostvars stay data.
 . "$top_srcdir/tests/cli/lib.sh"
 
 # ---- hostvars (target handlers: inventory.handlers sets
@@ -110,5 +110,62 @@ cat >"$TMPD/uq.yml" <<'EOY'
 EOY
 expect_exit 0 "unique and filter errors as Ansible's" -- \
 	"$IMC" play --no-fallback -c local -i localhost "$TMPD/uq.yml"
+
+# ---- a registered result read through hostvars is data, never templated;
+# a variable that reads hostvars[inventory_hostname] whole, read from a
+# variable of that host, does not loop (filter_mathstuff's last block);
+# mathstuff's errors (log, root, rekey_on_member) in Ansible's words
+cat >"$TMPD/hv2.yml" <<'EOY'
+- hosts: all
+  gather_facts: no
+  vars:
+    all_vars: "{{ hostvars[inventory_hostname] }}"
+    test_var: "{{ all_vars.foo }}"
+  tasks:
+    - command: echo "{{ '{{' }} nosuch }}"
+      register: out
+    - set_fact:
+        foo: test
+    - set_fact:
+        later: "{{ test_var }}"
+    - assert:
+        that:
+          - "hostvars[inventory_hostname].out.stdout == '{' ~ '{ nosuch }}'"
+          - "hostvars[inventory_hostname]['out']['stdout'] is search('nosuch')"
+          - "(hostvars[inventory_hostname] | dict2items | selectattr('key', 'eq', 'out') | first).value.stdout is search('nosuch')"
+          - test_var == 'test'
+          - later == 'test'
+    - debug: msg="{{ '1' | rekey_on_member('a', duplicates='x') }}"
+      ignore_errors: true
+      register: rk1
+    - debug: msg="{{ [{'b':1}] | rekey_on_member('a') }}"
+      ignore_errors: true
+      register: rk2
+    - debug: msg="{{ 'yo' | log }}"
+      ignore_errors: true
+      register: lg
+    - debug: msg="{{ 10 | log('a') }}"
+      ignore_errors: true
+      register: lg2
+    - debug: msg="{{ 'a' | root(3) }}"
+      ignore_errors: true
+      register: rt
+    - debug: msg="{{ 8 | root('a') }}"
+      ignore_errors: true
+      register: rt2
+    - assert:
+        that:
+          - "rk1.msg == 'duplicates parameter to rekey_on_member has unknown value: x'"
+          - "rk2.msg == 'Key a was not found'"
+          - "lg.msg is search('log\\(\\) can only be used on numbers: must be real number, not str')"
+          - lg2 is failed
+          - "lg2.msg is search('log\\(\\) can only be used on numbers: must be real number, not str')"
+          - "rt.msg is search('root\\(\\) can only be used on numbers: must be real number, not str')"
+          - "rt2.msg is search(\"root\\(\\) can only be used on numbers: could not convert string to float: 'a'\")"
+          - "27 | root('3') | round(6) == 3.0"
+          - "16 | root('2') == 4.0"
+EOY
+expect_exit 0 "hostvars keeps registered data; mathstuff errors as Ansible's" -- \
+	"$IMC" play --no-fallback -c local -i localhost "$TMPD/hv2.yml"
 
 done_testing
