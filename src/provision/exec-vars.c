@@ -121,6 +121,109 @@ static void split_play_hosts(struct task_run *run, json_t **live, json_t **faile
 	}
 }
 
+/* Whether p is the wrapper of a role instance (its dependencies, then its
+ * tasks), rather than a block inside one. */
+static bool role_wrapper(const struct ptask *p)
+{
+	return p->is_block && p->role && (!p->parent || p->parent->role != p->role);
+}
+
+/* ansible_parent_role_names and _paths: for a task under import_role or
+ * include_role tasks of another role, that role, then the role around
+ * that one's own import, and so on (Ansible's include params). */
+static void parent_role_vars(struct ptask *t, json_t *v)
+{
+	json_t *names = NULL, *paths = NULL;
+	for (struct ptask *p = t; p; p = p->parent) {
+		if (!role_wrapper(p) || p->role_start)
+			continue;
+		struct task_role *pr = nearest_role(p->parent);
+		if (!pr)
+			continue;
+		if (!names) {
+			names = json_array();
+			paths = json_array();
+		}
+		json_array_append_new(names, json_string(pr->name));
+		json_array_append_new(paths, json_string(pr->dir));
+	}
+	if (names) {
+		json_object_set_new(v, "ansible_parent_role_names", names);
+		json_object_set_new(v, "ansible_parent_role_paths", paths);
+	}
+}
+
+/* Ansible's get_all_dependencies of role wrapper w: each dependency's own,
+ * then that dependency, depth first (names appended to deps). */
+static void role_deps(const struct ptask *w, json_t *deps)
+{
+	for (size_t i = 0; i < w->nblock; i++) {
+		const struct ptask *c = w->block[i];
+		if (!role_wrapper(c) || !c->role_start)
+			continue;
+		role_deps(c, deps);
+		json_array_append_new(deps, json_string(c->role->name));
+	}
+}
+
+/* The import_role wrappers under v, in the order Ansible loads them, each
+ * after those its own tasks import: Ansible appends each to its play's
+ * roles as it loads it. (It also adds, when an include_role runs, the
+ * roles the included role imports: imc lists those it knows at load.) */
+static void imported_roles(struct ptask *const *v, size_t n, json_t *play_names, json_t *deps)
+{
+	for (size_t i = 0; i < n; i++) {
+		const struct ptask *p = v[i];
+		if (!p->is_block)
+			continue;
+		imported_roles(p->block, p->nblock, play_names, deps);
+		imported_roles(p->rescue, p->nrescue, play_names, deps);
+		imported_roles(p->always, p->nalways, play_names, deps);
+		if (role_wrapper(p) && !p->role_start) {
+			json_array_append_new(play_names, json_string(p->role->name));
+			role_deps(p, deps);
+		}
+	}
+}
+
+static void add_unique(json_t *to, json_t *from)
+{
+	size_t i;
+	json_t *e;
+	json_array_foreach(from, i, e)
+		if (!in_list(to, json_string_value(e)))
+			json_array_append(to, e);
+}
+
+/* Ansible's role name variables of a play: ansible_play_role_names (the
+ * roles: section's, then each imported role), role_names (the same),
+ * ansible_dependent_role_names (their dependencies, all levels) and
+ * ansible_role_names (both). Ansible builds the last two from Python sets,
+ * in no order of its own: here, first seen first. */
+static void role_name_vars(const struct task_play *play, json_t *v)
+{
+	json_t *names = json_array(), *deps = json_array(), *all = json_array();
+	for (size_t i = 0; i < play->nroles; i++) {
+		if (play->roles[i]->role)
+			json_array_append_new(names, json_string(play->roles[i]->role->name));
+		role_deps(play->roles[i], deps);
+	}
+	imported_roles(play->roles, play->nroles, names, deps);
+	imported_roles(play->pre_tasks, play->npre, names, deps);
+	imported_roles(play->tasks, play->ntasks, names, deps);
+	imported_roles(play->post_tasks, play->npost, names, deps);
+	imported_roles(play->handlers, play->nhandlers, names, deps);
+	json_t *udeps = json_array();
+	add_unique(udeps, deps);
+	json_decref(deps);
+	add_unique(all, udeps);
+	add_unique(all, names);
+	json_object_set(v, "ansible_play_role_names", names);
+	json_object_set_new(v, "role_names", names);
+	json_object_set_new(v, "ansible_dependent_role_names", udeps);
+	json_object_set_new(v, "ansible_role_names", all);
+}
+
 /* The magic variables Ansible defines for every task that the other ones
  * here do not cover: the play's name, the run's options, the hosts that
  * failed, and the connection's (a host's address is its inventory name
@@ -129,6 +232,8 @@ static void run_magic_vars(struct task_run *run, struct task_host *host, json_t 
 {
 	if (run->play && run->play->name)
 		json_object_set_new(v, "ansible_play_name", json_string(run->play->name));
+	if (run->play)
+		role_name_vars(run->play, v);
 	json_object_set_new(v, "ansible_forks", json_integer(run->forks));
 	json_object_set_new(v, "ansible_run_tags",
 			    run->only_tags ? json_copy(run->only_tags) : json_pack("[s]", "all"));
@@ -165,6 +270,7 @@ json_t *exec_build_vars(struct task_run *run, struct task_host *host, struct pta
 		json_object_update(v, role->params);
 	if (include_params)
 		json_object_update(v, include_params);
+	parent_role_vars(t, v);
 	json_object_update(v, run->extra_vars);
 
 	json_object_set_new(v, "inventory_hostname", json_string(host->name));

@@ -8,7 +8,8 @@
 # localhost's interpreter (filter_mathstuff runs `{{ansible_python_interpreter}}
 # -c ...`); unique as Ansible's mathstuff calls Jinja2's and falls back
 # (filter_mathstuff "Verify unique"); Ansible's own filter errors in their
-# words; registered results read through hostvars stay data.
+# words; registered results read through hostvars stay data; the role
+# name variables (special_vars).
 . "$top_srcdir/tests/cli/lib.sh"
 
 # ---- hostvars (target handlers: inventory.handlers sets
@@ -167,5 +168,64 @@ cat >"$TMPD/hv2.yml" <<'EOY'
 EOY
 expect_exit 0 "hostvars keeps registered data; mathstuff errors as Ansible's" -- \
 	"$IMC" play --no-fallback -c local -i localhost "$TMPD/hv2.yml"
+
+# ---- the role name variables (special_vars): role_names and
+# ansible_play_role_names (roles:, then each imported role after those it
+# imports), the dependencies of
+# every level, ansible_parent_role_names for a role's import_role and
+# include_role, nearest first
+R=$TMPD/rn/roles
+for r in r1 r2 r3 r4 r5 r6 r7; do mkdir -p "$R/$r/tasks" "$R/$r/meta"; done
+echo '- debug: msg=r1' >"$R/r1/tasks/main.yml"
+echo 'dependencies: [r2]' >"$R/r1/meta/main.yml"
+echo 'dependencies: [{role: r3, x: 1}]' >"$R/r2/meta/main.yml"
+echo '- debug: msg=r2' >"$R/r2/tasks/main.yml"
+echo '- debug: msg=r3' >"$R/r3/tasks/main.yml"
+echo '- debug: msg=r4' >"$R/r4/tasks/main.yml"
+cat >"$R/r5/tasks/main.yml" <<'EOY'
+- set_fact:
+    seen_r5: "{{ seen_r5 | default([]) + [ansible_parent_role_names | default('none')] }}"
+- import_role: name=r6
+EOY
+cat >"$R/r6/tasks/main.yml" <<'EOY'
+- set_fact:
+    seen_r6: "{{ seen_r6 | default([]) + [ansible_parent_role_names | default('none')] }}"
+EOY
+cat >"$R/r7/tasks/main.yml" <<'EOY'
+- include_role: name=r5
+- import_role: name=r5
+- assert:
+    that:
+      - ansible_parent_role_names is undefined
+EOY
+cat >"$TMPD/rn/p.yml" <<'EOY'
+- hosts: localhost
+  gather_facts: no
+  roles: [r1, r7]
+  tasks:
+    - import_role: name=r4
+    - assert:
+        that:
+          - "role_names == ['r1', 'r7', 'r6', 'r5', 'r4']"
+          - "ansible_play_role_names == role_names"
+          - "ansible_dependent_role_names | sort == ['r2', 'r3']"
+          - "ansible_role_names | sort == ['r1', 'r2', 'r3', 'r4', 'r5', 'r6', 'r7']"
+          - "role_name is undefined"
+    - include_role: name=r5
+    - assert:
+        that:
+          - "seen_r5 == [['r7'], ['r7'], 'none']"
+          - "seen_r6 == [['r5', 'r7'], ['r5', 'r7'], ['r5']]"
+          - ansible_parent_role_names is undefined
+- hosts: localhost
+  gather_facts: no
+  tasks:
+    - assert:
+        that:
+          - "role_names == []"
+          - "ansible_role_names == []"
+EOY
+expect_exit 0 "the role name variables are Ansible's" -- \
+	"$IMC" play --no-fallback -c local -i localhost "$TMPD/rn/p.yml"
 
 done_testing
