@@ -9,7 +9,8 @@
 # -c ...`); unique as Ansible's mathstuff calls Jinja2's and falls back
 # (filter_mathstuff "Verify unique"); Ansible's own filter errors in their
 # words; registered results read through hostvars stay data; the role
-# name variables (special_vars).
+# name variables (special_vars); role variables and include params in
+# Ansible's precedence (var_precedence).
 . "$top_srcdir/tests/cli/lib.sh"
 
 # ---- hostvars (target handlers: inventory.handlers sets
@@ -227,5 +228,54 @@ cat >"$TMPD/rn/p.yml" <<'EOY'
 EOY
 expect_exit 0 "the role name variables are Ansible's" -- \
 	"$IMC" play --no-fallback -c local -i localhost "$TMPD/rn/p.yml"
+
+# ---- variable precedence (var_precedence): a meta dependency sees the
+# params and defaults of the roles it is a dependency of; every role of
+# the play gives its defaults and vars to all the play's tasks; a dynamic
+# include's vars are include params, above set_fact, where an import's
+# are task vars
+R=$TMPD/vp/roles
+for r in top dep pub; do mkdir -p "$R/$r/tasks" "$R/$r/meta" "$R/$r/defaults" "$R/$r/vars"; done
+echo 'dependencies: [{role: dep, p: from_top}]' >"$R/top/meta/main.yml"
+echo 'top_default: top_d' >"$R/top/defaults/main.yml"
+echo '- debug: msg=top' >"$R/top/tasks/main.yml"
+echo 'dep_default: dep_d' >"$R/dep/defaults/main.yml"
+cat >"$R/dep/tasks/main.yml" <<'EOY'
+- assert:
+    that:
+      - p == 'from_top'
+      - q == 'from_play'
+      - top_default == 'top_d'
+EOY
+echo 'pub_var: pub_v' >"$R/pub/vars/main.yml"
+echo 'pub_default: pub_d' >"$R/pub/defaults/main.yml"
+echo '- debug: msg=pub' >"$R/pub/tasks/main.yml"
+echo '- assert: {that: "findme == \"include_params\""}' >"$TMPD/vp/inc.yml"
+echo '- assert: {that: "findme == \"set_fact\""}' >"$TMPD/vp/imp.yml"
+cat >"$TMPD/vp/p.yml" <<'EOY'
+- hosts: localhost
+  gather_facts: no
+  vars:
+    pub_var: play
+  roles:
+    - {role: top, q: from_play}
+    - pub
+  tasks:
+    - set_fact: findme=set_fact
+    - include_tasks: inc.yml
+      vars:
+        findme: include_params
+    - import_tasks: imp.yml
+      vars:
+        findme: import_vars
+    - assert:
+        that:
+          - pub_var == 'pub_v'
+          - pub_default == 'pub_d'
+          - dep_default == 'dep_d'
+          - p is undefined
+EOY
+expect_exit 0 "role variables and include params take Ansible's precedence" -- \
+	"$IMC" play --no-fallback -c local -i localhost "$TMPD/vp/p.yml"
 
 done_testing
