@@ -46,3 +46,6 @@ EXTRA_DIST += tests/cli/t4007-template-fuzz.sh
 # lookups, lazy templating of task arguments)
 TESTS += tests/cli/t4140-filters-targets.sh
 EXTRA_DIST += tests/cli/t4140-filters-targets.sh
+# hostvars, the controller's Python, unique (more of those targets)
+TESTS += tests/cli/t4170-targets-vars.sh
+EXTRA_DIST += tests/cli/t4170-targets-vars.sh

@@ -32,6 +32,7 @@
 #include "util/strbuf.h"
 #include "util/vault.h"
 #include "provision/provision.h"
+#include "util/which.h"
 #include "util/xalloc.h"
 #include "util/banned.h"
 
@@ -1157,6 +1158,10 @@ static int run_play(struct cmd_args *a)
 			struct task_host *h = task_host_new(n, conn_local_open(), NULL);
 			h->index = (int)run->nhosts;
 			json_object_set_new(h->vars, "ansible_connection", json_string("local"));
+			/* no -i: Ansible's implicit localhost, which names the
+			 * controller's Python as its interpreter */
+			if (!opt[OPT_INVENTORY_HOST].n)
+				json_object_set_new(h->vars, "ansible_python_interpreter", json_string(which_python()));
 			run->hosts[run->nhosts++] = h;
 			json_array_append_new(all, json_string(n));
 		}

@@ -25,6 +25,12 @@ static json_t *resolve(void *ud, const char *name)
 	return NULL;
 }
 
+static bool hostvar_unsafe(void *ud, const char *host, const char *name)
+{
+	struct exec_ctx *x = ud;
+	return x->run && exec_hostvar_registered(x->run, host, name);
+}
+
 struct env_paths {
 	const char *v[7]; /* 4 role dirs, 2 playbook dirs, NULL */
 	char *own[4];
@@ -37,6 +43,7 @@ static void setup_env(struct exec_ctx *x, struct tmpl_env *env, struct env_paths
 	env->vars = x->vars;
 	env->resolve = resolve;
 	env->resolve_ud = x;
+	env->hostvar_unsafe = hostvar_unsafe;
 	env->allow_pipe = true;
 	int n = 0;
 	struct task_role *r = x->task ? x->task->role : NULL;
@@ -182,6 +189,12 @@ json_t *xt_value(struct exec_ctx *x, json_t *v, struct diag *d)
 			free(it->msg);
 			it->msg = w;
 		}
+	} else if (!r && env.err_kind == TMPL_ERR_FILTER && d->n) {
+		/* Ansible's own filter errors are shown in their words alone */
+		struct diag_item *it = &d->items[d->n - 1];
+		char *m = without_position(it->msg);
+		free(it->msg);
+		it->msg = m;
 	}
 	release_env(&sp);
 	if (r)
@@ -221,6 +234,19 @@ static void warn_templated(struct exec_ctx *x, json_t *cond)
 	free(m);
 }
 
+/* An Ansible filter error in a condition, as its Conditional words it:
+ * the check, then the filter's own message. */
+static void filter_cond_error(json_t *cond, struct diag *d)
+{
+	struct diag_item *it = &d->items[d->n - 1];
+	char *text = json_is_string(cond) ? xstrdup(json_string_value(cond)) : out_json_compact(cond);
+	char *m = without_position(it->msg);
+	free(it->msg);
+	it->msg = xasprintf("The conditional check '%s' failed. The error was: %s", text, m);
+	free(m);
+	free(text);
+}
+
 int xt_cond(struct exec_ctx *x, json_t *cond, bool *out, struct diag *d)
 {
 	struct tmpl_env env;
@@ -228,8 +254,8 @@ int xt_cond(struct exec_ctx *x, json_t *cond, bool *out, struct diag *d)
 	warn_templated(x, cond);
 	setup_env(x, &env, &sp);
 	int rc = tmpl_eval_cond(&env, cond, out, d);
-	if (rc < 0)
-		vault_cond_failure(d, cond);
+	if (rc < 0 && !vault_cond_failure(d, cond) && d->n && env.err_kind == TMPL_ERR_FILTER)
+		filter_cond_error(cond, d);
 	release_env(&sp);
 	return rc;
 }
@@ -260,6 +286,8 @@ int xt_assert_cond(struct exec_ctx *x, json_t *cond, bool *out, struct diag *d)
 		it->msg = w;
 		free(m);
 		free(text);
+	} else if (rc < 0 && d->n && env.err_kind == TMPL_ERR_FILTER) {
+		filter_cond_error(cond, d);
 	}
 	release_env(&sp);
 	return rc;

@@ -16,6 +16,7 @@
 
 #include "provision/conn/conn.h"
 #include "provision/run.h"
+#include "util/which.h"
 #include "util/xalloc.h"
 #include "util/banned.h"
 
@@ -256,6 +257,7 @@ void inventory_implicit(struct task_run *run, const char *pattern)
 		h->index = -1;
 		h->implicit = true;
 		json_object_set_new(h->vars, "ansible_connection", json_string("local"));
+		json_object_set_new(h->vars, "ansible_python_interpreter", json_string(which_python()));
 		run->added = xreallocarray(run->added, run->nadded + 1, sizeof(*run->added));
 		run->added[run->nadded++] = h;
 	}

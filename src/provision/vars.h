@@ -15,6 +15,9 @@
 json_t *exec_build_vars(struct task_run *run, struct task_host *host, struct ptask *t,
 			json_t *include_params);
 json_t *exec_hostvars(struct task_run *run);
+/* Whether variable name of host (as hostvars shows it) holds a registered
+ * result: data, never templated. */
+bool exec_hostvar_registered(struct task_run *run, const char *host, const char *name);
 /* Sets variable name of host h as include_vars does: above task vars,
  * below set_fact and registered results (v borrowed). */
 void exec_include_var(struct task_host *h, const char *name, json_t *v);

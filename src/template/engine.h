@@ -209,6 +209,10 @@ struct ev {
 	const struct lexopt *fileopt; /* the template's lexer options, for its includes and imports */
 	unsigned long *steps; /* work counter shared with nested evaluations */
 	unsigned long steps_local;
+	/* the host and variable names the last access chain into hostvars
+	 * read (expr-eval.c: which of its variables are data); empty when
+	 * too long to keep */
+	char hv_host[256], hv_var[256];
 };
 
 #define TMPL_MAX_DEPTH 40
@@ -354,6 +358,8 @@ int val_compare(const json_t *a, const json_t *b, int *cmp);
 const char *val_typename(const json_t *v);
 void val_str(struct strbuf *sb, const json_t *v);  /* Python str() */
 void val_repr(struct strbuf *sb, const json_t *v); /* Python repr() */
+/* Python's float() of a text (filters-logic.c); false when it refuses it. */
+bool val_parse_pyfloat(const char *s, double *out);
 /* A string's bytes (json strings may hold NUL). */
 const char *val_s(const json_t *v);
 size_t val_slen(const json_t *v);

@@ -68,13 +68,37 @@ static bool has_template_deep(const struct tmpl_syntax *syn, const json_t *v, in
 	return false;
 }
 
-static json_t *template_deep(struct ev *ev, json_t *v, int depth)
+/* One string read through hostvars: Ansible's HostVarsVars templates it
+ * with fail_on_undefined=False, so a template that names an undefined
+ * variable gives back its own text; any other failure stays one. */
+static json_t *render_lenient(struct ev *ev, json_t *v)
+{
+	struct diag *outer = ev->d;
+	struct diag held = DIAG_INIT;
+	enum tmpl_err_kind kind = ev->env->err_kind;
+	ev->d = &held;
+	json_t *t = ev_render_typed(ev, json_string_value(v));
+	ev->d = outer;
+	if (!t && (!ev->failed || ev->env->err_kind == TMPL_ERR_UNDEFINED)) {
+		ev->failed = false;
+		ev->env->err_kind = kind;
+		ev->undef[0] = 0;
+		diag_release(&held);
+		return json_incref(v);
+	}
+	diag_move(outer, &held);
+	return t;
+}
+
+static json_t *template_deep(struct ev *ev, json_t *v, int depth, bool lenient)
 {
 	if (depth > 64)
 		return json_incref(v);
 	if (json_is_string(v)) {
 		if (!tmpl_syntax_has_template(ev->env->syntax, json_string_value(v)))
 			return json_incref(v);
+		if (lenient)
+			return render_lenient(ev, v);
 		return ev_render_typed(ev, json_string_value(v));
 	}
 	if (json_is_array(v)) {
@@ -82,7 +106,7 @@ static json_t *template_deep(struct ev *ev, json_t *v, int depth)
 			return json_incref(v);
 		json_t *r = json_array();
 		for (size_t i = 0; i < json_array_size(v); i++) {
-			json_t *x = template_deep(ev, json_array_get(v, i), depth + 1);
+			json_t *x = template_deep(ev, json_array_get(v, i), depth + 1, lenient);
 			if (!x) {
 				json_decref(r);
 				return NULL;
@@ -98,7 +122,7 @@ static json_t *template_deep(struct ev *ev, json_t *v, int depth)
 		const char *k;
 		json_t *x;
 		json_object_foreach(v, k, x) {
-			json_t *nx = template_deep(ev, x, depth + 1);
+			json_t *nx = template_deep(ev, x, depth + 1, lenient);
 			if (!nx) {
 				json_decref(r);
 				return NULL;
@@ -112,7 +136,7 @@ static json_t *template_deep(struct ev *ev, json_t *v, int depth)
 
 json_t *ev_template_value(struct ev *ev, json_t *v)
 {
-	json_t *r = template_deep(ev, v, 0);
+	json_t *r = template_deep(ev, v, 0, false);
 	if (!r && !ev->failed)
 		ev_need(ev, NULL, (size_t)-1);
 	return r;
@@ -343,6 +367,104 @@ static json_t *macro_attr(struct ev *ev, const struct macro *m, const char *attr
 	return NULL;
 }
 
+/* How deep an access chain reaches into the resolver's hostvars: 0 for
+ * hostvars, 1 for hostvars[HOST], 2 for a variable of that host, 3 for
+ * anything deeper; -1 when it does not start there. */
+static int hostvars_depth(struct ev *ev, const struct tnode *n)
+{
+	int d = 0;
+	for (; n->kind == N_GETATTR || n->kind == N_GETITEM; n = n->a)
+		d++;
+	if (n->kind != N_NAME || !n->name || strcmp(n->name, "hostvars"))
+		return -1;
+	for (struct frame *f = ev->frame; f; f = f->up)
+		if (json_object_get(f->vars, "hostvars"))
+			return -1;
+	if (ev->env->vars && json_object_get(ev->env->vars, "hostvars"))
+		return -1;
+	return d > 3 ? 3 : d;
+}
+
+static bool hostvar_unsafe(struct ev *ev, const char *host, const char *name)
+{
+	return ev->env->hostvar_unsafe && *host && *name &&
+	       ev->env->hostvar_unsafe(ev->env->resolve_ud, host, name);
+}
+
+/* One host's variables read through hostvars, each templated leniently
+ * but those that are data (new reference; NULL on error). */
+static json_t *template_host(struct ev *ev, const char *host, json_t *vars)
+{
+	if (!json_is_object(vars))
+		return template_deep(ev, vars, 0, true);
+	json_t *r = json_object();
+	const char *k;
+	json_t *x;
+	json_object_foreach(vars, k, x) {
+		json_t *t = hostvar_unsafe(ev, host, k) ? json_incref(x) : template_deep(ev, x, 0, true);
+		if (!t) {
+			json_decref(r);
+			return NULL;
+		}
+		json_object_set_new(r, k, t);
+	}
+	return r;
+}
+
+/* hostvars as a whole: each host's variables as template_host does. */
+static json_t *template_hosts(struct ev *ev, json_t *hv)
+{
+	if (!json_is_object(hv))
+		return template_deep(ev, hv, 0, true);
+	json_t *r = json_object();
+	const char *h;
+	json_t *vars;
+	json_object_foreach(hv, h, vars) {
+		json_t *t = template_host(ev, h, vars);
+		if (!t) {
+			json_decref(r);
+			return NULL;
+		}
+		json_object_set_new(r, h, t);
+	}
+	return r;
+}
+
+/* A raw value read by the access chain n, templated as Ansible reads it:
+ * what hostvars holds, down to one host's variable, leniently (the
+ * HostVars mappings template each variable with fail_on_undefined=False),
+ * anything else as a lazy variable (template_var). */
+static json_t *template_read(struct ev *ev, const struct tnode *n, json_t *v)
+{
+	int d = hostvars_depth(ev, n);
+	if (d == 0 || d == 1) {
+		/* Ansible's mapping templates each variable only when read;
+		 * one read as a whole while another is (a variable of the
+		 * host that reads `hostvars[inventory_hostname]`) is still
+		 * that mapping, and its variables are what the access chain
+		 * then reads: templating it again would loop. */
+		if (ev->env->hostvars_whole)
+			return json_incref(v);
+		char host[sizeof(ev->hv_host)];
+		snprintf(host, sizeof(host), "%s", ev->hv_host);
+		ev->env->hostvars_whole++;
+		json_t *r = d == 0 ? template_hosts(ev, v) : template_host(ev, host, v);
+		ev->env->hostvars_whole--;
+		if (!r && !ev->failed)
+			ev_need(ev, NULL, (size_t)-1);
+		return r;
+	}
+	if (d == 2) {
+		if (hostvar_unsafe(ev, ev->hv_host, ev->hv_var))
+			return json_incref(v);
+		json_t *r = template_deep(ev, v, 0, true);
+		if (!r && !ev->failed)
+			ev_need(ev, NULL, (size_t)-1);
+		return r;
+	}
+	return template_var(ev, v);
+}
+
 static json_t *eval_access(struct ev *ev, const struct tnode *n, bool *raw)
 {
 	if (n->kind == N_NAME)
@@ -362,6 +484,16 @@ static json_t *eval_access(struct ev *ev, const struct tnode *n, bool *raw)
 	json_t *base = eval_access(ev, n->a, &braw);
 	if (!base)
 		return NULL; /* error, or undefined propagating (a.b.c of undefined a) */
+	if (braw && hostvars_depth(ev, n->a) == 2) {
+		/* a host's variable read through hostvars, then indexed;
+		 * hv_host and hv_var are still those of n->a */
+		json_t *t = template_read(ev, n->a, base);
+		json_decref(base);
+		if (!t)
+			return NULL;
+		base = t;
+		braw = false;
+	}
 	if (braw && json_is_string(base) && tmpl_syntax_has_template(ev->env->syntax, json_string_value(base))) {
 		json_t *t = template_var(ev, base);
 		json_decref(base);
@@ -371,17 +503,30 @@ static json_t *eval_access(struct ev *ev, const struct tnode *n, bool *raw)
 		braw = false;
 	}
 	json_t *r;
+	const char *name = NULL;
+	json_t *key = NULL;
 	if (n->kind == N_GETATTR) {
 		r = get_attr(ev, base, n->name);
+		name = n->name;
 	} else {
-		json_t *key = ev_need(ev, ev_eval(ev, n->b), n->b->pos);
+		key = ev_need(ev, ev_eval(ev, n->b), n->b->pos);
 		if (!key) {
 			json_decref(base);
 			return NULL;
 		}
 		r = get_item(ev, base, key);
-		json_decref(key);
+		name = json_is_string(key) ? json_string_value(key) : NULL;
 	}
+	/* the host, then the variable, this chain read in hostvars */
+	int d = braw ? hostvars_depth(ev, n) : -1;
+	if (d == 1 || d == 2) {
+		char *slot = d == 1 ? ev->hv_host : ev->hv_var;
+		if (!name || strlen(name) >= sizeof(ev->hv_host))
+			slot[0] = 0;
+		else
+			snprintf(slot, sizeof(ev->hv_host), "%s", name);
+	}
+	json_decref(key);
 	json_decref(base);
 	*raw = braw;
 	return r;
@@ -892,6 +1037,22 @@ static json_t *eval_call(struct ev *ev, const struct tnode *n)
 
 /* ---- the evaluator ----------------------------------------------------- */
 
+/* The right operand of a comparison. `in` hostvars or hostvars[HOST]
+ * asks for a key, which Ansible's HostVars mappings answer without
+ * templating any variable: neither does this. */
+static json_t *eval_operand(struct ev *ev, const struct tnode *n, int op)
+{
+	if (op != CMP_IN && op != CMP_NOTIN)
+		return ev_eval(ev, n);
+	int d = hostvars_depth(ev, n);
+	if (d != 0 && d != 1)
+		return ev_eval(ev, n);
+	if (!ev_step(ev, n->pos))
+		return NULL;
+	bool raw;
+	return eval_access(ev, n, &raw);
+}
+
 static json_t *eval_cmp(struct ev *ev, const struct tnode *n)
 {
 	json_t *l = ev_need(ev, ev_eval(ev, n->a), n->a->pos);
@@ -899,7 +1060,7 @@ static json_t *eval_cmp(struct ev *ev, const struct tnode *n)
 		return NULL;
 	bool res = true;
 	for (size_t i = 0; i < n->args.n && res; i++) {
-		json_t *r = ev_need(ev, ev_eval(ev, n->args.v[i]), n->args.v[i]->pos);
+		json_t *r = ev_need(ev, eval_operand(ev, n->args.v[i], n->cmpops[i]), n->args.v[i]->pos);
 		if (!r) {
 			json_decref(l);
 			return NULL;
@@ -960,7 +1121,7 @@ json_t *ev_eval(struct ev *ev, const struct tnode *n)
 		bool raw;
 		json_t *v = eval_access(ev, n, &raw);
 		if (v && raw) {
-			json_t *t = template_var(ev, v);
+			json_t *t = template_read(ev, n, v);
 			json_decref(v);
 			return t;
 		}

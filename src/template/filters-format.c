@@ -290,7 +290,7 @@ FILTER_FN(human_readable)
 	const char *u = NULL;
 	if (unit && !json_is_null(unit)) {
 		if (!json_is_string(unit)) {
-			ev_error(ev, TMPL_ERR_TYPE, pos, "human_readable() can't interpret following string: %g", size);
+			ev_error(ev, TMPL_ERR_FILTER, pos, "human_readable() can't interpret following string: %g", size);
 			return NULL;
 		}
 		u = json_string_value(unit);
@@ -337,7 +337,7 @@ FILTER_FN(human_to_bytes)
 	char *end;
 	double num = strtod(numtxt, &end);
 	if (!*numtxt || *end || !strcmp(numtxt, ".")) {
-		ev_error(ev, TMPL_ERR_TYPE, pos, "human_to_bytes() can't interpret following string: %s", txt);
+		ev_error(ev, TMPL_ERR_FILTER, pos, "human_to_bytes() can't interpret following string: %s", txt);
 		goto out;
 	}
 	while (isspace((unsigned char)*p))
@@ -372,7 +372,7 @@ FILTER_FN(human_to_bytes)
 		free(lower);
 	}
 	if (!ok)
-		ev_error(ev, TMPL_ERR_TYPE, pos, "human_to_bytes() can't interpret following string: %s", txt);
+		ev_error(ev, TMPL_ERR_FILTER, pos, "human_to_bytes() can't interpret following string: %s", txt);
 	else if (num * factor >= 9.2e18)
 		ev_error(ev, TMPL_ERR_TYPE, pos, "human_to_bytes(): %s is too large", txt);
 	else

@@ -123,7 +123,7 @@ static bool parse_pyint(const char *s, int base, long long *out)
  * 'infinity' or 'nan' in any case, or decimal digits (an underscore only
  * between two digits) with a point and an exponent; strtod alone would
  * also take hexadecimal and 'nan(...)', which Python refuses. */
-static bool parse_pyfloat(const char *s, double *out)
+bool val_parse_pyfloat(const char *s, double *out)
 {
 	while (isspace((unsigned char)*s))
 		s++;
@@ -197,9 +197,9 @@ FILTER_FN(int)
 		const char *s = json_string_value(in);
 		if (parse_pyint(s, base, &v))
 			return json_integer(v);
-		if (parse_pyfloat(s, &d) && isinf(d))
+		if (val_parse_pyfloat(s, &d) && isinf(d))
 			return int_overflow(ev, pos);
-		if (parse_pyfloat(s, &d) && isfinite(d) && fabs(d) < 9.2e18)
+		if (val_parse_pyfloat(s, &d) && isfinite(d) && fabs(d) < 9.2e18)
 			return json_integer((long long)d);
 	}
 	return dflt ? json_incref(dflt) : json_integer(0);
@@ -213,7 +213,7 @@ FILTER_FN(float)
 		val_num(in, &d);
 		return val_real(d);
 	}
-	if (json_is_string(in) && parse_pyfloat(json_string_value(in), &d))
+	if (json_is_string(in) && val_parse_pyfloat(json_string_value(in), &d))
 		return val_real(d);
 	return dflt ? json_incref(dflt) : val_real(0.0);
 }

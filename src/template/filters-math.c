@@ -68,13 +68,24 @@ static json_t *math_pow(struct ev *ev, size_t pos, double x, double y, const cha
 	return val_real(r);
 }
 
+/* Python's math functions take int, float and bool; anything else is
+ * their TypeError, which mathstuff re-raises as "NAME() can only be used
+ * on numbers: ..." (false after recording it). */
+static bool math_arg(struct ev *ev, size_t pos, const char *fn, const json_t *v, double *out)
+{
+	if (v && val_num(v, out))
+		return true;
+	ev_type_error(ev, pos, "%s() can only be used on numbers: must be real number, not %s", fn, val_typename(v));
+	return false;
+}
+
 FILTER_FN(log)
 {
 	double d, b = M_E;
-	if (!val_num(in, &d))
-		return ev_type_error(ev, pos, "log: must be a number, not %s", val_typename(in));
-	if (ARG(0, "base"))
-		val_num(ARG(0, "base"), &b);
+	if (!math_arg(ev, pos, "log", in, &d))
+		return NULL;
+	if (ARG(0, "base") && !math_arg(ev, pos, "log", ARG(0, "base"), &b))
+		return NULL;
 	if (d <= 0 || b <= 0 || b == 1)
 		return ev_type_error(ev, pos, "log: %s", "math domain error");
 	return val_real(b == 10 ? log10(d) : log(d) / log(b));
@@ -83,22 +94,42 @@ FILTER_FN(log)
 FILTER_FN(pow)
 {
 	double d, e = 0;
-	if (!val_num(in, &d) || !ARG(0, "y") || !val_num(ARG(0, "y"), &e))
-		return ev_type_error(ev, pos, "pow: %s", "can only be used on numbers");
+	if (!ARG(0, "y"))
+		return ev_type_error(ev, pos, "power() missing 1 required positional argument: 'y'");
+	if (!math_arg(ev, pos, "pow", in, &d) || !math_arg(ev, pos, "pow", ARG(0, "y"), &e))
+		return NULL;
 	return math_pow(ev, pos, d, e, "");
 }
 
 FILTER_FN(root)
 {
 	double d, b = 2;
-	if (!val_num(in, &d))
-		return ev_type_error(ev, pos, "root: %s", "can only be used on numbers");
-	if (ARG(0, "base"))
-		val_num(ARG(0, "base"), &b);
-	if (b == 2) {
+	json_t *jb = ARG(0, "base");
+	/* mathstuff: base == 2 (a number) is math.sqrt(x), anything else
+	 * math.pow(x, 1.0 / float(base)) */
+	bool sqrt_path = !jb || (val_num(jb, &b) && b == 2);
+	if (!sqrt_path && !val_num(jb, &b)) {
+		if (!json_is_string(jb))
+			return ev_type_error(ev, pos,
+					     "root() can only be used on numbers: float() argument must be a string or a real number, not '%s'",
+					     val_typename(jb));
+		if (!val_parse_pyfloat(json_string_value(jb), &b)) {
+			struct strbuf sb = STRBUF_INIT;
+			val_repr(&sb, jb);
+			ev_type_error(ev, pos, "root() can only be used on numbers: could not convert string to float: %s",
+				      strbuf_str(&sb));
+			strbuf_release(&sb);
+			return NULL;
+		}
+	}
+	if (!math_arg(ev, pos, "root", in, &d))
+		return NULL;
+	if (sqrt_path) {
 		if (d < 0)
 			return ev_type_error(ev, pos, "root() can only be used on numbers: math domain error");
 		return val_real(sqrt(d));
 	}
+	if (b == 0)
+		return ev_type_error(ev, pos, "root() can only be used on numbers: float division by zero");
 	return math_pow(ev, pos, d, 1.0 / b, "root() can only be used on numbers: ");
 }

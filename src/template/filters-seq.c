@@ -182,12 +182,12 @@ FILTER_FN(rekey_on_member)
 	const char *dup = json_is_string(dj) ? json_string_value(dj) : "error";
 	if (dj && !json_is_string(dj)) {
 		char *t = val_to_cstr(dj);
-		ev_error(ev, TMPL_ERR_TYPE, pos, "duplicates parameter to rekey_on_member has unknown value: %s", t);
+		ev_error(ev, TMPL_ERR_FILTER, pos, "duplicates parameter to rekey_on_member has unknown value: %s", t);
 		free(t);
 		return NULL;
 	}
 	if (strcmp(dup, "error") && strcmp(dup, "overwrite")) {
-		ev_error(ev, TMPL_ERR_TYPE, pos, "duplicates parameter to rekey_on_member has unknown value: %s", dup);
+		ev_error(ev, TMPL_ERR_FILTER, pos, "duplicates parameter to rekey_on_member has unknown value: %s", dup);
 		return NULL;
 	}
 	if (!key) {
@@ -219,7 +219,7 @@ FILTER_FN(rekey_on_member)
 		 * never found, as in Python */
 		json_t *elem = json_is_string(key) ? json_object_get(item, json_string_value(key)) : NULL;
 		if (!elem) {
-			ev_error(ev, TMPL_ERR_TYPE, pos, "Key %s was not found", kt);
+			ev_error(ev, TMPL_ERR_FILTER, pos, "Key %s was not found", kt);
 			goto fail;
 		}
 		if (json_is_array(elem) || json_is_object(elem)) {
@@ -228,7 +228,7 @@ FILTER_FN(rekey_on_member)
 		}
 		char *ek = val_to_cstr(elem);
 		if (json_object_get(out, ek) && !strcmp(dup, "error")) {
-			ev_error(ev, TMPL_ERR_TYPE, pos, "Key %s is not unique, cannot correctly turn into dict", ek);
+			ev_error(ev, TMPL_ERR_FILTER, pos, "Key %s is not unique, cannot correctly turn into dict", ek);
 			free(ek);
 			goto fail;
 		}

@@ -196,16 +196,18 @@ FILTER_FN(dictsort)
 	return r;
 }
 
-static json_t *uniq(json_t *l, bool cs, const char *attr)
+/* The first of each run of equal items, in order: Ansible's own unique
+ * loop (`if x not in c`), which Jinja2's case-sensitive unique also gives
+ * when every item hashes; a set for the items Python hashes, a linear
+ * scan for the others (a dict never equals a string or a number). */
+static json_t *uniq(json_t *l)
 {
 	json_t *r = json_array();
-	json_t *seen = json_array(); /* keys Python cannot hash: linear scan */
+	json_t *seen = json_array();
 	json_t *set = json_object();
-	struct sortctx c = { .case_sensitive = cs, .attr = attr };
 	for (size_t i = 0; i < json_array_size(l); i++) {
 		json_t *x = json_array_get(l, i);
-		json_t *k = sort_key(&c, x);
-		char *hk = val_hash_key(k);
+		char *hk = val_hash_key(x);
 		bool dup = false;
 		if (hk) {
 			dup = json_object_get(set, hk) != NULL;
@@ -214,13 +216,12 @@ static json_t *uniq(json_t *l, bool cs, const char *attr)
 			free(hk);
 		} else {
 			for (size_t j = 0; j < json_array_size(seen) && !dup; j++)
-				dup = val_equal(json_array_get(seen, j), k);
+				dup = val_equal(json_array_get(seen, j), x);
 			if (!dup)
-				json_array_append(seen, k);
+				json_array_append(seen, x);
 		}
 		if (!dup)
 			json_array_append(r, x);
-		json_decref(k);
 	}
 	json_decref(seen);
 	json_decref(set);
@@ -258,13 +259,82 @@ static bool memberset_has(struct memberset *m, json_t *v)
 	return f;
 }
 
+/* Jinja2's reason for an item that lacks the dotted attribute: the
+ * Undefined of the first part missing, named after the object it was
+ * looked up in. */
+static void missing_attr(json_t *x, const char *attr, char *why, size_t whylen)
+{
+	char *parts = xstrdup(attr), *save = NULL;
+	json_t *cur = x;
+	for (char *p = strtok_r(parts, ".", &save); p; p = strtok_r(NULL, ".", &save)) {
+		json_t *next = val_attr_path(cur, p);
+		if (!next) {
+			snprintf(why, whylen, "'%s object' has no attribute '%s'", val_typename(cur), p);
+			break;
+		}
+		cur = next;
+	}
+	free(parts);
+}
+
+/* Jinja2's unique (do_unique): the first item of each key, the key being
+ * the item or its attribute, lowered unless case_sensitive, kept in a
+ * Python set. NULL, with Python's reason in why, when a key cannot be
+ * hashed (a list or dict: TypeError) or an item lacks the attribute
+ * (hashing the Undefined fails). */
+static json_t *uniq_jinja(json_t *l, bool cs, const char *attr, char *why, size_t whylen)
+{
+	json_t *r = json_array();
+	json_t *set = json_object();
+	for (size_t i = 0; i < json_array_size(l); i++) {
+		json_t *x = json_array_get(l, i);
+		json_t *k = attr ? val_attr_path(x, attr) : x;
+		if (!k) {
+			missing_attr(x, attr, why, whylen);
+			goto fail;
+		}
+		k = !cs && json_is_string(k) ? val_case_map(k, CASE_LOWER) : json_incref(k);
+		char *hk = val_hash_key(k);
+		if (!hk) {
+			snprintf(why, whylen, "unhashable type: '%s'", val_typename(k));
+			json_decref(k);
+			goto fail;
+		}
+		if (!json_object_get(set, hk)) {
+			json_object_set_new(set, hk, json_true());
+			json_array_append(r, x);
+		}
+		free(hk);
+		json_decref(k);
+	}
+	json_decref(set);
+	return r;
+fail:
+	json_decref(set);
+	json_decref(r);
+	return NULL;
+}
+
+/* Ansible's unique (mathstuff.py): Jinja2's; when that fails, its own
+ * first-seen loop by equality, case-sensitive, unless case_sensitive is
+ * False or an attribute is given, which that loop cannot honour: then the
+ * filter fails with Jinja2's reason. */
 FILTER_FN(unique)
 {
 	json_t *l = ev_need_list(ev, in, "unique", pos);
 	if (!l)
 		return NULL;
-	json_t *attr = ARG(1, "attribute");
-	json_t *r = uniq(l, val_truthy(ARG(0, "case_sensitive")), json_is_string(attr) ? json_string_value(attr) : NULL);
+	json_t *cs = ARG(0, "case_sensitive"), *attr = ARG(1, "attribute");
+	char *astr = attr && !json_is_null(attr) ? val_to_cstr(attr) : NULL;
+	char why[256];
+	json_t *r = uniq_jinja(l, cs && val_truthy(cs), astr, why, sizeof(why));
+	if (!r && ((cs && json_is_false(cs)) || (attr && val_truthy(attr))))
+		ev_error(ev, TMPL_ERR_FILTER, pos,
+			 "Jinja2's unique filter failed and we cannot fall back to Ansible's version as it does not support the parameters supplied. %s",
+			 why);
+	else if (!r)
+		r = uniq(l);
+	free(astr);
 	json_decref(l);
 	return r;
 }
@@ -302,7 +372,7 @@ static json_t *setop(struct ev *ev, json_t *in, json_t *args, json_t *kw, size_t
 	}
 	json_decref(ma.set);
 	json_decref(mb.set);
-	r = uniq(tmp, true, NULL);
+	r = uniq(tmp);
 	json_decref(tmp);
 	json_decref(a);
 	json_decref(b);

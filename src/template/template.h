@@ -110,6 +110,9 @@ enum tmpl_err_kind {
 	TMPL_ERR_TYPE,          /* wrong operand/argument type, bad value */
 	TMPL_ERR_LOOKUP,        /* a lookup failed (missing file, command failed, ...) */
 	TMPL_ERR_LIMIT,         /* recursion/size limit hit (self-referencing vars) */
+	TMPL_ERR_FILTER,        /* a filter refused its input with Ansible's own error
+	                         * (AnsibleFilterError): shown in its words alone, where
+	                         * Ansible wraps a Python TypeError (TMPL_ERR_TYPE) */
 };
 
 /* Callback the caller may give for lookups the engine does not implement
@@ -144,6 +147,9 @@ struct tmpl_env {
 	json_t *vars;                 /* JSON object: name -> value; NULL = none */
 	tmpl_resolve_fn resolve;      /* optional fallback for names not in vars */
 	void *resolve_ud;
+	/* optional: whether variable name of host in the resolver's hostvars
+	 * is data (a registered result), never templated when read there */
+	bool (*hostvar_unsafe)(void *ud, const char *host, const char *name);
 
 	/* lookup('file'/'template'/'fileglob'/'first_found'), with_first_found:
 	 * relative paths are tried in these directories in order (role files/
@@ -192,6 +198,10 @@ struct tmpl_env {
 
 	/* Output: kind of the last error recorded by a call with this env. */
 	enum tmpl_err_kind err_kind;
+
+	/* Internal: hostvars or a host's variables being templated as a whole
+	 * (expr-eval.c); zero it with the rest. */
+	int hostvars_whole;
 };
 
 /* True when s contains template syntax ("{{", "{%" or "{#"): strings
