@@ -35,7 +35,9 @@ static json_t *fetch_run(struct exec_ctx *x, json_t *args)
 		strbuf_release(&data);
 		if (fail_missing)
 			return res_fail("the remote file does not exist, not transferring, ignored");
+		/* the action names the source when it ignores the failure */
 		res = res_new(false);
+		json_object_set_new(res, "file", json_string(src));
 		json_object_set_new(res, "msg", json_string("the remote file does not exist, not transferring, ignored"));
 		return res;
 	}
