@@ -436,7 +436,7 @@ static json_t *unarchive_run(struct exec_ctx *x, json_t *args)
 	conn_result_init(&cr);
 	json_t *opts = mod_list(json_object_get(args, "extra_opts"));
 	json_t *exclude = json_array(), *include = mod_list(json_object_get(args, "include"));
-	json_t *files = json_array();
+	json_t *files = json_array(), *reasons = json_array();
 	json_t *argv = NULL;
 	char *tmp = NULL, *node_src = NULL, *handler = NULL, *zflag = NULL, *tar = NULL;
 	/* Ansible strips the excludes' trailing '/' for tar */
@@ -483,33 +483,44 @@ static json_t *unarchive_run(struct exec_ctx *x, json_t *args)
 			  "[ -s \"$s\" ] || { echo \"E=Invalid archive '$s', the file is 0 bytes\"; exit 0; }; "
 			  "[ -d \"$d\" ] || { echo \"E=Destination '$d' is not a directory\"; exit 0; }; "
 			  "cd \"$d\" || exit 1; export LANG=C LC_ALL=C LC_MESSAGES=C LANGUAGE=C; "
-			  "if command -v unzip >/dev/null 2>&1 && command -v zipinfo >/dev/null 2>&1 && "
-			  "unzip -l \"$s\" >/dev/null 2>&1; then echo H=ZipArchive; ");
+			  /* rs: a handler's reason for not handling the archive
+			   * (Y= lines, then Y- when it ends in a newline, else Y.) */
+			  "rs() { sed 's/^/Y=/' \"$1\"; if [ -n \"$(tail -c 1 \"$1\")\" ]; then echo Y.; else echo Y-; fi; }; "
+			  "zu=$(command -v unzip); zi=$(command -v zipinfo); if [ -n \"$zu\" ] && [ -n \"$zi\" ]; then "
+			  "if unzip -l \"$s\" >/dev/null 2>\"$T/ze\"; then echo H=ZipArchive; ");
 	zip_probe(&c, args, zex, include);
-	strbuf_addstr(&c, "exit 0; fi; ");
+	strbuf_addstr(&c, "exit 0; fi; { printf 'Command \"%s\" could not handle archive: ' \"$zu\"; cat \"$T/ze\"; } > \"$T/r\"; "
+			  "else m=; [ -n \"$zu\" ] || m=unzip; [ -n \"$zi\" ] || m=\"${m:+$m\' or \'}zipinfo\"; "
+			  "printf \"Unable to find required '%s' binary in the path.\" \"$m\" > \"$T/r\"; fi; rs \"$T/r\"; ");
 	if (x->check_mode) {
 		/* Ansible's TgzArchive exits skipped in check mode */
 		strbuf_addstr(&c, "echo H=check; exit 0");
 	} else {
-		strbuf_addstr(&c, "P=$(command -v gtar || command -v tar) || { echo H=; exit 0; }; "
-				  "case \"$(\"$P\" --version 2>/dev/null)\" in tar*GNU*) ;; *) echo H=; exit 0;; esac; echo \"P=$P\"; "
+		strbuf_addstr(&c, "P=$(command -v gtar || command -v tar) || { printf \"Unable to find required 'gtar' or 'tar' "
+				  "binary in the path\" > \"$T/r\"; rs \"$T/r\"; echo H=; exit 0; }; "
+				  "case \"$(\"$P\" --version 2>/dev/null)\" in tar*GNU*) ty=;; bsdtar*) ty=bsd;; *) ty=None;; esac; "
+				  "if [ -n \"$ty\" ]; then printf 'Command \"%s\" detected as tar type %s. GNU tar required.' \"$P\" \"$ty\" "
+				  "> \"$T/r\"; rs \"$T/r\"; echo H=; exit 0; fi; echo \"P=$P\"; "
 				  "for z in -z '' -j -J --use-compress-program=zstd; do "
-				  "if l=$(\"$P\" --list -C \"$d\" $z");
+				  "if \"$P\" --list -C \"$d\" $z");
 		tar_opts(NULL, &c, "", opts, args, false, exclude);
 		strbuf_addstr(&c, " -f \"$s\"");
 		json_array_foreach(include, i, e) {
 			strbuf_addch(&c, ' ');
 			sh_quote(&c, json_string_value(e));
 		}
-		strbuf_addstr(&c, " 2>/dev/null) && [ -n \"$l\" ]; then echo \"Z=$z\"; echo \"U=$(id -u)\"; printf '%s\\n' \"$l\" | sed 's/^/L=/'; "
-				  "\"$P\" --diff -C \"$d\" $z");
+		strbuf_addstr(&c, " > \"$T/tl\" 2>\"$T/te\"; then if [ -s \"$T/tl\" ]; then echo \"Z=$z\"; echo \"U=$(id -u)\"; "
+				  "sed 's/^/L=/' \"$T/tl\"; \"$P\" --diff -C \"$d\" $z");
 		tar_opts(NULL, &c, "", opts, args, true, exclude);
 		strbuf_addstr(&c, " -f \"$s\"");
 		json_array_foreach(include, i, e) {
 			strbuf_addch(&c, ' ');
 			sh_quote(&c, json_string_value(e));
 		}
-		strbuf_addstr(&c, " 2>&1 | sed 's/^/D=/'; echo H=tar; exit 0; fi; done; echo H=; exit 0");
+		strbuf_addstr(&c, " 2>&1 | sed 's/^/D=/'; echo H=tar; exit 0; fi; "
+				  "printf 'Command \"%s\" found no files in archive. Empty archive files are not supported.' \"$P\" > \"$T/r\"; "
+				  "else { printf 'Command \"%s\" could not handle archive: Unable to list files in the archive: ' \"$P\"; "
+				  "cat \"$T/te\"; } > \"$T/r\"; fi; rs \"$T/r\"; done; echo H=; exit 0");
 	}
 	if (mod_sh(x, c.buf, data.buf, data.len, &cr, &res) < 0)
 		goto out;
@@ -518,6 +529,8 @@ static json_t *unarchive_run(struct exec_ctx *x, json_t *args)
 	bool group = args_str(args, "group") && *args_str(args, "group");
 	bool mode = json_object_get(args, "mode") && !json_is_null(json_object_get(args, "mode"));
 	const char *err_msg = NULL;
+	struct strbuf reason = STRBUF_INIT;
+	bool reason_open = false;
 	for (const char *l = strbuf_str(&cr.out); *l; ) {
 		size_t n = strcspn(l, "\n");
 		if (!strncmp(l, "T=", 2))
@@ -526,7 +539,22 @@ static json_t *unarchive_run(struct exec_ctx *x, json_t *args)
 			node_src = xstrndup(l + 2, n - 2);
 		else if (!strncmp(l, "E=", 2) && !err_msg)
 			err_msg = l + 2;
-		else if (!strncmp(l, "H=", 2))
+		else if (!strncmp(l, "Y=", 2))
+			strbuf_addf(&reason, "%s%.*s", reason_open ? "\n" : "", (int)n - 2, l + 2), reason_open = true;
+		else if (n == 2 && (!strncmp(l, "Y-", 2) || !strncmp(l, "Y.", 2))) {
+			/* Ansible keeps its handlers' reasons in a set: each once */
+			if (l[1] == '-')
+				strbuf_addch(&reason, '\n');
+			json_t *r = json_string(strbuf_str(&reason));
+			bool seen = false;
+			json_array_foreach(reasons, i, e)
+				seen = seen || json_equal(e, r);
+			if (!seen)
+				json_array_append(reasons, r);
+			json_decref(r);
+			strbuf_reset(&reason);
+			reason_open = false;
+		} else if (!strncmp(l, "H=", 2))
 			handler = xstrndup(l + 2, n - 2);
 		else if (!strncmp(l, "Z=", 2))
 			zflag = xstrndup(l + 2, n - 2);
@@ -554,6 +582,7 @@ static json_t *unarchive_run(struct exec_ctx *x, json_t *args)
 		if (*l)
 			l++;
 	}
+	strbuf_release(&reason);
 	if (cr.rc != 0) {
 		res = res_fail("%s", cr.err.len ? strbuf_str(&cr.err) : "unarchive failed");
 		goto out;
@@ -585,8 +614,12 @@ static json_t *unarchive_run(struct exec_ctx *x, json_t *args)
 		}
 	}
 	if (!handler || !*handler) {
+		struct strbuf m = STRBUF_INIT;
+		json_array_foreach(reasons, i, e)
+			strbuf_addf(&m, "%s%s", i ? "\n" : "", json_string_value(e));
 		res = res_fail("Failed to find handler for \"%s\". Make sure the required command to extract the "
-			       "file is installed.", node_src ? node_src : src);
+			       "file is installed.\n%s", node_src ? node_src : src, strbuf_str(&m));
+		strbuf_release(&m);
 		goto out;
 	}
 	res = json_object();
@@ -721,6 +754,7 @@ out:
 	json_decref(opts);
 	json_decref(exclude);
 	json_decref(zex);
+	json_decref(reasons);
 	json_decref(include);
 	json_decref(files);
 	json_decref(argv);

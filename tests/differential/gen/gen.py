@@ -972,6 +972,7 @@ def setup(bd, scratch):
 def archive(p, kind, members):
     """an archive of the given members, the same bytes at every setup
     (fixed times, owners and modes), so both tools extract alike"""
+    import gzip
     import io
     import tarfile
     import zipfile
@@ -982,7 +983,8 @@ def archive(p, kind, members):
                 i.external_attr = ((0o40755 if m.endswith('/') else 0o100755 if m.endswith('.sh') else 0o100644) << 16)
                 z.writestr(i, '' if m.endswith('/') else m + '\n')
         return
-    with tarfile.open(p, 'w:gz' if kind == 'tgz' else 'w', format=tarfile.GNU_FORMAT) as t:
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode='w', format=tarfile.GNU_FORMAT) as t:
         for m in members:
             i = tarfile.TarInfo(m.rstrip('/'))
             i.mtime = 1577934246
@@ -994,6 +996,13 @@ def archive(p, kind, members):
                 data = (m + '\n').encode()
                 i.size, i.mode = len(data), 0o755 if m.endswith('.sh') else 0o644
                 t.addfile(i, io.BytesIO(data))
+    with open(p, 'wb') as f:
+        if kind == 'tgz':
+            # gzip's header holds a time, which tarfile sets to now: 0 here
+            with gzip.GzipFile(fileobj=f, mode='wb', mtime=0) as g:
+                g.write(buf.getvalue())
+        else:
+            f.write(buf.getvalue())
 
 
 def main(argv):
