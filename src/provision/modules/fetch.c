@@ -29,6 +29,16 @@ static json_t *fetch_run(struct exec_ctx *x, json_t *args)
 	json_t *res = NULL;
 	if (mod_read(x, src, &data, &exists, &res) < 0) {
 		strbuf_release(&data);
+		/* mod_read's directory failure (rc 256): the action's own
+		 * words, and with fail_on_missing off not failed */
+		if (json_integer_value(json_object_get(res, "rc")) == 256) {
+			json_decref(res);
+			if (fail_missing)
+				return res_fail("remote file is a directory, fetch cannot work on directories");
+			res = res_new(false);
+			json_object_set_new(res, "msg", json_string("remote file is a directory, fetch cannot work on "
+								    "directories, not transferring, ignored"));
+		}
 		return res;
 	}
 	if (!exists) {
