@@ -20,6 +20,8 @@ import normalize  # noqa: E402
 def norm(v, s, play):
     if isinstance(v, str):
         # a temporary file's name (normalize.py's rule): <tmp>
+        # unarchive's handler reasons in normalize.py's order
+        v = normalize.HANDLER.sub(normalize.handlers, v)
         return normalize.TMP.sub('<tmp>', v.replace(play, '<PLAY>').replace(s, '<S>'))
     if isinstance(v, list):
         return [norm(x, s, play) for x in v]
@@ -48,7 +50,7 @@ def main(argv):
         else:
             for k, v in want.items():
                 have = r.get(k, '<absent>')
-                if k == 'files' and isinstance(have, list):
+                if k == 'files' and isinstance(have, list) and all(isinstance(f, dict) for f in have):
                     have = [f['path'] for f in have]
                 if have != v:
                     diffs.append('%s: ansible=%s imc=%s' % (k, json.dumps(v)[:600], json.dumps(have)[:600]))

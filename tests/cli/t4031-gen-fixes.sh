@@ -83,4 +83,15 @@ run_case diffgen6.yml golden-diffgen6.json diffgen6-setup.sh
 # argument, raw skipped in check mode, script's output unstripped, mount
 # unmounted where nothing is mounted
 run_case diffgen6b.yml golden-diffgen6b.json diffgen6b-setup.sh
+# (diffgen7.yml) seed 601's: authorized_key as the collection's module
+# parses the key file (options and comment replacing the key's, a
+# differing key moved to the end, exclusive dropping comments, absent by
+# blob, manage_dir, check mode, an invalid key); unarchive of a zip
+# compared member by member (extracted, unchanged, check mode,
+# keep_newer) and every handler's reason for a file none reads; get_url's
+# failure and check mode with dest's information; mount's check mode
+# making the fstab; ping's crash; fetch of a missing file and of a
+# directory; raw's output lines; include_vars' merge failure naming the
+# YAML or JSON type
+run_case diffgen7.yml golden-diffgen7.json diffgen7-setup.sh
 done_testing

@@ -29,13 +29,25 @@ static json_t *fetch_run(struct exec_ctx *x, json_t *args)
 	json_t *res = NULL;
 	if (mod_read(x, src, &data, &exists, &res) < 0) {
 		strbuf_release(&data);
+		/* mod_read's directory failure (rc 256): the action's own
+		 * words, and with fail_on_missing off not failed */
+		if (json_integer_value(json_object_get(res, "rc")) == 256) {
+			json_decref(res);
+			if (fail_missing)
+				return res_fail("remote file is a directory, fetch cannot work on directories");
+			res = res_new(false);
+			json_object_set_new(res, "msg", json_string("remote file is a directory, fetch cannot work on "
+								    "directories, not transferring, ignored"));
+		}
 		return res;
 	}
 	if (!exists) {
 		strbuf_release(&data);
 		if (fail_missing)
 			return res_fail("the remote file does not exist, not transferring, ignored");
+		/* the action names the source when it ignores the failure */
 		res = res_new(false);
+		json_object_set_new(res, "file", json_string(src));
 		json_object_set_new(res, "msg", json_string("the remote file does not exist, not transferring, ignored"));
 		return res;
 	}

@@ -64,6 +64,29 @@ static char *node_digest(struct exec_ctx *x, const char *prog, const char *path,
 	return o;
 }
 
+/* The path urllib opens for a file: URL (url2pathname of what follows
+ * the host: %XX decoded), malloc'd */
+static char *file_url_path(const char *url)
+{
+	const char *p = url + 5;
+	if (!strncmp(p, "//", 2)) {
+		p = strchr(p + 2, '/');
+		if (!p)
+			p = "";
+	}
+	struct strbuf sb = STRBUF_INIT;
+	for (; *p && *p != '?' && *p != '#'; p++) {
+		if (p[0] == '%' && isxdigit((unsigned char)p[1]) && isxdigit((unsigned char)p[2])) {
+			char hex[3] = { p[1], p[2], 0 };
+			strbuf_addch(&sb, (char)strtol(hex, NULL, 16));
+			p += 2;
+		} else {
+			strbuf_addch(&sb, *p);
+		}
+	}
+	return strbuf_detach(&sb);
+}
+
 static json_t *get_url_run(struct exec_ctx *x, json_t *args)
 {
 	const char *url = args_str(args, "url");
@@ -174,6 +197,15 @@ static json_t *get_url_run(struct exec_ctx *x, json_t *args)
 			strbuf_release(&h);
 		}
 	}
+	/* urllib opens a file:// URL's path itself: a path it cannot open
+	 * fails with the OSError's number (stat, then open) */
+	char *local = is_file ? file_url_path(url) : NULL;
+	if (local) {
+		strbuf_addstr(&c, "; lp=");
+		sh_quote(&c, local);
+		strbuf_addstr(&c, "; if [ ! -e \"$lp\" ]; then echo FE=2; exit 0; elif [ -d \"$lp\" ]; then echo FE=21; exit 0; "
+				  "elif [ ! -r \"$lp\" ]; then echo FE=13; exit 0; fi");
+	}
 	/* a HEAD's headers land in the body file: what Python reads of a
 	 * HEAD is empty */
 	strbuf_addf(&c, "; r=$(\"$@\" \"$u\" 2>\"$T/e\"); rc=$?; %s"
@@ -197,7 +229,7 @@ static json_t *get_url_run(struct exec_ctx *x, json_t *args)
 	conn_result_init(&cr);
 	char *tmp = NULL, *rdest = NULL, *cs = NULL, *cd = NULL, *st = NULL, *cl = NULL, *e = NULL;
 	char *code = NULL, *sz = NULL, *e2 = NULL, *rc = NULL, *exists = NULL, *msg = NULL;
-	char *backup_file = NULL;
+	char *backup_file = NULL, *fe = NULL;
 	res = NULL;
 	if (mod_sh(x, c.buf, NULL, 0, &cr, &res) < 0)
 		goto out;
@@ -242,12 +274,25 @@ static json_t *get_url_run(struct exec_ctx *x, json_t *args)
 				"msg", "HTTP Error 304: Not Modified", "status_code", 304, "elapsed", 0);
 		goto path_info;
 	}
+	fe = marker(o, "FE");
+	if (fe) {
+		static const char *const why[][2] = { { "2", "No such file or directory" },
+						      { "21", "Is a directory" }, { "13", "Permission denied" } };
+		const char *w = "";
+		for (size_t k = 0; k < sizeof(why) / sizeof(why[0]); k++)
+			if (!strcmp(fe, why[k][0]))
+				w = why[k][1];
+		free(e);
+		e = xasprintf("<urlopen error [Errno %s] %s: '%s'>", fe, w, local);
+	}
 	if (e || !rc || strcmp(rc, "0")) {
+		/* fetch_url's status -1: the message, url, dest and elapsed,
+		 * with dest's information as fail_json adds it */
 		res = res_fail("Request failed: %s", e && *e ? e : "download error");
 		json_object_set_new(res, "url", json_string(url));
 		json_object_set_new(res, "dest", json_string(dest));
 		json_object_set_new(res, "elapsed", json_integer(0));
-		goto out;
+		goto path_info;
 	}
 	if (!is_file && status != 200) {
 		res = res_fail("Request failed");
@@ -269,7 +314,7 @@ static json_t *get_url_run(struct exec_ctx *x, json_t *args)
 		res = json_incref(r);
 		json_object_set_new(res, "failed", json_true());
 		json_object_set_new(res, "msg", json_string(e2));
-		goto out;
+		goto path_info;
 	}
 	bool changed = !cd || strcmp(cs, cd);
 	if (x->check_mode) {
@@ -277,7 +322,7 @@ static json_t *get_url_run(struct exec_ctx *x, json_t *args)
 		json_object_set_new(r, "msg", json_string(msg));
 		res = r;
 		r = NULL;
-		goto out;
+		goto path_info;
 	}
 	if (changed) {
 		if (backup && cd && mod_backup(x, rdest, &backup_file, &res) < 0)
@@ -368,6 +413,8 @@ out:
 	free(exists);
 	free(msg);
 	free(backup_file);
+	free(fe);
+	free(local);
 	return res;
 fail_result:
 	/* Ansible's failures before any request carry the result so far */

@@ -50,6 +50,7 @@ struct inc {
 	json_t *results;    /* the variables read */
 	json_t *exts;       /* valid extensions */
 	char *err;          /* a failure's message (result key "message") */
+	json_t *json_keys;  /* the variables read from a file that is JSON text */
 };
 
 /* What Ansible reports when its action raises: failed and msg, no
@@ -126,6 +127,16 @@ static int load_file(struct inc *in_, const char *path, bool check_ext, json_t *
 		goto out;
 	}
 	json_array_append_new(in_->files, json_string(path));
+	{
+		/* Ansible's loader tries JSON first: a file that is JSON text
+		 * gives Python's dict, list and str, YAML its own types */
+		json_t *j = json_loadb(text.buf ? text.buf : "", text.len, JSON_DECODE_ANY, NULL);
+		const char *k;
+		json_t *v;
+		json_object_foreach(data, k, v)
+			json_object_set_new(in_->json_keys, k, json_boolean(j != NULL));
+		json_decref(j);
+	}
 	json_object_update(in_->results, data);
 	json_decref(data);
 	rc = 0;
@@ -353,7 +364,7 @@ static json_t *include_vars_run(struct exec_ctx *x, json_t *args)
 	json_t *ev = json_object_get(args, "extensions");
 	if (ev && !json_is_array(ev) && !json_is_string(ev))
 		return raised(false, "%s", "Invalid type for \"extensions\" option, it must be a list");
-	struct inc in_ = { .files = json_array(), .results = json_object() };
+	struct inc in_ = { .files = json_array(), .results = json_object(), .json_keys = json_object() };
 	in_.exts = ev ? str_list(ev, true) : json_pack("[s, s, s]", "yaml", "yml", "json");
 	json_t *res = NULL;
 	const char *name = args_str(args, "name"), *hb = args_str(args, "hash_behaviour");
@@ -416,9 +427,14 @@ static json_t *include_vars_run(struct exec_ctx *x, json_t *args)
 				/* Ansible's message ends with both values as JSON */
 				char *a = json_dumps(old ? old : json_null(), JSON_ENCODE_ANY);
 				char *b = json_dumps(v, JSON_ENCODE_ANY);
+				/* the file's value as Ansible's YAML loader typed it */
+				bool yaml = !name && !json_is_true(json_object_get(in_.json_keys, k));
+				const char *vt = !yaml ? mod_pytype(v) : json_is_object(v) ? "AnsibleMapping"
+						 : json_is_array(v) ? "AnsibleSequence"
+						 : json_is_string(v) ? "AnsibleUnicode" : mod_pytype(v);
 				res = raised(false, "failed to combine variables, expected dicts but "
 					     "got a '%s' and a '%s': \n%s\n%s", old ? mod_pytype(old) : "NoneType",
-					     mod_pytype(v), a ? a : "null", b ? b : "null");
+					     vt, a ? a : "null", b ? b : "null");
 				free(a);
 				free(b);
 				goto out;
@@ -442,6 +458,7 @@ out:
 	json_decref(in_.files);
 	json_decref(in_.results);
 	json_decref(in_.exts);
+	json_decref(in_.json_keys);
 	free(in_.err);
 	return res;
 }

@@ -703,7 +703,9 @@ static int write_run(struct exec_ctx *x, const char *path, const char *sum, cons
 			    "[ \"${h%%%% *}\" = %s ] || exit 97; ", sum);
 	}
 	write_script_start(&c, path, mode);
-	strbuf_addstr(&c, "cat > \"$t\" && mv -f -- \"$t\" \"$p\" || { rm -f \"$t\"; exit 1; }; ");
+	/* -T: a rename onto a directory fails, as Python's os.rename does,
+	 * rather than moving the file into it */
+	strbuf_addstr(&c, "cat > \"$t\" && mv -fT -- \"$t\" \"$p\" || { rm -f \"$t\"; exit 1; }; ");
 	mod_stat_memo_script(&c);
 	struct conn_result cr;
 	conn_result_init(&cr);

@@ -9,7 +9,9 @@
  * unmounted where nothing is mounted changes nothing. The states that
  * mount (mounted, remounted, ephemeral), and absent or unmounted on a path
  * that is mounted, are not implemented: they stop with an "unsupported"
- * error naming the state. */
+ * error naming the state. Check mode is native, as Ansible's: a missing
+ * fstab is still created (the module does it before looking at the
+ * state), nothing else is written, changed says what would change. */
 #include "config.h"
 
 #include <stdlib.h>
@@ -222,7 +224,7 @@ static json_t *mount_run(struct exec_ctx *x, json_t *args)
 		goto result;
 	}
 	edit(data.buf ? data.buf : "", data.len, want, v[M_SRC] != NULL, present, &out, &changed);
-	if (changed && !present && strcmp(state, "absent_from_fstab")) {
+	if (changed && !present && strcmp(state, "absent_from_fstab") && !x->check_mode) {
 		/* absent unmounts a mounted path, which is not implemented */
 		struct strbuf c = STRBUF_INIT;
 		strbuf_addstr(&c, "mountpoint -q -- ");
@@ -241,14 +243,14 @@ static json_t *mount_run(struct exec_ctx *x, json_t *args)
 			goto out;
 		}
 	}
-	if (changed) {
+	if (changed && !x->check_mode) {
 		if (args_bool(json_object_get(args, "backup"), false) &&
 		    mod_backup(x, fstab, &bak, &res) < 0)
 			goto out;
 		if (mod_write(x, fstab, out.buf ? out.buf : "", out.len, -1, &res) < 0)
 			goto out;
 	}
-	if (changed && !strcmp(state, "absent")) {
+	if (changed && !strcmp(state, "absent") && !x->check_mode) {
 		/* os.rmdir of the mount point when it exists; its error as Python words it */
 		struct strbuf c = STRBUF_INIT;
 		strbuf_addstr(&c, "p=");
@@ -315,4 +317,5 @@ static int mount_check(json_t *args, struct diag *d, const struct src_loc *loc)
 
 const struct task_module mod_mount = {
 	.name = "mount", .check = mount_check, .run = mount_run,
+	.check_mode_native = true,
 };

@@ -1,6 +1,7 @@
 /* ping.c: ping, as Ansible's: proves that the node answers (a no-op
  * command runs there as the task's user) and returns {"ping": DATA},
- * "pong" by default; data=crash fails, as Ansible's raises. */
+ * "pong" by default; data=crash fails as Ansible's does: the module
+ * raises an exception it does not catch ("MODULE FAILURE", rc 1). */
 #include "config.h"
 
 #include <string.h>
@@ -21,7 +22,7 @@ static json_t *ping_run(struct exec_ctx *x, json_t *args)
 	const char *data = strbuf_str(&ds);
 	if (!strcmp(data, "crash")) {
 		strbuf_release(&ds);
-		return res_fail("boom");
+		return res_module_failure();
 	}
 	struct conn_result cr;
 	conn_result_init(&cr);

@@ -38,6 +38,10 @@ static json_t *raw_run(struct exec_ctx *x, json_t *args)
 	res_set_output(res, &cr);
 	json_object_set_new(res, "stdout", json_stringn(cr.out.buf ? cr.out.buf : "", cr.out.len));
 	json_object_set_new(res, "stderr", json_stringn(cr.err.buf ? cr.err.buf : "", cr.err.len));
+	/* the executor's splitlines of the output as it came: "a\n\n" is
+	 * ["a", ""] */
+	json_object_set_new(res, "stdout_lines", mod_splitlines(strbuf_str(&cr.out)));
+	json_object_set_new(res, "stderr_lines", mod_splitlines(strbuf_str(&cr.err)));
 	if (cr.rc != 0) {
 		json_object_set_new(res, "failed", json_true());
 		json_object_set_new(res, "msg", json_string("non-zero return code"));

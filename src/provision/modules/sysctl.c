@@ -151,6 +151,38 @@ static int run_checked(struct exec_ctx *x, const char *cmd, const char *what, js
 	return rc;
 }
 
+/* Ansible's write_sysctl onto a sysctl_file that is a directory (not a
+ * link to one, which the rename replaces): its temporary file is made
+ * beside it with the directory's mode and owner, and the rename onto the
+ * directory fails with Python's EISDIR, the temporary file left there.
+ * -1 with *res that failure; 0 when the path is no directory after all
+ * (mod_write then writes it). */
+static int dir_write(struct exec_ctx *x, const char *file, const struct strbuf *content, json_t **res)
+{
+	struct strbuf c = STRBUF_INIT;
+	strbuf_addstr(&c, "p=");
+	sh_quote(&c, file);
+	strbuf_addstr(&c, "; { [ -d \"$p\" ] && [ ! -L \"$p\" ]; } || exit 0; "
+			 "t=$(mktemp --suffix=.conf \"$(dirname -- \"$p\")/.imc_sysctl_XXXXXXXX\") || exit 1; "
+			 "cat > \"$t\"; chmod --reference=\"$p\" \"$t\"; chown --reference=\"$p\" \"$t\" 2>/dev/null; "
+			 "printf '%s' \"$t\"; exit 3");
+	struct conn_result cr;
+	conn_result_init(&cr);
+	int rc = mod_sh(x, c.buf, content->buf ? content->buf : "", content->len, &cr, res);
+	strbuf_release(&c);
+	if (rc == 0 && cr.rc == 3) {
+		const char *t = strbuf_str(&cr.out);
+		*res = res_fail("Could not replace file: %s to %s: [Errno 21] Is a directory: b'%s' -> b'%s'", t,
+				file, t, file);
+		rc = -1;
+	} else if (rc == 0 && cr.rc != 0) {
+		*res = res_fail("cannot write '%s': %s", file, strbuf_str(&cr.err));
+		rc = -1;
+	}
+	conn_result_release(&cr);
+	return rc;
+}
+
 static json_t *sysctl_run(struct exec_ctx *x, json_t *args)
 {
 	char *name = args_strdup(args, "name"), *raw = args_strdup(args, "value");
@@ -263,6 +295,8 @@ static json_t *sysctl_run(struct exec_ctx *x, json_t *args)
 			if (run_checked(x, c.buf, what, &res) < 0)
 				goto out;
 		}
+		if (write_file && st.isdir && dir_write(x, file, &out, &res) < 0)
+			goto out;
 		if (write_file && mod_write(x, file, out.buf ? out.buf : "", out.len, -1, &res) < 0)
 			goto out;
 		if (changed && reload) {

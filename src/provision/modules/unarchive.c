@@ -12,10 +12,11 @@
  * files with list_files, and dest's path information.
  * Check mode is native where Ansible's is: with a tar archive Ansible's
  * module exits skipped ("does not support check mode when using gtar")
- * and so does this one, nothing extracted; a zip archive in check mode
- * (Ansible compares every member) goes to Ansible.
- * NEEDSWORK: a zip archive out of check mode is extracted and reported
- * changed every time (Ansible's module compares the members first). */
+ * and so does this one, nothing extracted. A zip archive is compared
+ * member by member as Ansible's ZipArchive does (zipinfo -T -s: type,
+ * size, mtime, CRC32, mode, owner and group of each member in dest) and
+ * extracted with unzip -o only when one differs; in check mode that
+ * comparison is the result. */
 #include "config.h"
 
 #include <fnmatch.h>
@@ -90,6 +91,300 @@ static void tar_opts(json_t *argv, struct strbuf *sh, const char *zflag, json_t 
 	json_decref(words);
 }
 
+/* The zip handler's look at dest, in the first script (cwd dest, $T the
+ * temporary directory, $s the archive): what Ansible's
+ * ZipArchive.is_unarchived reads, printed for zip_unarchived: the node's
+ * uid, umask, user and group (ZU, ZM, ZRO, ZRG), the task's owner and
+ * group resolved (ZFO, ZFG: "name:id"), the members (ZN, unzip -Z1) and
+ * their CRCs (ZV, unzip -v), zipinfo -T -s's status (ZR) and lines (ZI),
+ * each line followed by its dest entry's lstat (ZS, or "-" when missing),
+ * the CRC32 of a regular file (ZC: gzip's trailer, four bytes), the mode
+ * a symbolic mode gives it (ZX) and the member's time as the node's
+ * local time reads it (ZW, seconds). */
+static void zip_probe(struct strbuf *c, json_t *args, json_t *zex, json_t *include)
+{
+	const char *o = args_str(args, "owner"), *g = args_str(args, "group");
+	json_t *m = json_object_get(args, "mode");
+	const char *ms = json_string_value(m);
+	bool symbolic = ms && *ms && strspn(ms, "01234567") != strlen(ms);
+	size_t i;
+	json_t *e;
+	strbuf_addstr(c, "echo \"ZU=$(id -u)\"; echo \"ZM=$(umask)\"; echo \"ZRO=$(id -un):$(id -u)\"; "
+			 "echo \"ZRG=$(id -gn):$(id -g)\"; ");
+	if (o && *o) {
+		strbuf_addstr(c, "echo \"ZFO=$(getent passwd ");
+		sh_quote(c, o);
+		strbuf_addstr(c, " | head -n 1 | cut -d: -f1,3)\"; ");
+	}
+	if (g && *g) {
+		strbuf_addstr(c, "echo \"ZFG=$(getent group ");
+		sh_quote(c, g);
+		strbuf_addstr(c, " | head -n 1 | cut -d: -f1,3)\"; ");
+	}
+	strbuf_addstr(c, "unzip -Z1 \"$s\" 2>/dev/null | sed 's/^/ZN=/'; unzip -v \"$s\" 2>/dev/null | sed 's/^/ZV=/'; "
+			 "zipinfo -T -s \"$s\"");
+	if (json_array_size(zex)) {
+		strbuf_addstr(c, " -x");
+		json_array_foreach(zex, i, e) {
+			strbuf_addch(c, ' ');
+			sh_quote(c, json_string_value(e));
+		}
+	}
+	json_array_foreach(include, i, e) {
+		strbuf_addch(c, ' ');
+		sh_quote(c, json_string_value(e));
+	}
+	strbuf_addstr(c, " > \"$T/zi\" 2>/dev/null; echo \"ZR=$?\"; "
+			 "while IFS= read -r l; do printf 'ZI=%s\\n' \"$l\"; "
+			 "n=$(printf '%s\\n' \"$l\" | sed -E 's/^[[:space:]]*([^[:space:]]+[[:space:]]+){7}//'); "
+			 "f=\"$d/$n\"; if st=$(stat -c '%f %s %Y %u %g %U %G' -- \"$f\" 2>/dev/null); then "
+			 "echo \"ZS=$st\"; if [ -f \"$f\" ] && [ ! -L \"$f\" ]; then "
+			 "echo \"ZC=$(gzip -c < \"$f\" | tail -c 8 | od -An -tu1 -N4)\"; fi; ");
+	if (symbolic) {
+		strbuf_addstr(c, "t=$(mktemp \"$T/m.XXXXXX\") && chmod \"$(stat -c %a -- \"$f\")\" \"$t\" && chmod ");
+		sh_quote(c, ms);
+		strbuf_addstr(c, " \"$t\" 2>/dev/null && echo \"ZX=$(stat -c %a \"$t\")\"; rm -f \"$t\"; ");
+	}
+	strbuf_addstr(c, "else echo ZS=-; fi; w=$(printf '%s\\n' \"$l\" | awk '{print $7}' | "
+			 "sed -E 's/^(....)(..)(..)\\.(..)(..)(..)$/\\1-\\2-\\3 \\4:\\5:\\6/'); "
+			 "echo \"ZW=$(date -d \"$w\" +%s 2>/dev/null)\"; done < \"$T/zi\"; ");
+}
+
+/* "KEY=" lines of out, one after another: the value of the next one
+ * from *at (malloc'd), NULL at the end; stops (NULL) at a line of stop */
+static char *zline(const char *out, size_t *at, const char *key, const char *stop)
+{
+	size_t kl = strlen(key), sl = stop ? strlen(stop) : 0;
+	while (out[*at]) {
+		const char *l = out + *at;
+		size_t n = strcspn(l, "\n");
+		if (stop && *at && n >= sl && !strncmp(l, stop, sl))
+			return NULL;
+		*at += n + (l[n] == '\n');
+		if (n >= kl && !strncmp(l, key, kl))
+			return xstrndup(l + kl, n - kl);
+	}
+	return NULL;
+}
+
+/* the value of the first "KEY=" line (malloc'd, "" when none) */
+static char *zval(const char *out, const char *key)
+{
+	size_t at = 0;
+	char *v = zline(out, &at, key, NULL);
+	return v ? v : xstrdup("");
+}
+
+/* ZipArchive._permstr_to_octal: the bits of rwx-like letters, less umask */
+static long permstr_mode(const char *p, long umask)
+{
+	long m = 0;
+	for (int k = 0; k < 9; k++)
+		if (strchr("rwxst", p[8 - k]))
+			m |= 1L << k;
+	return m & ~umask;
+}
+
+/* Python's str.split(None, 7): up to eight fields, the last one the rest (malloc'd) */
+static size_t split8(const char *p, char *f[8])
+{
+	size_t n = 0;
+	while (n < 8) {
+		p += strspn(p, " \t\n\r\f\v");
+		if (!*p)
+			break;
+		size_t l = n == 7 ? strlen(p) : strcspn(p, " \t\n\r\f\v");
+		f[n++] = xstrndup(p, l);
+		p += l;
+	}
+	return n;
+}
+
+/* "name:id" of zip_probe's ZRO/ZRG/ZFO/ZFG line into name and id; false when empty */
+static bool name_id(const char *v, char name[64], long *id)
+{
+	const char *colon = strrchr(v, ':');
+	if (!*v || !colon)
+		return false;
+	snprintf(name, 64, "%.*s", (int)(colon - v), v);
+	*id = strtol(colon + 1, NULL, 10);
+	return true;
+}
+
+/* The mode the task's mode argument asks of a member (its symbolic form
+ * as the node computed it, zx), or -1 when there is none */
+static long task_mode(json_t *m, const char *zx)
+{
+	if (!m || json_is_null(m))
+		return -1;
+	if (json_is_integer(m))
+		return (long)json_integer_value(m);
+	const char *s = json_string_value(m);
+	if (!s || !*s)
+		return -1;
+	if (strspn(s, "01234567") == strlen(s))
+		return strtol(s, NULL, 8);
+	return zx ? strtol(zx, NULL, 8) : -1;
+}
+
+/* Ansible's ZipArchive.is_unarchived over zip_probe's output: 1 when
+ * every member is in dest as the archive has it (type, size, mtime,
+ * CRC32, mode, owner, group), 0 when one is not, -1 with *res the
+ * module's failure (a permission string it cannot read: Ansible's
+ * uncaught UnarchiveError). With keep_newer, a member older than its
+ * file in dest is appended to zex (left out of the extraction and of the
+ * member list, as Ansible's excludes are). */
+static int zip_unarchived(const char *out, json_t *args, json_t *zex, bool keep_newer, json_t **res)
+{
+	char *v = zval(out, "ZR=");
+	int unarchived = !strcmp(v, "0");
+	bool includes = false;
+	free(v);
+	v = zval(out, "ZM=");
+	long umask = strtol(v, NULL, 8);
+	free(v);
+	char run_owner[64] = "", run_group[64] = "", fut_owner[64], fut_group[64];
+	long run_uid = 0, run_gid = 0, fut_uid, fut_gid;
+	v = zval(out, "ZRO=");
+	name_id(v, run_owner, &run_uid);
+	free(v);
+	v = zval(out, "ZRG=");
+	name_id(v, run_group, &run_gid);
+	free(v);
+	/* an owner or group the node does not know is the running one's */
+	v = zval(out, "ZFO=");
+	if (!name_id(v, fut_owner, &fut_uid))
+		snprintf(fut_owner, sizeof(fut_owner), "%s", run_owner), fut_uid = run_uid;
+	free(v);
+	v = zval(out, "ZFG=");
+	if (!name_id(v, fut_group, &fut_gid))
+		snprintf(fut_group, sizeof(fut_group), "%s", run_group), fut_gid = run_gid;
+	free(v);
+	/* the members' CRCs: unzip -v's lines but the first three and last two */
+	json_t *crcs = json_object(), *vl = json_array();
+	size_t at = 0;
+	for (char *l; (l = zline(out, &at, "ZV=", NULL));)
+		json_array_append_new(vl, json_string(l)), free(l);
+	for (size_t k = 3; k + 2 < json_array_size(vl); k++) {
+		char *f[8];
+		size_t nf = split8(json_string_value(json_array_get(vl, k)), f);
+		if (nf == 8)
+			json_object_set_new(crcs, f[7], json_integer(strtol(f[6], NULL, 16)));
+		for (size_t q = 0; q < nf; q++)
+			free(f[q]);
+	}
+	json_decref(vl);
+	int rc = 0;
+	at = 0;
+	for (char *line; (line = zline(out, &at, "ZI=", NULL)); free(line)) {
+		/* what follows this line, up to the next one */
+		size_t rec = at;
+		char *st = zline(out, &rec, "ZS=", "ZI=");
+		rec = at;
+		char *crc = zline(out, &rec, "ZC=", "ZI=");
+		rec = at;
+		char *zx = zline(out, &rec, "ZX=", "ZI=");
+		rec = at;
+		char *zw = zline(out, &rec, "ZW=", "ZI=");
+		char *pcs[8] = { 0 };
+		size_t np = split8(line, pcs);
+		bool change = false, skip = np != 8;
+		skip = skip || (strlen(pcs[0]) != 7 && strlen(pcs[0]) != 10) || strlen(pcs[6]) != 15 ||
+		       !strchr("dl-?", pcs[0][0]) || !pcs[0][0] || strspn(pcs[0] + 1, "rwxstah-") != strlen(pcs[0] + 1);
+		size_t k;
+		json_t *e;
+		json_array_foreach(zex, k, e)
+			skip = skip || !strcmp(json_string_value(e), pcs[7]);
+		if (skip)
+			goto next;
+		char ztype = pcs[0][0], ftype = 'f';
+		const char *path = pcs[7];
+		bool isdir_name = path[strlen(path) - 1] == '/';
+		if (isdir_name)
+			ftype = 'd';
+		else if (ztype == 'l')
+			ftype = 'L';
+		char perm[10];
+		long file_umask = 0;
+		if (strlen(pcs[0]) == 7) {
+			snprintf(perm, sizeof(perm), "%s", isdir_name || !strcmp(pcs[0] + 1, "rwx---") ? "rwxrwxrwx" : "rw-rw-rw-");
+			file_umask = umask;
+		} else {
+			snprintf(perm, sizeof(perm), "%s", pcs[0] + 1);
+		}
+		for (int q = 0; q < 9; q++)
+			if (!strchr(q % 3 == 0 ? "r-" : q % 3 == 1 ? "w-" : "SsTtx-", perm[q])) {
+				*res = res_module_failure();
+				rc = -1;
+				goto next;
+			}
+		if (!st || !strcmp(st, "-")) {
+			includes = true;
+			goto next;
+		}
+		unsigned long rawmode = 0;
+		long size = 0, mtime = 0, uid = 0, gid = 0;
+		char owner[64] = "", group[64] = "";
+		sscanf(st, "%lx %ld %ld %ld %ld %63s %63s", &rawmode, &size, &mtime, &uid, &gid, owner, group);
+		unsigned long fmt = rawmode & 0170000;
+		bool isreg = fmt == 0100000, isdir = fmt == 0040000, islnk = fmt == 0120000;
+		if ((ftype == 'd' && !isdir) || (ftype == 'f' && !isreg) || (ftype == 'L' && !islnk)) {
+			includes = true;
+			if (ftype == 'f')
+				unarchived = 0;
+			goto next;
+		}
+		long stamp = zw && *zw ? strtol(zw, NULL, 10) : -1;
+		if (isreg) {
+			if (keep_newer) {
+				if (stamp > mtime) {
+					change = true;
+				} else if (stamp < mtime) {
+					json_array_append_new(zex, json_string(path));
+					goto next;
+				}
+			} else if (stamp != mtime) {
+				change = true;
+			}
+			if (strtol(pcs[3], NULL, 10) != size)
+				change = true;
+			unsigned b[4] = { 0 };
+			long want = json_integer_value(json_object_get(crcs, path));
+			if (!crc || sscanf(crc, "%u %u %u %u", &b[0], &b[1], &b[2], &b[3]) != 4 ||
+			    (long)(b[0] | b[1] << 8 | b[2] << 16 | (unsigned long)b[3] << 24) != want)
+				change = true;
+		}
+		if (ftype != 'L') {
+			long mode = task_mode(json_object_get(args, "mode"), zx);
+			if (mode < 0)
+				mode = permstr_mode(perm, ztype == '?' ? 0 : file_umask);
+			if (mode != (long)(rawmode & 07777))
+				change = true;
+		}
+		/* stat says UNKNOWN for an id without a name: the ids compared */
+		if (strcmp(owner, "UNKNOWN") ? strcmp(owner, fut_owner) != 0 : uid != fut_uid)
+			change = true;
+		if (strcmp(group, "UNKNOWN") ? strcmp(group, fut_group) != 0 : gid != fut_gid)
+			change = true;
+		includes = includes || change;
+next:
+		for (size_t q = 0; q < np; q++)
+			free(pcs[q]);
+		free(st);
+		free(crc);
+		free(zx);
+		free(zw);
+		if (rc < 0) {
+			free(line);
+			break;
+		}
+	}
+	json_decref(crcs);
+	if (rc < 0)
+		return -1;
+	return unarchived && !includes;
+}
+
 static json_t *unarchive_run(struct exec_ctx *x, json_t *args)
 {
 	if (json_object_get(args, "copy") && json_object_get(args, "remote_src"))
@@ -141,11 +436,13 @@ static json_t *unarchive_run(struct exec_ctx *x, json_t *args)
 	conn_result_init(&cr);
 	json_t *opts = mod_list(json_object_get(args, "extra_opts"));
 	json_t *exclude = json_array(), *include = mod_list(json_object_get(args, "include"));
-	json_t *files = json_array();
+	json_t *files = json_array(), *reasons = json_array();
 	json_t *argv = NULL;
 	char *tmp = NULL, *node_src = NULL, *handler = NULL, *zflag = NULL, *tar = NULL;
 	/* Ansible strips the excludes' trailing '/' for tar */
 	json_t *ex0 = mod_list(json_object_get(args, "exclude"));
+	/* the zip handler takes them as given, and adds to them (keep_newer) */
+	json_t *zex = json_deep_copy(ex0);
 	size_t i;
 	json_t *e;
 	json_array_foreach(ex0, i, e) {
@@ -187,30 +484,44 @@ static json_t *unarchive_run(struct exec_ctx *x, json_t *args)
 			  "[ -s \"$s\" ] || { echo \"E=Invalid archive '$s', the file is 0 bytes\"; exit 0; }; "
 			  "[ -d \"$d\" ] || { echo \"E=Destination '$d' is not a directory\"; exit 0; }; "
 			  "cd \"$d\" || exit 1; export LANG=C LC_ALL=C LC_MESSAGES=C LANGUAGE=C; "
-			  "if command -v unzip >/dev/null 2>&1 && unzip -l \"$s\" >/dev/null 2>&1; then echo H=ZipArchive; exit 0; fi; ");
+			  /* rs: a handler's reason for not handling the archive
+			   * (Y= lines, then Y- when it ends in a newline, else Y.) */
+			  "rs() { sed 's/^/Y=/' \"$1\"; if [ -n \"$(tail -c 1 \"$1\")\" ]; then echo Y.; else echo Y-; fi; }; "
+			  "zu=$(command -v unzip); zi=$(command -v zipinfo); if [ -n \"$zu\" ] && [ -n \"$zi\" ]; then "
+			  "if unzip -l \"$s\" >/dev/null 2>\"$T/ze\"; then echo H=ZipArchive; ");
+	zip_probe(&c, args, zex, include);
+	strbuf_addstr(&c, "exit 0; fi; { printf 'Command \"%s\" could not handle archive: ' \"$zu\"; cat \"$T/ze\"; } > \"$T/r\"; "
+			  "else m=; [ -n \"$zu\" ] || m=unzip; [ -n \"$zi\" ] || m=\"${m:+$m\' or \'}zipinfo\"; "
+			  "printf \"Unable to find required '%s' binary in the path.\" \"$m\" > \"$T/r\"; fi; rs \"$T/r\"; ");
 	if (x->check_mode) {
 		/* Ansible's TgzArchive exits skipped in check mode */
 		strbuf_addstr(&c, "echo H=check; exit 0");
 	} else {
-		strbuf_addstr(&c, "P=$(command -v gtar || command -v tar) || { echo H=; exit 0; }; "
-				  "case \"$(\"$P\" --version 2>/dev/null)\" in tar*GNU*) ;; *) echo H=; exit 0;; esac; echo \"P=$P\"; "
+		strbuf_addstr(&c, "P=$(command -v gtar || command -v tar) || { printf \"Unable to find required 'gtar' or 'tar' "
+				  "binary in the path\" > \"$T/r\"; rs \"$T/r\"; echo H=; exit 0; }; "
+				  "case \"$(\"$P\" --version 2>/dev/null)\" in tar*GNU*) ty=;; bsdtar*) ty=bsd;; *) ty=None;; esac; "
+				  "if [ -n \"$ty\" ]; then printf 'Command \"%s\" detected as tar type %s. GNU tar required.' \"$P\" \"$ty\" "
+				  "> \"$T/r\"; rs \"$T/r\"; echo H=; exit 0; fi; echo \"P=$P\"; "
 				  "for z in -z '' -j -J --use-compress-program=zstd; do "
-				  "if l=$(\"$P\" --list -C \"$d\" $z");
+				  "if \"$P\" --list -C \"$d\" $z");
 		tar_opts(NULL, &c, "", opts, args, false, exclude);
 		strbuf_addstr(&c, " -f \"$s\"");
 		json_array_foreach(include, i, e) {
 			strbuf_addch(&c, ' ');
 			sh_quote(&c, json_string_value(e));
 		}
-		strbuf_addstr(&c, " 2>/dev/null) && [ -n \"$l\" ]; then echo \"Z=$z\"; echo \"U=$(id -u)\"; printf '%s\\n' \"$l\" | sed 's/^/L=/'; "
-				  "\"$P\" --diff -C \"$d\" $z");
+		strbuf_addstr(&c, " > \"$T/tl\" 2>\"$T/te\"; then if [ -s \"$T/tl\" ]; then echo \"Z=$z\"; echo \"U=$(id -u)\"; "
+				  "sed 's/^/L=/' \"$T/tl\"; \"$P\" --diff -C \"$d\" $z");
 		tar_opts(NULL, &c, "", opts, args, true, exclude);
 		strbuf_addstr(&c, " -f \"$s\"");
 		json_array_foreach(include, i, e) {
 			strbuf_addch(&c, ' ');
 			sh_quote(&c, json_string_value(e));
 		}
-		strbuf_addstr(&c, " 2>&1 | sed 's/^/D=/'; echo H=tar; exit 0; fi; done; echo H=; exit 0");
+		strbuf_addstr(&c, " 2>&1 | sed 's/^/D=/'; echo H=tar; exit 0; fi; "
+				  "printf 'Command \"%s\" found no files in archive. Empty archive files are not supported.' \"$P\" > \"$T/r\"; "
+				  "else { printf 'Command \"%s\" could not handle archive: Unable to list files in the archive: ' \"$P\"; "
+				  "cat \"$T/te\"; } > \"$T/r\"; fi; rs \"$T/r\"; done; echo H=; exit 0");
 	}
 	if (mod_sh(x, c.buf, data.buf, data.len, &cr, &res) < 0)
 		goto out;
@@ -219,6 +530,8 @@ static json_t *unarchive_run(struct exec_ctx *x, json_t *args)
 	bool group = args_str(args, "group") && *args_str(args, "group");
 	bool mode = json_object_get(args, "mode") && !json_is_null(json_object_get(args, "mode"));
 	const char *err_msg = NULL;
+	struct strbuf reason = STRBUF_INIT;
+	bool reason_open = false;
 	for (const char *l = strbuf_str(&cr.out); *l; ) {
 		size_t n = strcspn(l, "\n");
 		if (!strncmp(l, "T=", 2))
@@ -227,7 +540,22 @@ static json_t *unarchive_run(struct exec_ctx *x, json_t *args)
 			node_src = xstrndup(l + 2, n - 2);
 		else if (!strncmp(l, "E=", 2) && !err_msg)
 			err_msg = l + 2;
-		else if (!strncmp(l, "H=", 2))
+		else if (!strncmp(l, "Y=", 2))
+			strbuf_addf(&reason, "%s%.*s", reason_open ? "\n" : "", (int)n - 2, l + 2), reason_open = true;
+		else if (n == 2 && (!strncmp(l, "Y-", 2) || !strncmp(l, "Y.", 2))) {
+			/* Ansible keeps its handlers' reasons in a set: each once */
+			if (l[1] == '-')
+				strbuf_addch(&reason, '\n');
+			json_t *r = json_string(strbuf_str(&reason));
+			bool seen = false;
+			json_array_foreach(reasons, i, e)
+				seen = seen || json_equal(e, r);
+			if (!seen)
+				json_array_append(reasons, r);
+			json_decref(r);
+			strbuf_reset(&reason);
+			reason_open = false;
+		} else if (!strncmp(l, "H=", 2))
 			handler = xstrndup(l + 2, n - 2);
 		else if (!strncmp(l, "Z=", 2))
 			zflag = xstrndup(l + 2, n - 2);
@@ -255,6 +583,7 @@ static json_t *unarchive_run(struct exec_ctx *x, json_t *args)
 		if (*l)
 			l++;
 	}
+	strbuf_release(&reason);
 	if (cr.rc != 0) {
 		res = res_fail("%s", cr.err.len ? strbuf_str(&cr.err) : "unarchive failed");
 		goto out;
@@ -267,13 +596,31 @@ static json_t *unarchive_run(struct exec_ctx *x, json_t *args)
 		res = skipped("remote module (ansible.legacy.unarchive) does not support check mode when using gtar");
 		goto out;
 	}
-	if (handler && !strcmp(handler, "ZipArchive") && x->check_mode) {
-		res = mod_check_unsupported(x, "unarchive", args, "a zip archive");
-		goto out;
+	int zip_done = -1;
+	if (handler && !strcmp(handler, "ZipArchive")) {
+		bool keep_newer;
+		if ((res = mod_bool_arg(args, "keep_newer", false, &keep_newer)))
+			goto out;
+		zip_done = zip_unarchived(strbuf_str(&cr.out), args, zex, keep_newer, &res);
+		if (zip_done < 0)
+			goto out;
+		/* the members (Python's namelist) less the excludes, by fnmatch */
+		size_t at = 0;
+		for (char *n; (n = zline(strbuf_str(&cr.out), &at, "ZN=", NULL)); free(n)) {
+			bool skip = false;
+			json_array_foreach(zex, i, e)
+				skip = skip || !fnmatch(json_string_value(e), n, 0);
+			if (!skip)
+				json_array_append_new(files, json_string(n));
+		}
 	}
 	if (!handler || !*handler) {
+		struct strbuf m = STRBUF_INIT;
+		json_array_foreach(reasons, i, e)
+			strbuf_addf(&m, "%s%s", i ? "\n" : "", json_string_value(e));
 		res = res_fail("Failed to find handler for \"%s\". Make sure the required command to extract the "
-			       "file is installed.", node_src ? node_src : src);
+			       "file is installed.\n%s", node_src ? node_src : src, strbuf_str(&m));
+		strbuf_release(&m);
 		goto out;
 	}
 	res = json_object();
@@ -292,14 +639,14 @@ static json_t *unarchive_run(struct exec_ctx *x, json_t *args)
 		json_array_append_new(argv, json_string("-o"));
 		json_array_extend(argv, opts);
 		json_array_append_new(argv, json_string(node_src));
-		if (json_array_size(exclude)) {
+		if (json_array_size(zex)) {
 			json_array_append_new(argv, json_string("-x"));
-			json_array_extend(argv, exclude);
+			json_array_extend(argv, zex);
 		}
 		json_array_extend(argv, include);
 		json_array_append_new(argv, json_string("-d"));
 		json_array_append_new(argv, json_string(dest));
-		differs = true;
+		differs = !zip_done;
 	} else {
 		static const char *const names[][2] = {
 			{ "-z", "TgzArchive" }, { "", "TarArchive" }, { "-j", "TarBzipArchive" },
@@ -327,6 +674,13 @@ static json_t *unarchive_run(struct exec_ctx *x, json_t *args)
 	json_object_set_new(res, "handler", json_string(handler));
 	json_object_set_new(res, "dest", json_string(dest));
 	json_object_set_new(res, "src", json_string(node_src));
+	if (x->check_mode) {
+		/* zip only (tar skipped above): what is_unarchived found,
+		 * nothing extracted, no attribute applied */
+		changed = !zip_done;
+		conn_result_release(&xr);
+		goto result;
+	}
 	if (differs) {
 		if (mod_sh(x, c.buf, NULL, 0, &xr, &res) < 0) {
 			conn_result_release(&xr);
@@ -345,27 +699,6 @@ static json_t *unarchive_run(struct exec_ctx *x, json_t *args)
 		changed = true;
 	}
 	conn_result_release(&xr);
-	if (!strcmp(handler, "ZipArchive") && !json_array_size(files)) {
-		/* the members, for attributes and list_files */
-		strbuf_reset(&c);
-		strbuf_addstr(&c, "unzip -Z1 ");
-		sh_quote(&c, node_src);
-		conn_result_release(&cr);
-		conn_result_init(&cr);
-		if (mod_sh(x, c.buf, NULL, 0, &cr, &res) < 0)
-			goto out;
-		json_t *l = mod_splitlines(strbuf_str(&cr.out));
-		json_array_foreach(l, i, e) {
-			bool skip = false;
-			size_t j;
-			json_t *p;
-			json_array_foreach(exclude, j, p)
-				skip = skip || !fnmatch(json_string_value(p), json_string_value(e), 0);
-			if (!skip)
-				json_array_append(files, e);
-		}
-		json_decref(l);
-	}
 	if (owner || group || mode) {
 		/* every member, then each top directory, as Ansible's
 		 * set_fs_attributes_if_different */
@@ -396,6 +729,7 @@ static json_t *unarchive_run(struct exec_ctx *x, json_t *args)
 		}
 		json_decref(members);
 	}
+result:
 	json_object_set_new(res, "changed", json_boolean(changed));
 	if (list_files)
 		json_object_set(res, "files", files);
@@ -420,6 +754,8 @@ out:
 	strbuf_release(&data);
 	json_decref(opts);
 	json_decref(exclude);
+	json_decref(zex);
+	json_decref(reasons);
 	json_decref(include);
 	json_decref(files);
 	json_decref(argv);

@@ -18,6 +18,7 @@ normalizer's volatile ones.
 """
 import json
 import os
+import re
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..'))
@@ -83,9 +84,21 @@ def case_of(name):
     return name.split('.', 1)[0].split(' ', 1)[0]
 
 
+# the temporary file sysctl leaves beside a sysctl_file that is a
+# directory (the rename onto it fails): Ansible's name and imc's, whose
+# random part differs from run to run
+SYSCTL_TMP = re.compile(r'^(.*/)\.(?:ansible_m_sysctl_[a-z0-9_]{8}|imc_sysctl_[A-Za-z0-9]{8})\.conf$')
+
+
 def load(d, run):
     res = json.load(open(os.path.join(d, 'run%d.norm.json' % run)))
     tree = json.load(open(os.path.join(d, 'tree%d.json' % run)))
+    n = {}
+    for k in sorted(tree):
+        m = SYSCTL_TMP.match(k)
+        if m:
+            n[m.group(1)] = n.get(m.group(1), 0) + 1
+            tree['%s.<sysctl-tmp-%d>.conf' % (m.group(1), n[m.group(1)])] = tree.pop(k)
     return res, tree
 
 

@@ -572,7 +572,7 @@ def g_debug(c):
 # or on nothing at all; never on the machine's own settings
 NEW_MODULES = ['sysctl', 'mount', 'authorized_key', 'tempfile', 'unarchive', 'get_url', 'raw',
                'script', 'wait_for', 'include_vars', 'fail', 'ping', 'pause', 'set_stats',
-               'add_host', 'group_by', 'fetch']
+               'add_host', 'group_by', 'fetch', 'cron']
 
 SYSCTL_LINES = ['vm.swappiness = 10', 'vm.swappiness=60', '# comment', 'net.ipv4.ip_forward = 1',
                 'kernel.nonexistent_x = 3', '', '; semicolon comment', 'vm.swappiness = 10 ']
@@ -898,6 +898,53 @@ def g_fetch(c):
     c.add(kind, c.check({'fetch': args}))
 
 
+CRON_LINES = ['#Ansible: backup', '0 2 * * * root /usr/bin/backup.sh --all', 'PATH=/usr/bin:/bin',
+              '# a comment', '*/5 * * * * root /bin/true', '#Ansible: tick', 'MAILTO=root', '']
+
+
+def g_cron(c):
+    # Ansible's cron module wants a crontab command even for a cron file:
+    # a stub one in the case's bin/, first on the task's PATH
+    c.file('bin/crontab', '#!/bin/sh\nexit 0\n', 0o755)
+    kind = c.pick(['absent', 'file', 'file', 'empty'])
+    if kind == 'file':
+        c.file('cron.d/jobs', '\n'.join(c.pick(CRON_LINES) for _ in range(c.r.randint(1, 5))) + '\n')
+    elif kind == 'empty':
+        c.file('cron.d/jobs', '')
+    else:
+        c.dir('cron.d')
+    args = {'cron_file': c.d('cron.d/jobs')}
+    user = c.pick(['root', 'root', 'nobody', None])
+    if user:
+        args['user'] = user
+    name = c.pick(['backup', 'tick', 'new job', None])
+    if name:
+        args['name'] = name
+    state = c.pick([None, 'present', 'absent'])
+    if state:
+        args['state'] = state
+    if c.maybe(0.25):
+        args['env'] = True
+        args['name'] = c.pick(['PATH', 'MAILTO'])
+        if state != 'absent':
+            args['job'] = c.pick(['/usr/bin:/bin', 'root', ''])
+        if c.maybe(0.3):
+            args[c.pick(['insertafter', 'insertbefore'])] = c.pick(['PATH', 'MAILTO', 'NOPE'])
+    else:
+        if state != 'absent' or c.maybe(0.3):
+            args['job'] = c.pick(['/bin/true', '/usr/bin/backup.sh --all', 'echo "a b" > /dev/null'])
+        if c.maybe(0.15):
+            args['special_time'] = c.pick(['reboot', 'daily'])
+        for k, v in (('minute', ['0', '*/5', '30']), ('hour', ['2', '*']), ('weekday', ['1', '*'])):
+            if c.maybe(0.3):
+                args[k] = c.pick(v)
+        if c.maybe(0.2):
+            args['disabled'] = c.pick([True, False])
+    task = c.check({'cron': args})
+    task['environment'] = {'PATH': c.d('bin') + ':/usr/sbin:/usr/bin:/sbin:/bin'}
+    c.add(kind, task)
+
+
 GEN = {m: globals()['g_' + m] for m in MODULES + NEW_MODULES}
 
 
@@ -972,6 +1019,7 @@ def setup(bd, scratch):
 def archive(p, kind, members):
     """an archive of the given members, the same bytes at every setup
     (fixed times, owners and modes), so both tools extract alike"""
+    import gzip
     import io
     import tarfile
     import zipfile
@@ -982,7 +1030,8 @@ def archive(p, kind, members):
                 i.external_attr = ((0o40755 if m.endswith('/') else 0o100755 if m.endswith('.sh') else 0o100644) << 16)
                 z.writestr(i, '' if m.endswith('/') else m + '\n')
         return
-    with tarfile.open(p, 'w:gz' if kind == 'tgz' else 'w', format=tarfile.GNU_FORMAT) as t:
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode='w', format=tarfile.GNU_FORMAT) as t:
         for m in members:
             i = tarfile.TarInfo(m.rstrip('/'))
             i.mtime = 1577934246
@@ -994,6 +1043,13 @@ def archive(p, kind, members):
                 data = (m + '\n').encode()
                 i.size, i.mode = len(data), 0o755 if m.endswith('.sh') else 0o644
                 t.addfile(i, io.BytesIO(data))
+    with open(p, 'wb') as f:
+        if kind == 'tgz':
+            # gzip's header holds a time, which tarfile sets to now: 0 here
+            with gzip.GzipFile(fileobj=f, mode='wb', mtime=0) as g:
+                g.write(buf.getvalue())
+        else:
+            f.write(buf.getvalue())
 
 
 def main(argv):
