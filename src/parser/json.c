@@ -304,21 +304,21 @@ static void read_feature(struct reader *R, struct radl_body *b, const char *key,
 		rerr(R, "'%s' is negative: RADL numbers never are", key);
 		return;
 	}
+	/* 'p_min': p >= v, unless p cannot be a feature's name ('ansible_min',
+	 * 'ansible' being a keyword): then it is the feature 'ansible_min',
+	 * as 'ansible_min = 3' in RADL text is */
+	bool bound = false;
 	if (json_is_number(v) && (ends_with(key, n, "_min") || ends_with(key, n, "_max"))) {
 		char *base = xstrndup(key, n - 4);
-		bool ok = radl_is_name(base);
+		bound = radl_is_name(base);
 		free(base);
-		if (!ok) {
-			rerr(R, "'%s' cannot be a RADL feature name", key);
-			return;
-		}
 	}
 	struct radl_feature *f = radl_body_add(b);
 	f->cmp = RADL_EQ;
-	if (json_is_number(v) && ends_with(key, n, "_min")) {
+	if (bound && ends_with(key, n, "_min")) {
 		f->name = xstrndup(key, n - 4);
 		f->cmp = RADL_GE;
-	} else if (json_is_number(v) && ends_with(key, n, "_max")) {
+	} else if (bound && ends_with(key, n, "_max")) {
 		f->name = xstrndup(key, n - 4);
 		f->cmp = RADL_LE;
 	} else {

@@ -230,12 +230,12 @@ static int cmp_strp(const void *a, const void *b)
 /* The names in dir, sorted; NULL when it cannot be read. */
 static char **list_dir(const char *dir, size_t *n)
 {
+	*n = 0;
 	DIR *dp = opendir(dir);
 	if (!dp)
 		return NULL;
 	char **v = NULL;
 	size_t cap = 0;
-	*n = 0;
 	struct dirent *de;
 	while ((de = readdir(dp))) {
 		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
