@@ -228,14 +228,14 @@ static char *ask_password(const char *prompt, char **err)
 		/* the password is read: a lost newline on the terminal is harmless */
 	}
 	close(fd);
+	const char *text = strbuf_str(&sb);
 	size_t s = 0, n = sb.len;
-	while (s < n && strchr(" \t\r\v\f", sb.buf[s]))
+	while (s < n && strchr(" \t\r\v\f", text[s]))
 		s++;
-	while (n > s && strchr(" \t\r\v\f", sb.buf[n - 1]))
+	while (n > s && strchr(" \t\r\v\f", text[n - 1]))
 		n--;
-	char *pw = n > s ? xstrndup(sb.buf + s, n - s) : NULL;
-	if (sb.buf)
-		vault_wipe(sb.buf, sb.len);
+	char *pw = n > s ? xstrndup(text + s, n - s) : NULL;
+	vault_wipe(sb.buf, sb.len);
 	strbuf_release(&sb);
 	if (!pw)
 		*err = xstrdup(r == 0 && !n ? "EOFError (ctrl-d) on prompt for the vault password"
