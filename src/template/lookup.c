@@ -28,6 +28,7 @@
 #include "util/diag.h"
 #include "util/log.h"
 #include "util/strbuf.h"
+#include "util/vault.h"
 #include "util/xalloc.h"
 #include "util/banned.h"
 
@@ -384,14 +385,34 @@ LOOKUP_FN(file)
 		char *path = ev_find_file(ev, name);
 		size_t len = 0;
 		char *text = path ? read_whole(path, &len) : NULL;
-		free(path);
 		if (!text) {
 			json_decref(r);
 			lerr(ev, pos, "could not locate file in lookup: %s", name);
+			free(path);
 			free(name);
 			return NULL;
 		}
 		free(name);
+		/* Ansible's loader decrypts a vault-encrypted file for the lookup */
+		if (vault_is_encrypted(text, len)) {
+			char *plain = NULL, *err = NULL;
+			size_t np = 0;
+			int vrc = vault_decrypt(text, len, path, &plain, &np, &err);
+			free(text);
+			if (vrc < 0) {
+				json_decref(r);
+				lerr(ev, pos, "%s", err);
+				free(err);
+				free(path);
+				return NULL;
+			}
+			text = xmalloc(np + 1);
+			memcpy(text, plain, np);
+			text[np] = 0;
+			len = np;
+			vault_free_plain(plain, np);
+		}
+		free(path);
 		size_t a = 0, b = len;
 		if (rstrip)
 			while (b > 0 && isspace((unsigned char)text[b - 1]))
