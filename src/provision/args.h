@@ -18,6 +18,10 @@ json_t *args_parse_kv(const char *s, bool free_form, struct diag *d);
 json_t *args_shlex(const char *s);
 /* Option coercion helpers. */
 bool args_bool(json_t *v, bool dflt);
+/* Ansible's isidentifier (a variable name set_fact and set_stats accept):
+ * a Python identifier (a byte past ASCII taken as a letter Python would
+ * accept) that is no Python keyword, nor True, False or None. */
+bool args_identifier(const char *s);
 bool args_is_bool(json_t *v);
 const char *args_str(json_t *args, const char *key);      /* borrowed; NULL when absent */
 char *args_strdup(json_t *args, const char *key);          /* stringified copy or NULL */

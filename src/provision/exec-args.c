@@ -530,3 +530,22 @@ void args_pystr(struct strbuf *sb, json_t *v)
 	}
 	}
 }
+
+bool args_identifier(const char *s)
+{
+	static const char *const kw[] = {
+		"False", "None", "True", "and", "as", "assert", "async", "await", "break", "class",
+		"continue", "def", "del", "elif", "else", "except", "finally", "for", "from", "global",
+		"if", "import", "in", "is", "lambda", "nonlocal", "not", "or", "pass", "raise",
+		"return", "try", "while", "with", "yield", NULL,
+	};
+	if (!*s || isdigit((unsigned char)*s))
+		return false;
+	for (const char *p = s; *p; p++)
+		if (!isalnum((unsigned char)*p) && *p != '_' && !((unsigned char)*p & 0x80))
+			return false;
+	for (const char *const *k = kw; *k; k++)
+		if (!strcmp(s, *k))
+			return false;
+	return true;
+}

@@ -10,7 +10,7 @@
 # (filter_mathstuff "Verify unique"); Ansible's own filter errors in their
 # words; registered results read through hostvars stay data; the role
 # name variables (special_vars); role variables and include params in
-# Ansible's precedence (var_precedence).
+# Ansible's precedence (var_precedence); set_fact's templated names.
 . "$top_srcdir/tests/cli/lib.sh"
 
 # ---- hostvars (target handlers: inventory.handlers sets
@@ -277,5 +277,31 @@ cat >"$TMPD/vp/p.yml" <<'EOY'
 EOY
 expect_exit 0 "role variables and include params take Ansible's precedence" -- \
 	"$IMC" play --no-fallback -c local -i localhost "$TMPD/vp/p.yml"
+
+# ---- set_fact templates each name and refuses one that is no identifier
+# (loops: `set_fact: "{{ item.key }}={{ ... }}"`; imc set a fact named
+# by the raw text)
+cat >"$TMPD/sf.yml" <<'EOY'
+- hosts: localhost
+  gather_facts: no
+  tasks:
+    - set_fact: "{{ item.key }}={{ item.value }}"
+      with_dict:
+        foo: bar
+    - set_fact:
+        "{{ 'b' ~ 'az' }}": 1
+    - set_fact:
+        "{{ '1x' }}": 1
+      ignore_errors: true
+      register: bad
+    - assert:
+        that:
+          - foo == 'bar'
+          - baz == 1
+          - bad is failed
+          - "bad.msg == \"The variable name '1x' is not valid. Variables must start with a letter or underscore character, and contain only letters, numbers and underscores.\""
+EOY
+expect_exit 0 "set_fact templates its names" -- \
+	"$IMC" play --no-fallback -c local -i localhost "$TMPD/sf.yml"
 
 done_testing

@@ -14,26 +14,6 @@
 #include "provision/module.h"
 #include "util/banned.h"
 
-/* A Python identifier that is not a keyword (Ansible's isidentifier). */
-static bool is_identifier(const char *s)
-{
-	static const char *const kw[] = {
-		"False", "None", "True", "and", "as", "assert", "async", "await", "break", "class",
-		"continue", "def", "del", "elif", "else", "except", "finally", "for", "from",
-		"global", "if", "import", "in", "is", "lambda", "nonlocal", "not", "or", "pass",
-		"raise", "return", "try", "while", "with", "yield", NULL,
-	};
-	if (!*s || isdigit((unsigned char)*s))
-		return false;
-	for (const char *p = s; *p; p++)
-		if (!isalnum((unsigned char)*p) && *p != '_')
-			return false;
-	for (const char *const *k = kw; *k; k++)
-		if (!strcmp(s, *k))
-			return false;
-	return true;
-}
-
 /* Ansible's non-strict boolean: only 1 among numbers is true. */
 static bool loose_bool(json_t *v)
 {
@@ -57,7 +37,7 @@ static json_t *set_stats_run(struct exec_ctx *x, json_t *args)
 	if (data && !json_is_object(data))
 		return res_fail("The 'data' option needs to be a dictionary/hash");
 	json_object_foreach(data, k, v)
-		if (!is_identifier(k))
+		if (!args_identifier(k))
 			return res_fail("The variable name '%s' is not valid. Variables must start with a letter or underscore character, and contain only letters, numbers and underscores.", k);
 	json_t *ph = json_object_get(args, "per_host"), *ag = json_object_get(args, "aggregate");
 	json_t *stats = json_pack("{s:o, s:b, s:b}", "data", data ? json_incref(data) : json_object(),
