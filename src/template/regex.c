@@ -1,9 +1,11 @@
 /* regex.c: regular expressions with Python `re` semantics on top of PCRE2,
  * for the regex filters (filters-regex.c), the match/search/regex tests
  * (tests.c) and to_datetime's parser (filters-datetime.c). Patterns are
- * compiled once and kept in a small mutex-protected cache, because recipes
- * evaluate the same `when: x is search('...')` on every host and loop
- * item. */
+ * compiled once and kept in a small cache, because recipes evaluate the
+ * same `when: x is search('...')` on every host and loop item. The cache
+ * is per thread: a full one is emptied, codes and all, which is safe only
+ * because no other thread can be using them (and no caller keeps a code
+ * across another regex_get); a thread's cache goes with the thread. */
 #include "config.h"
 
 #define PCRE2_CODE_UNIT_WIDTH 8
@@ -27,9 +29,54 @@ struct rx_entry {
 	struct rx_entry *next;
 };
 
-static pthread_mutex_t rx_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct rx_entry *rx_cache[CACHE_SLOTS];
-static size_t rx_count;
+struct rx_cache {
+	struct rx_entry *slot[CACHE_SLOTS];
+	size_t count;
+};
+
+static pthread_key_t rx_key;
+static pthread_once_t rx_once = PTHREAD_ONCE_INIT;
+/* the key finds the cache for its destructor; this, faster, for lookups */
+static __thread struct rx_cache *rx_tl;
+
+static void rx_clear(struct rx_cache *c)
+{
+	for (size_t i = 0; i < CACHE_SLOTS; i++) {
+		struct rx_entry *e = c->slot[i];
+		while (e) {
+			struct rx_entry *nx = e->next;
+			free(e->pat);
+			pcre2_code_free(e->code);
+			free(e);
+			e = nx;
+		}
+		c->slot[i] = NULL;
+	}
+	c->count = 0;
+}
+
+static void rx_cache_free(void *p)
+{
+	rx_clear(p);
+	free(p);
+}
+
+static void rx_key_make(void)
+{
+	if (pthread_key_create(&rx_key, rx_cache_free) != 0)
+		abort(); /* out of keys: a build error, not a run-time state */
+}
+
+/* This thread's cache, made at its first use. */
+static struct rx_cache *rx_mine(void)
+{
+	if (!rx_tl) {
+		pthread_once(&rx_once, rx_key_make);
+		rx_tl = xcalloc(1, sizeof(*rx_tl));
+		pthread_setspecific(rx_key, rx_tl);
+	}
+	return rx_tl;
+}
 
 static unsigned hash_str(const char *s, int flags)
 {
@@ -82,17 +129,11 @@ char *regex_error(const char *pat)
 
 const pcre2_code *regex_get(struct ev *ev, const char *pat, int flags, size_t pos)
 {
+	struct rx_cache *c = rx_mine();
 	unsigned h = hash_str(pat, flags) % CACHE_SLOTS;
-	pcre2_code *code = NULL;
-	pthread_mutex_lock(&rx_lock);
-	for (struct rx_entry *e = rx_cache[h]; e; e = e->next)
-		if (e->flags == flags && !strcmp(e->pat, pat)) {
-			code = e->code;
-			break;
-		}
-	pthread_mutex_unlock(&rx_lock);
-	if (code)
-		return code;
+	for (struct rx_entry *e = c->slot[h]; e; e = e->next)
+		if (e->flags == flags && !strcmp(e->pat, pat))
+			return e->code;
 	uint32_t opts = PCRE2_UTF | PCRE2_UCP;
 	/* flag 4: for subjects known to be valid UTF-8, matched with
 	 * PCRE2_NO_UTF_CHECK (see loop_code) */
@@ -105,7 +146,7 @@ const pcre2_code *regex_get(struct ev *ev, const char *pat, int flags, size_t po
 	int err;
 	PCRE2_SIZE off;
 	char *tp = translate(pat);
-	code = pcre2_compile((PCRE2_SPTR)tp, PCRE2_ZERO_TERMINATED, opts, &err, &off, NULL);
+	pcre2_code *code = pcre2_compile((PCRE2_SPTR)tp, PCRE2_ZERO_TERMINATED, opts, &err, &off, NULL);
 	free(tp);
 	if (!code) {
 		PCRE2_UCHAR msg[256];
@@ -113,31 +154,15 @@ const pcre2_code *regex_get(struct ev *ev, const char *pat, int flags, size_t po
 		ev_error(ev, TMPL_ERR_TYPE, pos, "invalid regular expression '%s': %s at position %zu", pat, (char *)msg, (size_t)off);
 		return NULL;
 	}
-	pthread_mutex_lock(&rx_lock);
-	if (rx_count >= 1024) {
-		/* Full: drop everything. Codes handed out earlier stay valid
-		 * because they are never freed (a bounded leak by design). */
-		for (size_t i = 0; i < CACHE_SLOTS; i++) {
-			struct rx_entry *e = rx_cache[i];
-			while (e) {
-				struct rx_entry *nx = e->next;
-				free(e->pat);
-				/* e->code intentionally kept: another thread may use it */
-				free(e);
-				e = nx;
-			}
-			rx_cache[i] = NULL;
-		}
-		rx_count = 0;
-	}
+	if (c->count >= 1024)
+		rx_clear(c);
 	struct rx_entry *e = xcalloc(1, sizeof(*e));
 	e->pat = xstrdup(pat);
 	e->flags = flags;
 	e->code = code;
-	e->next = rx_cache[h];
-	rx_cache[h] = e;
-	rx_count++;
-	pthread_mutex_unlock(&rx_lock);
+	e->next = c->slot[h];
+	c->slot[h] = e;
+	c->count++;
 	return code;
 }
 
