@@ -71,9 +71,12 @@ void conn_memo_keep(struct task_conn *c, const char *path, const void *data, siz
 	if (len <= MEMO_MAX_BYTES) {
 		s->path = xstrdup(path);
 		s->data = xmalloc(len + 1);
-		memcpy(s->data, data, len);
+		/* an empty file's contents may come as NULL */
+		if (len)
+			memcpy(s->data, data, len);
+		s->data[len] = 0;
 		s->len = len;
-		hash_sha1_hex(data, len, s->sum);
+		hash_sha1_hex(s->data, len, s->sum);
 		s->used = ++m->clock;
 	}
 	pthread_mutex_unlock(&memo_lock);
