@@ -18,7 +18,8 @@ json_t *args_parse_kv(const char *s, bool free_form, struct diag *d);
 json_t *args_shlex(const char *s);
 /* Option coercion helpers. */
 bool args_bool(json_t *v, bool dflt);
-/* Ansible's isidentifier (a variable name set_fact and set_stats accept):
+/* Ansible's isidentifier (a variable name set_fact, set_stats and a
+ * task's register accept):
  * a Python identifier (a byte past ASCII taken as a letter Python would
  * accept) that is no Python keyword, nor True, False or None. */
 bool args_identifier(const char *s);

@@ -635,28 +635,6 @@ bad:
 	return -1;
 }
 
-/* Ansible's isidentifier: a Python identifier (a byte past ASCII is taken
- * as the letter Python would accept) that is no Python keyword, nor
- * True, False or None. */
-static bool py_identifier(const char *s)
-{
-	static const char *const kw[] = {
-		"False", "None", "True", "and", "as", "assert", "async", "await", "break", "class",
-		"continue", "def", "del", "elif", "else", "except", "finally", "for", "from", "global",
-		"if", "import", "in", "is", "lambda", "nonlocal", "not", "or", "pass", "raise",
-		"return", "try", "while", "with", "yield", NULL,
-	};
-	if (!*s || isdigit((unsigned char)*s))
-		return false;
-	for (const char *p = s; *p; p++)
-		if (!isalnum((unsigned char)*p) && *p != '_' && !((unsigned char)*p & 0x80))
-			return false;
-	for (const char *const *k = kw; *k; k++)
-		if (!strcmp(s, *k))
-			return false;
-	return true;
-}
-
 static struct ptask *parse_task(struct task_playbook *pb, json_t *raw, const struct yaml_doc *ydoc,
 				const char *file, const char *dir, struct task_role *role,
 				struct ptask *parent, bool handler, struct diag *d)
@@ -682,7 +660,7 @@ static struct ptask *parse_task(struct task_playbook *pb, json_t *raw, const str
 		char *name = json_is_string(reg) ? xstrdup(json_string_value(reg))
 			     : json_is_integer(reg) ? xasprintf("%lld", (long long)json_integer_value(reg))
 			     : NULL;
-		if (!name || !py_identifier(name)) {
+		if (!name || !args_identifier(name)) {
 			diag_error(d, IMC_EXIT_DATAERR, &loc, "Invalid variable name in 'register' specified: '%s'",
 				   name ? name : "(not a string)");
 			free(name);
