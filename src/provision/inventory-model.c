@@ -154,35 +154,24 @@ static bool parse_int(const char *s, long *v)
 	return *end == 0;
 }
 
-static int expand_range(const char *name, json_t *out, const struct src_loc *loc, struct diag *d,
-			int depth);
+/* One [BEG:END[:STEP]] of a host pattern: where it stands, and its values
+ * (numbers, zero-padded to width when BEG is; or single letters). */
+struct host_range {
+	size_t head;	  /* offset of its '[' in the pattern */
+	const char *tail; /* the text after its ']' */
+	const char *letter; /* its first letter, or NULL for numbers */
+	long first, step, count;
+	int width;
+};
 
-/* One value of a range put into pattern: host expanded further while it
- * has a '[', else added to out; refused past MAX_RANGE_HOSTS in all, so
- * that ranges multiplied together ("[a:z][a:z][a:z]...") stay bounded. */
-static int expand_one(const char *host, const char *pattern, json_t *out, const struct src_loc *loc,
-		      struct diag *d, int depth)
+/* The first range of text (a pattern's tail after the ranges before it),
+ * as Ansible's expand_hostname_range reads it, with its errors. */
+static int parse_range(const char *text, const char *pattern, struct host_range *r,
+		       const struct src_loc *loc, struct diag *d)
 {
-	if (strchr(host, '['))
-		return expand_range(host, out, loc, d, depth + 1);
-	if (json_array_size(out) >= MAX_RANGE_HOSTS) {
-		diag_error(d, IMC_EXIT_DATAERR, loc, "host range '%s' has more than %d hosts", pattern,
-			   MAX_RANGE_HOSTS);
-		return -1;
-	}
-	json_array_append_new(out, json_string(host));
-	return 0;
-}
-
-/* Ansible's expand_hostname_range: the first [BEG:END[:STEP]] of name
- * expanded (numbers, zero-padded when BEG is; or single letters), each
- * result expanded again while it has a '['. */
-static int expand_range(const char *name, json_t *out, const struct src_loc *loc, struct diag *d,
-			int depth)
-{
-	const char *lb = strchr(name, '['), *rb = lb ? strchr(lb, ']') : NULL;
-	if (!lb || !rb || depth > 8) {
-		diag_error(d, IMC_EXIT_DATAERR, loc, "invalid host range in '%s'", name);
+	const char *lb = strchr(text, '['), *rb = strchr(lb, ']');
+	if (!rb) {
+		diag_error(d, IMC_EXIT_DATAERR, loc, "invalid host range in '%s'", pattern);
 		return -1;
 	}
 	char *inner = xstrndup(lb + 1, (size_t)(rb - lb - 1));
@@ -196,65 +185,118 @@ static int expand_range(const char *name, json_t *out, const struct src_loc *loc
 		*c = 0;
 	}
 	int rc = -1;
-	if (np != 2 && np != 3) {
-		diag_error(d, IMC_EXIT_DATAERR, loc, "host range must be begin:end or begin:end:step ('%s')",
-			   name);
-		goto out;
+	const char *beg = parts[0] && *parts[0] ? parts[0] : "0", *end = parts[1];
+	long b, e;
+	r->tail = rb + 1;
+	r->step = 1;
+	r->width = 0;
+	r->letter = NULL;
+	if (np != 2 && np != 3)
+		diag_error(d, IMC_EXIT_DATAERR, loc,
+			   "host range must be begin:end or begin:end:step ('%s')", pattern);
+	else if (!*end)
+		diag_error(d, IMC_EXIT_DATAERR, loc, "host range must specify end value ('%s')",
+			   pattern);
+	else if (np == 3 && (!parse_int(parts[2], &r->step) || r->step <= 0))
+		diag_error(d, IMC_EXIT_DATAERR, loc, "invalid host range step in '%s'", pattern);
+	else if (beg[0] == '0' && strlen(beg) > 1 && strlen(end) != strlen(beg))
+		diag_error(d, IMC_EXIT_DATAERR, loc,
+			   "host range must specify equal-length begin and end formats ('%s')",
+			   pattern);
+	else {
+		const char *lbp = strlen(beg) == 1 ? strchr(letters, beg[0]) : NULL;
+		const char *lep = strlen(end) == 1 ? strchr(letters, end[0]) : NULL;
+		if (beg[0] == '0' && strlen(beg) > 1)
+			r->width = (int)strlen(beg);
+		if (lbp && lep) {
+			if (lbp > lep)
+				diag_error(d, IMC_EXIT_DATAERR, loc,
+					   "host range must have begin <= end ('%s')", pattern);
+			else {
+				r->letter = lbp;
+				r->first = 0;
+				r->count = (lep - lbp) / r->step + 1;
+				rc = 0;
+			}
+		} else if (parse_int(beg, &b) && parse_int(end, &e)) {
+			r->first = b;
+			/* Python's range(b, e + 1, step): empty when e < b */
+			r->count = e < b ? 0 : (long)(((unsigned long)e - (unsigned long)b) /
+						      (unsigned long)r->step) + 1;
+			rc = 0;
+		} else
+			diag_error(d, IMC_EXIT_DATAERR, loc, "invalid host range '[%s:%s]' in '%s'",
+				   beg, end, pattern);
 	}
-	const char *beg = *parts[0] ? parts[0] : "0", *end = parts[1];
-	long step = 1;
-	if (!*end) {
-		diag_error(d, IMC_EXIT_DATAERR, loc, "host range must specify end value ('%s')", name);
-		goto out;
-	}
-	if (np == 3 && (!parse_int(parts[2], &step) || step <= 0)) {
-		diag_error(d, IMC_EXIT_DATAERR, loc, "invalid host range step in '%s'", name);
-		goto out;
-	}
-	int width = 0;
-	if (beg[0] == '0' && strlen(beg) > 1) {
-		width = (int)strlen(beg);
-		if (strlen(end) != strlen(beg)) {
-			diag_error(d, IMC_EXIT_DATAERR, loc,
-				   "host range must specify equal-length begin and end formats ('%s')", name);
+	r->head = (size_t)(lb - text);
+	free(inner);
+	return rc;
+}
+
+/* Ansible's expand_hostname_range: the first range of the pattern
+ * expanded, and each result expanded again while it has a '['. Every
+ * result of a range has the same later ranges, so they are read once, left
+ * to right, as Ansible meets them: the first bad one is the error, an empty
+ * one makes the whole expansion empty (Ansible never reads past it), and
+ * the product of their sizes is checked against MAX_RANGE_HOSTS before any
+ * host is made (an empty range after "[1:2000][1:2000]" would otherwise
+ * cost 4·10^6 expansions for nothing). The hosts come in Ansible's order:
+ * the last range varies fastest. */
+static int expand_range(const char *pattern, json_t *out, const struct src_loc *loc,
+			struct diag *d)
+{
+	struct host_range *r = NULL;
+	size_t n = 0, cap = 0;
+	double total = 1;
+	int rc = 0;
+	for (const char *rest = pattern; strchr(rest, '['); rest = r[n++].tail) {
+		if (n == cap) {
+			cap = cap ? 2 * cap : 4;
+			r = xreallocarray(r, cap, sizeof(*r));
+		}
+		if (parse_range(rest, pattern, &r[n], loc, d) < 0) {
+			rc = -1;
 			goto out;
 		}
+		if (r[n].count == 0)
+			goto out;
+		total *= (double)r[n].count;
 	}
-	struct strbuf sb = STRBUF_INIT;
-	const char *tail = rb + 1;
-	int head = (int)(lb - name);
-	long b, e;
-	const char *lbp = strlen(beg) == 1 ? strchr(letters, beg[0]) : NULL;
-	const char *lep = strlen(end) == 1 ? strchr(letters, end[0]) : NULL;
-	rc = 0;
-	if (lbp && lep && *beg && *end) {
-		if (lbp > lep) {
-			diag_error(d, IMC_EXIT_DATAERR, loc, "host range must have begin <= end ('%s')", name);
-			rc = -1;
-		}
-		for (const char *c = lbp; !rc && c <= lep; c += step) {
-			strbuf_reset(&sb);
-			strbuf_addf(&sb, "%.*s%c%s", head, name, *c, tail);
-			rc = expand_one(sb.buf, name, out, loc, d, depth);
-		}
-	} else if (parse_int(beg, &b) && parse_int(end, &e)) {
-		if (e >= b && (e - b) / step >= MAX_RANGE_HOSTS) {
-			diag_error(d, IMC_EXIT_DATAERR, loc, "host range '%s' has more than %d hosts", name,
-				   MAX_RANGE_HOSTS);
-			rc = -1;
-		}
-		for (long i = b; !rc && i <= e; i += step) {
-			strbuf_reset(&sb);
-			strbuf_addf(&sb, "%.*s%0*ld%s", head, name, width, i, tail);
-			rc = expand_one(sb.buf, name, out, loc, d, depth);
-		}
-	} else {
-		diag_error(d, IMC_EXIT_DATAERR, loc, "invalid host range '[%s:%s]' in '%s'", beg, end, name);
+	if (total > MAX_RANGE_HOSTS) {
+		diag_error(d, IMC_EXIT_DATAERR, loc, "host range '%s' has more than %d hosts", pattern,
+			   MAX_RANGE_HOSTS);
 		rc = -1;
+		goto out;
+	}
+	long *at = xcalloc(n, sizeof(*at));
+	struct strbuf sb = STRBUF_INIT;
+	for (;;) {
+		strbuf_reset(&sb);
+		const char *text = pattern;
+		for (size_t i = 0; i < n; i++) {
+			strbuf_add(&sb, text, r[i].head);
+			/* in unsigned arithmetic: first + at·step stays within
+			 * [BEG, END], but at·step alone can pass LONG_MAX */
+			long v = (long)((unsigned long)r[i].first +
+					(unsigned long)at[i] * (unsigned long)r[i].step);
+			if (r[i].letter)
+				strbuf_addch(&sb, r[i].letter[v]);
+			else
+				strbuf_addf(&sb, "%0*ld", r[i].width, v);
+			text = r[i].tail;
+		}
+		strbuf_addstr(&sb, text);
+		json_array_append_new(out, json_string(sb.buf));
+		size_t i = n;
+		while (i > 0 && ++at[i - 1] == r[i - 1].count)
+			at[--i] = 0;
+		if (i == 0)
+			break;
 	}
 	strbuf_release(&sb);
+	free(at);
 out:
-	free(inner);
+	free(r);
 	return rc;
 }
 
@@ -329,7 +371,7 @@ int inv_expand_hosts(const char *pattern, json_t *names, int *port, const struct
 		goto out;
 	}
 	if (colons <= 1 && strchr(host, '['))
-		rc = expand_range(host, names, loc, d, 0);
+		rc = expand_range(host, names, loc, d);
 	else {
 		json_array_append_new(names, json_string(host));
 		rc = 0;

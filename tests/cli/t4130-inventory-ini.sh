@@ -83,6 +83,17 @@ expect_exit 0 "--list-hosts takes its hosts from the file" -- \
 	"$IMC" play --no-fallback -i "$D/inventory" -c local --list-hosts "$D/play.yml"
 expect_grep "hosts \(5\)" "$TMPD/out" "... servers:!dbs is five hosts"
 
+# ranges as ansible-inventory 2.14 lists them: any number of ranges in a
+# name (ten here), an empty one making the whole name empty, letters and
+# steps, the last range varying fastest
+printf 'h[1:1][1:1][1:1][1:1][1:1][1:1][1:1][1:1][1:1][1:1]\ne[1:3][5:1]x\nw[a:c][01:02]\n[g]\nz[0:4:2]-[b:d:2]\n' >"$D/ranges.ini"
+printf -- '- hosts: all\n  gather_facts: false\n  tasks: []\n' >"$D/all.yml"
+expect_exit 0 "an inventory of ranges" -- \
+	"$IMC" play --no-fallback -i "$D/ranges.ini" -c local --list-hosts "$D/all.yml"
+sed -n 's/^ *\([a-z][0-9a-z-]*\)$/\1/p' "$TMPD/out" | tr '\n' ' ' >"$D/range-hosts"
+expect_grep '^h1111111111 wa01 wa02 wb01 wb02 wc01 wc02 z0-b z0-d z2-b z2-d z4-b z4-d $' "$D/range-hosts" \
+	"... its hosts as Ansible expands them"
+
 # host variables choose the connection: a host with none is an SSH one
 # (Ansible's default), which needs a key; -c local covers it
 printf 'lone\n' >"$D/ssh.ini"
