@@ -19,9 +19,11 @@
 /* No inventory range expands to more hosts than this (a typo such as
  * [0:99999999] would otherwise exhaust memory). The fuzz build's cap is
  * smaller: 10^5 hosts take about a minute under ASan, which libFuzzer
- * would count as a hang. */
+ * would count as a hang, and with 2,000 the inputs that reach the cap made
+ * fuzz-inventory 2.6 times slower in CPU (30,000 runs from its corpus: 13 s
+ * against 5 s at 200) while reaching no code 200 does not. */
 #ifdef FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION
-#define MAX_RANGE_HOSTS 2000
+#define MAX_RANGE_HOSTS 200
 #else
 #define MAX_RANGE_HOSTS 100000
 #endif
