@@ -220,15 +220,16 @@ int local_sshd_prepare(struct local_ctx *c, const struct local_vm *vm, struct di
 	free(ak);
 	if (r < 0 || write_config(c, vm, d) < 0)
 		return -1;
-	if (vm->mode == LOCAL_NETNS) {
-		if (write_etc(c, vm, d) < 0)
-			return -1;
-		/* sshd's privilege separation directory (Debian's unit makes it) */
-		if (mkdir("/run/sshd", 0755) < 0 && errno != EEXIST) {
-			diag_error(d, IMC_EXIT_IOERR, NULL, "cannot create /run/sshd: %s",
-				   strerror(errno));
-			return -1;
-		}
+	if (vm->mode == LOCAL_NETNS && write_etc(c, vm, d) < 0)
+		return -1;
+	/* sshd run by root, in any mode, refuses to start without its
+	 * privilege separation directory, which Debian's service unit makes
+	 * when it starts the machine's own sshd: on a machine where that never
+	 * ran (openssh-server just installed, no systemd) there is none, and
+	 * every VM failed ("Missing privilege separation directory") */
+	if (geteuid() == 0 && mkdir("/run/sshd", 0755) < 0 && errno != EEXIST) {
+		diag_error(d, IMC_EXIT_IOERR, NULL, "cannot create /run/sshd: %s", strerror(errno));
+		return -1;
 	}
 	return 0;
 }

@@ -37,6 +37,20 @@ expect_exit 0 "keygen" -- "$DRIVE" -c local -H "$IMC_HOME" -i "$ID" keygen
 expect_exit 69 "create without an sshd fails" -- env IMC_LOCAL_SSHD=/nonexistent/sshd \
 	"$DRIVE" -c local -H "$IMC_HOME" -i "$ID" vm:1:node host:1:x nics:1:pub create
 expect_grep "needs OpenSSH's sshd \\(Debian package 'openssh-server'\\)" "$TMPD/err" "the error names the missing package"
+# a machine whose own sshd never ran has no /run/sshd, which an sshd run
+# by root needs: imc makes it. An empty /run in a mount namespace of this
+# test stands for that machine (every VM failed there before).
+ID0=$(cat /proc/sys/kernel/random/uuid)
+expect_exit 0 "a VM on a machine without /run/sshd" -- unshare -m --propagation private sh -c '
+	mount -t tmpfs imc-t3003 /run || exit 1
+	"$0" -c local -H "$1" -i "$2" keygen >/dev/null &&
+		"$0" -c local -H "$1" -i "$2" net:pub:public vm:1:node host:1:lone nics:1:pub create
+	rc=$?
+	test -d /run/sshd || { echo "no /run/sshd"; rc=1; }
+	"$0" -c local -H "$1" -i "$2" cleanup >/dev/null
+	exit $rc' "$DRIVE" "$IMC_HOME" "$ID0"
+expect_grep '^created 1/1 ' "$TMPD/out" "... its sshd started"
+
 expect_exit 0 "create 3 rootless VMs" -- "$DRIVE" -c local -H "$IMC_HOME" -i "$ID" \
 	net:pub:public net:priv vm:1:node host:1:front nics:1:pub,priv \
 	vm:2:node host:2:back nics:2:priv vm:3:node host:3:web nics:3:pub create
