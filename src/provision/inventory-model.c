@@ -8,6 +8,7 @@
 #include "config.h"
 
 #include <ctype.h>
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -152,8 +153,11 @@ static bool parse_int(const char *s, long *v)
 		p++;
 	if (!all_digits(p))
 		return false;
+	/* a number past a long is refused, not clamped: Python's int has no
+	 * bound, so a clamped value would silently name another host */
+	errno = 0;
 	*v = strtol(s, &end, 10);
-	return *end == 0;
+	return *end == 0 && errno != ERANGE;
 }
 
 /* One [BEG:END[:STEP]] of a host pattern: where it stands, and its values
@@ -222,9 +226,12 @@ static int parse_range(const char *text, const char *pattern, struct host_range 
 			}
 		} else if (parse_int(beg, &b) && parse_int(end, &e)) {
 			r->first = b;
-			/* Python's range(b, e + 1, step): empty when e < b */
-			r->count = e < b ? 0 : (long)(((unsigned long)e - (unsigned long)b) /
-						      (unsigned long)r->step) + 1;
+			/* Python's range(b, e + 1, step): empty when e < b; past the
+			 * cap, its size only needs to say so (e - b can pass a long) */
+			unsigned long span = ((unsigned long)e - (unsigned long)b) /
+					     (unsigned long)r->step;
+			r->count = e < b ? 0 : span >= MAX_RANGE_HOSTS ? MAX_RANGE_HOSTS + 1
+								      : (long)span + 1;
 			rc = 0;
 		} else
 			diag_error(d, IMC_EXIT_DATAERR, loc, "invalid host range '[%s:%s]' in '%s'",
