@@ -400,7 +400,7 @@ static int vars_tree(const char *dir, json_t *into, int depth, struct diag *d)
 static int vars_subdir(const char *dir, const char *sub, json_t *out, struct diag *d)
 {
 	char *vd = xasprintf("%s/%s", dir, sub);
-	size_t n;
+	size_t n = 0;
 	char **names = is_dir(vd) ? list_dir(vd, &n) : NULL;
 	int rc = 0;
 	json_t *prio = json_object();
