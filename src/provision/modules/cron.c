@@ -8,7 +8,8 @@
  * reports them, including its quirks: an unmarked line equal to the job
  * gets the marker inserted before it, and a file not ending in a newline
  * is always rewritten; and, as Ansible's module, it fails when the node
- * has no crontab command. A user's crontab (no cron_file) goes through the
+ * has no crontab command. Check mode reports the same and writes
+ * nothing. A user's crontab (no cron_file) goes through the
  * crontab command and backup through a temporary file: neither is
  * implemented, and both are refused when the play is loaded. */
 #include "config.h"
@@ -350,6 +351,18 @@ static json_t *cron_run(struct exec_ctx *x, json_t *args)
 			bool empty = true;
 			for (size_t i = 0; i < c.n && empty; i++)
 				empty = !c.l[i][strspn(c.l[i], " \t\n\r\f\v")];
+			if (empty && x->check_mode) {
+				/* Ansible's check mode: changed when the file is
+				 * there to remove (os.path.isfile) */
+				struct node_stat st;
+				if (mod_stat(x, path, true, false, &st, &res) < 0)
+					goto out;
+				res = res_new(st.exists && st.isreg);
+				json_object_set_new(res, "cron_file", json_string(file));
+				json_object_set_new(res, "state", json_string(state));
+				json_object_set_new(res, "diff", json_object());
+				goto out;
+			}
 			if (empty) {
 				struct strbuf rm = STRBUF_INIT;
 				strbuf_addstr(&rm, "rm -- ");
@@ -371,7 +384,7 @@ static json_t *cron_run(struct exec_ctx *x, json_t *args)
 	}
 	if (!changed && data.len && data.buf[data.len - 1] != '\n' && data.buf[data.len - 1] != '\r')
 		changed = true;
-	if (changed) {
+	if (changed && !x->check_mode) {
 		render(&c, &after_s);
 		if (mod_write(x, path, after_s.buf ? after_s.buf : "", after_s.len, -1, &res) < 0)
 			goto out;
@@ -411,4 +424,10 @@ static int cron_check(json_t *args, struct diag *d, const struct src_loc *loc)
 	return 0;
 }
 
-const struct task_module mod_cron = { .name = "cron", .check = cron_check, .run = cron_run };
+const struct task_module mod_cron = {
+	.name = "cron",
+	/* check mode as Ansible's module: everything computed, nothing written */
+	.check_mode_native = true,
+	.check = cron_check,
+	.run = cron_run,
+};
