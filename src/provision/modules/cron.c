@@ -262,9 +262,19 @@ static json_t *cron_run(struct exec_ctx *x, json_t *args)
 	}
 	if (need_crontab(x, &res) < 0)
 		goto out;
-	bool exists;
-	if (mod_read(x, path, &data, &exists, &res) < 0)
-		goto out;
+	bool exists, unreadable = false;
+	if (mod_read(x, path, &data, &exists, &res) < 0) {
+		/* Ansible's CronTab.read catches the IOError of a cron file
+		 * that is a directory and reads it as empty; writing it later
+		 * raises (a module failure, below) */
+		json_t *rc = json_object_get(res, "rc");
+		if (!json_is_integer(rc) || json_integer_value(rc) != 256)
+			goto out;
+		json_decref(res);
+		res = NULL;
+		strbuf_reset(&data);
+		unreadable = true;
+	}
 	ct_split(&c, data.buf ? data.buf : "", data.len);
 	if (special) {
 		for (int i = 0; i < 5; i++)
@@ -385,6 +395,10 @@ static json_t *cron_run(struct exec_ctx *x, json_t *args)
 	if (!changed && data.len && data.buf[data.len - 1] != '\n' && data.buf[data.len - 1] != '\r')
 		changed = true;
 	if (changed && !x->check_mode) {
+		if (unreadable) {
+			res = res_module_failure();
+			goto out;
+		}
 		render(&c, &after_s);
 		if (mod_write(x, path, after_s.buf ? after_s.buf : "", after_s.len, -1, &res) < 0)
 			goto out;
