@@ -179,9 +179,14 @@ static json_t *names(const struct crontab *c, bool env)
 		if (!env && is_mark(l)) {
 			json_array_append_new(a, json_string(l + strlen(MARK)));
 		} else if (env) {
-			size_t k = strcspn(l, " \t\n\r\f\v=");
-			if (k && l[k] == '=')
-				json_array_append_new(a, json_stringn(l, k));
+			/* re.match(r'^\S+=', l), then l.split('=')[0]: an '='
+			 * after the first character of the line's first word,
+			 * the name what precedes the first '=' (empty for
+			 * "=a=b") */
+			size_t w = strcspn(l, " \t\n\r\f\v");
+			const char *eq = w > 1 ? memchr(l + 1, '=', w - 1) : NULL;
+			if (eq)
+				json_array_append_new(a, json_stringn(l, strcspn(l, "=")));
 		}
 	}
 	return a;

@@ -6,3 +6,4 @@ printf '#!/bin/sh\nexit 0\n' >bin/crontab && chmod 755 bin/crontab
 printf '#Ansible: tick\n* * * * * root /bin/true\n' >cron.d/one && chmod 644 cron.d/one
 printf '#Ansible: tick\n* * * * * root /bin/true\n' >cron.d/two && chmod 644 cron.d/two
 printf 'MAILTO="root"\n#Ansible: tick\n* * * * * root /bin/true\n' >cron.d/env && chmod 644 cron.d/env
+printf '=a=b\nX=1\n#c=2\n==\na b=3\nab=\n' >cron.d/envs && chmod 644 cron.d/envs
