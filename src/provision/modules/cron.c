@@ -192,11 +192,13 @@ static json_t *names(const struct crontab *c, bool env)
 	return a;
 }
 
+/* A time field; with both the name and its alias given, the alias's value
+ * wins, as AnsibleModule's alias handling copies it over the name's. */
 static const char *field(json_t *args, const char *k, const char *alias)
 {
-	const char *v = args_str(args, k);
-	if (!v && alias)
-		v = args_str(args, alias);
+	const char *v = alias ? args_str(args, alias) : NULL;
+	if (!v)
+		v = args_str(args, k);
 	return v ? v : "*";
 }
 
