@@ -94,4 +94,9 @@ run_case diffgen6b.yml golden-diffgen6b.json diffgen6b-setup.sh
 # directory; raw's output lines; include_vars' merge failure naming the
 # YAML or JSON type
 run_case diffgen7.yml golden-diffgen7.json diffgen7-setup.sh
+# (diffgen8.yml) seed 801's and by hand: cron's check mode (a missing cron
+# file, a job already there, absent emptying a file, a variable) and a
+# cron file that is a directory (read as empty, the write a module
+# failure), and the variables listed as get_envnames matches them
+run_case diffgen8.yml golden-diffgen8.json diffgen8-setup.sh
 done_testing

@@ -8,7 +8,8 @@
  * reports them, including its quirks: an unmarked line equal to the job
  * gets the marker inserted before it, and a file not ending in a newline
  * is always rewritten; and, as Ansible's module, it fails when the node
- * has no crontab command. A user's crontab (no cron_file) goes through the
+ * has no crontab command. Check mode reports the same and writes
+ * nothing. A user's crontab (no cron_file) goes through the
  * crontab command and backup through a temporary file: neither is
  * implemented, and both are refused when the play is loaded. */
 #include "config.h"
@@ -178,19 +179,26 @@ static json_t *names(const struct crontab *c, bool env)
 		if (!env && is_mark(l)) {
 			json_array_append_new(a, json_string(l + strlen(MARK)));
 		} else if (env) {
-			size_t k = strcspn(l, " \t\n\r\f\v=");
-			if (k && l[k] == '=')
-				json_array_append_new(a, json_stringn(l, k));
+			/* re.match(r'^\S+=', l), then l.split('=')[0]: an '='
+			 * after the first character of the line's first word,
+			 * the name what precedes the first '=' (empty for
+			 * "=a=b") */
+			size_t w = strcspn(l, " \t\n\r\f\v");
+			const char *eq = w > 1 ? memchr(l + 1, '=', w - 1) : NULL;
+			if (eq)
+				json_array_append_new(a, json_stringn(l, strcspn(l, "=")));
 		}
 	}
 	return a;
 }
 
+/* A time field; with both the name and its alias given, the alias's value
+ * wins, as AnsibleModule's alias handling copies it over the name's. */
 static const char *field(json_t *args, const char *k, const char *alias)
 {
-	const char *v = args_str(args, k);
-	if (!v && alias)
-		v = args_str(args, alias);
+	const char *v = alias ? args_str(args, alias) : NULL;
+	if (!v)
+		v = args_str(args, k);
 	return v ? v : "*";
 }
 
@@ -261,9 +269,19 @@ static json_t *cron_run(struct exec_ctx *x, json_t *args)
 	}
 	if (need_crontab(x, &res) < 0)
 		goto out;
-	bool exists;
-	if (mod_read(x, path, &data, &exists, &res) < 0)
-		goto out;
+	bool exists, unreadable = false;
+	if (mod_read(x, path, &data, &exists, &res) < 0) {
+		/* Ansible's CronTab.read catches the IOError of a cron file
+		 * that is a directory and reads it as empty; writing it later
+		 * raises (a module failure, below) */
+		json_t *rc = json_object_get(res, "rc");
+		if (!json_is_integer(rc) || json_integer_value(rc) != 256)
+			goto out;
+		json_decref(res);
+		res = NULL;
+		strbuf_reset(&data);
+		unreadable = true;
+	}
 	ct_split(&c, data.buf ? data.buf : "", data.len);
 	if (special) {
 		for (int i = 0; i < 5; i++)
@@ -350,6 +368,18 @@ static json_t *cron_run(struct exec_ctx *x, json_t *args)
 			bool empty = true;
 			for (size_t i = 0; i < c.n && empty; i++)
 				empty = !c.l[i][strspn(c.l[i], " \t\n\r\f\v")];
+			if (empty && x->check_mode) {
+				/* Ansible's check mode: changed when the file is
+				 * there to remove (os.path.isfile) */
+				struct node_stat st;
+				if (mod_stat(x, path, true, false, &st, &res) < 0)
+					goto out;
+				res = res_new(st.exists && st.isreg);
+				json_object_set_new(res, "cron_file", json_string(file));
+				json_object_set_new(res, "state", json_string(state));
+				json_object_set_new(res, "diff", json_object());
+				goto out;
+			}
 			if (empty) {
 				struct strbuf rm = STRBUF_INIT;
 				strbuf_addstr(&rm, "rm -- ");
@@ -371,7 +401,11 @@ static json_t *cron_run(struct exec_ctx *x, json_t *args)
 	}
 	if (!changed && data.len && data.buf[data.len - 1] != '\n' && data.buf[data.len - 1] != '\r')
 		changed = true;
-	if (changed) {
+	if (changed && !x->check_mode) {
+		if (unreadable) {
+			res = res_module_failure();
+			goto out;
+		}
 		render(&c, &after_s);
 		if (mod_write(x, path, after_s.buf ? after_s.buf : "", after_s.len, -1, &res) < 0)
 			goto out;
@@ -411,4 +445,10 @@ static int cron_check(json_t *args, struct diag *d, const struct src_loc *loc)
 	return 0;
 }
 
-const struct task_module mod_cron = { .name = "cron", .check = cron_check, .run = cron_run };
+const struct task_module mod_cron = {
+	.name = "cron",
+	/* check mode as Ansible's module: everything computed, nothing written */
+	.check_mode_native = true,
+	.check = cron_check,
+	.run = cron_run,
+};

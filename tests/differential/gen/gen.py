@@ -899,25 +899,37 @@ def g_fetch(c):
 
 
 CRON_LINES = ['#Ansible: backup', '0 2 * * * root /usr/bin/backup.sh --all', 'PATH=/usr/bin:/bin',
-              '# a comment', '*/5 * * * * root /bin/true', '#Ansible: tick', 'MAILTO=root', '']
+              '# a comment', '*/5 * * * * root /bin/true', '#Ansible: tick', 'MAILTO=root', '',
+              # a job line as the module writes it, unmarked (the marker is
+              # put before it), a marker named None (renamed), a variable
+              # quoted as the module quotes it
+              '* * * * * root /bin/true', '#Ansible: None', 'MAILTO="root"', '@daily root /bin/true']
 
 
 def g_cron(c):
     # Ansible's cron module wants a crontab command even for a cron file:
     # a stub one in the case's bin/, first on the task's PATH
     c.file('bin/crontab', '#!/bin/sh\nexit 0\n', 0o755)
-    kind = c.pick(['absent', 'file', 'file', 'empty'])
+    fname = c.pick(['jobs', 'jobs', 'jobs', 'jobs.conf'])
+    kind = c.pick(['absent', 'file', 'file', 'file', 'empty', 'nonl', 'crlf', 'dir'])
+    lines = [c.pick(CRON_LINES) for _ in range(c.r.randint(1, 5))]
     if kind == 'file':
-        c.file('cron.d/jobs', '\n'.join(c.pick(CRON_LINES) for _ in range(c.r.randint(1, 5))) + '\n')
+        c.file('cron.d/' + fname, '\n'.join(lines) + '\n', c.pick([0o644, 0o644, 0o600]))
+    elif kind == 'nonl':
+        c.file('cron.d/' + fname, '\n'.join(lines))
+    elif kind == 'crlf':
+        c.file('cron.d/' + fname, '\r\n'.join(lines) + '\r\n')
     elif kind == 'empty':
-        c.file('cron.d/jobs', '')
+        c.file('cron.d/' + fname, '')
+    elif kind == 'dir':
+        c.dir('cron.d/' + fname)
     else:
         c.dir('cron.d')
-    args = {'cron_file': c.d('cron.d/jobs')}
+    args = {'cron_file': c.d('cron.d/' + fname)}
     user = c.pick(['root', 'root', 'nobody', None])
     if user:
         args['user'] = user
-    name = c.pick(['backup', 'tick', 'new job', None])
+    name = c.pick(['backup', 'tick', 'new job', 'None', None])
     if name:
         args['name'] = name
     state = c.pick([None, 'present', 'absent'])
@@ -925,24 +937,40 @@ def g_cron(c):
         args['state'] = state
     if c.maybe(0.25):
         args['env'] = True
-        args['name'] = c.pick(['PATH', 'MAILTO'])
+        args['name'] = c.pick(['PATH', 'MAILTO', 'MAILTO', 'A B'])
         if state != 'absent':
-            args['job'] = c.pick(['/usr/bin:/bin', 'root', ''])
+            args[c.pick(['job', 'job', 'value'])] = c.pick(['/usr/bin:/bin', 'root', ''])
         if c.maybe(0.3):
             args[c.pick(['insertafter', 'insertbefore'])] = c.pick(['PATH', 'MAILTO', 'NOPE'])
+            if c.maybe(0.15):
+                args['insertafter'] = args['insertbefore'] = 'PATH'
     else:
         if state != 'absent' or c.maybe(0.3):
-            args['job'] = c.pick(['/bin/true', '/usr/bin/backup.sh --all', 'echo "a b" > /dev/null'])
+            args[c.pick(['job', 'job', 'job', 'value'])] = c.pick(
+                ['/bin/true', '/bin/true', '/usr/bin/backup.sh --all', 'echo "a b" > /dev/null',
+                 'one\ntwo', '\n/bin/true\n'])
         if c.maybe(0.15):
-            args['special_time'] = c.pick(['reboot', 'daily'])
-        for k, v in (('minute', ['0', '*/5', '30']), ('hour', ['2', '*']), ('weekday', ['1', '*'])):
-            if c.maybe(0.3):
+            args['special_time'] = c.pick(['reboot', 'daily', 'hourly', 'annually'])
+        for k, v in (('minute', ['0', '*/5', '30']), ('hour', ['2', '*']), ('day', ['1', '*']),
+                     ('dom', ['15']), ('month', ['6', '*']), ('weekday', ['1', '*']), ('dow', ['0'])):
+            if c.maybe(0.2):
                 args[k] = c.pick(v)
         if c.maybe(0.2):
             args['disabled'] = c.pick([True, False])
+        if c.maybe(0.1):
+            args['insertafter'] = 'PATH'
     task = c.check({'cron': args})
     task['environment'] = {'PATH': c.d('bin') + ':/usr/sbin:/usr/bin:/sbin:/bin'}
     c.add(kind, task)
+    # as the module's integration target does: the same task again (check
+    # mode, then for real: changed only the first time) or its removal
+    then = c.pick([None, None, 'again', 'absent'])
+    if then:
+        t2 = json.loads(json.dumps(task))
+        t2.pop('check_mode', None)
+        if then == 'absent':
+            t2['cron']['state'] = 'absent'
+        c.add(then, t2)
 
 
 GEN = {m: globals()['g_' + m] for m in MODULES + NEW_MODULES}
