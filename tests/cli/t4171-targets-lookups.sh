@@ -6,7 +6,7 @@
 # "An unhandled exception occurred while running the lookup plugin ...",
 # naming the exception's Python class; an AnsibleLookupError as it is; an
 # undefined variable whatever errors= says), and not wrapped from a
-# with_<name> loop, which runs the plugin directly.
+# with_<name> loop, which runs the plugin directly; !unsafe text.
 . "$top_srcdir/tests/cli/lib.sh"
 
 # ---- lookup errors (imc gave the plugin's message alone, with the
@@ -63,5 +63,45 @@ cat >"$TMPD/lk/p.yml" <<'EOY'
 EOY
 expect_exit 0 "lookup errors are wrapped as Ansible's templar wraps them" -- \
 	"$IMC" play --no-fallback "$TMPD/lk/p.yml"
+
+# ---- a scalar tagged !unsafe is never templated (template target:
+# "Create a template which has strange permissions" copies
+# `content: !unsafe '{{ ansible_managed }}\n'`; imc templated it)
+cat >"$TMPD/un.yml" <<'EOY'
+- hosts: localhost
+  gather_facts: no
+  vars:
+    out: "{{ lookup('env', 'TMPD') }}/un.out"
+    nottemplated: this should not be seen
+    imunsafe: !unsafe '{{ nottemplated }}'
+    blocky: !unsafe |
+
+      {% if x %}{{ y }}{% endraw %}{# c #}
+      {%- raw -%} end
+    plain: !unsafe foo:bar
+    listy:
+      - !unsafe '{{ a }}'
+      - !unsafe b
+  tasks:
+    - set_fact:
+        this_was_unsafe: >
+          {{ imunsafe }}
+    - set_fact:
+        this_always_safe: '{{ imunsafe }}'
+    - copy:
+        content: "{{ blocky }}"
+        dest: "{{ out }}"
+    - assert:
+        that:
+          - imunsafe == '{' ~ '{ nottemplated }}'
+          - "blocky == '\n{' ~ '% if x %}{' ~ '{ y }}{' ~ '% endraw %}{' ~ '# c #}\n{' ~ '%- raw -%} end\n'"
+          - "lookup('file', out) == blocky[:-1]"
+          - plain == 'foo:bar'
+          - listy[0] == '{' ~ '{ a }}'
+          - listy | length == 2
+          - imunsafe | length == 18
+EOY
+expect_exit 0 "!unsafe text is not templated" -- \
+	env TMPD="$TMPD" "$IMC" play --no-fallback "$TMPD/un.yml"
 
 done_testing
