@@ -49,3 +49,5 @@ EXTRA_DIST += tests/cli/t4140-filters-targets.sh
 # hostvars, the controller's Python, unique (more of those targets)
 TESTS += tests/cli/t4170-targets-vars.sh
 EXTRA_DIST += tests/cli/t4170-targets-vars.sh
+TESTS += tests/cli/t4171-targets-lookups.sh
+EXTRA_DIST += tests/cli/t4171-targets-lookups.sh

@@ -189,8 +189,9 @@ json_t *xt_value(struct exec_ctx *x, json_t *v, struct diag *d)
 			free(it->msg);
 			it->msg = w;
 		}
-	} else if (!r && env.err_kind == TMPL_ERR_FILTER && d->n) {
-		/* Ansible's own filter errors are shown in their words alone */
+	} else if (!r && (env.err_kind == TMPL_ERR_FILTER || env.err_kind == TMPL_ERR_LOOKUP) && d->n) {
+		/* Ansible's own filter and lookup errors are shown in their
+		 * words alone */
 		struct diag_item *it = &d->items[d->n - 1];
 		char *m = without_position(it->msg);
 		free(it->msg);
@@ -254,7 +255,8 @@ int xt_cond(struct exec_ctx *x, json_t *cond, bool *out, struct diag *d)
 	warn_templated(x, cond);
 	setup_env(x, &env, &sp);
 	int rc = tmpl_eval_cond(&env, cond, out, d);
-	if (rc < 0 && !vault_cond_failure(d, cond) && d->n && env.err_kind == TMPL_ERR_FILTER)
+	if (rc < 0 && !vault_cond_failure(d, cond) && d->n &&
+	    (env.err_kind == TMPL_ERR_FILTER || env.err_kind == TMPL_ERR_LOOKUP))
 		filter_cond_error(cond, d);
 	release_env(&sp);
 	return rc;
@@ -286,7 +288,7 @@ int xt_assert_cond(struct exec_ctx *x, json_t *cond, bool *out, struct diag *d)
 		it->msg = w;
 		free(m);
 		free(text);
-	} else if (rc < 0 && d->n && env.err_kind == TMPL_ERR_FILTER) {
+	} else if (rc < 0 && d->n && (env.err_kind == TMPL_ERR_FILTER || env.err_kind == TMPL_ERR_LOOKUP)) {
 		filter_cond_error(cond, d);
 	}
 	release_env(&sp);

@@ -52,6 +52,34 @@ static void note_line(struct yload *y, const json_t *n, const yaml_mark_t *m)
 	doc->n++;
 }
 
+/* A scalar tagged !unsafe: Ansible never templates it. The text is kept
+ * as a template that renders to itself ({% raw %}, each "{%" in it put
+ * back by an expression so that no "{% endraw %}" can end the block, a
+ * leading line break by one so that trim_blocks keeps it), so that every
+ * place that templates a value gives it back as it was written; text
+ * without template syntax stays as it is. NEEDSWORK: the value a task
+ * makes from it (set_fact) is templated again where it is used, where
+ * Ansible's stays unsafe. */
+static json_t *unsafe_text(const char *s, size_t n)
+{
+	if (!memmem(s, n, "{{", 2) && !memmem(s, n, "{%", 2) && !memmem(s, n, "{#", 2))
+		return json_stringn(s, n);
+	struct strbuf sb = STRBUF_INIT;
+	if (n && s[0] == '\n')
+		strbuf_addstr(&sb, "{{ '\n' }}"); /* a line break in the literal itself */
+	strbuf_addstr(&sb, "{% raw %}");
+	for (size_t i = n && s[0] == '\n' ? 1 : 0; i < n; i++) {
+		if (s[i] == '{' && i + 1 < n && s[i + 1] == '%')
+			strbuf_addstr(&sb, "{% endraw %}{{ '{' }}{% raw %}");
+		else
+			strbuf_addch(&sb, s[i]);
+	}
+	strbuf_addstr(&sb, "{% endraw %}");
+	json_t *v = json_stringn(sb.buf, sb.len);
+	strbuf_release(&sb);
+	return v;
+}
+
 static const struct yaml_line *where(const struct yaml_doc *doc, const json_t *node)
 {
 	for (size_t i = 0; doc && node && i < doc->n; i++)
@@ -268,7 +296,9 @@ static json_t *load_node(struct yload *y, yaml_event_t *ev)
 			remember_anchor(y, ev->data.scalar.anchor, v);
 			break;
 		}
-		if (tag && (!strcmp(tag, "tag:yaml.org,2002:str") || !strcmp(tag, "!unsafe")))
+		if (tag && !strcmp(tag, "!unsafe"))
+			v = unsafe_text(s, ev->data.scalar.length);
+		else if (tag && !strcmp(tag, "tag:yaml.org,2002:str"))
 			v = json_stringn(s, ev->data.scalar.length);
 		else if (ev->data.scalar.style == YAML_PLAIN_SCALAR_STYLE && !tag)
 			v = plain_scalar(s);

@@ -213,7 +213,16 @@ struct ev {
 	 * read (expr-eval.c: which of its variables are data); empty when
 	 * too long to keep */
 	char hv_host[256], hv_var[256];
+	/* the lookup() or query() running (NULL outside one): a lookup's
+	 * AnsibleError is wrapped as Ansible's templar wraps what a plugin
+	 * raises, naming lookup_exc as its Python class (NULL:
+	 * ansible.errors.AnsibleError; LOOKUP_RAISED: an AnsibleLookupError
+	 * or AnsibleOptionsError, which the templar lets through as it is) */
+	const char *lookup_name, *lookup_exc;
 };
+
+/* ev->lookup_exc of a lookup error Ansible's templar does not wrap */
+#define LOOKUP_RAISED ""
 
 #define TMPL_MAX_DEPTH 40
 /* Size and work limits: no recipe comes near them; a typo or a hostile
@@ -331,6 +340,10 @@ json_t *ev_call_lookup(struct ev *ev, const char *name, json_t *terms, json_t *k
 /* A file of lookup('file'), {% include %}... on env->search_path:
  * malloc'd path, or NULL. */
 char *ev_find_file(struct ev *ev, const char *name);
+/* A lookup's error as its plugin raises it: exc names its Python class
+ * (NULL: AnsibleError, LOOKUP_RAISED: let through unwrapped). Returns NULL. */
+json_t *ev_lookup_error(struct ev *ev, const char *exc, size_t pos, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
 /* Records a TMPL_ERR_TYPE error; returns NULL. */
 json_t *ev_type_error(struct ev *ev, size_t pos, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* in as a list (Python iteration), or NULL with "FILTER: 'T' object is

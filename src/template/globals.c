@@ -60,6 +60,7 @@ static json_t *run_lookup(struct ev *ev, json_t *args, json_t *kw, bool query, s
 		return NULL;
 	}
 	const char *name = json_string_value(json_array_get(args, 0));
+	const char *given = name; /* as Ansible's messages name it */
 	const char *dot = strrchr(name, '.');
 	if (dot)
 		name = dot + 1;
@@ -94,6 +95,11 @@ static json_t *run_lookup(struct ev *ev, json_t *args, json_t *kw, bool query, s
 		json_object_del(kw2, "errors");
 	}
 	json_t *r = NULL;
+	/* the plugin's errors, as lookup() and query() report them (a
+	 * with_<name> loop runs the plugin directly: not wrapped) */
+	const char *save_name = ev->lookup_name, *save_exc = ev->lookup_exc;
+	ev->lookup_name = given;
+	ev->lookup_exc = NULL;
 	if (strcmp(errors, "strict")) {
 		/* errors=warn|ignore: a failing lookup yields None / [] */
 		struct diag tmp = DIAG_INIT;
@@ -101,7 +107,13 @@ static json_t *run_lookup(struct ev *ev, json_t *args, json_t *kw, bool query, s
 		ev->d = &tmp;
 		r = ev_call_lookup(ev, name, terms, kw2, pos);
 		ev->d = save;
-		if (!r) {
+		ev->lookup_name = save_name;
+		ev->lookup_exc = save_exc;
+		if (!r && ev->env->err_kind == TMPL_ERR_UNDEFINED) {
+			/* Ansible's templar raises an undefined variable whatever
+			 * errors= says */
+			diag_move(ev->d, &tmp);
+		} else if (!r) {
 			ev->failed = false;
 			ev->env->err_kind = TMPL_ERR_NONE;
 			r = query ? json_array() : json_null();
@@ -115,6 +127,8 @@ static json_t *run_lookup(struct ev *ev, json_t *args, json_t *kw, bool query, s
 	} else {
 		r = ev_call_lookup(ev, name, terms, kw2, pos);
 	}
+	ev->lookup_name = save_name;
+	ev->lookup_exc = save_exc;
 	free(errbuf);
 	json_decref(terms);
 	json_decref(kw2);

@@ -100,14 +100,11 @@ LOOKUP_FN(config)
 	json_t *missing = kw ? json_object_get(kw, "on_missing") : NULL;
 	json_t *ptype = kw ? json_object_get(kw, "plugin_type") : NULL;
 	json_t *pname = kw ? json_object_get(kw, "plugin_name") : NULL;
-	const char *k;
-	json_t *v;
-	json_object_foreach(kw, k, v)
-		if (strcmp(k, "on_missing") && strcmp(k, "plugin_type") && strcmp(k, "plugin_name") &&
-		    strcmp(k, "wantlist") && strcmp(k, "errors")) {
-			ev_error(ev, TMPL_ERR_LOOKUP, pos, "Unrecognized option '%s' for lookup plugin 'config'", k);
-			return NULL;
-		}
+	/* Every error below is Ansible's AnsibleOptionsError or
+	 * AnsibleLookupError (or imc's own refusal), which lookup() reports
+	 * unwrapped. An option the plugin does not define is ignored, as
+	 * Ansible's config manager reads only those it defines. */
+	ev->lookup_exc = LOOKUP_RAISED;
 	bool pt = ptype && !json_is_null(ptype), pn = pname && !json_is_null(pname);
 	if (pt != pn) {
 		ev_error(ev, TMPL_ERR_LOOKUP, pos,

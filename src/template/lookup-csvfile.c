@@ -83,15 +83,9 @@ LOOKUP_FN(csvfile)
 	json_t *r = json_array();
 	const char *k;
 	json_t *v;
-	json_object_foreach(kw, k, v) {
-		bool known = !strcmp(k, "wantlist") || !strcmp(k, "errors");
-		for (const char *const *n = names; *n; n++)
-			known |= !strcmp(k, *n);
-		if (!known) {
-			ev_error(ev, TMPL_ERR_LOOKUP, pos, "%s is not a valid option", k);
-			goto fail;
-		}
-	}
+	/* a keyword option the plugin does not define is ignored, as
+	 * Ansible's config manager reads only those it defines; an unknown
+	 * inline one is its AnsibleAssertionError, raised as AnsibleError */
 	for (size_t i = 0; i < json_array_size(terms); i++) {
 		char *term = val_to_cstr(json_array_get(terms, i));
 		json_t *kv = lookup_parse_kv(term, true);
@@ -127,8 +121,8 @@ LOOKUP_FN(csvfile)
 		struct strbuf sb = STRBUF_INIT;
 		json_t *rows = NULL, *found = NULL;
 		if (enc && strcmp(val_s(enc), "utf-8") && strcmp(val_s(enc), "utf8")) {
-			ev_error(ev, TMPL_ERR_LOOKUP, pos, "csvfile: encoding '%s' is not supported by imc",
-				 val_s(enc));
+			ev_lookup_error(ev, LOOKUP_RAISED, pos, "csvfile: encoding '%s' is not supported by imc",
+					val_s(enc));
 			rc = -1;
 			goto next;
 		}
@@ -143,7 +137,8 @@ LOOKUP_FN(csvfile)
 		}
 		path = ev_find_file(ev, file);
 		if (!path || strbuf_read_file(&sb, path) < 0) {
-			ev_error(ev, TMPL_ERR_LOOKUP, pos, "csvfile: [Errno 2] No such file or directory: '%s'",
+			/* open(to_bytes(filename)): the name as bytes */
+			ev_error(ev, TMPL_ERR_LOOKUP, pos, "csvfile: [Errno 2] No such file or directory: b'%s'",
 				 path ? path : "None");
 			rc = -1;
 			goto next;

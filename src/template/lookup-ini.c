@@ -15,6 +15,7 @@
 #include "config.h"
 
 #include <ctype.h>
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -356,9 +357,43 @@ static json_t *parse_params(const char *term)
 	return r;
 }
 
+/* The Python class of the exception behind msg, as lookup() names it:
+ * configparser's errors and the codecs' are told by their words;
+ * LOOKUP_RAISED for the plugin's own AnsibleLookupError and
+ * AnsibleOptionsError, which are not wrapped. */
+static const char *error_class(const char *msg)
+{
+	static const struct {
+		const char *start, *exc;
+	} classes[] = {
+		{ "Duplicate option in ", LOOKUP_RAISED },
+		{ "No section ", LOOKUP_RAISED },
+		{ "Could not use ", LOOKUP_RAISED },
+		{ "No key to lookup ", LOOKUP_RAISED },
+		{ "Invalid filename: ", "ansible.errors.AnsibleParserError" },
+		{ "an error occurred while trying to read", "ansible.errors.AnsibleParserError" },
+		{ "File contains no section headers", "configparser.MissingSectionHeaderError" },
+		{ "Source contains parsing errors", "configparser.ParsingError" },
+		{ "While reading from ", "configparser.DuplicateSectionError" },
+		{ "Recursion limit exceeded", "configparser.InterpolationDepthError" },
+		{ "Bad value substitution", "configparser.InterpolationMissingOptionError" },
+		{ "bad interpolation variable reference", "configparser.InterpolationSyntaxError" },
+		{ "'%' must be followed", "configparser.InterpolationSyntaxError" },
+		{ "unknown encoding", "LookupError" },
+	};
+	for (size_t i = 0; i < sizeof(classes) / sizeof(classes[0]); i++)
+		if (!strncmp(msg, classes[i].start, strlen(classes[i].start)))
+			return classes[i].exc;
+	if (strstr(msg, " is not a valid option."))
+		return LOOKUP_RAISED;
+	if (strstr(msg, "codec can't decode"))
+		return "UnicodeDecodeError";
+	return NULL;
+}
+
 static json_t *lookup_fail(struct ev *ev, size_t pos, json_t *ret, json_t *opts, char *msg)
 {
-	ev_error(ev, TMPL_ERR_LOOKUP, pos, "%s", msg);
+	ev_lookup_error(ev, error_class(msg), pos, "%s", msg);
 	free(msg);
 	json_decref(ret);
 	json_decref(opts);
@@ -376,8 +411,10 @@ LOOKUP_FN(ini)
 	json_object_foreach(kw, k, v) {
 		if (!strcmp(k, "wantlist") || !strcmp(k, "errors"))
 			continue;
+		/* one the plugin does not define is ignored, as Ansible's
+		 * config manager reads only those it defines */
 		if (!known_opt(k))
-			return lookup_fail(ev, pos, ret, opts, xasprintf("%s is not a valid option", k));
+			continue;
 		json_object_set(opts, !strcmp(k, "allow_none") ? "allow_no_value" : k, v);
 	}
 	struct ini f = { .case_sensitive = val_truthy(json_object_get(opts, "case_sensitive")) };
@@ -448,7 +485,10 @@ LOOKUP_FN(ini)
 		f.defaults = json_object();
 		f.sections = json_object();
 		if (!path || strbuf_read_file(&raw, path) < 0) {
-			err = xasprintf("could not locate file in lookup: %s", file);
+			/* the loader's errors (a file not found is None there) */
+			err = path ? xasprintf("an error occurred while trying to read the file '%s': %s", path,
+					       strerror(errno))
+				   : xstrdup("Invalid filename: 'None'");
 			rc = -1;
 		}
 		if (rc == 0 && props)

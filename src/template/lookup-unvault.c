@@ -27,7 +27,8 @@ LOOKUP_FN(unvault)
 		size_t np = 0;
 		json_t *v = NULL;
 		if (!path || strbuf_read_file(&sb, path) < 0) {
-			ev_error(ev, TMPL_ERR_LOOKUP, pos, "Unable to find file matching \"%s\" ", name);
+			ev_lookup_error(ev, "ansible.errors.AnsibleParserError", pos, "Unable to find file matching \"%s\" ",
+					name);
 		} else if (vault_is_encrypted(strbuf_str(&sb), sb.len)) {
 			if (vault_decrypt_real_file(strbuf_str(&sb), sb.len, path, &plain, &np, &err) < 0)
 				ev_error(ev, TMPL_ERR_LOOKUP, pos, "%s", err);

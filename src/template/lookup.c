@@ -447,7 +447,7 @@ LOOKUP_FN(env)
 static int run_cmd(struct ev *ev, const char *cmd, struct strbuf *out, size_t pos)
 {
 	if (!ev->env->allow_pipe) {
-		ev_error(ev, TMPL_ERR_LOOKUP, pos, "lookup of a command is not allowed here: %s", cmd);
+		ev_lookup_error(ev, LOOKUP_RAISED, pos, "lookup of a command is not allowed here: %s", cmd);
 		return -1;
 	}
 	fflush(NULL);
@@ -567,8 +567,10 @@ static int ff_candidates(struct ev *ev, json_t *terms, json_t *kw, json_t *out, 
 			continue;
 		} else {
 			char *s = val_to_cstr(t);
-			lerr(ev, pos, "Invalid term supplied, can handle string, mapping or list of strings but got: <class '%s'> for %s",
-			     val_typename(t), s);
+			/* an AnsibleLookupError, as first_found's own below */
+			ev_lookup_error(ev, LOOKUP_RAISED, pos,
+					"Invalid term supplied, can handle string, mapping or list of strings but got: <class '%s'> for %s",
+					val_typename(t), s);
 			free(s);
 			return -1;
 		}
@@ -621,7 +623,7 @@ LOOKUP_FN(first_found)
 	json_decref(cands);
 	if (!json_array_size(r) && !skip) {
 		json_decref(r);
-		return lerr(ev, pos, "%s", "No file was found when using first_found.");
+		return ev_lookup_error(ev, LOOKUP_RAISED, pos, "%s", "No file was found when using first_found.");
 	}
 	return r;
 }
@@ -673,18 +675,20 @@ LOOKUP_FN(template)
 		if (!v || json_is_null(v))
 			continue;
 		if (!json_is_string(v))
-			return lerr(ev, pos, "Invalid type for configuration option %s: not a string", opts[i]);
+			return ev_lookup_error(ev, LOOKUP_RAISED, pos, "Invalid type for configuration option %s: not a string",
+					       opts[i]);
 		*members[i] = json_string_value(v);
 		custom = true;
 	}
 	json_t *jn = kw ? json_object_get(kw, "jinja2_native") : NULL;
 	if (jn && val_truthy(jn))
-		return lerr(ev, pos, "%s", "the template lookup's option jinja2_native is not supported by imc");
+		return ev_lookup_error(ev, LOOKUP_RAISED, pos, "%s",
+				       "the template lookup's option jinja2_native is not supported by imc");
 	json_t *cd = kw ? json_object_get(kw, "convert_data") : NULL;
 	bool convert = !cd || val_truthy(cd);
 	json_t *tv = kw ? json_object_get(kw, "template_vars") : NULL;
 	if (tv && !json_is_null(tv) && !json_is_object(tv))
-		return lerr(ev, pos, "%s", "the template lookup's template_vars must be a dictionary");
+		return ev_lookup_error(ev, LOOKUP_RAISED, pos, "%s", "the template lookup's template_vars must be a dictionary");
 	json_t *r = json_array();
 	for (size_t i = 0; i < json_array_size(terms); i++) {
 		char *name = val_to_cstr(json_array_get(terms, i));
@@ -750,7 +754,9 @@ LOOKUP_FN(vars)
 		}
 		if (!v && !dflt) {
 			json_decref(r);
-			return lerr(ev, pos, "No variable found with this name: %s", name);
+			/* the plugin's AnsibleUndefinedVariable */
+			ev_error(ev, TMPL_ERR_UNDEFINED, pos, "No variable found with this name: %s", name);
+			return NULL;
 		}
 		json_array_append_new(r, v ? v : json_incref(dflt));
 	}
@@ -858,9 +864,7 @@ LOOKUP_FN(dict)
 		json_t *d = json_array_get(terms, i);
 		if (!json_is_object(d)) {
 			json_decref(r);
-			char *s = val_to_cstr(d);
-			lerr(ev, pos, "with_dict expects a dict, got '%s'", s);
-			free(s);
+			lerr(ev, pos, "%s", "with_dict expects a dict");
 			return NULL;
 		}
 		const char *k;

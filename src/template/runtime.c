@@ -32,6 +32,18 @@ void ev_error(struct ev *ev, enum tmpl_err_kind kind, size_t pos, const char *fm
 	va_start(ap, fmt);
 	strbuf_vaddf(&msg, fmt, ap);
 	va_end(ap);
+	if (kind == TMPL_ERR_LOOKUP && ev->lookup_name) {
+		/* Ansible's templar on what a lookup plugin raised: an
+		 * AnsibleLookupError or AnsibleOptionsError as it is, any other
+		 * exception wrapped, the AnsibleError's text repeating its cause */
+		if (!ev->lookup_exc || strcmp(ev->lookup_exc, LOOKUP_RAISED)) {
+			char *orig = strbuf_detach(&msg);
+			strbuf_addf(&msg, "An unhandled exception occurred while running the lookup plugin '%s'. "
+				    "Error was a <class '%s'>, original message: %s. %s", ev->lookup_name,
+				    ev->lookup_exc ? ev->lookup_exc : "ansible.errors.AnsibleError", orig, orig);
+			free(orig);
+		}
+	}
 	int line = 1, col = 1;
 	bool haspos = pos != (size_t)-1 && ev->src && pos <= ev->srclen;
 	if (haspos) {
@@ -251,7 +263,7 @@ json_t *ev_call_lookup(struct ev *ev, const char *name, json_t *terms, json_t *k
 		struct diag tmp = DIAG_INIT;
 		int rc = env->lookup(env->lookup_ud, name, terms, kw, &out, &tmp);
 		if (rc < 0) {
-			ev_error(ev, TMPL_ERR_LOOKUP, pos, "lookup '%s' failed: %s", name, diag_first_message(&tmp));
+			ev_lookup_error(ev, LOOKUP_RAISED, pos, "lookup '%s' failed: %s", name, diag_first_message(&tmp));
 			diag_release(&tmp);
 			return NULL;
 		}
@@ -319,6 +331,20 @@ json_t *ev_render_body(struct ev *ev, const struct nlist *body)
 json_t *ev_lookup_name(struct ev *ev, const char *name, size_t pos)
 {
 	return ev->ops->lookup_name(ev, name, pos);
+}
+
+json_t *ev_lookup_error(struct ev *ev, const char *exc, size_t pos, const char *fmt, ...)
+{
+	char buf[2048];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	const char *save = ev->lookup_exc;
+	ev->lookup_exc = exc;
+	ev_error(ev, TMPL_ERR_LOOKUP, pos, "%s", buf);
+	ev->lookup_exc = save;
+	return NULL;
 }
 
 json_t *ev_type_error(struct ev *ev, size_t pos, const char *fmt, ...)

@@ -108,7 +108,9 @@ enum tmpl_err_kind {
 	TMPL_ERR_UNDEFINED,     /* an undefined variable/attribute/key was used */
 	TMPL_ERR_SYNTAX,        /* the template or expression does not parse */
 	TMPL_ERR_TYPE,          /* wrong operand/argument type, bad value */
-	TMPL_ERR_LOOKUP,        /* a lookup failed (missing file, command failed, ...) */
+	TMPL_ERR_LOOKUP,        /* a lookup failed (missing file, command failed, ...);
+	                         * from lookup() or query(), in Ansible's words (its
+	                         * templar's wrapping), shown alone as TMPL_ERR_FILTER */
 	TMPL_ERR_LIMIT,         /* recursion/size limit hit (self-referencing vars) */
 	TMPL_ERR_FILTER,        /* a filter refused its input with Ansible's own error
 	                         * (AnsibleFilterError): shown in its words alone, where
