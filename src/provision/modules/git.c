@@ -710,6 +710,8 @@ static json_t *git_run(struct exec_ctx *x, json_t *args)
 	bool force = args_bool(json_object_get(args, "force"), false);
 	bool bare = args_bool(json_object_get(args, "bare"), false);
 	bool single_branch = args_bool(json_object_get(args, "single_branch"), false);
+	bool recursive = args_bool(json_object_get(args, "recursive"), true);
+	bool track = args_bool(json_object_get(args, "track_submodules"), false);
 	json_t *dv = json_object_get(args, "depth");
 	long depth = dv ? (json_is_integer(dv) ? (long)json_integer_value(dv)
 			   : strtol(json_string_value(dv) ? json_string_value(dv) : "0", NULL, 10)) : 0;
@@ -825,6 +827,26 @@ static json_t *git_run(struct exec_ctx *x, json_t *args)
 	}
 	if (!bare && g_switch(&g) < 0)
 		goto fail;
+	if (recursive && !bare) {
+		/* submodules (the generated cases have none): brought to the
+		 * superproject's commits, or their remotes' with track_submodules */
+		const char *sm[] = { "submodule", "update", "--init", "--recursive",
+				     track ? "--remote" : NULL, NULL };
+		struct strbuf t = STRBUF_INIT;
+		strbuf_addf(&t, "%s/.gitmodules", dest);
+		struct node_stat mst;
+		json_t *mres = NULL;
+		int mr = mod_stat(x, t.buf, true, false, &mst, &mres);
+		strbuf_release(&t);
+		if (mr < 0) {
+			json_decref(res);
+			res = mres;
+			goto out;
+		}
+		json_decref(mres);
+		if (mst.exists && gx_check(&g, dest, sm) < 0)
+			goto fail;
+	}
 	after = g_version(&g);
 	if (!after)
 		goto fail;
@@ -858,7 +880,7 @@ out:
 /* what run implements (module.h) */
 static const char *const git_params[] = {
 	"accept_hostkey", "bare", "clone", "depth", "dest", "force", "key_file", "name", "recursive",
-	"remote", "repo", "single_branch", "update", "version", NULL
+	"remote", "repo", "single_branch", "track_submodules", "update", "version", NULL
 };
 
 const struct task_module mod_git = {
