@@ -14,7 +14,7 @@ import os
 import sys
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-ECHOED = ('Content-Type', 'User-Agent', 'Authorization', 'X-Case', 'Content-Length', 'Accept')
+ECHOED = ("Transfer-Encoding", 'Content-Type', 'User-Agent', 'Authorization', 'X-Case', 'Content-Length', 'Accept')
 
 
 class Handler(BaseHTTPRequestHandler):
@@ -66,4 +66,7 @@ class Handler(BaseHTTPRequestHandler):
 
 if __name__ == '__main__':
     ROOT = sys.argv[2]
-    ThreadingHTTPServer(('127.0.0.1', int(sys.argv[1])), Handler).serve_forever()
+    srv = ThreadingHTTPServer(('127.0.0.1', int(sys.argv[1])), Handler)
+    # listening: the sandbox waits for this line before a tool runs
+    print('ready', flush=True)
+    srv.serve_forever()

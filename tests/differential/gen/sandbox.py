@@ -90,8 +90,11 @@ def http_server(root):
     """the batch's HTTP server on loopback (uri's cases), on the network
     namespace's loopback: the same port for both tools' runs"""
     here = os.path.dirname(os.path.abspath(__file__))
-    return subprocess.Popen([sys.executable, os.path.join(here, 'httpd.py'), str(HTTP_PORT), root],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    p = subprocess.Popen([sys.executable, os.path.join(here, 'httpd.py'), str(HTTP_PORT), root],
+                         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    if p.stdout.readline().strip() != 'ready':
+        raise SystemExit('sandbox.py: the HTTP server did not start')
+    return p
 
 
 # ---- the state read back after a run, per case -------------------------
