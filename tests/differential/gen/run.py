@@ -248,6 +248,8 @@ def main(argv):
     # the machine's /etc must come out of a run as it went in
     sandboxed = any(os.path.exists(os.path.join(a.work, 'cases', b, 'sandbox')) for b in batches)
     etc_before = sandbox.etc_sum() if sandboxed else None
+    if sandboxed:
+        sandbox.base_etc(a.work)
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, a.jobs)) as ex:
         for f in [ex.submit(do_batch, b, a) for b in batches]:
             f.result()

@@ -55,14 +55,14 @@ def sh(*cmd):
     subprocess.run(cmd, check=True)
 
 
-def private_copy(path, base):
+def private_copy(path, base, origin=None):
     """path replaced, in this mount namespace only, by a copy of itself
-    on the tmpfs at base"""
+    (or of origin) on the tmpfs at base"""
     copy = os.path.join(base, path.strip('/').replace('/', '_'))
-    if os.path.isdir(path):
-        shutil.copytree(path, copy, symlinks=True)
+    if os.path.isdir(origin or path):
+        shutil.copytree(origin or path, copy, symlinks=True)
     else:
-        shutil.copy2(path, copy)
+        shutil.copy2(origin or path, copy)
     sh('mount', '--bind', copy, path)
 
 
@@ -73,7 +73,11 @@ def enter(work):
     base = os.path.join(work, '.sandbox')
     os.makedirs(base, exist_ok=True)
     sh('mount', '-t', 'tmpfs', '-o', 'size=256m', 'sandbox', base)
-    private_copy('/etc', base)
+    # the /etc the run started with (base_etc()): other users of the
+    # machine may add accounts to the real one while the run goes on,
+    # and each tool must start from the same accounts and subuid ranges
+    pristine = os.path.join(work, 'etc-base')
+    private_copy('/etc', base, pristine if os.path.isdir(pristine) else None)
     for p in ('/home', '/var/mail', '/var/log/lastlog', '/var/log/faillog', '/var/log/tallylog'):
         if os.path.exists(p):
             private_copy(p, base)
@@ -84,6 +88,13 @@ def enter(work):
     os.environ[MARK] = '1'
     # what a tool leaves behind in /tmp stays in the namespace
     os.makedirs(os.path.join(base, 'tmp'), exist_ok=True)
+
+
+def base_etc(work):
+    """the copy of /etc every sandbox of the run starts from"""
+    dst = os.path.join(work, 'etc-base')
+    shutil.rmtree(dst, ignore_errors=True)
+    shutil.copytree('/etc', dst, symlinks=True)
 
 
 def http_server(root):
