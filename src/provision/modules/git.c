@@ -1,9 +1,16 @@
-/* git.c: the `git` module: clone when dest has no checkout (clone:
- * yes), else fetch and move to `version` when update: yes (refusing local
- * modifications unless force: yes); depth, recursive, remote,
- * accept_hostkey, key_file. Changed when HEAD moved (before != after).
- * Check mode is native (git_check): what Ansible's module reports from
- * git ls-remote, nothing fetched or written. */
+/* git.c: the `git` module, as ansible-core 2.14's runs on the node: the
+ * same git commands in the same order (ls-remote to tell branches and
+ * tags, clone with --origin or --bare, --depth and --branch, and
+ * --single-branch; for a checkout: status for local modifications,
+ * refused without force and reset with it, remote set-url, fetch --tags
+ * or the refspecs a depth wants, then switch_version's checkout --force,
+ * checkout --track -b or reset --hard), so that a failure is the failing
+ * command's (cmd, rc, stdout, stderr) with the module's message, and
+ * changed is before != after, local modifications or a changed remote
+ * URL. Submodules are updated with submodule update --init --recursive
+ * (--remote with track_submodules). Check mode is native (git_check):
+ * what Ansible's module reports from git ls-remote, nothing fetched or
+ * written. */
 #include "config.h"
 
 #include <ctype.h>
