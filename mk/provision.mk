@@ -222,7 +222,8 @@ EXTRA_DIST += tests/cli/t4031-gen-fixes.sh tests/cli/t4031-gen-fixes.py \
 	tests/cli/t4031-gen-fixes/golden-diffgen6b.json tests/cli/t4031-gen-fixes/diffgen7.yml \
 	tests/cli/t4031-gen-fixes/diffgen7-setup.sh tests/cli/t4031-gen-fixes/golden-diffgen7.json \
 	tests/cli/t4031-gen-fixes/diffgen8.yml tests/cli/t4031-gen-fixes/diffgen8-setup.sh \
-	tests/cli/t4031-gen-fixes/golden-diffgen8.json
+	tests/cli/t4031-gen-fixes/golden-diffgen8.json tests/cli/t4031-gen-fixes/git.yml \
+	tests/cli/t4031-gen-fixes/git-setup.sh tests/cli/t4031-gen-fixes/golden-git.json
 
 # user, unarchive, get_url, git, apt and service as Ansible 2.14's, each
 # checked against ansible-playbook (issue 17 item 2)

@@ -99,4 +99,11 @@ run_case diffgen7.yml golden-diffgen7.json diffgen7-setup.sh
 # cron file that is a directory (read as empty, the write a module
 # failure), and the variables listed as get_envnames matches them
 run_case diffgen8.yml golden-diffgen8.json diffgen8-setup.sh
+# (git.yml, sysmods-8's sandboxed run) the git module command by command
+# as Ansible's: clone (bare, single_branch, the depth of a branch or tag,
+# a hash's depth ignored with the warning), update to a tag or a branch,
+# a missing ref failing as the checkout, local modifications refused and
+# reset with force, update: no, a missing remote, clone: no, a missing
+# repository failing as ls-remote
+run_case git.yml golden-git.json git-setup.sh
 done_testing

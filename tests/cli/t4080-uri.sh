@@ -23,7 +23,7 @@ cat >"$TMPD/uri.yml" <<'EOY'
   gather_facts: false
   vars:
     u: "http://127.0.0.1:{{ port }}"
-    drop: [date, last_modified, server, elapsed, invocation, _ansible_no_log, warnings, deprecations]
+    drop: [date, last_modified, server, elapsed, invocation, _ansible_no_log, warnings, deprecations, exception]
   tasks:
     - uri: { url: "{{ u }}/json" }
       register: r_json
@@ -125,10 +125,18 @@ cat >"$TMPD/uri.yml" <<'EOY'
       register: r_destdir2
     - uri: { url: "{{ u }}/status/201", dest: "{{ out }}/dl201.txt", status_code: 201 }
       register: r_dest201
+    # a raw body that is no string: http.client's TypeError (the
+    # traceback, Ansible's exception key, is Python's own and dropped)
+    - uri: { url: "{{ u }}/echo", method: POST, body: { k: v } }
+      register: r_rawdict
+      ignore_errors: true
+    - uri: { url: "{{ u }}/echo", method: POST, body: 5 }
+      register: r_rawint
+      ignore_errors: true
     - copy:
         dest: "{{ out }}/results.json"
         content: |
-          {% for n in ['r_json','r_vnd','r_text','r_text_c','r_404','r_404ok','r_500','r_302','r_301none','r_post_safe','r_post_all','r_put_307','r_post_urllib2','r_loop','r_noloc','r_json_body','r_form','r_form_list','r_cookie','r_auth_none','r_auth','r_auth_force','r_auth_wrong','r_gzip','r_dup','r_head','r_badmethod','r_refused','r_creates','r_removes','r_dest1','r_dest2','r_dest3','r_destdir','r_destdir2','r_dest201'] %}
+          {% for n in ['r_json','r_vnd','r_text','r_text_c','r_404','r_404ok','r_500','r_302','r_301none','r_post_safe','r_post_all','r_put_307','r_post_urllib2','r_loop','r_noloc','r_json_body','r_form','r_form_list','r_cookie','r_auth_none','r_auth','r_auth_force','r_auth_wrong','r_gzip','r_dup','r_head','r_badmethod','r_refused','r_creates','r_removes','r_dest1','r_dest2','r_dest3','r_destdir','r_destdir2','r_dest201','r_rawdict','r_rawint'] %}
           {{ n }}: {{ lookup('vars', n) | dict2items | rejectattr('key', 'in', drop) | sort(attribute='key') | items2dict | to_json(sort_keys=true) }}
           {% endfor %}
 EOY
@@ -172,6 +180,8 @@ r_dest3: {"changed": false, "failed": true, "gid": 0, "group": "root", "mode": "
 r_destdir: {"changed": true, "content_length": "13", "content_type": "text/plain", "cookies": {}, "cookies_string": "", "failed": false, "gid": 0, "group": "root", "mode": "0644", "msg": "OK (13 bytes)", "owner": "root", "path": "OUT/dldir/file.txt", "redirected": false, "size": 13, "state": "file", "status": 200, "uid": 0, "url": "http://127.0.0.1:PORT/file.txt"}
 r_destdir2: {"changed": true, "content_length": "13", "content_type": "text/plain", "cookies": {}, "cookies_string": "", "failed": false, "gid": 0, "group": "root", "mode": "0644", "msg": "OK (13 bytes)", "owner": "root", "path": "OUT/dldir/file.txt", "redirected": true, "size": 13, "state": "file", "status": 200, "uid": 0, "url": "http://127.0.0.1:PORT/file.txt"}
 r_dest201: {"changed": true, "content_length": "11", "content_type": "text/plain", "cookies": {}, "cookies_string": "", "failed": false, "gid": 0, "group": "root", "mode": "0644", "msg": "OK (11 bytes)", "owner": "root", "path": "OUT/dl201.txt", "redirected": false, "size": 11, "state": "file", "status": 201, "uid": 0, "url": "http://127.0.0.1:PORT/status/201"}
+r_rawdict: {"changed": false, "failed": true, "msg": "Status code was -1 and not [200]: An unknown error occurred: can't concat str to bytes", "redirected": false, "status": -1, "url": "http://127.0.0.1:PORT/echo"}
+r_rawint: {"changed": false, "failed": true, "msg": "Status code was -1 and not [200]: An unknown error occurred: message_body should be a bytes-like object or an iterable, got <class 'int'>", "redirected": false, "status": -1, "url": "http://127.0.0.1:PORT/echo"}
 EOT
 if cmp -s "$TMPD/want" "$TMPD/got"; then ok "... every result as ansible-playbook's"
 else not_ok "... every result as ansible-playbook's"; diff "$TMPD/want" "$TMPD/got" | sed 's/^/#   /'; fi

@@ -295,6 +295,41 @@ static int encode_body(json_t *body, const char *fmt, struct strbuf *out, char *
 	return 0;
 }
 
+/* A raw body that is not a string goes to http.client as it is: a dict
+ * or a list is sent chunk by chunk, its items as the chunks, and the
+ * first that is not bytes stops the request with Python's TypeError
+ * (fetch_url's "An unknown error occurred"); a number or a boolean is
+ * neither bytes nor iterable. NULL when Python would send it. */
+static char *raw_body_error(json_t *body, const char *fmt)
+{
+	if (!body || json_is_null(body) || json_is_string(body) || strcmp(fmt, "raw"))
+		return NULL;
+	if (json_is_object(body)) {
+		const char *k;
+		json_t *v;
+		json_object_foreach(body, k, v)
+			if (*k)
+				return xstrdup("can't concat str to bytes");
+		return NULL;
+	}
+	if (!json_is_array(body))
+		return xasprintf("message_body should be a bytes-like object or an iterable, got <class '%s'>",
+				 mod_pytype(body));
+	size_t i;
+	json_t *e;
+	json_array_foreach(body, i, e) {
+		/* falsy chunks are skipped */
+		if (json_is_null(e) || json_is_false(e) || (json_is_integer(e) && !json_integer_value(e)) ||
+		    (json_is_real(e) && json_real_value(e) == 0) || (json_is_string(e) && !json_string_length(e)) ||
+		    (json_is_array(e) && !json_array_size(e)) || (json_is_object(e) && !json_object_size(e)))
+			continue;
+		if (json_is_string(e) || json_is_array(e) || json_is_object(e))
+			return xasprintf("can't concat %s to bytes", mod_pytype(e));
+		return xasprintf("object of type '%s' has no len()", mod_pytype(e));
+	}
+	return NULL;
+}
+
 /* gunzip of a gzip Content-Encoding (decompress=true); -1 when it is not gzip. */
 static int gunzip(struct strbuf *b)
 {
@@ -696,6 +731,13 @@ static json_t *uri_run(struct exec_ctx *x, json_t *args)
 		goto out;
 	}
 	rq.has_body = body && !json_is_null(body);
+	if ((json_is_object(body) || json_is_array(body)) && !strcmp(fmt, "raw")) {
+		/* a dict or list whose chunks are all empty (raw_body_error
+		 * has none to complain about): http.client sends no chunk, an
+		 * empty chunked body */
+		strbuf_reset(&rq.body);
+		json_object_set_new(rq.headers, "Transfer-Encoding", json_string("chunked"));
+	}
 	if (!strcmp(fmt, "json") && !has_ct)
 		json_object_set_new(rq.headers, "Content-Type", json_string("application/json"));
 	else if (!strcmp(fmt, "form-urlencoded") && !has_ct)
@@ -748,7 +790,14 @@ static json_t *uri_run(struct exec_ctx *x, json_t *args)
 	json_t *visited = json_object();
 	bool http_error = false;
 	char *err_msg = NULL;
+	char *body_err = raw_body_error(body, fmt);
 	for (int hops = 0;; hops++) {
+		if (body_err) {
+			h.code = -1;
+			err_msg = xasprintf("An unknown error occurred: %s", body_err);
+			free(body_err);
+			break;
+		}
 		rq.head_only = !strcmp(rq.method, "HEAD");
 		if (do_hop(x, args, final_url, &rq, dest_file ? dest : NULL, jar, &h, &res) < 0) {
 			json_decref(visited);

@@ -30,6 +30,9 @@ import sys
 
 import yaml
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import gen_sys  # noqa: E402  (the modules that change the machine, run in sandbox.py's namespaces)
+
 MODULES = ['file', 'copy', 'template', 'lineinfile', 'blockinfile', 'replace', 'ini_file',
            'stat', 'find', 'assemble', 'slurp', 'command', 'shell', 'set_fact', 'assert', 'debug']
 
@@ -974,6 +977,7 @@ def g_cron(c):
 
 
 GEN = {m: globals()['g_' + m] for m in MODULES + NEW_MODULES}
+GEN.update(gen_sys.GEN)
 
 
 def generate(seed, n, out, batch, modules):
@@ -996,6 +1000,8 @@ def generate(seed, n, out, batch, modules):
         # parameter it does not know), the runner runs its cases one by one
         for c in chunk:
             write_play(os.path.join(bd, 'single-%s.yml' % c.id), seed, [c])
+        if any(c.module in gen_sys.SYS_MODULES for c in chunk):
+            open(os.path.join(bd, 'sandbox'), 'w').close()
         init = {c.id: {'module': c.module, 'init': c.init} for c in chunk}
         with open(os.path.join(bd, 'init.json'), 'w') as f:
             json.dump(init, f, indent=1, sort_keys=True)
@@ -1023,6 +1029,9 @@ def setup(bd, scratch):
         base = os.path.join(scratch, cid)
         os.makedirs(base, exist_ok=True)
         for e in c['init']:
+            if e['type'] in gen_sys.SETUP:
+                gen_sys.setup_entry(base, e)
+                continue
             p = os.path.join(base, e['path'])
             if os.path.lexists(p):
                 continue  # the first entry drawn for a path wins
@@ -1096,10 +1105,10 @@ def main(argv):
     # "all" for every one; a module named twice is drawn twice as often
     mods = []
     for m in a.modules or MODULES:
-        mods += {'new': NEW_MODULES, 'all': MODULES + NEW_MODULES}.get(m, [m])
+        mods += {'new': NEW_MODULES, 'all': MODULES + NEW_MODULES, 'sys': gen_sys.SYS_MODULES}.get(m, [m])
     for m in mods:
         if m not in GEN:
-            sys.stderr.write('gen.py: no generator for module %r (have: %s)\n' % (m, ' '.join(MODULES + NEW_MODULES)))
+            sys.stderr.write('gen.py: no generator for module %r (have: %s)\n' % (m, ' '.join(GEN)))
             return 2
     generate(a.seed, a.cases, a.out, a.batch, mods)
     return 0

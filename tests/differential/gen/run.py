@@ -28,6 +28,8 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 DIFF = os.path.dirname(HERE)
 PY = sys.executable or '/usr/bin/python3'
+sys.path.insert(0, HERE)
+import sandbox  # noqa: E402  (the namespaces the system modules' batches run in)
 
 
 def ansible_version():
@@ -50,13 +52,23 @@ def batch_key(bd, version):
             h.update(os.path.join(name, f).rstrip('/').encode() + open(os.path.join(sub, f).rstrip('/'), 'rb').read())
     for name in ('normalize.py', 'snapshot.py'):
         h.update(open(os.path.join(DIFF, name), 'rb').read())
-    h.update(open(os.path.join(HERE, 'gen.py'), 'rb').read())
+    for name in ('gen.py', 'gen_sys.py', 'sandbox.py', 'httpd.py'):
+        h.update(open(os.path.join(HERE, name), 'rb').read())
     return h.hexdigest()
 
 
 def post(out, run, scratch, result):
     with open(os.path.join(out, 'tree%d.json' % run), 'w') as f:
         subprocess.run([PY, os.path.join(DIFF, 'snapshot.py'), '--owners', scratch], stdout=f, check=True)
+    if sandbox.active():
+        # the accounts, repositories and chains the cases made, as
+        # entries of their directories' trees
+        tree_path = os.path.join(out, 'tree%d.json' % run)
+        tree = json.load(open(tree_path))
+        tree = sandbox.git_summary(tree, scratch)
+        tree.update(sandbox.snapshot(os.listdir(scratch)))
+        with open(tree_path, 'w') as f:
+            json.dump(tree, f, indent=1, sort_keys=True)
     with open(os.path.join(out, 'run%d.norm.json' % run), 'w') as f, \
             open(os.path.join(out, 'norm%d.err' % run), 'w') as e:
         subprocess.run([PY, os.path.join(DIFF, 'normalize.py'), result, scratch], stdout=f, stderr=e)
@@ -118,8 +130,19 @@ def json_only(path):
 
 
 def run_tool(tool, bd, out, imc, work):
-    """both runs of one batch with one tool, results in out"""
-    shutil.rmtree(out, ignore_errors=True)
+    """both runs of one batch with one tool, results in out; a batch
+    of the modules that change the machine (gen.py wrote 'sandbox' in
+    it) runs in namespaces of its own, made for these two runs"""
+    if not sandbox.active():
+        shutil.rmtree(out, ignore_errors=True)
+    if os.path.exists(os.path.join(bd, 'sandbox')) and not sandbox.active():
+        os.makedirs(out)
+        with open(os.path.join(out, 'sandbox.err'), 'w') as e:
+            rc = subprocess.run(sandbox.wrap([PY, os.path.abspath(__file__), '--inner', tool, bd, out, imc, work]),
+                                stderr=e).returncode
+        if rc:
+            sys.stderr.write('run.sh: the sandbox of %s failed (%s/sandbox.err)\n' % (bd, out))
+        return
     scratch = os.path.join(out, 'scratch')
     os.makedirs(scratch)
     subprocess.run([PY, os.path.join(HERE, 'gen.py'), '--setup', bd, scratch], check=True)
@@ -155,6 +178,19 @@ def run_tool(tool, bd, out, imc, work):
     shutil.copy(os.path.join(bd, 'init.json'), out)
 
 
+def inner(tool, bd, out, imc, work):
+    """run_tool's body in the sandbox: the namespace made private, the
+    batch's HTTP server started, then both runs"""
+    sandbox.enter(work)
+    httpd = sandbox.http_server(os.path.join(bd, 'templates'))
+    try:
+        run_tool(tool, bd, out, imc, work)
+    finally:
+        httpd.terminate()
+        httpd.wait()
+    return 0
+
+
 def do_batch(name, a):
     bd = os.path.join(a.work, 'cases', name)
     ad = os.path.join(a.work, 'ansible', name)
@@ -174,6 +210,8 @@ def do_batch(name, a):
 
 
 def main(argv):
+    if argv[:1] == ['--inner']:
+        return inner(*argv[1:6])
     ap = argparse.ArgumentParser(prog='run.sh')
     ap.add_argument('-n', '--cases', type=int, default=1000)
     ap.add_argument('-s', '--seed', type=int, default=1)
@@ -207,10 +245,20 @@ def main(argv):
     if rc:
         return 2
     batches = sorted(os.listdir(os.path.join(a.work, 'cases')))
+    # the machine's /etc must come out of a run as it went in
+    sandboxed = any(os.path.exists(os.path.join(a.work, 'cases', b, 'sandbox')) for b in batches)
+    etc_before = sandbox.etc_sum() if sandboxed else None
+    if sandboxed:
+        sandbox.base_etc(a.work)
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, a.jobs)) as ex:
         for f in [ex.submit(do_batch, b, a) for b in batches]:
             f.result()
     print('work directory: %s' % a.work)
+    if sandboxed:
+        etc_after = sandbox.etc_sum()
+        print('/etc checksum before and after: %s %s' % (etc_before, etc_after))
+        if etc_after != etc_before:
+            sys.stderr.write('run.sh: the machine\'s /etc changed during the run\n')
     sys.stdout.flush()
     cmd = [PY, os.path.join(HERE, 'cases.py'), '--show', str(a.show)] + (['--strict'] if a.strict else []) + \
         [os.path.join(a.work, 'ansible'), os.path.join(a.work, 'imc')] + batches
