@@ -91,10 +91,14 @@ cat >"$TMPD/ua.yml" <<'EOY'
           - "r12.changed and r12.extract_results.cmd[5:7] == ['--show-transformed-names', '--strip-components=1']"
           - not r12b.changed
 EOY
+# the node's temporary directory goes under TMPDIR (this test's own, so
+# that another test's unarchive running meanwhile is not counted: that made
+# this check fail under make -j2)
+mkdir -p "$TMPD/nodetmp"
 expect_exit 0 "unarchive: results, idempotence and check mode as Ansible's" -- \
-	"$IMC" play --no-fallback --connection local -i testhost -e "d=$d" "$TMPD/ua.yml"
+	env TMPDIR="$TMPD/nodetmp" "$IMC" play --no-fallback --connection local -i testhost -e "d=$d" "$TMPD/ua.yml"
 grep -q 'failed=0' "$TMPD/out" || sed -n '/FAILED/,+2p' "$TMPD/out" | sed 's/^/#   /' | head -20
-if ls /tmp/.imc_ar.* >/dev/null 2>&1 && [ -n "$(find /tmp -maxdepth 1 -name '.imc_ar.*' -newer "$d/files/empty.tar")" ]; then
+if [ -n "$(find "$TMPD/nodetmp" -maxdepth 1 -name '.imc_ar.*')" ]; then
 	not_ok "unarchive left its temporary directory"
 else
 	ok "unarchive removed its temporary directories"

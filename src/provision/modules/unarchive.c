@@ -467,7 +467,7 @@ static json_t *unarchive_run(struct exec_ctx *x, json_t *args)
 	 * handler, the member list and tar --diff */
 	strbuf_addstr(&c, "d=");
 	sh_quote(&c, dest);
-	strbuf_addstr(&c, "; T=$(mktemp -d /tmp/.imc_ar.XXXXXX) || exit 1; echo \"T=$T\"; ");
+	strbuf_addstr(&c, "; T=$(mktemp -d \"${TMPDIR:-/tmp}/.imc_ar.XXXXXX\") || exit 1; echo \"T=$T\"; ");
 	if (!remote)
 		strbuf_addstr(&c, "s=\"$T/source\"; cat > \"$s\" || exit 1; ");
 	else if (is_url) {
