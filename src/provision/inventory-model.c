@@ -191,7 +191,7 @@ static int parse_range(const char *text, const char *pattern, struct host_range 
 		*c = 0;
 	}
 	int rc = -1;
-	const char *beg = parts[0] && *parts[0] ? parts[0] : "0", *end = parts[1];
+	const char *beg = *parts[0] ? parts[0] : "0", *end = parts[1];
 	long b, e;
 	r->tail = rb + 1;
 	r->step = 1;
