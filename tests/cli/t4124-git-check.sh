@@ -6,7 +6,9 @@
 # (unchanged, remote_url_changed false), a new commit upstream
 # (changed, after the new commit, nothing fetched), an annotated tag (its
 # commit), a branch, a sha1 (as is), update=no (before == after), another
-# repo URL (remote_url_changed), local modifications without force (the
+# repo URL (remote_url_changed), a plain path with a trailing slash for
+# the file:// URL it clones from (the same remote), an origin set as a
+# plain path (a different one, as Ansible compares them), local modifications without force (the
 # failure); and a real clone's result (no remote_url_changed). Commit
 # dates are fixed, so the sha1s are the same as under ansible-playbook
 # 2.14, which gave every expected value for the same play, run as
@@ -60,6 +62,14 @@ cat >"$TMPD/git.yml" <<'EOY'
       check_mode: true
       register: c10
       ignore_errors: true
+    - git: { repo: "{{ d }}/origin/", dest: "{{ d }}/co" }
+      check_mode: true
+      register: c12
+    - shell: git -C {{ d }}/co remote set-url origin {{ d }}/origin
+    - git: { repo: "{{ d }}/origin", dest: "{{ d }}/co" }
+      check_mode: true
+      register: c13
+    - shell: git -C {{ d }}/co remote set-url origin file://{{ d }}/origin
     - shell: echo local > {{ d }}/co/f
     - git: { repo: "file://{{ d }}/origin", dest: "{{ d }}/co" }
       check_mode: true
@@ -81,6 +91,8 @@ cat >"$TMPD/git.yml" <<'EOY'
           - not c7.changed and c7.before == c1.after and c7.after == c1.after and c7.remote_url_changed is not defined
           - c9.changed and c9.after == three.stdout
           - c10.changed and c10.remote_url_changed and c10.after == three.stdout
+          - c12.remote_url_changed == false and c12.after == three.stdout
+          - c13.changed and c13.remote_url_changed and c13.after == three.stdout
           - "c5 is failed and c5.msg == 'Local modifications exist in the destination: ' ~ d ~ '/co (force=no).' and c5.before == c1.after"
           - c11.changed and c11.before is none and c11.after == c6.after
 EOY

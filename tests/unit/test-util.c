@@ -16,6 +16,7 @@
 #include "util/diag.h"
 #include "util/hash.h"
 #include "util/log.h"
+#include "util/path.h"
 #include "util/strbuf.h"
 #include "util/xalloc.h"
 
@@ -222,6 +223,23 @@ static void test_hash_hex_digests(void **state)
 	assert_string_equal(s256, "41edece42d63e8d9bf515a9ba6932e1c20cbc9f5a5d134645adb5db1b9737ea3");
 }
 
+/* path_normpath answers as Python's os.path.normpath does (the expected
+ * values are Python 3.11's). */
+static void test_path_normpath_is_pythons(void **state)
+{
+	(void)state;
+	static const char *const cases[][2] = {
+		{ "", "." }, { "/", "/" }, { "//", "//" }, { "///", "/" }, { "//a/b", "//a/b" },
+		{ "/a/./b/../c/", "/a/c" }, { "/..", "/" }, { "../a/../..", "../.." }, { "a/../..", ".." },
+		{ "file:///repo/", "file:/repo" }, { "./", "." }, { "a//b/./", "a/b" }, { "/../x/..", "/" },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *got = path_normpath(cases[i][0]);
+		assert_string_equal(got, cases[i][1]);
+		free(got);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -235,6 +253,7 @@ int main(void)
 		cmocka_unit_test(test_diag_long_line_is_cut),
 		cmocka_unit_test(test_diag_never_prints_part_of_a_secret),
 		cmocka_unit_test(test_hash_hex_digests),
+		cmocka_unit_test(test_path_normpath_is_pythons),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

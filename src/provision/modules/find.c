@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "provision/module.h"
+#include "util/path.h"
 #include "util/xalloc.h"
 #include "util/banned.h"
 
@@ -59,39 +60,6 @@ struct walk {
 	char *err;       /* a path's error (Ansible skips the path with it) */
 	int linked;      /* symlinked directories listed (follow) */
 };
-
-/* Python's os.path.normpath for an absolute or relative POSIX path. */
-static char *normpath(const char *p)
-{
-	if (!*p)
-		return xstrdup(".");
-	int lead = p[0] == '/' ? (p[1] == '/' && p[2] != '/' ? 2 : 1) : 0;
-	char **parts = NULL;
-	size_t n = 0;
-	char *dup = xstrdup(p);
-	char *save = NULL;
-	for (char *s = strtok_r(dup, "/", &save); s; s = strtok_r(NULL, "/", &save)) {
-		if (!strcmp(s, "."))
-			continue;
-		if (!strcmp(s, "..") && ((!lead && n && strcmp(parts[n - 1], "..")) || (lead && n))) {
-			n--;
-			continue;
-		}
-		if (!strcmp(s, "..") && lead)
-			continue;
-		parts = xrealloc(parts, (n + 1) * sizeof(*parts));
-		parts[n++] = s;
-	}
-	struct strbuf sb = STRBUF_INIT;
-	strbuf_addstr(&sb, lead == 2 ? "//" : lead ? "/" : "");
-	for (size_t i = 0; i < n; i++)
-		strbuf_addf(&sb, "%s%s", i ? "/" : "", parts[i]);
-	if (!sb.len)
-		strbuf_addch(&sb, '.');
-	free(parts);
-	free(dup);
-	return strbuf_detach(&sb);
-}
 
 static size_t count_slash(const char *s)
 {
@@ -249,7 +217,7 @@ static int consider(struct walk *w, const struct entry *e)
 	if (j.len && j.buf[j.len - 1] != '/')
 		strbuf_addch(&j, '/');
 	strbuf_addstr(&j, e->f[F_REL]);
-	char *path = normpath(j.buf);
+	char *path = path_normpath(j.buf);
 	strbuf_release(&j);
 	int rc = 0;
 	char t = e->f[F_TYPE][0];
@@ -434,7 +402,7 @@ static int find_path(struct exec_ctx *x, const struct opts *o, const char *npath
 		wp.buf[--wp.len] = '\0';
 	strbuf_addch(&wp, '/');
 	char *first = xasprintf("%s/x", npath);
-	char *nfirst = normpath(first);
+	char *nfirst = path_normpath(first);
 	long level = (long)count_slash(nfirst) - (long)count_slash(wp.buf) + 1;
 	free(first);
 	free(nfirst);

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "provision/module.h"
+#include "util/path.h"
 #include "util/xalloc.h"
 #include "util/banned.h"
 
@@ -29,6 +30,25 @@
  * is whether HEAD differs from the remote's revision (through the named
  * remote) or the remote's URL differs from repo. Nothing is fetched or
  * written. The script's first lines set r, d, v, o and the environment. */
+/* unfrackgitpath's comparison: os.path.realpath then normpath of each
+ * side, so a URL compares as a relative path under the same directory
+ * ("file:///r" becomes "file:/r", not "/r": a plain-path remote and the
+ * file:// URL Ansible makes of an absolute repo differ, as in Ansible).
+ * Lexical here: a symbolic link along a local repository's path is not
+ * resolved. */
+static bool git_url_same(const char *cur, const char *url)
+{
+	if (!strcmp(cur, url))
+		return true;
+	if ((cur[0] == '/') != (url[0] == '/'))
+		return false;
+	char *a = path_normpath(cur), *b = path_normpath(url);
+	bool same = !strcmp(a, b);
+	free(a);
+	free(b);
+	return same;
+}
+
 static json_t *git_check(struct exec_ctx *x, struct strbuf *c, const char *repo, const char *dest,
 			 const char *version, bool update, bool force)
 {
@@ -81,7 +101,7 @@ static json_t *git_check(struct exec_ctx *x, struct strbuf *c, const char *repo,
 		bool url_changed = false;
 		if (u) {
 			char *url = xstrndup(u + 4, strcspn(u + 4, "\n"));
-			url_changed = *url && strcmp(url, repo);
+			url_changed = *url && !git_url_same(url, repo);
 			free(url);
 			json_object_set_new(res, "remote_url_changed", json_boolean(url_changed));
 		}
@@ -489,19 +509,8 @@ static int g_set_url(struct git_run *g, bool *changed)
 			n--;
 		cur = xstrndup(strbuf_str(&g->out), n);
 	}
-	/* unfrackgitpath: a local path's trailing '/' and file:// aside */
 	*changed = false;
-	bool same = cur && !strcmp(cur, g->url);
-	if (cur && !same) {
-		const char *a = !strncmp(cur, "file://", 7) ? cur + 7 : cur;
-		const char *b = !strncmp(g->url, "file://", 7) ? g->url + 7 : g->url;
-		size_t la = strlen(a), lb = strlen(b);
-		while (la > 1 && a[la - 1] == '/')
-			la--;
-		while (lb > 1 && b[lb - 1] == '/')
-			lb--;
-		same = la == lb && !strncmp(a, b, la) && (a[0] == '/') == (b[0] == '/');
-	}
+	bool same = cur && git_url_same(cur, g->url);
 	if (same) {
 		free(cur);
 		return 0;
@@ -738,31 +747,35 @@ static json_t *git_run(struct exec_ctx *x, json_t *args)
 		strbuf_release(&s);
 		strbuf_addstr(&c, "; ");
 	}
+	/* the file:// URL Ansible makes of an absolute path (for depth) */
+	char *url = repo[0] == '/' ? xasprintf("file://%s", repo) : xstrdup(repo);
 	if (x->check_mode) {
 		if (bare) {
+			free(url);
 			strbuf_release(&c);
 			return res_fail("imc: git's check mode with bare=yes is not implemented");
 		}
 		strbuf_addstr(&c, "d=");
 		sh_quote(&c, dest);
 		strbuf_addstr(&c, "; r=");
-		sh_quote(&c, repo);
+		sh_quote(&c, url);
 		strbuf_addstr(&c, "; v=");
 		sh_quote(&c, version);
 		strbuf_addstr(&c, "; o=");
 		sh_quote(&c, remote);
 		strbuf_addstr(&c, "; ");
-		json_t *res = git_check(x, &c, repo, dest, version, update, force);
+		json_t *res = git_check(x, &c, url, dest, version, update, force);
 		strbuf_release(&c);
+		free(url);
 		return res;
 	}
 	char *gitpath = NULL;
 	json_t *res = NULL;
 	if (mod_bin_path(x, "git", true, &gitpath, &res) < 0) {
 		strbuf_release(&c);
+		free(url);
 		return res;
 	}
-	char *url = repo[0] == '/' ? xasprintf("file://%s", repo) : xstrdup(repo);
 	struct git_run g = {
 		.x = x, .git = gitpath, .env = c.buf, .dest = dest, .repo = repo, .url = url,
 		.remote = remote, .version = version, .bare = bare, .depth = depth,
