@@ -21,7 +21,7 @@ libimc_la_SOURCES += src/template/template.h src/template/engine.h src/template/
 	src/template/filters-seq.c src/template/filters-markup.c \
 	src/template/filters-wrap.c src/template/filters-pprint.c \
 	src/template/tests.c src/template/lookup.c src/template/lookup-csvfile.c \
-	src/template/lookup-ini.c src/template/lookup-unvault.c \
+	src/template/lookup-ini.c src/template/lookup-unvault.c src/template/lookup-inventory.c \
 	src/template/lookup-config.c
 
 EXTRA_DIST += tests/unit/test-template-cases.json tests/unit/test-template-cases.py \

@@ -104,6 +104,8 @@ LOOKUP_FN(ini);
 LOOKUP_FN(unvault);
 /* lookup-config.c */
 LOOKUP_FN(config);
+/* lookup-inventory.c */
+LOOKUP_FN(inventory_hostnames);
 
 /* tests.c */
 TEST_FN(abs); TEST_FN(all); TEST_FN(any); TEST_FN(boolean);

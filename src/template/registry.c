@@ -270,6 +270,7 @@ static const struct tlookup lookups[] = {
 	{ "unvault", lookup_unvault },
 	{ "config", lookup_config },
 	{ "varnames", lookup_varnames },
+	{ "inventory_hostnames", lookup_inventory_hostnames },
 	{ NULL, NULL },
 };
 
