@@ -743,9 +743,15 @@ static char *item_label(json_t *item, json_t *lc, struct exec_ctx *x, json_t *ir
 	return tmpl_to_text(item);
 }
 
+/* notify, as Ansible's Task and Block both have it: inherited from the
+ * enclosing blocks and import_tasks (never from the play, which has no
+ * notify), so every changed task an import with notify: brings in
+ * notifies its handlers. */
 static void notify_handlers(struct exec_ctx *x)
 {
-	json_t *n = json_object_get(x->task->raw, "notify");
+	json_t *n = NULL;
+	for (const struct ptask *p = x->task; p && !n; p = p->parent)
+		n = json_object_get(p->raw, "notify");
 	if (!n || !x->run->notify)
 		return;
 	struct diag d = DIAG_INIT;
