@@ -21,8 +21,17 @@ static json_t *ping_run(struct exec_ctx *x, json_t *args)
 		strbuf_addstr(&ds, "pong");
 	const char *data = strbuf_str(&ds);
 	if (!strcmp(data, "crash")) {
+		/* what the module's uncaught exception leaves: its traceback
+		 * as the module's stderr and as exception, no stdout */
 		strbuf_release(&ds);
-		return res_module_failure();
+		json_t *res = res_module_failure();
+		const char *tb = "Traceback (most recent call last):\n"
+				 "  File \"ansible/modules/ping.py\", line 79, in main\n"
+				 "Exception: boom\n";
+		json_object_set_new(res, "module_stdout", json_string(""));
+		json_object_set_new(res, "module_stderr", json_string(tb));
+		json_object_set_new(res, "exception", json_string(tb));
+		return res;
 	}
 	struct conn_result cr;
 	conn_result_init(&cr);
