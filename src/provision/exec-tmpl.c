@@ -36,6 +36,8 @@ struct env_paths {
 	char *own[4];
 };
 
+static void template_warning(void *ud, const char *msg);
+
 static void setup_env(struct exec_ctx *x, struct tmpl_env *env, struct env_paths *sp)
 {
 	memset(env, 0, sizeof(*env));
@@ -44,6 +46,8 @@ static void setup_env(struct exec_ctx *x, struct tmpl_env *env, struct env_paths
 	env->resolve = resolve;
 	env->resolve_ud = x;
 	env->hostvar_unsafe = hostvar_unsafe;
+	env->warn = template_warning;
+	env->warn_ud = x;
 	env->allow_pipe = true;
 	int n = 0;
 	struct task_role *r = x->task ? x->task->role : NULL;
@@ -203,9 +207,36 @@ json_t *xt_value(struct exec_ctx *x, json_t *v, struct diag *d)
 	return r;
 }
 
+/* A warning as Ansible's Display prints it: "[WARNING]: " and the text,
+ * wrapped at 79 columns (textwrap, which wordwrap is). */
+static void print_warning(struct task_run *run, const char *text)
+{
+	if (!run || !run->out)
+		return;
+	char *m = xasprintf("[WARNING]: %s", text);
+	struct tmpl_env env;
+	memset(&env, 0, sizeof(env));
+	env.vars = json_pack("{s:s}", "m", m);
+	env.unsafe = json_pack("{s:b}", "m", 1); /* data, not a template */
+	struct diag d = DIAG_INIT;
+	json_t *w = tmpl_eval(&env, "m | wordwrap(79)", &d);
+	out_warning(run->out, json_is_string(w) ? json_string_value(w) : m);
+	json_decref(w);
+	json_decref(env.vars);
+	json_decref(env.unsafe);
+	diag_release(&d);
+	free(m);
+}
+
+/* the templates' own warnings (tmpl_env.warn) */
+static void template_warning(void *ud, const char *msg)
+{
+	struct exec_ctx *x = ud;
+	print_warning(x->run, msg);
+}
+
 /* Ansible's warning for a condition written with {{ }} or {% %} (it
- * templates it first, then evaluates the result), wrapped at 79 columns
- * as its Display wraps warnings (textwrap, which wordwrap is). */
+ * templates it first, then evaluates the result). */
 static void warn_templated(struct exec_ctx *x, json_t *cond)
 {
 	if (!x->run || !x->run->out)
@@ -219,19 +250,9 @@ static void warn_templated(struct exec_ctx *x, json_t *cond)
 	}
 	if (!json_is_string(cond) || !tmpl_has_template(json_string_value(cond)))
 		return;
-	char *m = xasprintf("[WARNING]: conditional statements should not include jinja2 templating "
+	char *m = xasprintf("conditional statements should not include jinja2 templating "
 			    "delimiters such as {{ }} or {%% %%}. Found: %s", json_string_value(cond));
-	struct tmpl_env env;
-	memset(&env, 0, sizeof(env));
-	env.vars = json_pack("{s:s}", "m", m);
-	env.unsafe = json_pack("{s:b}", "m", 1); /* data, not a template */
-	struct diag d = DIAG_INIT;
-	json_t *w = tmpl_eval(&env, "m | wordwrap(79)", &d);
-	out_warning(x->run->out, json_is_string(w) ? json_string_value(w) : m);
-	json_decref(w);
-	json_decref(env.vars);
-	json_decref(env.unsafe);
-	diag_release(&d);
+	print_warning(x->run, m);
 	free(m);
 }
 

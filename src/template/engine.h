@@ -219,10 +219,16 @@ struct ev {
 	 * ansible.errors.AnsibleError; LOOKUP_RAISED: an AnsibleLookupError
 	 * or AnsibleOptionsError, which the templar lets through as it is) */
 	const char *lookup_name, *lookup_exc;
+	/* the error recorded was a lookup's AnsibleOptionsError (lookup_exc
+	 * LOOKUP_OPTIONS), which the templar raises whatever errors= says */
+	bool options_error;
 };
 
 /* ev->lookup_exc of a lookup error Ansible's templar does not wrap */
 #define LOOKUP_RAISED ""
+/* ev->lookup_exc of a lookup's AnsibleOptionsError: not wrapped either,
+ * and raised even under errors='warn' or 'ignore' */
+#define LOOKUP_OPTIONS "ansible.errors.AnsibleOptionsError"
 
 #define TMPL_MAX_DEPTH 40
 /* Size and work limits: no recipe comes near them; a typo or a hostile
@@ -312,6 +318,8 @@ bool ev_step(struct ev *ev, size_t pos);
 /* Records an error at byte position pos of ev->src (pos (size_t)-1: none). */
 void ev_error(struct ev *ev, enum tmpl_err_kind kind, size_t pos, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
+/* A warning, as Ansible's Display.warning: to env->warn when set. */
+void ev_warn(struct ev *ev, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Marks the result undefined with a reason; returns NULL. */
 json_t *ev_undef(struct ev *ev, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Turns an undefined NULL into an error ("'x' is undefined"); returns v. */
@@ -340,6 +348,10 @@ json_t *ev_call_lookup(struct ev *ev, const char *name, json_t *terms, json_t *k
 /* A file of lookup('file'), {% include %}... on env->search_path:
  * malloc'd path, or NULL. */
 char *ev_find_file(struct ev *ev, const char *name);
+/* The same for a lookup that searches its files as Ansible's
+ * find_file_in_search_path does: a name found nowhere is also a warning
+ * ("Unable to find ..."), whatever errors= says. */
+char *ev_find_lookup_file(struct ev *ev, const char *name);
 /* A lookup's error as its plugin raises it: exc names its Python class
  * (NULL: AnsibleError, LOOKUP_RAISED: let through unwrapped). Returns NULL. */
 json_t *ev_lookup_error(struct ev *ev, const char *exc, size_t pos, const char *fmt, ...)

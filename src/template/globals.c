@@ -53,6 +53,33 @@ GLOBAL_FN(range)
 	return r;
 }
 
+/* errors='warn': Ansible's templar warns with the plugin's own message,
+ * not the error it would have raised: an error it wraps ("An unhandled
+ * exception ... original message: X. X") without the repeated cause, a
+ * lookup error as "Lookup failed but the error is being ignored: X". */
+static void warn_lookup_error(struct ev *ev, const char *full)
+{
+	static const char wrapped[] = "An unhandled exception occurred while running the lookup plugin";
+	static const char orig[] = "original message: ";
+	/* without where in the template it failed, which imc adds */
+	size_t n = strlen(full);
+	const char *in = NULL;
+	for (const char *p = strstr(full, " (in '"); p; p = strstr(p + 1, " (in '"))
+		in = p;
+	if (in && n && full[n - 1] == ')')
+		n = (size_t)(in - full);
+	char *msg = xstrndup(full, n);
+	const char *o = strstr(msg, orig);
+	if (!strncmp(msg, wrapped, sizeof(wrapped) - 1) && o) {
+		size_t rest = strlen(o + sizeof(orig) - 1);
+		size_t cause = rest >= 2 ? (rest - 2) / 2 : rest;
+		ev_warn(ev, "%.*s", (int)(o + sizeof(orig) - 1 + cause - msg), msg);
+	} else {
+		ev_warn(ev, "Lookup failed but the error is being ignored: %s", msg);
+	}
+	free(msg);
+}
+
 static json_t *run_lookup(struct ev *ev, json_t *args, json_t *kw, bool query, size_t pos)
 {
 	if (json_array_size(args) < 1 || !json_is_string(json_array_get(args, 0))) {
@@ -102,6 +129,7 @@ static json_t *run_lookup(struct ev *ev, json_t *args, json_t *kw, bool query, s
 	ev->lookup_exc = NULL;
 	if (strcmp(errors, "strict")) {
 		/* errors=warn|ignore: a failing lookup yields None / [] */
+		ev->options_error = false;
 		struct diag tmp = DIAG_INIT;
 		struct diag *save = ev->d;
 		ev->d = &tmp;
@@ -109,11 +137,13 @@ static json_t *run_lookup(struct ev *ev, json_t *args, json_t *kw, bool query, s
 		ev->d = save;
 		ev->lookup_name = save_name;
 		ev->lookup_exc = save_exc;
-		if (!r && ev->env->err_kind == TMPL_ERR_UNDEFINED) {
-			/* Ansible's templar raises an undefined variable whatever
-			 * errors= says */
+		if (!r && (ev->env->err_kind == TMPL_ERR_UNDEFINED || ev->options_error)) {
+			/* Ansible's templar raises an undefined variable and an
+			 * AnsibleOptionsError whatever errors= says */
 			diag_move(ev->d, &tmp);
 		} else if (!r) {
+			if (!strcmp(errors, "warn"))
+				warn_lookup_error(ev, diag_first_message(&tmp));
 			ev->failed = false;
 			ev->env->err_kind = TMPL_ERR_NONE;
 			r = query ? json_array() : json_null();

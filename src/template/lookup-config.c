@@ -5,8 +5,8 @@
  * variables. Rather than a copy of that resolution, the values are the
  * ones `ansible-config dump --format json` prints, read once per process:
  * the real tool, so that they are exactly this installation's. Options:
- * on_missing error (Ansible's message) or skip; warn and the plugin
- * settings (plugin_type with plugin_name) are refused by name. Its own
+ * on_missing error (Ansible's message), warn (its warning) or skip; the
+ * plugin settings (plugin_type with plugin_name) are refused by name. Its own
  * file: it is the one lookup that asks Ansible. */
 #include "config.h"
 
@@ -100,11 +100,13 @@ LOOKUP_FN(config)
 	json_t *missing = kw ? json_object_get(kw, "on_missing") : NULL;
 	json_t *ptype = kw ? json_object_get(kw, "plugin_type") : NULL;
 	json_t *pname = kw ? json_object_get(kw, "plugin_name") : NULL;
-	/* Every error below is Ansible's AnsibleOptionsError or
-	 * AnsibleLookupError (or imc's own refusal), which lookup() reports
-	 * unwrapped. An option the plugin does not define is ignored, as
-	 * Ansible's config manager reads only those it defines. */
-	ev->lookup_exc = LOOKUP_RAISED;
+	/* The option errors are Ansible's AnsibleOptionsError, raised even
+	 * under errors='ignore', and so are imc's own refusals (what Ansible
+	 * would answer is unknown, so no errors= may hide them); a missing
+	 * setting is its AnsibleLookupError. lookup() reports all unwrapped. An option the plugin
+	 * does not define is ignored, as Ansible's config manager reads only
+	 * those it defines. */
+	ev->lookup_exc = LOOKUP_OPTIONS;
 	bool pt = ptype && !json_is_null(ptype), pn = pname && !json_is_null(pname);
 	if (pt != pn) {
 		ev_error(ev, TMPL_ERR_LOOKUP, pos,
@@ -123,12 +125,6 @@ LOOKUP_FN(config)
 			 "Invalid value \"%s\" for configuration option \"plugin_type: lookup plugin: config "
 			 "setting: on_missing \", valid values are: error, skip, warn", s);
 		free(s);
-		return NULL;
-	}
-	if (!strcmp(mode, "warn")) {
-		/* Ansible prints a warning per missing setting: imc's lookups
-		 * have no warning channel, and skipping silently would hide it */
-		ev_error(ev, TMPL_ERR_LOOKUP, pos, "the config lookup's on_missing='warn' is not supported by imc");
 		return NULL;
 	}
 	pthread_mutex_lock(&dump_lock);
@@ -155,11 +151,14 @@ LOOKUP_FN(config)
 		if (val)
 			json_array_append(r, val);
 		else if (!strcmp(mode, "error")) {
+			ev->lookup_exc = LOOKUP_RAISED;
 			ev_error(ev, TMPL_ERR_LOOKUP, pos,
 				 "Unable to find setting %s. module 'ansible.constants' has no attribute '%s'. "
 				 "module 'ansible.constants' has no attribute '%s'", name, name, name);
 			json_decref(r);
 			return NULL;
+		} else if (!strcmp(mode, "warn")) {
+			ev_warn(ev, "Skipping, did not find setting %s", name);
 		}
 	}
 	return r;

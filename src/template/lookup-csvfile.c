@@ -135,7 +135,7 @@ LOOKUP_FN(csvfile)
 			rc = -1;
 			goto next;
 		}
-		path = ev_find_file(ev, file);
+		path = ev_find_lookup_file(ev, file);
 		if (!path || strbuf_read_file(&sb, path) < 0) {
 			/* open(to_bytes(filename)): the name as bytes */
 			ev_error(ev, TMPL_ERR_LOOKUP, pos, "csvfile: [Errno 2] No such file or directory: b'%s'",

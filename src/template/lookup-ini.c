@@ -478,7 +478,7 @@ LOOKUP_FN(ini)
 			json_object_set_new(opts, "section", json_string("java_properties"));
 		char *section = val_to_cstr(json_object_get(opts, "section"));
 		bool is_re = val_truthy(json_object_get(opts, "re"));
-		char *path = ev_find_file(ev, file);
+		char *path = ev_find_lookup_file(ev, file);
 		struct strbuf raw = STRBUF_INIT, text = STRBUF_INIT;
 		char *err = NULL;
 		int rc = 0;

@@ -21,7 +21,7 @@ LOOKUP_FN(unvault)
 	json_t *r = json_array();
 	for (size_t i = 0; i < json_array_size(terms); i++) {
 		char *name = val_to_cstr(json_array_get(terms, i));
-		char *path = ev_find_file(ev, name);
+		char *path = ev_find_lookup_file(ev, name);
 		struct strbuf sb = STRBUF_INIT;
 		char *plain = NULL, *err = NULL;
 		size_t np = 0;

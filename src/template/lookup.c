@@ -382,7 +382,7 @@ LOOKUP_FN(file)
 	json_t *r = json_array();
 	for (size_t i = 0; i < json_array_size(terms); i++) {
 		char *name = val_to_cstr(json_array_get(terms, i));
-		char *path = ev_find_file(ev, name);
+		char *path = ev_find_lookup_file(ev, name);
 		size_t len = 0;
 		char *text = path ? read_whole(path, &len) : NULL;
 		if (!text) {
@@ -692,7 +692,7 @@ LOOKUP_FN(template)
 	json_t *r = json_array();
 	for (size_t i = 0; i < json_array_size(terms); i++) {
 		char *name = val_to_cstr(json_array_get(terms, i));
-		char *path = ev_find_file(ev, name);
+		char *path = ev_find_lookup_file(ev, name);
 		size_t len;
 		char *text = path ? read_whole(path, &len) : NULL;
 		free(path);

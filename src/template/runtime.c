@@ -21,6 +21,19 @@
 #include "util/xalloc.h"
 #include "util/banned.h"
 
+void ev_warn(struct ev *ev, const char *fmt, ...)
+{
+	if (!ev->env->warn)
+		return;
+	struct strbuf msg = STRBUF_INIT;
+	va_list ap;
+	va_start(ap, fmt);
+	strbuf_vaddf(&msg, fmt, ap);
+	va_end(ap);
+	ev->env->warn(ev->env->warn_ud, strbuf_str(&msg));
+	strbuf_release(&msg);
+}
+
 void ev_error(struct ev *ev, enum tmpl_err_kind kind, size_t pos, const char *fmt, ...)
 {
 	if (ev->failed)
@@ -36,7 +49,8 @@ void ev_error(struct ev *ev, enum tmpl_err_kind kind, size_t pos, const char *fm
 		/* Ansible's templar on what a lookup plugin raised: an
 		 * AnsibleLookupError or AnsibleOptionsError as it is, any other
 		 * exception wrapped, the AnsibleError's text repeating its cause */
-		if (!ev->lookup_exc || strcmp(ev->lookup_exc, LOOKUP_RAISED)) {
+		ev->options_error = ev->lookup_exc && !strcmp(ev->lookup_exc, LOOKUP_OPTIONS);
+		if (!ev->lookup_exc || (strcmp(ev->lookup_exc, LOOKUP_RAISED) && !ev->options_error)) {
 			char *orig = strbuf_detach(&msg);
 			strbuf_addf(&msg, "An unhandled exception occurred while running the lookup plugin '%s'. "
 				    "Error was a <class '%s'>, original message: %s. %s", ev->lookup_name,
@@ -367,3 +381,10 @@ json_t *ev_need_list(struct ev *ev, json_t *in, const char *filter, size_t pos)
 	return l;
 }
 
+char *ev_find_lookup_file(struct ev *ev, const char *name)
+{
+	char *path = ev_find_file(ev, name);
+	if (!path)
+		ev_warn(ev, "Unable to find '%s' in expected paths (use -vvvvv to see paths)", name);
+	return path;
+}

@@ -198,6 +198,12 @@ struct tmpl_env {
 	 * variables is 'AnsibleUnicode', as Ansible reports them. */
 	json_t *native;
 
+	/* Optional: where a warning Ansible's Display would print goes (a
+	 * lookup's errors='warn', the config lookup's on_missing='warn'), the
+	 * text without "[WARNING]: "; NULL drops them. */
+	void (*warn)(void *ud, const char *msg);
+	void *warn_ud;
+
 	/* Output: kind of the last error recorded by a call with this env. */
 	enum tmpl_err_kind err_kind;
 

@@ -1,7 +1,7 @@
 #!/bin/sh
 # t4183: lookup('config', ...) gives Ansible's settings as Ansible resolves
 # them: defaults, an ansible.cfg in the working directory, ANSIBLE_*
-# variables; on_missing skip and error, and the option errors, in Ansible's
+# variables; on_missing skip, warn and error, and the option errors, in Ansible's
 # words. Compared live with ansible-playbook (ansible-core, which
 # scripts/install-deps installs), on the same files in the same directory.
 . "$top_srcdir/tests/cli/lib.sh"
@@ -46,7 +46,8 @@ else
 fi
 expect_grep '^        7$' "$TMPD/out" "... forks from ./ansible.cfg"
 expect_grep '^        33,$' "$TMPD/out" "... the timeout from the environment"
-printf -- '- hosts: localhost\n  gather_facts: false\n  tasks:\n    - debug:\n        msg: "{{ lookup(\x27config\x27, \x27DEFAULT_FORKS\x27, on_missing=\x27warn\x27) }}"\n' >"$D/warn.yml"
-expect_exit 1 "on_missing='warn'" -- "$IMC" play -c local warn.yml
-expect_grep "on_missing='warn' is not supported by imc" "$TMPD/out" "... is refused, named (imc's lookups have no warnings)"
+printf -- '- hosts: localhost\n  gather_facts: false\n  tasks:\n    - debug:\n        msg: "{{ lookup(\x27config\x27, \x27NOPE\x27, \x27DEFAULT_FORKS\x27, on_missing=\x27warn\x27) }}"\n' >"$D/warn.yml"
+expect_exit 0 "on_missing='warn'" -- "$IMC" play -c local warn.yml
+expect_grep '^    "msg": "7"$' "$TMPD/out" "... skips the missing setting"
+expect_grep '^\[WARNING\]: Skipping, did not find setting NOPE$' "$TMPD/err" "... with Ansible's warning"
 done_testing
