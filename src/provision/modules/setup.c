@@ -24,7 +24,11 @@ static const char facts_script[] =
 	"echo \"cpus=$(nproc 2>/dev/null || echo 1)\"; "
 	"for m in apt-get dnf yum zypper apk; do command -v $m >/dev/null 2>&1 && { echo \"pkg=$m\"; break; }; done; "
 	"if [ -d /run/systemd/system ]; then echo svc=systemd; else echo svc=$(cat /proc/1/comm 2>/dev/null); fi; "
-	"p=$(command -v python3 || command -v python); [ -n \"$p\" ] && echo \"py=$($p -c 'import sys; print(\"%d.%d.%d\" % sys.version_info[:3])' 2>/dev/null)\" && echo \"pyexe=$p\"; "
+	"p=${imc_py:-}; [ -n \"$p\" ] || for c in /usr/bin/python3 python3.11 python3.10 python3.9 python3.8 python3.7 "
+	"python3.6 python3.5 /usr/libexec/platform-python python2.7 /usr/bin/python python; do "
+	"p=$(command -v \"$c\" 2>/dev/null) && break; done; [ -n \"$p\" ] && echo \"py=$($p -c 'import sys; v = sys.version_info; i = getattr(sys, \"implementation\", None); "
+	"print(\"%d.%d.%d %s %d %s %d %s\" % (v[0], v[1], v[2], v[3], v[4], i.name if i else \"cpython\", "
+	"hasattr(__import__(\"ssl\"), \"SSLContext\"), sys.executable))' 2>/dev/null)\"; "
 	"echo \"ip4=$(ip -4 -o addr show scope global 2>/dev/null | awk '{split($4,a,\"/\"); printf \"%s \", a[1]}')\"; "
 	"echo \"defif=$(ip -4 route show default 2>/dev/null | awk '{print $5; exit}')\"; "
 	"echo \"devs=$(ls /sys/block 2>/dev/null | tr '\\n' ' ')\"; "
@@ -85,7 +89,21 @@ static json_t *setup_run(struct exec_ctx *x, json_t *args)
 	struct conn_result cr;
 	conn_result_init(&cr);
 	json_t *res = NULL;
-	if (mod_sh(x, facts_script, NULL, 0, &cr, &res) < 0) {
+	/* the python facts are those of the interpreter that would run
+	 * Ansible's modules: ansible_python_interpreter when the host has
+	 * one, else the one Ansible's discovery finds (/usr/bin/python3 on
+	 * the distributions it maps, then its fallback list in order) */
+	struct strbuf script = STRBUF_INIT;
+	const char *interp = json_string_value(json_object_get(x->vars, "ansible_python_interpreter"));
+	if (interp && strncmp(interp, "auto", 4) && !strstr(interp, "{{")) {
+		strbuf_addstr(&script, "imc_py=");
+		sh_quote(&script, interp);
+		strbuf_addstr(&script, "; ");
+	}
+	strbuf_addstr(&script, facts_script);
+	int rc = mod_sh(x, script.buf, NULL, 0, &cr, &res);
+	strbuf_release(&script);
+	if (rc < 0) {
 		conn_result_release(&cr);
 		return res;
 	}
@@ -95,8 +113,7 @@ static json_t *setup_run(struct exec_ctx *x, json_t *args)
 	json_t *tmp = json_object();
 	static const char *const keys[] = { "id", "version_id", "codename", "id_like", "hostname",
 					    "fqdn", "arch", "kernel", "system", "user", "uid",
-					    "home", "mem", "memfree", "cpus", "pkg", "svc", "py",
-					    "pyexe", "ip4", "defif", "devs", NULL };
+					    "home", "mem", "memfree", "cpus", "pkg", "svc", "py", "ip4", "defif", "devs", NULL };
 	for (const char *const *k = keys; *k; k++)
 		json_object_set_new(tmp, *k, kv(o, *k));
 	const char *id = S("id"), *ver = S("version_id");
@@ -124,13 +141,19 @@ static json_t *setup_run(struct exec_ctx *x, json_t *args)
 	const char *pkg = S("pkg");
 	json_object_set_new(f, "ansible_pkg_mgr", json_string(!strcmp(pkg, "apt-get") ? "apt" : *pkg ? pkg : "unknown"));
 	json_object_set_new(f, "ansible_service_mgr", json_string(S("svc")));
+	/* the interpreter's sys.version_info, implementation and executable,
+	 * as the facts of the Python that runs Ansible's modules */
 	const char *py = S("py");
-	if (*py) {
-		int a = 0, b = 0, c = 0;
-		sscanf(py, "%d.%d.%d", &a, &b, &c);
-		json_object_set_new(f, "ansible_python_version", json_string(py));
-		json_object_set_new(f, "ansible_python", json_pack("{s:s, s:{s:i, s:i, s:i}}",
-			"executable", S("pyexe"), "version", "major", a, "minor", b, "micro", c));
+	int a = 0, b = 0, c = 0, serial = 0, ssl = 0, exe_at = 0;
+	char level[16] = "", impl[32] = "";
+	if (sscanf(py, "%d.%d.%d %15s %d %31s %d %n", &a, &b, &c, level, &serial, impl, &ssl, &exe_at) == 7 &&
+	    exe_at) {
+		json_object_set_new(f, "ansible_python_version", json_sprintf("%d.%d.%d", a, b, c));
+		json_object_set_new(f, "ansible_python",
+				    json_pack("{s:s, s:b, s:s, s:{s:i, s:i, s:i, s:s, s:i}, s:[i, i, i, s, i]}",
+					      "executable", py + exe_at, "has_sslcontext", ssl, "type", impl,
+					      "version", "major", a, "minor", b, "micro", c, "releaselevel", level,
+					      "serial", serial, "version_info", a, b, c, level, serial));
 	}
 	json_t *ips = json_array();
 	const char *ip4 = S("ip4");
