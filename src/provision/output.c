@@ -10,7 +10,9 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
+#include "provision/custom-stats.h"
 #include "provision/output.h"
 #include "provision/run.h"
 #include "util/log.h"
@@ -30,6 +32,8 @@ void out_release(struct task_out *o)
 	o->results = NULL;
 	json_decref(o->warned);
 	o->warned = NULL;
+	json_decref(o->custom);
+	o->custom = NULL;
 	pthread_mutex_destroy(&o->lock);
 }
 
@@ -188,11 +192,72 @@ void out_begin_task(struct task_out *o, const char *name)
 
 void out_record(struct task_out *o, struct task_host *h, json_t *res)
 {
-	if (!o->results || !o->cur_task)
-		return;
 	pthread_mutex_lock(&o->lock);
-	json_object_set_new(json_object_get(o->cur_task, "hosts"), h->name, json_deep_copy(res));
+	if (json_object_get(res, "ansible_stats") || json_object_get(res, "results")) {
+		if (!o->custom)
+			o->custom = json_object();
+		custom_stats_record(o->custom, h->name, res);
+	}
+	if (o->results && o->cur_task)
+		json_object_set_new(json_object_get(o->cur_task, "hosts"), h->name, json_deep_copy(res));
 	pthread_mutex_unlock(&o->lock);
+}
+
+/* ANSIBLE_SHOW_CUSTOM_STATS (the default callback's show_custom_stats) */
+static bool show_custom_stats(void)
+{
+	const char *v = getenv("ANSIBLE_SHOW_CUSTOM_STATS");
+	static const char *const yes[] = { "1", "yes", "y", "true", "t", "on", NULL };
+	for (size_t i = 0; v && yes[i]; i++)
+		if (!strcasecmp(v, yes[i]))
+			return true;
+	return false;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* a value as the default callback's _dump_results(indent=1) with its
+ * line breaks removed */
+static void custom_line(struct task_out *o, const char *label, json_t *v)
+{
+	char *js = json_dumps(v, JSON_INDENT(1) | JSON_SORT_KEYS | JSON_ENCODE_ANY);
+	struct strbuf sb = STRBUF_INIT;
+	strbuf_addf(&sb, "\t%s: ", label);
+	for (const char *p = js ? js : ""; *p; p++)
+		if (*p != '\n')
+			strbuf_addch(&sb, *p);
+	emit(o, -1, sb.buf);
+	strbuf_release(&sb);
+	free(js);
+}
+
+/* the default callback's CUSTOM STATS: each host's (sorted), then the
+ * run's */
+static void print_custom(struct task_out *o)
+{
+	if (!o->custom || !json_object_size(o->custom) || !show_custom_stats())
+		return;
+	banner(o, "CUSTOM STATS:");
+	size_t n = 0;
+	const char **names = xcalloc(json_object_size(o->custom), sizeof(*names));
+	const char *k;
+	json_t *v;
+	json_object_foreach(o->custom, k, v)
+		if (strcmp(k, "_run"))
+			names[n++] = k;
+	qsort(names, n, sizeof(*names), cmp_str);
+	for (size_t i = 0; i < n; i++)
+		custom_line(o, names[i], json_object_get(o->custom, names[i]));
+	free(names);
+	json_t *run = json_object_get(o->custom, "_run");
+	if (run) {
+		emit(o, -1, "");
+		custom_line(o, "RUN", run);
+	}
+	emit(o, -1, "");
 }
 
 void out_recap(struct task_out *o, struct task_host **hosts, size_t n)
@@ -224,12 +289,19 @@ void out_recap(struct task_out *o, struct task_host **hosts, size_t n)
 						      "ignored", s->ignored));
 	}
 	emit(o, -1, "");
+	print_custom(o);
 	if (stats) {
 		json_object_set_new(o->results, "stats", stats);
-		/* set_stats' custom stats show only with show_custom_stats, which
-		 * imc does not offer: the json callback then writes these empty */
-		json_object_set_new(o->results, "custom_stats", json_object());
-		json_object_set_new(o->results, "global_custom_stats", json_object());
+		/* the json callback's: written only with show_custom_stats, the
+		 * run's apart */
+		json_t *per = json_object(), *run = NULL;
+		if (o->custom && show_custom_stats()) {
+			json_object_update(per, o->custom);
+			run = json_incref(json_object_get(per, "_run"));
+			json_object_del(per, "_run");
+		}
+		json_object_set_new(o->results, "custom_stats", per);
+		json_object_set_new(o->results, "global_custom_stats", run ? run : json_object());
 	}
 	pthread_mutex_unlock(&o->lock);
 }

@@ -21,6 +21,7 @@ struct task_out {
 	json_t *cur_task;              /* borrowed */
 	int verbosity;                 /* ansible-playbook's -v count (imc play -v) */
 	json_t *warned;                /* the warnings given: each once, as Ansible's Display */
+	json_t *custom;                /* set_stats' custom stats (custom-stats.c), or NULL */
 	pthread_mutex_t lock;
 };
 

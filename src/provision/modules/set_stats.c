@@ -1,10 +1,8 @@
 /* set_stats.c: the `set_stats` module: data (a mapping whose keys are
  * variable names), per_host (default false), aggregate (default true),
- * returned as ansible_stats. The custom stats they would add to are shown
- * by neither Ansible's default nor its json callback unless
- * show_custom_stats is configured, which imc does not offer: the result
- * is all there is to see. Asked for through the environment
- * (ANSIBLE_SHOW_CUSTOM_STATS), the playbook is not supported. */
+ * returned as ansible_stats, which the run gathers into its custom stats
+ * (custom-stats.c) and prints after the recap when
+ * ANSIBLE_SHOW_CUSTOM_STATS asks for them (output.c). */
 #include "config.h"
 
 #include <ctype.h>
@@ -48,20 +46,6 @@ static json_t *set_stats_run(struct exec_ctx *x, json_t *args)
 	return res;
 }
 
-static int set_stats_check(json_t *args, struct diag *d, const struct src_loc *loc)
-{
-	(void)args;
-	const char *show = getenv("ANSIBLE_SHOW_CUSTOM_STATS");
-	json_t *v = show ? json_string(show) : NULL;
-	bool on = args_bool(v, false);
-	json_decref(v);
-	if (!on)
-		return 0;
-	diag_error(d, IMC_EXIT_DATAERR, loc,
-		   "set_stats with ANSIBLE_SHOW_CUSTOM_STATS (custom stats in the recap) is not supported");
-	return -1;
-}
-
 const struct task_module mod_set_stats = {
-	.name = "set_stats", .controller = true, .same_in_check_mode = true, .check = set_stats_check, .run = set_stats_run,
+	.name = "set_stats", .controller = true, .same_in_check_mode = true, .run = set_stats_run,
 };
