@@ -1297,11 +1297,21 @@ out:
 	free(hosts);
 }
 
+/* free and host_pinned only stop waiting for the other hosts between
+ * tasks: on a play of one host they run exactly as linear does. */
+static bool same_as_linear(const char *s, size_t nhosts)
+{
+	if (!strncmp(s, "ansible.builtin.", 16))
+		s += 16;
+	return !strcmp(s, "linear") || (nhosts <= 1 && (!strcmp(s, "free") || !strcmp(s, "host_pinned")));
+}
+
 /* A strategy given as a template (strategy: "{{ s | default('linear') }}")
  * is templated as the play starts, as Ansible's play fields are: linear
- * runs, anything else stops the playbook with an error (imc has no other
+ * runs, and so do free and host_pinned on one host (the same run);
+ * anything else stops the playbook with an error (imc has no other
  * strategy, and the playbook can no longer go to ansible-playbook whole). */
-static int play_strategy_check(struct task_run *run, struct task_play *p, struct task_host *h,
+static int play_strategy_check(struct task_run *run, struct task_play *p, struct task_host *h, size_t nhosts,
 			       struct diag *d)
 {
 	const char *s = json_string_value(json_object_get(p->raw, "strategy"));
@@ -1323,10 +1333,10 @@ static int play_strategy_check(struct task_run *run, struct task_play *p, struct
 		diag_error(d, IMC_EXIT_DATAERR, NULL, "play '%s': strategy: %s", p->name,
 			   diag_first_message(&td));
 		rc = -1;
-	} else if (!rs || (strcmp(rs, "linear") && strcmp(rs, "ansible.builtin.linear"))) {
+	} else if (!rs || !same_as_linear(rs, nhosts)) {
 		diag_error(d, IMC_EXIT_DATAERR, NULL,
-			   "play '%s': unsupported strategy '%s' (imc runs only the linear strategy)",
-			   p->name, rs ? rs : "?");
+			   "play '%s': unsupported strategy '%s' on %zu hosts (imc runs only the linear strategy, "
+			   "and free or host_pinned on one host)", p->name, rs ? rs : "?", nhosts);
 		rc = -1;
 	}
 	json_decref(r);
@@ -1360,7 +1370,7 @@ static int run_play(struct task_run *run, struct task_play *p, struct diag *d)
 		if (!hosts[i]->failed)
 			json_array_append_new(run->play_hosts, json_string(hosts[i]->name));
 	run->play = p;
-	if (play_strategy_check(run, p, nh ? hosts[0] : NULL, d) < 0) {
+	if (play_strategy_check(run, p, nh ? hosts[0] : NULL, nh, d) < 0) {
 		free(hosts);
 		return -1;
 	}
