@@ -1263,7 +1263,9 @@ done:
 			h->failed = true;
 			pthread_mutex_lock(&run->lock);
 			json_decref(h->fail_task);
-			h->fail_task = json_pack("{s:o}", "name", failed_task_name(&x));
+			/* of Task.serialize(), the name and the action as written */
+			const char *action = t->action ? t->action : t->module;
+			h->fail_task = json_pack("{s:o, s:s?}", "name", failed_task_name(&x), "action", action);
 			json_decref(h->fail_result);
 			h->fail_result = json_incref(res);
 			if (!h->error) {
