@@ -408,7 +408,7 @@ static json_t *host_vars(struct exec_ctx *x, const char *dir, json_t **res)
 		free(common);
 		free(kh);
 	} else {
-		*res = res_fail("task '%s': imc cannot give Ansible its connection to '%s': not supported by imc",
+		*res = res_refused("task '%s': imc cannot give Ansible its connection to '%s': not supported by imc",
 				x->task->display, x->host->name);
 		json_decref(hv);
 		return NULL;
@@ -543,7 +543,7 @@ json_t *fallback_run(struct exec_ctx *x, const char *module, json_t *args)
 {
 	struct ptask *t = x->task;
 	if (needs_task_vars(module))
-		return res_fail("task '%s': module '%s' would run under Ansible here, but Ansible would "
+		return res_refused("task '%s': module '%s' would run under Ansible here, but Ansible would "
 				"need the task's variables, which imc does not hand it: not supported by imc",
 				t->display, module);
 	const char *tmp = getenv("TMPDIR");

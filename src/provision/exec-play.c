@@ -318,6 +318,10 @@ static void run_block(struct task_run *run, struct ptask *t, struct task_host **
 	}
 	bool has_rescue = t->nrescue > 0;
 	run_list(run, t->block, t->nblock, in, nin, rescuable || has_rescue, inc_params);
+	if (run->refused) {
+		free(in);
+		return;
+	}
 	if (has_rescue) {
 		struct task_host **rh = xcalloc(nin + 1, sizeof(*rh));
 		size_t nr = 0;
@@ -463,6 +467,28 @@ static void include_fail(struct task_run *run, struct task_host *h, struct ptask
 		h->error = xasprintf("task '%s' failed: %s", t->display, msg);
 }
 
+/* A construct imc lacks, met after the run started: printed as the
+ * task's failure, but the run stops (see task_run.refused), since no
+ * rescue or ignore_errors may stand in for what Ansible would have run. */
+static void include_refuse(struct task_run *run, struct task_host *h, struct ptask *t, const char *msg)
+{
+	json_t *r = res_fail("%s", msg);
+	char *js = out_json_compact(r);
+	out_line(run->out, h->index, "fatal: [%s]: FAILED! => %s", h->name, js);
+	free(js);
+	out_record(run->out, h, r);
+	json_decref(r);
+	h->st.failed++;
+	h->failed = true;
+	if (!h->error)
+		h->error = xasprintf("task '%s' failed: %s", t->display, msg);
+	pthread_mutex_lock(&run->lock);
+	if (!run->refused)
+		run->refused = xasprintf("task '%s': %s", t->display, msg);
+	run->stopped = true;
+	pthread_mutex_unlock(&run->lock);
+}
+
 static bool has_loop_kw(json_t *raw)
 {
 	const char *k;
@@ -595,7 +621,7 @@ static void run_include(struct task_run *run, struct ptask *t, struct task_host 
 	if (has_loop_kw(t->raw)) {
 		if (!strcmp(t->module, "include_role")) {
 			for (size_t i = 0; i < nh; i++)
-				include_fail(run, hosts[i], t, "loops on include_role are not supported by imc");
+				include_refuse(run, hosts[i], t, "loops on include_role are not supported by imc");
 			return;
 		}
 		run_include_loop(run, t, hosts, nh, rescuable, inc_params);
@@ -831,7 +857,7 @@ static void run_meta(struct task_run *run, struct ptask *t, struct task_host **l
 		char *m = xasprintf("meta: %s is not supported by imc", what ? what : "(no action)");
 		print_banner(run, t, live[0]);
 		for (size_t i = 0; i < n; i++)
-			include_fail(run, live[i], t, m);
+			include_refuse(run, live[i], t, m);
 		free(m);
 		return;
 	}
@@ -1126,7 +1152,7 @@ static void run_node_hosts(struct task_run *run, struct ptask *t, struct task_ho
 static void run_list(struct task_run *run, struct ptask **list, size_t n, struct task_host **hosts,
 		     size_t nh, bool rescuable, json_t *inc_params)
 {
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; i < n && !run->refused; i++) {
 		struct task_host **live = xcalloc(nh + 1, sizeof(*live));
 		size_t k = 0;
 		for (size_t j = 0; j < nh; j++)
@@ -1148,6 +1174,8 @@ static void run_list(struct task_run *run, struct ptask **list, size_t n, struct
 static void flush_handlers(struct task_run *run, struct task_host **hosts, size_t nh, bool section)
 {
 	struct play_state *ps = run->ps;
+	if (run->refused)
+		return;
 	bool force = section && ps->force && !run->stopped;
 	for (size_t i = 0; i < ps->nhandlers; i++) {
 		struct ptask *hd = ps->handlers[i];
@@ -1416,6 +1444,11 @@ int task_run_playbook(struct task_run *run, struct task_playbook *pb, struct dia
 	}
 	pool_stop(run->pool);
 	run->pool = NULL;
+	if (run->refused) {
+		diag_error(d, IMC_EXIT_DATAERR, NULL, "%s (the run stopped there: Ansible would have run it)",
+			   run->refused);
+		return -1;
+	}
 	/* the recap: the hosts that ran a task, the caller's and the added
 	 * ones (Ansible's recap lists the hosts it processed: not one that
 	 * no play, --limit or --start-at-task let run) */

@@ -835,7 +835,7 @@ static int delegate(struct exec_ctx *x, const char *to, bool *own, struct task_h
 	struct task_host *th = inventory_find(run, to);
 	struct task_conn *c;
 	if (th && !th->conn) {
-		*res = res_fail("delegate_to '%s': imc has no connection to that host: not supported by imc",
+		*res = res_refused("delegate_to '%s': imc has no connection to that host: not supported by imc",
 				to);
 		return -1;
 	}
@@ -844,7 +844,7 @@ static int delegate(struct exec_ctx *x, const char *to, bool *own, struct task_h
 	else if (inventory_localhost_name(to) || inventory_local(run))
 		c = conn_local_open();
 	else {
-		*res = res_fail("delegate_to '%s': a host outside the inventory, reached over SSH, "
+		*res = res_refused("delegate_to '%s': a host outside the inventory, reached over SSH, "
 				"is not supported by imc", to);
 		return -1;
 	}
@@ -888,7 +888,7 @@ static void connection_keyword(struct exec_ctx *x, bool *own, json_t **pend)
 		x->conn = conn_local_open();
 		*own = true;
 	} else if (strcmp(c, "ssh") && strcmp(c, "smart") && strcmp(c, "paramiko"))
-		*pend = res_fail("connection '%s': not supported by imc", c);
+		*pend = res_refused("connection '%s': not supported by imc", c);
 	json_decref(v);
 	diag_release(&d);
 }
@@ -943,7 +943,7 @@ static void connection_user(struct exec_ctx *x, json_t **pend)
 	char *us = u && !json_is_string(u) ? out_json_compact(u) : NULL;
 	const char *user = us ? us : json_string_value(u);
 	if (user && o.user && strcmp(user, o.user))
-		*pend = res_fail("%s '%s' differs from the user of the SSH session to '%s' ('%s'): a session "
+		*pend = res_refused("%s '%s' differs from the user of the SSH session to '%s' ('%s'): a session "
 				 "per user is not supported by imc", from, user, x->host->name, o.user);
 	free(us);
 	json_decref(u);
@@ -957,11 +957,26 @@ static void connection_user(struct exec_ctx *x, json_t **pend)
 		    : json_is_string(p) ? strtol(json_string_value(p), &end, 10) : -1;
 	if ((end && (*end || end == json_string_value(p))) || port != o.port) {
 		char *ps = json_is_string(p) ? xstrdup(json_string_value(p)) : out_json_compact(p);
-		*pend = res_fail("%s '%s' differs from the port of the SSH session to '%s' (%d): a session "
+		*pend = res_refused("%s '%s' differs from the port of the SSH session to '%s' (%d): a session "
 				 "per port is not supported by imc", from, ps, x->host->name, o.port);
 		free(ps);
 	}
 	json_decref(p);
+}
+
+/* Whether res (or one of its loop items) is imc's refusal (res_refused):
+ * the mark is taken out, so that no result shows it. */
+static bool take_refusal(json_t *res)
+{
+	bool refused = json_is_true(json_object_get(res, RES_REFUSED));
+	json_object_del(res, RES_REFUSED);
+	size_t i;
+	json_t *r;
+	json_array_foreach(json_object_get(res, "results"), i, r) {
+		refused = refused || json_is_true(json_object_get(r, RES_REFUSED));
+		json_object_del(r, RES_REFUSED);
+	}
+	return refused;
 }
 
 /* ansible_failed_task.name: the task's own name, templated with the
@@ -1028,7 +1043,7 @@ int exec_task_host(struct task_run *run, struct ptask *t, struct task_host *h, b
 	if (!pend && !own_conn && x.conn == h->conn)
 		connection_user(&x, &pend);
 	if (!pend && !x.conn && mod && !mod->controller) {
-		res = res_fail("imc has no connection to '%s' (a host added at run time, "
+		res = res_refused("imc has no connection to '%s' (a host added at run time, "
 			       "outside a local run): not supported by imc", h->name);
 		goto done;
 	}
@@ -1202,8 +1217,18 @@ done:
 	bool failed = res_failed(res);
 	bool unreachable = json_is_true(json_object_get(res, "unreachable"));
 	bool skipped = json_is_true(json_object_get(res, "skipped"));
-	bool ignore = args_bool(exec_keyword(run, t, "ignore_errors"), false);
+	bool refused = take_refusal(res);
+	bool ignore = !refused && args_bool(exec_keyword(run, t, "ignore_errors"), false);
 	bool nolog = args_bool(exec_keyword(run, t, "no_log"), false);
+	if (refused) {
+		pthread_mutex_lock(&run->lock);
+		if (!run->refused)
+			run->refused = xasprintf("task '%s': %s", t->display,
+						 json_string_value(json_object_get(res, "msg")) ?
+						 json_string_value(json_object_get(res, "msg")) : "refused by imc");
+		run->stopped = true;
+		pthread_mutex_unlock(&run->lock);
+	}
 	/* a module's result has failed set even when the module skipped
 	 * (command in check mode); a skip of imc's own (when, loop) has not */
 	bool own_skip = skipped && (is_loop || json_object_get(res, "skip_reason"));
@@ -1256,7 +1281,7 @@ done:
 			 * block with rescue as rescued when it happens, whatever
 			 * the rescue tasks then do (a failing rescue task counts
 			 * again: as failed, or as rescued by an outer block) */
-			if (rescuable)
+			if (rescuable && !refused)
 				h->st.rescued++;
 			else
 				h->st.failed++;

@@ -82,6 +82,12 @@ extern const struct task_module *const task_modules[];
 /* Result helpers (modules/module-util.c) */
 json_t *res_new(bool changed);
 json_t *res_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* imc's refusal of what Ansible would run (a construct or an argument
+ * imc lacks): a failure marked RES_REFUSED, which the executor takes
+ * out of the result and turns into the end of the run (task_run.refused),
+ * since no rescue or ignore_errors may stand in for Ansible's run. */
+json_t *res_refused(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+#define RES_REFUSED "_imc_refused"
 /* What Ansible reports of a module that died with a Python traceback
  * (an exception it does not catch): "MODULE FAILURE...", rc 1. */
 json_t *res_module_failure(void);

@@ -83,6 +83,7 @@ void task_run_free(struct task_run *run)
 	for (size_t i = 0; i < run->nadded; i++)
 		task_host_free(run->added[i]);
 	free(run->added);
+	free(run->refused);
 	json_decref(run->groups);
 	json_decref(run->group_parents);
 	json_decref(run->global_vars);

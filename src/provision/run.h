@@ -113,6 +113,10 @@ struct task_run {
 	/* any_errors_fatal, max_fail_percentage, or a batch whose hosts all
 	 * failed: Ansible runs no further batch nor play */
 	bool stopped;
+	/* what imc refused to run once the run had started (a construct it
+	 * lacks that Ansible would run): the run stops there, no rescue,
+	 * always or handler runs after it, and the playbook fails with it */
+	char *refused;
 	bool play_ended;       /* meta: end_play: no further batch of the play */
 	/* --force-handlers: the force_handlers keyword's default */
 	bool force_handlers;

@@ -64,18 +64,18 @@ cat >"$TMPD/deleg.yml" <<'EOY'
     - command: echo unreachable
 EOY
 rm -f "$TMPD/s2/deleg" "$TMPD/s1/local"
-expect_exit 1 "delegation over ssh, then a task on a host imc cannot reach" -- "$IMC" play --no-fallback -c ssh $H -e "$EV" "$TMPD/deleg.yml"
+expect_exit 65 "delegation over ssh, then a task on a host imc cannot reach" -- "$IMC" play --no-fallback -c ssh $H -e "$EV" "$TMPD/deleg.yml"
 [ "$(sort "$TMPD/s2/deleg" | tr '\n' ' ')" = "n1 $P2 n2 $P2 " ] && ok "delegate_to n2 ran both on n2" ||
 	not_ok "delegate_to n2 ran both on n2: $(cat "$TMPD/s2/deleg" | tr '\n' ' ')"
 grep -Eq " ($P1|$P2)( |\$)" "$TMPD/s1/local" && not_ok "local_action ran over ssh" || ok "local_action ran here"
 [ "$(wc -l <"$TMPD/s1/local")" = 2 ] && ok "local_action for both hosts" || not_ok "local_action for both hosts"
 expect_grep "\[n1 -> 127.0.0.1\]" "$TMPD/out" "the delegation is shown with the delegated host's address"
-expect_grep "fatal: \[extra\].*not supported by imc" "$TMPD/out" "the added host's task fails as unsupported"
+expect_grep "fatal: \[extra\].*not supported by imc" "$TMPD/out" "the added host's task stops the run as unsupported"
 
 # the connection keyword: 'local' (on a task, or on its block) runs the
 # task here, as Ansible runs it on its controller when the inventory sets
 # no ansible_connection (IM's SSH hosts have none); 'ssh' is the host's
-# own session; a connection imc lacks fails the task, named
+# own session; a connection imc lacks stops the run, named (exit 65)
 cat >"$TMPD/conn.yml" <<'EOY'
 - hosts: n1
   gather_facts: false
@@ -91,7 +91,7 @@ cat >"$TMPD/conn.yml" <<'EOY'
       connection: winrm
 EOY
 rm -f "$TMPD/s1/conn"
-expect_exit 1 "the connection keyword over ssh" -- "$IMC" play --no-fallback -c ssh $H -e "$EV" "$TMPD/conn.yml"
+expect_exit 65 "the connection keyword over ssh" -- "$IMC" play --no-fallback -c ssh $H -e "$EV" "$TMPD/conn.yml"
 [ "$(tr '\n' ' ' <"$TMPD/s1/conn")" = "task none block none ssh $P1 " ] &&
 	ok "connection: local ran here, connection: ssh on the host" ||
 	not_ok "connection keyword: $(tr '\n' ' ' <"$TMPD/s1/conn")"

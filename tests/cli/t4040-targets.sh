@@ -177,8 +177,33 @@ expect_exit 0 "clear_host_errors after a failed rescue (blocks)" -- "$IMC" play 
 expect_grep 'TASK \[assert\]' "$TMPD/out" "... the host runs the next task"
 expect_grep 'ok=2 +changed=0 +unreachable=0 +failed=1 +skipped=0 +rescued=1' "$TMPD/out" "... with Ansible's recap"
 printf -- '- hosts: all\n  gather_facts: false\n  tasks:\n    - meta: clear_facts\n' >"$TMPD/meta-other.yml"
-expect_exit 1 "a meta action imc lacks fails the task" -- "$IMC" play --no-fallback --connection local \
+expect_exit 65 "a meta action imc lacks stops the run" -- "$IMC" play --no-fallback --connection local \
 	"$TMPD/meta-other.yml"
 expect_grep "meta: clear_facts is not supported by imc" "$TMPD/out" "... saying so"
+# a refusal is no task failure: no rescue, always, ignore_errors or
+# handler may stand in for what Ansible would have run
+cat >"$TMPD/refused.yml" <<'EOY'
+- hosts: all
+  gather_facts: false
+  tasks:
+    - block:
+        - debug: msg=before
+          changed_when: true
+          notify: h
+        - meta: clear_facts
+          ignore_errors: true
+      rescue:
+        - debug: msg=RESCUE-RAN
+      always:
+        - debug: msg=ALWAYS-RAN
+    - debug: msg=AFTER-RAN
+  handlers:
+    - name: h
+      debug: msg=HANDLER-RAN
+EOY
+expect_exit 65 "a refusal inside a block with rescue and always" -- "$IMC" play --no-fallback --connection local \
+	"$TMPD/refused.yml"
+expect_no_grep 'RAN' "$TMPD/out" "... runs no rescue, always, later task or handler"
+expect_grep "meta: clear_facts is not supported by imc \\(the run stopped there" "$TMPD/err" "... and stops the run, saying why"
 
 done_testing

@@ -4,8 +4,10 @@
 # ansible_port from play or task vars), which imc used to accept and
 # ignore. Ansible's variables outrank the keywords, so an inventory's
 # ansible_user makes remote_user moot, as in Ansible; a value that differs
-# from the host's SSH session (imc keeps one per host) fails the task,
-# named, instead of running it as another user; the same value runs. The
+# from the host's SSH session (imc keeps one per host) stops the run with
+# an error naming it (exit 65; no rescue or ignore_errors may stand in for
+# Ansible's run), instead of running it as another user; the same value
+# runs. The
 # local connection ignores them all, as ansible-playbook -c local does
 # (recorded with ansible-core 2.14.18: `id -un` stays root).
 . "$top_srcdir/tests/cli/lib.sh"
@@ -34,20 +36,20 @@ play '  remote_user: root\n' ''
 expect_exit 0 "remote_user equal to the session's user" -- run
 expect_grep '"r.stdout": "root"' "$TMPD/out" "... runs"
 play '  remote_user: daemon\n' ''
-expect_exit 1 "remote_user another user" -- run
-expect_grep "^ok: \[n1\]" "$TMPD/out" "... n1: its inventory ansible_user outranks the keyword"
+expect_exit 65 "remote_user another user" -- run
+expect_grep "^changed: \[n1\]" "$TMPD/out" "... n1: runs, its inventory ansible_user outranking the keyword"
 expect_grep "^fatal: \[n2\]: FAILED! => .*remote_user 'daemon' differs from the user of the SSH session to 'n2' \('root'\)" \
 	"$TMPD/out" "... n2: fails, naming remote_user and both users"
 play '  user: daemon\n' ''
-expect_exit 1 "the play's user keyword" -- run -l n2
+expect_exit 65 "the play's user keyword" -- run -l n2
 expect_grep "user 'daemon' differs from the user of the SSH session" "$TMPD/out" "... is named"
 play '' '      remote_user: daemon\n      vars:\n        ansible_user: root\n'
 expect_exit 0 "a task's ansible_user outranks its remote_user" -- run
 play '' '      vars:\n        ansible_user: daemon\n'
-expect_exit 1 "a task's ansible_user" -- run -l n1
+expect_exit 65 "a task's ansible_user" -- run -l n1
 expect_grep "ansible_user 'daemon' differs from the user of the SSH session to 'n1'" "$TMPD/out" "... is named"
 play '  vars:\n    ansible_port: 1\n' ''
-expect_exit 1 "a play's ansible_port" -- run -l n1
+expect_exit 65 "a play's ansible_port" -- run -l n1
 expect_grep "ansible_port '1' differs from the port of the SSH session to 'n1' \($P1\)" "$TMPD/out" "... is named"
 play '' "      vars:\n        ansible_port: $P1\n"
 expect_exit 0 "... the session's port runs" -- run -l n1

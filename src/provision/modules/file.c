@@ -1026,7 +1026,7 @@ static json_t *file_run(struct exec_ctx *x, json_t *args)
 		if (strcmp(state, "touch") && args_str(args, *k) && strcmp(args_str(args, *k), "preserve")) {
 			times = true;
 			if (recurse || !strcmp(state, "absent")) {
-				res = res_fail("imc's file module does not set %s with %s", *k,
+				res = res_refused("imc's file module does not set %s with %s", *k,
 					       recurse ? "recurse" : "state=absent");
 				goto out;
 			}

@@ -753,7 +753,7 @@ static json_t *git_run(struct exec_ctx *x, json_t *args)
 		if (bare) {
 			free(url);
 			strbuf_release(&c);
-			return res_fail("imc: git's check mode with bare=yes is not implemented");
+			return res_refused("imc: git's check mode with bare=yes is not implemented");
 		}
 		strbuf_addstr(&c, "d=");
 		sh_quote(&c, dest);

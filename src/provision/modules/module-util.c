@@ -38,6 +38,19 @@ json_t *res_fail(const char *fmt, ...)
 	return r;
 }
 
+json_t *res_refused(const char *fmt, ...)
+{
+	va_list ap;
+	struct strbuf sb = STRBUF_INIT;
+	va_start(ap, fmt);
+	strbuf_vaddf(&sb, fmt, ap);
+	va_end(ap);
+	json_t *r = json_pack("{s:b, s:b, s:s, s:b}", "changed", 0, "failed", 1, "msg", strbuf_str(&sb),
+			      RES_REFUSED, 1);
+	strbuf_release(&sb);
+	return r;
+}
+
 json_t *res_module_failure(void)
 {
 	json_t *r = res_fail("MODULE FAILURE\nSee stdout/stderr for the exact error");
