@@ -5,10 +5,12 @@
 # stat of dest carries the write (module-util.c's mod_stat_write, the node
 # comparing the checksum). Each change runs only where the module would
 # make it: the cases where the module fails or stops after its stat
-# (src or recurse with the wrong state, times with absent, a directory
+# (src or recurse with the wrong state, a directory
 # dest, a missing directory, a relative mode, backup) change nothing they
 # did not change before, fail with the same messages, and take the round
-# trips counted here (IMC_LOG=exec=debug prints each module run's count).
+# trips counted here (IMC_LOG=exec=debug prints each module run's count);
+# times with absent or recurse, which imc refuses, stop the run after the
+# probe, changing nothing.
 . "$top_srcdir/tests/cli/lib.sh"
 W=$TMPD/w
 mkdir -p "$W/dd" "$W/tpl"
@@ -25,17 +27,9 @@ cat >"$TMPD/play.yml" <<EOY
       file: { path: $W/n1, state: directory, src: $W/f1 }
       register: g1
       ignore_errors: true
-    - name: absent-with-time
-      file: { path: $W/f2, state: absent, modification_time: now }
-      register: g2
-      ignore_errors: true
     - name: touch-with-recurse
       file: { path: $W/n2, state: touch, recurse: true }
       register: g3
-      ignore_errors: true
-    - name: dir-recurse-time
-      file: { path: $W/n3, state: directory, recurse: true, modification_time: now }
-      register: g4
       ignore_errors: true
     - name: dir-under-file
       file: { path: $W/plain/sub, state: directory }
@@ -82,9 +76,7 @@ cat >"$TMPD/play.yml" <<EOY
     - assert:
         that:
           - 'g1 is failed and g1.msg == "src option requires state to be ''link'' or ''hard''"'
-          - 'g2 is failed and g2.msg == "imc''s file module does not set modification_time with state=absent"'
           - 'g3 is failed and g3.msg == "recurse option requires state to be ''directory''"'
-          - 'g4 is failed and g4.msg == "imc''s file module does not set modification_time with recurse"'
           - 'g5 is failed and g5.msg.startswith("There was an issue creating $W/plain/sub as requested: ") and g5.path == "$W/plain/sub"'
           - 'g6 is failed and g6.msg.startswith("Error, could not touch target: ") and g6.path == "$W/nodir/t"'
           - 't1 is changed and t1.mode == "0640" and t1.diff.before.mode == "0644" and t1.diff.after.mode == "0640"'
@@ -105,9 +97,7 @@ IMC_LOG=exec=debug "$IMC" play -c local --no-fallback "$TMPD/play.yml" >"$TMPD/o
 sed -n 's/.* localhost: \([a-z-]*\): \([0-9]*\) round trips$/\1 \2/p' "$TMPD/err" >"$TMPD/got"
 cat >"$TMPD/want" <<EOW
 dir-with-src 1
-absent-with-time 1
 touch-with-recurse 1
-dir-recurse-time 1
 dir-under-file 2
 touch-no-parent 2
 touch-symbolic 1
@@ -138,4 +128,16 @@ fi
 	[ "$(stat -c %a "$W/t1")" = 640 ] && [ ! -e "$W/t3" ] && [ ! -e "$W/dd" ] &&
 	[ "$(ls "$W" | grep -c '^f2\.')" = 1 ] && [ "$(stat -c %a "$W/c5")" = 600 ] &&
 	ok "the files are as the play left them" || not_ok "the files are as the play left them"
+# times imc's file module does not set (with absent, or on what recurse
+# reaches) are refusals: the run stops after the probe, nothing changed
+for c in "absent-with-time|path: $W/f2, state: absent|modification_time with state=absent" \
+	"dir-recurse-time|path: $W/n3, state: directory, recurse: true|modification_time with recurse"; do
+	name=${c%%|*} rest=${c#*|} args=${rest%%|*} msg=${rest#*|}
+	printf -- '- hosts: localhost\n  gather_facts: false\n  tasks:\n    - name: %s\n      file: { %s, modification_time: now }\n      ignore_errors: true\n' \
+		"$name" "$args" >"$TMPD/refused.yml"
+	expect_exit 65 "$name: refused, whatever ignore_errors says" -- env IMC_LOG=exec=debug "$IMC" play -c local --no-fallback "$TMPD/refused.yml"
+	expect_grep "imc's file module does not set $msg \\(the run stopped there" "$TMPD/err" "... saying why"
+	expect_grep " localhost: $name: 1 round trips\$" "$TMPD/err" "... after one round trip"
+done
+[ "$(cat "$W/f2")" = z ] && [ ! -e "$W/n3" ] && ok "the refused tasks changed nothing" || not_ok "the refused tasks changed nothing"
 done_testing
