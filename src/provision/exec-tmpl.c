@@ -64,6 +64,7 @@ static void setup_env(struct exec_ctx *x, struct tmpl_env *env, struct env_paths
 		sp->own[3] = xasprintf("%s/files", x->run->pb->dir);
 		sp->v[n++] = sp->own[3];
 		sp->v[n++] = x->run->pb->dir;
+		env->pipe_dir = x->run->pb->dir;
 	}
 	sp->v[n] = NULL;
 	env->search_path = sp->v;

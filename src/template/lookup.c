@@ -451,7 +451,20 @@ static int run_cmd(struct ev *ev, const char *cmd, struct strbuf *out, size_t po
 		return -1;
 	}
 	fflush(NULL);
-	FILE *fp = popen(cmd, "r");
+	/* in the basedir, as the pipe and lines plugins' Popen(cwd=...) */
+	struct strbuf full = STRBUF_INIT;
+	if (ev->env->pipe_dir) {
+		strbuf_addstr(&full, "cd -- '");
+		for (const char *p = ev->env->pipe_dir; *p; p++)
+			if (*p == '\'')
+				strbuf_addstr(&full, "'\\''");
+			else
+				strbuf_addch(&full, *p);
+		strbuf_addstr(&full, "' || exit 1; ");
+	}
+	strbuf_addstr(&full, cmd);
+	FILE *fp = popen(full.buf, "r");
+	strbuf_release(&full);
 	if (!fp) {
 		ev_error(ev, TMPL_ERR_LOOKUP, pos, "cannot run command: %s", cmd);
 		return -1;

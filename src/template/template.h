@@ -159,6 +159,9 @@ struct tmpl_env {
 	 * means the current directory. */
 	const char *const *search_path;
 	bool allow_pipe;              /* lookup('pipe', cmd) runs /bin/sh on the controller */
+	/* where those commands run (Ansible's loader basedir, the playbook's
+	 * directory); NULL: the current directory */
+	const char *pipe_dir;
 	tmpl_lookup_fn lookup;        /* optional: extra lookups, tried first */
 	void *lookup_ud;
 

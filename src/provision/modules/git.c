@@ -707,7 +707,53 @@ out:
 	return r;
 }
 
+/* dest made absolute as Ansible's os.path.abspath makes it: against the
+ * module's working directory on the node (its physical path, as
+ * os.getcwd gives it), then normalised */
+static json_t *git_abs_dest(struct exec_ctx *x, const char *dest, char **abs)
+{
+	struct conn_result cr;
+	conn_result_init(&cr);
+	json_t *res = NULL;
+	if (mod_sh(x, "pwd -P", NULL, 0, &cr, &res) < 0) {
+		conn_result_release(&cr);
+		return res;
+	}
+	size_t n = cr.out.len;
+	while (n && cr.out.buf[n - 1] == '\n')
+		n--;
+	char *joined = xasprintf("%.*s/%s", (int)n, strbuf_str(&cr.out), dest);
+	*abs = path_normpath(joined);
+	free(joined);
+	conn_result_release(&cr);
+	return NULL;
+}
+
+static json_t *git_run_abs(struct exec_ctx *x, json_t *args);
+
 static json_t *git_run(struct exec_ctx *x, json_t *args)
+{
+	static const char *const paths[] = { "dest", "key_file", NULL };
+	json_t *bad = mod_unexpanded("git", args, paths);
+	if (bad)
+		return bad;
+	const char *dest = args_str(args, "dest");
+	if (!dest || dest[0] == '/')
+		return git_run_abs(x, args);
+	char *abs = NULL;
+	json_t *res = git_abs_dest(x, dest, &abs);
+	if (res)
+		return res;
+	json_t *copy = json_deep_copy(args);
+	json_object_set_new(copy, "dest", json_string(abs));
+	free(abs);
+	res = git_run_abs(x, copy);
+	json_decref(copy);
+	return res;
+}
+
+/* the module, dest absolute */
+static json_t *git_run_abs(struct exec_ctx *x, json_t *args)
 {
 	const char *repo = args_str(args, "repo");
 	if (!repo)

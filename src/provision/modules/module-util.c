@@ -202,7 +202,19 @@ static int run_sh(struct exec_ctx *x, const char *cmd, const void *in, size_t in
 	x->stat_memo = NULL;
 	free(x->write_memo);
 	x->write_memo = NULL;
+	/* Ansible runs a local connection's commands in the playbook's
+	 * directory (its loader's basedir), not where it was started */
+	char *in_dir = NULL;
+	if (!strcmp(x->conn->ops->name, "local") && x->run && x->run->pb && x->run->pb->dir) {
+		struct strbuf c = STRBUF_INIT;
+		strbuf_addstr(&c, "cd -- ");
+		sh_quote(&c, x->run->pb->dir);
+		strbuf_addf(&c, " || exit 1; %s", cmd);
+		in_dir = strbuf_detach(&c);
+		cmd = in_dir;
+	}
 	char *full = wrap_cmd(x, cmd);
+	free(in_dir);
 	if (marked) {
 		char *plain = full;
 		full = xasprintf("%s%s", SHELL_MARK_CMD, plain);
@@ -1498,7 +1510,7 @@ json_t *mod_unexpanded(const char *module, json_t *args, const char *const *keys
 	for (const char *const *k = keys; *k; k++) {
 		const char *v = args_str(args, *k);
 		if (v && (v[0] == '~' || strchr(v, '$')))
-			return res_fail("%s: unsupported: %s '%s' holds ~ or $VAR, which Ansible expands "
+			return res_refused("%s: unsupported: %s '%s' holds ~ or $VAR, which Ansible expands "
 					"on the node and imc does not", module, *k, v);
 	}
 	return NULL;
