@@ -448,7 +448,12 @@ static void print_banner(struct task_run *run, struct ptask *t, struct task_host
 	}
 }
 
-static void include_fail(struct task_run *run, struct task_host *h, struct ptask *t, const char *msg)
+/* A task that fails with msg on h before any module runs. refused: a
+ * construct imc lacks, met after the run started: printed the same, but
+ * the run stops (see task_run.refused), since no rescue or ignore_errors
+ * may stand in for what Ansible would have run. */
+static void include_fail_as(struct task_run *run, struct task_host *h, struct ptask *t, const char *msg,
+			    bool refused)
 {
 	json_t *r = res_fail("%s", msg);
 	char *js = out_json_compact(r);
@@ -456,7 +461,9 @@ static void include_fail(struct task_run *run, struct task_host *h, struct ptask
 	free(js);
 	out_record(run->out, h, r);
 	json_decref(r);
-	if (args_bool(exec_keyword(run, t, "ignore_errors"), false)) {
+	if (refused) {
+		task_run_refuse(run, t->display, msg);
+	} else if (args_bool(exec_keyword(run, t, "ignore_errors"), false)) {
 		h->st.ok++;
 		h->st.ignored++;
 		return;
@@ -467,26 +474,14 @@ static void include_fail(struct task_run *run, struct task_host *h, struct ptask
 		h->error = xasprintf("task '%s' failed: %s", t->display, msg);
 }
 
-/* A construct imc lacks, met after the run started: printed as the
- * task's failure, but the run stops (see task_run.refused), since no
- * rescue or ignore_errors may stand in for what Ansible would have run. */
+static void include_fail(struct task_run *run, struct task_host *h, struct ptask *t, const char *msg)
+{
+	include_fail_as(run, h, t, msg, false);
+}
+
 static void include_refuse(struct task_run *run, struct task_host *h, struct ptask *t, const char *msg)
 {
-	json_t *r = res_fail("%s", msg);
-	char *js = out_json_compact(r);
-	out_line(run->out, h->index, "fatal: [%s]: FAILED! => %s", h->name, js);
-	free(js);
-	out_record(run->out, h, r);
-	json_decref(r);
-	h->st.failed++;
-	h->failed = true;
-	if (!h->error)
-		h->error = xasprintf("task '%s' failed: %s", t->display, msg);
-	pthread_mutex_lock(&run->lock);
-	if (!run->refused)
-		run->refused = xasprintf("task '%s': %s", t->display, msg);
-	run->stopped = true;
-	pthread_mutex_unlock(&run->lock);
+	include_fail_as(run, h, t, msg, true);
 }
 
 static bool has_loop_kw(json_t *raw)

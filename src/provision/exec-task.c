@@ -1221,13 +1221,8 @@ done:
 	bool ignore = !refused && args_bool(exec_keyword(run, t, "ignore_errors"), false);
 	bool nolog = args_bool(exec_keyword(run, t, "no_log"), false);
 	if (refused) {
-		pthread_mutex_lock(&run->lock);
-		if (!run->refused)
-			run->refused = xasprintf("task '%s': %s", t->display,
-						 json_string_value(json_object_get(res, "msg")) ?
-						 json_string_value(json_object_get(res, "msg")) : "refused by imc");
-		run->stopped = true;
-		pthread_mutex_unlock(&run->lock);
+		const char *m = json_string_value(json_object_get(res, "msg"));
+		task_run_refuse(run, t->display, m ? m : "refused by imc");
 	}
 	/* a module's result has failed set even when the module skipped
 	 * (command in check mode); a skip of imc's own (when, loop) has not */

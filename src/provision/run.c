@@ -72,6 +72,15 @@ void task_host_free(struct task_host *h)
 	free(h);
 }
 
+void task_run_refuse(struct task_run *run, const char *task, const char *msg)
+{
+	pthread_mutex_lock(&run->lock);
+	if (!run->refused)
+		run->refused = xasprintf("task '%s': %s", task, msg);
+	run->stopped = true;
+	pthread_mutex_unlock(&run->lock);
+}
+
 void task_run_free(struct task_run *run)
 {
 	if (!run)

@@ -180,6 +180,9 @@ extern pthread_mutex_t task_facts_lock;
 /* run.c */
 struct task_run *task_run_new(void);
 void task_run_free(struct task_run *run);
+/* Records that imc refused task's msg (the first refusal is kept) and
+ * stops the run (see task_run.refused). Thread-safe. */
+void task_run_refuse(struct task_run *run, const char *task, const char *msg);
 struct task_host *task_host_new(const char *name, struct task_conn *conn, json_t *vars);
 void task_host_free(struct task_host *h);
 /* Monotonic seconds (deadlines, elapsed times). */

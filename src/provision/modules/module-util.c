@@ -45,8 +45,8 @@ json_t *res_refused(const char *fmt, ...)
 	va_start(ap, fmt);
 	strbuf_vaddf(&sb, fmt, ap);
 	va_end(ap);
-	json_t *r = json_pack("{s:b, s:b, s:s, s:b}", "changed", 0, "failed", 1, "msg", strbuf_str(&sb),
-			      RES_REFUSED, 1);
+	json_t *r = res_fail("%s", strbuf_str(&sb));
+	json_object_set_new(r, RES_REFUSED, json_true());
 	strbuf_release(&sb);
 	return r;
 }
