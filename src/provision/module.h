@@ -13,7 +13,7 @@
  *    the task's become user with its environment; mod_read(), mod_write(), mod_stat(),
  *    mod_attrs() read, write and stat a node file through that one call,
  *    so a module behaves the same over the local and the SSH connection;
- *    sh_quote() quotes a word for the command line (conn/conn.h);
+ *    sh_quote() quotes a word for the command line (util/strbuf.h);
  *  - the result: res_new(changed), res_fail(fmt, ...) (failed, msg), then
  *    any return values with json_object_set_new(); res_set_output() puts
  *    a command's rc/stdout/stderr in it; a node that cannot be reached

@@ -454,13 +454,9 @@ static int run_cmd(struct ev *ev, const char *cmd, struct strbuf *out, size_t po
 	/* in the basedir, as the pipe and lines plugins' Popen(cwd=...) */
 	struct strbuf full = STRBUF_INIT;
 	if (ev->env->pipe_dir) {
-		strbuf_addstr(&full, "cd -- '");
-		for (const char *p = ev->env->pipe_dir; *p; p++)
-			if (*p == '\'')
-				strbuf_addstr(&full, "'\\''");
-			else
-				strbuf_addch(&full, *p);
-		strbuf_addstr(&full, "' || exit 1; ");
+		strbuf_addstr(&full, "cd -- ");
+		sh_quote(&full, ev->env->pipe_dir);
+		strbuf_addstr(&full, " || exit 1; ");
 	}
 	strbuf_addstr(&full, cmd);
 	FILE *fp = popen(full.buf, "r");

@@ -154,3 +154,15 @@ void strbuf_add_utf8(struct strbuf *sb, unsigned long cp)
 		strbuf_addch(sb, (char)(0x80 | (cp & 0x3f)));
 	}
 }
+
+void sh_quote(struct strbuf *sb, const char *s)
+{
+	strbuf_addch(sb, '\'');
+	for (; *s; s++) {
+		if (*s == '\'')
+			strbuf_addstr(sb, "'\\''");
+		else
+			strbuf_addch(sb, *s);
+	}
+	strbuf_addch(sb, '\'');
+}

@@ -34,5 +34,8 @@ const char *strbuf_str(const struct strbuf *sb);
 void strbuf_add_utf8(struct strbuf *sb, unsigned long cp);
 /* Reads a whole file; returns 0, or -1 with errno set. */
 int strbuf_read_file(struct strbuf *sb, const char *path);
+/* Shell quoting: appends s as one single-quoted word (for /bin/sh on
+ * the node or on the controller). */
+void sh_quote(struct strbuf *sb, const char *s);
 
 #endif

@@ -38,14 +38,3 @@ unsigned long conn_round_trips(struct task_conn *c)
 	return __atomic_load_n(&c->round_trips, __ATOMIC_RELAXED);
 }
 
-void sh_quote(struct strbuf *sb, const char *s)
-{
-	strbuf_addch(sb, '\'');
-	for (; *s; s++) {
-		if (*s == '\'')
-			strbuf_addstr(sb, "'\\''");
-		else
-			strbuf_addch(sb, *s);
-	}
-	strbuf_addch(sb, '\'');
-}

@@ -91,7 +91,4 @@ void conn_memo_forget(struct task_conn *c, const char *path);
 /* Frees c's memo (conn_close does). */
 void conn_memo_free(struct task_conn *c);
 
-/* Shell quoting: appends s as one single-quoted word. */
-void sh_quote(struct strbuf *sb, const char *s);
-
 #endif
