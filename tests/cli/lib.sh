@@ -99,6 +99,28 @@ done_testing() {
 	echo "1..$checks"
 	[ "$failures" -eq 0 ]
 }
+# Live comparisons with ansible-playbook (which scripts/install-deps
+# installs): require_ansible_playbook fails the test without it;
+# expect_same_as_ansible MSG GUARD...: ok when the command GUARD succeeds
+# (ansible-playbook's side, $TMPD/ans, holds what the test compares) and
+# $TMPD/imc is the same text, else not ok with the difference.
+require_ansible_playbook() {
+	command -v ansible-playbook >/dev/null && return 0
+	not_ok "needs ansible-playbook (scripts/install-deps)"
+	done_testing
+	exit 1
+}
+expect_same_as_ansible() {
+	lib_msg=$1
+	shift
+	rm -f "$TMPD/diff"
+	if "$@" && diff -u "$TMPD/ans" "$TMPD/imc" >"$TMPD/diff"; then
+		ok "$lib_msg"
+	else
+		not_ok "$lib_msg"
+		sed 's/^/#   /' "$TMPD/diff" 2>/dev/null | head -40
+	fi
+}
 # Long integration tests (real VMs, training) run only once in scripts/test:
 # the sanitizer pass sets IMC_TEST_LONG=0.
 require_long() { [ "${IMC_TEST_LONG:-1}" = 1 ] || skip_all "long test skipped (IMC_TEST_LONG=0)"; }

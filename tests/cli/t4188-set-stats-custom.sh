@@ -7,7 +7,7 @@
 # default callback prints them, and not at all without the setting.
 # Compared live with ansible-playbook (scripts/install-deps installs it).
 . "$top_srcdir/tests/cli/lib.sh"
-command -v ansible-playbook >/dev/null || { not_ok "needs ansible-playbook (scripts/install-deps)"; done_testing; exit 1; }
+require_ansible_playbook
 D="$TMPD/pb"
 mkdir -p "$D"
 cat >"$D/p.yml" <<'EOF_PB'
@@ -33,12 +33,7 @@ custom "$TMPD/ans.out" >"$TMPD/ans"
 expect_exit 0 "set_stats over two plays, ANSIBLE_SHOW_CUSTOM_STATS=yes" -- \
 	env ANSIBLE_SHOW_CUSTOM_STATS=yes "$IMC" play -i h1,h2, -c local p.yml
 custom "$TMPD/out" >"$TMPD/imc"
-if grep -q 'RUN: ' "$TMPD/ans" && diff "$TMPD/ans" "$TMPD/imc" >"$TMPD/diff"; then
-	ok "... the same custom stats as ansible-playbook"
-else
-	not_ok "... the same custom stats as ansible-playbook"
-	sed 's/^/#   /' "$TMPD/diff" | head -20
-fi
+expect_same_as_ansible "... the same custom stats as ansible-playbook" grep -q 'RUN: ' "$TMPD/ans"
 expect_exit 0 "the same without the setting" -- "$IMC" play -i h1,h2, -c local p.yml
 if grep -q 'CUSTOM STATS' "$TMPD/out"; then not_ok "... shows no custom stats"; else ok "... shows no custom stats"; fi
 done_testing

@@ -4,7 +4,7 @@
 # (its FQCN when given so), as Ansible's serialized task does. Compared
 # live with ansible-playbook (scripts/install-deps installs it).
 . "$top_srcdir/tests/cli/lib.sh"
-command -v ansible-playbook >/dev/null || { not_ok "needs ansible-playbook (scripts/install-deps)"; done_testing; exit 1; }
+require_ansible_playbook
 D="$TMPD/pb"
 mkdir -p "$D"
 cat >"$D/p.yml" <<'EOF_PB'
@@ -31,10 +31,5 @@ ANSIBLE_NOCOLOR=1 ansible-playbook -i localhost, -c local p.yml >"$TMPD/ans.out"
 grep '"msg": "\[' "$TMPD/ans.out" >"$TMPD/ans"
 expect_exit 0 "three rescued failures" -- "$IMC" play -i localhost, -c local p.yml
 grep '"msg": "\[' "$TMPD/out" >"$TMPD/imc"
-if [ "$(grep -c . "$TMPD/ans")" = 3 ] && diff "$TMPD/ans" "$TMPD/imc" >"$TMPD/diff"; then
-	ok "... ansible_failed_task as under ansible-playbook"
-else
-	not_ok "... ansible_failed_task as under ansible-playbook"
-	sed 's/^/#   /' "$TMPD/diff" | head -20
-fi
+expect_same_as_ansible "... ansible_failed_task as under ansible-playbook" test "$(grep -c . "$TMPD/ans")" = 3
 done_testing

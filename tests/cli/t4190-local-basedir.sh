@@ -7,7 +7,7 @@
 # directory and compared live with ansible-playbook (scripts/install-deps
 # installs it); git's clones are checked on disk.
 . "$top_srcdir/tests/cli/lib.sh"
-command -v ansible-playbook >/dev/null || { not_ok "needs ansible-playbook (scripts/install-deps)"; done_testing; exit 1; }
+require_ansible_playbook
 command -v git >/dev/null || { not_ok "needs git (scripts/install-deps)"; done_testing; exit 1; }
 export GIT_CONFIG_NOSYSTEM=1 HOME="$TMPD"
 git init -q -b main "$TMPD/origin" && (cd "$TMPD/origin" && git config user.email t@t && git config user.name t &&
@@ -45,12 +45,7 @@ pb imc
 cd "$TMPD/elsewhere" || exit 1
 expect_exit 0 "a local play started from another directory" -- "$IMC" play -i localhost, -c local -e "origin=$TMPD/origin" ../pb-imc/p.yml
 norm "$TMPD/out" >"$TMPD/imc"
-if grep -q '"role pb-X"' "$TMPD/ans" && diff "$TMPD/ans" "$TMPD/imc" >"$TMPD/diff"; then
-	ok "... every command ran in the playbook's directory, as under ansible-playbook"
-else
-	not_ok "... every command ran in the playbook's directory, as under ansible-playbook"
-	sed 's/^/#   /' "$TMPD/diff" | head -20
-fi
+expect_same_as_ansible "... every command ran in the playbook's directory, as under ansible-playbook" grep -q '"role pb-X"' "$TMPD/ans"
 for t in ans imc; do
 	[ -d "$TMPD/pb-$t/co/.git" ] && [ -d "$TMPD/pb-$t/sub/dir/co2/.git" ] && [ ! -e "$TMPD/elsewhere/co" ] &&
 		ok "git's relative dests under the playbook's directory ($t)" ||
