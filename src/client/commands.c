@@ -3,8 +3,8 @@
  * IM's im_client.py makes them, printing what the local command prints.
  * What IM's REST API does not carry is not printed: the
  * contextualization steps of getstate and getcontmsg (imc's own, from the
- * local store); create without -d prints the state once the server's
- * synchronous create answered, not the local command's progress. A
+ * local store); create without -d prints the state once the
+ * contextualization ended, not the local command's progress. A
  * command that has no REST call (plan, play, ssh, export, ...) is refused
  * with --server rather than run on the local store. */
 #include "config.h"
@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <jansson.h>
 
@@ -60,27 +61,38 @@ static void print_redacted(const char *text)
 	free(safe);
 }
 
-/* "The infrastructure is in state: S" and a line per VM, from IM's
- * {"state": {"state", "vm_states"}}: 0, or -1 with d set; *configured
- * tells whether the infrastructure is. */
-static int print_state(const struct client *c, const char *id, bool *configured, struct diag *d)
+/* The infrastructure's {"state": {"state", "vm_states"}} (IM's JSON
+ * answer to GET .../state): the document, or NULL with d set. */
+static json_t *get_state(const struct client *c, const char *id, struct diag *d)
 {
 	struct client_reply rep;
 	char *path = xasprintf("infrastructures/%s/state", id);
-	int rc = -1;
-	if (call(c, "GET", path, "application/json", NULL, 0, &rep, d) < 0)
-		goto out;
-	json_t *doc = json_loads(strbuf_str(&rep.body), 0, NULL);
-	json_t *st = json_object_get(doc, "state");
-	const char *s = json_string_value(json_object_get(st, "state"));
-	json_t *vms = json_object_get(st, "vm_states");
-	if (!s || !json_is_object(vms)) {
-		diag_error(d, IMC_EXIT_UNAVAILABLE, NULL, "%s: the state of %s is not IM's JSON", c->url, id);
-		json_decref(doc);
-		goto out;
+	json_t *doc = NULL;
+	if (call(c, "GET", path, "application/json", NULL, 0, &rep, d) == 0) {
+		doc = json_loads(strbuf_str(&rep.body), 0, NULL);
+		json_t *st = json_object_get(doc, "state");
+		if (!json_string_value(json_object_get(st, "state")) || !json_is_object(json_object_get(st, "vm_states"))) {
+			diag_error(d, IMC_EXIT_UNAVAILABLE, NULL, "%s: the state of %s is not IM's JSON", c->url, id);
+			json_decref(doc);
+			doc = NULL;
+		}
 	}
-	printf("The infrastructure is in state: %s\n", s);
-	/* the VMs in their numbers' order, as the local command lists them */
+	client_reply_release(&rep);
+	free(path);
+	return doc;
+}
+
+static const char *state_of(json_t *doc)
+{
+	return json_string_value(json_object_get(json_object_get(doc, "state"), "state"));
+}
+
+/* "The infrastructure is in state: S" and a line per VM, in their
+ * numbers' order, as the local command lists them. */
+static void print_state(json_t *doc)
+{
+	json_t *vms = json_object_get(json_object_get(doc, "state"), "vm_states");
+	printf("The infrastructure is in state: %s\n", state_of(doc));
 	for (long num = 0, left = (long)json_object_size(vms); left > 0 && num < 10000000; num++) {
 		char k[24];
 		snprintf(k, sizeof(k), "%ld", num);
@@ -90,21 +102,34 @@ static int print_state(const struct client *c, const char *id, bool *configured,
 			left--;
 		}
 	}
-	if (configured)
-		*configured = strcmp(s, "configured") == 0;
-	json_decref(doc);
-	rc = 0;
-out:
-	client_reply_release(&rep);
-	free(path);
-	return rc;
+}
+
+/* The state once the contextualization ended: IM's synchronous create
+ * answers as soon as the VMs exist, while they are still pending or
+ * running through their configure steps, and the local `imc create` ends
+ * only when they are done. So the state is polled, as IM's own client
+ * waits, until it is none of pending, running, unknown. The interval
+ * grows from 0.1 s to 5 s: quick for a fast server, light on a slow one. */
+static json_t *wait_settled(const struct client *c, const char *id, struct diag *d)
+{
+	double pause = 0.1;
+	for (;;) {
+		json_t *doc = get_state(c, id, d);
+		const char *s = doc ? state_of(doc) : NULL;
+		if (!s || (strcmp(s, "pending") != 0 && strcmp(s, "running") != 0 && strcmp(s, "unknown") != 0))
+			return doc;
+		json_decref(doc);
+		struct timespec ts = { (time_t)pause, (long)((pause - (double)(time_t)pause) * 1e9) };
+		nanosleep(&ts, NULL);
+		pause = pause * 2 > 5 ? 5 : pause * 2;
+	}
 }
 
 static int do_create(const struct client *c, struct cmd_args *a)
 {
 	struct strbuf radl = STRBUF_INIT;
 	struct client_reply rep;
-	bool detach = false, configured = false;
+	bool detach = false;
 	int rc = IMC_EXIT_OK;
 	strbuf_init(&rep.body, 0);
 	for (int k = 0; a->cmd->options && a->cmd->options[k].lng; k++) {
@@ -126,8 +151,15 @@ static int do_create(const struct client *c, struct cmd_args *a)
 	char *uri = xstrndup(strbuf_str(&rep.body), strcspn(strbuf_str(&rep.body), "\r\n"));
 	printf("%s\n", uri_id(uri));
 	fflush(stdout);
-	if (!detach && print_state(c, uri_id(uri), &configured, a->d) == 0 && !configured)
-		rc = IMC_EXIT_FAILED;
+	if (!detach) {
+		json_t *doc = wait_settled(c, uri_id(uri), a->d);
+		if (doc) {
+			print_state(doc);
+			if (strcmp(state_of(doc), "configured") != 0)
+				rc = IMC_EXIT_FAILED;
+		}
+		json_decref(doc);
+	}
 	free(uri);
 out:
 	client_reply_release(&rep);
@@ -167,7 +199,10 @@ static int do_list(const struct client *c, struct cmd_args *a)
 
 static int do_getstate(const struct client *c, struct cmd_args *a)
 {
-	print_state(c, a->operands[0], NULL, a->d);
+	json_t *doc = get_state(c, a->operands[0], a->d);
+	if (doc)
+		print_state(doc);
+	json_decref(doc);
 	return IMC_EXIT_OK;
 }
 

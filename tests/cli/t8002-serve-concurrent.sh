@@ -47,6 +47,9 @@ curl -sS -o "$TMPD/xs.body" -w '%{http_code}' -H "Authorization: $ALICE" "$URL/i
 [ "$(cat "$TMPD/xs.code")" = 404 ] && grep -q 'Deleted infrastructure' "$TMPD/xs.body" &&
 	ok "X is destroyed" || not_ok "X: $(cat "$TMPD/xs.code") $(cat "$TMPD/xs.body")"
 for id in "$C1" "$C2"; do
+	# the synchronous create answered once the VMs existed; their
+	# configure steps may still run: followed in the store the server shares
+	"$IMC" wait "$id" 120 >/dev/null 2>&1
 	curl -sS -H "Authorization: $ALICE" "$URL/infrastructures/$id/state" >"$TMPD/cs.body"
 	grep -q '"state":"configured"' "$TMPD/cs.body" && ok "$id is configured" || not_ok "$id: $(cat "$TMPD/cs.body")"
 done

@@ -39,6 +39,9 @@ curl -sS --cacert "$TMPD/a.crt" -X POST -H "Authorization: $ALICE" -H 'Content-T
 grep -Eq "^$URL/infrastructures/[0-9a-f-]{36}\$" "$TMPD/c.body" && ok "create over HTTPS answers an https URI" ||
 	not_ok "create: $(cat "$TMPD/c.body")"
 ID=$(sed 's|.*/||' "$TMPD/c.body")
+# IM's synchronous create answers once the VMs exist; their configure
+# steps go on after it, followed here in the store the server shares
+expect_exit 0 "the infrastructure ends configured" -- "$IMC" wait "$ID" 120
 "$PYTHON3" - "$URL" "$ALICE" "$TMPD/a.crt" "$ID" >"$TMPD/py.out" 2>&1 <<'PY'
 import sys, requests
 url, auth, ca, i = sys.argv[1:5]
