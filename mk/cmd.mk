@@ -22,7 +22,7 @@ imc_SOURCES += \
 	src/cmd/cmd-import.c \
 	src/cmd/cmd-list.c \
 	src/cmd/cmd-plan.c \
-	src/cmd/cmd-play.c \
+	src/cmd/cmd-play.c src/cmd/play-settings.c src/cmd/play-settings.h \
 	src/cmd/cmd-radl.c \
 	src/cmd/cmd-rebootvm.c \
 	src/cmd/cmd-reconfigure.c \

@@ -8,6 +8,7 @@ libimc_la_SOURCES += \
 	src/util/base64.c src/util/base64.h \
 	src/util/hash.c src/util/hash.h \
 	src/util/which.c src/util/which.h \
+	src/util/capture.c src/util/capture.h \
 	src/util/path.c src/util/path.h \
 	src/util/udiff.c src/util/udiff.h \
 	src/util/pyfloat.c src/util/pyfloat.h src/util/textenc.c src/util/textenc.h \

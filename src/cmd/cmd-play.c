@@ -18,6 +18,7 @@
 
 #include "cmd/cli.h"
 #include "cmd/cmd.h"
+#include "cmd/play-settings.h"
 #include "deploy/deploy.h"
 #include "state/store.h"
 #include "provision/args.h"
@@ -978,7 +979,18 @@ static int run_play(struct cmd_args *a)
 	struct task_run *run = NULL;
 	struct task_out out;
 	struct vault_keyring vault = { 0 };
+	struct play_settings settings = { 0 };
 	out_init(&out);
+	/* Ansible's settings before anything, as they may name the vault's
+	 * secrets; one that imc cannot honour is acted on where the playbook
+	 * is loaded. Under inventory files each host names its connection:
+	 * not known here, so taken as remote. */
+	struct diag settings_d = DIAG_INIT;
+	bool local = connection ? !strcmp(connection, "local")
+				: !inv_files && !opt[OPT_HOST].n && !key && !target;
+	int settings_rc = opt[OPT_LIST_MODULES].set ? 0 : play_settings_read(&settings, local, &settings_d);
+	if (settings_rc == 0)
+		diag_print(&settings_d, stderr);
 	/* first, as ansible-playbook: -e @FILE may be encrypted too */
 	if (!opt[OPT_LIST_MODULES].set && vault_setup(opt, &vault, &d) < 0) {
 		rc = cmd_report(ctx, &d);
@@ -1083,7 +1095,12 @@ static int run_play(struct cmd_args *a)
 	}
 	signal(SIGPIPE, SIG_IGN);
 	log_init(ctx->verbose);
-	pb = play_load_file(playbook, NULL, &d);
+	/* the settings ansible-playbook would run it under (read first), then
+	 * the playbook: either may be what only Ansible can run */
+	if (settings_rc == 0)
+		pb = play_load_file(playbook, NULL, &d);
+	else
+		diag_move(&d, &settings_d);
 	if (!pb) {
 		if (!no_fallback && (inv_files || !strcmp(connection, "local")) && play_error_unsupported(&d) &&
 		    provision_have_ansible()) {
@@ -1119,11 +1136,11 @@ static int run_play(struct cmd_args *a)
 	run->forks = forks > 0 ? forks : 1;
 	run->check = opt[OPT_CHECK].set;
 	run->diff = opt[OPT_DIFF].set;
-	run->force_handlers = opt[OPT_FORCE_HANDLERS].set;
+	run->force_handlers = opt[OPT_FORCE_HANDLERS].set || settings.force_handlers;
 	json_decref(run->extra_vars);
 	run->extra_vars = json_incref(extra);
 	out.fp = quiet || json_out ? NULL : stdout;
-	out.verbosity = (int)opt[OPT_VERBOSE].n;
+	out.verbosity = (int)opt[OPT_VERBOSE].n > settings.verbosity ? (int)opt[OPT_VERBOSE].n : settings.verbosity;
 	if (results || json_out)
 		out.results = json_pack("{s:[]}", "plays");
 	run->out = &out;
@@ -1305,6 +1322,7 @@ out:
 	json_decref(ssh_hosts);
 	json_decref(groups);
 	diag_release(&d);
+	diag_release(&settings_d);
 	vault_keyring_set_default(NULL);
 	vault_keyring_release(&vault);
 	return rc;
@@ -1319,7 +1337,8 @@ const struct imc_cmd cmd_play_entry = {
 		"whose module (or a module argument) imc does not implement is run, that task\n"
 		"on that host, by Ansible when it is installed (over the same connection), and\n"
 		"listed on stderr before the play starts; a playbook using a keyword, filter or\n"
-		"lookup outside imc's subset is run whole by ansible-playbook (local\n"
-		"connection). Without Ansible, or with --no-fallback, either is refused.\n",
+		"lookup outside imc's subset, or an Ansible setting (ANSIBLE_* variable or\n"
+		"ansible.cfg) that imc does not honour, is run whole by ansible-playbook\n"
+		"(local connection). Without Ansible, or with --no-fallback, either is refused.\n",
 	.options = options, .flags = CMD_ANY_OPERANDS, .run = run_play,
 };

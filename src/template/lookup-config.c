@@ -10,15 +10,12 @@
  * file: it is the one lookup that asks Ansible. */
 #include "config.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include "template/engine.h"
+#include "util/capture.h"
 #include "util/strbuf.h"
 #include "util/xalloc.h"
 #include "util/banned.h"
@@ -32,46 +29,15 @@ static char *dump_error; /* why it could not be read */
 /* Runs ansible-config dump and keeps {name: value}; on failure, why. */
 static void read_dump(void)
 {
-	int p[2];
-	if (pipe2(p, O_CLOEXEC) < 0) {
-		dump_error = xasprintf("cannot create a pipe: %s", strerror(errno));
-		return;
-	}
-	pid_t pid = fork();
-	if (pid == 0) {
-		dup2(p[1], 1);
-		int nul = open("/dev/null", O_RDWR);
-		if (nul >= 0) {
-			dup2(nul, 0);
-			dup2(nul, 2);
-		}
-		execlp("ansible-config", "ansible-config", "dump", "--format", "json", (char *)NULL);
-		_exit(127);
-	}
-	close(p[1]);
+	static const char *const argv[] = { "ansible-config", "dump", "--format", "json", NULL };
 	struct strbuf sb = STRBUF_INIT;
-	char buf[8192];
-	ssize_t n;
-	while (pid > 0 && (n = read(p[0], buf, sizeof(buf))) != 0) {
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			break;
-		if (sb.len + (size_t)n <= CONFIG_DUMP_MAX)
-			strbuf_add(&sb, buf, (size_t)n);
-	}
-	close(p[0]);
-	int st = 0;
-	while (pid > 0 && waitpid(pid, &st, 0) < 0 && errno == EINTR)
-		;
-	json_t *list = pid > 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0
-			       ? json_loadb(sb.buf ? sb.buf : "", sb.len, 0, NULL) : NULL;
+	int st = capture_output(argv, CONFIG_DUMP_MAX, &sb);
+	json_t *list = st == 0 ? json_loadb(sb.buf ? sb.buf : "", sb.len, 0, NULL) : NULL;
 	if (!json_is_array(list)) {
-		dump_error = xstrdup(pid > 0 && WIFEXITED(st) && WEXITSTATUS(st) == 127
-					     ? "the config lookup reads Ansible's settings with ansible-config, "
-					       "which is not installed"
-					     : "the config lookup could not read Ansible's settings "
-					       "(ansible-config dump --format json failed)");
+		dump_error = xstrdup(st == 127 ? "the config lookup reads Ansible's settings with ansible-config, "
+						 "which is not installed"
+					       : "the config lookup could not read Ansible's settings "
+						 "(ansible-config dump --format json failed)");
 	} else {
 		dump = json_object();
 		size_t i;

@@ -91,10 +91,13 @@ static json_t *setup_run(struct exec_ctx *x, json_t *args)
 	json_t *res = NULL;
 	/* the python facts are those of the interpreter that would run
 	 * Ansible's modules: ansible_python_interpreter when the host has
-	 * one, else the one Ansible's discovery finds (/usr/bin/python3 on
+	 * one or the setting gives one, else the one Ansible's discovery finds (/usr/bin/python3 on
 	 * the distributions it maps, then its fallback list in order) */
 	struct strbuf script = STRBUF_INIT;
 	const char *interp = json_string_value(json_object_get(x->vars, "ansible_python_interpreter"));
+	/* else the setting's (INTERPRETER_PYTHON, which imc play checks) */
+	if (!interp)
+		interp = getenv("ANSIBLE_PYTHON_INTERPRETER");
 	if (interp && strncmp(interp, "auto", 4) && !strstr(interp, "{{")) {
 		strbuf_addstr(&script, "imc_py=");
 		sh_quote(&script, interp);

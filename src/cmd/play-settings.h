@@ -1,0 +1,27 @@
+/* play-settings.h: the Ansible settings `imc play` runs under
+ * (play-settings.c). */
+#ifndef IMC_CMD_PLAY_SETTINGS_H
+#define IMC_CMD_PLAY_SETTINGS_H
+
+#include <stdbool.h>
+
+#include "util/diag.h"
+
+/* What imc takes from the settings ansible-playbook would run with. */
+struct play_settings {
+	bool force_handlers; /* DEFAULT_FORCE_HANDLERS */
+	int verbosity;       /* DEFAULT_VERBOSITY */
+};
+
+/* Reads the settings ansible-playbook would run with (its ANSIBLE_*
+ * variables and its ansible.cfg) and checks each against what imc does.
+ * Those imc honours go to s, or to the variables through which imc reads
+ * them (ANSIBLE_SHOW_CUSTOM_STATS, the vault's, IMC_ROLES_PATH); those that
+ * change only what is printed are warned about; any other is an error in
+ * d, worded "unsupported Ansible setting ..." so that the caller can hand
+ * the playbook to ansible-playbook instead (play_error_unsupported).
+ * local: the play runs on the local connection, where the settings of a
+ * remote connection do not apply. 0, or -1 with d set. */
+int play_settings_read(struct play_settings *s, bool local, struct diag *d);
+
+#endif
