@@ -51,7 +51,7 @@ FILTER_FN(round);
 FILTER_FN(basename); FILTER_FN(dirname); FILTER_FN(expanduser);
 FILTER_FN(expandvars); FILTER_FN(fileglob); FILTER_FN(path_join);
 FILTER_FN(realpath); FILTER_FN(relpath); FILTER_FN(splitext);
-FILTER_FN(urlsplit); FILTER_FN(vault); FILTER_FN(win_basename);
+FILTER_FN(urlsplit); FILTER_FN(unvault); FILTER_FN(vault); FILTER_FN(win_basename);
 FILTER_FN(win_dirname); FILTER_FN(win_splitdrive);
 
 /* filters-pprint.c */

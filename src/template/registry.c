@@ -131,7 +131,7 @@ static const struct tfilter filters[] = {
 	{ "type_debug", filter_type_debug, false },
 	{ "union", filter_union, false },
 	{ "unique", filter_unique, false },
-	{ "unvault", filter_vault, false },
+	{ "unvault", filter_unvault, false },
 	{ "upper", filter_upper, false },
 	{ "urldecode", filter_urldecode, false },
 	{ "urlencode", filter_urlencode, false },

@@ -23,6 +23,7 @@
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
 #include <openssl/hmac.h>
+#include <openssl/rand.h>
 
 #include "util/hash.h"
 #include "util/strbuf.h"
@@ -367,6 +368,91 @@ out:
 int vault_decrypt(const char *data, size_t len, const char *filename, char **out, size_t *outlen, char **err)
 {
 	return decrypt_with(vault_keyring_current(), data, len, filename, out, outlen, err);
+}
+
+int vault_decrypt_secret(const char *data, size_t len, const char *id, const void *secret, size_t nsecret,
+			 char **out, size_t *outlen, char **err)
+{
+	struct vault_keyring k = { 0 };
+	vault_keyring_add(&k, id, secret, nsecret);
+	int rc = decrypt_with(&k, data, len, NULL, out, outlen, err);
+	vault_keyring_release(&k);
+	return rc;
+}
+
+static void add_hex(struct strbuf *sb, const unsigned char *p, size_t n)
+{
+	static const char digits[] = "0123456789abcdef";
+	for (size_t i = 0; i < n; i++) {
+		strbuf_addch(sb, digits[p[i] >> 4]);
+		strbuf_addch(sb, digits[p[i] & 15]);
+	}
+}
+
+char *vault_encrypt(const void *plain, size_t n, const void *secret, size_t nsecret, const void *salt,
+		    size_t nsalt, const char *vault_id, char **err)
+{
+	unsigned char rsalt[32], dk[80], mac[EVP_MAX_MD_SIZE];
+	unsigned nmac = 0;
+	*err = NULL;
+	if (vault_is_encrypted(plain, n)) {
+		*err = xstrdup("input is already encrypted");
+		return NULL;
+	}
+	if (salt && !nsalt) {
+		*err = xstrdup("Empty or invalid salt passed to encrypt()");
+		return NULL;
+	}
+	if (!salt) {
+		if (RAND_bytes(rsalt, (int)sizeof(rsalt)) != 1) {
+			*err = xstrdup("no random bytes for the salt");
+			return NULL;
+		}
+		salt = rsalt;
+		nsalt = sizeof(rsalt);
+	}
+	/* PKCS#7 to whole 16-byte blocks, which Ansible applies even in CTR */
+	size_t pad = 16 - n % 16, nct = n + pad;
+	unsigned char *padded = xmalloc(nct), *ct = xmalloc(nct);
+	memcpy(padded, plain, n);
+	memset(padded + n, (int)pad, pad);
+	EVP_CIPHER_CTX *ctx = EVP_CIPHER_CTX_new();
+	int n1 = 0, n2 = 0;
+	char *r = NULL;
+	if (!PKCS5_PBKDF2_HMAC(secret, (int)nsecret, salt, (int)nsalt, VAULT_ROUNDS, EVP_sha256(), (int)sizeof(dk),
+			       dk) ||
+	    !ctx || !EVP_EncryptInit_ex(ctx, EVP_aes_256_ctr(), NULL, dk, dk + 64) ||
+	    !EVP_EncryptUpdate(ctx, ct, &n1, padded, (int)nct) || !EVP_EncryptFinal_ex(ctx, ct + n1, &n2) ||
+	    !HMAC(EVP_sha256(), dk + 32, 32, ct, nct, mac, &nmac)) {
+		*err = xstrdup("the encryption failed (OpenSSL)");
+		goto out;
+	}
+	/* hex(hex(salt) "\n" hex(hmac) "\n" hex(ciphertext)), in lines of 80
+	 * under the header; version 1.2 names the vault id */
+	struct strbuf inner = STRBUF_INIT, sb = STRBUF_INIT;
+	add_hex(&inner, salt, nsalt);
+	strbuf_addch(&inner, '\n');
+	add_hex(&inner, mac, nmac);
+	strbuf_addch(&inner, '\n');
+	add_hex(&inner, ct, nct);
+	bool v12 = vault_id && *vault_id && strcmp(vault_id, "default");
+	strbuf_addf(&sb, VAULT_HEADER ";%s;AES256%s%s\n", v12 ? "1.2" : "1.1", v12 ? ";" : "", v12 ? vault_id : "");
+	struct strbuf outer = STRBUF_INIT;
+	add_hex(&outer, (const unsigned char *)inner.buf, inner.len);
+	for (size_t i = 0; i < outer.len; i += 80) {
+		strbuf_add(&sb, outer.buf + i, outer.len - i < 80 ? outer.len - i : 80);
+		strbuf_addch(&sb, '\n');
+	}
+	strbuf_release(&outer);
+	strbuf_release(&inner);
+	r = strbuf_detach(&sb);
+out:
+	EVP_CIPHER_CTX_free(ctx);
+	OPENSSL_cleanse(dk, sizeof(dk));
+	OPENSSL_cleanse(padded, nct);
+	free(padded);
+	free(ct);
+	return r;
 }
 
 void vault_wipe(void *p, size_t n)

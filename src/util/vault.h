@@ -57,6 +57,19 @@ int vault_decrypt(const char *data, size_t len, const char *filename, char **out
 int vault_decrypt_real_file(const char *data, size_t len, const char *path, char **out, size_t *outlen,
 			    char **err);
 
+/* vault_decrypt with one secret, under vault id id, alone (Ansible's
+ * VaultLib([(id, secret)]), as the unvault filter decrypts. */
+int vault_decrypt_secret(const char *data, size_t len, const char *id, const void *secret, size_t nsecret,
+			 char **out, size_t *outlen, char **err);
+
+/* Encrypts n bytes of plain with secret as Ansible's VaultLib.encrypt
+ * (AES256; salt NULL draws 32 random bytes, as Ansible does): the
+ * envelope, 1.2 with vault_id when that is given and not "default",
+ * else 1.1 (malloc'd), or NULL with *err (Ansible's message: already
+ * encrypted input, an empty salt). */
+char *vault_encrypt(const void *plain, size_t n, const void *secret, size_t nsecret, const void *salt,
+		    size_t nsalt, const char *vault_id, char **err);
+
 /* The texts that came from a !vault tag, for Ansible's vault_encrypted
  * test: the loader marks each, the test asks by content (copies of the
  * value, which Ansible's templating keeps as the vault object, count

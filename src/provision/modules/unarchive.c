@@ -227,6 +227,29 @@ static long task_mode(json_t *m, const char *zx)
 	return zx ? strtol(zx, NULL, 8) : -1;
 }
 
+/* The first comma-separated part of a symbolic mode that Ansible's
+ * _symbolic_mode_to_octal rejects (it matches each against
+ * ^[ugoa]*[-+=]([rwxXst]*|[ugo])$), or NULL when every part is good. */
+static char *bad_symbolic_part(const char *mode)
+{
+	for (const char *p = mode;;) {
+		size_t n = strcspn(p, ",");
+		const char *q = p + strspn(p, "ugoa");
+		bool ok = q < p + n && strchr("-+=", *q);
+		if (ok) {
+			const char *perms = q + 1;
+			size_t np = (size_t)(p + n - perms);
+			size_t good = strspn(perms, "rwxXst");
+			ok = good >= np || (np == 1 && strchr("ugo", *perms));
+		}
+		if (!ok)
+			return xstrndup(p, n);
+		if (!p[n])
+			return NULL;
+		p += n + 1;
+	}
+}
+
 /* Ansible's ZipArchive.is_unarchived over zip_probe's output: 1 when
  * every member is in dest as the archive has it (type, size, mtime,
  * CRC32, mode, owner, group), 0 when one is not, -1 with *res the
@@ -355,6 +378,17 @@ static int zip_unarchived(const char *out, json_t *args, json_t *zex, bool keep_
 				change = true;
 		}
 		if (ftype != 'L') {
+			/* a symbolic mode it cannot read fails the module on the
+			 * first member already in dest, named as in the archive */
+			const char *ms = json_string_value(json_object_get(args, "mode"));
+			char *bad = ms && *ms && strspn(ms, "01234567") != strlen(ms) ? bad_symbolic_part(ms) : NULL;
+			if (bad) {
+				*res = res_fail("bad symbolic permission for mode: %s", bad);
+				json_object_set_new(*res, "path", json_string(path));
+				free(bad);
+				rc = -1;
+				goto next;
+			}
 			long mode = task_mode(json_object_get(args, "mode"), zx);
 			if (mode < 0)
 				mode = permstr_mode(perm, ztype == '?' ? 0 : file_umask);
