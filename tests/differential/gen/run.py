@@ -42,6 +42,9 @@ def ansible_version():
 
 def batch_key(bd, version):
     h = hashlib.sha1(version.encode())
+    # results hold the batch's absolute paths (included files, a script's
+    # working directory): another work directory is another key
+    h.update(os.path.abspath(bd).encode())
     for name in ('play.yml', 'init.json'):
         h.update(open(os.path.join(bd, name), 'rb').read())
     td = os.path.join(bd, 'templates')
