@@ -610,13 +610,228 @@ next:
 	}
 }
 
+/* The role an include_role names (args: its templated arguments) loaded
+ * into *wrapper, its handlers added to the play's: 0, or -1 with d set. */
+static int load_included_role(struct task_run *run, struct ptask *t, json_t *args, struct ptask **wrapper,
+			      struct diag *d)
+{
+	const char *rn = args_str(args, "name");
+	if (!rn)
+		rn = args_str(args, "role");
+	struct task_role *r = play_load_role(run->pb, rn, NULL, t->dir, args, wrapper, t, d);
+	if (!r)
+		return -1;
+	/* the same role without params as a listed one shares its handlers */
+	for (size_t i = 0; run->play && i < run->play->nroles; i++) {
+		struct task_role *o = run->play->roles[i]->role;
+		if (!strcmp(o->name, r->name) && json_equal(o->params, r->params)) {
+			r->handlers = o->handlers;
+			r->nhandlers = o->nhandlers;
+			return 0;
+		}
+	}
+	add_role_handlers(run->ps, *wrapper);
+	return 0;
+}
+
+/* The include cache's entry of an included role (key: role_key), loaded
+ * on first use: the entry, or NULL with d set. */
+static struct inc_cache *included_role(struct task_run *run, struct ptask *t, const char *key, json_t *args,
+				       struct diag *d)
+{
+	struct play_state *ps = run->ps;
+	pthread_mutex_lock(&ps->lock);
+	struct inc_cache *c = inc_lookup(ps, t, key);
+	pthread_mutex_unlock(&ps->lock);
+	if (c)
+		return c;
+	struct inc_cache nc = { .inc = t, .key = xstrdup(key) };
+	if (load_included_role(run, t, args, &nc.wrapper, d) < 0) {
+		free(nc.key);
+		return NULL;
+	}
+	pthread_mutex_lock(&ps->lock);
+	ps->inc = xreallocarray(ps->inc, ps->ninc + 1, sizeof(*ps->inc));
+	ps->inc[ps->ninc++] = nc;
+	c = &ps->inc[ps->ninc - 1];
+	pthread_mutex_unlock(&ps->lock);
+	return c;
+}
+
+/* One item of an include_role loop on one host: the role (its cache key
+ * and templated arguments) and the loop variables its tasks see. */
+struct role_item {
+	char *key;
+	json_t *args;
+	json_t *params;
+};
+
+static bool role_items_equal(const struct role_item *a, size_t na, const struct role_item *b, size_t nb)
+{
+	if (na != nb)
+		return false;
+	for (size_t k = 0; k < na; k++)
+		if (strcmp(a[k].key, b[k].key) || !json_equal(a[k].args, b[k].args) ||
+		    !json_equal(a[k].params, b[k].params))
+			return false;
+	return true;
+}
+
+/* include_role with loop/with_*: each item includes the role (templated
+ * with the item, so each may name another), its tasks seeing the loop
+ * variables. As in Ansible, the include itself is not counted in the
+ * recap, a skipped item prints "skipping ... (item=...)" uncounted, and
+ * the registered result lists each item's include_args. Hosts whose items
+ * are the same run each included role together, as Ansible's linear
+ * strategy merges identical includes; otherwise each host runs its own
+ * in turn. */
+static void run_include_role_loop(struct task_run *run, struct ptask *t, struct task_host **hosts, size_t nh,
+				  bool rescuable, json_t *inc_params)
+{
+	print_banner(run, t, hosts[0]);
+	out_begin_task(run->out, t->display);
+	struct role_item **seq = xcalloc(nh, sizeof(*seq));
+	size_t *nseq = xcalloc(nh, sizeof(*nseq));
+	for (size_t i = 0; i < nh; i++) {
+		struct task_host *h = hosts[i];
+		if (h->failed)
+			continue;
+		struct exec_ctx x = { .run = run, .host = h, .task = t };
+		x.vars = exec_build_vars(run, h, t, inc_params);
+		struct diag d = DIAG_INIT;
+		bool has;
+		json_t *items = exec_loop_items(&x, &d, &has);
+		json_t *lc = items ? exec_loop_control(&x, &d) : NULL;
+		json_t *results = json_array();
+		size_t k;
+		json_t *item;
+		if (!lc) {
+			include_fail(run, h, t, diag_first_message(&d));
+			goto next;
+		}
+		seq[i] = xcalloc(json_array_size(items) + 1, sizeof(**seq));
+		json_array_foreach(items, k, item) {
+			exec_loop_item_vars(&x, lc, items, k, x.vars);
+			const char *loop_var = json_string_value(json_object_get(x.vars, "ansible_loop_var"));
+			bool w = true;
+			for (struct ptask *p = t; p && w; p = p->parent) {
+				json_t *wc = json_object_get(p->raw, "when");
+				if (wc && xt_cond(&x, wc, &w, &d) < 0)
+					w = false;
+			}
+			if (diag_has_errors(&d)) {
+				include_fail(run, h, t, diag_first_message(&d));
+				break;
+			}
+			if (!w) {
+				char *label = tmpl_to_text(item);
+				out_line(run->out, h->index, "skipping: [%s] => (item=%s) ", h->name, label);
+				free(label);
+				json_array_append_new(results, json_pack("{s:s, s:b, s:O, s:s, s:b}", "ansible_loop_var",
+									 loop_var ? loop_var : "item", "changed", 0,
+									 loop_var ? loop_var : "item", item, "skip_reason",
+									 "Conditional result was False", "skipped", 1));
+				continue;
+			}
+			json_t *args = xt_value(&x, t->args, &d);
+			const char *name = args ? args_str(args, "name") : NULL;
+			if (!name && args)
+				name = args_str(args, "role");
+			if (!name) {
+				include_fail(run, h, t, args ? "'name' is a required field for include_role."
+							     : diag_first_message(&d));
+				json_decref(args);
+				break;
+			}
+			struct role_item *ri = &seq[i][nseq[i]++];
+			ri->key = role_key(name, args);
+			ri->args = args;
+			ri->params = inc_params ? json_deep_copy(inc_params) : json_object();
+			exec_loop_item_vars(&x, lc, items, k, ri->params);
+			json_array_append_new(results, json_pack("{s:s, s:O, s:O}", "ansible_loop_var",
+								 loop_var ? loop_var : "item", "include_args", args,
+								 loop_var ? loop_var : "item", item));
+		}
+		/* no item included: the task is skipped, as Ansible's executor
+		 * reports a loop whose items all were (or that had none) */
+		bool none = !nseq[i] && !diag_has_errors(&d) && !h->failed;
+		json_t *rec = !json_array_size(items)
+				      ? json_pack("{s:b, s:b, s:s, s:[]}", "changed", 0, "skipped", 1, "skipped_reason",
+						  "No items in the list", "results")
+				      : json_pack("{s:b, s:s, s:O, s:b}", "changed", 0, "msg", "All items completed",
+						  "results", results, "skipped", none);
+		if (none) {
+			out_line(run->out, h->index, "skipping: [%s]", h->name);
+			h->st.skipped++;
+		}
+		out_record(run->out, h, rec);
+		const char *reg = json_string_value(json_object_get(t->raw, "register"));
+		if (reg) {
+			exec_set_fact(run, h, reg, rec);
+			exec_mark_registered(h, reg);
+		}
+		json_decref(rec);
+next:
+		json_decref(results);
+		json_decref(items);
+		json_decref(lc);
+		diag_release(&d);
+		json_decref(x.vars);
+	}
+	/* the hosts still going, and whether they all include the same */
+	struct task_host **group = xcalloc(nh, sizeof(*group));
+	size_t ng = 0, first = nh;
+	bool same = true;
+	for (size_t i = 0; i < nh; i++) {
+		if (hosts[i]->failed || !seq[i])
+			continue;
+		if (first == nh)
+			first = i;
+		else if (!role_items_equal(seq[first], nseq[first], seq[i], nseq[i]))
+			same = false;
+		group[ng++] = hosts[i];
+	}
+	for (size_t i = 0; i < nh; i++) {
+		size_t who = same ? first : i;
+		if (who >= nh || !seq[who] || (!same && hosts[i]->failed))
+			continue;
+		for (size_t k = 0; k < nseq[who]; k++) {
+			struct role_item *ri = &seq[who][k];
+			struct diag d = DIAG_INIT;
+			struct inc_cache *c = included_role(run, t, ri->key, ri->args, &d);
+			struct task_host **on = same ? group : &hosts[i];
+			size_t non = same ? ng : 1;
+			if (!c) {
+				for (size_t j = 0; j < non; j++)
+					include_fail(run, on[j], t, diag_first_message(&d));
+				diag_release(&d);
+				break;
+			}
+			diag_release(&d);
+			run_list(run, &c->wrapper, 1, on, non, rescuable, ri->params);
+		}
+		if (same)
+			break;
+	}
+	for (size_t i = 0; i < nh; i++) {
+		for (size_t k = 0; k < nseq[i]; k++) {
+			free(seq[i][k].key);
+			json_decref(seq[i][k].args);
+			json_decref(seq[i][k].params);
+		}
+		free(seq[i]);
+	}
+	free(seq);
+	free(nseq);
+	free(group);
+}
+
 static void run_include(struct task_run *run, struct ptask *t, struct task_host **hosts, size_t nh,
 			bool rescuable, json_t *inc_params)
 {
 	if (has_loop_kw(t->raw)) {
 		if (!strcmp(t->module, "include_role")) {
-			for (size_t i = 0; i < nh; i++)
-				include_refuse(run, hosts[i], t, "loops on include_role are not supported by imc");
+			run_include_role_loop(run, t, hosts, nh, rescuable, inc_params);
 			return;
 		}
 		run_include_loop(run, t, hosts, nh, rescuable, inc_params);
@@ -730,30 +945,9 @@ next:
 			struct diag d = DIAG_INIT;
 			struct inc_cache nc = { .inc = t, .key = xstrdup(groups[g].key) };
 			int rc;
-			if (is_role) {
-				const char *rn = args_str(groups[g].params, "name");
-				if (!rn)
-					rn = args_str(groups[g].params, "role");
-				struct task_role *r = play_load_role(run->pb, rn, NULL, t->dir,
-								     groups[g].params,
-								     &nc.wrapper, t, &d);
-				rc = r ? 0 : -1;
-				if (r) {
-					/* the same role without params as a listed one shares its handlers */
-					bool shared = false;
-					for (size_t i = 0; run->play && i < run->play->nroles; i++) {
-						struct task_role *o = run->play->roles[i]->role;
-						if (!strcmp(o->name, r->name) && json_equal(o->params, r->params)) {
-							r->handlers = o->handlers;
-							r->nhandlers = o->nhandlers;
-							shared = true;
-							break;
-						}
-					}
-					if (!shared)
-						add_role_handlers(ps, nc.wrapper);
-				}
-			} else
+			if (is_role)
+				rc = load_included_role(run, t, groups[g].params, &nc.wrapper, &d);
+			else
 				rc = play_load_tasks_file(run->pb, groups[g].key, t->role, t, &nc.tasks,
 							  &nc.ntasks, &d);
 			if (rc < 0) {
