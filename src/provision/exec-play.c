@@ -318,7 +318,7 @@ static void run_block(struct task_run *run, struct ptask *t, struct task_host **
 	}
 	bool has_rescue = t->nrescue > 0;
 	run_list(run, t->block, t->nblock, in, nin, rescuable || has_rescue, inc_params);
-	if (run->refused) {
+	if (run->refused || run->aborted) {
 		free(in);
 		return;
 	}
@@ -791,7 +791,7 @@ next:
 			same = false;
 		group[ng++] = hosts[i];
 	}
-	for (size_t i = 0; i < nh; i++) {
+	for (size_t i = 0; i < nh && !run->aborted; i++) {
 		size_t who = same ? first : i;
 		if (who >= nh || !seq[who] || (!same && hosts[i]->failed))
 			continue;
@@ -802,8 +802,8 @@ next:
 			struct task_host **on = same ? group : &hosts[i];
 			size_t non = same ? ng : 1;
 			if (!c) {
-				for (size_t j = 0; j < non; j++)
-					include_fail(run, on[j], t, diag_first_message(&d));
+				/* Ansible's strategy raises it: the run ends */
+				task_run_abort(run, diag_first_message(&d));
 				diag_release(&d);
 				break;
 			}
@@ -950,6 +950,13 @@ next:
 			else
 				rc = play_load_tasks_file(run->pb, groups[g].key, t->role, t, &nc.tasks,
 							  &nc.ntasks, &d);
+			if (rc < 0 && is_role) {
+				/* Ansible's strategy raises it: the run ends */
+				task_run_abort(run, diag_first_message(&d));
+				diag_release(&d);
+				free(nc.key);
+				break;
+			}
 			if (rc < 0) {
 				for (size_t i = 0; i < groups[g].n; i++) {
 					struct task_host *h = groups[g].hosts[i];
@@ -1341,7 +1348,7 @@ static void run_node_hosts(struct task_run *run, struct ptask *t, struct task_ho
 static void run_list(struct task_run *run, struct ptask **list, size_t n, struct task_host **hosts,
 		     size_t nh, bool rescuable, json_t *inc_params)
 {
-	for (size_t i = 0; i < n && !run->refused; i++) {
+	for (size_t i = 0; i < n && !run->refused && !run->aborted; i++) {
 		struct task_host **live = xcalloc(nh + 1, sizeof(*live));
 		size_t k = 0;
 		for (size_t j = 0; j < nh; j++)
@@ -1363,7 +1370,7 @@ static void run_list(struct task_run *run, struct ptask **list, size_t n, struct
 static void flush_handlers(struct task_run *run, struct task_host **hosts, size_t nh, bool section)
 {
 	struct play_state *ps = run->ps;
-	if (run->refused)
+	if (run->refused || run->aborted)
 		return;
 	bool force = section && ps->force && !run->stopped;
 	for (size_t i = 0; i < ps->nhandlers; i++) {
@@ -1656,6 +1663,11 @@ int task_run_playbook(struct task_run *run, struct task_playbook *pb, struct dia
 	}
 	qsort(rh, nr, sizeof(*rh), cmp_host_name);
 	out_recap(run->out, rh, nr);
+	if (run->aborted) {
+		free(rh);
+		diag_error(d, IMC_EXIT_FAILED, NULL, "%s", run->aborted);
+		return -1;
+	}
 	int rc = 0;
 	for (size_t i = 0; i < nr; i++)
 		if (rh[i]->failed || rh[i]->unreachable)

@@ -81,6 +81,15 @@ void task_run_refuse(struct task_run *run, const char *task, const char *msg)
 	pthread_mutex_unlock(&run->lock);
 }
 
+void task_run_abort(struct task_run *run, const char *msg)
+{
+	pthread_mutex_lock(&run->lock);
+	if (!run->aborted)
+		run->aborted = xstrdup(msg);
+	run->stopped = true;
+	pthread_mutex_unlock(&run->lock);
+}
+
 void task_run_free(struct task_run *run)
 {
 	if (!run)
@@ -93,6 +102,7 @@ void task_run_free(struct task_run *run)
 		task_host_free(run->added[i]);
 	free(run->added);
 	free(run->refused);
+	free(run->aborted);
 	json_decref(run->groups);
 	json_decref(run->group_parents);
 	json_decref(run->global_vars);

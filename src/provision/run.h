@@ -117,6 +117,11 @@ struct task_run {
 	 * lacks that Ansible would run): the run stops there, no rescue,
 	 * always or handler runs after it, and the playbook fails with it */
 	char *refused;
+	/* an error that ends the whole run, as an AnsibleError raised in
+	 * Ansible's strategy does (an included role that is not found): no
+	 * task, handler, batch or play runs after it; the recap is printed,
+	 * and the playbook fails with it */
+	char *aborted;
 	bool play_ended;       /* meta: end_play: no further batch of the play */
 	/* --force-handlers: the force_handlers keyword's default */
 	bool force_handlers;
@@ -183,6 +188,9 @@ void task_run_free(struct task_run *run);
 /* Records that imc refused task's msg (the first refusal is kept) and
  * stops the run (see task_run.refused). Thread-safe. */
 void task_run_refuse(struct task_run *run, const char *task, const char *msg);
+/* Records msg as the error that ends the run (see task_run.aborted; the
+ * first is kept). Thread-safe. */
+void task_run_abort(struct task_run *run, const char *msg);
 struct task_host *task_host_new(const char *name, struct task_conn *conn, json_t *vars);
 void task_host_free(struct task_host *h);
 /* Monotonic seconds (deadlines, elapsed times). */

@@ -8,7 +8,9 @@
 # none a skipped task; the registered result (include_args per item).
 # Compared live with ansible-playbook: the whole output on one host, and
 # on two hosts the same lines (Ansible, like imc, prints hosts as they
-# finish).
+# finish). An included role that does not exist ends the run, as the
+# error Ansible's strategy raises: ignore_errors does not catch it, no
+# task nor play runs after it, the recap is printed, the playbook fails.
 . "$top_srcdir/tests/cli/lib.sh"
 require_ansible_playbook
 D="$TMPD/pb"
@@ -60,4 +62,22 @@ ansible-playbook -i h1,h2, -c local p.yml 2>&1 | sort >"$TMPD/ans"
 expect_exit 0 "on two hosts" -- "$IMC" play -i h1,h2, -c local p.yml --no-fallback
 sort "$TMPD/out" >"$TMPD/imc"
 expect_same_as_ansible "... the same lines as ansible-playbook" grep -q 'r2 ok' "$TMPD/ans"
+cat >missing.yml <<'EOF_PB'
+- hosts: all
+  gather_facts: false
+  tasks:
+    - debug: { msg: before }
+    - include_role: { name: nosuchrole }
+      ignore_errors: true
+    - debug: { msg: after }
+- hosts: h1
+  gather_facts: false
+  tasks:
+    - debug: { msg: "second play" }
+EOF_PB
+ansible-playbook -i h1,h2, -c local missing.yml 2>/dev/null | sort >"$TMPD/ans"
+expect_exit 1 "an included role that does not exist" -- "$IMC" play -i h1,h2, -c local missing.yml --no-fallback
+sort "$TMPD/out" >"$TMPD/imc"
+expect_same_as_ansible "... ends the run as ansible-playbook's" grep -q 'PLAY RECAP' "$TMPD/ans"
+expect_grep "the role 'nosuchrole' was not found" "$TMPD/err" "... naming the role"
 done_testing
