@@ -1257,6 +1257,14 @@ done:
 			char *vb = out_dump(run->out, res, t->module, false);
 			out_line(run->out, h->index, "fatal: [%s]: FAILED!%s", who, vb);
 			free(vb);
+		} else if (!is_loop && verbose_always(t) && !strcmp(t->module, "assert") &&
+			   json_object_get(res, "assertion") && !nolog) {
+			/* a condition of assert that does not hold: its action's
+			 * result asks to be shown in full (an error of the
+			 * action, as a debug's, does not) */
+			char *vb = out_dump(run->out, res, t->module, true);
+			out_line(run->out, h->index, "fatal: [%s]: FAILED!%s", who, vb);
+			free(vb);
 		} else if (!is_loop) {
 			json_t *shown = nolog ? censored(res) : json_deep_copy(res);
 			json_object_del(shown, "failed");

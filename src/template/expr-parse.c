@@ -145,8 +145,10 @@ void *tp_perr(struct parser *p, size_t pos, const char *fmt, ...)
 void *tp_unexpected(struct parser *p, const char *expected)
 {
 	const struct token *k = tp_cur(p);
-	if (k->type == TK_EOF)
+	if (k->type == TK_EOF && expected)
 		return tp_perr(p, k->pos, "unexpected end of template, expected '%s'", expected);
+	if (k->type == TK_EOF) /* Jinja names the token it found */
+		return tp_perr(p, k->pos, "unexpected 'end of template'");
 	if (expected)
 		return tp_perr(p, k->pos, "expected token '%s', got '%s'", expected, tkdesc(k));
 	return tp_perr(p, k->pos, "unexpected '%s'", tkdesc(k));

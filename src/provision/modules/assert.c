@@ -46,6 +46,12 @@ static json_t *assert_run(struct exec_ctx *x, json_t *args)
 		bad = bad_msg(sm, "success_msg");
 	if (bad)
 		return bad;
+	/* a single condition is templated with the other arguments before
+	 * Ansible's action evaluates it (so it is evaluated, and named in
+	 * the result, as templated); a list's items are not */
+	json_t *targs = json_object_get(args, "that");
+	if (json_is_string(that) && json_is_string(targs))
+		that = targs;
 	json_t *list = json_is_array(that) ? json_incref(that) : json_pack("[O]", that);
 	size_t i;
 	json_t *e;
