@@ -145,12 +145,22 @@ static int probe(struct exec_ctx *x, const char *path, const char *src, struct p
 
 /* run_op's failure: what, then the shell's error (err, its trailing
  * newlines cut), naming the path. */
+/* A first line of a command's error that says the rest is the module's
+ * whole message, what it failed at included (MKDIR_PY) */
+#define OP_WHOLE_MSG "imc-whole-message"
+
 static json_t *op_failed(const char *what, const char *path, const struct strbuf *err)
 {
+	const char *e = err->buf ? err->buf : "";
 	size_t n = err->len;
-	while (n && err->buf[n - 1] == '\n')
+	if (!strncmp(e, OP_WHOLE_MSG "\n", sizeof(OP_WHOLE_MSG))) {
+		e += sizeof(OP_WHOLE_MSG);
+		n -= sizeof(OP_WHOLE_MSG);
+		what = NULL;
+	}
+	while (n && e[n - 1] == '\n')
 		n--;
-	json_t *res = res_fail("%s: %.*s", what, (int)n, n ? err->buf : "failed");
+	json_t *res = what ? res_fail("%s: %.*s", what, (int)n, n ? e : "failed") : res_fail("%.*s", (int)n, e);
 	json_object_set_new(res, "path", json_string(path));
 	return res;
 }
@@ -580,17 +590,30 @@ out:
 	return res;
 }
 
-/* What state=directory runs on an absent path into c: mkdir -p, the
- * attributes applied to every directory created. -1 on a mode neither
- * octal nor symbolic. */
+/* mkdir of "$x", one missing directory after the other from the top as
+ * Ansible's module makes them: one that cannot be made fails the module
+ * with its message, which names that directory and the error as
+ * Python's os.mkdir raises it (see op_failed) */
+#define MKDIR_PY "e=$(mkdir -- \"$x\" 2>&1) || [ -d \"$x\" ] || { case $e in " \
+	"*'No such file or directory') n='[Errno 2] No such file or directory';; " \
+	"*'Permission denied') n='[Errno 13] Permission denied';; *'File exists') n='[Errno 17] File exists';; " \
+	"*'Not a directory') n='[Errno 20] Not a directory';; *'No space left on device') n='[Errno 28] No space left on device';; " \
+	"*'Read-only file system') n='[Errno 30] Read-only file system';; " \
+	"*'File name too long') n='[Errno 36] File name too long';; " \
+	"*'Too many levels of symbolic links') n='[Errno 40] Too many levels of symbolic links';; *) n=${e##*: };; esac; " \
+	"printf \"%s\\nThere was an issue creating %s as requested: %s: b'%s'\\n\" '" OP_WHOLE_MSG "' \"$x\" \"$n\" \"$x\" >&2; " \
+	"exit 1; }; "
+
+/* What state=directory runs on an absent path into c: each missing
+ * directory made (MKDIR_PY), the attributes applied to every directory
+ * created. -1 on a mode neither octal nor symbolic. */
 static int mkdir_cmd(json_t *args, struct strbuf *c)
 {
 	long mode = args_mode(json_object_get(args, "mode"), 0755 | 040000);
 	if (mode == -2)
 		return -1;
 	strbuf_addstr(c, MOD_SH_DIRNAME "m=''; d=\"$p\"; while [ ! -e \"$d\" ]; do m=\"$d\n$m\"; imc_dn \"$d\"; d=$imc_d; done; "
-		      "mkdir -p -- \"$p\" || exit 1; "
-		      "printf '%s\\n' \"$m\" | while IFS= read -r x; do [ -n \"$x\" ] || continue; ");
+		      "printf '%s\\n' \"$m\" | while IFS= read -r x; do [ -n \"$x\" ] || continue; " MKDIR_PY);
 	if (mode >= 0)
 		strbuf_addf(c, "chmod %lo -- \"$x\" || exit 1; ", mode & 07777);
 	const char *o = args_str(args, "owner"), *g = args_str(args, "group");
