@@ -105,6 +105,16 @@ void out_line(struct task_out *o, int host, const char *fmt, ...)
 	strbuf_release(&sb);
 }
 
+static void warn_locked(struct task_out *o, const char *text)
+{
+	char *r = redact(text);
+	if (o->fp)
+		fprintf(stderr, "%s\n", r);
+	if (o->on_log)
+		o->on_log(o->opaque, -1, r);
+	free(r);
+}
+
 void out_warning(struct task_out *o, const char *text)
 {
 	pthread_mutex_lock(&o->lock);
@@ -112,13 +122,15 @@ void out_warning(struct task_out *o, const char *text)
 		o->warned = json_object();
 	if (!json_object_get(o->warned, text)) {
 		json_object_set_new(o->warned, text, json_true());
-		char *r = redact(text);
-		if (o->fp)
-			fprintf(stderr, "%s\n", r);
-		if (o->on_log)
-			o->on_log(o->opaque, -1, r);
-		free(r);
+		warn_locked(o, text);
 	}
+	pthread_mutex_unlock(&o->lock);
+}
+
+void out_warning_each(struct task_out *o, const char *text)
+{
+	pthread_mutex_lock(&o->lock);
+	warn_locked(o, text);
 	pthread_mutex_unlock(&o->lock);
 }
 

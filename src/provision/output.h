@@ -57,6 +57,10 @@ char *out_dump(const struct task_out *o, json_t *res, const char *module, bool a
 /* A warning, once per text for the run (Ansible's Display gives each
  * once): on stderr when the log goes to a FILE, else to the log callback. */
 void out_warning(struct task_out *o, const char *text);
+/* A warning raised while a task runs on a host: Ansible's worker process
+ * for that task and host has a Display of its own, so it is printed each
+ * time. */
+void out_warning_each(struct task_out *o, const char *text);
 /* Compact JSON (Ansible's ", " and ": " separators). */
 char *out_json_compact(json_t *v);
 

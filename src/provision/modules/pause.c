@@ -2,38 +2,78 @@
  * and answers as Ansible's pause action does. */
 #include "config.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "provision/module.h"
+#include "provision/output.h"
+#include "util/xalloc.h"
 #include "util/banned.h"
 
-/* Ansible's pause action: at least one second (seconds under 1 are 1, as
- * its alarm counts whole seconds), then its result: the time paused in the
- * unit asked for, rounded to two decimals as Python prints a float, no
- * user input, rc 0, echo as given. */
+/* Now as Python's str(datetime.datetime.now()): local time, microseconds */
+static json_t *now_text(void)
+{
+	struct timeval tv;
+	gettimeofday(&tv, NULL);
+	struct tm tm;
+	localtime_r(&tv.tv_sec, &tm);
+	char b[40];
+	strftime(b, sizeof(b), "%Y-%m-%d %H:%M:%S", &tm);
+	return json_sprintf("%s.%06ld", b, (long)tv.tv_usec);
+}
+
+static double number(json_t *v)
+{
+	return json_is_number(v) ? json_number_value(v)
+				 : strtod(json_string_value(v) ? json_string_value(v) : "0", NULL);
+}
+
+/* Ansible's pause action. With seconds or minutes: "Pausing for N
+ * seconds" and how to interrupt, the prompt when one is given, then at
+ * least one second (its alarm counts whole seconds). Without: the prompt
+ * ("[TASK]\nPROMPT:"), and as imc's standard input is never the
+ * terminal Ansible reads the answer from, its warning that it does not
+ * wait, and no wait; reading an answer from a terminal imc does not do,
+ * so that is refused. Then its result: the time paused in the unit asked
+ * for (minutes by default), rounded to two decimals as Python prints a
+ * float, no user input, rc 0, echo as given, start and stop. */
 static json_t *pause_run(struct exec_ctx *x, json_t *args)
 {
-	(void)x;
-	double s = 0;
 	json_t *sv = json_object_get(args, "seconds"), *mv = json_object_get(args, "minutes");
-	if (sv)
-		s = json_is_number(sv) ? json_number_value(sv) : strtod(json_string_value(sv) ? json_string_value(sv) : "0", NULL);
-	if (mv)
-		s += 60 * (json_is_number(mv) ? json_number_value(mv) : strtod(json_string_value(mv) ? json_string_value(mv) : "0", NULL));
-	if (!sv && !mv && json_object_get(args, "prompt"))
-		return res_fail("pause with a prompt needs a terminal; imc runs unattended");
-	long whole = (long)s;
-	if (whole < 1)
-		whole = 1;
+	const char *prompt = json_string_value(json_object_get(args, "prompt"));
+	bool echo = args_bool(json_object_get(args, "echo"), true);
+	bool timed = sv || mv;
+	if (!timed && isatty(STDIN_FILENO))
+		return res_refused("pause without seconds or minutes waits for an answer on the terminal, which "
+				   "imc does not read: not supported by imc");
+	double s = (sv ? number(sv) : 0) + 60 * (mv ? number(mv) : 0);
+	long whole = (long)s < 1 ? 1 : (long)s;
+	const char *hidden = echo ? "" : " (output is hidden)";
+	char *shown = xasprintf("[%s]\n%s%s:", x->task->display, prompt ? prompt : "Press enter to continue, Ctrl+C to interrupt",
+				hidden);
+	struct task_out *o = x->run->out;
+	if (timed) {
+		out_line(o, x->host->index, "Pausing for %ld seconds%s", whole, hidden);
+		out_line(o, x->host->index, "(ctrl+C then 'C' = continue early, ctrl+C then 'A' = abort)\r");
+		if (prompt)
+			out_line(o, x->host->index, "%s", shown);
+	} else {
+		out_line(o, x->host->index, "%s", shown);
+		out_warning_each(o, "[WARNING]: Not waiting for response to prompt as stdin is not interactive");
+	}
+	free(shown);
+	json_t *start = now_text();
 	struct timespec t0, t1;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	sleep((unsigned)whole);
+	if (timed)
+		sleep((unsigned)whole);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	double took = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
-	bool minutes = mv && !sv;
+	bool minutes = !sv;
 	char num[64];
 	snprintf(num, sizeof(num), "%.2f", minutes ? took / 60.0 : took);
 	/* Python's str of the rounded float: "1.0", "1.01", "1.1" */
@@ -41,12 +81,14 @@ static json_t *pause_run(struct exec_ctx *x, json_t *args)
 	while (n > 0 && num[n - 1] == '0' && num[n - 2] != '.')
 		num[--n] = 0;
 	json_t *res = res_new(false);
+	json_object_set_new(res, "start", start);
+	json_object_set_new(res, "stop", now_text());
 	json_object_set_new(res, "delta", json_integer((json_int_t)took));
 	json_object_set_new(res, "stdout", json_sprintf("Paused for %s %s", num, minutes ? "minutes" : "seconds"));
 	json_object_set_new(res, "stderr", json_string(""));
 	json_object_set_new(res, "rc", json_integer(0));
 	json_object_set_new(res, "user_input", json_string(""));
-	json_object_set_new(res, "echo", json_boolean(args_bool(json_object_get(args, "echo"), true)));
+	json_object_set_new(res, "echo", json_boolean(echo));
 	return res;
 }
 
