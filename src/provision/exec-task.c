@@ -996,8 +996,20 @@ static json_t *failed_task_name(struct exec_ctx *x)
 	return json_copy(name);
 }
 
+static int task_host_run(struct task_run *run, struct ptask *t, struct task_host *h, bool rescuable,
+			 json_t *inc_params, json_t **result);
+
 int exec_task_host(struct task_run *run, struct ptask *t, struct task_host *h, bool rescuable,
 		   json_t *inc_params, json_t **result)
+{
+	unsigned long scope = out_warning_scope_enter();
+	int rc = task_host_run(run, t, h, rescuable, inc_params, result);
+	out_warning_scope_leave(scope);
+	return rc;
+}
+
+static int task_host_run(struct task_run *run, struct ptask *t, struct task_host *h, bool rescuable,
+			 json_t *inc_params, json_t **result)
 {
 	struct exec_ctx x = { .run = run, .host = h, .task = t, .conn = h->conn,
 			      .deadline = run->deadline, .check_unsupported = check_unsupported };

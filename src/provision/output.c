@@ -105,34 +105,43 @@ void out_line(struct task_out *o, int host, const char *fmt, ...)
 	strbuf_release(&sb);
 }
 
-static void warn_locked(struct task_out *o, const char *text)
+/* The run of one task on one host this thread is in (0: none): Ansible
+ * runs it in a worker process whose Display is its own, so a warning is
+ * given once per such run, and once per playbook outside them. */
+static _Thread_local unsigned long warn_scope;
+static unsigned long warn_scopes;
+
+unsigned long out_warning_scope_enter(void)
 {
-	char *r = redact(text);
-	if (o->fp)
-		fprintf(stderr, "%s\n", r);
-	if (o->on_log)
-		o->on_log(o->opaque, -1, r);
-	free(r);
+	unsigned long prev = warn_scope;
+	warn_scope = __atomic_add_fetch(&warn_scopes, 1, __ATOMIC_RELAXED);
+	return prev;
+}
+
+void out_warning_scope_leave(unsigned long prev)
+{
+	warn_scope = prev;
 }
 
 void out_warning(struct task_out *o, const char *text)
 {
+	char *key = xasprintf("%lu %s", warn_scope, text);
 	pthread_mutex_lock(&o->lock);
 	if (!o->warned)
 		o->warned = json_object();
-	if (!json_object_get(o->warned, text)) {
-		json_object_set_new(o->warned, text, json_true());
-		warn_locked(o, text);
+	if (!json_object_get(o->warned, key)) {
+		json_object_set_new(o->warned, key, json_true());
+		char *r = redact(text);
+		if (o->fp)
+			fprintf(stderr, "%s\n", r);
+		if (o->on_log)
+			o->on_log(o->opaque, -1, r);
+		free(r);
 	}
 	pthread_mutex_unlock(&o->lock);
+	free(key);
 }
 
-void out_warning_each(struct task_out *o, const char *text)
-{
-	pthread_mutex_lock(&o->lock);
-	warn_locked(o, text);
-	pthread_mutex_unlock(&o->lock);
-}
 
 char *out_json_compact(json_t *v)
 {

@@ -54,13 +54,15 @@ void out_diff(struct task_out *o, int host, json_t *res);
 char *out_verbose(const struct task_out *o, json_t *res, const char *module, bool always);
 /* The same whatever the verbosity: what a failed item's line shows. */
 char *out_dump(const struct task_out *o, json_t *res, const char *module, bool always);
-/* A warning, once per text for the run (Ansible's Display gives each
- * once): on stderr when the log goes to a FILE, else to the log callback. */
+/* A warning, once per text (Ansible's Display gives each once): once for
+ * the run outside a task's run on a host, once per such run inside one
+ * (each has a Display of its own in Ansible's worker); on stderr when the
+ * log goes to a FILE, else to the log callback. */
 void out_warning(struct task_out *o, const char *text);
-/* A warning raised while a task runs on a host: Ansible's worker process
- * for that task and host has a Display of its own, so it is printed each
- * time. */
-void out_warning_each(struct task_out *o, const char *text);
+/* This thread enters the run of a task on a host (a new scope for
+ * out_warning): the scope to give back to out_warning_scope_leave. */
+unsigned long out_warning_scope_enter(void);
+void out_warning_scope_leave(unsigned long prev);
 /* Compact JSON (Ansible's ", " and ": " separators). */
 char *out_json_compact(json_t *v);
 

@@ -4,8 +4,9 @@
 # "assertion" as the task's templated arguments hold it (a single string
 # is templated before the action evaluates it, so it draws no warning
 # about delimiters; the items of a list are not), while an error of the
-# action is a one-line result. Compared live with ansible-playbook, its
-# warnings apart (Ansible's are counted per task and host, imc's once).
+# action is a one-line result. Compared live with ansible-playbook, and
+# the warnings too: once per task and host, as each of Ansible's workers
+# warns (before, imc warned once per run).
 . "$top_srcdir/tests/cli/lib.sh"
 require_ansible_playbook
 D="$TMPD/pb"
@@ -23,13 +24,19 @@ cat >a.yml <<'EOF_PB'
     - assert: { that: 'v == "x"', fail_msg: "v is {{ v }}" }
       ignore_errors: true
     - assert: { that: ['"{{ v }}" == "y"', 'l | length == 1'], success_msg: fine }
+    - assert: { that: ['"{{ v }}" == "y"'] }
     - assert: { that: 'v == "x"', quiet: true }
       ignore_errors: true
     - assert: { that: 'nosuch == 1' }
       ignore_errors: true
 EOF_PB
-ansible-playbook a.yml 2>/dev/null >"$TMPD/ans"
+ansible-playbook a.yml 2>"$TMPD/ans.err" >"$TMPD/ans"
 expect_exit 0 "failed asserts, ignored" -- "$IMC" play a.yml --no-fallback
 cp "$TMPD/out" "$TMPD/imc"
+cp "$TMPD/err" "$TMPD/imc.err"
 expect_same_as_ansible "... shown as ansible-playbook shows them" grep -q '"assertion": "\\"y\\" == \\"x\\""' "$TMPD/ans"
+grep -v -e 'No inventory was parsed' -e 'provided hosts list is empty' -e "implicit localhost does not match" \
+	"$TMPD/ans.err" >"$TMPD/ans"
+cp "$TMPD/imc.err" "$TMPD/imc"
+expect_same_as_ansible "... with the same warnings" grep -q 'should not include jinja2 templating' "$TMPD/ans"
 done_testing

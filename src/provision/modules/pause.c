@@ -63,7 +63,7 @@ static json_t *pause_run(struct exec_ctx *x, json_t *args)
 			out_line(o, x->host->index, "%s", shown);
 	} else {
 		out_line(o, x->host->index, "%s", shown);
-		out_warning_each(o, "[WARNING]: Not waiting for response to prompt as stdin is not interactive");
+		out_warning(o, "[WARNING]: Not waiting for response to prompt as stdin is not interactive");
 	}
 	free(shown);
 	json_t *start = now_text();
