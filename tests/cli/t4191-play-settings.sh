@@ -3,7 +3,8 @@
 # (ANSIBLE_* variables, ansible.cfg found as Ansible finds it): those imc
 # honours change its run as they change Ansible's (force_handlers,
 # roles_path, show_custom_stats, from either origin), one that changes
-# only what is printed is warned about, and any other stops the run
+# only what is printed is warned about, one given its default value
+# changes nothing, and any other stops the run
 # before a task ran, naming the setting and where it comes from (exit 65
 # under --no-fallback; otherwise the playbook goes whole to
 # ansible-playbook, whose results are then the run's). A module in
@@ -76,6 +77,9 @@ expect_grep "warning: Ansible setting DEFAULT_STDOUT_CALLBACK = yaml \\(env: ANS
 	"$TMPD/err" "... is warned about, naming the setting and its origin"
 expect_exit 0 "ANSIBLE_STRATEGY=linear is Ansible's default" -- env ANSIBLE_STRATEGY=linear "$IMC" play touch.yml --no-fallback
 expect_no_grep 'warning' "$TMPD/err" "... nothing to say"
+expect_exit 0 "settings given their default values (the assert target's)" -- env ANSIBLE_STDOUT_CALLBACK=default \
+	ANSIBLE_FORCE_COLOR=0 ANSIBLE_GATHERING=implicit ANSIBLE_JINJA2_NATIVE=false "$IMC" play touch.yml --no-fallback
+expect_no_grep 'warning|error' "$TMPD/err" "... change nothing, and nothing is said"
 expect_exit 0 "a variable that is no setting of Ansible" -- env ANSIBLE_IMC_T4191_NOTHING=1 "$IMC" play touch.yml --no-fallback
 expect_no_grep 'warning' "$TMPD/err" "... is ignored, as Ansible ignores it"
 
