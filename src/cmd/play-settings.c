@@ -271,6 +271,16 @@ static char *native_shadowed(json_t *dirs)
 	return found;
 }
 
+/* Whether a setting's value is def, its default (booleans as booleans) */
+static bool is_default(const char *def, const json_t *value, const char *text)
+{
+	if (!strcmp(def, "True"))
+		return truthy(value);
+	if (!strcmp(def, "False"))
+		return !truthy(value);
+	return !strcmp(text, def);
+}
+
 /* One setting that differs from Ansible's default: key, value, where it
  * comes from. 0, or -1 with d set when imc cannot run under it. */
 static int apply(struct play_settings *s, bool local, const char *key, json_t *value, const char *origin,
@@ -280,9 +290,7 @@ static int apply(struct play_settings *s, bool local, const char *key, json_t *v
 	enum kind k = r ? r->kind : K_REFUSE;
 	char *text = text_of(value, ',');
 	int rc = 0;
-	if (r && r->def && !strcmp(r->def, "True") ? truthy(value)
-	    : r && r->def && !strcmp(r->def, "False") ? !truthy(value)
-	    : r && r->def && !strcmp(text, r->def))
+	if (r && r->def && is_default(r->def, value, text))
 		k = K_HARMLESS;
 	switch (k) {
 	case K_HARMLESS:
