@@ -4,7 +4,9 @@
 # without echo), the warning that it does not wait (once per task, as
 # each of Ansible's workers warns), no wait, "Paused for 0.0 minutes";
 # with seconds, "Pausing for N seconds" and how to interrupt, then the
-# prompt; the results with start and stop. Compared live with
+# prompt; the results with start and stop; its arguments validated as
+# Ansible's action does (seconds and minutes as int(), exclusive, echo a
+# boolean). Compared live with
 # ansible-playbook, stdin not a terminal, the times apart. (Before: a
 # prompt was refused, no time waited a second, nothing was printed.)
 . "$top_srcdir/tests/cli/lib.sh"
@@ -32,4 +34,28 @@ ansible-playbook pz.yml </dev/null 2>&1 | grep -v -e 'No inventory was parsed' -
 expect_exit 0 "pauses without a terminal" -- sh -c "'$IMC' play pz.yml --no-fallback </dev/null"
 "$IMC" play pz.yml --no-fallback </dev/null 2>&1 | untimed >"$TMPD/imc"
 expect_same_as_ansible "... printed and answered as ansible-playbook does" grep -q 'Not waiting for response' "$TMPD/ans"
+cat >pv.yml <<'EOF_PB'
+- hosts: localhost
+  gather_facts: no
+  vars: { word: hello }
+  tasks:
+    - pause: { seconds: hello }
+      ignore_errors: yes
+    - pause: { seconds: "{{ word }}" }
+      ignore_errors: yes
+    - pause: { echo: notbool, seconds: 1 }
+      ignore_errors: yes
+    - pause: { seconds: 1, minutes: 1 }
+      ignore_errors: yes
+    - pause: { seconds: "1.7" }
+      ignore_errors: yes
+    - pause: { seconds: " 1 " }
+      register: r
+    - debug: var=r.stdout
+EOF_PB
+# Ansible lists the valid booleans from a Python set: in any order
+results() { grep -E '^fatal|"r.stdout"' | sed -E 's/Valid booleans include: .*/Valid booleans include: .../; s/Paused for 1\.[0-9]+/Paused for 1.x/'; }
+ansible-playbook pv.yml 2>/dev/null | results >"$TMPD/ans"
+"$IMC" play pv.yml --no-fallback 2>/dev/null | results >"$TMPD/imc"
+expect_same_as_ansible "bad arguments refused in Ansible's words" grep -q 'unable to convert to int' "$TMPD/ans"
 done_testing

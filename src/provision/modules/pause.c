@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
@@ -26,10 +27,34 @@ static json_t *now_text(void)
 	return json_sprintf("%s.%06ld", b, (long)tv.tv_usec);
 }
 
-static double number(json_t *v)
+/* The Python class of a text argument as Ansible's validation names it:
+ * the YAML loader's, whether written in the task or passed through a
+ * variable. NEEDSWORK: text a template builds anew is str there. */
+static const char *text_class(void)
 {
-	return json_is_number(v) ? json_number_value(v)
-				 : strtod(json_string_value(v) ? json_string_value(v) : "0", NULL);
+	return "ansible.parsing.yaml.objects.AnsibleUnicode";
+}
+
+/* seconds or minutes as the action's `int` type reads it: a number
+ * (a float truncated), or text Python's int() takes; else *res is
+ * Ansible's validation error. */
+static int int_arg(json_t *v, const char *name, long *out, json_t **res)
+{
+	if (json_is_integer(v) || json_is_real(v)) {
+		*out = (long)json_number_value(v);
+		return 0;
+	}
+	const char *s = json_string_value(v);
+	char *end = NULL;
+	const char *p = s ? s + strspn(s, " \t\n") : "";
+	long n = strtol(p, &end, 10);
+	if (s && end != p && (end[strspn(end, " \t\n")] == 0)) {
+		*out = n;
+		return 0;
+	}
+	*res = res_fail("argument '%s' is of type <class '%s'> and we were unable to convert to int: "
+			"invalid literal for int() with base 10: '%s'", name, text_class(), s ? s : "");
+	return -1;
 }
 
 /* Ansible's pause action. With seconds or minutes: "Pausing for N
@@ -44,14 +69,36 @@ static double number(json_t *v)
 static json_t *pause_run(struct exec_ctx *x, json_t *args)
 {
 	json_t *sv = json_object_get(args, "seconds"), *mv = json_object_get(args, "minutes");
+	json_t *ev = json_object_get(args, "echo"), *err = NULL;
 	const char *prompt = json_string_value(json_object_get(args, "prompt"));
-	bool echo = args_bool(json_object_get(args, "echo"), true);
+	if (sv && json_is_null(sv))
+		sv = NULL;
+	if (mv && json_is_null(mv))
+		mv = NULL;
+	if (sv && mv)
+		return res_fail("parameters are mutually exclusive: minutes|seconds");
+	long secs = 0, mins = 0;
+	if ((sv && int_arg(sv, "seconds", &secs, &err) < 0) || (mv && int_arg(mv, "minutes", &mins, &err) < 0))
+		return err;
+	static const char *const bools[] = { "y", "yes", "on", "1", "true", "t", "n", "no", "off", "0", "false", "f", NULL };
+	bool known = !ev || json_is_boolean(ev) || json_is_null(ev) ||
+		     (json_is_integer(ev) && (json_integer_value(ev) == 0 || json_integer_value(ev) == 1));
+	for (size_t i = 0; !known && json_is_string(ev) && bools[i]; i++)
+		known = !strcasecmp(json_string_value(ev), bools[i]);
+	if (!known)
+		return res_fail("argument 'echo' is of type <class '%s'> and we were unable to convert to bool: The value "
+				"'%s' is not a valid boolean.  Valid booleans include: 'n', 1, 0, 't', 'false', 'off', "
+				"'yes', 'y', '0', 'true', '1', 'f', 'no', 'on'",
+				json_is_string(ev) ? text_class() : mod_pytype(ev),
+				json_is_string(ev) ? json_string_value(ev) : "");
+	bool echo = args_bool(ev, true);
 	bool timed = sv || mv;
 	if (!timed && isatty(STDIN_FILENO))
 		return res_refused("pause without seconds or minutes waits for an answer on the terminal, which "
 				   "imc does not read: not supported by imc");
-	double s = (sv ? number(sv) : 0) + 60 * (mv ? number(mv) : 0);
-	long whole = (long)s < 1 ? 1 : (long)s;
+	long whole = mv ? mins * 60 : secs;
+	if (whole < 1)
+		whole = 1;
 	const char *hidden = echo ? "" : " (output is hidden)";
 	char *shown = xasprintf("[%s]\n%s%s:", x->task->display, prompt ? prompt : "Press enter to continue, Ctrl+C to interrupt",
 				hidden);
