@@ -6,7 +6,7 @@
 # with seconds, "Pausing for N seconds" and how to interrupt, then the
 # prompt; the results with start and stop; its arguments validated as
 # Ansible's action does (seconds and minutes as int(), exclusive, echo a
-# boolean). Compared live with
+# boolean, no other parameter). Compared live with
 # ansible-playbook, stdin not a terminal, the times apart. (Before: a
 # prompt was refused, no time waited a second, nothing was printed.)
 . "$top_srcdir/tests/cli/lib.sh"
@@ -48,6 +48,8 @@ cat >pv.yml <<'EOF_PB'
     - pause: { seconds: 1, minutes: 1 }
       ignore_errors: yes
     - pause: { seconds: "1.7" }
+      ignore_errors: yes
+    - pause: { seconds: 1, zz: 1, aa: 2 }
       ignore_errors: yes
     - pause: { seconds: " 1 " }
       register: r

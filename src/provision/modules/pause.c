@@ -12,6 +12,7 @@
 
 #include "provision/module.h"
 #include "provision/output.h"
+#include "util/strbuf.h"
 #include "util/xalloc.h"
 #include "util/banned.h"
 
@@ -25,6 +26,11 @@ static json_t *now_text(void)
 	char b[40];
 	strftime(b, sizeof(b), "%Y-%m-%d %H:%M:%S", &tm);
 	return json_sprintf("%s.%06ld", b, (long)tv.tv_usec);
+}
+
+static int cmp_name(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
 /* The Python class of a text argument as Ansible's validation names it:
@@ -75,6 +81,26 @@ static json_t *pause_run(struct exec_ctx *x, json_t *args)
 		sv = NULL;
 	if (mv && json_is_null(mv))
 		mv = NULL;
+	/* its argument spec: any other name is refused, sorted, first */
+	struct strbuf bad = STRBUF_INIT;
+	const char **names = xcalloc(json_object_size(args) + 1, sizeof(*names));
+	size_t nbad = 0;
+	const char *k;
+	json_t *v;
+	json_object_foreach(args, k, v)
+		if (strcmp(k, "echo") && strcmp(k, "minutes") && strcmp(k, "prompt") && strcmp(k, "seconds") && k[0] != '_')
+			names[nbad++] = k;
+	qsort(names, nbad, sizeof(*names), cmp_name);
+	for (size_t i = 0; i < nbad; i++)
+		strbuf_addf(&bad, "%s%s", i ? ", " : "", names[i]);
+	free(names);
+	if (nbad) {
+		err = res_fail("Unsupported parameters for (pause) module: %s. Supported parameters include: echo, "
+			       "minutes, prompt, seconds.", bad.buf);
+		strbuf_release(&bad);
+		return err;
+	}
+	strbuf_release(&bad);
 	if (sv && mv)
 		return res_fail("parameters are mutually exclusive: minutes|seconds");
 	long secs = 0, mins = 0;
