@@ -484,6 +484,22 @@ static void include_refuse(struct task_run *run, struct task_host *h, struct pta
 	include_fail_as(run, h, t, msg, true);
 }
 
+/* The task's when and those of the blocks around it, as Ansible
+ * evaluates them, into *w: 0, or -1 with d set (and *w false) when one
+ * cannot be evaluated. */
+static int task_when(struct exec_ctx *x, struct ptask *t, bool *w, struct diag *d)
+{
+	*w = true;
+	for (struct ptask *p = t; p && *w; p = p->parent) {
+		json_t *wc = json_object_get(p->raw, "when");
+		if (wc && xt_cond(x, wc, w, d) < 0) {
+			*w = false;
+			return -1;
+		}
+	}
+	return 0;
+}
+
 static bool has_loop_kw(json_t *raw)
 {
 	const char *k;
@@ -538,12 +554,8 @@ static void run_include_loop(struct task_run *run, struct ptask *t, struct task_
 			if (h->failed)
 				break;
 			exec_loop_item_vars(&x, lc, items, k, x.vars);
-			bool w = true;
-			for (struct ptask *p = t; p && w; p = p->parent) {
-				json_t *wc = json_object_get(p->raw, "when");
-				if (wc && xt_cond(&x, wc, &w, &d) < 0)
-					w = false;
-			}
+			bool w;
+			task_when(&x, t, &w, &d);
 			char *label = tmpl_to_text(item);
 			if (!w) {
 				out_line(run->out, h->index, "skipping: [%s] => (item=%s) ", h->name, label);
@@ -713,13 +725,8 @@ static void run_include_role_loop(struct task_run *run, struct ptask *t, struct 
 		json_array_foreach(items, k, item) {
 			exec_loop_item_vars(&x, lc, items, k, x.vars);
 			const char *loop_var = json_string_value(json_object_get(x.vars, "ansible_loop_var"));
-			bool w = true;
-			for (struct ptask *p = t; p && w; p = p->parent) {
-				json_t *wc = json_object_get(p->raw, "when");
-				if (wc && xt_cond(&x, wc, &w, &d) < 0)
-					w = false;
-			}
-			if (diag_has_errors(&d)) {
+			bool w;
+			if (task_when(&x, t, &w, &d) < 0) {
 				include_fail(run, h, t, diag_first_message(&d));
 				break;
 			}
@@ -847,23 +854,19 @@ static void run_include(struct task_run *run, struct ptask *t, struct task_host 
 		struct exec_ctx x = { .run = run, .host = h, .task = t };
 		x.vars = exec_build_vars(run, h, t, inc_params);
 		struct diag d = DIAG_INIT;
-		bool w = true;
-		for (struct ptask *p = t; p && w; p = p->parent) {
-			json_t *wc = json_object_get(p->raw, "when");
-			if (wc && xt_cond(&x, wc, &w, &d) < 0) {
-				w = false;
-				json_t *r = res_fail("%s", diag_first_message(&d));
-				char *js = out_json_compact(r);
-				out_line(run->out, h->index, "fatal: [%s]: FAILED! => %s", h->name, js);
-				free(js);
-				out_record(run->out, h, r);
-				json_decref(r);
-				h->st.failed++;
-				h->failed = true;
-				if (!h->error)
-					h->error = xasprintf("task '%s' failed", t->display);
-				goto next;
-			}
+		bool w;
+		if (task_when(&x, t, &w, &d) < 0) {
+			json_t *r = res_fail("%s", diag_first_message(&d));
+			char *js = out_json_compact(r);
+			out_line(run->out, h->index, "fatal: [%s]: FAILED! => %s", h->name, js);
+			free(js);
+			out_record(run->out, h, r);
+			json_decref(r);
+			h->st.failed++;
+			h->failed = true;
+			if (!h->error)
+				h->error = xasprintf("task '%s' failed", t->display);
+			goto next;
 		}
 		if (!w) {
 			out_line(run->out, h->index, "skipping: [%s]", h->name);
@@ -999,14 +1002,9 @@ static bool meta_when(struct task_run *run, struct ptask *t, struct task_host *h
 	struct exec_ctx x = { .run = run, .host = h, .task = t };
 	x.vars = exec_build_vars(run, h, t, NULL);
 	struct diag d = DIAG_INIT;
-	bool w = true;
-	for (struct ptask *p = t; p && w; p = p->parent) {
-		json_t *wc = json_object_get(p->raw, "when");
-		if (wc && xt_cond(&x, wc, &w, &d) < 0) {
-			out_warning(run->out, diag_first_message(&d));
-			w = false;
-		}
-	}
+	bool w;
+	if (task_when(&x, t, &w, &d) < 0)
+		out_warning(run->out, diag_first_message(&d));
 	diag_release(&d);
 	json_decref(x.vars);
 	return w;
