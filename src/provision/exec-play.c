@@ -484,22 +484,6 @@ static void include_refuse(struct task_run *run, struct task_host *h, struct pta
 	include_fail_as(run, h, t, msg, true);
 }
 
-/* The task's when and those of the blocks around it, as Ansible
- * evaluates them, into *w: 0, or -1 with d set (and *w false) when one
- * cannot be evaluated. */
-static int task_when(struct exec_ctx *x, struct ptask *t, bool *w, struct diag *d)
-{
-	*w = true;
-	for (struct ptask *p = t; p && *w; p = p->parent) {
-		json_t *wc = json_object_get(p->raw, "when");
-		if (wc && xt_cond(x, wc, w, d) < 0) {
-			*w = false;
-			return -1;
-		}
-	}
-	return 0;
-}
-
 static bool has_loop_kw(json_t *raw)
 {
 	const char *k;
@@ -555,7 +539,7 @@ static void run_include_loop(struct task_run *run, struct ptask *t, struct task_
 				break;
 			exec_loop_item_vars(&x, lc, items, k, x.vars);
 			bool w;
-			task_when(&x, t, &w, &d);
+			exec_when(&x, t, &w, &d);
 			char *label = tmpl_to_text(item);
 			if (!w) {
 				out_line(run->out, h->index, "skipping: [%s] => (item=%s) ", h->name, label);
@@ -726,7 +710,7 @@ static void run_include_role_loop(struct task_run *run, struct ptask *t, struct 
 			exec_loop_item_vars(&x, lc, items, k, x.vars);
 			const char *loop_var = json_string_value(json_object_get(x.vars, "ansible_loop_var"));
 			bool w;
-			if (task_when(&x, t, &w, &d) < 0) {
+			if (exec_when(&x, t, &w, &d) < 0) {
 				include_fail(run, h, t, diag_first_message(&d));
 				break;
 			}
@@ -855,8 +839,8 @@ static void run_include(struct task_run *run, struct ptask *t, struct task_host 
 		x.vars = exec_build_vars(run, h, t, inc_params);
 		struct diag d = DIAG_INIT;
 		bool w;
-		if (task_when(&x, t, &w, &d) < 0) {
-			json_t *r = res_fail("%s", diag_first_message(&d));
+		if (exec_when(&x, t, &w, &d) < 0) {
+			json_t *r = exec_when_failure(&d);
 			char *js = out_json_compact(r);
 			out_line(run->out, h->index, "fatal: [%s]: FAILED! => %s", h->name, js);
 			free(js);
@@ -1003,7 +987,7 @@ static bool meta_when(struct task_run *run, struct ptask *t, struct task_host *h
 	x.vars = exec_build_vars(run, h, t, NULL);
 	struct diag d = DIAG_INIT;
 	bool w;
-	if (task_when(&x, t, &w, &d) < 0)
+	if (exec_when(&x, t, &w, &d) < 0)
 		out_warning(run->out, diag_first_message(&d));
 	diag_release(&d);
 	json_decref(x.vars);
@@ -1400,7 +1384,7 @@ static void flush_handlers(struct task_run *run, struct task_host **hosts, size_
 
 /* ---- plays -------------------------------------------------------------------- */
 
-static void gather_facts(struct task_run *run, struct task_host **hosts, size_t n)
+static void gather_facts(struct task_run *run, struct task_play *p, struct task_host **hosts, size_t n)
 {
 	static struct ptask setup_task;
 	static json_t *raw;
@@ -1412,10 +1396,16 @@ static void gather_facts(struct task_run *run, struct task_host **hosts, size_t 
 		static char gf[] = "Gathering Facts";
 		setup_task.display = gf;
 	}
+	/* an imported play's gathering runs under its import's when */
+	struct ptask t = setup_task;
+	json_t *cond = p->gather_when ? json_pack("{s:O}", "when", p->gather_when) : NULL;
+	if (cond)
+		t.raw = cond;
 	out_task(run->out, "TASK", "Gathering Facts");
 	out_begin_task(run->out, "Gathering Facts");
-	run_parallel(run, &setup_task, hosts, n, false, NULL);
-	after_task(run, &setup_task, hosts, n, false);
+	run_parallel(run, &t, hosts, n, false, NULL);
+	after_task(run, &t, hosts, n, false);
+	json_decref(cond);
 }
 
 /* The recap lists hosts by name, as Ansible's does (and the play's
@@ -1489,7 +1479,7 @@ static void run_batch(struct task_run *run, struct task_play *p, struct task_hos
 	if (run->start_at)
 		exec_start_at_play(run, p, hosts[0]);
 	if (p->gather_facts && exec_tags_gather(run) && (!run->start_at || run->start_task))
-		gather_facts(run, hosts, nh);
+		gather_facts(run, p, hosts, nh);
 	run_list(run, p->pre_tasks, p->npre, hosts, nh, false, NULL);
 	flush_handlers(run, hosts, nh, true);
 	run_list(run, p->roles, p->nroles, hosts, nh, false, NULL);

@@ -128,18 +128,48 @@ static int cond_of(struct exec_ctx *x, const char *kw, json_t *res, bool *out, b
 	return xt_cond(x, c, out, d);
 }
 
-/* when: the task's own and every enclosing block's / include's (AND). */
-static int eval_when(struct exec_ctx *x, bool *out, struct diag *d)
+int exec_when(struct exec_ctx *x, struct ptask *t, bool *out, struct diag *d)
 {
 	*out = true;
-	for (struct ptask *p = x->task; p && *out; p = p->parent) {
-		json_t *w = json_object_get(p->raw, "when");
-		if (!w)
-			continue;
-		if (xt_cond(x, w, out, d) < 0)
-			return -1;
+	size_t n = 0;
+	for (struct ptask *p = t; p; p = p->parent)
+		n++;
+	struct ptask **chain = xcalloc(n + 1, sizeof(*chain));
+	n = 0;
+	for (struct ptask *p = t; p; p = p->parent)
+		chain[n++] = p;
+	int rc = 0;
+	/* Ansible prepends a parent's conditions to its child's: the
+	 * outermost block's first, each list in its order, up to the first
+	 * false one */
+	for (size_t i = n; i-- > 0 && *out && rc == 0;) {
+		json_t *w = json_object_get(chain[i]->raw, "when");
+		size_t nc = json_is_array(w) ? json_array_size(w) : w ? 1 : 0;
+		for (size_t k = 0; k < nc && *out; k++) {
+			json_t *c = json_is_array(w) ? json_array_get(w, k) : w;
+			if (xt_conditional(x, c, out, d) < 0) {
+				rc = -1;
+				break;
+			}
+		}
 	}
-	return 0;
+	free(chain);
+	if (rc < 0) {
+		/* raised on the task: its position follows */
+		*out = false;
+		struct diag_item *it = d->n ? &d->items[d->n - 1] : NULL;
+		if (it) {
+			char *m = ansible_task_error(t, it->msg);
+			free(it->msg);
+			it->msg = m;
+		}
+	}
+	return rc;
+}
+
+json_t *exec_when_failure(struct diag *d)
+{
+	return json_pack("{s:b, s:s}", "failed", 1, "msg", diag_first_message(d));
 }
 
 static json_t *fail_from_diag(struct diag *d)
@@ -1068,7 +1098,7 @@ static int task_host_run(struct task_run *run, struct ptask *t, struct task_host
 		struct diag wd = DIAG_INIT;
 		const char *m = diag_first_message(&d);
 		if (m && !strncmp(m, "AnsibleUndefinedVariable", 24) &&
-		    json_object_get(t->raw, "when") && eval_when(&x, &w, &wd) == 0 && !w)
+		    json_object_get(t->raw, "when") && exec_when(&x, t, &w, &wd) == 0 && !w)
 			res = skip_result();
 		else
 			res = fail_from_diag(&d);
@@ -1078,8 +1108,8 @@ static int task_host_run(struct task_run *run, struct ptask *t, struct task_host
 	}
 	if (!is_loop) {
 		bool w;
-		if (eval_when(&x, &w, &d) < 0) {
-			res = fail_from_diag(&d);
+		if (exec_when(&x, t, &w, &d) < 0) {
+			res = exec_when_failure(&d);
 			goto done;
 		}
 		if (!w)
@@ -1116,26 +1146,27 @@ static int task_host_run(struct task_run *run, struct ptask *t, struct task_host
 		bool w;
 		json_t *ir;
 		diag_init(&d);
-		if (eval_when(&x, &w, &d) < 0)
-			ir = fail_from_diag(&d);
-		else if (!w)
+		bool fatal = false;
+		if (exec_when(&x, t, &w, &d) < 0) {
+			/* Ansible's executor raises it out of the loop */
+			ir = exec_when_failure(&d);
+			fatal = true;
+		} else if (!w)
 			ir = skip_result();
 		else if (pend)
 			ir = json_deep_copy(pend);
-		else {
-			bool fatal = false;
+		else
 			ir = run_once(&x, &fatal);
-			if (fatal) {
-				/* Ansible stops the loop there: the task fails as
-				 * a whole, with no results, shown as a task's
-				 * failure (fatal:), not an item's */
-				json_decref(results);
-				json_object_del(x.vars, loop_var);
-				json_decref(items);
-				res = ir;
-				is_loop = false;
-				goto done;
-			}
+		if (fatal) {
+			/* Ansible stops the loop there: the task fails as a
+			 * whole, with no results, shown as a task's failure
+			 * (fatal:), not an item's */
+			json_decref(results);
+			json_object_del(x.vars, loop_var);
+			json_decref(items);
+			res = ir;
+			is_loop = false;
+			goto done;
 		}
 		diag_release(&d);
 		diag_init(&d);

@@ -284,7 +284,7 @@ int xt_cond(struct exec_ctx *x, json_t *cond, bool *out, struct diag *d)
 	return rc;
 }
 
-int xt_assert_cond(struct exec_ctx *x, json_t *cond, bool *out, struct diag *d)
+int xt_conditional(struct exec_ctx *x, json_t *cond, bool *out, struct diag *d)
 {
 	struct tmpl_env env;
 	struct env_paths sp;

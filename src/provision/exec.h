@@ -47,6 +47,14 @@ json_t *exec_loop_control(struct exec_ctx *x, struct diag *d);
  * it) gives item i of items. */
 void exec_loop_item_vars(struct exec_ctx *x, json_t *lc, json_t *items, size_t i, json_t *into);
 
+/* exec-task.c: the conditions of task t and of the blocks around it, as
+ * Ansible evaluates them (the outermost block's first, up to the first
+ * false one), into *w: 0, or -1 with *w false and d holding Ansible's
+ * whole message (the check, the error, t's position). */
+int exec_when(struct exec_ctx *x, struct ptask *t, bool *w, struct diag *d);
+/* The result of a task whose conditions could not be evaluated. */
+json_t *exec_when_failure(struct diag *d);
+
 /* error-context.c: what Ansible appends to an error placed at file:line:col
  * ("The error appears to be in ...", the offending lines, "^ here", its
  * hint); malloc'd. */

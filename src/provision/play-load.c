@@ -1281,42 +1281,263 @@ static int load_vars_file(const char *path, json_t *vars, const struct src_loc *
 	return rc;
 }
 
+/* What an import_playbook entry gives each play it brings, as Ansible's
+ * PlaybookInclude does: its vars over the play's, its tags added to the
+ * play's, its when before each block of the play's pre_tasks, roles,
+ * tasks and post_tasks (not its handlers) and on its fact gathering. An
+ * import inside an imported playbook gives its plays its own first, then
+ * the outer one's. */
+struct pb_import {
+	json_t *vars;                 /* object */
+	json_t *when;                 /* list, or NULL */
+	json_t *tags;                 /* list, or NULL */
+	const struct pb_import *outer;
+};
+
+/* Tags as Ansible's Taggable loads them: a list as it is, a string split
+ * at commas, each part stripped when strip (new reference; NULL when v
+ * is neither) */
+static json_t *tags_list(json_t *v, bool strip)
+{
+	if (json_is_array(v))
+		return json_incref(v);
+	if (!json_is_string(v))
+		return NULL;
+	json_t *l = json_array();
+	const char *p = json_string_value(v);
+	for (;;) {
+		size_t n = strcspn(p, ",");
+		const char *a = p, *b = p + n;
+		while (strip && a < b && isspace((unsigned char)*a))
+			a++;
+		while (strip && b > a && isspace((unsigned char)b[-1]))
+			b--;
+		json_array_append_new(l, json_stringn(a, (size_t)(b - a)));
+		if (!p[n])
+			break;
+		p += n + 1;
+	}
+	return l;
+}
+
+/* when before the conditions of v (a list, or one condition): a new list */
+static json_t *when_prepended(json_t *when, json_t *v)
+{
+	json_t *l = json_copy(when);
+	if (json_is_array(v))
+		json_array_extend(l, v);
+	else if (v)
+		json_array_append(l, v);
+	return l;
+}
+
+/* Ansible's Block.is_block */
+static bool is_block_ds(json_t *v)
+{
+	return json_is_object(v) && (json_object_get(v, "block") || json_object_get(v, "rescue") ||
+				     json_object_get(v, "always"));
+}
+
+/* when before each block of a task list: an explicit block's own when
+ * follows it; each run of tasks outside blocks (one of Ansible's
+ * implicit blocks) goes into a block holding when. The tasks themselves
+ * are kept (their positions are found by identity). New reference. */
+static json_t *when_before_blocks(json_t *list, json_t *when)
+{
+	if (!json_is_array(list))
+		return json_incref(list); /* refused later, as it is */
+	json_t *out = json_array(), *run = NULL;
+	size_t i;
+	json_t *e;
+	json_array_foreach(list, i, e) {
+		if (is_block_ds(e)) {
+			if (run)
+				json_array_append_new(out, json_pack("{s:o, s:O}", "block", run, "when", when));
+			run = NULL;
+			json_object_set_new(e, "when", when_prepended(when, json_object_get(e, "when")));
+			json_array_append(out, e);
+		} else {
+			if (!run)
+				run = json_array();
+			json_array_append(run, e);
+		}
+	}
+	if (run)
+		json_array_append_new(out, json_pack("{s:o, s:O}", "block", run, "when", when));
+	return out;
+}
+
+/* when before each role's own (a role named alone becomes a mapping) */
+static void when_before_roles(json_t *roles, json_t *when)
+{
+	size_t i;
+	json_t *e;
+	json_array_foreach(roles, i, e) {
+		if (json_is_string(e))
+			json_array_set_new(roles, i, json_pack("{s:O, s:O}", "role", e, "when", when));
+		else if (json_is_object(e))
+			json_object_set_new(e, "when", when_prepended(when, json_object_get(e, "when")));
+	}
+}
+
+/* What one import gives play raw (see struct pb_import); -1 on a tags
+ * variable that is no string, which Ansible cannot split either. */
+static int apply_import(json_t *raw, const struct pb_import *imp, json_t **gather_when,
+			const struct src_loc *loc, struct diag *d)
+{
+	json_t *pv = json_object_get(raw, "vars"), *vars = json_object();
+	size_t i;
+	json_t *e;
+	if (json_is_object(pv))
+		json_object_update(vars, pv);
+	else if (json_is_array(pv))
+		json_array_foreach(pv, i, e)
+			if (json_is_object(e))
+				json_object_update(vars, e);
+	json_object_update(vars, imp->vars);
+	json_t *tags = tags_list(json_object_get(raw, "tags"), true);
+	if (!tags)
+		tags = json_array();
+	/* a variable named tags adds to the play's own tags (Ansible pops it
+	 * and splits it at commas, the parts not stripped, into the play's
+	 * tags list: into a fresh default list, lost, when the play has no
+	 * tags of its own) */
+	json_t *tv = json_object_get(vars, "tags");
+	if (tv && !json_is_string(tv)) {
+		diag_error(d, IMC_EXIT_DATAERR, loc, "import_playbook: a variable 'tags' that is not a string "
+			   "(Ansible splits it at commas)");
+		json_decref(vars);
+		json_decref(tags);
+		return -1;
+	}
+	if (tv) {
+		json_t *more = tags_list(tv, false);
+		if (json_object_get(raw, "tags"))
+			json_array_extend(tags, more);
+		json_decref(more);
+		json_object_del(vars, "tags");
+	}
+	if (imp->tags)
+		json_array_extend(tags, imp->tags);
+	json_object_set_new(raw, "vars", vars);
+	if (json_array_size(tags))
+		json_object_set_new(raw, "tags", tags);
+	else
+		json_decref(tags);
+	if (!imp->when)
+		return 0;
+	static const char *const sections[] = { "pre_tasks", "tasks", "post_tasks", NULL };
+	for (const char *const *sec = sections; *sec; sec++)
+		if (json_object_get(raw, *sec))
+			json_object_set_new(raw, *sec, when_before_blocks(json_object_get(raw, *sec), imp->when));
+	if (json_is_array(json_object_get(raw, "roles")))
+		when_before_roles(json_object_get(raw, "roles"), imp->when);
+	/* the gathering takes the last import's when alone (Ansible sets
+	 * its play's included conditional, import after import) */
+	json_decref(*gather_when);
+	*gather_when = json_incref(imp->when);
+	return 0;
+}
+
+/* The plays of the playbook an import_playbook entry names, each given
+ * what the entry gives (struct pb_import) after what any import around
+ * it gives. */
 static int parse_play(struct task_playbook *pb, json_t *raw, const struct yaml_doc *ydoc,
-		      const char *file, struct diag *d)
+		      const char *file, const struct pb_import *outer, struct diag *d);
+
+static int parse_import(struct task_playbook *pb, json_t *raw, const struct src_loc *loc,
+			const struct pb_import *outer, struct diag *d)
+{
+	/* Ansible loads the fields every playbook object has, and then uses
+	 * none of them but vars (become, connection... on an import change
+	 * nothing there either) */
+	static const char *const base_fields[] = {
+		"name", "connection", "port", "remote_user", "vars", "module_defaults", "environment",
+		"no_log", "run_once", "ignore_errors", "ignore_unreachable", "check_mode", "diff",
+		"any_errors_fatal", "throttle", "timeout", "debugger", "become", "become_method",
+		"become_user", "become_flags", "become_exe", "when", "tags", NULL,
+	};
+	const char *key = NULL, *k;
+	json_t *v;
+	json_object_foreach(raw, k, v) {
+		size_t i = 0;
+		while (base_fields[i] && strcmp(k, base_fields[i]))
+			i++;
+		if (!strcmp(k, "import_playbook") || !strcmp(k, "ansible.builtin.import_playbook") ||
+		    !strcmp(k, "ansible.legacy.import_playbook"))
+			key = k;
+		else if (!base_fields[i]) {
+			diag_error(d, IMC_EXIT_DATAERR, loc, "'%s' is not a valid attribute for a PlaybookInclude", k);
+			return -1;
+		}
+	}
+	json_t *fv = json_object_get(raw, key);
+	const char *f = json_string_value(fv);
+	if (!fv || json_is_null(fv)) {
+		diag_error(d, IMC_EXIT_DATAERR, loc, "playbook import parameter is missing");
+		return -1;
+	}
+	if (!f) {
+		diag_error(d, IMC_EXIT_DATAERR, loc, "import_playbook needs a file name");
+		return -1;
+	}
+	if (tmpl_has_template(f) || strpbrk(f, " \t")) {
+		diag_error(d, IMC_EXIT_DATAERR, loc, "import_playbook: %s is not supported by imc",
+			   tmpl_has_template(f) ? "a templated file name" : "parameters after the file name (use vars)");
+		return -1;
+	}
+	json_t *iv = json_object_get(raw, "vars");
+	if (iv && !json_is_object(iv) && !json_is_null(iv)) {
+		diag_error(d, IMC_EXIT_DATAERR, loc, "vars for import_playbook statements must be specified as a dictionary");
+		return -1;
+	}
+	json_t *when = json_object_get(raw, "when");
+	struct pb_import imp = {
+		.vars = json_is_object(iv) ? iv : NULL,
+		.when = when && !json_is_null(when) ? (json_is_array(when) ? json_incref(when) : json_pack("[O]", when)) : NULL,
+		.tags = tags_list(json_object_get(raw, "tags"), true),
+		.outer = outer,
+	};
+	json_t *novars = json_object();
+	if (!imp.vars)
+		imp.vars = novars;
+	char *path = f[0] == '/' ? xstrdup(f) : xasprintf("%s/%s", pb->dir, f);
+	json_t *doc;
+	struct yaml_doc *yd = NULL;
+	int rc = load_yaml_file(path, &doc, &yd, d);
+	if (rc == 0) {
+		const char *pf = play_strdup(pb, path);
+		if (!json_is_array(doc)) {
+			struct src_loc l2 = { pf, 1, 1 };
+			diag_error(d, IMC_EXIT_DATAERR, &l2, "a playbook must be a list of plays");
+			rc = -1;
+		} else {
+			size_t i;
+			json_t *e;
+			json_array_foreach(doc, i, e)
+				rc |= parse_play(pb, e, yd, pf, &imp, d);
+		}
+		json_decref(doc);
+	}
+	yaml_doc_free(yd);
+	free(path);
+	json_decref(novars);
+	json_decref(imp.when);
+	json_decref(imp.tags);
+	return rc;
+}
+
+static int parse_play(struct task_playbook *pb, json_t *raw, const struct yaml_doc *ydoc,
+		      const char *file, const struct pb_import *imp, struct diag *d)
 {
 	struct src_loc loc = { file, yaml_line_of(ydoc, raw), 1 };
 	if (!json_is_object(raw)) {
 		diag_error(d, IMC_EXIT_DATAERR, &loc, "a play must be a YAML mapping");
 		return -1;
 	}
-	if (json_object_get(raw, "import_playbook")) {
-		const char *f = json_string_value(json_object_get(raw, "import_playbook"));
-		if (!f) {
-			diag_error(d, IMC_EXIT_DATAERR, &loc, "import_playbook needs a file name");
-			return -1;
-		}
-		char *path = f[0] == '/' ? xstrdup(f) : xasprintf("%s/%s", pb->dir, f);
-		json_t *doc;
-		struct yaml_doc *yd = NULL;
-		int rc = load_yaml_file(path, &doc, &yd, d);
-		if (rc == 0) {
-			const char *pf = play_strdup(pb, path);
-			if (!json_is_array(doc)) {
-				struct src_loc l2 = { pf, 1, 1 };
-				diag_error(d, IMC_EXIT_DATAERR, &l2, "a playbook must be a list of plays");
-				rc = -1;
-			} else {
-				size_t i;
-				json_t *e;
-				json_array_foreach(doc, i, e)
-					rc |= parse_play(pb, e, yd, pf, d);
-			}
-			json_decref(doc);
-		}
-		yaml_doc_free(yd);
-		free(path);
-		return rc;
-	}
+	if (json_object_get(raw, "import_playbook") || json_object_get(raw, "ansible.builtin.import_playbook") ||
+	    json_object_get(raw, "ansible.legacy.import_playbook"))
+		return parse_import(pb, raw, &loc, imp, d);
 	int rc = 0;
 	const char *k;
 	json_t *v;
@@ -1333,6 +1554,9 @@ static int parse_play(struct task_playbook *pb, json_t *raw, const struct yaml_d
 	if (play_fields_check(raw, &loc, d) < 0)
 		return -1;
 	rc |= check_unenforced(raw, "play", &loc, d);
+	json_t *gather_when = NULL;
+	for (const struct pb_import *i = imp; i && rc == 0; i = i->outer)
+		rc |= apply_import(raw, i, &gather_when, &loc, d);
 	const char *order = json_string_value(json_object_get(raw, "order"));
 	if (order && !tmpl_has_template(order) && !play_order_valid(order)) {
 		/* Ansible's words, raised when the play starts */
@@ -1356,6 +1580,7 @@ static int parse_play(struct task_playbook *pb, json_t *raw, const struct yaml_d
 	const char *name = json_string_value(json_object_get(raw, "name"));
 	p->name = play_strdup(pb, name ? name : p->hosts);
 	p->gather_facts = args_bool(json_object_get(raw, "gather_facts"), true);
+	p->gather_when = gather_when ? play_keep(pb, gather_when) : NULL;
 	if (load_vars(raw, "Play", &loc, d) < 0)
 		rc = -1;
 	p->vars = json_object_get(raw, "vars");
@@ -1429,7 +1654,7 @@ static struct task_playbook *load_doc(struct task_playbook *pb, json_t *doc,
 	size_t i;
 	json_t *e;
 	json_array_foreach(doc, i, e)
-		rc |= parse_play(pb, e, ydoc, pb->file, d);
+		rc |= parse_play(pb, e, ydoc, pb->file, NULL, d);
 	if (rc < 0) {
 		play_free(pb);
 		return NULL;

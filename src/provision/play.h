@@ -64,6 +64,7 @@ struct task_play {
 	json_t *raw;
 	char *hosts;               /* pattern */
 	bool gather_facts;
+	json_t *gather_when;       /* the gathering's condition (an import_playbook's when), or NULL */
 	json_t *vars;              /* play vars (owned) */
 	struct ptask **pre_tasks, **tasks, **post_tasks, **handlers;
 	size_t npre, ntasks, npost, nhandlers;

@@ -28,8 +28,9 @@ json_t *exec_keyword(struct task_run *run, struct ptask *t, const char *kw);
 /* exec-tmpl.c: glue to the templating engine (template.h). */
 json_t *xt_value(struct exec_ctx *x, json_t *v, struct diag *d);     /* templated copy */
 int xt_cond(struct exec_ctx *x, json_t *cond, bool *out, struct diag *d);
-/* xt_cond for the assert module: an error is worded as Ansible's assert words it. */
-int xt_assert_cond(struct exec_ctx *x, json_t *cond, bool *out, struct diag *d);
+/* xt_cond as Ansible's Conditional evaluates a task's when and assert's
+ * that: an error is worded as it words it (the check, then the error). */
+int xt_conditional(struct exec_ctx *x, json_t *cond, bool *out, struct diag *d);
 char *xt_render_text(struct exec_ctx *x, const char *text, const char *src_path, struct diag *d);
 /* xt_render_text with the template module's Jinja options (newline NULL:
  * "\n"; syn NULL: Jinja's delimiters). */

@@ -58,7 +58,7 @@ static json_t *assert_run(struct exec_ctx *x, json_t *args)
 	json_array_foreach(list, i, e) {
 		bool ok = false;
 		struct diag d = DIAG_INIT;
-		if (xt_assert_cond(x, e, &ok, &d) < 0) {
+		if (xt_conditional(x, e, &ok, &d) < 0) {
 			/* an error of the action: no "changed" */
 			json_t *r = json_pack("{s:b, s:s}", "failed", 1, "msg", diag_first_message(&d));
 			diag_release(&d);
