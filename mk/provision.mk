@@ -26,6 +26,7 @@ libimc_la_SOURCES += \
 	src/provision/inventory-ini.c \
 	src/provision/exec-task.c \
 	src/provision/exec-play.c \
+	src/provision/exec-free.c \
 	src/provision/exec-tags.c \
 	src/provision/exec-list.c \
 	src/provision/exec-async.c \
