@@ -104,6 +104,7 @@ int exec_free_admit(struct task_run *run, struct ptask *t, bool once, bool fatal
 				    t->module);
 		char *full = ansible_task_error(t, m);
 		task_run_abort(run, full);
+		run->raised = true;
 		free(full);
 		free(m);
 		return -1;

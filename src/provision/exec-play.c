@@ -1766,7 +1766,8 @@ int task_run_playbook(struct task_run *run, struct task_playbook *pb, struct dia
 			rh[nr++] = h;
 	}
 	qsort(rh, nr, sizeof(*rh), cmp_host_name);
-	out_recap(run->out, rh, nr);
+	if (!run->raised)
+		out_recap(run->out, rh, nr);
 	if (run->aborted) {
 		free(rh);
 		diag_error(d, IMC_EXIT_FAILED, NULL, "%s", run->aborted);

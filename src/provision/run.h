@@ -126,6 +126,9 @@ struct task_run {
 	 * task, handler, batch or play runs after it; the recap is printed,
 	 * and the playbook fails with it */
 	char *aborted;
+	/* the aborting error escapes Ansible's strategy itself (free's
+	 * refusal of add_host): ansible-playbook prints no recap then */
+	bool raised;
 	bool play_ended;       /* meta: end_play: no further batch of the play */
 	/* --force-handlers: the force_handlers keyword's default */
 	bool force_handlers;
