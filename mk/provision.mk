@@ -26,6 +26,7 @@ libimc_la_SOURCES += \
 	src/provision/inventory-ini.c \
 	src/provision/exec-task.c \
 	src/provision/exec-play.c \
+	src/provision/exec-free.c \
 	src/provision/exec-tags.c \
 	src/provision/exec-list.c \
 	src/provision/exec-async.c \
@@ -234,8 +235,8 @@ EXTRA_DIST += tests/cli/t4121-user.sh tests/cli/t4122-unarchive.sh tests/cli/t41
 # host_vars/, hosts reached as their variables say
 TESTS += tests/cli/t4130-inventory-ini.sh tests/cli/t4131-inventory-yaml-vars.sh tests/cli/t4132-inventory-ssh.sh
 EXTRA_DIST += tests/cli/t4130-inventory-ini.sh tests/cli/t4131-inventory-yaml-vars.sh tests/cli/t4132-inventory-ssh.sh
-TESTS += tests/cli/t4180-play-vault.sh tests/cli/t4181-play-conn-user.sh tests/cli/t4182-play-ansible-managed.sh tests/cli/t4183-lookup-config.sh tests/cli/t4184-lookup-inventory-hostnames.sh tests/cli/t4185-notify-inherited.sh tests/cli/t4186-lookup-errors-warn.sh tests/cli/t4187-setup-python-facts.sh tests/cli/t4188-set-stats-custom.sh tests/cli/t4189-failed-task.sh tests/cli/t4190-local-basedir.sh tests/cli/t4191-play-settings.sh tests/cli/t4192-vault-filters.sh tests/cli/t4193-include-role-loop.sh tests/cli/t4194-assert-shown.sh tests/cli/t4195-file-mkdir-errors.sh tests/cli/t4196-pause-prompt.sh tests/cli/t4198-when-errors.sh tests/cli/t4199-import-playbook.sh
-EXTRA_DIST += tests/cli/t4180-play-vault.sh tests/cli/t4181-play-conn-user.sh tests/cli/t4182-play-ansible-managed.sh tests/cli/t4183-lookup-config.sh tests/cli/t4184-lookup-inventory-hostnames.sh tests/cli/t4185-notify-inherited.sh tests/cli/t4186-lookup-errors-warn.sh tests/cli/t4187-setup-python-facts.sh tests/cli/t4188-set-stats-custom.sh tests/cli/t4189-failed-task.sh tests/cli/t4190-local-basedir.sh tests/cli/t4191-play-settings.sh tests/cli/t4192-vault-filters.sh tests/cli/t4193-include-role-loop.sh tests/cli/t4194-assert-shown.sh tests/cli/t4195-file-mkdir-errors.sh tests/cli/t4196-pause-prompt.sh tests/cli/t4198-when-errors.sh tests/cli/t4199-import-playbook.sh
+TESTS += tests/cli/t4180-play-vault.sh tests/cli/t4181-play-conn-user.sh tests/cli/t4182-play-ansible-managed.sh tests/cli/t4183-lookup-config.sh tests/cli/t4184-lookup-inventory-hostnames.sh tests/cli/t4185-notify-inherited.sh tests/cli/t4186-lookup-errors-warn.sh tests/cli/t4187-setup-python-facts.sh tests/cli/t4188-set-stats-custom.sh tests/cli/t4189-failed-task.sh tests/cli/t4190-local-basedir.sh tests/cli/t4191-play-settings.sh tests/cli/t4192-vault-filters.sh tests/cli/t4193-include-role-loop.sh tests/cli/t4194-assert-shown.sh tests/cli/t4195-file-mkdir-errors.sh tests/cli/t4196-pause-prompt.sh tests/cli/t4198-when-errors.sh tests/cli/t4199-import-playbook.sh tests/cli/t4197-free-strategy.sh
+EXTRA_DIST += tests/cli/t4180-play-vault.sh tests/cli/t4181-play-conn-user.sh tests/cli/t4182-play-ansible-managed.sh tests/cli/t4183-lookup-config.sh tests/cli/t4184-lookup-inventory-hostnames.sh tests/cli/t4185-notify-inherited.sh tests/cli/t4186-lookup-errors-warn.sh tests/cli/t4187-setup-python-facts.sh tests/cli/t4188-set-stats-custom.sh tests/cli/t4189-failed-task.sh tests/cli/t4190-local-basedir.sh tests/cli/t4191-play-settings.sh tests/cli/t4192-vault-filters.sh tests/cli/t4193-include-role-loop.sh tests/cli/t4194-assert-shown.sh tests/cli/t4195-file-mkdir-errors.sh tests/cli/t4196-pause-prompt.sh tests/cli/t4198-when-errors.sh tests/cli/t4199-import-playbook.sh tests/cli/t4197-free-strategy.sh tests/cli/t4197-free-strategy.expect
 if ENABLE_FUZZING
 check_PROGRAMS += tests/fuzz/fuzz-inventory
 tests_fuzz_fuzz_inventory_SOURCES = tests/fuzz/fuzz-inventory.c tests/fuzz/fuzz-diag.h

@@ -1137,6 +1137,7 @@ static int run_play(struct cmd_args *a)
 	run->check = opt[OPT_CHECK].set;
 	run->diff = opt[OPT_DIFF].set;
 	run->force_handlers = opt[OPT_FORCE_HANDLERS].set || settings.force_handlers;
+	run->free = settings.free;
 	json_decref(run->extra_vars);
 	run->extra_vars = json_incref(extra);
 	out.fp = quiet || json_out ? NULL : stdout;

@@ -28,6 +28,7 @@
 
 #include "cmd/play-settings.h"
 #include "provision/module.h"
+#include "provision/play.h"
 #include "util/capture.h"
 #include "util/strbuf.h"
 #include "util/xalloc.h"
@@ -43,6 +44,7 @@ enum kind {
 	K_REMOTE,         /* about a remote connection: harmless on the local one */
 	K_WHEN_FALSE,     /* harmless while false (true is a feature imc lacks) */
 	K_FORCE_HANDLERS, /* s->force_handlers */
+	K_STRATEGY,       /* s->free (a strategy imc lacks is refused) */
 	K_VERBOSITY,      /* s->verbosity */
 	K_EXPORT,         /* honoured through the variable imc reads it from */
 	K_ROLES_PATH,     /* searched before IMC_ROLES_PATH */
@@ -119,7 +121,7 @@ static const struct rule rules[] = {
 	{ "DEFAULT_VAULT_IDENTITY", "ANSIBLE_VAULT_IDENTITY", K_EXPORT, "ANSIBLE_VAULT_IDENTITY" },
 	{ "DEFAULT_VAULT_IDENTITY_LIST", "ANSIBLE_VAULT_IDENTITY_LIST", K_EXPORT, "ANSIBLE_VAULT_IDENTITY_LIST" },
 	{ "DEFAULT_VAULT_ID_MATCH", "ANSIBLE_VAULT_ID_MATCH", K_EXPORT, "ANSIBLE_VAULT_ID_MATCH" },
-	{ "DEFAULT_STRATEGY", "ANSIBLE_STRATEGY", K_ONLY, "linear" },
+	{ "DEFAULT_STRATEGY", "ANSIBLE_STRATEGY", K_STRATEGY, NULL, "linear" },
 	{ "HOST_PATTERN_MISMATCH", "ANSIBLE_HOST_PATTERN_MISMATCH", K_ONLY, "warning" },
 	{ "CACHE_PLUGIN", "ANSIBLE_CACHE_PLUGIN", K_ONLY, "memory" },
 	/* only what is printed */
@@ -314,6 +316,14 @@ static int apply(struct play_settings *s, bool local, const char *key, json_t *v
 	case K_FORCE_HANDLERS:
 		s->force_handlers = truthy(value);
 		break;
+	case K_STRATEGY: {
+		int f = play_strategy_free(text);
+		if (f < 0)
+			k = K_REFUSE;
+		else
+			s->free = f > 0;
+		break;
+	}
 	case K_VERBOSITY: {
 		long v = strtol(text, NULL, 10);
 		if (v > s->verbosity && v < 100)

@@ -11,6 +11,7 @@
 struct play_settings {
 	bool force_handlers; /* DEFAULT_FORCE_HANDLERS */
 	int verbosity;       /* DEFAULT_VERBOSITY */
+	bool free;           /* DEFAULT_STRATEGY is free or host_pinned */
 };
 
 /* Reads the settings ansible-playbook would run with (its ANSIBLE_*

@@ -438,14 +438,24 @@ static void print_banner(struct task_run *run, struct ptask *t, struct task_host
 		json_decref(x.vars);
 		diag_release(&d);
 	}
-	out_task(run->out, t->is_handler ? "RUNNING HANDLER" : "TASK", own ? own : disp);
-	free(own);
+	const char *kind = t->is_handler ? "RUNNING HANDLER" : "TASK";
 	/* -vv: where the task is written, its file's absolute path */
+	char *path = NULL;
 	if (run->out && run->out->verbosity >= 2 && t->file && t->line > 0) {
 		char *rp = realpath(t->file, NULL);
-		out_line(run->out, -1, "task path: %s:%d", rp ? rp : t->file, t->line);
+		path = xasprintf("task path: %s:%d", rp ? rp : t->file, t->line);
 		free(rp);
 	}
+	if (run->free_play) {
+		if (run->out)
+			out_task_lazy(run->out, kind, own ? own : disp, t, path);
+	} else {
+		out_task(run->out, kind, own ? own : disp);
+		if (path)
+			out_line(run->out, -1, "%s", path);
+	}
+	free(path);
+	free(own);
 }
 
 /* A task that fails with msg on h before any module runs. refused: a
@@ -997,12 +1007,18 @@ static bool meta_when(struct task_run *run, struct ptask *t, struct task_host *h
 /* A meta task's outcome on host h: Ansible's callback shows a skipped
  * one ("skipping: [h]"), never an acted one, and neither is counted in
  * the recap; -vv prints "META: " and the message or the skip reason. */
-static void meta_result(struct task_run *run, struct task_host *h, const char *what, bool acted,
-			const char *msg, const char *skip_tail)
+static void meta_result(struct task_run *run, struct ptask *t, struct task_host *h, const char *what,
+			bool acted, const char *msg, const char *skip_tail)
 {
 	char *reason = xasprintf("%s conditional evaluated to False%s", what, skip_tail);
+	/* under free the banner waits for a result line: the META line is
+	 * not one (Ansible's Display prints it, not its callback) */
+	if (run->free_play && run->out)
+		out_task_lazy_drop(run->out);
 	if (run->out && run->out->verbosity >= 2)
 		out_line(run->out, h->index, "META: %s", acted ? msg : reason);
+	if (!acted && run->free_play)
+		print_banner(run, t, h);
 	if (!acted) {
 		json_t *r = json_pack("{s:s, s:b, s:s}", "msg", msg, "skipped", 1, "skip_reason", reason);
 		char *vb = out_verbose(run->out, r, "meta", false);
@@ -1031,6 +1047,10 @@ static void run_meta(struct task_run *run, struct ptask *t, struct task_host **l
 		each = each || !strcmp(what, per_host[i]);
 	for (size_t i = 0; what && once[i]; i++)
 		first = first || !strcmp(what, once[i]);
+	/* free runs every meta on each host as it reaches it (n is 1): the
+	 * first host's is this host's; end_play and end_batch end the
+	 * batch's other hosts wherever they are */
+	bool all = run->free_play && first;
 	if (!each && !first) {
 		char *m = xasprintf("meta: %s is not supported by imc", what ? what : "(no action)");
 		print_banner(run, t, live[0]);
@@ -1047,7 +1067,7 @@ static void run_meta(struct task_run *run, struct ptask *t, struct task_host **l
 			print_banner(run, t, h);
 			if (!strcmp(what, "noop")) {
 				/* when is not supported on noop: Ansible ignores it */
-				meta_result(run, h, what, true, "noop", "");
+				meta_result(run, t, h, what, true, "noop", "");
 				continue;
 			}
 			bool w = meta_when(run, t, h);
@@ -1066,7 +1086,7 @@ static void run_meta(struct task_run *run, struct ptask *t, struct task_host **l
 				if (w)
 					sel[k++] = h;
 			}
-			meta_result(run, h, what, w, msg, tail);
+			meta_result(run, t, h, what, w, msg, tail);
 			free(msg);
 			free(tail);
 		}
@@ -1089,19 +1109,25 @@ static void run_meta(struct task_run *run, struct ptask *t, struct task_host **l
 			}
 		}
 		char *tail = xasprintf(", not clearing host error state for %s", live[0]->name);
-		meta_result(run, live[0], what, w, w ? "cleared host errors" : what, tail);
+		meta_result(run, t, live[0], what, w, w ? "cleared host errors" : what, tail);
 		free(tail);
 		return;
 	}
 	bool play = !strcmp(what, "end_play");
-	if (w) {
+	if (w && all) {
+		for (size_t i = 0; i < run->nbatch; i++)
+			if (!run->batch[i]->unreachable)
+				__atomic_store_n(&run->batch[i]->ended, true, __ATOMIC_RELAXED);
+		if (play)
+			run->play_ended = true;
+	} else if (w) {
 		for (size_t i = 0; i < n; i++)
 			live[i]->ended = true;
 		/* end_play ends the play's later batches too, end_batch not */
 		if (play)
 			run->play_ended = true;
 	}
-	meta_result(run, live[0], what, w, w ? (play ? "ending play" : "ending batch") : what,
+	meta_result(run, t, live[0], what, w, w ? (play ? "ending play" : "ending batch") : what,
 		    play ? ", continuing play" : ", continuing current batch");
 }
 
@@ -1109,16 +1135,19 @@ static void run_meta(struct task_run *run, struct ptask *t, struct task_host **l
  * host runs the task and only it prints, records and counts the result.
  * With run_once the other hosts get its registered result and its facts
  * (unless delegate_facts sent them elsewhere), and fail with it. */
-static void run_first_host(struct task_run *run, struct ptask *t, struct task_host **live, size_t n,
-			   bool once, bool rescuable, json_t *inc_params)
+/* A run_once task's result res (rc: exec_task_host's) on src given to
+ * the hosts live[0..n) other than src: its registered result, its facts,
+ * its failure. */
+static void share_once(struct task_run *run, struct ptask *t, struct task_host *src, json_t *res, int rc,
+		       struct task_host **live, size_t n)
 {
-	json_t *res = NULL;
-	int rc = exec_task_host(run, t, live[0], rescuable, inc_params, &res);
 	const char *reg = json_string_value(json_object_get(t->raw, "register"));
 	json_t *facts = json_object_get(res, "ansible_facts");
 	bool own_facts = !args_bool(exec_keyword(run, t, "delegate_facts"), false) &&
 			 strcmp(t->module, "debug");
-	for (size_t i = 1; once && res && i < n; i++) {
+	for (size_t i = 0; res && i < n; i++) {
+		if (live[i] == src)
+			continue;
 		if (reg) {
 			json_t *stored = json_deep_copy(res);
 			if (!json_object_get(stored, "failed") &&
@@ -1133,13 +1162,48 @@ static void run_first_host(struct task_run *run, struct ptask *t, struct task_ho
 		if (own_facts && json_is_object(facts))
 			json_object_foreach(facts, k, v)
 				exec_set_fact(run, live[i], k, v);
-		if (rc < 0 && !live[i]->unreachable) {
+		if (rc < 0 && !live[i]->unreachable && !live[i]->failed) {
+			/* under free, for the rest of the play only (see
+			 * task_host.failed_by_once) */
+			if (run->free_play)
+				live[i]->failed_by_once = true;
 			live[i]->failed = true;
 			if (!live[i]->error)
 				live[i]->error = xasprintf("task '%s' failed on %s (run_once)", t->display,
-							   live[0]->name);
+							   src->name);
 		}
 	}
+}
+
+static void run_first_host(struct task_run *run, struct ptask *t, struct task_host **live, size_t n,
+			   bool once, bool rescuable, json_t *inc_params)
+{
+	json_t *res = NULL;
+	int rc = exec_task_host(run, t, live[0], rescuable, inc_params, &res);
+	if (once)
+		share_once(run, t, live[0], res, rc, live, n);
+	json_decref(res);
+}
+
+/* A run_once task under free: this host runs it as any task (warned in
+ * exec_free_admit); what it registers and its facts go to every host of
+ * the batch all the same, and its failure fails them all (Ansible's
+ * _process_pending_results reads run_once whatever the strategy). The
+ * others are reached wherever they are, under the facts lock. */
+static void run_once_free(struct task_run *run, struct ptask *t, struct task_host *h, bool rescuable,
+			  json_t *inc_params)
+{
+	json_t *res = NULL;
+	int rc = exec_task_host(run, t, h, rescuable, inc_params, &res);
+	struct task_host **others = xcalloc(run->nbatch + 1, sizeof(*others));
+	size_t k = 0;
+	for (size_t i = 0; i < run->nbatch; i++)
+		if (run->batch[i] != h && !run->batch[i]->unreachable)
+			others[k++] = run->batch[i];
+	pthread_mutex_lock(&run->lock);
+	share_once(run, t, h, res, rc, others, k);
+	pthread_mutex_unlock(&run->lock);
+	free(others);
 	json_decref(res);
 }
 
@@ -1192,7 +1256,8 @@ static bool pending_always(struct ptask *t)
 static void after_task(struct task_run *run, struct ptask *t, struct task_host **hosts, size_t n,
 		       bool rescuable)
 {
-	if (!run->batch || !run->play)
+	/* free warns about both and does neither (exec-free.c) */
+	if (!run->batch || !run->play || run->free_play)
 		return;
 	bool fresh = false;
 	for (size_t i = 0; i < n; i++)
@@ -1301,18 +1366,24 @@ static void run_node_hosts(struct task_run *run, struct ptask *t, struct task_ho
 		}
 		return;
 	}
-	if (!strcmp(t->module, "include_tasks") || !strcmp(t->module, "include_role")) {
-		run_include(run, t, live, n, rescuable, inc_params);
-		return;
-	}
 	if (!strcmp(t->module, "meta")) {
 		run_meta(run, t, live, n);
+		return;
+	}
+	bool once = args_bool(exec_keyword(run, t, "run_once"), false);
+	if (run->free_play && exec_free_admit(run, t, once, any_errors_fatal(run, t)) < 0)
+		return;
+	if (!strcmp(t->module, "include_tasks") || !strcmp(t->module, "include_role")) {
+		run_include(run, t, live, n, rescuable, inc_params);
 		return;
 	}
 	print_banner(run, t, live[0]);
 	out_begin_task(run->out, t->display);
 	const struct task_module *mod = task_module_find(t->module);
-	bool once = args_bool(exec_keyword(run, t, "run_once"), false);
+	if (run->free_play && once) {
+		run_once_free(run, t, live[0], rescuable, inc_params);
+		return;
+	}
 	if (once || (mod && mod->bypass_host_loop)) {
 		run_first_host(run, t, live, n, once, rescuable, inc_params);
 		return;
@@ -1401,7 +1472,11 @@ static void gather_facts(struct task_run *run, struct task_play *p, struct task_
 	json_t *cond = p->gather_when ? json_pack("{s:O}", "when", p->gather_when) : NULL;
 	if (cond)
 		t.raw = cond;
-	out_task(run->out, "TASK", "Gathering Facts");
+	if (run->free_play && exec_free_admit(run, &t, false, any_errors_fatal(run, &t)) < 0) {
+		json_decref(cond);
+		return;
+	}
+	print_banner(run, &t, NULL);
 	out_begin_task(run->out, "Gathering Facts");
 	run_parallel(run, &t, hosts, n, false, NULL);
 	after_task(run, &t, hosts, n, false);
@@ -1437,6 +1512,27 @@ static void order_hosts(struct task_host **h, size_t n, const char *order)
 		h[i] = h[n - 1 - i];
 		h[n - 1 - i] = t;
 	}
+}
+
+/* Play p's sections on hosts[0..nh): facts, pre_tasks, roles and tasks,
+ * post_tasks, each followed by its handlers. */
+static void play_sections(struct task_run *run, struct task_play *p, struct task_host **hosts, size_t nh)
+{
+	if (p->gather_facts && exec_tags_gather(run) && (!run->start_at || run->start_task))
+		gather_facts(run, p, hosts, nh);
+	run_list(run, p->pre_tasks, p->npre, hosts, nh, false, NULL);
+	flush_handlers(run, hosts, nh, true);
+	run_list(run, p->roles, p->nroles, hosts, nh, false, NULL);
+	run_list(run, p->tasks, p->ntasks, hosts, nh, false, NULL);
+	flush_handlers(run, hosts, nh, true);
+	run_list(run, p->post_tasks, p->npost, hosts, nh, false, NULL);
+	flush_handlers(run, hosts, nh, true);
+}
+
+/* The free strategy: one host's whole play (exec_free_batch). */
+static void free_host(struct task_run *run, struct task_host *h, void *arg)
+{
+	play_sections(run, arg, &h, 1);
 }
 
 /* One serial batch of play p: its hosts bh[0..nb), those failed before
@@ -1478,15 +1574,14 @@ static void run_batch(struct task_run *run, struct task_play *p, struct task_hos
 	 * its fact gathering (as Ansible's iterator) */
 	if (run->start_at)
 		exec_start_at_play(run, p, hosts[0]);
-	if (p->gather_facts && exec_tags_gather(run) && (!run->start_at || run->start_task))
-		gather_facts(run, p, hosts, nh);
-	run_list(run, p->pre_tasks, p->npre, hosts, nh, false, NULL);
-	flush_handlers(run, hosts, nh, true);
-	run_list(run, p->roles, p->nroles, hosts, nh, false, NULL);
-	run_list(run, p->tasks, p->ntasks, hosts, nh, false, NULL);
-	flush_handlers(run, hosts, nh, true);
-	run_list(run, p->post_tasks, p->npost, hosts, nh, false, NULL);
-	flush_handlers(run, hosts, nh, true);
+	if (run->free_play) {
+		json_t *mfp = json_object_get(p->raw, "max_fail_percentage");
+		if (mfp && !json_is_null(mfp))
+			exec_warning(run, "Using max_fail_percentage with the free strategy is not supported, as "
+					  "tasks are executed independently on each host");
+		exec_free_batch(run, hosts, nh, free_host, p);
+	} else
+		play_sections(run, p, hosts, nh);
 
 	run->ps = NULL;
 	run->notify = NULL;
@@ -1495,6 +1590,15 @@ static void run_batch(struct task_run *run, struct task_play *p, struct task_hos
 	free(ps.inc);
 	free(ps.handlers);
 	pthread_mutex_destroy(&ps.lock);
+	/* a host a run_once task of another failed goes on to the next play */
+	for (size_t i = 0; i < nh; i++) {
+		if (hosts[i]->failed_by_once && hosts[i]->failed) {
+			hosts[i]->failed = false;
+			free(hosts[i]->error);
+			hosts[i]->error = NULL;
+		}
+		hosts[i]->failed_by_once = false;
+	}
 	/* a batch whose every host failed in it ends the playbook (Ansible's
 	 * executor breaks out of its plays) */
 	size_t failed = 0;
@@ -1509,50 +1613,54 @@ out:
 	free(hosts);
 }
 
-/* free and host_pinned only stop waiting for the other hosts between
- * tasks: on a play of one host they run exactly as linear does. */
-static bool same_as_linear(const char *s, size_t nhosts)
+/* Whether play p runs free (run->free_play): its strategy keyword, or
+ * ANSIBLE_STRATEGY's (run->free) when it has none. A strategy given as a
+ * template (strategy: "{{ s | default('linear') }}") is templated as the
+ * play starts, as Ansible's play fields are; one imc lacks stops the
+ * playbook with an error (it can no longer go to ansible-playbook whole).
+ * --start-at-task is per host under free: imc refuses it on more than
+ * one host. 0, or -1 with d set. */
+static int play_strategy(struct task_run *run, struct task_play *p, struct task_host *h, size_t nhosts,
+			 struct diag *d)
 {
-	if (!strncmp(s, "ansible.builtin.", 16))
-		s += 16;
-	return !strcmp(s, "linear") || (nhosts <= 1 && (!strcmp(s, "free") || !strcmp(s, "host_pinned")));
-}
-
-/* A strategy given as a template (strategy: "{{ s | default('linear') }}")
- * is templated as the play starts, as Ansible's play fields are: linear
- * runs, and so do free and host_pinned on one host (the same run);
- * anything else stops the playbook with an error (imc has no other
- * strategy, and the playbook can no longer go to ansible-playbook whole). */
-static int play_strategy_check(struct task_run *run, struct task_play *p, struct task_host *h, size_t nhosts,
-			       struct diag *d)
-{
+	run->free_play = run->free;
 	const char *s = json_string_value(json_object_get(p->raw, "strategy"));
-	if (!s || !tmpl_has_template(s) || !h)
-		return 0;
-	/* a task standing for the play (the templating reads its task) */
-	struct ptask pt = { .raw = json_object(), .display = p->name, .dir = run->pb->dir };
-	struct exec_ctx x = { .run = run, .host = h, .task = &pt };
-	x.vars = exec_build_vars(run, h, &pt, NULL);
-	json_t *v = json_string(s);
-	struct diag td = DIAG_INIT;
-	json_t *r = xt_value(&x, v, &td);
-	json_decref(v);
-	json_decref(x.vars);
-	json_decref(pt.raw);
-	const char *rs = json_string_value(r);
+	if (s && !tmpl_has_template(s))
+		run->free_play = play_strategy_free(s) > 0;
 	int rc = 0;
-	if (!r) {
-		diag_error(d, IMC_EXIT_DATAERR, NULL, "play '%s': strategy: %s", p->name,
-			   diag_first_message(&td));
-		rc = -1;
-	} else if (!rs || !same_as_linear(rs, nhosts)) {
+	if (s && tmpl_has_template(s) && h) {
+		/* a task standing for the play (the templating reads its task) */
+		struct ptask pt = { .raw = json_object(), .display = p->name, .dir = run->pb->dir };
+		struct exec_ctx x = { .run = run, .host = h, .task = &pt };
+		x.vars = exec_build_vars(run, h, &pt, NULL);
+		json_t *v = json_string(s);
+		struct diag td = DIAG_INIT;
+		json_t *r = xt_value(&x, v, &td);
+		json_decref(v);
+		json_decref(x.vars);
+		json_decref(pt.raw);
+		const char *rs = json_string_value(r);
+		int f = rs ? play_strategy_free(rs) : -1;
+		if (!r) {
+			diag_error(d, IMC_EXIT_DATAERR, NULL, "play '%s': strategy: %s", p->name,
+				   diag_first_message(&td));
+			rc = -1;
+		} else if (f < 0) {
+			diag_error(d, IMC_EXIT_DATAERR, NULL,
+				   "play '%s': unsupported strategy '%s' (imc runs the linear, free and "
+				   "host_pinned strategies)", p->name, rs ? rs : "?");
+			rc = -1;
+		}
+		run->free_play = f > 0;
+		json_decref(r);
+		diag_release(&td);
+	}
+	if (rc == 0 && run->free_play && run->start_at && nhosts > 1) {
 		diag_error(d, IMC_EXIT_DATAERR, NULL,
-			   "play '%s': unsupported strategy '%s' on %zu hosts (imc runs only the linear strategy, "
-			   "and free or host_pinned on one host)", p->name, rs ? rs : "?", nhosts);
+			   "play '%s': --start-at-task with the free strategy on %zu hosts is not supported by imc "
+			   "(each host would start there on its own)", p->name, nhosts);
 		rc = -1;
 	}
-	json_decref(r);
-	diag_release(&td);
 	return rc;
 }
 
@@ -1582,7 +1690,7 @@ static int run_play(struct task_run *run, struct task_play *p, struct diag *d)
 		if (!hosts[i]->failed)
 			json_array_append_new(run->play_hosts, json_string(hosts[i]->name));
 	run->play = p;
-	if (play_strategy_check(run, p, nh ? hosts[0] : NULL, nh, d) < 0) {
+	if (play_strategy(run, p, nh ? hosts[0] : NULL, nh, d) < 0) {
 		free(hosts);
 		return -1;
 	}
@@ -1650,7 +1758,8 @@ int task_run_playbook(struct task_run *run, struct task_playbook *pb, struct dia
 			rh[nr++] = h;
 	}
 	qsort(rh, nr, sizeof(*rh), cmp_host_name);
-	out_recap(run->out, rh, nr);
+	if (!run->raised)
+		out_recap(run->out, rh, nr);
 	if (run->aborted) {
 		free(rh);
 		diag_error(d, IMC_EXIT_FAILED, NULL, "%s", run->aborted);

@@ -210,7 +210,7 @@ json_t *xt_value(struct exec_ctx *x, json_t *v, struct diag *d)
 
 /* A warning as Ansible's Display prints it: "[WARNING]: " and the text,
  * wrapped at 79 columns (textwrap, which wordwrap is). */
-static void print_warning(struct task_run *run, const char *text)
+void exec_warning(struct task_run *run, const char *text)
 {
 	if (!run || !run->out)
 		return;
@@ -233,7 +233,7 @@ static void print_warning(struct task_run *run, const char *text)
 static void template_warning(void *ud, const char *msg)
 {
 	struct exec_ctx *x = ud;
-	print_warning(x->run, msg);
+	exec_warning(x->run, msg);
 }
 
 /* Ansible's warning for a condition written with {{ }} or {% %} (it
@@ -253,7 +253,7 @@ static void warn_templated(struct exec_ctx *x, json_t *cond)
 		return;
 	char *m = xasprintf("conditional statements should not include jinja2 templating "
 			    "delimiters such as {{ }} or {%% %%}. Found: %s", json_string_value(cond));
-	print_warning(x->run, m);
+	exec_warning(x->run, m);
 	free(m);
 }
 

@@ -67,6 +67,16 @@ char *ansible_task_error(const struct ptask *t, const char *msg);
  * fails with (malloc'd); NULL for any other message. */
 char *ansible_undefined_in_args(const struct ptask *t, const char *msg);
 
+/* exec-free.c: the free strategy (see there). Runs body for each host of
+ * hosts[0..n), up to run->forks at a time, each host from its start to
+ * its end on one thread. */
+void exec_free_batch(struct task_run *run, struct task_host **hosts, size_t n,
+		     void (*body)(struct task_run *run, struct task_host *h, void *arg), void *arg);
+/* What free does as it queues task t (once: its run_once, fatal: its
+ * any_errors_fatal): warns that it does not support them; a module that
+ * bypasses the host loop ends the run with Ansible's error (-1). */
+int exec_free_admit(struct task_run *run, struct ptask *t, bool once, bool fatal);
+
 /* exec-async.c */
 struct task_module;
 /* Ansible's refusal of an async task before the module runs: a module whose

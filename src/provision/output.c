@@ -53,7 +53,17 @@ static void emit(struct task_out *o, int host, const char *text)
 	}
 }
 
-static void banner(struct task_out *o, const char *text)
+/* this thread's banner not printed yet (out_task_lazy) */
+static _Thread_local struct lazy_banner {
+	char *text, *extra;
+	const void *key;
+} lazy;
+/* this thread's entry of the json document under the free strategy
+ * (out_begin_task), valid while gen is the sink's */
+static _Thread_local json_t *tl_task;
+static _Thread_local unsigned long tl_gen;
+
+static void banner_text(struct task_out *o, const char *text)
 {
 	size_t n = strlen(text);
 	size_t stars = n + 3 < 80 ? 79 - n : 3;
@@ -65,6 +75,42 @@ static void banner(struct task_out *o, const char *text)
 		strbuf_addch(&sb, '*');
 	emit(o, -1, sb.buf);
 	strbuf_release(&sb);
+}
+
+static void banner(struct task_out *o, const char *text)
+{
+	o->last_banner = NULL;
+	banner_text(o, text);
+}
+
+void out_task_lazy_drop(struct task_out *o)
+{
+	(void)o;
+	free(lazy.text);
+	free(lazy.extra);
+	memset(&lazy, 0, sizeof(lazy));
+}
+
+void out_task_lazy(struct task_out *o, const char *kind, const char *name, const void *key,
+		   const char *extra)
+{
+	out_task_lazy_drop(o);
+	lazy.text = xasprintf("%s [%s]", kind, name);
+	lazy.extra = extra ? xstrdup(extra) : NULL;
+	lazy.key = key;
+}
+
+/* Before a line of this thread: its task's banner when due (lock held). */
+static void lazy_flush(struct task_out *o)
+{
+	if (!lazy.text)
+		return;
+	if (o->last_banner != lazy.key) {
+		banner_text(o, lazy.text);
+		if (lazy.extra)
+			emit(o, -1, lazy.extra);
+		o->last_banner = lazy.key;
+	}
 }
 
 void out_play(struct task_out *o, const char *name)
@@ -100,6 +146,7 @@ void out_line(struct task_out *o, int host, const char *fmt, ...)
 	strbuf_vaddf(&sb, fmt, ap);
 	va_end(ap);
 	pthread_mutex_lock(&o->lock);
+	lazy_flush(o);
 	emit(o, host, strbuf_str(&sb));
 	pthread_mutex_unlock(&o->lock);
 	strbuf_release(&sb);
@@ -115,6 +162,13 @@ unsigned long out_warning_scope_enter(void)
 {
 	unsigned long prev = warn_scope;
 	warn_scope = __atomic_add_fetch(&warn_scopes, 1, __ATOMIC_RELAXED);
+	return prev;
+}
+
+unsigned long out_warning_scope_main(void)
+{
+	unsigned long prev = warn_scope;
+	warn_scope = 0;
 	return prev;
 }
 
@@ -197,6 +251,7 @@ void out_begin_play(struct task_out *o, const char *name)
 	json_array_append_new(plays, p);
 	o->cur_play = p;
 	o->cur_task = NULL;
+	o->gen++;
 	pthread_mutex_unlock(&o->lock);
 }
 
@@ -208,6 +263,8 @@ void out_begin_task(struct task_out *o, const char *name)
 	json_t *t = json_pack("{s:{s:s}, s:{}}", "task", "name", name, "hosts");
 	json_array_append_new(json_object_get(o->cur_play, "tasks"), t);
 	o->cur_task = t;
+	tl_task = t;
+	tl_gen = o->gen;
 	pthread_mutex_unlock(&o->lock);
 }
 
@@ -219,8 +276,9 @@ void out_record(struct task_out *o, struct task_host *h, json_t *res)
 			o->custom = json_object();
 		custom_stats_record(o->custom, h->name, res);
 	}
-	if (o->results && o->cur_task)
-		json_object_set_new(json_object_get(o->cur_task, "hosts"), h->name, json_deep_copy(res));
+	json_t *ct = o->per_thread && tl_task && tl_gen == o->gen ? tl_task : o->cur_task;
+	if (o->results && ct)
+		json_object_set_new(json_object_get(ct, "hosts"), h->name, json_deep_copy(res));
 	pthread_mutex_unlock(&o->lock);
 }
 

@@ -22,6 +22,12 @@ struct task_out {
 	int verbosity;                 /* ansible-playbook's -v count (imc play -v) */
 	json_t *warned;                /* the warnings given: each once, as Ansible's Display */
 	json_t *custom;                /* set_stats' custom stats (custom-stats.c), or NULL */
+	/* the free strategy (exec-free.c): hosts run their own tasks at once,
+	 * so the task a result belongs to is each thread's own: its banner
+	 * and its entry of the json document (see out_task_lazy) */
+	bool per_thread;
+	unsigned long gen;             /* bumped by each play: a thread's task entry is stale */
+	const void *last_banner;       /* the task whose lazy banner was printed last */
 	pthread_mutex_t lock;
 };
 
@@ -29,6 +35,15 @@ void out_init(struct task_out *o);
 void out_release(struct task_out *o);
 void out_play(struct task_out *o, const char *name);
 void out_task(struct task_out *o, const char *banner_kind, const char *name);
+/* The banner of the task key this thread runs, as Ansible's default
+ * callback prints it under the free strategy: not when the task starts
+ * but before its first result line (out_line from this thread), and only
+ * when the last banner printed was another task's; extra (may be NULL) is
+ * printed under it (-vv's task path). A task that prints no result (an
+ * acted meta) shows no banner: out_task_lazy_drop forgets it. */
+void out_task_lazy(struct task_out *o, const char *banner_kind, const char *name, const void *key,
+		   const char *extra);
+void out_task_lazy_drop(struct task_out *o);
 /* A banner of its own (Ansible's "NO MORE HOSTS LEFT"). */
 void out_banner(struct task_out *o, const char *text);
 void out_line(struct task_out *o, int host, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -62,6 +77,9 @@ void out_warning(struct task_out *o, const char *text);
 /* This thread enters the run of a task on a host (a new scope for
  * out_warning): the scope to give back to out_warning_scope_leave. */
 unsigned long out_warning_scope_enter(void);
+/* The same for what Ansible's main process warns (its strategy): once
+ * per playbook, whichever thread warns. */
+unsigned long out_warning_scope_main(void);
 void out_warning_scope_leave(unsigned long prev);
 /* Compact JSON (Ansible's ", " and ": " separators). */
 char *out_json_compact(json_t *v);

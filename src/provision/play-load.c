@@ -196,6 +196,17 @@ static const char *module_defaults_refusal(json_t *v)
 	return why;
 }
 
+int play_strategy_free(const char *s)
+{
+	if (!strncmp(s, "ansible.builtin.", 16))
+		s += 16;
+	if (!strcmp(s, "linear"))
+		return 0;
+	if (!strcmp(s, "free") || !strcmp(s, "host_pinned"))
+		return 1;
+	return -1;
+}
+
 /* A keyword imc accepts but does not carry out, with a value that would
  * make Ansible do something different from imc (NULL when the value
  * changes nothing imc does): the play then goes to ansible-playbook as a
@@ -228,9 +239,8 @@ static const char *unenforced_keyword(const char *k, json_t *v)
 	}
 	/* a templated strategy is checked when the play starts (exec-play.c) */
 	if (!strcmp(k, "strategy"))
-		return s && (!strcmp(s, "linear") || !strcmp(s, "ansible.builtin.linear") ||
-			     tmpl_has_template(s))
-			       ? NULL : "imc runs only the linear strategy";
+		return s && (play_strategy_free(s) >= 0 || tmpl_has_template(s))
+			       ? NULL : "imc runs only the linear, free and host_pinned strategies";
 	if (!strcmp(k, "order"))
 		return json_is_null(v) || (s && !tmpl_has_template(s))
 			       ? NULL : "imc reads only an order written as is, untemplated";

@@ -142,6 +142,10 @@ bool play_order_valid(const char *order);
 /* max_fail_percentage's value (a number, or its text with or without
  * '%'); false when it is neither. */
 bool play_percent(json_t *v, double *out);
+/* A strategy's name (as a play or ANSIBLE_STRATEGY gives it, with or
+ * without ansible.builtin.): 1 for free and host_pinned, which imc runs
+ * alike (exec-free.c says why), 0 for linear, -1 for one imc lacks. */
+int play_strategy_free(const char *s);
 void *play_alloc(struct task_playbook *pb, size_t n);
 char *play_strdup(struct task_playbook *pb, const char *s);
 

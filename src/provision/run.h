@@ -42,6 +42,10 @@ struct task_host {
 	bool failed;           /* removed from the rest of the play */
 	bool unreachable;
 	bool ended;            /* meta: end_play */
+	/* free strategy: failed by another host's failing run_once task,
+	 * which fails the play's hosts for the rest of the play only
+	 * (Ansible's iterator marks them, its failed-hosts list does not) */
+	bool failed_by_once;
 	/* how many rescue or always sections the host is running (or, for
 	 * a host that passed a block, waiting for): any_errors_fatal does not
 	 * fail it there, as Ansible's linear strategy spares those states */
@@ -122,9 +126,16 @@ struct task_run {
 	 * task, handler, batch or play runs after it; the recap is printed,
 	 * and the playbook fails with it */
 	char *aborted;
+	/* the aborting error escapes Ansible's strategy itself (free's
+	 * refusal of add_host): ansible-playbook prints no recap then */
+	bool raised;
 	bool play_ended;       /* meta: end_play: no further batch of the play */
 	/* --force-handlers: the force_handlers keyword's default */
 	bool force_handlers;
+	/* ANSIBLE_STRATEGY is free (or host_pinned): the strategy keyword's
+	 * default; free_play: the current play runs free (exec-free.c) */
+	bool free;
+	bool free_play;
 	/* ansible-playbook's --check and --diff: the defaults the check_mode
 	 * and diff keywords override; --check also sets ansible_check_mode */
 	bool check;

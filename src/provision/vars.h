@@ -26,6 +26,9 @@ void exec_include_var(struct task_host *h, const char *name, json_t *v);
 json_t *exec_keyword(struct task_run *run, struct ptask *t, const char *kw);
 
 /* exec-tmpl.c: glue to the templating engine (template.h). */
+/* A warning as Ansible's Display prints it ("[WARNING]: " and the text,
+ * wrapped at 79 columns), once per text (out_warning). */
+void exec_warning(struct task_run *run, const char *text);
 json_t *xt_value(struct exec_ctx *x, json_t *v, struct diag *d);     /* templated copy */
 int xt_cond(struct exec_ctx *x, json_t *cond, bool *out, struct diag *d);
 /* xt_cond as Ansible's Conditional evaluates a task's when and assert's

@@ -1,6 +1,6 @@
 #!/bin/sh
-# t4101: a keyword imc accepts but does not carry out (strategy other
-# than linear, vars_prompt, debugger, an action group in module_defaults,
+# t4101: a keyword imc accepts but does not carry out (a strategy other
+# than linear, free and host_pinned, vars_prompt, debugger, an action group in module_defaults,
 # and serial, order, max_fail_percentage, force_handlers or a play's
 # any_errors_fatal given as a template) is never ignored silently: with a
 # value that would make Ansible behave otherwise, the playbook is refused
@@ -26,7 +26,7 @@ refused() {
 	expect_grep "unsupported (play|task) keyword '$3'" "$TMPD/err" "the error names '$3'"
 }
 refused 'serial: "{{ n }}"' '' serial
-refused 'strategy: free' '' strategy
+refused 'strategy: debug' '' strategy
 refused 'order: "{{ o }}"' '' order
 refused 'max_fail_percentage: "{{ p }}"' '' max_fail_percentage
 refused 'force_handlers: "{{ f }}"' '' force_handlers
@@ -65,8 +65,8 @@ expect_exit 0 "default values run in imc" -- "$IMC" play --no-fallback -c local 
 expect_grep '"msg": "ran"' "$TMPD/out" "the task ran"
 
 # where the fallback is allowed, the whole playbook goes to ansible-playbook
-play 'strategy: free' ''
-IMC_NO_FALLBACK=0 expect_exit 0 "strategy: free runs under ansible-playbook" -- "$IMC" play -c local -i h "$TMPD/p.yml"
+play 'strategy: debug' ''
+IMC_NO_FALLBACK=0 expect_exit 0 "strategy: debug runs under ansible-playbook" -- "$IMC" play -c local -i h "$TMPD/p.yml"
 expect_grep "unsupported play keyword 'strategy'.*running it under ansible-playbook" "$TMPD/err" "it says why"
 expect_grep '"msg": "ran"' "$TMPD/out" "Ansible ran the task"
 done_testing

@@ -208,10 +208,10 @@ expect_exit 0 "template variables" -- "$IMC" play --no-fallback -c local -i h1 -
 tr -d '\n ' <"$TMPD/out" >"$TMPD/sv.flat"
 expect_grep '"msg":\["mtime=datetimeTrue","run=datetime","uid=root","host=True","path=t.j2full=True","managed=Ansiblemanaged"\]' "$TMPD/sv.flat" "template_mtime, template_run_date, template_uid, template_host, template_fullpath, ansible_managed as Ansible's"
 
-# a templated strategy: linear runs, and free on one host (the same run);
-# free on two hosts stops with an error
+# a templated strategy: linear and free run; one imc does not have (debug)
+# stops with an error
 expect_exit 0 "a templated strategy giving free, one host" -- "$IMC" play --no-fallback -c local -i h1 -e "d=$TMPD/svd" -e s=free "$TMPD/sv/p.yml"
-expect_exit 65 "a templated strategy giving free, two hosts" -- "$IMC" play --no-fallback -c local -i h1,h2 -e "d=$TMPD/svd" -e s=free "$TMPD/sv/p.yml"
-expect_grep "unsupported strategy 'free' on 2 hosts" "$TMPD/err" "the error names it"
+expect_exit 65 "a templated strategy giving debug, two hosts" -- "$IMC" play --no-fallback -c local -i h1,h2 -e "d=$TMPD/svd" -e s=debug "$TMPD/sv/p.yml"
+expect_grep "unsupported strategy 'debug'" "$TMPD/err" "the error names it"
 expect_no_grep '^TASK' "$TMPD/out" "nothing ran"
 done_testing

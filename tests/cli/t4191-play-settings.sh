@@ -85,8 +85,8 @@ expect_no_grep 'warning' "$TMPD/err" "... is ignored, as Ansible ignores it"
 
 # ---- refused: before any task, naming the setting ----
 rm -f "$D/touched"
-expect_exit 65 "ANSIBLE_STRATEGY=free under --no-fallback" -- env ANSIBLE_STRATEGY=free "$IMC" play touch.yml --no-fallback
-expect_grep 'unsupported Ansible setting DEFAULT_STRATEGY = free \(env: ANSIBLE_STRATEGY\)' "$TMPD/err" "... names it"
+expect_exit 65 "ANSIBLE_STRATEGY=debug under --no-fallback" -- env ANSIBLE_STRATEGY=debug "$IMC" play touch.yml --no-fallback
+expect_grep 'unsupported Ansible setting DEFAULT_STRATEGY = debug \(env: ANSIBLE_STRATEGY\)' "$TMPD/err" "... names it"
 [ ! -e "$D/touched" ] && ok "... and no task ran" || not_ok "the task ran"
 printf '[defaults]\ngathering = explicit\n' >"$D/ansible.cfg"
 expect_exit 65 "gathering = explicit in ansible.cfg" -- "$IMC" play touch.yml --no-fallback
