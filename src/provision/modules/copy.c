@@ -156,8 +156,16 @@ static json_t *put_content(struct exec_ctx *x, json_t *args, const char *dest, c
 			return res;
 	}
 	/* Ansible's copy action skips an existing dest without force and
-	 * answers with the dest it was given, not the file in it */
-	if (st.exists && !force)
+	 * answers with the dest it was given, not the file in it; its stat
+	 * follows a link only under follow, so a dangling link is there */
+	bool there = st.exists;
+	if (!force && !there && !args_bool(json_object_get(args, "follow"), false)) {
+		struct node_stat ls;
+		if (mod_stat(x, dest, false, false, &ls, &res) < 0)
+			return res;
+		there = ls.exists;
+	}
+	if (there && !force)
 		return json_pack("{s:b, s:s, s:s}", "changed", 0, "dest", given, "src", "<controller>");
 	char sum[41], md5[33];
 	char *backup_file = NULL;
