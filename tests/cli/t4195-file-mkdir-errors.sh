@@ -4,8 +4,10 @@
 # made fails it with Ansible's message: that directory named, and the
 # error as Python's os.mkdir raises it ("[Errno 20] Not a directory:
 # b'...'") (before: the path asked for and mkdir's own words). Each
-# directory made gets the mode. Compared live with ansible-playbook, the
-# results and the modes on disk.
+# directory made gets the mode. A mode neither octal nor symbolic: the
+# first missing directory made, given its group, and the task failed on
+# the mode there with that directory's information. Compared live with
+# ansible-playbook, the results and the modes on disk.
 . "$top_srcdir/tests/cli/lib.sh"
 require_ansible_playbook
 D="$TMPD/pb"
@@ -33,4 +35,22 @@ expect_exit 0 "directories that cannot be made, and three that can" -- "$IMC" pl
 grep -E '^(fatal|changed|ok):' "$TMPD/out" >"$TMPD/imc"
 modes >>"$TMPD/imc"
 expect_same_as_ansible "... the same results and modes as ansible-playbook" grep -q 'Errno 20' "$TMPD/ans"
+cat >m.yml <<'EOF_PB'
+- hosts: localhost
+  gather_facts: false
+  tasks:
+    - file: { path: "{{ playbook_dir }}/m/c/p", state: directory, mode: bogus, group: nogroup }
+      ignore_errors: true
+    - file: { path: "{{ playbook_dir }}/m/c/p", state: directory, mode: bogus }
+      ignore_errors: true
+EOF_PB
+tree() { find m -printf '%p %m %g\n' | sort; }
+rm -rf m && mkdir m
+ansible-playbook m.yml 2>/dev/null | grep -E '^(fatal|changed|ok):' | sed 's/"ansible_facts": {"discovered_interpreter_python": "[^"]*"}, //' >"$TMPD/ans"
+tree >>"$TMPD/ans"
+rm -rf m && mkdir m
+expect_exit 0 "a mode neither octal nor symbolic" -- "$IMC" play m.yml --no-fallback
+grep -E '^(fatal|changed|ok):' "$TMPD/out" >"$TMPD/imc"
+tree >>"$TMPD/imc"
+expect_same_as_ansible "... the first directory made, the same results as ansible-playbook" grep -q 'mode must be in octal' "$TMPD/ans"
 done_testing

@@ -606,8 +606,9 @@ out:
 
 /* What state=directory runs on an absent path into c: each missing
  * directory made (MKDIR_PY), the attributes applied to every directory
- * created. -1 on a mode neither octal nor symbolic. */
-static int mkdir_cmd(json_t *args, struct strbuf *c)
+ * created; with first_only, the first one alone, its path printed. -1
+ * on a mode neither octal nor symbolic. */
+static int mkdir_cmd(json_t *args, bool first_only, struct strbuf *c)
 {
 	long mode = args_mode(json_object_get(args, "mode"), 0755 | 040000);
 	if (mode == -2)
@@ -627,8 +628,32 @@ static int mkdir_cmd(json_t *args, struct strbuf *c)
 		sh_quote(c, g);
 		strbuf_addstr(c, " -- \"$x\" || exit 1; ");
 	}
+	if (first_only)
+		strbuf_addstr(c, "printf '%s\\n' \"$x\"; break; ");
 	strbuf_addstr(c, "done");
 	return 0;
+}
+
+/* A mode neither octal nor symbolic on an absent path: Ansible makes the
+ * first missing directory, gives it its owner and group, and fails on
+ * the mode there, with that directory's path and information. */
+static json_t *mkdir_bad_mode(struct exec_ctx *x, const char *p, json_t *args, const struct spec *sp)
+{
+	json_t *nomode = json_deep_copy(args), *res = NULL;
+	json_object_del(nomode, "mode");
+	struct strbuf c = STRBUF_INIT, made = STRBUF_INIT;
+	mkdir_cmd(nomode, true, &c);
+	char *what = xasprintf("There was an issue creating %s as requested", p);
+	if (run_op_spec(x, p, NULL, c.buf, what, &made, sp, &res) == 0) {
+		while (made.len && made.buf[made.len - 1] == '\n')
+			made.buf[--made.len] = '\0';
+		res = mod_mode_error(x, made.len ? made.buf : p, json_object_get(args, "mode"));
+	}
+	free(what);
+	strbuf_release(&c);
+	strbuf_release(&made);
+	json_decref(nomode);
+	return res;
 }
 
 static json_t *ensure_directory(struct exec_ctx *x, const char *path, json_t *args, bool follow,
@@ -651,8 +676,8 @@ static json_t *ensure_directory(struct exec_ctx *x, const char *path, json_t *ar
 		goto out;
 	}
 	if (!strcmp(pr.state, "absent")) {
-		if (mkdir_cmd(args, &c) < 0) {
-			res = res_fail("bad symbolic permission for mode");
+		if (mkdir_cmd(args, false, &c) < 0) {
+			res = mkdir_bad_mode(x, p, args, sp);
 			goto out;
 		}
 		char *what = xasprintf("There was an issue creating %s as requested", p);
@@ -932,7 +957,7 @@ static void spec_for(struct exec_ctx *x, json_t *args, const char *state, const 
 	if (!strcmp(state, "absent") && !recurse && !times) {
 		sp->when = "file|hard|link";
 		strbuf_addstr(cmd, ABSENT_CMD);
-	} else if (!strcmp(state, "directory") && !(recurse && times) && mkdir_cmd(args, cmd) == 0) {
+	} else if (!strcmp(state, "directory") && !(recurse && times) && mkdir_cmd(args, false, cmd) == 0) {
 		sp->when = "absent";
 	} else if (!strcmp(state, "touch") && !recurse) {
 		bool times_made;
