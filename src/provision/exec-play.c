@@ -50,16 +50,34 @@ struct play_state {
 
 /* ---- handlers ------------------------------------------------------------ */
 
-static void add_handlers(struct play_state *ps, struct ptask **h, size_t n)
+/* An import_tasks under handlers: the handlers it brings are notified and
+ * run one by one, under its keywords (Ansible imports them as handlers). */
+static bool handlers_import(const struct ptask *h)
 {
-	pthread_mutex_lock(&ps->lock);
+	return h->is_block && !h->module && !h->nrescue && !h->nalways &&
+	       (json_object_get(h->raw, "import_tasks") || json_object_get(h->raw, "ansible.builtin.import_tasks") ||
+		json_object_get(h->raw, "ansible.legacy.import_tasks"));
+}
+
+static void add_handlers_locked(struct play_state *ps, struct ptask **h, size_t n)
+{
 	for (size_t i = 0; i < n; i++) {
+		if (handlers_import(h[i])) {
+			add_handlers_locked(ps, h[i]->block, h[i]->nblock);
+			continue;
+		}
 		if (ps->nhandlers == ps->ahandlers) {
 			ps->ahandlers = ps->ahandlers ? ps->ahandlers * 2 : 16;
 			ps->handlers = xreallocarray(ps->handlers, ps->ahandlers, sizeof(*ps->handlers));
 		}
 		ps->handlers[ps->nhandlers++] = h[i];
 	}
+}
+
+static void add_handlers(struct play_state *ps, struct ptask **h, size_t n)
+{
+	pthread_mutex_lock(&ps->lock);
+	add_handlers_locked(ps, h, n);
 	pthread_mutex_unlock(&ps->lock);
 }
 

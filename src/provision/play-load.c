@@ -609,7 +609,8 @@ static struct ptask *import_tasks(struct task_playbook *pb, struct ptask *t, con
 	free(path);
 	t->is_block = true;
 	t->module = NULL;
-	int rc = play_parse_tasks(pb, list, ydoc, pfile, pdir, t->role, t, false, &t->block,
+	/* under handlers:, what it imports are handlers */
+	int rc = play_parse_tasks(pb, list, ydoc, pfile, pdir, t->role, t, t->is_handler, &t->block,
 				  &t->nblock, d);
 	yaml_doc_free(ydoc);
 	json_decref(list);
