@@ -25,14 +25,14 @@
 #include "util/xalloc.h"
 #include "util/banned.h"
 
-struct handler_ref {
-	struct ptask *t;
-};
-
 /* Run-time state of the current play (handlers, include caches). */
 struct play_state {
 	struct ptask **handlers;
-	size_t nhandlers, ahandlers;
+	/* the handler block each belongs to, as Ansible loads them: the
+	 * handlers outside blocks of one list share an implicit block, an
+	 * explicit block is one of its own; numbered in loading order */
+	size_t *hblock;
+	size_t nhandlers, ahandlers, nblocks;
 	struct inc_cache {
 		struct ptask *inc;
 		char *key;
@@ -59,25 +59,40 @@ static bool handlers_import(const struct ptask *h)
 		json_object_get(h->raw, "ansible.legacy.import_tasks"));
 }
 
-static void add_handlers_locked(struct play_state *ps, struct ptask **h, size_t n)
+/* *implicit: the implicit block the list's handlers outside blocks go
+ * in (SIZE_MAX: none yet); an import's join it, as Ansible loads them
+ * in place. */
+static void add_handlers_locked(struct play_state *ps, struct ptask **h, size_t n, size_t *implicit)
 {
 	for (size_t i = 0; i < n; i++) {
 		if (handlers_import(h[i])) {
-			add_handlers_locked(ps, h[i]->block, h[i]->nblock);
+			add_handlers_locked(ps, h[i]->block, h[i]->nblock, implicit);
 			continue;
 		}
 		if (ps->nhandlers == ps->ahandlers) {
 			ps->ahandlers = ps->ahandlers ? ps->ahandlers * 2 : 16;
 			ps->handlers = xreallocarray(ps->handlers, ps->ahandlers, sizeof(*ps->handlers));
+			ps->hblock = xreallocarray(ps->hblock, ps->ahandlers, sizeof(*ps->hblock));
 		}
+		size_t b;
+		if (h[i]->is_block && !h[i]->module) {
+			b = ps->nblocks++;
+			*implicit = SIZE_MAX;
+		} else {
+			if (*implicit == SIZE_MAX)
+				*implicit = ps->nblocks++;
+			b = *implicit;
+		}
+		ps->hblock[ps->nhandlers] = b;
 		ps->handlers[ps->nhandlers++] = h[i];
 	}
 }
 
 static void add_handlers(struct play_state *ps, struct ptask **h, size_t n)
 {
+	size_t implicit = SIZE_MAX;
 	pthread_mutex_lock(&ps->lock);
-	add_handlers_locked(ps, h, n);
+	add_handlers_locked(ps, h, n, &implicit);
 	pthread_mutex_unlock(&ps->lock);
 }
 
@@ -93,13 +108,17 @@ static void add_role_handlers(struct play_state *ps, struct ptask *w)
 		add_handlers(ps, w->role->handlers, w->role->nhandlers);
 }
 
-static bool handler_matches(struct ptask *h, const char *name)
+/* Whether handler h answers to name by its name (its own, or as shown
+ * with its role's) */
+static bool handler_named(struct ptask *h, const char *name)
 {
 	const char *hn = json_string_value(json_object_get(h->raw, "name"));
-	if (hn && !strcmp(hn, name))
-		return true;
-	if (!strcmp(h->display, name))
-		return true;
+	return (hn && !strcmp(hn, name)) || !strcmp(h->display, name);
+}
+
+/* Whether handler h listens to name */
+static bool handler_listens(struct ptask *h, const char *name)
+{
 	json_t *l = json_object_get(h->raw, "listen");
 	if (json_is_string(l) && !strcmp(json_string_value(l), name))
 		return true;
@@ -113,35 +132,36 @@ static bool handler_matches(struct ptask *h, const char *name)
 	return false;
 }
 
+static void notify_one(struct task_host *h, struct ptask *hd)
+{
+	char key[32];
+	snprintf(key, sizeof(key), "%p", (void *)hd);
+	json_object_set_new(h->notified, key, json_true());
+}
+
+/* A notification as Ansible 2.14's strategy makes it: by name, one
+ * handler, the handler blocks searched last first and a block's handlers
+ * first to last (so of two with one name in a block the first, of a
+ * role's and the play's the play's); then every handler listening to
+ * it. */
 static void play_notify(struct task_run *run, struct task_host *h, struct ptask *t, const char *name)
 {
+	(void)t;
 	struct play_state *ps = run->ps;
 	if (!ps)
 		return;
-	struct task_role *role = NULL;
-	for (struct ptask *p = t; p && !role; p = p->parent)
-		role = p->role;
 	pthread_mutex_lock(&ps->lock);
 	bool found = false;
-	/* a role's own handlers first (per role instance) */
-	for (size_t i = 0; i < ps->nhandlers; i++) {
-		struct ptask *hd = ps->handlers[i];
-		if (role && hd->role == role && handler_matches(hd, name)) {
-			char key[32];
-			snprintf(key, sizeof(key), "%p", (void *)hd);
-			json_object_set_new(h->notified, key, json_true());
-			found = true;
-		}
-	}
-	if (!found)
-		for (size_t i = 0; i < ps->nhandlers; i++) {
-			struct ptask *hd = ps->handlers[i];
-			if (handler_matches(hd, name)) {
-				char key[32];
-				snprintf(key, sizeof(key), "%p", (void *)hd);
-				json_object_set_new(h->notified, key, json_true());
+	for (size_t b = ps->nblocks; b-- > 0 && !found;)
+		for (size_t i = 0; i < ps->nhandlers && !found; i++)
+			if (ps->hblock[i] == b && handler_named(ps->handlers[i], name)) {
+				notify_one(h, ps->handlers[i]);
 				found = true;
 			}
+	for (size_t i = 0; i < ps->nhandlers; i++)
+		if (handler_listens(ps->handlers[i], name)) {
+			notify_one(h, ps->handlers[i]);
+			found = true;
 		}
 	pthread_mutex_unlock(&ps->lock);
 	if (!found)
@@ -1607,6 +1627,7 @@ static void run_batch(struct task_run *run, struct task_play *p, struct task_hos
 		free(ps.inc[i].key);
 	free(ps.inc);
 	free(ps.handlers);
+	free(ps.hblock);
 	pthread_mutex_destroy(&ps.lock);
 	/* a host a run_once task of another failed goes on to the next play */
 	for (size_t i = 0; i < nh; i++) {
