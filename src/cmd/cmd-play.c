@@ -1138,6 +1138,7 @@ static int run_play(struct cmd_args *a)
 	run->diff = opt[OPT_DIFF].set;
 	run->force_handlers = opt[OPT_FORCE_HANDLERS].set || settings.force_handlers;
 	run->free = settings.free;
+	run->missing_handler_warns = settings.missing_handler_warns;
 	json_decref(run->extra_vars);
 	run->extra_vars = json_incref(extra);
 	out.fp = quiet || json_out ? NULL : stdout;

@@ -44,6 +44,7 @@ enum kind {
 	K_REMOTE,         /* about a remote connection: harmless on the local one */
 	K_WHEN_FALSE,     /* harmless while false (true is a feature imc lacks) */
 	K_FORCE_HANDLERS, /* s->force_handlers */
+	K_MISSING_HANDLER, /* s->missing_handler_warns when false */
 	K_STRATEGY,       /* s->free (a strategy imc lacks is refused) */
 	K_VERBOSITY,      /* s->verbosity */
 	K_EXPORT,         /* honoured through the variable imc reads it from */
@@ -158,7 +159,7 @@ static const struct rule rules[] = {
 	{ "DEFAULT_GATHERING", "ANSIBLE_GATHERING", K_REFUSE, NULL, "implicit" },
 	{ "DEFAULT_GATHER_SUBSET", "ANSIBLE_GATHER_SUBSET", K_REFUSE, NULL, "all" },
 	{ "INJECT_FACTS_AS_VARS", "ANSIBLE_INJECT_FACT_VARS", K_REFUSE, NULL, "True" },
-	{ "ERROR_ON_MISSING_HANDLER", "ANSIBLE_ERROR_ON_MISSING_HANDLER", K_REFUSE, NULL, "True" },
+	{ "ERROR_ON_MISSING_HANDLER", "ANSIBLE_ERROR_ON_MISSING_HANDLER", K_MISSING_HANDLER, NULL, "True" },
 	{ "DEFAULT_JINJA2_NATIVE", "ANSIBLE_JINJA2_NATIVE", K_REFUSE, NULL, "False" },
 	{ "BECOME_ALLOW_SAME_USER", "ANSIBLE_BECOME_ALLOW_SAME_USER", K_REFUSE, NULL, "False" },
 	{ "DEFAULT_HOST_LIST", "ANSIBLE_INVENTORY", K_REFUSE, NULL },
@@ -315,6 +316,9 @@ static int apply(struct play_settings *s, bool local, const char *key, json_t *v
 		break;
 	case K_FORCE_HANDLERS:
 		s->force_handlers = truthy(value);
+		break;
+	case K_MISSING_HANDLER:
+		s->missing_handler_warns = !truthy(value);
 		break;
 	case K_STRATEGY: {
 		int f = play_strategy_free(text);

@@ -10,6 +10,7 @@
 /* What imc takes from the settings ansible-playbook would run with. */
 struct play_settings {
 	bool force_handlers; /* DEFAULT_FORCE_HANDLERS */
+	bool missing_handler_warns; /* ERROR_ON_MISSING_HANDLER false */
 	int verbosity;       /* DEFAULT_VERBOSITY */
 	bool free;           /* DEFAULT_STRATEGY is free or host_pinned */
 };

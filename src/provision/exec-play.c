@@ -164,8 +164,20 @@ static void play_notify(struct task_run *run, struct task_host *h, struct ptask 
 			found = true;
 		}
 	pthread_mutex_unlock(&ps->lock);
-	if (!found)
-		out_line(run->out, h->index, "ERROR! The requested handler '%s' was not found in either the main handlers list nor in the listening handlers list", name);
+	if (!found && run->missing_handler_warns) {
+		char *m = xasprintf("The requested handler '%s' was not found in either the main handlers list nor "
+				    "in the listening handlers list", name);
+		exec_warning(run, m);
+		free(m);
+	} else if (!found) {
+		/* Ansible's strategy raises it: the run ends there, no recap */
+		char *m = xasprintf("The requested handler '%s' was not found in either the main handlers list nor "
+				    "in the listening handlers list", name);
+		out_line(run->out, h->index, "ERROR! %s", m);
+		task_run_abort(run, m);
+		run->raised = true;
+		free(m);
+	}
 }
 
 /* ---- parallel execution of one task on many hosts -------------------------- */

@@ -1724,7 +1724,11 @@ struct task_playbook *play_load_text(const char *text, const char *file, int lin
 		size_t i;
 		json_t *e;
 		json_array_foreach(doc, i, e)
-			if (json_is_object(e))
+			/* an import_playbook entry is no play (Ansible refuses
+			 * hosts on it): the header is for the plays only */
+			if (json_is_object(e) && !json_object_get(e, "import_playbook") &&
+			    !json_object_get(e, "ansible.builtin.import_playbook") &&
+			    !json_object_get(e, "ansible.legacy.import_playbook"))
 				merge_header(e);
 	}
 	struct task_playbook *pb = pb_new(file, dir ? dir : ".", roles_path);

@@ -132,6 +132,9 @@ struct task_run {
 	bool play_ended;       /* meta: end_play: no further batch of the play */
 	/* --force-handlers: the force_handlers keyword's default */
 	bool force_handlers;
+	/* ERROR_ON_MISSING_HANDLER false: a notification no handler answers
+	 * is a warning, not the run's error */
+	bool missing_handler_warns;
 	/* ANSIBLE_STRATEGY is free (or host_pinned): the strategy keyword's
 	 * default; free_play: the current play runs free (exec-free.c) */
 	bool free;
