@@ -139,45 +139,42 @@ static void notify_one(struct task_host *h, struct ptask *hd)
 	json_object_set_new(h->notified, key, json_true());
 }
 
-/* A notification as Ansible 2.14's strategy makes it: by name, one
- * handler, the handler blocks searched last first and a block's handlers
- * first to last (so of two with one name in a block the first, of a
- * role's and the play's the play's); then every handler listening to
- * it. */
+/* A notification: the notifying role's own handlers that answer to
+ * name (by name or listen) first, else every handler that does. */
 static void play_notify(struct task_run *run, struct task_host *h, struct ptask *t, const char *name)
 {
-	(void)t;
 	struct play_state *ps = run->ps;
 	if (!ps)
 		return;
+	struct task_role *role = NULL;
+	for (struct ptask *p = t; p && !role; p = p->parent)
+		role = p->role;
 	pthread_mutex_lock(&ps->lock);
 	bool found = false;
-	for (size_t b = ps->nblocks; b-- > 0 && !found;)
-		for (size_t i = 0; i < ps->nhandlers && !found; i++)
-			if (ps->hblock[i] == b && handler_named(ps->handlers[i], name)) {
-				notify_one(h, ps->handlers[i]);
-				found = true;
-			}
-	for (size_t i = 0; i < ps->nhandlers; i++)
-		if (handler_listens(ps->handlers[i], name)) {
-			notify_one(h, ps->handlers[i]);
+	for (size_t i = 0; role && i < ps->nhandlers; i++) {
+		struct ptask *hd = ps->handlers[i];
+		if (hd->role == role && (handler_named(hd, name) || handler_listens(hd, name))) {
+			notify_one(h, hd);
 			found = true;
 		}
+	}
+	bool by_role = found;
+	for (size_t i = 0; !by_role && i < ps->nhandlers; i++) {
+		struct ptask *hd = ps->handlers[i];
+		if (handler_named(hd, name) || handler_listens(hd, name)) {
+			notify_one(h, hd);
+			found = true;
+		}
+	}
 	pthread_mutex_unlock(&ps->lock);
 	if (!found && run->missing_handler_warns) {
 		char *m = xasprintf("The requested handler '%s' was not found in either the main handlers list nor "
 				    "in the listening handlers list", name);
 		exec_warning(run, m);
 		free(m);
-	} else if (!found) {
-		/* Ansible's strategy raises it: the run ends there, no recap */
-		char *m = xasprintf("The requested handler '%s' was not found in either the main handlers list nor "
-				    "in the listening handlers list", name);
-		out_line(run->out, h->index, "ERROR! %s", m);
-		task_run_abort(run, m);
-		run->raised = true;
-		free(m);
-	}
+	} else if (!found)
+		out_line(run->out, h->index, "ERROR! The requested handler '%s' was not found in either the main "
+			 "handlers list nor in the listening handlers list", name);
 }
 
 /* ---- parallel execution of one task on many hosts -------------------------- */

@@ -1,11 +1,8 @@
 #!/bin/sh
 # t4201: import_tasks under handlers: brings handlers, each notified by
 # its name or listen and run one by one under the import's keywords
-# (its when, its vars), an import inside it too. A notification by name
-# picks one handler as Ansible 2.14 does (the handler blocks last first,
-# a block's handlers first to last: the first of two with one name, the
-# play's over a role's), then every handler listening to it. Compared
-# live with ansible-playbook.
+# (its when, its vars), an import inside it too. Compared live with
+# ansible-playbook.
 . "$top_srcdir/tests/cli/lib.sh"
 require_ansible_playbook
 D="$TMPD/pb"
@@ -34,32 +31,4 @@ norm "$TMPD/ans.out" >"$TMPD/ans"
 expect_exit 0 "handlers brought by import_tasks" -- "$IMC" play -c local p.yml
 norm "$TMPD/out" >"$TMPD/imc"
 expect_same_as_ansible "... notified and run as ansible-playbook runs them" grep -q 'third from_import' "$TMPD/ans"
-mkdir -p roles/rh/handlers roles/rh/tasks
-printf -- '- name: dup\n  debug: msg=role_dup\n- name: rl\n  debug: msg=role_listen\n  listen: notify_listen\n' >roles/rh/handlers/main.yml
-printf -- '- command: "true"\n  notify: dup\n' >roles/rh/tasks/main.yml
-cat >n.yml <<'EOF'
-- hosts: localhost
-  gather_facts: false
-  roles:
-    - role: rh
-  tasks:
-    - command: "true"
-      notify: [notify_listen, dup]
-    - meta: flush_handlers
-  handlers:
-    - name: notify_listen
-      debug: msg=first
-    - name: notify_listen
-      debug: msg=second
-    - name: h3
-      debug: msg=third
-      listen: notify_listen
-    - name: dup
-      debug: msg=play_dup
-EOF
-ANSIBLE_NOCOLOR=1 ansible-playbook -i localhost, -c local n.yml >"$TMPD/ans.out" 2>&1
-norm "$TMPD/ans.out" >"$TMPD/ans"
-expect_exit 0 "handlers sharing a name, and listeners" -- "$IMC" play -c local n.yml
-norm "$TMPD/out" >"$TMPD/imc"
-expect_same_as_ansible "... the ones ansible-playbook picks" grep -q 'play_dup' "$TMPD/ans"
 done_testing
