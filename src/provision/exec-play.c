@@ -28,11 +28,7 @@
 /* Run-time state of the current play (handlers, include caches). */
 struct play_state {
 	struct ptask **handlers;
-	/* the handler block each belongs to, as Ansible loads them: the
-	 * handlers outside blocks of one list share an implicit block, an
-	 * explicit block is one of its own; numbered in loading order */
-	size_t *hblock;
-	size_t nhandlers, ahandlers, nblocks;
+	size_t nhandlers, ahandlers;
 	struct inc_cache {
 		struct ptask *inc;
 		char *key;
@@ -59,40 +55,25 @@ static bool handlers_import(const struct ptask *h)
 		json_object_get(h->raw, "ansible.legacy.import_tasks"));
 }
 
-/* *implicit: the implicit block the list's handlers outside blocks go
- * in (SIZE_MAX: none yet); an import's join it, as Ansible loads them
- * in place. */
-static void add_handlers_locked(struct play_state *ps, struct ptask **h, size_t n, size_t *implicit)
+static void add_handlers_locked(struct play_state *ps, struct ptask **h, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
 		if (handlers_import(h[i])) {
-			add_handlers_locked(ps, h[i]->block, h[i]->nblock, implicit);
+			add_handlers_locked(ps, h[i]->block, h[i]->nblock);
 			continue;
 		}
 		if (ps->nhandlers == ps->ahandlers) {
 			ps->ahandlers = ps->ahandlers ? ps->ahandlers * 2 : 16;
 			ps->handlers = xreallocarray(ps->handlers, ps->ahandlers, sizeof(*ps->handlers));
-			ps->hblock = xreallocarray(ps->hblock, ps->ahandlers, sizeof(*ps->hblock));
 		}
-		size_t b;
-		if (h[i]->is_block && !h[i]->module) {
-			b = ps->nblocks++;
-			*implicit = SIZE_MAX;
-		} else {
-			if (*implicit == SIZE_MAX)
-				*implicit = ps->nblocks++;
-			b = *implicit;
-		}
-		ps->hblock[ps->nhandlers] = b;
 		ps->handlers[ps->nhandlers++] = h[i];
 	}
 }
 
 static void add_handlers(struct play_state *ps, struct ptask **h, size_t n)
 {
-	size_t implicit = SIZE_MAX;
 	pthread_mutex_lock(&ps->lock);
-	add_handlers_locked(ps, h, n, &implicit);
+	add_handlers_locked(ps, h, n);
 	pthread_mutex_unlock(&ps->lock);
 }
 
@@ -1636,7 +1617,6 @@ static void run_batch(struct task_run *run, struct task_play *p, struct task_hos
 		free(ps.inc[i].key);
 	free(ps.inc);
 	free(ps.handlers);
-	free(ps.hblock);
 	pthread_mutex_destroy(&ps.lock);
 	/* a host a run_once task of another failed goes on to the next play */
 	for (size_t i = 0; i < nh; i++) {
