@@ -656,6 +656,45 @@ static json_t *mkdir_bad_mode(struct exec_ctx *x, const char *p, json_t *args, c
 	return res;
 }
 
+/* chown's OWNER:GROUP argument, either side possibly absent */
+static void owner_group(struct strbuf *c, const char *o, const char *g)
+{
+	sh_quote(c, o ? o : "");
+	if (g) {
+		strbuf_addch(c, ':');
+		sh_quote(c, g);
+	}
+}
+
+/* Ansible's recursion with follow also sets the attributes on what each
+ * link below the path points to, and walks into a linked directory (its
+ * recursive_set_attributes); `find -L` reaches the same targets. chmod -R
+ * and chown -R before it have done the links themselves (a link's mode
+ * cannot change; its owner can). A dangling link (still a link under -L)
+ * is left alone, as Ansible finds it does not exist. */
+static void recurse_into_link_targets(struct strbuf *c, json_t *mv, const char *o,
+				      const char *g)
+{
+	if (mv) {
+		strbuf_addstr(c, "find -L \"$p\" -mindepth 1 ! -type l -exec chmod ");
+		if (json_is_integer(mv))
+			strbuf_addf(c, "%llo", (unsigned long long)json_integer_value(mv));
+		else
+			sh_quote(c, json_string_value(mv) ? json_string_value(mv) : "");
+		strbuf_addstr(c, " -- {} + || exit 1; ");
+	}
+	if (o || g) {
+		/* the links below a linked directory are given their own
+		 * owner too (-xtype l: a link, under -L), then the targets */
+		strbuf_addstr(c, "find -L \"$p\" -mindepth 1 -xtype l -exec chown -h ");
+		owner_group(c, o, g);
+		strbuf_addstr(c, " -- {} + || exit 1; ");
+		strbuf_addstr(c, "find -L \"$p\" -mindepth 1 ! -type l -exec chown ");
+		owner_group(c, o, g);
+		strbuf_addstr(c, " -- {} + || exit 1; ");
+	}
+}
+
 static json_t *ensure_directory(struct exec_ctx *x, const char *path, json_t *args, bool follow,
 				bool recurse, const struct probe *pr0, const struct spec *sp)
 {
@@ -707,7 +746,10 @@ static json_t *ensure_directory(struct exec_ctx *x, const char *path, json_t *ar
 		/* applied to everything below; changed when a listing differs */
 		strbuf_addstr(&c, "p=");
 		sh_quote(&c, p);
-		strbuf_addstr(&c, "; b=$(find \"$p\" -printf '%m %u %g\\n' | md5sum); ");
+		strbuf_addstr(&c, "; b=$(find \"$p\" -printf '%m %u %g\\n'");
+		if (follow)
+			strbuf_addstr(&c, "; find -L \"$p\" -printf '%m %u %g\\n'");
+		strbuf_addstr(&c, " | md5sum); ");
 		if (mv) {
 			strbuf_addstr(&c, "chmod -R ");
 			if (json_is_integer(mv))
@@ -726,7 +768,12 @@ static json_t *ensure_directory(struct exec_ctx *x, const char *path, json_t *ar
 			sh_quote(&c, g);
 			strbuf_addstr(&c, " -- \"$p\" || exit 1; ");
 		}
-		strbuf_addstr(&c, "a=$(find \"$p\" -printf '%m %u %g\\n' | md5sum); [ \"$a\" = \"$b\" ] || echo changed");
+		if (follow)
+			recurse_into_link_targets(&c, mv, o, g);
+		strbuf_addstr(&c, "a=$(find \"$p\" -printf '%m %u %g\\n'");
+		if (follow)
+			strbuf_addstr(&c, "; find -L \"$p\" -printf '%m %u %g\\n'");
+		strbuf_addstr(&c, " | md5sum); [ \"$a\" = \"$b\" ] || echo changed");
 		struct conn_result cr;
 		conn_result_init(&cr);
 		if (mod_sh(x, c.buf, NULL, 0, &cr, &res) < 0) {
