@@ -28,7 +28,13 @@
 /* Run-time state of the current play (handlers, include caches). */
 struct play_state {
 	struct ptask **handlers;
-	size_t nhandlers, ahandlers;
+	/* the list each handler came with (a role's, the play's, an
+	 * included role's), numbered in the order they were added */
+	size_t *hgroup;
+	/* a templated handler name, templated when first searched (then
+	 * kept, as Ansible caches it), or NULL */
+	char **hname;
+	size_t nhandlers, ahandlers, ngroups;
 	struct inc_cache {
 		struct ptask *inc;
 		char *key;
@@ -65,7 +71,11 @@ static void add_handlers_locked(struct play_state *ps, struct ptask **h, size_t 
 		if (ps->nhandlers == ps->ahandlers) {
 			ps->ahandlers = ps->ahandlers ? ps->ahandlers * 2 : 16;
 			ps->handlers = xreallocarray(ps->handlers, ps->ahandlers, sizeof(*ps->handlers));
+			ps->hgroup = xreallocarray(ps->hgroup, ps->ahandlers, sizeof(*ps->hgroup));
+			ps->hname = xreallocarray(ps->hname, ps->ahandlers, sizeof(*ps->hname));
 		}
+		ps->hgroup[ps->nhandlers] = ps->ngroups;
+		ps->hname[ps->nhandlers] = NULL;
 		ps->handlers[ps->nhandlers++] = h[i];
 	}
 }
@@ -74,6 +84,7 @@ static void add_handlers(struct play_state *ps, struct ptask **h, size_t n)
 {
 	pthread_mutex_lock(&ps->lock);
 	add_handlers_locked(ps, h, n);
+	ps->ngroups++;
 	pthread_mutex_unlock(&ps->lock);
 }
 
@@ -89,12 +100,90 @@ static void add_role_handlers(struct play_state *ps, struct ptask *w)
 		add_handlers(ps, w->role->handlers, w->role->nhandlers);
 }
 
-/* Whether handler h answers to name by its name (its own, or as shown
- * with its role's) */
-static bool handler_named(struct ptask *h, const char *name)
+/* Whether t is an import_role: a static wrapper of the role instance it
+ * brings (its one block) */
+static bool is_import_role(const struct ptask *t)
 {
-	const char *hn = json_string_value(json_object_get(h->raw, "name"));
-	return (hn && !strcmp(hn, name)) || !strcmp(h->display, name);
+	return t->is_block && !t->module && t->nblock == 1 && t->block[0]->role &&
+	       (json_object_get(t->raw, "import_role") || json_object_get(t->raw, "ansible.builtin.import_role") ||
+		json_object_get(t->raw, "ansible.legacy.import_role"));
+}
+
+/* The handlers of the roles the import_role tasks of ts bring, nested
+ * ones included, in the order Ansible's parser meets them: it adds them
+ * to the play's handlers as it loads each import_role. */
+static void add_imported_role_handlers(struct play_state *ps, struct ptask **ts, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		struct ptask *t = ts[i];
+		if (!t->is_block)
+			continue;
+		if (is_import_role(t))
+			add_role_handlers(ps, t->block[0]);
+		add_imported_role_handlers(ps, t->block, t->nblock);
+		add_imported_role_handlers(ps, t->rescue, t->nrescue);
+		add_imported_role_handlers(ps, t->always, t->nalways);
+	}
+}
+
+/* The name handler i of ps answers to: its own, templated the first
+ * time it is searched with the notifying host's variables and kept; NULL
+ * when it cannot be templated (Ansible's warning: the handler can then
+ * only be notified through listen). */
+static const char *handler_name(struct task_run *run, struct play_state *ps, size_t i,
+				struct task_host *h)
+{
+	struct ptask *hd = ps->handlers[i];
+	const char *n = json_string_value(json_object_get(hd->raw, "name"));
+	if (!n || !tmpl_has_template(n))
+		return n;
+	if (ps->hname[i])
+		return ps->hname[i];
+	struct exec_ctx x = { .run = run, .host = h, .task = hd };
+	x.vars = exec_build_vars(run, h, hd, NULL);
+	struct diag d = DIAG_INIT;
+	json_t *s = json_string(n);
+	json_t *r = xt_value(&x, s, &d);
+	if (r && json_is_string(r))
+		ps->hname[i] = xstrdup(json_string_value(r));
+	else if (!json_object_get(hd->raw, "listen")) {
+		/* the engine's "AnsibleUndefinedVariable: M (in 'T', column
+		 * N)" is Ansible's UndefinedError, whose text says M twice */
+		static const char pre[] = "AnsibleUndefinedVariable: ";
+		const char *e = d.nerrors ? diag_first_message(&d) : "not a string";
+		int el = (int)strlen(e);
+		if (!strncmp(e, pre, sizeof(pre) - 1)) {
+			e += sizeof(pre) - 1;
+			const char *in = strstr(e, " (in '");
+			el = in ? (int)(in - e) : (int)strlen(e);
+		}
+		char *m = xasprintf("Handler '%s' is unusable because it has no listen topics and the name could "
+				    "not be templated (host-specific variables are not supported in handler names). "
+				    "The error: %.*s%s%.*s", n, el, e, e[el] ? ". " : "", e[el] ? el : 0, e);
+		unsigned long scope = out_warning_scope_main();
+		exec_warning(run, m);
+		out_warning_scope_leave(scope);
+		free(m);
+	}
+	json_decref(r);
+	json_decref(s);
+	json_decref(x.vars);
+	diag_release(&d);
+	return ps->hname[i];
+}
+
+/* Whether handler hd, named hn (templated), answers to name by its name,
+ * or by it shown with its role's */
+static bool handler_named(const struct ptask *hd, const char *hn, const char *name)
+{
+	if (!hn)
+		return false;
+	if (!strcmp(hn, name))
+		return true;
+	if (!hd->role)
+		return false;
+	size_t rl = strlen(hd->role->name);
+	return !strncmp(name, hd->role->name, rl) && !strncmp(name + rl, " : ", 3) && !strcmp(name + rl + 3, hn);
 }
 
 /* Whether handler h listens to name */
@@ -120,42 +209,54 @@ static void notify_one(struct task_host *h, struct ptask *hd)
 	json_object_set_new(h->notified, key, json_true());
 }
 
-/* A notification: the notifying role's own handlers that answer to
- * name (by name or listen) first, else every handler that does. */
+/* A notification, as Ansible's strategy answers it: every handler
+ * listening to name, and one handler by its name (or its name with its
+ * role's): the lists of handlers searched from the last added (an
+ * included role's, then imported roles', the play's, the roles'), each
+ * from its first handler, so that of two of one name in a list the first
+ * runs, and a role's task may notify another instance's handler. */
 static void play_notify(struct task_run *run, struct task_host *h, struct ptask *t, const char *name)
 {
+	(void)t;
 	struct play_state *ps = run->ps;
 	if (!ps)
 		return;
-	struct task_role *role = NULL;
-	for (struct ptask *p = t; p && !role; p = p->parent)
-		role = p->role;
 	pthread_mutex_lock(&ps->lock);
 	bool found = false;
-	for (size_t i = 0; role && i < ps->nhandlers; i++) {
+	size_t by_name = (size_t)-1;
+	for (size_t i = 0; i < ps->nhandlers; i++) {
 		struct ptask *hd = ps->handlers[i];
-		if (hd->role == role && (handler_named(hd, name) || handler_listens(hd, name))) {
+		if (handler_listens(hd, name)) {
 			notify_one(h, hd);
 			found = true;
 		}
+		if (handler_named(hd, handler_name(run, ps, i, h), name) &&
+		    (by_name == (size_t)-1 || ps->hgroup[i] != ps->hgroup[by_name]))
+			by_name = i;
 	}
-	bool by_role = found;
-	for (size_t i = 0; !by_role && i < ps->nhandlers; i++) {
-		struct ptask *hd = ps->handlers[i];
-		if (handler_named(hd, name) || handler_listens(hd, name)) {
-			notify_one(h, hd);
-			found = true;
-		}
+	if (by_name != (size_t)-1) {
+		notify_one(h, ps->handlers[by_name]);
+		found = true;
 	}
 	pthread_mutex_unlock(&ps->lock);
 	if (!found && run->missing_handler_warns) {
+		/* Ansible's strategy warns, in its main process: once a run */
 		char *m = xasprintf("The requested handler '%s' was not found in either the main handlers list nor "
 				    "in the listening handlers list", name);
+		unsigned long scope = out_warning_scope_main();
 		exec_warning(run, m);
+		out_warning_scope_leave(scope);
 		free(m);
-	} else if (!found)
-		out_line(run->out, h->index, "ERROR! The requested handler '%s' was not found in either the main "
-			 "handlers list nor in the listening handlers list", name);
+	} else if (!found) {
+		/* Ansible's strategy raises it: the run ends there, the task's
+		 * result unprinted, no recap */
+		char *m = xasprintf("The requested handler '%s' was not found in either the main handlers list nor "
+				    "in the listening handlers list", name);
+		out_line(run->out, h->index, "ERROR! %s", m);
+		task_run_abort(run, m);
+		run->raised = true;
+		free(m);
+	}
 }
 
 /* ---- parallel execution of one task on many hosts -------------------------- */
@@ -616,6 +717,7 @@ static void run_include_loop(struct task_run *run, struct ptask *t, struct task_
 					break;
 				}
 				diag_release(&ld);
+				add_imported_role_handlers(ps, nc.tasks, nc.ntasks);
 				pthread_mutex_lock(&ps->lock);
 				ps->inc = xreallocarray(ps->inc, ps->ninc + 1, sizeof(*ps->inc));
 				ps->inc[ps->ninc++] = nc;
@@ -655,15 +757,11 @@ static int load_included_role(struct task_run *run, struct ptask *t, json_t *arg
 	struct task_role *r = play_load_role(run->pb, rn, NULL, t->dir, args, wrapper, t, d);
 	if (!r)
 		return -1;
-	/* the same role without params as a listed one shares its handlers */
-	for (size_t i = 0; run->play && i < run->play->nroles; i++) {
-		struct task_role *o = run->play->roles[i]->role;
-		if (!strcmp(o->name, r->name) && json_equal(o->params, r->params)) {
-			r->handlers = o->handlers;
-			r->nhandlers = o->nhandlers;
-			return 0;
-		}
-	}
+	/* the handlers of the roles its tasks import (added as Ansible's
+	 * parser loads them), then its own, even for a role listed with the
+	 * same params: Ansible's role cache tells an included role from a
+	 * listed one */
+	add_imported_role_handlers(run->ps, (*wrapper)->block, (*wrapper)->nblock);
 	add_role_handlers(run->ps, *wrapper);
 	return 0;
 }
@@ -997,6 +1095,7 @@ next:
 				continue;
 			}
 			diag_release(&d);
+			add_imported_role_handlers(ps, nc.tasks, nc.ntasks);
 			pthread_mutex_lock(&ps->lock);
 			ps->inc = xreallocarray(ps->inc, ps->ninc + 1, sizeof(*ps->inc));
 			ps->inc[ps->ninc++] = nc;
@@ -1592,6 +1691,11 @@ static void run_batch(struct task_run *run, struct task_play *p, struct task_hos
 	for (size_t i = 0; i < p->nroles; i++)
 		add_role_handlers(&ps, p->roles[i]);
 	add_handlers(&ps, p->handlers, p->nhandlers);
+	for (size_t i = 0; i < p->nroles; i++)
+		add_imported_role_handlers(&ps, p->roles[i]->block, p->roles[i]->nblock);
+	add_imported_role_handlers(&ps, p->pre_tasks, p->npre);
+	add_imported_role_handlers(&ps, p->tasks, p->ntasks);
+	add_imported_role_handlers(&ps, p->post_tasks, p->npost);
 	for (size_t i = 0; i < nh; i++) {
 		json_decref(hosts[i]->notified);
 		hosts[i]->notified = json_object();
@@ -1617,6 +1721,10 @@ static void run_batch(struct task_run *run, struct task_play *p, struct task_hos
 		free(ps.inc[i].key);
 	free(ps.inc);
 	free(ps.handlers);
+	free(ps.hgroup);
+	for (size_t i = 0; i < ps.nhandlers; i++)
+		free(ps.hname[i]);
+	free(ps.hname);
 	pthread_mutex_destroy(&ps.lock);
 	/* a host a run_once task of another failed goes on to the next play */
 	for (size_t i = 0; i < nh; i++) {

@@ -776,19 +776,20 @@ static char *item_label(json_t *item, json_t *lc, struct exec_ctx *x, json_t *ir
 /* notify, as Ansible's Task and Block both have it: inherited from the
  * enclosing blocks and import_tasks (never from the play, which has no
  * notify), so every changed task an import with notify: brings in
- * notifies its handlers. */
-static void notify_handlers(struct exec_ctx *x)
+ * notifies its handlers. Ansible notifies before its callback prints the
+ * result: -1 when a notification no handler answers ended the run. */
+static int notify_handlers(struct exec_ctx *x)
 {
 	json_t *n = NULL;
 	for (const struct ptask *p = x->task; p && !n; p = p->parent)
 		n = json_object_get(p->raw, "notify");
 	if (!n || !x->run->notify)
-		return;
+		return 0;
 	struct diag d = DIAG_INIT;
 	json_t *names = xt_value(x, n, &d);
 	diag_release(&d);
 	if (!names)
-		return;
+		return 0;
 	if (json_is_string(names)) {
 		json_t *a = json_array();
 		json_array_append(a, names);
@@ -801,6 +802,7 @@ static void notify_handlers(struct exec_ctx *x)
 		if (json_is_string(e))
 			x->run->notify(x->run, x->host, x->task, json_string_value(e));
 	json_decref(names);
+	return x->run->raised ? -1 : 0;
 }
 
 /* After one loop item: the next item sees what this one set, as in
@@ -1357,6 +1359,8 @@ done:
 			json_decref(shown);
 		}
 		h->st.skipped++;
+	} else if (res_changed(res) && notify_handlers(&x) < 0) {
+		/* a notification no handler answers ended the run */
 	} else {
 		bool ch = res_changed(res);
 		if (!is_loop && json_object_get(res, "diff") && mod_diff_wanted(&x))
@@ -1372,8 +1376,6 @@ done:
 		if (ch)
 			h->st.changed++;
 	}
-	if (!failed && !skipped && !unreachable && res_changed(res))
-		notify_handlers(&x);
 	if (nolog) {
 		json_t *c = censored(res);
 		out_record(run->out, h, c);
