@@ -52,19 +52,22 @@ struct play_state {
 
 /* ---- handlers ------------------------------------------------------------ */
 
-/* An import_tasks under handlers: the handlers it brings are notified and
- * run one by one, under its keywords (Ansible imports them as handlers). */
-static bool handlers_import(const struct ptask *h)
+/* An import_tasks or a block under handlers: the handlers it holds are
+ * notified and run one by one, under its keywords (Ansible imports them
+ * as handlers, and runs a handler block's block, not its rescue or
+ * always). */
+static bool handlers_holder(const struct ptask *h)
 {
-	return h->is_block && !h->module && !h->nrescue && !h->nalways &&
-	       (json_object_get(h->raw, "import_tasks") || json_object_get(h->raw, "ansible.builtin.import_tasks") ||
+	return h->is_block && !h->module &&
+	       (json_object_get(h->raw, "block") || json_object_get(h->raw, "import_tasks") ||
+		json_object_get(h->raw, "ansible.builtin.import_tasks") ||
 		json_object_get(h->raw, "ansible.legacy.import_tasks"));
 }
 
 static void add_handlers_locked(struct play_state *ps, struct ptask **h, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
-		if (handlers_import(h[i])) {
+		if (handlers_holder(h[i])) {
 			add_handlers_locked(ps, h[i]->block, h[i]->nblock);
 			continue;
 		}

@@ -683,6 +683,11 @@ static struct ptask *parse_task(struct task_playbook *pb, json_t *raw, const str
 	if (load_vars(raw, json_object_get(raw, "block") ? "Block" : "Task", &loc, d) < 0)
 		return NULL;
 	int rc = 0;
+	/* a block of handlers is one, a block within it is refused */
+	if (json_object_get(raw, "block") && handler && parent && json_object_get(parent->raw, "block")) {
+		diag_error(d, IMC_EXIT_DATAERR, &loc, "Using a block as a handler is not supported.");
+		return NULL;
+	}
 	if (json_object_get(raw, "block")) {
 		t->is_block = true;
 		rc |= play_parse_tasks(pb, json_object_get(raw, "block"), ydoc, file, dir, role, t,
@@ -751,6 +756,11 @@ static struct ptask *parse_task(struct task_playbook *pb, json_t *raw, const str
 	if (json_object_get(raw, "local_action"))
 		json_object_set_new(raw, "delegate_to", json_string("localhost"));
 	t->action = written;
+	if (t->is_handler && (!strcmp(module, "include_role") || !strcmp(module, "import_role"))) {
+		diag_error(d, IMC_EXIT_DATAERR, &loc, "Using '%s' as a handler is not supported.", written);
+		json_decref(margs);
+		return NULL;
+	}
 	if (!strcmp(module, "include"))
 		module = "include_tasks";
 	if (!strcmp(module, "systemd_service"))

@@ -12,7 +12,8 @@
 # not. import_role's handlers are there (imc had none: "not found"). A
 # notification nothing answers ends the run before the task's result is
 # printed, with no recap (imc printed it and went on), or with
-# ERROR_ON_MISSING_HANDLER=false is a warning, once. Compared live with
+# ERROR_ON_MISSING_HANDLER=false is a warning, once. A role include or a
+# nested block as a handler is refused at load. Compared live with
 # ansible-playbook.
 . "$top_srcdir/tests/cli/lib.sh"
 require_ansible_playbook
@@ -122,4 +123,17 @@ lines "$TMPD/a2" "$TMPD/a2e" >"$TMPD/ans"
 echo "rc=$?" >>"$TMPD/i2"
 lines "$TMPD/i2" "$TMPD/i2e" >"$TMPD/imc"
 expect_same_as_ansible "a notification nothing answers ends the run as in ansible-playbook" grep -q '^ERROR! The requested handler' "$TMPD/ans"
+# what cannot be a handler, refused at load in Ansible's words: a role
+# include or import, a block within a block of handlers (one block is)
+for kind in include_role import_role; do
+	printf -- '- hosts: localhost\n  gather_facts: false\n  tasks: [{debug: msg=x}]\n  handlers:\n    - name: h\n      %s: { name: nosuch }\n' "$kind" >r.yml
+	expect_exit 65 "$kind as a handler" -- "$IMC" play r.yml --no-fallback
+	expect_grep "Using '$kind' as a handler is not supported\\." "$TMPD/err" "... refused in Ansible's words"
+done
+printf -- '- hosts: localhost\n  gather_facts: false\n  tasks: [{debug: msg=x, changed_when: true, notify: h}]\n  handlers:\n    - block:\n        - { name: h, debug: msg=in-block }\n' >b1.yml
+expect_exit 0 "a block of handlers" -- "$IMC" play b1.yml --no-fallback
+expect_grep '"msg": "in-block"' "$TMPD/out" "... whose handler runs"
+printf -- '- hosts: localhost\n  gather_facts: false\n  tasks: [{debug: msg=x}]\n  handlers:\n    - block:\n        - block:\n            - debug: msg=h\n' >b2.yml
+expect_exit 65 "a block within a block of handlers" -- "$IMC" play b2.yml --no-fallback
+expect_grep 'Using a block as a handler is not supported\.' "$TMPD/err" "... refused in Ansible's words"
 done_testing
