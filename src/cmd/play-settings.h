@@ -18,7 +18,8 @@ struct play_settings {
 /* Reads the settings ansible-playbook would run with (its ANSIBLE_*
  * variables and its ansible.cfg) and checks each against what imc does.
  * Those imc honours go to s, or to the variables through which imc reads
- * them (ANSIBLE_SHOW_CUSTOM_STATS, the vault's, IMC_ROLES_PATH); those that
+ * them (ANSIBLE_SHOW_CUSTOM_STATS, the vault's, IMC_ROLES_PATH,
+ * ANSIBLE_GATHER_SUBSET and ANSIBLE_GATHER_TIMEOUT); those that
  * change only what is printed are warned about; any other is an error in
  * d, worded "unsupported Ansible setting ..." so that the caller can hand
  * the playbook to ansible-playbook instead (play_error_unsupported).

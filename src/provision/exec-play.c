@@ -1585,6 +1585,60 @@ static void flush_handlers(struct task_run *run, struct task_host **hosts, size_
 
 /* ---- plays -------------------------------------------------------------------- */
 
+/* A list setting's value as Ansible's config reads it: split on commas,
+ * each item stripped of blanks and of one pair of enclosing quotes (not
+ * when the closing one is escaped: its unquote). */
+static json_t *setting_list(const char *text)
+{
+	json_t *l = json_array();
+	for (const char *s = text;; s++) {
+		size_t n = strcspn(s, ",");
+		const char *b = s, *e = s + n;
+		while (b < e && strchr(" \t\n\r\v\f", *b))
+			b++;
+		while (e > b && strchr(" \t\n\r\v\f", e[-1]))
+			e--;
+		if (e - b >= 2 && (*b == '"' || *b == '\'') && e[-1] == *b && e[-2] != '\\') {
+			b++;
+			e--;
+		}
+		json_array_append_new(l, json_stringn(b, (size_t)(e - b)));
+		s += n;
+		if (!*s)
+			break;
+	}
+	return l;
+}
+
+/* The implicit gathering's setup arguments, as Ansible's play iterator
+ * gives them: the play's gather_subset and gather_timeout, whose
+ * defaults are the settings DEFAULT_GATHER_SUBSET and
+ * DEFAULT_GATHER_TIMEOUT (imc play exports them as their variables); a
+ * keyword given null passes nothing, so setup's own default (or
+ * module_defaults') holds. The marks tell setup to fail as Ansible's
+ * gather_facts action, and to read a gather_subset from the keyword as
+ * the play's list field (a string is one subset, not split on commas
+ * as setup's argument). */
+static json_t *gather_args(const struct task_play *p)
+{
+	json_t *args = json_pack("{s:b}", "_imc_gather_facts", 1);
+	json_t *gs = json_object_get(p->raw, "gather_subset");
+	const char *env = getenv("ANSIBLE_GATHER_SUBSET");
+	if (gs && !json_is_null(gs)) {
+		json_object_set(args, "gather_subset", gs);
+		json_object_set_new(args, "_imc_gather_subset_keyword", json_true());
+	} else if (!gs && env) {
+		json_object_set_new(args, "gather_subset", setting_list(env));
+	}
+	json_t *to = json_object_get(p->raw, "gather_timeout");
+	env = getenv("ANSIBLE_GATHER_TIMEOUT");
+	if (to && !json_is_null(to))
+		json_object_set(args, "gather_timeout", to);
+	else if (!to && env)
+		json_object_set_new(args, "gather_timeout", json_string(env));
+	return args;
+}
+
 static void gather_facts(struct task_run *run, struct task_play *p, struct task_host **hosts, size_t n)
 {
 	static struct ptask setup_task;
@@ -1593,17 +1647,18 @@ static void gather_facts(struct task_run *run, struct task_play *p, struct task_
 		raw = json_object();
 		setup_task.raw = raw;
 		setup_task.module = "setup";
-		setup_task.args = json_object();
 		static char gf[] = "Gathering Facts";
 		setup_task.display = gf;
 	}
 	/* an imported play's gathering runs under its import's when */
 	struct ptask t = setup_task;
+	t.args = gather_args(p);
 	json_t *cond = p->gather_when ? json_pack("{s:O}", "when", p->gather_when) : NULL;
 	if (cond)
 		t.raw = cond;
 	if (run->free_play && exec_free_admit(run, &t, false, any_errors_fatal(run, &t)) < 0) {
 		json_decref(cond);
+		json_decref(t.args);
 		return;
 	}
 	print_banner(run, &t, NULL);
@@ -1611,6 +1666,7 @@ static void gather_facts(struct task_run *run, struct task_play *p, struct task_
 	run_parallel(run, &t, hosts, n, false, NULL);
 	after_task(run, &t, hosts, n, false);
 	json_decref(cond);
+	json_decref(t.args);
 }
 
 /* The recap lists hosts by name, as Ansible's does (and the play's
