@@ -1139,6 +1139,7 @@ static int run_play(struct cmd_args *a)
 	run->force_handlers = opt[OPT_FORCE_HANDLERS].set || settings.force_handlers;
 	run->free = settings.free;
 	run->missing_handler_warns = settings.missing_handler_warns;
+	run->become_same_user = settings.become_same_user;
 	json_decref(run->extra_vars);
 	run->extra_vars = json_incref(extra);
 	out.fp = quiet || json_out ? NULL : stdout;

@@ -45,6 +45,7 @@ enum kind {
 	K_WHEN_FALSE,     /* harmless while false (true is a feature imc lacks) */
 	K_FORCE_HANDLERS, /* s->force_handlers */
 	K_MISSING_HANDLER, /* s->missing_handler_warns when false */
+	K_SAME_USER,      /* s->become_same_user */
 	K_STRATEGY,       /* s->free (a strategy imc lacks is refused) */
 	K_VERBOSITY,      /* s->verbosity */
 	K_EXPORT,         /* honoured through the variable imc reads it from */
@@ -162,7 +163,7 @@ static const struct rule rules[] = {
 	{ "INJECT_FACTS_AS_VARS", "ANSIBLE_INJECT_FACT_VARS", K_REFUSE, NULL, "True" },
 	{ "ERROR_ON_MISSING_HANDLER", "ANSIBLE_ERROR_ON_MISSING_HANDLER", K_MISSING_HANDLER, NULL, "True" },
 	{ "DEFAULT_JINJA2_NATIVE", "ANSIBLE_JINJA2_NATIVE", K_REFUSE, NULL, "False" },
-	{ "BECOME_ALLOW_SAME_USER", "ANSIBLE_BECOME_ALLOW_SAME_USER", K_REFUSE, NULL, "False" },
+	{ "BECOME_ALLOW_SAME_USER", "ANSIBLE_BECOME_ALLOW_SAME_USER", K_SAME_USER, NULL, "False" },
 	{ "DEFAULT_HOST_LIST", "ANSIBLE_INVENTORY", K_REFUSE, NULL },
 	{ "TAGS_RUN", "ANSIBLE_RUN_TAGS", K_REFUSE, NULL, "" },
 	{ "TAGS_SKIP", "ANSIBLE_SKIP_TAGS", K_REFUSE, NULL, "" },
@@ -320,6 +321,9 @@ static int apply(struct play_settings *s, bool local, const char *key, json_t *v
 		break;
 	case K_MISSING_HANDLER:
 		s->missing_handler_warns = !truthy(value);
+		break;
+	case K_SAME_USER:
+		s->become_same_user = truthy(value);
 		break;
 	case K_STRATEGY: {
 		int f = play_strategy_free(text);

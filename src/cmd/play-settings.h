@@ -11,6 +11,7 @@
 struct play_settings {
 	bool force_handlers; /* DEFAULT_FORCE_HANDLERS */
 	bool missing_handler_warns; /* ERROR_ON_MISSING_HANDLER false */
+	bool become_same_user;      /* BECOME_ALLOW_SAME_USER */
 	int verbosity;       /* DEFAULT_VERBOSITY */
 	bool free;           /* DEFAULT_STRATEGY is free or host_pinned */
 };

@@ -996,6 +996,31 @@ static void connection_user(struct exec_ctx *x, json_t **pend)
 	json_decref(p);
 }
 
+/* become_method (or ansible_become_method): sudo, Ansible's default, and
+ * su are what imc runs; another method fails the run by name rather than
+ * becoming by sudo in its place. */
+static void become_method(struct exec_ctx *x, json_t **pend)
+{
+	if (!x->become_user)
+		return;
+	const char *from = NULL;
+	json_t *m = conn_setting(x, "ansible_become_method", NULL, "become_method", NULL, &from, pend);
+	if (*pend || !m)
+		return;
+	const char *ms = json_string_value(m);
+	if (ms && strncmp(ms, "ansible.builtin.", 16) == 0)
+		ms += 16;
+	if (ms && !strcmp(ms, "su"))
+		x->become_su = true;
+	else if (!ms || strcmp(ms, "sudo")) {
+		char *t = ms ? NULL : out_json_compact(m);
+		*pend = res_refused("%s '%s': imc becomes with sudo or su only: not supported by imc", from,
+				    ms ? ms : t);
+		free(t);
+	}
+	json_decref(m);
+}
+
 /* Whether res (or one of its loop items) is imc's refusal (res_refused):
  * the mark is taken out, so that no result shows it. */
 static bool take_refusal(json_t *res)
@@ -1086,6 +1111,8 @@ static int task_host_run(struct task_run *run, struct ptask *t, struct task_host
 	/* a delegated task's connection settings are its delegate's */
 	if (!pend && !own_conn && x.conn == h->conn)
 		connection_user(&x, &pend);
+	if (!pend)
+		become_method(&x, &pend);
 	if (!pend && !x.conn && mod && !mod->controller) {
 		res = res_refused("imc has no connection to '%s' (a host added at run time, "
 			       "outside a local run): not supported by imc", h->name);

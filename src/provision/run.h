@@ -135,6 +135,9 @@ struct task_run {
 	/* ERROR_ON_MISSING_HANDLER false: a notification no handler answers
 	 * is a warning, not the run's error */
 	bool missing_handler_warns;
+	/* BECOME_ALLOW_SAME_USER true: become runs its method even to the
+	 * user the connection already is (Ansible skips it otherwise) */
+	bool become_same_user;
 	/* ANSIBLE_STRATEGY is free (or host_pinned): the strategy keyword's
 	 * default; free_play: the current play runs free (exec-free.c) */
 	bool free;
@@ -168,6 +171,7 @@ struct exec_ctx {
 	json_t *vars;          /* merged variables (owned) */
 	const char *become_user;  /* NULL = no become */
 	char *become_user_own;
+	bool become_su;           /* become_method su (else sudo) */
 	json_t *env;           /* environment object (owned) or NULL */
 	double deadline;
 	/* the task keyword timeout: when this attempt must end (0: none);

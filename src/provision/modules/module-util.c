@@ -116,9 +116,7 @@ static bool need_sudo(struct exec_ctx *x)
 	const char *u = x->become_user;
 	if (!u)
 		return false;
-	if (!strcmp(u, x->conn->user))
-		return false;
-	return true;
+	return strcmp(u, x->conn->user) || (x->run && x->run->become_same_user);
 }
 
 /* The command string actually sent: environment, become wrapper. */
@@ -155,18 +153,18 @@ static char *wrap_cmd(struct exec_ctx *x, const char *cmd)
 	if (!need_sudo(x))
 		return strbuf_detach(&inner);
 	struct strbuf outer = STRBUF_INIT;
-	if (x->conn->is_root) {
-		strbuf_addstr(&outer, "if command -v sudo >/dev/null 2>&1; then sudo -H -n -u ");
-		sh_quote(&outer, x->become_user);
-		strbuf_addstr(&outer, " /bin/sh -c ");
-		sh_quote(&outer, strbuf_str(&inner));
-		strbuf_addstr(&outer, "; else su -s /bin/sh ");
+	if (x->become_su) {
+		/* as Ansible's su: the user's own shell runs /bin/sh -c */
+		strbuf_addstr(&outer, "su ");
 		sh_quote(&outer, x->become_user);
 		strbuf_addstr(&outer, " -c ");
-		sh_quote(&outer, strbuf_str(&inner));
-		strbuf_addstr(&outer, "; fi");
+		struct strbuf c = STRBUF_INIT;
+		strbuf_addstr(&c, "/bin/sh -c ");
+		sh_quote(&c, strbuf_str(&inner));
+		sh_quote(&outer, strbuf_str(&c));
+		strbuf_release(&c);
 	} else {
-		strbuf_addstr(&outer, "sudo -H -S -n -u ");
+		strbuf_addstr(&outer, x->conn->is_root ? "sudo -H -n -u " : "sudo -H -S -n -u ");
 		sh_quote(&outer, x->become_user);
 		strbuf_addstr(&outer, " /bin/sh -c ");
 		sh_quote(&outer, strbuf_str(&inner));
@@ -203,13 +201,17 @@ static int run_sh(struct exec_ctx *x, const char *cmd, const void *in, size_t in
 	free(x->write_memo);
 	x->write_memo = NULL;
 	/* Ansible runs a local connection's commands in the playbook's
-	 * directory (its loader's basedir), not where it was started */
+	 * directory (its loader's basedir), not where it was started; one
+	 * the (become) user cannot read, its modules leave for $HOME, else
+	 * the temporary directory (AnsibleModule._set_cwd) */
 	char *in_dir = NULL;
 	if (!strcmp(x->conn->ops->name, "local") && x->run && x->run->pb && x->run->pb->dir) {
 		struct strbuf c = STRBUF_INIT;
-		strbuf_addstr(&c, "cd -- ");
+		strbuf_addstr(&c, "imc_cd=");
 		sh_quote(&c, x->run->pb->dir);
-		strbuf_addf(&c, " || exit 1; %s", cmd);
+		strbuf_addstr(&c, "; { [ -r \"$imc_cd\" ] && cd -- \"$imc_cd\"; } 2>/dev/null || "
+				  "{ [ -r \"$HOME\" ] && cd -- \"$HOME\"; } 2>/dev/null || cd /tmp || exit 1; unset imc_cd; ");
+		strbuf_addstr(&c, cmd);
 		in_dir = strbuf_detach(&c);
 		cmd = in_dir;
 	}
