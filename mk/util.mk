@@ -14,6 +14,7 @@ libimc_la_SOURCES += \
 	src/util/pyfloat.c src/util/pyfloat.h src/util/textenc.c src/util/textenc.h \
 	src/util/url.c src/util/url.h \
 	src/util/vault.c src/util/vault.h \
+	src/util/pyrandom.c src/util/pyrandom.h \
 	src/util/exitcode.h src/util/sshkey.h
 
 UNIT_TESTS += tests/unit/test-util

@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "template/engine.h"
+#include "util/pyrandom.h"
 #include "util/strbuf.h"
 #include "util/xalloc.h"
 #include "util/banned.h"
@@ -329,29 +330,57 @@ FILTER_FN(subelements)
 	return r;
 }
 
+/* Seeds r with Ansible's seed= argument as Python's Random(seed) does:
+ * 0 or -1 (a seed of another type, with ev set). */
+static int seeded(struct ev *ev, size_t pos, const char *filter, json_t *seed,
+		  struct pyrandom *r)
+{
+	if (json_is_string(seed))
+		pyrandom_seed_str(r, json_string_value(seed), json_string_length(seed));
+	else if (json_is_integer(seed) || json_is_boolean(seed))
+		pyrandom_seed_int(r, val_int(seed));
+	else {
+		ev_type_error(ev, pos, "%s: a seed that is neither a string nor an integer is not supported by imc",
+			      filter);
+		return -1;
+	}
+	return 0;
+}
+
+/* An unseeded generator (Ansible's SystemRandom): any sequence will do. */
+static void unseeded(struct ev *ev, struct pyrandom *r)
+{
+	pyrandom_seed_int(r, (long long)time(NULL) ^ (long long)(uintptr_t)ev ^ (long long)rand());
+}
+
+/* end | random(start=None, step=None, seed=None): Ansible's rand(), a
+ * Random(seed) (or SystemRandom) drawing randrange(start, end, step) of
+ * an integer, choice() of a list, Python's way, so that a seeded draw is
+ * Ansible's number. */
 FILTER_FN(random)
 {
-	json_t *seed = ARG(2, "seed");
-	unsigned int st;
-	if (seed) {
-		char *s = val_to_cstr(seed);
-		st = 5381;
-		for (const char *p = s; *p; p++)
-			st = st * 33 + (unsigned char)*p;
-		free(s);
-	} else {
-		st = (unsigned int)time(NULL) ^ (unsigned int)(size_t)ev ^ (unsigned int)rand();
-	}
+	json_t *seed = ARG(2, "seed"), *start = ARG(0, "start"), *step = ARG(1, "step");
+	struct pyrandom r;
+	if (seed && !json_is_null(seed)) {
+		if (seeded(ev, pos, "random", seed, &r) < 0)
+			return NULL;
+	} else
+		unseeded(ev, &r);
 	if (json_is_integer(in)) {
 		long long end = json_integer_value(in);
-		long long start = ARG(0, "start") ? val_int(ARG(0, "start")) : 0;
-		long long step = ARG(1, "step") ? val_int(ARG(1, "step")) : 1;
-		long long span;
-		if (step <= 0 || end <= start || __builtin_sub_overflow(end, start, &span) || span > TMPL_MAX_SEQ * 1000LL)
-			return ev_type_error(ev, pos, "random: %s", "empty or too large range");
-		long long cnt = (span + step - 1) / step;
-		return json_integer(start + (long long)((unsigned long long)rand_r(&st) % (unsigned long long)cnt) * step);
+		long long st = start && val_truthy(start) ? val_int(start) : 0;
+		long long sp = step && val_truthy(step) ? val_int(step) : 1;
+		long long width, n;
+		if (__builtin_sub_overflow(end, st, &width))
+			return ev_type_error(ev, pos, "random: %s", "range too large");
+		n = sp == 1 ? width : sp > 0 ? (width + sp - 1) / sp : sp < 0 ? (width + sp + 1) / sp : 0;
+		if (n <= 0)
+			return ev_type_error(ev, pos, "random: empty range for randrange() (%lld, %lld, %lld)", st,
+					     end, width);
+		return json_integer(st + sp * (long long)pyrandom_below(&r, (uint64_t)n));
 	}
+	if ((start && val_truthy(start)) || (step && val_truthy(step)))
+		return ev_type_error(ev, pos, "random: %s", "start and step can only be used with integer values");
 	json_t *l = ev_need_list(ev, in, "random", pos);
 	if (!l)
 		return NULL;
@@ -359,23 +388,31 @@ FILTER_FN(random)
 		json_decref(l);
 		return ev_type_error(ev, pos, "random: %s", "Cannot choose from an empty sequence");
 	}
-	json_t *r = json_incref(json_array_get(l, (size_t)rand_r(&st) % json_array_size(l)));
+	json_t *res = json_incref(json_array_get(l, (size_t)pyrandom_below(&r, json_array_size(l))));
 	json_decref(l);
-	return r;
+	return res;
 }
 
+/* list | shuffle(seed=None): Ansible's randomize_list, Random(seed)
+ * when the seed is truthy, shuffled as Python's Random.shuffle does. */
 FILTER_FN(shuffle)
 {
+	json_t *seed = ARG(0, "seed");
+	struct pyrandom pr;
+	if (seed && val_truthy(seed)) {
+		if (seeded(ev, pos, "shuffle", seed, &pr) < 0)
+			return NULL;
+	} else
+		unseeded(ev, &pr);
 	json_t *l = ev_need_list(ev, in, "shuffle", pos);
 	if (!l)
 		return NULL;
 	json_t *r = val_copy(l);
 	json_decref(l);
-	unsigned int st = (unsigned int)time(NULL) ^ (unsigned int)rand();
-	for (size_t i = json_array_size(r); i > 1; i--) {
-		size_t j = (size_t)rand_r(&st) % i;
-		json_t *a = json_incref(json_array_get(r, i - 1));
-		json_array_set(r, i - 1, json_array_get(r, j));
+	for (size_t i = json_array_size(r); i-- > 1;) {
+		size_t j = (size_t)pyrandom_below(&pr, i + 1);
+		json_t *a = json_incref(json_array_get(r, i));
+		json_array_set(r, i, json_array_get(r, j));
 		json_array_set_new(r, j, a);
 	}
 	return r;
