@@ -42,8 +42,18 @@ static json_t *pip_run(struct exec_ctx *x, json_t *args)
 		strbuf_addstr(&c, "P=");
 		sh_quote(&c, exe);
 		strbuf_addstr(&c, "; ");
-	} else
-		strbuf_addstr(&c, "P=$(command -v pip3 || command -v pip) || { echo 'pip not found' >&2; exit 1; }; ");
+	} else {
+		/* Ansible's: the pip module of the host's Python (the
+		 * interpreter its modules run with), else pip3 on PATH */
+		const char *py = json_string_value(json_object_get(x->vars, "ansible_python_interpreter"));
+		strbuf_addstr(&c, "py=");
+		sh_quote(&c, py ? py : "");
+		strbuf_addstr(&c, "; [ -n \"$py\" ] || for py in /usr/bin/python3 python3; do command -v \"$py\" "
+				  ">/dev/null 2>&1 && break; done; "
+				  "if \"$py\" -c 'import pip' >/dev/null 2>&1; then P=\"$py -m pip.__main__\"; "
+				  "else P=$(command -v pip3) || { echo 'Unable to find any of pip3 to use.  pip needs to "
+				  "be installed.' >&2; exit 1; }; fi; ");
+	}
 	strbuf_addstr(&c, "set --");
 	json_t *names = json_array();
 	if (json_is_array(nv))
