@@ -1140,6 +1140,7 @@ static int run_play(struct cmd_args *a)
 	run->free = settings.free;
 	run->missing_handler_warns = settings.missing_handler_warns;
 	run->become_same_user = settings.become_same_user;
+	run->facts_not_vars = settings.facts_not_vars;
 	json_decref(run->extra_vars);
 	run->extra_vars = json_incref(extra);
 	out.fp = quiet || json_out ? NULL : stdout;

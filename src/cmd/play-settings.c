@@ -46,6 +46,7 @@ enum kind {
 	K_FORCE_HANDLERS, /* s->force_handlers */
 	K_MISSING_HANDLER, /* s->missing_handler_warns when false */
 	K_SAME_USER,      /* s->become_same_user */
+	K_INJECT_FACTS,   /* s->facts_not_vars when false */
 	K_STRATEGY,       /* s->free (a strategy imc lacks is refused) */
 	K_VERBOSITY,      /* s->verbosity */
 	K_EXPORT,         /* honoured through the variable imc reads it from */
@@ -160,7 +161,7 @@ static const struct rule rules[] = {
 	/* refused, listed for their variables so that no ansible-config is
 	 * needed to say so (any other setting is refused too) */
 	{ "DEFAULT_GATHERING", "ANSIBLE_GATHERING", K_REFUSE, NULL, "implicit" },
-	{ "INJECT_FACTS_AS_VARS", "ANSIBLE_INJECT_FACT_VARS", K_REFUSE, NULL, "True" },
+	{ "INJECT_FACTS_AS_VARS", "ANSIBLE_INJECT_FACT_VARS", K_INJECT_FACTS, NULL, "True" },
 	{ "ERROR_ON_MISSING_HANDLER", "ANSIBLE_ERROR_ON_MISSING_HANDLER", K_MISSING_HANDLER, NULL, "True" },
 	{ "DEFAULT_JINJA2_NATIVE", "ANSIBLE_JINJA2_NATIVE", K_REFUSE, NULL, "False" },
 	{ "BECOME_ALLOW_SAME_USER", "ANSIBLE_BECOME_ALLOW_SAME_USER", K_SAME_USER, NULL, "False" },
@@ -324,6 +325,9 @@ static int apply(struct play_settings *s, bool local, const char *key, json_t *v
 		break;
 	case K_SAME_USER:
 		s->become_same_user = truthy(value);
+		break;
+	case K_INJECT_FACTS:
+		s->facts_not_vars = !truthy(value);
 		break;
 	case K_STRATEGY: {
 		int f = play_strategy_free(text);

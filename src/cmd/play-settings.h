@@ -12,6 +12,7 @@ struct play_settings {
 	bool force_handlers; /* DEFAULT_FORCE_HANDLERS */
 	bool missing_handler_warns; /* ERROR_ON_MISSING_HANDLER false */
 	bool become_same_user;      /* BECOME_ALLOW_SAME_USER */
+	bool facts_not_vars;        /* INJECT_FACTS_AS_VARS false */
 	int verbosity;       /* DEFAULT_VERBOSITY */
 	bool free;           /* DEFAULT_STRATEGY is free or host_pinned */
 };

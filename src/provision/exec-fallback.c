@@ -611,11 +611,8 @@ json_t *fallback_run(struct exec_ctx *x, const char *module, json_t *args)
 		struct task_host *fh = x->facts_host ? x->facts_host : x->host;
 		const char *k;
 		json_t *v;
-		json_object_foreach(facts, k, v) {
-			exec_set_fact(x->run, fh, k, v);
-			exec_mark_registered(fh, k);
-			exec_cache_fact(fh, k, v);
-		}
+		json_object_foreach(facts, k, v)
+			exec_module_fact(x->run, fh, k, v);
 	}
 	pthread_mutex_lock(&task_facts_lock);
 	if (!x->host->fallbacks)

@@ -1289,9 +1289,14 @@ static void share_once(struct task_run *run, struct ptask *t, struct task_host *
 		}
 		const char *k;
 		json_t *v;
+		bool clean = !strcmp(t->module, "set_fact") || !strcmp(t->module, "include_vars");
 		if (own_facts && json_is_object(facts))
-			json_object_foreach(facts, k, v)
-				exec_set_fact(run, live[i], k, v);
+			json_object_foreach(facts, k, v) {
+				if (clean)
+					exec_set_fact(run, live[i], k, v);
+				else
+					exec_module_fact(run, live[i], k, v);
+			}
 		if (rc < 0 && !live[i]->unreachable && !live[i]->failed) {
 			/* under free, for the rest of the play only (see
 			 * task_host.failed_by_once) */

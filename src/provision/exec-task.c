@@ -817,7 +817,8 @@ static void loop_item_vars(struct exec_ctx *x, json_t *ir)
 		exec_mark_registered(x->host, reg);
 	}
 	json_t *facts = json_object_get(ir, "ansible_facts");
-	if (json_is_object(facts) && strcmp(x->task->module, "debug"))
+	bool clean = !strcmp(x->task->module, "set_fact") || !strcmp(x->task->module, "include_vars");
+	if (json_is_object(facts) && strcmp(x->task->module, "debug") && (clean || !x->run->facts_not_vars))
 		json_object_update(x->vars, facts);
 }
 

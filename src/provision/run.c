@@ -131,6 +131,15 @@ void exec_cache_fact(struct task_host *h, const char *name, json_t *v)
 	pthread_mutex_unlock(&task_facts_lock);
 }
 
+void exec_module_fact(struct task_run *run, struct task_host *h, const char *name, json_t *v)
+{
+	exec_cache_fact(h, name, v);
+	if (run && run->facts_not_vars)
+		return;
+	exec_set_fact(run, h, name, v);
+	exec_mark_registered(h, name);
+}
+
 json_t *exec_ansible_facts(struct task_host *h)
 {
 	json_t *o = json_object();

@@ -138,6 +138,9 @@ struct task_run {
 	/* BECOME_ALLOW_SAME_USER true: become runs its method even to the
 	 * user the connection already is (Ansible skips it otherwise) */
 	bool become_same_user;
+	/* INJECT_FACTS_AS_VARS false: a module's facts are under
+	 * ansible_facts only, not variables of their own */
+	bool facts_not_vars;
 	/* ANSIBLE_STRATEGY is free (or host_pinned): the strategy keyword's
 	 * default; free_play: the current play runs free (exec-free.c) */
 	bool free;
@@ -219,6 +222,10 @@ void exec_set_fact(struct task_run *run, struct task_host *h, const char *name, 
 /* Also puts fact name in the host's fact cache (setup, set_fact
  * cacheable), which the variable ansible_facts shows. */
 void exec_cache_fact(struct task_host *h, const char *name, json_t *v);
+/* A fact a module returned (not set_fact's, nor include_vars'): in the
+ * fact cache, and a variable of its own unless INJECT_FACTS_AS_VARS is
+ * false; module output, never templated again. */
+void exec_module_fact(struct task_run *run, struct task_host *h, const char *name, json_t *v);
 /* The variable ansible_facts of host h: its fact cache with the ansible_
  * prefix dropped from the names (ansible_local kept), as Ansible
  * namespaces them (new reference; call with task_facts_lock held). */

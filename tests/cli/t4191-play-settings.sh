@@ -92,9 +92,9 @@ printf '[defaults]\ngathering = explicit\n' >"$D/ansible.cfg"
 expect_exit 65 "gathering = explicit in ansible.cfg" -- "$IMC" play touch.yml --no-fallback
 expect_grep "unsupported Ansible setting DEFAULT_GATHERING = explicit \\($D/ansible.cfg\\)" "$TMPD/err" "... names the file"
 rm "$D/ansible.cfg"
-expect_exit 0 "ANSIBLE_INJECT_FACT_VARS=0 with the fallback allowed" -- \
-	env IMC_NO_FALLBACK= ANSIBLE_INJECT_FACT_VARS=0 "$IMC" play touch.yml
-expect_grep 'INJECT_FACTS_AS_VARS = 0 \(env: ANSIBLE_INJECT_FACT_VARS\).*running it under ansible-playbook' "$TMPD/err" \
+expect_exit 0 "ANSIBLE_GATHERING=explicit with the fallback allowed" -- \
+	env IMC_NO_FALLBACK= ANSIBLE_GATHERING=explicit "$IMC" play touch.yml
+expect_grep 'DEFAULT_GATHERING = explicit \(env: ANSIBLE_GATHERING\).*running it under ansible-playbook' "$TMPD/err" \
 	"... the playbook goes whole to ansible-playbook"
 [ -e "$D/touched" ] && ok "... which ran it" || not_ok "the fallback did not run the task"
 echo 'print("shadow")' >"$D/lib/copy.py"

@@ -262,9 +262,7 @@ static json_t *service_facts_run(struct exec_ctx *x, json_t *args)
 	} else {
 		/* a fact, as a variable and under ansible_facts, never templated again */
 		struct task_host *fh = x->facts_host ? x->facts_host : x->host;
-		exec_set_fact(x->run, fh, "services", svcs);
-		exec_cache_fact(fh, "services", svcs);
-		exec_mark_registered(fh, "services");
+		exec_module_fact(x->run, fh, "services", svcs);
 		res = res_new(false);
 		json_object_set_new(res, "ansible_facts", json_pack("{s:o}", "services", svcs));
 	}

@@ -572,10 +572,8 @@ static json_t *setup_run(struct exec_ctx *x, json_t *args)
 			json_object_set(kept, k, v);
 	json_decref(facts);
 	json_decref(params);
-	json_object_foreach(kept, k, v) {
-		exec_set_fact(x->run, x->facts_host ? x->facts_host : x->host, k, v);
-		exec_cache_fact(x->facts_host ? x->facts_host : x->host, k, v);
-	}
+	json_object_foreach(kept, k, v)
+		exec_module_fact(x->run, x->facts_host ? x->facts_host : x->host, k, v);
 	res = res_new(false);
 	json_object_set_new(res, "ansible_facts", kept);
 	return res;
