@@ -381,6 +381,10 @@ FILTER_FN(random)
 	}
 	if ((start && val_truthy(start)) || (step && val_truthy(step)))
 		return ev_type_error(ev, pos, "random: %s", "start and step can only be used with integer values");
+	/* Python's choice() indexes its argument by position: a mapping
+	 * (whose keys, here, are strings) raises KeyError */
+	if (json_is_object(in))
+		return ev_type_error(ev, pos, "random: %s", "a mapping cannot be indexed by position (KeyError)");
 	json_t *l = ev_need_list(ev, in, "random", pos);
 	if (!l)
 		return NULL;

@@ -28,4 +28,13 @@ expect_same_as_ansible "... the numbers, choices and orders ansible-playbook dra
 printf -- '- hosts: localhost\n  gather_facts: false\n  tasks:\n    - debug: msg="{{ 10 | random(seed=1.5) }}"\n' >f.yml
 expect_exit 1 "a float seed" -- "$IMC" play f.yml --no-fallback
 expect_grep 'random: a seed that is neither a string nor an integer is not supported by imc' "$TMPD/out" "... fails the task, saying so"
+cat >m.yml <<'EOF_PB'
+- hosts: localhost
+  gather_facts: false
+  tasks:
+    - debug:
+        msg: "{{ {'a': 1, 'b': 2} | random(seed=5) }}"
+EOF_PB
+expect_exit 1 "random of a mapping" -- "$IMC" play m.yml --no-fallback
+expect_grep 'random: a mapping cannot be indexed by position' "$TMPD/out" "... fails the task, as Python's choice() does"
 done_testing
