@@ -59,9 +59,7 @@ struct play_state {
 static bool handlers_holder(const struct ptask *h)
 {
 	return h->is_block && !h->module &&
-	       (json_object_get(h->raw, "block") || json_object_get(h->raw, "import_tasks") ||
-		json_object_get(h->raw, "ansible.builtin.import_tasks") ||
-		json_object_get(h->raw, "ansible.legacy.import_tasks"));
+	       (json_object_get(h->raw, "block") || play_action_value(h->raw, "import_tasks"));
 }
 
 static void add_handlers_locked(struct play_state *ps, struct ptask **h, size_t n)
@@ -108,8 +106,7 @@ static void add_role_handlers(struct play_state *ps, struct ptask *w)
 static bool is_import_role(const struct ptask *t)
 {
 	return t->is_block && !t->module && t->nblock == 1 && t->block[0]->role &&
-	       (json_object_get(t->raw, "import_role") || json_object_get(t->raw, "ansible.builtin.import_role") ||
-		json_object_get(t->raw, "ansible.legacy.import_role"));
+	       play_action_value(t->raw, "import_role");
 }
 
 /* The handlers of the roles the import_role tasks of ts bring, nested
@@ -129,6 +126,22 @@ static void add_imported_role_handlers(struct play_state *ps, struct ptask **ts,
 	}
 }
 
+/* text templated with host h's variables as task t sees them: a new
+ * string, or NULL (d says why, unless the result is no string). */
+static char *template_text(struct task_run *run, struct task_host *h, struct ptask *t, const char *text,
+			   struct diag *d)
+{
+	struct exec_ctx x = { .run = run, .host = h, .task = t };
+	x.vars = exec_build_vars(run, h, t, NULL);
+	json_t *s = json_string(text);
+	json_t *r = xt_value(&x, s, d);
+	char *out = r && json_is_string(r) ? xstrdup(json_string_value(r)) : NULL;
+	json_decref(r);
+	json_decref(s);
+	json_decref(x.vars);
+	return out;
+}
+
 /* The name handler i of ps answers to: its own, templated the first
  * time it is searched with the notifying host's variables and kept; NULL
  * when it cannot be templated (Ansible's warning: the handler can then
@@ -142,14 +155,9 @@ static const char *handler_name(struct task_run *run, struct play_state *ps, siz
 		return n;
 	if (ps->hname[i])
 		return ps->hname[i];
-	struct exec_ctx x = { .run = run, .host = h, .task = hd };
-	x.vars = exec_build_vars(run, h, hd, NULL);
 	struct diag d = DIAG_INIT;
-	json_t *s = json_string(n);
-	json_t *r = xt_value(&x, s, &d);
-	if (r && json_is_string(r))
-		ps->hname[i] = xstrdup(json_string_value(r));
-	else if (!json_object_get(hd->raw, "listen")) {
+	ps->hname[i] = template_text(run, h, hd, n, &d);
+	if (!ps->hname[i] && !json_object_get(hd->raw, "listen")) {
 		/* the engine's "AnsibleUndefinedVariable: M (in 'T', column
 		 * N)" is Ansible's UndefinedError, whose text says M twice */
 		static const char pre[] = "AnsibleUndefinedVariable: ";
@@ -168,9 +176,6 @@ static const char *handler_name(struct task_run *run, struct play_state *ps, siz
 		out_warning_scope_leave(scope);
 		free(m);
 	}
-	json_decref(r);
-	json_decref(s);
-	json_decref(x.vars);
 	diag_release(&d);
 	return ps->hname[i];
 }
@@ -218,9 +223,8 @@ static void notify_one(struct task_host *h, struct ptask *hd)
  * included role's, then imported roles', the play's, the roles'), each
  * from its first handler, so that of two of one name in a list the first
  * runs, and a role's task may notify another instance's handler. */
-static void play_notify(struct task_run *run, struct task_host *h, struct ptask *t, const char *name)
+static void play_notify(struct task_run *run, struct task_host *h, const char *name)
 {
-	(void)t;
 	struct play_state *ps = run->ps;
 	if (!ps)
 		return;
@@ -558,16 +562,8 @@ static void print_banner(struct task_run *run, struct ptask *t, struct task_host
 	const char *disp = t->display;
 	char *own = NULL;
 	if (strstr(disp, "{{") && first) {
-		struct exec_ctx x = { .run = run, .host = first, .task = t };
-		x.vars = exec_build_vars(run, first, t, NULL);
 		struct diag d = DIAG_INIT;
-		json_t *s = json_string(disp);
-		json_t *r = xt_value(&x, s, &d);
-		if (r && json_is_string(r))
-			own = xstrdup(json_string_value(r));
-		json_decref(r);
-		json_decref(s);
-		json_decref(x.vars);
+		own = template_text(run, first, t, disp, &d);
 		diag_release(&d);
 	}
 	const char *kind = t->is_handler ? "RUNNING HANDLER" : "TASK";
@@ -1289,7 +1285,7 @@ static void share_once(struct task_run *run, struct ptask *t, struct task_host *
 		}
 		const char *k;
 		json_t *v;
-		bool clean = !strcmp(t->module, "set_fact") || !strcmp(t->module, "include_vars");
+		bool clean = exec_clean_facts(t->module);
 		if (own_facts && json_is_object(facts))
 			json_object_foreach(facts, k, v) {
 				if (clean)

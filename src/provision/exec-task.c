@@ -800,7 +800,7 @@ static int notify_handlers(struct exec_ctx *x)
 	json_t *e;
 	json_array_foreach(names, i, e)
 		if (json_is_string(e))
-			x->run->notify(x->run, x->host, x->task, json_string_value(e));
+			x->run->notify(x->run, x->host, json_string_value(e));
 	json_decref(names);
 	return x->run->raised ? -1 : 0;
 }
@@ -817,8 +817,8 @@ static void loop_item_vars(struct exec_ctx *x, json_t *ir)
 		exec_mark_registered(x->host, reg);
 	}
 	json_t *facts = json_object_get(ir, "ansible_facts");
-	bool clean = !strcmp(x->task->module, "set_fact") || !strcmp(x->task->module, "include_vars");
-	if (json_is_object(facts) && strcmp(x->task->module, "debug") && (clean || !x->run->facts_not_vars))
+	if (json_is_object(facts) && strcmp(x->task->module, "debug") &&
+	    (exec_clean_facts(x->task->module) || !x->run->facts_not_vars))
 		json_object_update(x->vars, facts);
 }
 

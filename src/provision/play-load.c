@@ -293,6 +293,17 @@ const char *play_short_module(const char *m)
 	return m;
 }
 
+json_t *play_action_value(json_t *raw, const char *action)
+{
+	json_t *v = json_object_get(raw, action);
+	char key[64];
+	if (!v && snprintf(key, sizeof(key), "ansible.builtin.%s", action) < (int)sizeof(key))
+		v = json_object_get(raw, key);
+	if (!v && snprintf(key, sizeof(key), "ansible.legacy.%s", action) < (int)sizeof(key))
+		v = json_object_get(raw, key);
+	return v;
+}
+
 static const char *const engine_modules[] = {
 	"include_tasks", "import_tasks", "include", "include_role", "import_role", "meta",
 	"import_playbook", NULL,
@@ -1556,8 +1567,7 @@ static int parse_play(struct task_playbook *pb, json_t *raw, const struct yaml_d
 		diag_error(d, IMC_EXIT_DATAERR, &loc, "a play must be a YAML mapping");
 		return -1;
 	}
-	if (json_object_get(raw, "import_playbook") || json_object_get(raw, "ansible.builtin.import_playbook") ||
-	    json_object_get(raw, "ansible.legacy.import_playbook"))
+	if (play_action_value(raw, "import_playbook"))
 		return parse_import(pb, raw, &loc, imp, d);
 	int rc = 0;
 	const char *k;
@@ -1736,9 +1746,7 @@ struct task_playbook *play_load_text(const char *text, const char *file, int lin
 		json_array_foreach(doc, i, e)
 			/* an import_playbook entry is no play (Ansible refuses
 			 * hosts on it): the header is for the plays only */
-			if (json_is_object(e) && !json_object_get(e, "import_playbook") &&
-			    !json_object_get(e, "ansible.builtin.import_playbook") &&
-			    !json_object_get(e, "ansible.legacy.import_playbook"))
+			if (json_is_object(e) && !play_action_value(e, "import_playbook"))
 				merge_header(e);
 	}
 	struct task_playbook *pb = pb_new(file, dir ? dir : ".", roles_path);

@@ -137,6 +137,9 @@ bool play_serial_size(json_t *serial, size_t i, size_t nhosts, long *out);
 /* m without the collection prefix of ansible.builtin.copy and friends
  * (a pointer into m). */
 const char *play_short_module(const char *m);
+/* What raw holds under action written short or with the ansible.builtin.
+ * or ansible.legacy. prefix (NULL: none of them). */
+json_t *play_action_value(json_t *raw, const char *action);
 /* Whether order is one of the play keyword's values. */
 bool play_order_valid(const char *order);
 /* max_fail_percentage's value (a number, or its text with or without

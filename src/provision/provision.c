@@ -403,9 +403,7 @@ static int run_ansible(struct prov *pv, size_t h, struct conf_state *cs, char **
 	json_array_foreach(plays, i, p)
 		/* an import_playbook entry is no play: the plays it brings are
 		 * the imported file's, and Ansible refuses hosts on it */
-		if (json_is_object(p) && !json_object_get(p, "import_playbook") &&
-		    !json_object_get(p, "ansible.builtin.import_playbook") &&
-		    !json_object_get(p, "ansible.legacy.import_playbook")) {
+		if (json_is_object(p) && !play_action_value(p, "import_playbook")) {
 			json_object_set_new(p, "hosts", json_string("{{ IM_HOST }}"));
 			if (!json_object_get(p, "gather_facts"))
 				json_object_set_new(p, "gather_facts", json_false());

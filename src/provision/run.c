@@ -140,6 +140,11 @@ void exec_module_fact(struct task_run *run, struct task_host *h, const char *nam
 	exec_mark_registered(h, name);
 }
 
+bool exec_clean_facts(const char *module)
+{
+	return !strcmp(module, "set_fact") || !strcmp(module, "include_vars");
+}
+
 json_t *exec_ansible_facts(struct task_host *h)
 {
 	json_t *o = json_object();

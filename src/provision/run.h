@@ -152,7 +152,7 @@ struct task_run {
 	/* Marks the handlers that answer to name as notified by host h (set by
 	 * the play loop while a play runs, NULL otherwise): exec-task.c calls
 	 * it without depending on the play loop that calls exec-task.c. */
-	void (*notify)(struct task_run *run, struct task_host *h, struct ptask *t, const char *name);
+	void (*notify)(struct task_run *run, struct task_host *h, const char *name);
 	/* exec-play.c's worker threads while a playbook runs (NULL otherwise,
 	 * or when none could start) */
 	struct host_pool *pool;
@@ -226,6 +226,9 @@ void exec_cache_fact(struct task_host *h, const char *name, json_t *v);
  * fact cache, and a variable of its own unless INJECT_FACTS_AS_VARS is
  * false; module output, never templated again. */
 void exec_module_fact(struct task_run *run, struct task_host *h, const char *name, json_t *v);
+/* Whether module's facts are Ansible's clean facts (set_fact,
+ * include_vars): variables whatever INJECT_FACTS_AS_VARS says. */
+bool exec_clean_facts(const char *module);
 /* The variable ansible_facts of host h: its fact cache with the ansible_
  * prefix dropped from the names (ansible_local kept), as Ansible
  * namespaces them (new reference; call with task_facts_lock held). */

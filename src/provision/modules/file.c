@@ -656,6 +656,26 @@ static json_t *mkdir_bad_mode(struct exec_ctx *x, const char *p, json_t *args, c
 	return res;
 }
 
+/* A digest of the modes and owners of everything below $p, and with
+ * follow of what the links there point to: it changes when recursion
+ * changed something. */
+static void attrs_digest(struct strbuf *c, bool follow)
+{
+	strbuf_addstr(c, "$(find \"$p\" -printf '%m %u %g\\n'");
+	if (follow)
+		strbuf_addstr(c, "; find -L \"$p\" -printf '%m %u %g\\n'");
+	strbuf_addstr(c, " | md5sum)");
+}
+
+/* chmod's MODE argument: an integer mode in octal, else the text */
+static void mode_arg(struct strbuf *c, json_t *mv)
+{
+	if (json_is_integer(mv))
+		strbuf_addf(c, "%llo", (unsigned long long)json_integer_value(mv));
+	else
+		sh_quote(c, json_string_value(mv) ? json_string_value(mv) : "");
+}
+
 /* chown's OWNER:GROUP argument, either side possibly absent */
 static void owner_group(struct strbuf *c, const char *o, const char *g)
 {
@@ -677,10 +697,7 @@ static void recurse_into_link_targets(struct strbuf *c, json_t *mv, const char *
 {
 	if (mv) {
 		strbuf_addstr(c, "find -L \"$p\" -mindepth 1 ! -type l -exec chmod ");
-		if (json_is_integer(mv))
-			strbuf_addf(c, "%llo", (unsigned long long)json_integer_value(mv));
-		else
-			sh_quote(c, json_string_value(mv) ? json_string_value(mv) : "");
+		mode_arg(c, mv);
 		strbuf_addstr(c, " -- {} + || exit 1; ");
 	}
 	if (o || g) {
@@ -746,16 +763,12 @@ static json_t *ensure_directory(struct exec_ctx *x, const char *path, json_t *ar
 		/* applied to everything below; changed when a listing differs */
 		strbuf_addstr(&c, "p=");
 		sh_quote(&c, p);
-		strbuf_addstr(&c, "; b=$(find \"$p\" -printf '%m %u %g\\n'");
-		if (follow)
-			strbuf_addstr(&c, "; find -L \"$p\" -printf '%m %u %g\\n'");
-		strbuf_addstr(&c, " | md5sum); ");
+		strbuf_addstr(&c, "; b=");
+		attrs_digest(&c, follow);
+		strbuf_addstr(&c, "; ");
 		if (mv) {
 			strbuf_addstr(&c, "chmod -R ");
-			if (json_is_integer(mv))
-				strbuf_addf(&c, "%llo", (unsigned long long)json_integer_value(mv));
-			else
-				sh_quote(&c, json_string_value(mv) ? json_string_value(mv) : "");
+			mode_arg(&c, mv);
 			strbuf_addstr(&c, " -- \"$p\" || exit 1; ");
 		}
 		if (o) {
@@ -770,10 +783,9 @@ static json_t *ensure_directory(struct exec_ctx *x, const char *path, json_t *ar
 		}
 		if (follow)
 			recurse_into_link_targets(&c, mv, o, g);
-		strbuf_addstr(&c, "a=$(find \"$p\" -printf '%m %u %g\\n'");
-		if (follow)
-			strbuf_addstr(&c, "; find -L \"$p\" -printf '%m %u %g\\n'");
-		strbuf_addstr(&c, " | md5sum); [ \"$a\" = \"$b\" ] || echo changed");
+		strbuf_addstr(&c, "a=");
+		attrs_digest(&c, follow);
+		strbuf_addstr(&c, "; [ \"$a\" = \"$b\" ] || echo changed");
 		struct conn_result cr;
 		conn_result_init(&cr);
 		if (mod_sh(x, c.buf, NULL, 0, &cr, &res) < 0) {
