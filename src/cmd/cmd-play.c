@@ -155,6 +155,16 @@ static json_t *tag_list(const struct cmd_value *o, char **csv)
 	return r;
 }
 
+/* imc play's errors read as ansible-playbook's ("ERROR! msg" and where):
+ * it stands in for ansible-playbook, and scripts grep Ansible's words. */
+static int play_report(const struct diag *d)
+{
+	diag_print_ansible(d, stderr);
+	if (!diag_has_errors(d))
+		return IMC_EXIT_OK;
+	return d->code ? (int)d->code : IMC_EXIT_SOFTWARE;
+}
+
 static int add_extra(json_t *extra, const char *arg, struct diag *d)
 {
 	json_t *v = NULL;
@@ -990,15 +1000,15 @@ static int run_play(struct cmd_args *a)
 				: !inv_files && !opt[OPT_HOST].n && !key && !target;
 	int settings_rc = opt[OPT_LIST_MODULES].set ? 0 : play_settings_read(&settings, local, &settings_d);
 	if (settings_rc == 0)
-		diag_print(&settings_d, stderr);
+		diag_print_ansible(&settings_d, stderr);
 	/* first, as ansible-playbook: -e @FILE may be encrypted too */
 	if (!opt[OPT_LIST_MODULES].set && vault_setup(opt, &vault, &d) < 0) {
-		rc = cmd_report(ctx, &d);
+		rc = play_report(&d);
 		goto out;
 	}
 	for (size_t i = 0; i < opt[OPT_EXTRA_VARS].n; i++)
 		if (add_extra(extra, opt[OPT_EXTRA_VARS].list[i], &d) < 0) {
-			rc = cmd_report(ctx, &d);
+			rc = play_report(&d);
 			goto out;
 		}
 	for (size_t i = 0; i < opt[OPT_HOST].n; i++)
@@ -1046,7 +1056,7 @@ static int run_play(struct cmd_args *a)
 		/* as ansible-playbook --syntax-check: load, report, run nothing */
 		pb = play_load_file(playbook, NULL, &d);
 		if (!pb) {
-			rc = cmd_report(ctx, &d);
+			rc = play_report(&d);
 			goto out;
 		}
 		if (!ctx->json)
@@ -1127,7 +1137,7 @@ static int run_play(struct cmd_args *a)
 					 opt[OPT_DIFF].set, opt[OPT_LIMIT].val, opt[OPT_START_AT_TASK].val, opt);
 			goto out;
 		}
-		rc = cmd_report(ctx, &d);
+		rc = play_report(&d);
 		goto out;
 	}
 	run = task_run_new();
@@ -1155,14 +1165,14 @@ static int run_play(struct cmd_args *a)
 		all = NULL;
 		if (inventory_file_hosts(a, run, pb, inv_connection, key, known_hosts, extra, &pinctx_keep,
 					 &pinctx_n, &d) < 0) {
-			rc = cmd_report(ctx, &d);
+			rc = play_report(&d);
 			goto out;
 		}
 	} else if (target) {
 		st = cli_store(ctx, &d);
 		if (!st || target_hosts(st, target, run, all, groups, &pins, &npins, &d) < 0) {
 			json_decref(all);
-			rc = cmd_report(ctx, &d);
+			rc = play_report(&d);
 			goto out;
 		}
 	} else if (!strcmp(connection, "local")) {
@@ -1257,7 +1267,7 @@ static int run_play(struct cmd_args *a)
 		run->groups = json_incref(groups);
 		/* group_vars/ and host_vars/ beside the playbook */
 		if (inventory_layers(run, NULL, NULL, pb->dir, &d) < 0) {
-			rc = cmd_report(ctx, &d);
+			rc = play_report(&d);
 			goto out;
 		}
 	}
@@ -1275,7 +1285,7 @@ static int run_play(struct cmd_args *a)
 	if (list) {
 		/* as ansible-playbook: the listing instead of a run */
 		if (exec_list_playbook(run, pb, playbook, list, stdout, &d) < 0)
-			rc = cmd_report(ctx, &d);
+			rc = play_report(&d);
 		goto out;
 	}
 	run->start_at = opt[OPT_START_AT_TASK].val;
@@ -1286,7 +1296,7 @@ static int run_play(struct cmd_args *a)
 		fprintf(stderr, " [ERROR]: No matching task \"%s\" found. Note: --start-at-task can only\n"
 			"follow static includes.\n", run->start_at);
 	if (r < 0)
-		rc = cmd_report(ctx, &d);
+		rc = play_report(&d);
 	else if (r > 0) {
 		rc = IMC_EXIT_FAILED;
 		for (size_t i = 0; i < run->nhosts; i++)

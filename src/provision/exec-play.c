@@ -256,10 +256,9 @@ static void play_notify(struct task_run *run, struct task_host *h, const char *n
 		free(m);
 	} else if (!found) {
 		/* Ansible's strategy raises it: the run ends there, the task's
-		 * result unprinted, no recap */
+		 * result unprinted, no recap; imc play prints it ("ERROR! ...") */
 		char *m = xasprintf("The requested handler '%s' was not found in either the main handlers list nor "
 				    "in the listening handlers list", name);
-		out_line(run->out, h->index, "ERROR! %s", m);
 		task_run_abort(run, m);
 		run->raised = true;
 		free(m);

@@ -525,7 +525,7 @@ int play_parse_tasks(struct task_playbook *pb, json_t *list, const struct yaml_d
 	if (!list || json_is_null(list))
 		return 0;
 	if (!json_is_array(list)) {
-		struct src_loc loc = { file, yaml_line_of(ydoc, list), 1 };
+		struct src_loc loc = { file, yaml_line_of(ydoc, list), yaml_col_of(ydoc, list) };
 		diag_error(d, IMC_EXIT_DATAERR, &loc, "a task list must be a YAML list");
 		return -1;
 	}
@@ -556,6 +556,10 @@ static int load_yaml_file(const char *path, json_t **out, struct yaml_doc **ydoc
 		return -1;
 	}
 	*out = yaml_load(sb.buf ? sb.buf : "", sb.len, path, 0, ydoc, d);
+	/* kept so that an error found in it later shows the offending line;
+	 * an encrypted file's lines are those of its plaintext, not shown */
+	if (sb.len && strncmp(sb.buf, "$ANSIBLE_VAULT", 14) != 0)
+		diag_add_source(d, path, sb.buf, sb.len);
 	strbuf_release(&sb);
 	return *out ? 0 : -1;
 }
@@ -661,7 +665,7 @@ static struct ptask *parse_task(struct task_playbook *pb, json_t *raw, const str
 				const char *file, const char *dir, struct task_role *role,
 				struct ptask *parent, bool handler, struct diag *d)
 {
-	struct src_loc loc = { file, yaml_line_of(ydoc, raw), 1 };
+	struct src_loc loc = { file, yaml_line_of(ydoc, raw), yaml_col_of(ydoc, raw) };
 	if (!json_is_object(raw)) {
 		diag_error(d, IMC_EXIT_DATAERR, &loc, "a task must be a YAML mapping");
 		return NULL;
@@ -730,7 +734,7 @@ static struct ptask *parse_task(struct task_playbook *pb, json_t *raw, const str
 			continue;
 		if (module) {
 			diag_error(d, IMC_EXIT_DATAERR, &loc,
-				   "conflicting action statements: '%s', '%s'", module, k);
+				   "conflicting action statements: %s, %s", module, k);
 			json_decref(margs);
 			return NULL;
 		}
@@ -1197,7 +1201,7 @@ static int parse_roles(struct task_playbook *pb, struct task_play *p, json_t *ro
 {
 	if (!roles || json_is_null(roles))
 		return 0;
-	struct src_loc loc = { file, yaml_line_of(ydoc, roles), 1 };
+	struct src_loc loc = { file, yaml_line_of(ydoc, roles), yaml_col_of(ydoc, roles) };
 	if (!json_is_array(roles)) {
 		diag_error(d, IMC_EXIT_DATAERR, &loc, "A malformed role declaration was encountered.");
 		return -1;
@@ -1562,7 +1566,7 @@ static int parse_import(struct task_playbook *pb, json_t *raw, const struct src_
 static int parse_play(struct task_playbook *pb, json_t *raw, const struct yaml_doc *ydoc,
 		      const char *file, const struct pb_import *imp, struct diag *d)
 {
-	struct src_loc loc = { file, yaml_line_of(ydoc, raw), 1 };
+	struct src_loc loc = { file, yaml_line_of(ydoc, raw), yaml_col_of(ydoc, raw) };
 	if (!json_is_object(raw)) {
 		diag_error(d, IMC_EXIT_DATAERR, &loc, "a play must be a YAML mapping");
 		return -1;
@@ -1667,14 +1671,14 @@ static struct task_playbook *load_doc(struct task_playbook *pb, json_t *doc,
 				      const struct yaml_doc *ydoc, struct diag *d)
 {
 	if (!json_is_array(doc)) {
-		struct src_loc loc = { pb->file, yaml_line_of(ydoc, doc), 1 };
+		struct src_loc loc = { pb->file, yaml_line_of(ydoc, doc), yaml_col_of(ydoc, doc) };
 		diag_error(d, IMC_EXIT_DATAERR, &loc, "a playbook must be a list of plays");
 		play_free(pb);
 		return NULL;
 	}
 	if (!json_array_size(doc)) {
 		char *rp = realpath(pb->file, NULL);
-		struct src_loc loc = { pb->file, yaml_line_of(ydoc, doc), 1 };
+		struct src_loc loc = { pb->file, yaml_line_of(ydoc, doc), yaml_col_of(ydoc, doc) };
 		diag_error(d, IMC_EXIT_DATAERR, &loc, "A playbook must contain at least one play: %s",
 			   rp ? rp : pb->file);
 		free(rp);

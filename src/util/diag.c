@@ -190,6 +190,34 @@ void diag_print(const struct diag *d, FILE *fp)
 	}
 }
 
+void diag_print_ansible(const struct diag *d, FILE *fp)
+{
+	for (size_t i = 0; i < d->n; i++) {
+		const struct diag_item *it = &d->items[i];
+		char *msg = redact(it->msg);
+		if (it->level == DIAG_WARNING)
+			fprintf(fp, "[WARNING]: %s\n", msg);
+		else if (it->level == DIAG_NOTE)
+			fprintf(fp, "%s\n", msg);
+		else
+			fprintf(fp, "ERROR! %s\n", msg);
+		free(msg);
+		if (!it->file || it->line <= 0)
+			continue;
+		/* Ansible names the file by its absolute path */
+		char *abs = realpath(it->file, NULL);
+		fprintf(fp, "\nThe error appears to be in '%s': line %d, column %d, but may\n"
+			"be elsewhere in the file depending on the exact syntax problem.\n",
+			abs ? abs : it->file, it->line, it->col > 0 ? it->col : 1);
+		free(abs);
+		const struct diag_source *src = find_source(d, it->file);
+		if (src) {
+			fputs("\nThe offending line appears to be:\n\n", fp);
+			print_excerpt(fp, src, it->line, it->col);
+		}
+	}
+}
+
 char *diag_to_json(const struct diag *d)
 {
 	static const char *const names[] = { "error", "warning", "note" };

@@ -76,6 +76,11 @@ const char *diag_first_message(const struct diag *d);
 /* Print every item as "imc: error: msg" or "file:line:col: error: msg" plus
  * the source line and a caret when the source is known. */
 void diag_print(const struct diag *d, FILE *fp);
+/* Print every item as ansible-playbook prints a playbook's errors:
+ * "ERROR! msg", then "The error appears to be in 'file': line L, column C"
+ * and the source line; warnings as "[WARNING]: msg". For imc play, whose
+ * users and scripts read Ansible's output (grep "ERROR! ..."). */
+void diag_print_ansible(const struct diag *d, FILE *fp);
 /* The program named in messages without a file ("imc: error: ...") and in
  * log lines; imc-train sets its own. Default "imc". */
 void diag_set_program(const char *name);

@@ -82,7 +82,8 @@ cat >"$TMPD/bad.yml" <<'EOY'
       frobnicate: a=b
 EOY
 expect_exit 65 "an unsupported module is refused before running" -- "$IMC" play --no-fallback "$TMPD/bad.yml"
-expect_grep "bad.yml:5:.*unsupported module 'frobnicate'" "$TMPD/err" "error names the module and its line"
+expect_grep "^ERROR! unsupported module 'frobnicate'" "$TMPD/err" "error names the module"
+expect_grep "bad.yml': line 5, column 7" "$TMPD/err" "... and its line"
 expect_no_grep 'TASK \[fine\]' "$TMPD/out" "nothing ran"
 
 cat >"$TMPD/fail.yml" <<'EOY'
@@ -181,8 +182,9 @@ expect_grep "^playbook: $TMPD/touch.yml" "$TMPD/out" "--syntax-check names the p
 [ -e "$TMPD/touched" ] && not_ok "--syntax-check ran a task" || ok "--syntax-check runs nothing"
 printf -- '- hosts: all\n  tasks:\n    - command: echo\n      whenn: x\n' >"$TMPD/typo.yml"
 expect_exit 65 "--syntax-check of a playbook with a typo" -- "$IMC" play --syntax-check "$TMPD/typo.yml"
-expect_grep "typo.yml:3:[0-9]+: error: conflicting action statements: 'command', 'whenn'" "$TMPD/err" \
-	"--syntax-check locates the error"
+expect_grep "^ERROR! conflicting action statements: command, whenn$" "$TMPD/err" \
+	"--syntax-check reports the error in Ansible's words"
+expect_grep "^The error appears to be in '.*/typo.yml': line 3, column 7," "$TMPD/err" "... and locates it as Ansible does"
 
 # The fallback: a task whose module is outside imc's subset runs under
 # Ansible (installed by scripts/install-deps), said on stderr; never with

@@ -13,12 +13,12 @@
 # refused NAME MESSAGE: $TMPD/NAME.yml fails to load with MESSAGE
 refused() {
 	expect_exit 65 "$1: refused at load" -- "$IMC" play --no-fallback -c local -i h1 "$TMPD/$1.yml"
-	expect_grep "$2" "$TMPD/err" "$1: Ansible's message"
+	expect_grep "^ERROR! .*$2" "$TMPD/err" "$1: Ansible's message, as ansible-playbook prints it"
 	expect_no_grep '^TASK' "$TMPD/out" "$1: nothing ran"
 }
 
 echo '[]' >"$TMPD/empty.yml"
-refused empty "error: A playbook must contain at least one play: /.*/empty.yml$"
+refused empty "A playbook must contain at least one play: /.*/empty.yml$"
 printf -- '- hosts: []\n  tasks:\n    - debug: msg=no\n' >"$TMPD/nohosts.yml"
 refused nohosts "Hosts list cannot be empty. Please check your playbook"
 printf -- '- hosts: all\n  tasks: 123\n' >"$TMPD/tasks.yml"
@@ -43,7 +43,7 @@ refused text "this task 'debug' has extra params, which is only allowed in the f
 printf '$ANSIBLE_VAULT;1.1;AES256\n3132\n' >"$TMPD/vault.vars"
 printf -- '- 1\n' >"$TMPD/list.vars"
 printf -- '- hosts: all\n  vars_files: [vault.vars]\n  tasks:\n    - debug: msg=no\n' >"$TMPD/vfvault.yml"
-refused vfvault "error: Attempting to decrypt but no vault secrets found$"
+refused vfvault "Attempting to decrypt but no vault secrets found$"
 printf -- '- hosts: all\n  vars_files: [list.vars]\n  tasks:\n    - debug: msg=no\n' >"$TMPD/vflist.yml"
 refused vflist "list.vars: variable files must contain either a dictionary of variables, or a list of dictionaries"
 

@@ -134,5 +134,5 @@ expect_grep '"msg": "hi"' "$TMPD/out" "... the play runs"
 expect_grep 'fatal: .*"Attempting to decrypt but no vault secrets found"' "$TMPD/out" "... the task using it fails, in Ansible's words"
 printf '$ANSIBLE_VAULT;1.1;AES256\n3132\n' >"$D/pb/group_vars/all.yml"
 expect_exit 65 "a vault-encrypted group_vars file" -- "$IMC" play --no-fallback -i "$D/ok.yml" "$D/pb/play.yml" -e "out=$D/o"
-expect_grep 'error: Attempting to decrypt but no vault secrets found$' "$TMPD/err" "... is refused in Ansible's words"
+expect_grep '^ERROR! Attempting to decrypt but no vault secrets found$' "$TMPD/err" "... is refused in Ansible's words"
 done_testing

@@ -190,9 +190,9 @@ expect_no_grep hunter2 "$TMPD/err" "... the password is not in the errors"
 expect_exit 0 "a vault-encrypted playbook" -- "$IMC" play -c local encplay.yml --vault-password-file pw
 expect_grep '"msg": "from-vars-file"' "$TMPD/out" "... runs decrypted"
 expect_exit 65 "... without a vault secret" -- "$IMC" play -c local encplay.yml
-expect_grep '^imc: error: Attempting to decrypt but no vault secrets found$' "$TMPD/err" "... Ansible's error"
+expect_grep '^ERROR! Attempting to decrypt but no vault secrets found$' "$TMPD/err" "... Ansible's error"
 expect_exit 65 "a vars file with the wrong password" -- "$IMC" play -c local play.yml --vault-password-file bad -e "out=$D/out"
-expect_grep "^imc: error: Decryption failed \(no vault secrets were found that could decrypt\) on $D/v.yml\$" \
+expect_grep "^ERROR! Decryption failed \(no vault secrets were found that could decrypt\) on $D/v.yml\$" \
 	"$TMPD/err" "... Ansible's error, naming the file"
 expect_no_grep wrong "$TMPD/err" "... the wrong password is not shown"
 
@@ -200,13 +200,13 @@ expect_no_grep wrong "$TMPD/err" "... the wrong password is not shown"
 expect_exit 66 "a missing password file" -- "$IMC" play -c local encplay.yml --vault-password-file missing
 expect_grep "^\[WARNING\]: Error getting vault password file \(default\): The vault password file $D/missing was not found\$" \
 	"$TMPD/err" "... Ansible's warning"
-expect_grep "^imc: error: The vault password file $D/missing was not found\$" "$TMPD/err" "... then its error"
+expect_grep "^ERROR! The vault password file $D/missing was not found\$" "$TMPD/err" "... then its error"
 expect_exit 0 "... not an error when another source gives a secret" -- \
 	"$IMC" play -c local encplay.yml --vault-password-file missing --vault-password-file pw
 expect_exit 66 "an empty password file" -- "$IMC" play -c local encplay.yml --vault-password-file empty
-expect_grep "^imc: error: Invalid vault password was provided from file \($D/empty\)\$" "$TMPD/err" "... Ansible's error"
+expect_grep "^ERROR! Invalid vault password was provided from file \($D/empty\)\$" "$TMPD/err" "... Ansible's error"
 expect_exit 66 "a client script that has no secret for the id" -- "$IMC" play -c local encplay.yml --vault-id nope@pw-client.sh
-expect_grep "^imc: error: Vault password client script $D/pw-client.sh did not find a secret for vault-id=nope: b'no nope\\\\n'\$" \
+expect_grep "^ERROR! Vault password client script $D/pw-client.sh did not find a secret for vault-id=nope: b'no nope\\\\n'\$" \
 	"$TMPD/err" "... Ansible's error"
 # asking needs a terminal: setsid leaves imc without one
 if command -v setsid >/dev/null; then
