@@ -15,6 +15,7 @@ libimc_la_SOURCES += \
 	src/util/url.c src/util/url.h \
 	src/util/vault.c src/util/vault.h \
 	src/util/pyrandom.c src/util/pyrandom.h \
+	src/util/pypath.c src/util/pypath.h \
 	src/util/exitcode.h src/util/sshkey.h
 
 UNIT_TESTS += tests/unit/test-util

@@ -307,6 +307,12 @@ static json_t *run_module(struct exec_ctx *x, json_t *args)
 				"%s", mod->name,
 				fallback_disabled() ? "the fallback is disabled" : "ansible-playbook is not installed");
 	}
+	/* the module's paths, as its action plugin and then AnsibleModule
+	 * read them on the node */
+	if (mod->action_home_paths && mod_expand_action_home(x, args, mod->action_home_paths, &res) < 0)
+		return res;
+	if (mod->node_paths && mod_expand_paths(x, args, mod->node_paths, &res) < 0)
+		return res;
 	if (async_s > 0) {
 		json_t *pv = json_object_get(x->task->raw, "poll");
 		struct diag d = DIAG_INIT;

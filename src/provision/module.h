@@ -68,6 +68,16 @@ struct task_module {
 	 * all its static check is: any other is unsupported, so the task goes
 	 * to Ansible or fails naming it (mod_check_params), never ignored. */
 	const char *const *params;
+	/* Its parameters of Ansible's type 'path' that the module reads on
+	 * the node (aliases too; "NAME[]" a list of paths), NULL-terminated:
+	 * a $VAR or leading ~ in them is expanded there before run, as
+	 * AnsibleModule does (mod_expand_paths). */
+	const char *const *node_paths;
+	/* Its parameters whose leading ~ Ansible's action plugin expands
+	 * first (ActionBase._remote_expand_user: copy, template, assemble,
+	 * unarchive, fetch): "~" to the passwd home of the become user, else
+	 * of the connection's user, never $HOME; "~NAME" to NAME's. */
+	const char *const *action_home_paths;
 	/* Static check of the (untemplated) args; runs before any VM is touched. */
 	int (*check)(json_t *args, struct diag *d, const struct src_loc *loc);
 	/* Runs with templated args; returns a result object (never NULL). */
@@ -96,6 +106,13 @@ void res_set_output(json_t *res, const struct conn_result *cr);
  * takes only the valid (NULL-terminated) arguments; NULL when args has
  * no other. */
 json_t *res_bad_options(json_t *args, const char *module, const char *const *valid);
+/* Expands the named 'path' parameters of args (see node_paths) in place,
+ * with Python's expandvars and expanduser and the node's environment and
+ * homes as the task's user sees them. Returns 0, or -1 (unreachable; *res
+ * set to a result). */
+int mod_expand_paths(struct exec_ctx *x, json_t *args, const char *const *names, json_t **res);
+/* The same for action_home_paths' leading ~ (see there). */
+int mod_expand_action_home(struct exec_ctx *x, json_t *args, const char *const *names, json_t **res);
 /* Runs a shell command on the node as the task's become user with its
  * environment; cr holds the command's own output (not what the node's
  * login shell printed before running it). Returns 0 (ran) or -1

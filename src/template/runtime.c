@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "template/engine.h"
+#include "util/pypath.h"
 #include "util/diag.h"
 #include "util/strbuf.h"
 #include "util/xalloc.h"
@@ -305,8 +306,15 @@ char *ev_find_file(struct ev *ev, const char *name)
 {
 	if (!name[0])
 		return NULL;
-	if (name[0] == '/')
-		return readable_file(name) ? xstrdup(name) : NULL;
+	/* an absolute or ~ name is expanded on the controller first, as
+	 * Ansible's loader does (unfrackpath: $VARs, then ~) */
+	if (name[0] == '/' || name[0] == '~') {
+		char *p = pypath_expand_local(name);
+		if (readable_file(p))
+			return p;
+		free(p);
+		return NULL;
+	}
 	const char *const *sp = ev->env->search_path;
 	if (sp && sp[0]) {
 		for (size_t i = 0; sp[i]; i++) {

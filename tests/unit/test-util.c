@@ -17,6 +17,7 @@
 #include "util/hash.h"
 #include "util/log.h"
 #include "util/path.h"
+#include "util/pypath.h"
 #include "util/strbuf.h"
 #include "util/xalloc.h"
 
@@ -240,6 +241,52 @@ static void test_path_normpath_is_pythons(void **state)
 	}
 }
 
+/* Python's posixpath.expandvars and expanduser, the expected values
+ * printed by Python 3.11 with the same environment and homes */
+static const char *fake_env(void *ud, const char *name)
+{
+	(void)ud;
+	static const char *const kv[] = { "HOME", "/h", "A", "x", "EMPTY", "", "B", "~u", "A1", "y", NULL };
+	for (size_t i = 0; kv[i]; i += 2)
+		if (!strcmp(kv[i], name))
+			return kv[i + 1];
+	return NULL;
+}
+
+static const char *fake_home(void *ud, const char *user)
+{
+	(void)ud;
+	if (!user)
+		return "/h";
+	return !strcmp(user, "root") ? "/root/" : !strcmp(user, "slash") ? "/" : NULL;
+}
+
+static void test_pypath_is_pythons(void **state)
+{
+	(void)state;
+	static const char *const vars[][2] = {
+		{ "$A/b", "x/b" }, { "${A}c", "xc" }, { "$A1", "y" }, { "$A-1", "x-1" }, { "$$A", "$x" },
+		{ "$", "$" }, { "${", "${" }, { "${A", "${A" }, { "$NOPE/$A", "$NOPE/x" },
+		{ "${NOPE}", "${NOPE}" }, { "$EMPTY/z", "/z" }, { "a$", "a$" }, { "${}", "${}" },
+		{ "$B/k", "~u/k" }, { "x${A}${A}", "xxx" },
+	};
+	for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++) {
+		char *r = pypath_expandvars(vars[i][0], fake_env, NULL);
+		assert_string_equal(r, vars[i][1]);
+		free(r);
+	}
+	static const char *const users[][2] = {
+		{ "~", "/h" }, { "~/a", "/h/a" }, { "~//a", "/h//a" }, { "~root", "/root" },
+		{ "~root/x", "/root/x" }, { "~nosuchuserx/y", "~nosuchuserx/y" }, { "a~", "a~" },
+		{ "~/", "/h/" }, { "~slash", "/" }, { "~slash/a", "/a" },
+	};
+	for (size_t i = 0; i < sizeof(users) / sizeof(users[0]); i++) {
+		char *r = pypath_expanduser(users[i][0], fake_home, NULL);
+		assert_string_equal(r, users[i][1]);
+		free(r);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -254,6 +301,7 @@ int main(void)
 		cmocka_unit_test(test_diag_never_prints_part_of_a_secret),
 		cmocka_unit_test(test_hash_hex_digests),
 		cmocka_unit_test(test_path_normpath_is_pythons),
+		cmocka_unit_test(test_pypath_is_pythons),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

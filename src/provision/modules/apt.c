@@ -109,8 +109,11 @@ static const char *const apt_params[] = {
 	"deb", NULL
 };
 
+static const char *const apt_node_paths[] = { "deb", NULL };
+
 const struct task_module mod_apt = {
 	.name = "apt",
 	.params = apt_params,
 	.run = apt_module_run,
+	.node_paths = apt_node_paths,
 };

@@ -361,6 +361,9 @@ static int apt_key_check(json_t *args, struct diag *d, const struct src_loc *loc
 	return mod_check_params("apt_key", args, known, d, loc);
 }
 
+static const char *const apt_key_node_paths[] = { "file", "keyring", NULL };
+
 const struct task_module mod_apt_key = {
 	.name = "apt_key", .check = apt_key_check, .run = apt_key_run, .check_mode_native = true,
+	.node_paths = apt_key_node_paths,
 };

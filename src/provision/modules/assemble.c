@@ -190,10 +190,20 @@ static json_t *assemble_run(struct exec_ctx *x, json_t *args)
 				 "check mode is not supported for this task.");
 	if (!src || !dest)
 		return res_fail("src and dest are required");
-	static const char *const paths[] = { "src", "dest", NULL };
+	bool remote = args_bool(json_object_get(args, "remote_src"), true);
+	/* the paths as Ansible reads them: with remote_src its assemble
+	 * module alone, src and dest expanded on the node; else its action
+	 * first expands dest's ~ to the user's passwd home (and src is the
+	 * controller's, mod_find_src expands it there) */
+	static const char *const both[] = { "src", "dest", NULL }, *const dest_key[] = { "dest", NULL };
+	if ((!remote && mod_expand_action_home(x, args, dest_key, &res) < 0) ||
+	    mod_expand_paths(x, args, remote ? both : dest_key, &res) < 0)
+		return res;
+	src = args_str(args, "src");
+	dest = args_str(args, "dest");
+	const char *const paths[] = { "dest", remote ? "src" : NULL, NULL };
 	if ((res = mod_unexpanded("assemble", args, paths)))
 		return res;
-	bool remote = args_bool(json_object_get(args, "remote_src"), true);
 	if (!remote) {
 		struct stat sb;
 		local = mod_find_src(x, "files", src);

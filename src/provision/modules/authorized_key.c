@@ -669,9 +669,12 @@ static const char *const authorized_key_params[] = {
 	"user", "validate_certs", NULL
 };
 
+static const char *const authorized_key_node_paths[] = { "path", NULL };
+
 const struct task_module mod_authorized_key = {
 	.name = "authorized_key",
 	.params = authorized_key_params,
 	.run = authkey_run,
 	.check_mode_native = true,
+	.node_paths = authorized_key_node_paths,
 };

@@ -235,9 +235,12 @@ static const char *const blockinfile_params[] = {
 	"owner", "group", "unsafe_writes", NULL
 };
 
+static const char *const blockinfile_node_paths[] = { "path", "dest", "destfile", "name", NULL };
+
 const struct task_module mod_blockinfile = {
 	.name = "blockinfile",
 	.params = blockinfile_params,
 	.run = bif_run,
 	.check_mode_native = true,
+	.node_paths = blockinfile_node_paths,
 };

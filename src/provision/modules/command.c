@@ -433,7 +433,10 @@ int command_module_check(json_t *args, struct diag *d, const struct src_loc *loc
 	return 0;
 }
 
+static const char *const command_node_paths[] = { "chdir", "creates", "removes", NULL };
+
 const struct task_module mod_command = {
 	.name = "command", .free_form = true, .check = command_module_check, .run = command_run,
 	.check_mode_native = true,
+	.node_paths = command_node_paths,
 };

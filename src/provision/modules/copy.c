@@ -870,6 +870,16 @@ static json_t *copy_run(struct exec_ctx *x, json_t *args)
 	size_t dl0 = strlen(dest0);
 	if (content && dl0 && dest0[dl0 - 1] == '/')
 		return res_fail("can not use content with a dir as dest");
+	/* the paths as Ansible reads them: with remote_src its copy module
+	 * alone, src and dest expanded on the node; else its copy action
+	 * first expands dest's ~ to the user's passwd home */
+	static const char *const both[] = { "src", "dest", NULL }, *const dest_key[] = { "dest", NULL };
+	bool remote_src = args_bool(json_object_get(args, "remote_src"), false) && src;
+	if ((!remote_src && mod_expand_action_home(x, args, dest_key, &res) < 0) ||
+	    mod_expand_paths(x, args, remote_src ? both : dest_key, &res) < 0)
+		return res;
+	src = args_str(args, "src");
+	dest0 = args_str(args, "dest");
 	if (args_bool(json_object_get(args, "remote_src"), false) && src && x->check_mode)
 		return copy_remote_check(x, args, src, dest0);
 	if (args_bool(json_object_get(args, "remote_src"), false) && src) {

@@ -445,10 +445,13 @@ static int cron_check(json_t *args, struct diag *d, const struct src_loc *loc)
 	return 0;
 }
 
+static const char *const cron_node_paths[] = { "cron_file", NULL };
+
 const struct task_module mod_cron = {
 	.name = "cron",
 	/* check mode as Ansible's module: everything computed, nothing written */
 	.check_mode_native = true,
 	.check = cron_check,
 	.run = cron_run,
+	.node_paths = cron_node_paths,
 };

@@ -114,4 +114,10 @@ static json_t *fetch_run(struct exec_ctx *x, json_t *args)
 	return res;
 }
 
-const struct task_module mod_fetch = { .name = "fetch", .check_mode_native = true, .run = fetch_run };
+static const char *const fetch_home_paths[] = { "src", NULL };
+static const char *const fetch_node_paths[] = { "src", NULL };
+
+const struct task_module mod_fetch = {
+	.name = "fetch", .check_mode_native = true, .run = fetch_run,
+	.node_paths = fetch_node_paths, .action_home_paths = fetch_home_paths,
+};

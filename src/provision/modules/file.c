@@ -1195,6 +1195,9 @@ static int file_check(json_t *args, struct diag *d, const struct src_loc *loc)
 	return 0;
 }
 
+static const char *const file_node_paths[] = { "path", "dest", "name", "src", NULL };
+
 const struct task_module mod_file = {
 	.name = "file", .check = file_check, .run = file_run, .check_mode_native = true,
+	.node_paths = file_node_paths,
 };

@@ -579,5 +579,7 @@ static int find_check(json_t *args, struct diag *d, const struct src_loc *loc)
 	return 0;
 }
 
+static const char *const find_node_paths[] = { "paths[]", "name[]", "path[]", NULL };
+
 const struct task_module mod_find = { .name = "find", .check = find_check, .run = find_run,
-					 .same_in_check_mode = true };
+					 .same_in_check_mode = true, .node_paths = find_node_paths };

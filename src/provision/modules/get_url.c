@@ -432,9 +432,12 @@ static const char *const get_url_params[] = {
 	"tmp_dest", "unsafe_writes", "url", "url_password", "url_username", "username", "validate_certs", NULL
 };
 
+static const char *const get_url_node_paths[] = { "dest", "tmp_dest", "client_cert", "client_key", NULL };
+
 const struct task_module mod_get_url = {
 	.name = "get_url",
 	.params = get_url_params,
 	.check_mode_native = true,
 	.run = get_url_run,
+	.node_paths = get_url_node_paths,
 };

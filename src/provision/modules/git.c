@@ -949,6 +949,9 @@ static const char *const git_params[] = {
 	"remote", "repo", "single_branch", "track_submodules", "update", "version", NULL
 };
 
+static const char *const git_node_paths[] = { "dest", "key_file", "executable", "archive", "separate_git_dir", NULL };
+
 const struct task_module mod_git = {
 	.name = "git", .params = git_params, .check_mode_native = true, .run = git_run,
+	.node_paths = git_node_paths,
 };

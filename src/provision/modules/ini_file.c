@@ -417,9 +417,12 @@ static const char *const ini_file_params[] = {
 	"unsafe_writes", NULL
 };
 
+static const char *const ini_file_node_paths[] = { "path", "dest", NULL };
+
 const struct task_module mod_ini_file = {
 	.name = "ini_file",
 	.check_mode_native = true,
 	.params = ini_file_params,
 	.run = ini_run,
+	.node_paths = ini_file_node_paths,
 };

@@ -428,6 +428,9 @@ static int lif_check(json_t *args, struct diag *d, const struct src_loc *loc)
 	return 0;
 }
 
+static const char *const lineinfile_node_paths[] = { "path", "dest", "destfile", "name", NULL };
+
 const struct task_module mod_lineinfile = {
 	.name = "lineinfile", .check = lif_check, .run = lif_run, .check_mode_native = true,
+	.node_paths = lineinfile_node_paths,
 };

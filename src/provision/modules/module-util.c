@@ -18,6 +18,7 @@
 #include "provision/module.h"
 #include "util/hash.h"
 #include "util/vault.h"
+#include "util/pypath.h"
 #include "util/xalloc.h"
 #include "util/banned.h"
 
@@ -1227,8 +1228,10 @@ int mod_read_src(const char *path, struct strbuf *data, json_t **res)
 
 char *mod_find_src(struct exec_ctx *x, const char *sub, const char *src)
 {
-	if (src[0] == '/')
-		return xstrdup(src);
+	/* an absolute or ~ name is the controller's own path, its $VARs and
+	 * ~ expanded there (Ansible's unfrackpath) */
+	if (src[0] == '/' || src[0] == '~')
+		return pypath_expand_local(src);
 	struct task_role *role = NULL;
 	for (struct ptask *p = x->task; p && !role; p = p->parent)
 		role = p->role;
@@ -1512,8 +1515,8 @@ json_t *mod_unexpanded(const char *module, json_t *args, const char *const *keys
 	for (const char *const *k = keys; *k; k++) {
 		const char *v = args_str(args, *k);
 		if (v && (v[0] == '~' || strchr(v, '$')))
-			return res_refused("%s: unsupported: %s '%s' holds ~ or $VAR, which Ansible expands "
-					"on the node and imc does not", module, *k, v);
+			return res_refused("%s: unsupported: %s '%s' still holds a ~ or $ once expanded on the "
+					"node, which this module of imc does not take as written", module, *k, v);
 	}
 	return NULL;
 }

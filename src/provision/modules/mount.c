@@ -315,7 +315,10 @@ static int mount_check(json_t *args, struct diag *d, const struct src_loc *loc)
 	return 0;
 }
 
+static const char *const mount_node_paths[] = { "path", "name", "src", NULL };
+
 const struct task_module mod_mount = {
 	.name = "mount", .check = mount_check, .run = mount_run,
 	.check_mode_native = true,
+	.node_paths = mount_node_paths,
 };

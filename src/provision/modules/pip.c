@@ -129,4 +129,8 @@ static const char *const pip_params[] = {
 	"virtualenv", "virtualenv_command", NULL
 };
 
-const struct task_module mod_pip = { .name = "pip", .params = pip_params, .run = pip_run };
+static const char *const pip_node_paths[] = { "virtualenv", "virtualenv_command", "chdir", "executable", NULL };
+
+const struct task_module mod_pip = {
+	.name = "pip", .params = pip_params, .run = pip_run, .node_paths = pip_node_paths,
+};

@@ -234,6 +234,9 @@ out:
 	return res;
 }
 
+static const char *const replace_node_paths[] = { "path", "dest", "destfile", "name", NULL };
+
 const struct task_module mod_replace = {
 	.name = "replace", .params = replace_known, .run = replace_run, .check_mode_native = true,
+	.node_paths = replace_node_paths,
 };

@@ -581,6 +581,9 @@ static json_t *setup_run(struct exec_ctx *x, json_t *args)
 
 static const char *const setup_params_known[] = { "gather_subset", "filter", "gather_timeout", NULL };
 
+static const char *const setup_node_paths[] = { "fact_path", NULL };
+
 const struct task_module mod_setup = {
 	.name = "setup", .run = setup_run, .same_in_check_mode = true, .params = setup_params_known,
+	.node_paths = setup_node_paths,
 };

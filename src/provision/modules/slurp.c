@@ -46,9 +46,12 @@ static json_t *slurp_run(struct exec_ctx *x, json_t *args)
 /* what run implements (module.h) */
 static const char *const slurp_params[] = { "path", "src", NULL };
 
+static const char *const slurp_node_paths[] = { "src", "path", NULL };
+
 const struct task_module mod_slurp = {
 	.name = "slurp",
 	.params = slurp_params,
 	.run = slurp_run,
 	.same_in_check_mode = true,
+	.node_paths = slurp_node_paths,
 };

@@ -312,6 +312,9 @@ static json_t *stat_run(struct exec_ctx *x, json_t *args)
 	return res;
 }
 
+static const char *const stat_node_paths[] = { "path", "dest", "name", NULL };
+
 const struct task_module mod_stat_module = {
 	.name = "stat", .params = stat_known, .run = stat_run, .same_in_check_mode = true,
+	.node_paths = stat_node_paths,
 };

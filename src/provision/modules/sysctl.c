@@ -332,6 +332,9 @@ static int sysctl_check(json_t *args, struct diag *d, const struct src_loc *loc)
 	return mod_check_params("sysctl", args, known, d, loc);
 }
 
+static const char *const sysctl_node_paths[] = { "sysctl_file", NULL };
+
 const struct task_module mod_sysctl = {
 	.name = "sysctl", .check = sysctl_check, .run = sysctl_run, .check_mode_native = true,
+	.node_paths = sysctl_node_paths,
 };

@@ -71,9 +71,12 @@ static json_t *tempfile_run(struct exec_ctx *x, json_t *args)
 /* what run implements (module.h) */
 static const char *const tempfile_params[] = { "path", "prefix", "state", "suffix", NULL };
 
+static const char *const tempfile_node_paths[] = { "path", NULL };
+
 const struct task_module mod_tempfile = {
 	.name = "tempfile",
 	.params = tempfile_params,
 	.check_mode_native = true,
 	.run = tempfile_run,
+	.node_paths = tempfile_node_paths,
 };

@@ -173,7 +173,11 @@ static int template_check(json_t *args, struct diag *d, const struct src_loc *lo
 	return 0;
 }
 
+static const char *const template_home_paths[] = { "dest", NULL };
+static const char *const template_node_paths[] = { "dest", NULL };
+
 const struct task_module mod_template = {
 	.name = "template", .check = template_check, .run = template_run,
 	.check_mode_native = true,
+	.node_paths = template_node_paths, .action_home_paths = template_home_paths,
 };

@@ -443,7 +443,13 @@ static json_t *unarchive_run(struct exec_ctx *x, json_t *args)
 	bool list_files;
 	if ((res = mod_bool_arg(args, "list_files", false, &list_files)))
 		return res;
-	const char *const paths[] = { "src", "dest", "creates", NULL };
+	/* src on the node is one of the module's paths (node_paths); on the
+	 * controller, mod_find_src expands it there */
+	static const char *const src_key[] = { "src", NULL };
+	if (remote && mod_expand_paths(x, args, src_key, &res) < 0)
+		return res;
+	src = args_str(args, "src");
+	const char *const paths[] = { "dest", "creates", remote ? "src" : NULL, NULL };
 	if ((res = mod_unexpanded("unarchive", args, paths)))
 		return res;
 	const char *creates = args_str(args, "creates");
@@ -807,9 +813,13 @@ static const char *const unarchive_params[] = {
 	"list_files", "mode", "owner", "remote_src", "src", "unsafe_writes", NULL
 };
 
+static const char *const unarchive_home_paths[] = { "dest", "creates", NULL };
+static const char *const unarchive_node_paths[] = { "dest", "creates", NULL };
+
 const struct task_module mod_unarchive = {
 	.name = "unarchive",
 	.params = unarchive_params,
 	.check_mode_native = true,
 	.run = unarchive_run,
+	.node_paths = unarchive_node_paths, .action_home_paths = unarchive_home_paths,
 };

@@ -1023,6 +1023,9 @@ static int uri_check(json_t *args, struct diag *d, const struct src_loc *loc)
 	return 0;
 }
 
+static const char *const uri_node_paths[] = { "dest", "creates", "removes", "unix_socket", "ca_path", "client_cert", "client_key", NULL };
+
 const struct task_module mod_uri = {
 	.name = "uri", .check = uri_check, .run = uri_run, .check_mode_native = true,
+	.node_paths = uri_node_paths,
 };

@@ -920,6 +920,9 @@ static const char *const user_params[] = {
 	"update_password", "user", NULL
 };
 
+static const char *const user_node_paths[] = { "home", "ssh_key_file", NULL };
+
 const struct task_module mod_user = {
 	.name = "user", .params = user_params, .check_mode_native = true, .run = user_run,
+	.node_paths = user_node_paths,
 };

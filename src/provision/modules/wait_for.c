@@ -230,8 +230,11 @@ static const char *const wait_for_params[] = {
 	NULL
 };
 
+static const char *const wait_for_node_paths[] = { "path", NULL };
+
 const struct task_module mod_wait_for = {
 	.name = "wait_for",
 	.params = wait_for_params,
 	.run = wait_for_run,
+	.node_paths = wait_for_node_paths,
 };
