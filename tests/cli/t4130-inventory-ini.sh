@@ -110,15 +110,16 @@ expect_exit 0 "a host no play targets needs no connection" -- \
 bad() {
 	printf "$1" >"$D/bad.ini"
 	expect_exit 65 "$3" -- "$IMC" play --no-fallback -i "$D/bad.ini" -c local "$D/play.yml"
-	expect_grep "$2" "$TMPD/err" "... $3: the error says so"
+	expect_grep "^ERROR! .*$2" "$TMPD/err" "... $3: the error says so"
+	[ -z "${4:-}" ] || expect_grep "bad.ini': line $4, column" "$TMPD/err" "... $3: and where"
 }
-bad '[a:children]\nnope\n' 'bad.ini:2:.*includes undefined group: nope' "an undefined child group"
-bad 'x\n[b:vars]\nx=1\n' 'bad.ini:2:.*\[b:vars\] not valid for undefined group' "vars of an undefined group"
-bad 'h[1:a]\n' 'bad.ini:1:.*invalid host range' "a bad range"
-bad 'h x=(1,2)\n' "bad.ini:1:.*is a tuple" "a Python tuple (JSON has none)"
-bad 'h\nh2 x\n' 'bad.ini:2:.*expected key=value host variable assignment, got: x' "a word that is no variable"
-bad '[a b]\n' "bad.ini:1:.*invalid section entry" "a section with a space"
-bad '[a:hostz]\n' "bad.ini:1:.*unknown type: hostz" "a section of an unknown kind"
-bad 'h x="open\n' "bad.ini:1:.*No closing quotation" "an unclosed quote"
+bad '[a:children]\nnope\n' 'includes undefined group: nope' "an undefined child group" 2
+bad 'x\n[b:vars]\nx=1\n' '\[b:vars\] not valid for undefined group' "vars of an undefined group" 2
+bad 'h[1:a]\n' 'invalid host range' "a bad range" 1
+bad 'h x=(1,2)\n' "is a tuple" "a Python tuple (JSON has none)" 1
+bad 'h\nh2 x\n' 'expected key=value host variable assignment, got: x' "a word that is no variable" 2
+bad '[a b]\n' "invalid section entry" "a section with a space" 1
+bad '[a:hostz]\n' "unknown type: hostz" "a section of an unknown kind" 1
+bad 'h x="open\n' "No closing quotation" "an unclosed quote" 1
 bad '[a:children]\nb\n[b:children]\na\n' "recursive dependency loop" "a cycle of groups"
 done_testing
