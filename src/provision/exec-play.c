@@ -611,6 +611,36 @@ static void include_fail_as(struct task_run *run, struct task_host *h, struct pt
 		h->error = xasprintf("task '%s' failed: %s", t->display, msg);
 }
 
+/* An include_tasks file that is not there: Ansible's strategy fails the
+ * host with a "reason" naming the path it tried (the role's tasks/, else
+ * the including file's directory), ignore_errors or not (its block's
+ * rescue still runs). */
+static void include_not_found(struct task_run *run, struct task_host *h, struct ptask *t, const char *f)
+{
+	char *path = NULL;
+	if (f[0] == '/')
+		path = xstrdup(f);
+	for (struct ptask *p = t; p && !path; p = p->parent)
+		if (p->role)
+			path = xasprintf("%s/tasks/%s", p->role->dir, f);
+	if (!path)
+		path = xasprintf("%s/%s", t->dir ? t->dir : run->pb->dir, f);
+	char *reason = xasprintf("Could not find or access '%s' on the Ansible Controller.", path);
+	json_t *r = json_pack("{s:s}", "reason", reason);
+	char *js = out_json_compact(r);
+	out_line(run->out, h->index, "fatal: [%s]: FAILED! => %s", h->name, js);
+	free(js);
+	json_object_set_new(r, "failed", json_true());
+	out_record(run->out, h, r);
+	json_decref(r);
+	h->st.failed++;
+	h->failed = true;
+	if (!h->error)
+		h->error = xasprintf("task '%s' failed: %s", t->display, reason);
+	free(reason);
+	free(path);
+}
+
 static void include_fail(struct task_run *run, struct task_host *h, struct ptask *t, const char *msg)
 {
 	include_fail_as(run, h, t, msg, false);
@@ -689,10 +719,11 @@ static void run_include_loop(struct task_run *run, struct ptask *t, struct task_
 				f = args_str(args, "file");
 			char *path = f ? resolve_include(run, t, f) : NULL;
 			if (!path) {
-				char *m = args ? xasprintf("Could not find or access '%s'", f ? f : "(no file)")
-					       : xstrdup(diag_first_message(&d));
-				include_fail(run, h, t, m);
-				free(m);
+				if (f)
+					include_not_found(run, h, t, f);
+				else
+					include_fail(run, h, t, args ? "Could not find or access '(no file)'"
+								     : diag_first_message(&d));
 				json_decref(args);
 				free(label);
 				break;
@@ -707,7 +738,10 @@ static void run_include_loop(struct task_run *run, struct ptask *t, struct task_
 				struct inc_cache nc = { .inc = t, .key = xstrdup(path) };
 				struct diag ld = DIAG_INIT;
 				if (play_load_tasks_file(run->pb, path, t->role, t, &nc.tasks, &nc.ntasks, &ld) < 0) {
-					include_fail(run, h, t, diag_first_message(&ld));
+					if (ld.code == IMC_EXIT_DATAERR)
+						task_run_abort_diag(run, &ld);
+					else
+						include_fail(run, h, t, diag_first_message(&ld));
 					diag_release(&ld);
 					free(nc.key);
 					free(path);
@@ -1005,6 +1039,11 @@ static void run_include(struct task_run *run, struct ptask *t, struct task_host 
 		char *path = NULL;
 		if (f && !is_role)
 			path = resolve_include(run, t, f);
+		if (args && f && !is_role && !path) {
+			include_not_found(run, h, t, f);
+			json_decref(args);
+			goto next;
+		}
 		if (!args || !f || (!is_role && !path)) {
 			json_t *r = args ? res_fail("Could not find or access '%s'", f ? f : "(no file)")
 					 : res_fail("%s", diag_first_message(&d));
@@ -1074,6 +1113,14 @@ next:
 			if (rc < 0 && is_role) {
 				/* Ansible's strategy raises it: the run ends */
 				task_run_abort(run, diag_first_message(&d));
+				diag_release(&d);
+				free(nc.key);
+				break;
+			}
+			if (rc < 0 && d.code == IMC_EXIT_DATAERR) {
+				/* a parser error: the strategy re-raises it, the
+				 * run ends there, no recap */
+				task_run_abort_diag(run, &d);
 				diag_release(&d);
 				free(nc.key);
 				break;
@@ -1204,6 +1251,12 @@ static void run_meta(struct task_run *run, struct ptask *t, struct task_host **l
 				tail = xasprintf(", continuing execution for %s", h->name);
 				if (w)
 					h->ended = true;
+			} else if (w && t->is_handler) {
+				/* the strategy raises it while running handlers:
+				 * the run ends there */
+				task_run_abort(run, "flush_handlers cannot be used as a handler");
+				run->raised = true;
+				break;
 			} else {
 				msg = xasprintf(w ? "triggered running handlers for %s" : "flush_handlers",
 						h->name);
@@ -1957,7 +2010,11 @@ int task_run_playbook(struct task_run *run, struct task_playbook *pb, struct dia
 		out_recap(run->out, rh, nr);
 	if (run->aborted) {
 		free(rh);
-		diag_error(d, IMC_EXIT_FAILED, NULL, "%s", run->aborted);
+		if (run->aborted_at) {
+			diag_move(d, run->aborted_at);
+			d->code = IMC_EXIT_FAILED;
+		} else
+			diag_error(d, IMC_EXIT_FAILED, NULL, "%s", run->aborted);
 		return -1;
 	}
 	int rc = 0;

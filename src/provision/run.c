@@ -90,6 +90,20 @@ void task_run_abort(struct task_run *run, const char *msg)
 	pthread_mutex_unlock(&run->lock);
 }
 
+void task_run_abort_diag(struct task_run *run, struct diag *d)
+{
+	pthread_mutex_lock(&run->lock);
+	if (!run->aborted) {
+		run->aborted = xstrdup(diag_first_message(d));
+		run->aborted_at = xmalloc(sizeof(*run->aborted_at));
+		diag_init(run->aborted_at);
+		diag_move(run->aborted_at, d);
+	}
+	run->stopped = true;
+	run->raised = true;
+	pthread_mutex_unlock(&run->lock);
+}
+
 void task_run_free(struct task_run *run)
 {
 	if (!run)
@@ -102,6 +116,10 @@ void task_run_free(struct task_run *run)
 		task_host_free(run->added[i]);
 	free(run->added);
 	free(run->refused);
+	if (run->aborted_at) {
+		diag_release(run->aborted_at);
+		free(run->aborted_at);
+	}
 	free(run->aborted);
 	json_decref(run->groups);
 	json_decref(run->group_parents);

@@ -126,6 +126,9 @@ struct task_run {
 	 * task, handler, batch or play runs after it; the recap is printed,
 	 * and the playbook fails with it */
 	char *aborted;
+	/* the same error with where it is (a parser error in a file loaded
+	 * at run time), reported instead of aborted alone; NULL: none */
+	struct diag *aborted_at;
 	/* the aborting error escapes Ansible's strategy itself (free's
 	 * refusal of add_host): ansible-playbook prints no recap then */
 	bool raised;
@@ -212,6 +215,11 @@ void task_run_refuse(struct task_run *run, const char *task, const char *msg);
 /* Records msg as the error that ends the run (see task_run.aborted; the
  * first is kept). Thread-safe. */
 void task_run_abort(struct task_run *run, const char *msg);
+/* The same for a parser error of a file loaded at run time (Ansible's
+ * strategy re-raises an AnsibleParserError, no recap follows): d's items,
+ * with their location and source, are moved into the run and reported at
+ * its end. */
+void task_run_abort_diag(struct task_run *run, struct diag *d);
 struct task_host *task_host_new(const char *name, struct task_conn *conn, json_t *vars);
 void task_host_free(struct task_host *h);
 /* Monotonic seconds (deadlines, elapsed times). */

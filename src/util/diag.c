@@ -190,6 +190,100 @@ void diag_print(const struct diag *d, FILE *fp)
 	}
 }
 
+/* The n'th line (0-based) of src, masked, without its line break; NULL
+ * past the end. */
+static char *source_line(const struct diag_source *src, int n)
+{
+	const char *p = src->text, *end = src->text + src->len;
+	for (int l = 0; l < n; l++) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		if (!nl)
+			return NULL;
+		p = nl + 1;
+	}
+	if (p >= end)
+		return NULL;
+	const char *eol = memchr(p, '\n', (size_t)(end - p));
+	char *raw = xstrndup(p, eol ? (size_t)(eol - p) : (size_t)(end - p));
+	char *safe = redact(raw);
+	free(raw);
+	return safe;
+}
+
+static bool word_char(unsigned char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c >= 0x80;
+}
+
+/* The column of the '=' of a k=v pair in line (Python's
+ * re.search(r'\w+(\s+)?=(\s+)?[\w/-]+')), or -1. */
+static int kv_equals(const char *line)
+{
+	for (const char *p = line; *p; p++) {
+		if (!word_char((unsigned char)*p) || (p > line && word_char((unsigned char)p[-1])))
+			continue;
+		const char *q = p;
+		while (word_char((unsigned char)*q))
+			q++;
+		while (*q == ' ' || *q == '\t')
+			q++;
+		if (*q != '=')
+			continue;
+		const char *r = q + 1;
+		while (*r == ' ' || *r == '\t')
+			r++;
+		if (word_char((unsigned char)*r) || *r == '/' || *r == '-')
+			return (int)(strchr(line, '=') - line);
+	}
+	return -1;
+}
+
+/* Where an error is and its lines, as AnsibleError's extended message
+ * gives them: the line before and the line itself, a caret under the
+ * column; a k=v pair on the line before moves the report there. */
+static void print_ansible_position(FILE *fp, const struct diag *d, const struct diag_item *it)
+{
+	char *abs = realpath(it->file, NULL);
+	const char *file = abs ? abs : it->file;
+	const struct diag_source *src = find_source(d, it->file);
+	int line = it->line, col = it->col > 0 ? it->col : 1;
+	char *target = NULL, *prev = NULL;
+	if (src) {
+		/* PyYAML may report the line past the end; a blank one is
+		 * replaced by the last line before it that says something */
+		int n = line - 1;
+		while (n > 0 && !(target = source_line(src, n)))
+			n--;
+		if (!target)
+			target = source_line(src, n);
+		while (target && n > 0 && !target[strspn(target, " \t\r")]) {
+			free(target);
+			target = source_line(src, --n);
+		}
+		if (n > 0)
+			prev = source_line(src, n - 1);
+	}
+	int eq = prev ? kv_equals(prev) : -1;
+	if (eq >= 0) {
+		/* the error's line in the report is the line before, the "="
+		 * of its k=v pair marked */
+		fprintf(fp, "\nThe error appears to be in '%s': line %d, column %d, but may\n"
+			"be elsewhere in the file depending on the exact syntax problem.\n", file, line - 1, eq + 1);
+		fprintf(fp, "\nThe offending line appears to be:\n\n%s\n%*s^ here\n\n"
+			"There appears to be both 'k=v' shorthand syntax and YAML in this task. "
+			"Only one syntax may be used.\n", prev, eq, "");
+	} else {
+		fprintf(fp, "\nThe error appears to be in '%s': line %d, column %d, but may\n"
+			"be elsewhere in the file depending on the exact syntax problem.\n", file, line, col);
+		if (target)
+			fprintf(fp, "\nThe offending line appears to be:\n\n%s\n%s\n%*s^ here\n", prev ? prev : "",
+				target, col - 1, "");
+	}
+	free(prev);
+	free(target);
+	free(abs);
+}
+
 void diag_print_ansible(const struct diag *d, FILE *fp)
 {
 	for (size_t i = 0; i < d->n; i++) {
@@ -202,19 +296,8 @@ void diag_print_ansible(const struct diag *d, FILE *fp)
 		else
 			fprintf(fp, "ERROR! %s\n", msg);
 		free(msg);
-		if (!it->file || it->line <= 0)
-			continue;
-		/* Ansible names the file by its absolute path */
-		char *abs = realpath(it->file, NULL);
-		fprintf(fp, "\nThe error appears to be in '%s': line %d, column %d, but may\n"
-			"be elsewhere in the file depending on the exact syntax problem.\n",
-			abs ? abs : it->file, it->line, it->col > 0 ? it->col : 1);
-		free(abs);
-		const struct diag_source *src = find_source(d, it->file);
-		if (src) {
-			fputs("\nThe offending line appears to be:\n\n", fp);
-			print_excerpt(fp, src, it->line, it->col);
-		}
+		if (it->file && it->line > 0)
+			print_ansible_position(fp, d, it);
 	}
 }
 
