@@ -46,6 +46,8 @@ CASES = [
  ("spaces and tabs", "[a]\n  x\t=\t1\n", dict(section="a", option="x", value="1")),
  ("value with spaces", "[a]\n", dict(section="a", option="x", value="a b = c")),
  ("numeric value", "[a]\n", dict(section="a", option="n", value=5)),
+ ("absent: no section, an empty file", "", dict(section=None, state="absent")),
+ ("absent: no section, then a section", "a=1\n[s]\nb=2\n", dict(section=None, state="absent")),
  ("OnCalendar recipe", "[Unit]\nDescription=x\n\n[Timer]\nOnCalendar=*:00/10\n\n[Install]\nWantedBy=t\n", dict(section="Timer", option="OnCalendar", value="*:00/1")),
 ]
 

@@ -1,10 +1,10 @@
 #!/bin/sh
 # t4009: the ini_file module (community.general's, which IM's recipes use)
-# against Ansible's own: 28 cases of starting file and arguments (set,
+# against Ansible's own: 30 cases of starting file and arguments (set,
 # add, commented-out and duplicate options, values lists, absent options and
-# sections, the lines before any section, new files and directories, no
-# final newline, error messages) must give the same file, changed, failed
-# and msg. Live against ansible-playbook, or in the sanitizer pass against
+# sections, the lines before any section (absent too), new files and
+# directories, no final newline, error messages) must give the same file,
+# changed, failed and msg. Live against ansible-playbook, or in the sanitizer pass against
 # the results recorded from it (t4009-ini-file.golden.json).
 . "$top_srcdir/tests/cli/lib.sh"
 PY=/usr/bin/python3

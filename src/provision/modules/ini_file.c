@@ -268,8 +268,13 @@ static bool edit_ini(struct lines *file, struct ini_args *a, const char **msg, b
 	for (size_t i = 0; i < sec.n; i++)
 		lines_insert(file, start + i, sec.v[i]);
 	free(sec.v);
-	lines_delete(file, file->n - 1);
-	lines_delete(file, 0);
+	/* the sentinels go as the module drops them (del lines[0], then
+	 * del lines[-1:]), whatever the edit left: removing the lines of no
+	 * section removed the first one too */
+	if (file->n)
+		lines_delete(file, 0);
+	if (file->n)
+		lines_delete(file, file->n - 1);
 	if (!within && !a->absent) {
 		lines_insert(file, file->n, xasprintf("%s\n", header));
 		*msg = "section and option added";
