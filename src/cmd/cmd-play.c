@@ -1054,7 +1054,7 @@ static int run_play(struct cmd_args *a)
 		setenv("IMC_NO_FALLBACK", "1", 1);
 	if (syntax_check) {
 		/* as ansible-playbook --syntax-check: load, report, run nothing */
-		pb = play_load_file(playbook, NULL, &d);
+		pb = play_load_file(playbook, NULL, extra, &d);
 		if (!pb) {
 			rc = play_report(&d);
 			goto out;
@@ -1108,7 +1108,7 @@ static int run_play(struct cmd_args *a)
 	/* the settings ansible-playbook would run it under (read first), then
 	 * the playbook: either may be what only Ansible can run */
 	if (settings_rc == 0)
-		pb = play_load_file(playbook, NULL, &d);
+		pb = play_load_file(playbook, NULL, extra, &d);
 	else
 		diag_move(&d, &settings_d);
 	if (!pb) {

@@ -511,6 +511,24 @@ static int fallback_keywords(const struct ptask *t, const struct src_loc *loc, s
 	return 0;
 }
 
+/* A name loaded statically, templated as Ansible templates it then (the
+ * loading play's variables under the extra vars); NULL when it is no
+ * template or cannot be templated yet (then taken as written). */
+static char *static_name(struct task_playbook *pb, const char *name)
+{
+	if (!tmpl_has_template(name))
+		return NULL;
+	json_t *vars = pb->loading_play_vars ? json_deep_copy(pb->loading_play_vars) : json_object();
+	if (pb->extra_vars)
+		json_object_update(vars, pb->extra_vars);
+	struct tmpl_env env = { .vars = vars };
+	struct diag td = DIAG_INIT;
+	char *r = tmpl_render_text(&env, name, &td);
+	diag_release(&td);
+	json_decref(vars);
+	return r;
+}
+
 static struct ptask *parse_task(struct task_playbook *pb, json_t *raw, const struct yaml_doc *ydoc,
 				const char *file, const char *dir, struct task_role *role,
 				struct ptask *parent, bool handler, struct diag *d);
@@ -886,8 +904,13 @@ static struct ptask *parse_task(struct task_playbook *pb, json_t *raw, const str
 			diag_error(d, IMC_EXIT_DATAERR, &loc, "import_role needs a name");
 			return NULL;
 		}
+		/* Ansible templates the name as it loads the import, with the
+		 * play's variables and the extra vars (no host's) */
+		char *templated = static_name(pb, rn);
 		struct ptask *w = NULL;
-		if (!play_load_role(pb, rn, NULL, dir, args, &w, t, d))
+		struct task_role *r = play_load_role(pb, templated ? templated : rn, NULL, dir, args, &w, t, d);
+		free(templated);
+		if (!r)
 			return NULL;
 		t->is_block = true;
 		t->module = NULL;
@@ -1643,6 +1666,7 @@ static int parse_play(struct task_playbook *pb, json_t *raw, const struct yaml_d
 		}
 	}
 	json_decref(vf);
+	pb->loading_play_vars = p->vars;
 	rc |= play_parse_tasks(pb, json_object_get(raw, "pre_tasks"), ydoc, file, pb->dir, NULL, NULL,
 			       false, &p->pre_tasks, &p->npre, d);
 	rc |= play_parse_tasks(pb, json_object_get(raw, "tasks"), ydoc, file, pb->dir, NULL, NULL,
@@ -1652,6 +1676,7 @@ static int parse_play(struct task_playbook *pb, json_t *raw, const struct yaml_d
 	rc |= play_parse_tasks(pb, json_object_get(raw, "handlers"), ydoc, file, pb->dir, NULL, NULL,
 			       true, &p->handlers, &p->nhandlers, d);
 	rc |= parse_roles(pb, p, json_object_get(raw, "roles"), ydoc, file, d);
+	pb->loading_play_vars = NULL;
 	pb->plays = xreallocarray(pb->plays, pb->nplays + 1, sizeof(*pb->plays));
 	pb->plays[pb->nplays++] = p;
 	return rc;
@@ -1697,7 +1722,8 @@ static struct task_playbook *load_doc(struct task_playbook *pb, json_t *doc,
 	return pb;
 }
 
-struct task_playbook *play_load_file(const char *path, const char *roles_path, struct diag *d)
+struct task_playbook *play_load_file(const char *path, const char *roles_path, json_t *extra_vars,
+				     struct diag *d)
 {
 	json_t *doc;
 	struct yaml_doc *ydoc = NULL;
@@ -1708,7 +1734,10 @@ struct task_playbook *play_load_file(const char *path, const char *roles_path, s
 	struct task_playbook *pb = pb_new(path, dir, roles_path);
 	free(dir);
 	free(rp);
+	pb->extra_vars = extra_vars;
 	pb = load_doc(pb, doc, ydoc, d);
+	if (pb)
+		pb->extra_vars = NULL;
 	json_decref(doc);
 	yaml_doc_free(ydoc);
 	return pb;

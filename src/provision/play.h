@@ -83,6 +83,11 @@ struct task_playbook {
 	size_t npool, apool;
 	json_t *refs;              /* the JSON the ptasks, roles and plays borrow */
 	const char *roles_path;    /* extra ':'-separated role directories */
+	/* what a name loaded statically (import_role's) is templated with:
+	 * the extra vars (-e, borrowed; NULL: none) over the vars of the
+	 * play whose tasks are loading (borrowed; NULL between plays) */
+	json_t *extra_vars;
+	json_t *loading_play_vars;
 	/* the tasks Ansible will run (exec-fallback.c), as loaded:
 	 * [{"file", "line", "task", "module", "why"}] (under lock) */
 	json_t *fallbacks;
@@ -90,7 +95,8 @@ struct task_playbook {
 };
 
 /* Loads a playbook file. Paths of recipes given as text use play_load_text. */
-struct task_playbook *play_load_file(const char *path, const char *roles_path, struct diag *d);
+struct task_playbook *play_load_file(const char *path, const char *roles_path, json_t *extra_vars,
+				     struct diag *d);
 /* text: a RADL configure recipe (plays without hosts), wrapped with IM's header. */
 struct task_playbook *play_load_text(const char *text, const char *file, int line_offset,
 				     const char *dir, const char *roles_path, bool im_header,

@@ -5,7 +5,8 @@
 # play that has tags of its own), its when before each block of
 # pre_tasks, roles, tasks and post_tasks and on the fact gathering, an
 # import inside an imported playbook giving its own first; an attribute
-# it does not have is refused. Compared live with ansible-playbook, under
+# it does not have is refused; an import_role named by a variable of the
+# import or the extra vars. Compared live with ansible-playbook, under
 # several --tags.
 . "$top_srcdir/tests/cli/lib.sh"
 require_ansible_playbook
@@ -64,6 +65,19 @@ for t in all t1 x y ' y' own; do
 	expect_exit 0 "imported plays under --tags '$t'" -- "$IMC" play -c local --tags "$t" main.yml
 	norm "$TMPD/out" >"$TMPD/imc"
 	expect_same_as_ansible "... as ansible-playbook's" test "$(grep -c . "$TMPD/ans")" -ge 4
+done
+# import_role's name is templated as the play loads, with its variables
+# (an import's vars among them) and the extra vars
+mkdir -p "$D/roles/r2/tasks"
+echo '- debug: msg="role r2 {{ v }}"' >"$D/roles/r2/tasks/main.yml"
+printf -- '- hosts: localhost\n  gather_facts: false\n  tasks:\n    - import_role: { name: "{{ rname }}" }\n' >"$D/named.yml"
+printf -- '- import_playbook: named.yml\n  vars: { rname: r1, v: 1 }\n- import_playbook: named.yml\n  vars: { rname: r1, v: 2 }\n' >"$D/byname.yml"
+for e in "" "-e rname=r2"; do
+	ANSIBLE_NOCOLOR=1 ansible-playbook -i localhost, -c local $e byname.yml >"$TMPD/ans.out" 2>&1
+	norm "$TMPD/ans.out" >"$TMPD/ans"
+	expect_exit 0 "import_role named by a variable ${e:+($e)}" -- "$IMC" play -c local $e byname.yml
+	norm "$TMPD/out" >"$TMPD/imc"
+	expect_same_as_ansible "... the role ansible-playbook imports" grep -q '"msg": "role r' "$TMPD/ans"
 done
 printf -- '- import_playbook: inner.yml\n  become: true\n  bogus: 1\n' >"$D/bad.yml"
 expect_exit 65 "an attribute an import does not have" -- "$IMC" play -c local bad.yml
