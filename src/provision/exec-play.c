@@ -611,6 +611,23 @@ static void include_fail_as(struct task_run *run, struct task_host *h, struct pt
 		h->error = xasprintf("task '%s' failed: %s", t->display, msg);
 }
 
+/* The variables a legacy include gives the tasks it brings: its templated
+ * arguments but the file (TaskInclude.get_vars); NULL for include_tasks
+ * and for an include with none. */
+static json_t *legacy_include_vars(const struct ptask *t, json_t *args)
+{
+	if (!t->action || strcmp(play_short_module(t->action), "include") || !json_is_object(args))
+		return NULL;
+	json_t *vars = json_deep_copy(args);
+	json_object_del(vars, "_raw_params");
+	json_object_del(vars, "file");
+	if (!json_object_size(vars)) {
+		json_decref(vars);
+		return NULL;
+	}
+	return vars;
+}
+
 /* An include_tasks file that is not there: Ansible's strategy fails the
  * host with a "reason" naming the path it tried (the role's tasks/, else
  * the including file's directory), ignore_errors or not (its block's
@@ -757,6 +774,10 @@ static void run_include_loop(struct task_run *run, struct ptask *t, struct task_
 				pthread_mutex_unlock(&ps->lock);
 			}
 			json_t *params = inc_params ? json_deep_copy(inc_params) : json_object();
+			json_t *own = legacy_include_vars(t, args);
+			if (own)
+				json_object_update(params, own);
+			json_decref(own);
 			exec_loop_item_vars(&x, lc, items, k, params);
 			/* the included tasks see the loop and index variables
 			 * and ansible_loop, not ansible_loop_var nor
@@ -1076,19 +1097,26 @@ static void run_include(struct task_run *run, struct ptask *t, struct task_host 
 			out_record(run->out, h, r);
 			json_decref(r);
 		}
+		/* hosts share an include when they include the same file with
+		 * the same parameters (Ansible's IncludedFile equality) */
+		json_t *params = is_role ? json_incref(args) : legacy_include_vars(t, args);
 		size_t gi;
 		for (gi = 0; gi < ng; gi++)
-			if (!strcmp(groups[gi].key, key))
+			if (!strcmp(groups[gi].key, key) &&
+			    (is_role || (!params && !groups[gi].params) ||
+			     (params && groups[gi].params && json_equal(params, groups[gi].params))))
 				break;
 		if (gi == ng) {
 			groups = xreallocarray(groups, ng + 1, sizeof(*groups));
 			memset(&groups[ng], 0, sizeof(groups[ng]));
 			groups[ng].key = key;
 			groups[ng].hosts = xcalloc(nh, sizeof(struct task_host *));
-			groups[ng].params = json_incref(args);
+			groups[ng].params = params;
 			ng++;
-		} else
+		} else {
 			free(key);
+			json_decref(params);
+		}
 		groups[gi].hosts[groups[gi].n++] = h;
 		json_decref(args);
 		free(path);
@@ -1149,9 +1177,18 @@ next:
 		}
 		if (c->wrapper)
 			run_list(run, &c->wrapper, 1, groups[g].hosts, groups[g].n, rescuable, inc_params);
-		else
+		else {
+			/* a legacy include's parameters are its tasks' variables */
+			json_t *vars = inc_params ? json_deep_copy(inc_params) : NULL;
+			if (groups[g].params) {
+				if (!vars)
+					vars = json_object();
+				json_object_update(vars, groups[g].params);
+			}
 			run_list(run, c->tasks, c->ntasks, groups[g].hosts, groups[g].n, rescuable,
-				 inc_params);
+				 vars ? vars : inc_params);
+			json_decref(vars);
+		}
 	}
 	for (size_t g = 0; g < ng; g++) {
 		free(groups[g].key);

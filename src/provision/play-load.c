@@ -341,13 +341,14 @@ static bool free_text_refused(json_t *args, const char *written)
 	return true;
 }
 
+/* Whether a k=v in the module's free-form text stays part of the text
+ * (Ansible's FREEFORM_ACTIONS: command, shell, script, raw) rather than
+ * being an argument of its own, as it is for include, include_tasks,
+ * import_tasks and meta (file.yml a=1: the file and a=1). */
 static bool is_free_form(const char *m)
 {
 	const struct task_module *mod = task_module_find(m);
-	if (mod)
-		return mod->free_form;
-	return !strcmp(m, "include_tasks") || !strcmp(m, "import_tasks") ||
-	       !strcmp(m, "include") || !strcmp(m, "meta");
+	return mod && mod->free_form;
 }
 
 /* Checks template syntax and filter names of every string inside v. */
@@ -509,6 +510,33 @@ static int fallback_keywords(const struct ptask *t, const struct src_loc *loc, s
 			return -1;
 		}
 	return 0;
+}
+
+/* The arguments of a task include as Ansible's TaskInclude takes them:
+ * include_tasks and import_tasks take a file (and include_tasks apply),
+ * any other is refused at load in Ansible's words; the legacy include's
+ * others are variables of the tasks it brings, templated when it runs
+ * (exec-play.c's legacy_include_vars). */
+static int include_options(json_t *args, const char *written, const struct src_loc *loc, struct diag *d)
+{
+	bool legacy = !strcmp(play_short_module(written), "include");
+	bool is_import = !strcmp(play_short_module(written), "import_tasks");
+	struct strbuf bad = STRBUF_INIT;
+	const char *k;
+	json_t *v;
+	json_object_foreach(args, k, v) {
+		if (!legacy && strcmp(k, "_raw_params") && strcmp(k, "file") && strcmp(k, "apply"))
+			strbuf_addf(&bad, "%s%s", bad.len ? "," : "", k);
+	}
+	if (!bad.len && is_import && json_object_get(args, "apply"))
+		strbuf_addstr(&bad, "apply");
+	int rc = 0;
+	if (bad.len) {
+		diag_error(d, IMC_EXIT_DATAERR, loc, "Invalid options for %s: %s", written, bad.buf);
+		rc = -1;
+	}
+	strbuf_release(&bad);
+	return rc;
 }
 
 /* A name loaded statically, templated as Ansible templates it then (the
@@ -840,6 +868,11 @@ static struct ptask *parse_task(struct task_playbook *pb, json_t *raw, const str
 		json_object_update(merged, args);
 		json_decref(args);
 		args = merged;
+	}
+	if ((!strcmp(module, "include_tasks") || !strcmp(module, "import_tasks")) &&
+	    include_options(args, written, &loc, d) < 0) {
+		json_decref(args);
+		return NULL;
 	}
 	t->args = play_keep(pb, args);
 
