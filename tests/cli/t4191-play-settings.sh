@@ -73,7 +73,7 @@ expect_grep 'r1 from myroles' "$TMPD/out" "... finds the role"
 
 # ---- only what is printed: a warning ----
 expect_exit 0 "a stdout_callback of another name" -- env ANSIBLE_STDOUT_CALLBACK=yaml "$IMC" play touch.yml --no-fallback
-expect_grep "warning: Ansible setting DEFAULT_STDOUT_CALLBACK = yaml \\(env: ANSIBLE_STDOUT_CALLBACK\\) changes only what is printed" \
+expect_grep "^\\[WARNING\\]: Ansible setting DEFAULT_STDOUT_CALLBACK = yaml \\(env: ANSIBLE_STDOUT_CALLBACK\\) changes only what is printed" \
 	"$TMPD/err" "... is warned about, naming the setting and its origin"
 expect_exit 0 "ANSIBLE_STRATEGY=linear is Ansible's default" -- env ANSIBLE_STRATEGY=linear "$IMC" play touch.yml --no-fallback
 expect_no_grep 'warning' "$TMPD/err" "... nothing to say"
