@@ -31,11 +31,11 @@ known: [distribution, os_family, distribution_version, distribution_major_versio
         distribution_release, hostname, nodename, fqdn, architecture, machine, kernel,
         system, python_version, python, user_id, user_uid, user_dir, memtotal_mb,
         memfree_mb, processor_vcpus, processor_cores, devices, pkg_mgr, service_mgr,
-        default_ipv4, all_ipv4_addresses, env, gather_subset, module_setup]
+        default_ipv4, all_ipv4_addresses, env, fips, apparmor, gather_subset, module_setup]
 EOF_PB
 cat >show.yml <<'EOF_PB'
 - debug:
-    msg: "{{ ansible_facts.keys() | select('in', known) | sort | join(',') }} {{ gather_subset | default('-') }}"
+    msg: "{{ ansible_facts.keys() | select('in', known) | sort | join(',') }} {{ gather_subset | default('-') }} {{ ansible_facts.fips | default('-') }} {{ ansible_facts.apparmor | default('-') }}"
 EOF_PB
 play() { # HOST KEYWORD-LINE
 	printf -- '- hosts: %s\n  vars_files: [known.yml]\n%s  tasks:\n    - import_tasks: show.yml\n' "$1" "$2"

@@ -36,6 +36,8 @@ static const char facts_script[] =
 	"echo \"ip4=$(ip -4 -o addr show scope global 2>/dev/null | awk '{split($4,a,\"/\"); printf \"%s \", a[1]}')\"; "
 	"echo \"defif=$(ip -4 route show default 2>/dev/null | awk '{print $5; exit}')\"; "
 	"echo \"devs=$(ls /sys/block 2>/dev/null | tr '\\n' ' ')\"; "
+	"echo \"fips=$(cat /proc/sys/crypto/fips_enabled 2>/dev/null)\"; "
+	"[ -e /sys/kernel/security/apparmor ] && echo apparmor=enabled || echo apparmor=disabled; "
 	"echo ENV; env";
 
 static json_t *kv(const char *out, const char *key)
@@ -159,7 +161,7 @@ static const struct { const char *fact, *collector; } fact_collectors[] = {
 	{ "ansible_devices", "hardware" },
 	{ "ansible_pkg_mgr", "pkg_mgr" }, { "ansible_service_mgr", "service_mgr" },
 	{ "ansible_default_ipv4", "network" }, { "ansible_all_ipv4_addresses", "network" },
-	{ "ansible_env", "env" },
+	{ "ansible_env", "env" }, { "ansible_fips", "fips" }, { "ansible_apparmor", "apparmor" },
 };
 
 /* Every name a subset may be given by (the collectors' names and fact
@@ -434,7 +436,8 @@ static json_t *gather(struct exec_ctx *x, json_t **res)
 	json_t *tmp = json_object();
 	static const char *const keys[] = { "id", "version_id", "codename", "id_like", "hostname",
 					    "fqdn", "arch", "kernel", "system", "user", "uid",
-					    "home", "mem", "memfree", "cpus", "pkg", "svc", "py", "ip4", "defif", "devs", NULL };
+					    "home", "mem", "memfree", "cpus", "pkg", "svc", "py", "ip4", "defif", "devs",
+					    "fips", "apparmor", NULL };
 	for (const char *const *k = keys; *k; k++)
 		json_object_set_new(tmp, *k, kv(o, *k));
 	const char *id = S("id"), *ver = S("version_id");
@@ -462,6 +465,10 @@ static json_t *gather(struct exec_ctx *x, json_t **res)
 	const char *pkg = S("pkg");
 	json_object_set_new(f, "ansible_pkg_mgr", json_string(!strcmp(pkg, "apt-get") ? "apt" : *pkg ? pkg : "unknown"));
 	json_object_set_new(f, "ansible_service_mgr", json_string(S("svc")));
+	/* FipsFactCollector: fips_enabled says 1; ApparmorFactCollector:
+	 * the securityfs directory exists */
+	json_object_set_new(f, "ansible_fips", json_boolean(!strcmp(S("fips"), "1")));
+	json_object_set_new(f, "ansible_apparmor", json_pack("{s:s}", "status", S("apparmor")));
 	/* the interpreter's sys.version_info, implementation and executable,
 	 * as the facts of the Python that runs Ansible's modules */
 	const char *py = S("py");
