@@ -856,15 +856,34 @@ out:
 	return res;
 }
 
+/* mode=preserve of a controller file: Ansible's copy action sends the
+ * file's own mode ('0%03o' of its S_IMODE) instead (a new reference). */
+static json_t *preserve_mode(json_t *args, const char *local)
+{
+	struct stat sb;
+	if (strcmp(args_str(args, "mode") ? args_str(args, "mode") : "", "preserve") || stat(local, &sb) < 0)
+		return json_incref(args);
+	json_t *a = json_deep_copy(args);
+	json_object_set_new(a, "mode", json_sprintf("0%03o", (unsigned)(sb.st_mode & 07777)));
+	return a;
+}
+
 static json_t *copy_run(struct exec_ctx *x, json_t *args)
 {
+	/* the checks of Ansible's copy action, in its order, before anything
+	 * is looked at: an empty src is none, a null content none */
 	const char *dest0 = args_str(args, "dest");
-	if (!dest0)
-		return res_fail("dest is required");
 	json_t *content = json_object_get(args, "content");
+	if (json_is_null(content))
+		content = NULL;
 	const char *src = args_str(args, "src");
+	if (src && !*src)
+		src = NULL;
 	json_t *res = NULL;
-	/* the checks of Ansible's copy action, before anything is looked at */
+	if (!src && !content)
+		return res_fail("src (or content) is required");
+	if (!dest0 || !*dest0)
+		return res_fail("dest is required");
 	if (content && src)
 		return res_fail("src and content are mutually exclusive");
 	size_t dl0 = strlen(dest0);
@@ -956,12 +975,15 @@ content_out:
 			res = res_fail("Could not read '%s'", path);
 		goto out;
 	}
-	char *dest = copy_final_dest_put(x, dest0, src, args, data.buf ? data.buf : "", data.len, &res);
+	json_t *fargs = preserve_mode(args, path);
+	char *dest = copy_final_dest_put(x, dest0, src, fargs, data.buf ? data.buf : "", data.len, &res);
 	if (!dest) {
 		copy_sum_failure(res, data.buf ? data.buf : "", data.len);
+		json_decref(fargs);
 		goto out;
 	}
-	res = copy_put_content(x, args, dest, dest0, data.buf ? data.buf : "", data.len);
+	res = copy_put_content(x, fargs, dest, dest0, data.buf ? data.buf : "", data.len);
+	json_decref(fargs);
 	/* skipped without force: Ansible's action answers with the src it
 	 * found on the controller, not a file it sent */
 	if (!json_object_get(res, "checksum") && !json_object_get(res, "failed") &&
@@ -1014,8 +1036,9 @@ static json_t *copy_tree(struct exec_ctx *x, json_t *args, const char *src, cons
 				if (!res)
 					res = res_fail("cannot read '%s'", sp);
 			} else {
-				json_t *r = copy_put_content(x, sub, dp, dp, data.buf ? data.buf : "",
-							     data.len);
+				json_t *fa = preserve_mode(sub, sp);
+				json_t *r = copy_put_content(x, fa, dp, dp, data.buf ? data.buf : "", data.len);
+				json_decref(fa);
 				if (json_is_true(json_object_get(r, "failed")))
 					res = r;
 				else {
