@@ -2,9 +2,9 @@
 # t4212: copy's arguments as Ansible's copy action checks them, in its
 # order (an empty src or a null content is none; an empty dest is none),
 # and mode=preserve of a controller file, which the action replaces by
-# the file's own mode (a single file and the files of a directory). imc
-# looked for a src named '' and refused mode=preserve. Compared live with
-# ansible-playbook.
+# the file's own mode (a single file and the files of a directory), and
+# with remote_src, which takes the node file's. imc looked for a src named
+# '' and refused mode=preserve. Compared live with ansible-playbook.
 . "$top_srcdir/tests/cli/lib.sh"
 require_ansible_playbook
 D="$TMPD/pb"
@@ -25,6 +25,9 @@ cat >p.yml <<'EOF_PB'
     - stat: { path: "{{ out }}/tree/a" }
       register: s
     - debug: msg="preserve in a tree {{ s.stat.mode }}"
+    - copy: { src: "{{ playbook_dir }}/f", dest: "{{ out }}/r", mode: preserve, remote_src: true }
+      register: r
+    - debug: msg="preserve remote_src {{ r.mode }} {{ r.changed }}"
     - copy: { src: '', dest: "{{ out }}/h" }
       register: r
       ignore_errors: true

@@ -899,6 +899,14 @@ static json_t *copy_run(struct exec_ctx *x, json_t *args)
 		return res;
 	src = args_str(args, "src");
 	dest0 = args_str(args, "dest");
+	/* mode=preserve with remote_src: the copy module takes src's mode */
+	if (remote_src && !strcmp(args_str(args, "mode") ? args_str(args, "mode") : "", "preserve")) {
+		struct node_stat ps;
+		if (mod_stat(x, src, true, false, &ps, &res) < 0)
+			return res;
+		if (ps.exists)
+			json_object_set_new(args, "mode", json_sprintf("0%03o", (unsigned)(ps.mode & 07777)));
+	}
 	if (args_bool(json_object_get(args, "remote_src"), false) && src && x->check_mode)
 		return copy_remote_check(x, args, src, dest0);
 	if (args_bool(json_object_get(args, "remote_src"), false) && src) {
