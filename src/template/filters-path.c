@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "template/engine.h"
+#include "util/pypath.h"
 #include "util/strbuf.h"
 #include "util/xalloc.h"
 #include "util/vault.h"
@@ -47,44 +48,10 @@ FILTER_FN(expandvars)
 	const char *s = need_path(ev, in, "expandvars", pos);
 	if (!s)
 		return NULL;
-	struct strbuf sb = STRBUF_INIT;
-	const char *p = s;
-	while (*p) {
-		if (*p != '$') {
-			strbuf_addch(&sb, *p++);
-			continue;
-		}
-		const char *name = p + 1, *end;
-		size_t nlen;
-		if (*name == '{') {
-			const char *close = strchr(name, '}');
-			if (!close) {
-				strbuf_addch(&sb, *p++);
-				continue;
-			}
-			end = close + 1;
-			name++;
-			nlen = (size_t)(close - name);
-		} else {
-			end = name;
-			while (isalnum((unsigned char)*end) || *end == '_')
-				end++;
-			nlen = (size_t)(end - name);
-			if (!nlen) {
-				strbuf_addch(&sb, *p++);
-				continue;
-			}
-		}
-		char *n = xstrndup(name, nlen);
-		const char *val = getenv(n);
-		free(n);
-		if (val)
-			strbuf_addstr(&sb, val);
-		else
-			strbuf_add(&sb, p, (size_t)(end - p));
-		p = end;
-	}
-	return val_str_take(&sb);
+	char *x = pypath_expandvars_local(s);
+	json_t *r = json_stringn_nocheck(x, strlen(x));
+	free(x);
+	return r;
 }
 
 /* ---- relpath ------------------------------------------------------------- */

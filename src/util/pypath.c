@@ -115,9 +115,14 @@ static const char *local_home(void *ud, const char *user)
 	return found ? found->pw_dir : NULL;
 }
 
+char *pypath_expandvars_local(const char *s)
+{
+	return pypath_expandvars(s, local_env, NULL);
+}
+
 char *pypath_expand_local(const char *s)
 {
-	char *v = pypath_expandvars(s, local_env, NULL);
+	char *v = pypath_expandvars_local(s);
 	struct local_pw l;
 	char *u = pypath_expanduser(v, local_home, &l);
 	free(v);

@@ -32,5 +32,8 @@ bool pypath_may_expand(const char *s);
 /* The controller's own expansion, expandvars then expanduser, with this
  * process's environment and passwd database (unfrackpath's). */
 char *pypath_expand_local(const char *s);
+/* expandvars alone, with this process's environment (the expandvars
+ * filter's). */
+char *pypath_expandvars_local(const char *s);
 
 #endif
